@@ -1,0 +1,230 @@
+//! Configuration: every binding name and variable in one place, parsed once per request from the
+//! environment (`wrangler.toml` `[vars]`, `.dev.vars` locally, `wrangler secret put` in production).
+//!
+//! Parsing is pure (it takes a lookup function), so its rules are host-tested; the shell passes a
+//! closure over `worker::Env`.
+
+use crate::domain::event::EmailAddress;
+use crate::domain::outbox::{Backoff, Pacing};
+use crate::domain::render::Branding;
+use crate::domain::smtp::TlsMode;
+
+/// D1 database binding.
+pub const DB_BINDING: &str = "DB";
+/// Journey Workflow binding.
+pub const JOURNEY_BINDING: &str = "JOURNEY";
+/// Outbox Durable Object namespace binding.
+pub const OUTBOX_BINDING: &str = "OUTBOX";
+/// Cloudflare Email Service `send_email` binding (main provider).
+pub const EMAIL_BINDING: &str = "EMAIL";
+/// Name of the single outbox instance.
+pub const OUTBOX_NAME: &str = "outbox";
+
+/// A configuration value that is missing or malformed. The message names the variable.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigError {
+    #[error("configuration variable {0} is not set")]
+    Missing(&'static str),
+    #[error("configuration variable {name} is invalid: {reason}")]
+    Invalid { name: &'static str, reason: String },
+}
+
+/// SMTP failover settings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SmtpConfig {
+    pub host: String,
+    pub port: u16,
+    pub tls: TlsMode,
+    /// `None` when the server needs no AUTH (local maildev).
+    pub credentials: Option<(String, String)>,
+    /// Name sent in EHLO.
+    pub hello_name: String,
+    /// Limit for the connection and for each command's reply, ms.
+    pub timeout_ms: u64,
+}
+
+/// Everything the engine reads from its environment.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// `LITEAPI_WEBHOOK_TOKEN` (secret): the static token liteAPI sends in `authorization`.
+    pub liteapi_webhook_token: String,
+    /// `MAX_WEBHOOK_BODY_BYTES`: larger bodies get 413. Default 262 144 (256 KiB).
+    pub max_webhook_body_bytes: usize,
+    /// `OUTBOX_GAP_MIN_MS` / `OUTBOX_GAP_MAX_MS`: client pacing.
+    pub pacing: Pacing,
+    /// `OUTBOX_MAX_ATTEMPTS`, `OUTBOX_RETRY_BASE_MS`, `OUTBOX_RETRY_CAP_MS`.
+    pub backoff: Backoff,
+    /// `OWNER_EMAIL`: where owner alerts go.
+    pub owner_email: EmailAddress,
+    /// `SENDER_EMAIL` + `BRAND_NAME`.
+    pub branding: Branding,
+    /// `SMTP_HOST`, `SMTP_PORT`, `SMTP_TLS`, `SMTP_USERNAME`, `SMTP_PASSWORD`, `SMTP_TIMEOUT_MS`;
+    /// `None` when `SMTP_HOST` is empty (no failover configured).
+    pub smtp: Option<SmtpConfig>,
+}
+
+fn text(
+    get: &impl Fn(&str) -> Option<String>,
+    name: &'static str,
+) -> Result<Option<String>, ConfigError> {
+    Ok(get(name)
+        .map(|v| v.trim().to_string())
+        .filter(|v| !v.is_empty()))
+}
+
+fn number<T: std::str::FromStr>(
+    get: &impl Fn(&str) -> Option<String>,
+    name: &'static str,
+    default: T,
+) -> Result<T, ConfigError> {
+    match text(get, name)? {
+        None => Ok(default),
+        Some(v) => v.parse::<T>().map_err(|_| ConfigError::Invalid {
+            name,
+            reason: format!("{v:?} is not a number"),
+        }),
+    }
+}
+
+fn address(
+    get: &impl Fn(&str) -> Option<String>,
+    name: &'static str,
+) -> Result<EmailAddress, ConfigError> {
+    let v = text(get, name)?.ok_or(ConfigError::Missing(name))?;
+    EmailAddress::parse(&v).map_err(|e| ConfigError::Invalid {
+        name,
+        reason: e.to_string(),
+    })
+}
+
+impl Config {
+    /// Parses the configuration; `get(name)` returns a var or secret by name.
+    pub fn parse(get: impl Fn(&str) -> Option<String>) -> Result<Self, ConfigError> {
+        let pacing = Pacing::new(
+            number(&get, "OUTBOX_GAP_MIN_MS", 150_000i64)?,
+            number(&get, "OUTBOX_GAP_MAX_MS", 160_000i64)?,
+        )
+        .map_err(|e| ConfigError::Invalid {
+            name: "OUTBOX_GAP_MIN_MS",
+            reason: e.to_string(),
+        })?;
+        let backoff = Backoff {
+            base_ms: number(&get, "OUTBOX_RETRY_BASE_MS", Backoff::DEFAULT.base_ms)?,
+            cap_ms: number(&get, "OUTBOX_RETRY_CAP_MS", Backoff::DEFAULT.cap_ms)?,
+            max_attempts: number(&get, "OUTBOX_MAX_ATTEMPTS", Backoff::DEFAULT.max_attempts)?,
+        };
+        if backoff.base_ms <= 0 || backoff.cap_ms < backoff.base_ms || backoff.max_attempts == 0 {
+            return Err(ConfigError::Invalid {
+                name: "OUTBOX_RETRY_BASE_MS",
+                reason: "need 0 < OUTBOX_RETRY_BASE_MS ≤ OUTBOX_RETRY_CAP_MS and OUTBOX_MAX_ATTEMPTS ≥ 1".into(),
+            });
+        }
+        let from = address(&get, "SENDER_EMAIL")?;
+        let smtp = match text(&get, "SMTP_HOST")? {
+            None => None,
+            Some(host) => {
+                let tls_raw = text(&get, "SMTP_TLS")?.unwrap_or_else(|| "starttls".into());
+                let tls = TlsMode::parse(&tls_raw).ok_or_else(|| ConfigError::Invalid {
+                    name: "SMTP_TLS",
+                    reason: format!("{tls_raw:?} is not one of off, starttls, implicit"),
+                })?;
+                let default_port = match tls {
+                    TlsMode::Implicit => 465,
+                    _ => 587,
+                };
+                let credentials = match (text(&get, "SMTP_USERNAME")?, text(&get, "SMTP_PASSWORD")?)
+                {
+                    (Some(u), Some(p)) => Some((u, p)),
+                    (None, None) => None,
+                    (Some(_), None) => return Err(ConfigError::Missing("SMTP_PASSWORD")),
+                    (None, Some(_)) => return Err(ConfigError::Missing("SMTP_USERNAME")),
+                };
+                Some(SmtpConfig {
+                    port: number(&get, "SMTP_PORT", default_port)?,
+                    tls,
+                    credentials,
+                    hello_name: text(&get, "SMTP_HELLO_NAME")?
+                        .unwrap_or_else(|| from.domain().to_string()),
+                    timeout_ms: number(&get, "SMTP_TIMEOUT_MS", 15_000u64)?,
+                    host,
+                })
+            }
+        };
+        Ok(Config {
+            liteapi_webhook_token: text(&get, "LITEAPI_WEBHOOK_TOKEN")?.unwrap_or_default(),
+            max_webhook_body_bytes: number(&get, "MAX_WEBHOOK_BODY_BYTES", 262_144usize)?,
+            pacing,
+            backoff,
+            owner_email: address(&get, "OWNER_EMAIL")?,
+            branding: Branding {
+                brand: text(&get, "BRAND_NAME")?.unwrap_or_else(|| "Bookings".into()),
+                from,
+            },
+            smtp,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn parse(pairs: &[(&str, &str)]) -> Result<Config, ConfigError> {
+        let map: HashMap<String, String> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        Config::parse(|k| map.get(k).cloned())
+    }
+
+    const BASE: [(&str, &str); 2] = [
+        ("OWNER_EMAIL", "owner@example.com"),
+        ("SENDER_EMAIL", "bookings@mail.example.com"),
+    ];
+
+    #[test]
+    fn defaults_are_production_values() {
+        let c = parse(&BASE).unwrap();
+        assert_eq!(c.pacing, Pacing::PRODUCTION);
+        assert_eq!(c.max_webhook_body_bytes, 262_144);
+        assert!(c.smtp.is_none());
+    }
+
+    #[test]
+    fn smtp_settings_parse_with_port_defaults() {
+        let mut v = BASE.to_vec();
+        v.extend([("SMTP_HOST", "smtp.example.com"), ("SMTP_TLS", "implicit")]);
+        let s = parse(&v).unwrap().smtp.unwrap();
+        assert_eq!(
+            (s.port, s.tls, s.credentials),
+            (465, TlsMode::Implicit, None)
+        );
+        v.push(("SMTP_USERNAME", "u"));
+        assert_eq!(
+            parse(&v).unwrap_err(),
+            ConfigError::Missing("SMTP_PASSWORD")
+        );
+    }
+
+    #[test]
+    fn bad_values_name_the_variable() {
+        let mut v = BASE.to_vec();
+        v.push(("OUTBOX_GAP_MIN_MS", "soon"));
+        let e = parse(&v).unwrap_err().to_string();
+        assert!(e.contains("OUTBOX_GAP_MIN_MS"), "{e}");
+        let mut v = BASE.to_vec();
+        v.extend([("OUTBOX_GAP_MIN_MS", "10"), ("OUTBOX_GAP_MAX_MS", "5")]);
+        assert!(parse(&v)
+            .unwrap_err()
+            .to_string()
+            .contains("OUTBOX_GAP_MIN_MS"));
+        assert_eq!(
+            parse(&BASE[..1]).unwrap_err(),
+            ConfigError::Missing("SENDER_EMAIL")
+        );
+        let mut v = BASE.to_vec();
+        v.extend([("SMTP_HOST", "h"), ("SMTP_TLS", "ssl3")]);
+        assert!(parse(&v).unwrap_err().to_string().contains("SMTP_TLS"));
+    }
+}

@@ -1,0 +1,256 @@
+//! Email kinds, ranks, dedupe keys and the rendered email that travels to the outbox.
+
+use crate::domain::event::{BookingRef, EmailAddress};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// Outbox rank: lower goes first. Stored as its number in the outbox queue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Rank {
+    /// 0: flight changed, check-in day.
+    Urgent,
+    /// 1: confirmations, hotel confirmation numbers, cancellations.
+    Booking,
+    /// 2: arrival guides, thank-yous, checkout follow-ups.
+    Service,
+    /// 3: marketing; never ahead of anything else.
+    Marketing,
+}
+
+impl Rank {
+    /// Stored number, 0 (urgent) … 3 (marketing).
+    pub fn as_i64(self) -> i64 {
+        match self {
+            Rank::Urgent => 0,
+            Rank::Booking => 1,
+            Rank::Service => 2,
+            Rank::Marketing => 3,
+        }
+    }
+
+    /// Inverse of [`Rank::as_i64`].
+    pub fn from_i64(n: i64) -> Option<Self> {
+        match n {
+            0 => Some(Rank::Urgent),
+            1 => Some(Rank::Booking),
+            2 => Some(Rank::Service),
+            3 => Some(Rank::Marketing),
+            _ => None,
+        }
+    }
+}
+
+/// Who an email is for. Owner alerts may carry internal facts; client email never may.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Audience {
+    /// A guest or traveller: paced, ranked, content-locked.
+    Client,
+    /// The business owner: sent at once, outside the pacing.
+    Owner,
+}
+
+impl Audience {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Audience::Client => "client",
+            Audience::Owner => "owner",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "client" => Some(Audience::Client),
+            "owner" => Some(Audience::Owner),
+            _ => None,
+        }
+    }
+}
+
+/// Every kind of email the engine sends. The stored name (`as_str`) is the first half of the dedupe
+/// key, so it must never change once released.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EmailKind {
+    /// Guest: "your stay is confirmed".
+    BookingConfirmation,
+    /// Owner: "new booking".
+    OwnerNewBooking,
+    /// Owner: a client email was dropped or dead-lettered.
+    OwnerEmailFailed,
+}
+
+impl EmailKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EmailKind::BookingConfirmation => "booking_confirmation",
+            EmailKind::OwnerNewBooking => "owner_new_booking",
+            EmailKind::OwnerEmailFailed => "owner_email_failed",
+        }
+    }
+
+    /// Who receives this kind.
+    pub fn audience(self) -> Audience {
+        match self {
+            EmailKind::BookingConfirmation => Audience::Client,
+            EmailKind::OwnerNewBooking | EmailKind::OwnerEmailFailed => Audience::Owner,
+        }
+    }
+
+    /// The outbox rank of this kind.
+    pub fn rank(self) -> Rank {
+        match self {
+            EmailKind::BookingConfirmation => Rank::Booking,
+            EmailKind::OwnerNewBooking | EmailKind::OwnerEmailFailed => Rank::Urgent,
+        }
+    }
+}
+
+/// The send-once key of one email: `<kind>:<ref>`, e.g. `booking_confirmation:BK123`.
+///
+/// Claimed in D1 (`emails.dedupe_key`, unique, never expires) before the email is enqueued; the
+/// outbox's enqueue is idempotent on the same key; Resend receives it as `Idempotency-Key`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct DedupeKey(String);
+
+impl DedupeKey {
+    /// The key for `kind` about one booking.
+    pub fn for_booking(kind: EmailKind, booking: &BookingRef) -> Self {
+        Self(format!("{}:{}", kind.as_str(), booking.as_str()))
+    }
+
+    /// The key for `kind` about any reference (e.g. another email's dedupe key).
+    pub fn new(kind: EmailKind, reference: &str) -> Self {
+        Self(format!("{}:{}", kind.as_str(), reference))
+    }
+
+    /// Re-reads a key stored earlier (outbox rows, D1 rows). `None` unless it has the shape
+    /// `<kind>:<ref>` with both parts non-empty.
+    pub fn from_stored(s: &str) -> Option<Self> {
+        let (kind, rest) = s.split_once(':')?;
+        (!kind.is_empty() && !rest.is_empty() && s.len() <= 256).then(|| Self(s.to_string()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for DedupeKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Lifecycle of an email row (D1 `emails.status` and the outbox queue's `status`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EmailStatus {
+    /// Claimed in D1, not yet in the outbox.
+    Claimed,
+    /// In the outbox queue, eligible when its turn comes.
+    Queued,
+    /// Failed transiently; waits for its backoff to end, keeping its place by rank and age.
+    Waiting,
+    /// Handed to a provider; the outcome is not recorded yet.
+    Sending,
+    /// A provider accepted it.
+    Sent,
+    /// Accepted, but an earlier attempt was interrupted after the hand-over and before the outcome
+    /// was recorded, and the provider could not confirm: the guest may have two copies (same
+    /// Message-ID). Kept visible for the operator.
+    SentPossiblyTwice,
+    /// Gave up after the attempt ceiling (dead letter); an operator may redrive it.
+    Dead,
+    /// Refused for good (recipient rejected or suppressed).
+    Dropped,
+}
+
+impl EmailStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EmailStatus::Claimed => "claimed",
+            EmailStatus::Queued => "queued",
+            EmailStatus::Waiting => "waiting",
+            EmailStatus::Sending => "sending",
+            EmailStatus::Sent => "sent",
+            EmailStatus::SentPossiblyTwice => "sent_possibly_twice",
+            EmailStatus::Dead => "dead",
+            EmailStatus::Dropped => "dropped",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "claimed" => EmailStatus::Claimed,
+            "queued" => EmailStatus::Queued,
+            "waiting" => EmailStatus::Waiting,
+            "sending" => EmailStatus::Sending,
+            "sent" => EmailStatus::Sent,
+            "sent_possibly_twice" => EmailStatus::SentPossiblyTwice,
+            "dead" => EmailStatus::Dead,
+            "dropped" => EmailStatus::Dropped,
+            _ => return None,
+        })
+    }
+}
+
+/// A rendered email, ready for the outbox: what the journey hands over and the outbox stores.
+///
+/// `message_id` is deterministic (see [`crate::domain::ids::message_id_for`]) so every attempt and
+/// every provider sends the same Message-ID.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OutgoingEmail {
+    pub dedupe_key: DedupeKey,
+    pub kind: EmailKind,
+    pub audience: Audience,
+    pub rank: Rank,
+    pub booking_id: Option<String>,
+    pub to: EmailAddress,
+    pub subject: String,
+    pub text: String,
+    pub html: String,
+    pub message_id: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dedupe_key_is_kind_then_booking() {
+        let b = BookingRef::parse("BK123").unwrap();
+        let k = DedupeKey::for_booking(EmailKind::BookingConfirmation, &b);
+        assert_eq!(k.as_str(), "booking_confirmation:BK123");
+        assert_eq!(DedupeKey::from_stored(k.as_str()), Some(k));
+        assert_eq!(DedupeKey::from_stored("nokind"), None);
+        assert_eq!(DedupeKey::from_stored(":x"), None);
+    }
+
+    #[test]
+    fn ranks_round_trip_and_order() {
+        for r in [Rank::Urgent, Rank::Booking, Rank::Service, Rank::Marketing] {
+            assert_eq!(Rank::from_i64(r.as_i64()), Some(r));
+        }
+        assert!(Rank::Urgent < Rank::Booking && Rank::Service < Rank::Marketing);
+        assert_eq!(Rank::from_i64(4), None);
+    }
+
+    #[test]
+    fn statuses_round_trip() {
+        for s in [
+            EmailStatus::Claimed,
+            EmailStatus::Queued,
+            EmailStatus::Waiting,
+            EmailStatus::Sending,
+            EmailStatus::Sent,
+            EmailStatus::SentPossiblyTwice,
+            EmailStatus::Dead,
+            EmailStatus::Dropped,
+        ] {
+            assert_eq!(EmailStatus::parse(s.as_str()), Some(s));
+        }
+    }
+}

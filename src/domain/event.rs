@@ -1,0 +1,305 @@
+//! Canonical events: what every supplier adapter (`crate::sources`) produces and the only thing
+//! journeys ever see.
+//!
+//! Persisted as Workflow params (JSON), so every shape here is versioned through
+//! [`JourneyParams::params_version`]; add fields as `Option` / `#[serde(default)]` to stay readable
+//! by instances that are already running.
+
+use chrono::NaiveDate;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// Version of [`JourneyParams`] written by this build. Bump when a change is not backwards
+/// compatible, and keep reading older versions.
+pub const PARAMS_VERSION: u32 = 1;
+
+/// Where an event came from. Stored names (`as_str`) are stable: they appear in D1 `raw_events.source`
+/// and in Workflow instance ids.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Source {
+    /// liteAPI (Nuitee) hotel and flight webhooks.
+    Liteapi,
+    /// Duffel flights and stays webhooks.
+    Duffel,
+    /// Stripe payment webhooks.
+    Stripe,
+    /// Standard Webhooks carrying the engine's canonical event JSON.
+    Generic,
+}
+
+impl Source {
+    /// Stable stored name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Source::Liteapi => "liteapi",
+            Source::Duffel => "duffel",
+            Source::Stripe => "stripe",
+            Source::Generic => "generic",
+        }
+    }
+}
+
+impl fmt::Display for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Why a value could not become one of the core's newtypes.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum InvalidValue {
+    #[error("is empty")]
+    Empty,
+    #[error("is longer than {0} characters")]
+    TooLong(usize),
+    #[error("contains a control character")]
+    ControlCharacter,
+    #[error("is not an email address")]
+    NotAnEmailAddress,
+}
+
+fn check_text(raw: &str, max: usize) -> Result<String, InvalidValue> {
+    let value = raw.trim();
+    if value.is_empty() {
+        return Err(InvalidValue::Empty);
+    }
+    if value.chars().count() > max {
+        return Err(InvalidValue::TooLong(max));
+    }
+    if value.chars().any(char::is_control) {
+        return Err(InvalidValue::ControlCharacter);
+    }
+    Ok(value.to_string())
+}
+
+macro_rules! text_newtype {
+    ($(#[$doc:meta])* $name:ident, $max:expr) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        #[serde(try_from = "String", into = "String")]
+        pub struct $name(String);
+
+        impl $name {
+            /// Maximum length in characters.
+            pub const MAX_LEN: usize = $max;
+
+            /// Parses a trimmed, non-empty value of at most [`Self::MAX_LEN`] characters with no
+            /// control characters.
+            pub fn parse(raw: &str) -> Result<Self, InvalidValue> {
+                check_text(raw, $max).map(Self)
+            }
+
+            /// The value as given (trimmed).
+            pub fn as_str(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl TryFrom<String> for $name {
+            type Error = InvalidValue;
+            fn try_from(raw: String) -> Result<Self, Self::Error> {
+                Self::parse(&raw)
+            }
+        }
+
+        impl From<$name> for String {
+            fn from(v: $name) -> String {
+                v.0
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+    };
+}
+
+text_newtype!(
+    /// A supplier's event id (liteAPI `event_id`, Duffel `wev_…`, Stripe `evt_…`, Standard Webhooks
+    /// `webhook-id`): the dedupe key of an inbound delivery.
+    EventId,
+    256
+);
+text_newtype!(
+    /// A booking's id at its supplier (liteAPI `bookingId`, Duffel `ord_…` / `bok_…`).
+    BookingRef,
+    128
+);
+
+/// An email address, checked for the shape `local@domain` (no spaces, one `@`, a dot in the domain,
+/// ≤ 254 characters). The domain is lower-cased; the local part is kept as given.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct EmailAddress(String);
+
+impl EmailAddress {
+    /// Parses `local@domain`; see the type docs for the rules.
+    pub fn parse(raw: &str) -> Result<Self, InvalidValue> {
+        let value = check_text(raw, 254)?;
+        let (local, domain) = value
+            .rsplit_once('@')
+            .ok_or(InvalidValue::NotAnEmailAddress)?;
+        let ok = !local.is_empty()
+            && !domain.is_empty()
+            && !local.contains('@')
+            && domain.contains('.')
+            && !domain.starts_with('.')
+            && !domain.ends_with('.')
+            && !value
+                .chars()
+                .any(|c| c.is_whitespace() || c == '<' || c == '>' || c == ',');
+        if !ok {
+            return Err(InvalidValue::NotAnEmailAddress);
+        }
+        Ok(Self(format!("{local}@{}", domain.to_ascii_lowercase())))
+    }
+
+    /// The address, e.g. `guest@example.com`.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The part after `@`, lower case.
+    pub fn domain(&self) -> &str {
+        self.0.rsplit_once('@').map(|(_, d)| d).unwrap_or("")
+    }
+}
+
+impl TryFrom<String> for EmailAddress {
+    type Error = InvalidValue;
+    fn try_from(raw: String) -> Result<Self, Self::Error> {
+        Self::parse(&raw)
+    }
+}
+
+impl From<EmailAddress> for String {
+    fn from(v: EmailAddress) -> String {
+        v.0
+    }
+}
+
+impl fmt::Display for EmailAddress {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// A person's name as a supplier gives it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct PersonName {
+    pub first_name: String,
+    pub last_name: String,
+}
+
+impl PersonName {
+    /// "First Last", or whichever part is present.
+    pub fn full(&self) -> String {
+        format!("{} {}", self.first_name.trim(), self.last_name.trim())
+            .trim()
+            .to_string()
+    }
+}
+
+/// An amount of money exactly as the supplier wrote it (decimal text, never a float) plus its
+/// ISO 4217 currency code.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Money {
+    /// Decimal text, e.g. `"540"` or `"212.40"`.
+    pub amount: String,
+    /// ISO 4217 code, upper case, e.g. `"EUR"`.
+    pub currency: String,
+}
+
+/// One booked room of a hotel booking.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BookedRoom {
+    pub room_name: String,
+    pub board_name: Option<String>,
+    pub adults: u32,
+    pub children: u32,
+}
+
+/// The person who booked and receives the guest emails.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Holder {
+    pub name: PersonName,
+    pub email: EmailAddress,
+    pub phone: Option<String>,
+}
+
+/// A confirmed hotel booking (liteAPI `booking.book`).
+///
+/// Dates are the hotel's local calendar dates (`checkin` ≤ `checkout`), as the supplier gives them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HotelBooking {
+    pub booking_id: BookingRef,
+    pub client_reference: Option<String>,
+    pub prebook_id: Option<String>,
+    /// Supplier status text, e.g. `CONFIRMED`. Never part of a traveller snapshot.
+    pub status: String,
+    pub hotel_id: Option<String>,
+    pub hotel_name: String,
+    pub checkin: NaiveDate,
+    pub checkout: NaiveDate,
+    pub rooms: Vec<BookedRoom>,
+    pub holder: Holder,
+    pub guests: Vec<PersonName>,
+    pub total: Option<Money>,
+    /// Arrives later through `booking.book.hotelConfirmationNumber`; usually `None` here.
+    pub hotel_confirmation_number: Option<String>,
+    /// `true` when the supplier marked the booking as sandbox/test.
+    pub sandbox: bool,
+}
+
+impl HotelBooking {
+    /// Number of nights between check-in and check-out (≥ 0).
+    pub fn nights(&self) -> i64 {
+        (self.checkout - self.checkin).num_days().max(0)
+    }
+}
+
+/// The one canonical event type. Journeys match on this and nothing else.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum SupplierEvent {
+    /// A hotel booking was confirmed (liteAPI `booking.book`).
+    HotelBooked(Box<HotelBooking>),
+}
+
+impl SupplierEvent {
+    /// Stable name of the canonical kind, e.g. `hotel_booked`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            SupplierEvent::HotelBooked(_) => "hotel_booked",
+        }
+    }
+}
+
+/// What an adapter makes of one delivery.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Interpretation {
+    /// A known event that starts a journey.
+    Journey(SupplierEvent),
+    /// A well-formed event this engine does not act on (yet): stored and acknowledged, nothing
+    /// started. Carries the supplier's event name.
+    Ignored(String),
+}
+
+/// The params of one Journey Workflow instance (serialized as JSON; ≤ 1 MiB by platform limit).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct JourneyParams {
+    pub params_version: u32,
+    pub source: Source,
+    pub event_id: EventId,
+    /// The supplier's own event name, e.g. `booking.book`.
+    pub event_name: String,
+    /// When the Worker received the delivery, milliseconds since the Unix epoch (UTC). Every time a
+    /// journey computes derives from this or from booking data, never from a clock read after a
+    /// sleep (a Workflow replays its body after each sleep).
+    pub received_at_ms: i64,
+    pub event: SupplierEvent,
+}

@@ -1,0 +1,12 @@
+//! The pure core: decisions from data and time.
+//!
+//! Nothing in `domain` (or `sources`) may touch `worker`, `js_sys` or `wasm_bindgen`: every function
+//! takes its inputs — including `now` and any randomness — as arguments and returns a value, so the
+//! whole core runs under plain `cargo test` on the host. `tests/core_is_pure.rs` enforces this.
+
+pub mod email;
+pub mod event;
+pub mod ids;
+pub mod outbox;
+pub mod render;
+pub mod smtp;

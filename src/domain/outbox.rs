@@ -1,0 +1,508 @@
+//! Outbox policy: which email goes next, when the next client slot opens, which provider sends, and
+//! what a failure means. Pure: the Durable Object (`crate::outbox`) feeds it rows, `now` and random
+//! numbers, and carries out the answer.
+//!
+//! Invariants:
+//! - Owner alerts are sent as soon as they are queued; they never wait for, or consume, a client slot.
+//! - Client email: one per slot; the next slot opens a uniformly random 150–160 s (configurable)
+//!   after the previous client send. An idle outbox (slot already open) sends at once.
+//! - Among eligible client items, the lowest rank number goes first, then the oldest (arrival order).
+
+use crate::domain::email::{Audience, Rank};
+use serde::{Deserialize, Serialize};
+
+/// Milliseconds in one UTC day.
+pub const DAY_MS: i64 = 86_400_000;
+
+/// Why a pacing configuration was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PacingError {
+    #[error("OUTBOX_GAP_MIN_MS must be ≥ 0 and ≤ OUTBOX_GAP_MAX_MS (got min {min}, max {max})")]
+    Range { min: i64, max: i64 },
+}
+
+/// Gap between two client sends, in milliseconds (`OUTBOX_GAP_MIN_MS` … `OUTBOX_GAP_MAX_MS`,
+/// production 150 000 … 160 000).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Pacing {
+    gap_min_ms: i64,
+    gap_max_ms: i64,
+}
+
+impl Pacing {
+    /// Production pacing: 150–160 s.
+    pub const PRODUCTION: Pacing = Pacing {
+        gap_min_ms: 150_000,
+        gap_max_ms: 160_000,
+    };
+
+    /// `min` ≤ `max`, both ≥ 0, in milliseconds.
+    pub fn new(gap_min_ms: i64, gap_max_ms: i64) -> Result<Self, PacingError> {
+        if gap_min_ms < 0 || gap_min_ms > gap_max_ms {
+            return Err(PacingError::Range {
+                min: gap_min_ms,
+                max: gap_max_ms,
+            });
+        }
+        Ok(Self {
+            gap_min_ms,
+            gap_max_ms,
+        })
+    }
+
+    /// A gap drawn uniformly from `[min, max]` ms using one random `u64` (from the shell's CSPRNG,
+    /// or a seeded sequence in tests).
+    pub fn gap_ms(&self, random: u64) -> i64 {
+        let span = (self.gap_max_ms - self.gap_min_ms) as u64 + 1;
+        self.gap_min_ms + (random % span) as i64
+    }
+
+    /// When the next client slot opens after a client send that finished at `sent_at_ms`.
+    pub fn next_slot_after(&self, sent_at_ms: i64, random: u64) -> i64 {
+        sent_at_ms + self.gap_ms(random)
+    }
+
+    pub fn min_ms(&self) -> i64 {
+        self.gap_min_ms
+    }
+
+    pub fn max_ms(&self) -> i64 {
+        self.gap_max_ms
+    }
+}
+
+/// What the queue looks like to the scheduler: the cheap facts the Durable Object reads through its
+/// indexes (never a scan).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct QueueFacts {
+    /// At least one owner alert is `queued`.
+    pub owner_ready: bool,
+    /// At least one client email is `queued`.
+    pub client_ready: bool,
+    /// Earliest `not_before_ms` among `waiting` items (backoff), if any.
+    pub earliest_waiting_ms: Option<i64>,
+}
+
+/// When the outbox must wake up next (ms since epoch, UTC), or `None` when there is nothing to do.
+///
+/// `next_slot_at_ms` is when the client lane opens (0 if nothing was ever sent).
+pub fn next_wake(now_ms: i64, next_slot_at_ms: i64, facts: QueueFacts) -> Option<i64> {
+    let mut wake: Option<i64> = None;
+    let mut consider = |t: i64| wake = Some(wake.map_or(t, |w: i64| w.min(t)));
+    if facts.owner_ready {
+        consider(now_ms);
+    }
+    if facts.client_ready {
+        consider(next_slot_at_ms.max(now_ms));
+    }
+    if let Some(t) = facts.earliest_waiting_ms {
+        consider(t.max(now_ms));
+    }
+    wake
+}
+
+/// `true` when a client email may be sent at `now_ms`.
+pub fn client_slot_open(now_ms: i64, next_slot_at_ms: i64) -> bool {
+    now_ms >= next_slot_at_ms
+}
+
+/// One queued item as the ordering sees it (used by host tests to state the ordering rule that the
+/// Durable Object's SQL `ORDER BY rank, seq` implements through its index).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Candidate {
+    /// Arrival order, strictly increasing.
+    pub seq: i64,
+    pub rank: Rank,
+    pub audience: Audience,
+    /// Not eligible before this time (ms since epoch), e.g. while backing off.
+    pub not_before_ms: i64,
+}
+
+/// The next item to send at `now_ms`: owner alerts first (any rank), then the eligible client item
+/// with the lowest rank number, then the lowest `seq`. Items not yet eligible are skipped.
+pub fn pick_next(candidates: &[Candidate], now_ms: i64) -> Option<Candidate> {
+    candidates
+        .iter()
+        .filter(|c| c.not_before_ms <= now_ms)
+        .min_by_key(|c| (c.audience != Audience::Owner, c.rank, c.seq))
+        .copied()
+}
+
+/// Which provider sends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Provider {
+    /// Cloudflare Email Service through the `send_email` binding.
+    Main,
+    /// SMTP over `cloudflare:sockets`.
+    Smtp,
+}
+
+impl Provider {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Provider::Main => "cloudflare_email",
+            Provider::Smtp => "smtp",
+        }
+    }
+}
+
+/// The main provider is used unless it is paused (daily limit) until a time after `now_ms`.
+pub fn choose_provider(now_ms: i64, main_paused_until_ms: Option<i64>) -> Provider {
+    match main_paused_until_ms {
+        Some(until) if now_ms < until => Provider::Smtp,
+        _ => Provider::Main,
+    }
+}
+
+/// Start of the next UTC day after `now_ms` (when a daily quota resets unless the provider says
+/// otherwise).
+pub fn next_utc_midnight(now_ms: i64) -> i64 {
+    (now_ms.div_euclid(DAY_MS) + 1) * DAY_MS
+}
+
+/// Classification of one provider failure; decides failover, retry, drop or dead letter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProviderErrorClass {
+    /// The provider's daily quota is used up: pause it until its reset, fail over now.
+    DailyLimit,
+    /// Too many requests right now: retry later (with a floor).
+    RateLimited,
+    /// The recipient is invalid, suppressed or not allowed: drop the email, alert the owner.
+    RecipientRejected,
+    /// 5xx, timeouts, connection errors: retry with backoff.
+    Transient,
+    /// Anything else the provider refused for good (bad request, auth): dead letter + owner alert.
+    Permanent,
+}
+
+/// Classifies a Cloudflare Email Service error code (`E_…`, see formats §5).
+pub fn classify_cloudflare_code(code: Option<&str>) -> ProviderErrorClass {
+    match code.unwrap_or("") {
+        "E_DAILY_LIMIT_EXCEEDED" => ProviderErrorClass::DailyLimit,
+        "E_RATE_LIMIT_EXCEEDED" => ProviderErrorClass::RateLimited,
+        "E_RECIPIENT_SUPPRESSED" | "E_RECIPIENT_NOT_ALLOWED" | "RCPT_NOT_ALLOWED" => {
+            ProviderErrorClass::RecipientRejected
+        }
+        "E_INTERNAL_SERVER_ERROR" | "E_DELIVERY_FAILED" | "" => ProviderErrorClass::Transient,
+        _ => ProviderErrorClass::Permanent,
+    }
+}
+
+/// Classifies an SMTP reply code (RFC 5321 §4.2): 4xx transient (421/450/451/452 included), 550/551/553
+/// on a recipient → recipient rejected, other 5xx permanent.
+pub fn classify_smtp_reply(code: u16, during_rcpt: bool) -> ProviderErrorClass {
+    match code {
+        400..=499 => ProviderErrorClass::Transient,
+        550 | 551 | 553 if during_rcpt => ProviderErrorClass::RecipientRejected,
+        _ => ProviderErrorClass::Permanent,
+    }
+}
+
+/// Retry policy after a transient failure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Backoff {
+    /// First retry delay, ms.
+    pub base_ms: i64,
+    /// Longest delay, ms.
+    pub cap_ms: i64,
+    /// Attempts (including the first) before an email becomes a dead letter.
+    pub max_attempts: u32,
+}
+
+impl Backoff {
+    pub const DEFAULT: Backoff = Backoff {
+        base_ms: 30_000,
+        cap_ms: 3_600_000,
+        max_attempts: 6,
+    };
+
+    /// Delay before attempt `attempts + 1`, with "equal jitter": half the exponential delay fixed,
+    /// half random. Always within `[d/2, d]` where `d = min(cap, base · 2^(attempts-1))`.
+    pub fn delay_ms(&self, attempts: u32, random: u64) -> i64 {
+        let exp = attempts.saturating_sub(1).min(30);
+        let d = self.base_ms.saturating_mul(1i64 << exp).min(self.cap_ms);
+        let half = d / 2;
+        half + (random % (d - half + 1) as u64) as i64
+    }
+}
+
+/// What to do with an email whose send just failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AfterFailure {
+    /// Pause the main provider until `pause_main_until_ms` and send this same email by SMTP now.
+    FailOver { pause_main_until_ms: i64 },
+    /// Try again at `at_ms` (status `waiting`; keeps its rank and age).
+    RetryAt { at_ms: i64 },
+    /// Give up: dead letter, alert the owner.
+    DeadLetter,
+    /// Refused for good for this recipient: drop, alert the owner.
+    Drop,
+}
+
+/// Decides the fate of a failed attempt. `attempts` counts attempts made so far, including this one.
+pub fn after_failure(
+    class: ProviderErrorClass,
+    provider: Provider,
+    attempts: u32,
+    now_ms: i64,
+    backoff: Backoff,
+    random: u64,
+) -> AfterFailure {
+    match class {
+        ProviderErrorClass::DailyLimit if provider == Provider::Main => AfterFailure::FailOver {
+            pause_main_until_ms: next_utc_midnight(now_ms),
+        },
+        ProviderErrorClass::RecipientRejected => AfterFailure::Drop,
+        ProviderErrorClass::Permanent => AfterFailure::DeadLetter,
+        _ if attempts >= backoff.max_attempts => AfterFailure::DeadLetter,
+        ProviderErrorClass::RateLimited => AfterFailure::RetryAt {
+            at_ms: now_ms + backoff.delay_ms(attempts, random).max(60_000),
+        },
+        _ => AfterFailure::RetryAt {
+            at_ms: now_ms + backoff.delay_ms(attempts, random),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A tiny deterministic sequence for "seeded randomness" in tests (SplitMix64).
+    fn seeded(mut seed: u64) -> impl FnMut() -> u64 {
+        move || {
+            seed = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = seed;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^ (z >> 31)
+        }
+    }
+
+    #[test]
+    fn production_gap_is_always_within_150_to_160_seconds() {
+        let mut rng = seeded(7);
+        let (mut lo, mut hi) = (i64::MAX, i64::MIN);
+        for _ in 0..100_000 {
+            let g = Pacing::PRODUCTION.gap_ms(rng());
+            assert!((150_000..=160_000).contains(&g), "{g}");
+            lo = lo.min(g);
+            hi = hi.max(g);
+        }
+        // Uniform over the whole range: both ends are reached within 1 s.
+        assert!(lo < 151_000 && hi > 159_000, "{lo} {hi}");
+        assert_eq!(Pacing::PRODUCTION.gap_ms(0), 150_000);
+        assert_eq!(Pacing::PRODUCTION.gap_ms(10_000), 160_000);
+        assert_eq!(
+            Pacing::PRODUCTION.gap_ms(u64::MAX),
+            150_000 + (u64::MAX % 10_001) as i64
+        );
+    }
+
+    #[test]
+    fn pacing_rejects_inverted_ranges() {
+        assert!(Pacing::new(10, 5).is_err());
+        assert!(Pacing::new(-1, 5).is_err());
+        assert_eq!(Pacing::new(0, 0).unwrap().gap_ms(12345), 0);
+    }
+
+    #[test]
+    fn idle_outbox_sends_at_once_and_busy_one_waits_for_the_slot() {
+        let facts = QueueFacts {
+            client_ready: true,
+            ..Default::default()
+        };
+        // Never sent before: slot at 0 → now.
+        assert_eq!(next_wake(1_000, 0, facts), Some(1_000));
+        // Sent 10 s ago with a 155 s gap → wake at the slot.
+        let slot = Pacing::PRODUCTION.next_slot_after(990_000, 5_000);
+        assert_eq!(slot, 1_145_000);
+        assert_eq!(next_wake(1_000_000, slot, facts), Some(slot));
+        assert!(!client_slot_open(1_000_000, slot));
+        assert!(client_slot_open(slot, slot));
+    }
+
+    #[test]
+    fn owner_alerts_wake_now_even_inside_a_client_gap() {
+        let facts = QueueFacts {
+            owner_ready: true,
+            client_ready: true,
+            earliest_waiting_ms: None,
+        };
+        assert_eq!(next_wake(5_000, 160_000, facts), Some(5_000));
+    }
+
+    #[test]
+    fn waiting_items_wake_at_their_backoff_end() {
+        let facts = QueueFacts {
+            earliest_waiting_ms: Some(9_000),
+            ..Default::default()
+        };
+        assert_eq!(next_wake(5_000, 0, facts), Some(9_000));
+        assert_eq!(next_wake(10_000, 0, facts), Some(10_000));
+        assert_eq!(next_wake(10_000, 0, QueueFacts::default()), None);
+    }
+
+    #[test]
+    fn owner_first_then_rank_then_age() {
+        let c = |seq, rank, audience| Candidate {
+            seq,
+            rank,
+            audience,
+            not_before_ms: 0,
+        };
+        let items = [
+            c(1, Rank::Marketing, Audience::Client),
+            c(2, Rank::Booking, Audience::Client),
+            c(3, Rank::Booking, Audience::Client),
+            c(4, Rank::Urgent, Audience::Client),
+            c(5, Rank::Booking, Audience::Owner),
+        ];
+        assert_eq!(pick_next(&items, 0).unwrap().seq, 5);
+        assert_eq!(pick_next(&items[..4], 0).unwrap().seq, 4);
+        assert_eq!(pick_next(&items[..3], 0).unwrap().seq, 2);
+        assert_eq!(pick_next(&items[..1], 0).unwrap().seq, 1);
+        assert_eq!(pick_next(&[], 0), None);
+    }
+
+    proptest! {
+        /// Random arrivals never let a lower rank pass a higher one that was eligible.
+        #[test]
+        fn no_lower_rank_passes_an_eligible_higher_one(
+            items in proptest::collection::vec((0i64..4, 0i64..1_000, any::<bool>()), 1..60),
+            now in 0i64..1_000,
+        ) {
+            let candidates: Vec<Candidate> = items.iter().enumerate().map(|(i, (r, nb, owner))| Candidate {
+                seq: i as i64,
+                rank: Rank::from_i64(*r).unwrap(),
+                audience: if *owner { Audience::Owner } else { Audience::Client },
+                not_before_ms: *nb,
+            }).collect();
+            match pick_next(&candidates, now) {
+                None => prop_assert!(candidates.iter().all(|c| c.not_before_ms > now)),
+                Some(p) => {
+                    prop_assert!(p.not_before_ms <= now);
+                    for c in candidates.iter().filter(|c| c.not_before_ms <= now) {
+                        if p.audience == Audience::Client {
+                            prop_assert!(c.audience == Audience::Client);
+                            prop_assert!(p.rank < c.rank || (p.rank == c.rank && p.seq <= c.seq));
+                        } else if c.audience == Audience::Owner {
+                            prop_assert!((p.rank, p.seq) <= (c.rank, c.seq));
+                        }
+                    }
+                }
+            }
+        }
+
+        #[test]
+        fn any_configured_gap_stays_in_range(min in 0i64..1_000_000, extra in 0i64..100_000, r in any::<u64>()) {
+            let p = Pacing::new(min, min + extra).unwrap();
+            let g = p.gap_ms(r);
+            prop_assert!(g >= min && g <= min + extra);
+        }
+    }
+
+    #[test]
+    fn main_provider_is_paused_until_next_utc_day() {
+        let now = 1_767_225_600_000 + 13 * 3_600_000; // 2026-01-01T13:00Z
+        let until = next_utc_midnight(now);
+        assert_eq!(until, 1_767_225_600_000 + DAY_MS);
+        assert_eq!(next_utc_midnight(until), until + DAY_MS);
+        assert_eq!(choose_provider(now, Some(until)), Provider::Smtp);
+        assert_eq!(choose_provider(until, Some(until)), Provider::Main);
+        assert_eq!(choose_provider(now, None), Provider::Main);
+    }
+
+    #[test]
+    fn classification_table() {
+        use ProviderErrorClass::*;
+        let table = [
+            (Some("E_DAILY_LIMIT_EXCEEDED"), DailyLimit),
+            (Some("E_RATE_LIMIT_EXCEEDED"), RateLimited),
+            (Some("E_RECIPIENT_SUPPRESSED"), RecipientRejected),
+            (Some("E_RECIPIENT_NOT_ALLOWED"), RecipientRejected),
+            (Some("E_INTERNAL_SERVER_ERROR"), Transient),
+            (Some("E_DELIVERY_FAILED"), Transient),
+            (None, Transient),
+            (Some("E_SENDER_NOT_VERIFIED"), Permanent),
+            (Some("E_VALIDATION_ERROR"), Permanent),
+        ];
+        for (code, want) in table {
+            assert_eq!(classify_cloudflare_code(code), want, "{code:?}");
+        }
+        assert_eq!(classify_smtp_reply(421, false), Transient);
+        assert_eq!(classify_smtp_reply(451, true), Transient);
+        assert_eq!(classify_smtp_reply(550, true), RecipientRejected);
+        assert_eq!(classify_smtp_reply(550, false), Permanent);
+        assert_eq!(classify_smtp_reply(535, false), Permanent);
+    }
+
+    #[test]
+    fn failure_decisions() {
+        let b = Backoff::DEFAULT;
+        let now = 1_000_000;
+        assert_eq!(
+            after_failure(ProviderErrorClass::DailyLimit, Provider::Main, 1, now, b, 0),
+            AfterFailure::FailOver {
+                pause_main_until_ms: next_utc_midnight(now)
+            }
+        );
+        // A daily limit on SMTP itself is just transient.
+        assert!(matches!(
+            after_failure(ProviderErrorClass::DailyLimit, Provider::Smtp, 1, now, b, 0),
+            AfterFailure::RetryAt { .. }
+        ));
+        assert_eq!(
+            after_failure(
+                ProviderErrorClass::RecipientRejected,
+                Provider::Main,
+                1,
+                now,
+                b,
+                0
+            ),
+            AfterFailure::Drop
+        );
+        assert_eq!(
+            after_failure(
+                ProviderErrorClass::Transient,
+                Provider::Main,
+                b.max_attempts,
+                now,
+                b,
+                0
+            ),
+            AfterFailure::DeadLetter
+        );
+        match after_failure(
+            ProviderErrorClass::RateLimited,
+            Provider::Main,
+            1,
+            now,
+            b,
+            0,
+        ) {
+            AfterFailure::RetryAt { at_ms } => assert!(at_ms >= now + 60_000),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn backoff_grows_and_stays_within_bounds() {
+        let b = Backoff::DEFAULT;
+        let mut rng = seeded(42);
+        for attempts in 1..=20u32 {
+            let d = b
+                .base_ms
+                .saturating_mul(1 << (attempts - 1).min(30))
+                .min(b.cap_ms);
+            for _ in 0..1_000 {
+                let got = b.delay_ms(attempts, rng());
+                assert!(got >= d / 2 && got <= d, "attempt {attempts}: {got} vs {d}");
+            }
+        }
+    }
+}

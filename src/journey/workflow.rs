@@ -1,0 +1,164 @@
+//! Cloudflare Workflows from Rust. workers-rs 0.8 has no Workflows API (workers-rs#663), so this
+//! module talks to the JS objects directly: the `JOURNEY` binding (`create`) and the `step` object
+//! the JS glue class (`src/entry.mjs`) hands to [`crate::journey::run_journey`].
+//!
+//! Step results cross the boundary as JSON strings, so they are cached by the engine exactly as
+//! Rust serialized them and replay deserializes the same values.
+
+use crate::config::JOURNEY_BINDING;
+use crate::domain::event::JourneyParams;
+use crate::domain::ids::InstanceId;
+use js_sys::{Function, Object, Promise, Reflect};
+use serde::{de::DeserializeOwned, Serialize};
+use std::future::Future;
+use std::pin::Pin;
+use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::{future_to_promise, JsFuture};
+use worker::{Env, Error, Result};
+
+fn js_err(context: &str, e: JsValue) -> Error {
+    let message = e
+        .dyn_ref::<js_sys::Error>()
+        .map(|e| String::from(e.message()))
+        .or_else(|| e.as_string())
+        .unwrap_or_else(|| format!("{e:?}"));
+    Error::RustError(format!("{context}: {message}"))
+}
+
+fn method(target: &JsValue, name: &str) -> Result<Function> {
+    Reflect::get(target, &JsValue::from_str(name))
+        .map_err(|e| js_err(name, e))?
+        .dyn_into::<Function>()
+        .map_err(|_| Error::RustError(format!("{name} is not a function")))
+}
+
+/// Calls `target[name](...args)` through `Reflect.apply`: the binding and `step` are RPC stubs,
+/// on which `fn.call(...)` would be looked up as a remote method named "call".
+fn call(target: &JsValue, name: &str, args: &[JsValue]) -> std::result::Result<JsValue, JsValue> {
+    let f = method(target, name).map_err(|e| JsValue::from_str(&e.to_string()))?;
+    let list = js_sys::Array::new();
+    for a in args {
+        list.push(a);
+    }
+    Reflect::apply(&f, target, &list)
+}
+
+/// Creates the Journey instance `id` with `params`. Returns `Ok(false)` when an instance with that id
+/// already exists (a duplicate delivery), `Ok(true)` when this call created it.
+pub async fn create(env: &Env, id: &InstanceId, params: &JourneyParams) -> Result<bool> {
+    let binding = Reflect::get(env.as_ref(), &JsValue::from_str(JOURNEY_BINDING))
+        .map_err(|e| js_err("JOURNEY binding", e))?;
+    if binding.is_undefined() {
+        return Err(Error::RustError(
+            "the JOURNEY Workflow binding is missing".into(),
+        ));
+    }
+    let options = Object::new();
+    Reflect::set(&options, &"id".into(), &JsValue::from_str(id.as_str()))
+        .map_err(|e| js_err("options", e))?;
+    let json = serde_json::to_string(params)?;
+    let params_js = js_sys::JSON::parse(&json).map_err(|e| js_err("params", e))?;
+    Reflect::set(&options, &"params".into(), &params_js).map_err(|e| js_err("options", e))?;
+    // The binding returns a thenable from another realm; `Promise.resolve` adopts it.
+    let promise = Promise::resolve(
+        &method(&binding, "create")?
+            .call1(&binding, &options)
+            .map_err(|e| js_err("JOURNEY.create", e))?,
+    );
+    match JsFuture::from(promise).await {
+        Ok(_) => Ok(true),
+        Err(e) => {
+            let err = js_err("JOURNEY.create", e);
+            let text = err.to_string();
+            // Observed text: "(instance.already_exists) Instance already exists".
+            if text.contains("already_exists") || text.contains("already exists") {
+                Ok(false)
+            } else {
+                Err(err)
+            }
+        }
+    }
+}
+
+/// Retry settings of one step (the engine's `WorkflowStepConfig`).
+#[derive(Debug, Clone, Copy)]
+pub struct StepConfig {
+    pub retries: u32,
+    /// First retry delay, ms (exponential backoff).
+    pub delay_ms: u64,
+    /// Per-attempt timeout, ms.
+    pub timeout_ms: u64,
+}
+
+impl StepConfig {
+    /// Default for steps that talk to D1 / the outbox: 5 retries from 2 s, 60 s per attempt.
+    pub const STORAGE: StepConfig = StepConfig {
+        retries: 5,
+        delay_ms: 2_000,
+        timeout_ms: 60_000,
+    };
+
+    fn to_js(self) -> Result<JsValue> {
+        let v = serde_json::json!({
+            "retries": {"limit": self.retries, "delay": self.delay_ms, "backoff": "exponential"},
+            "timeout": self.timeout_ms,
+        });
+        js_sys::JSON::parse(&v.to_string()).map_err(|e| js_err("step config", e))
+    }
+}
+
+type StepFuture<T> = Pin<Box<dyn Future<Output = Result<T>>>>;
+
+/// The `step` object of one run.
+pub struct Step {
+    inner: JsValue,
+}
+
+impl Step {
+    pub fn new(inner: JsValue) -> Self {
+        Self { inner }
+    }
+
+    /// `step.do(name, config, body)`: runs `body` at most once successfully per instance; on replay
+    /// the engine returns the cached result without running it. `body` may run several times if it
+    /// fails or times out, so it must be idempotent. `name` must be deterministic.
+    pub async fn run<T, F>(&self, name: &str, config: StepConfig, body: F) -> Result<T>
+    where
+        T: Serialize + DeserializeOwned + 'static,
+        F: Fn() -> StepFuture<T> + 'static,
+    {
+        let body = Rc::new(body);
+        let callback = Closure::<dyn FnMut() -> Promise>::new(move || {
+            let body = body.clone();
+            future_to_promise(async move {
+                match body().await {
+                    Ok(value) => serde_json::to_string(&value)
+                        .map(|s| JsValue::from_str(&s))
+                        .map_err(|e| js_sys::Error::new(&e.to_string()).into()),
+                    Err(e) => Err(js_sys::Error::new(&e.to_string()).into()),
+                }
+            })
+        });
+        // `step.do` returns a thenable (an RPC promise), adopted by `Promise.resolve`.
+        let promise = Promise::resolve(
+            &call(
+                &self.inner,
+                "do",
+                &[
+                    JsValue::from_str(name),
+                    config.to_js()?,
+                    callback.as_ref().clone(),
+                ],
+            )
+            .map_err(|e| js_err(name, e))?,
+        );
+        let value = JsFuture::from(promise).await.map_err(|e| js_err(name, e))?;
+        drop(callback);
+        let text = value.as_string().ok_or_else(|| {
+            Error::RustError(format!("step {name:?} returned a non-string result"))
+        })?;
+        Ok(serde_json::from_str(&text)?)
+    }
+}

@@ -1,0 +1,25 @@
+//! booking-email-engine: the email engine of a hotel and flight booking business, as one
+//! Cloudflare Worker.
+//!
+//! Layout (pure core apart from the shell):
+//! - `domain`, `sources`: pure decisions and supplier adapters, host-tested;
+//! - `routes` (HTTP), `journey` (Workflow body), `outbox` (Durable Object + providers), `store`
+//!   (D1): the shell that carries decisions out.
+
+pub mod config;
+pub mod domain;
+pub mod journey;
+pub mod outbox;
+pub mod routes;
+pub mod sources;
+pub mod store;
+
+pub use journey::run_journey;
+pub use outbox::Outbox;
+
+use worker::{event, Context, Env, Request, Response, Result};
+
+#[event(fetch)]
+async fn fetch(req: Request, env: Env, _ctx: Context) -> Result<Response> {
+    routes::handle(req, env).await
+}

@@ -1,0 +1,61 @@
+//! The main provider: Cloudflare Email Service through the `send_email` binding (formats.md §5).
+//! Errors carry a `code` (`E_DAILY_LIMIT_EXCEEDED`, …) that the core classifies.
+
+use crate::config::EMAIL_BINDING;
+use crate::domain::email::OutgoingEmail;
+use crate::domain::render::Branding;
+use worker::{Env, Error};
+
+/// A refused or failed call to the main provider.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MainFailure {
+    /// The service's error code, e.g. `E_DAILY_LIMIT_EXCEEDED`; `None` for errors without one.
+    pub code: Option<String>,
+    pub message: String,
+}
+
+fn code_of(e: &Error) -> Option<String> {
+    match e {
+        Error::DailyLimitExceeded(_) => Some("E_DAILY_LIMIT_EXCEEDED".into()),
+        Error::RateLimitExceeded(_) => Some("E_RATE_LIMIT_EXCEEDED".into()),
+        Error::EmailRecipientSuppressed(_) => Some("E_RECIPIENT_SUPPRESSED".into()),
+        Error::EmailRecipientNotAllowed(_) => Some("E_RECIPIENT_NOT_ALLOWED".into()),
+        Error::InternalError(_) => Some("E_INTERNAL_SERVER_ERROR".into()),
+        Error::UnknownJsError { code, .. } => code.clone(),
+        _ => None,
+    }
+}
+
+/// Sends through `env.EMAIL.send({from, to, subject, text, html})`; returns the provider's message id.
+///
+/// The service sets `Message-ID` itself (it is not an allowed custom header), so our deterministic
+/// Message-ID only travels on the SMTP path.
+pub async fn send_cloudflare(
+    env: &Env,
+    email: &OutgoingEmail,
+    branding: &Branding,
+) -> Result<String, MainFailure> {
+    let binding = env.send_email(EMAIL_BINDING).map_err(|e| MainFailure {
+        code: None,
+        message: format!("EMAIL binding: {e}"),
+    })?;
+    let from = worker::EmailAddress::new(&branding.brand, branding.from.as_str());
+    let message = worker::SendEmailBuilder::builder_with_email_address_and_str(
+        &from,
+        email.to.as_str(),
+        &email.subject,
+    )
+    .text(&email.text)
+    .html(&email.html)
+    .build();
+    match binding.send_with_builder(&message).await {
+        Ok(result) => Ok(result.message_id()),
+        Err(js) => {
+            let e = Error::from(js);
+            Err(MainFailure {
+                code: code_of(&e),
+                message: e.to_string(),
+            })
+        }
+    }
+}

@@ -1,0 +1,89 @@
+//! HTTP entry: routes requests to handlers and turns every error into one JSON shape
+//! `{"error": <code>, "message": <text>, "field"?: <json path>}` in exactly one place.
+
+pub mod webhooks;
+
+use crate::config::{Config, ConfigError};
+use serde_json::json;
+use worker::{Env, Method, Request, Response, Result};
+
+/// An error a route answers with. Maps to a status code in [`ApiError::into_response`].
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    #[error("{0}")]
+    Unauthorized(String),
+    #[error("{message}")]
+    BadRequest {
+        message: String,
+        field: Option<String>,
+    },
+    #[error("body is {size} bytes; the limit is {limit} bytes")]
+    TooLarge { size: usize, limit: usize },
+    #[error("not found")]
+    NotFound,
+    #[error("method not allowed")]
+    MethodNotAllowed,
+    #[error("engine misconfigured: {0}")]
+    Config(#[from] ConfigError),
+    /// Storage or platform failure: the supplier should retry (5xx).
+    #[error("temporary failure: {0}")]
+    Unavailable(String),
+}
+
+impl From<worker::Error> for ApiError {
+    fn from(e: worker::Error) -> Self {
+        ApiError::Unavailable(e.to_string())
+    }
+}
+
+impl ApiError {
+    fn into_response(self) -> Result<Response> {
+        let (status, code) = match &self {
+            ApiError::Unauthorized(_) => (401, "unauthorized"),
+            ApiError::BadRequest { .. } => (400, "invalid_payload"),
+            ApiError::TooLarge { .. } => (413, "payload_too_large"),
+            ApiError::NotFound => (404, "not_found"),
+            ApiError::MethodNotAllowed => (405, "method_not_allowed"),
+            ApiError::Config(_) => (500, "misconfigured"),
+            ApiError::Unavailable(_) => (503, "unavailable"),
+        };
+        let mut body = json!({ "error": code, "message": self.to_string() });
+        if let ApiError::BadRequest {
+            field: Some(field), ..
+        } = &self
+        {
+            body["field"] = json!(field);
+        }
+        if status >= 500 {
+            worker::console_error!("{}: {}", code, self);
+        }
+        Ok(Response::from_json(&body)?.with_status(status))
+    }
+}
+
+/// Reads the configuration from the Worker's vars and secrets.
+pub fn config(env: &Env) -> std::result::Result<Config, ConfigError> {
+    Config::parse(|name| {
+        env.secret(name)
+            .ok()
+            .map(|v| v.to_string())
+            .or_else(|| env.var(name).ok().map(|v| v.to_string()))
+    })
+}
+
+/// Entry point for every HTTP request.
+pub async fn handle(req: Request, env: Env) -> Result<Response> {
+    let path = req.path();
+    let result = match (req.method(), path.as_str()) {
+        (Method::Get, "/") | (Method::Get, "/health") => {
+            return Response::from_json(&json!({"status": "ok", "service": "booking-email-engine"}))
+        }
+        (Method::Post, "/webhooks/liteapi") => webhooks::liteapi(req, &env).await,
+        (_, "/webhooks/liteapi") => Err(ApiError::MethodNotAllowed),
+        _ => Err(ApiError::NotFound),
+    };
+    match result {
+        Ok(resp) => Ok(resp),
+        Err(e) => e.into_response(),
+    }
+}

@@ -1,0 +1,91 @@
+//! `emails`: one row per email ever claimed, keyed by its dedupe key (unique, never expires).
+
+use super::{changes, n, opt, s};
+use crate::domain::email::{EmailStatus, OutgoingEmail};
+use serde::Deserialize;
+use worker::{D1Database, Result};
+
+/// The parts of an email row callers branch on.
+#[derive(Debug, Clone, Deserialize)]
+pub struct EmailRow {
+    pub status: String,
+}
+
+/// Claims the dedupe key. Returns `true` if this call created the row, `false` if the key was
+/// already claimed (by an earlier attempt of the same step, or another journey).
+pub async fn claim(db: &D1Database, e: &OutgoingEmail, now_ms: i64) -> Result<bool> {
+    let r = db
+        .prepare(
+            "INSERT INTO emails (dedupe_key, kind, audience, booking_id, to_addr, subject, rank, status, message_id, attempts, created_at_ms, updated_at_ms) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'claimed', ?8, 0, ?9, ?9) ON CONFLICT(dedupe_key) DO NOTHING",
+        )
+        .bind(&[
+            s(e.dedupe_key.as_str()),
+            s(e.kind.as_str()),
+            s(e.audience.as_str()),
+            opt(e.booking_id.as_deref()),
+            s(e.to.as_str()),
+            s(&e.subject),
+            n(e.rank.as_i64()),
+            s(&e.message_id),
+            n(now_ms),
+        ])?
+        .run()
+        .await?;
+    Ok(changes(&r) == 1)
+}
+
+/// The row for a dedupe key.
+pub async fn find(db: &D1Database, dedupe_key: &str) -> Result<Option<EmailRow>> {
+    db.prepare("SELECT status FROM emails WHERE dedupe_key = ?1")
+        .bind(&[s(dedupe_key)])?
+        .first::<EmailRow>(None)
+        .await
+}
+
+/// Marks a claimed row as handed to the outbox (never moves a row backwards from a later state).
+pub async fn mark_queued(db: &D1Database, dedupe_key: &str, now_ms: i64) -> Result<()> {
+    db.prepare(
+        "UPDATE emails SET status = 'queued', updated_at_ms = ?2 WHERE dedupe_key = ?1 AND status = 'claimed'",
+    )
+    .bind(&[s(dedupe_key), n(now_ms)])?
+    .run()
+    .await?;
+    Ok(())
+}
+
+/// What the outbox learned about one email; written back to D1 after each attempt.
+pub struct Outcome<'a> {
+    pub dedupe_key: &'a str,
+    pub status: EmailStatus,
+    pub provider: Option<&'a str>,
+    pub provider_message_id: Option<&'a str>,
+    pub attempts: i64,
+    pub last_error: Option<&'a str>,
+    pub sent_at_ms: Option<i64>,
+    pub now_ms: i64,
+}
+
+/// Records an attempt's outcome. Returns `false` if no row matched (should not happen: rows are
+/// claimed before enqueue).
+pub async fn record_outcome(db: &D1Database, o: &Outcome<'_>) -> Result<bool> {
+    let r = db
+        .prepare(
+            "UPDATE emails SET status = ?2, provider = COALESCE(?3, provider), provider_message_id = COALESCE(?4, provider_message_id), \
+             attempts = MAX(attempts, ?5), last_error = ?6, sent_at_ms = COALESCE(?7, sent_at_ms), updated_at_ms = ?8 \
+             WHERE dedupe_key = ?1",
+        )
+        .bind(&[
+            s(o.dedupe_key),
+            s(o.status.as_str()),
+            opt(o.provider),
+            opt(o.provider_message_id),
+            n(o.attempts),
+            opt(o.last_error),
+            o.sent_at_ms.map(n).unwrap_or(wasm_bindgen::JsValue::NULL),
+            n(o.now_ms),
+        ])?
+        .run()
+        .await?;
+    Ok(changes(&r) == 1)
+}

@@ -1,0 +1,81 @@
+//! `raw_events`: every delivery a supplier made, stored before anything else happens, including
+//! the ones we rejected (`status = 'rejected'`, `event_id` NULL so a later valid delivery of the
+//! same id is still processed).
+//!
+//! Status: `received` (stored, journey not yet started) → `started` | `ignored`; or `rejected`.
+
+use super::{changes, n, opt, s};
+use crate::domain::event::Source;
+use serde::Deserialize;
+use worker::{D1Database, Result};
+
+/// What was already stored for a `(source, event_id)`.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Stored {
+    pub status: String,
+    pub received_at_ms: i64,
+    pub instance_id: Option<String>,
+}
+
+/// A delivery to store.
+pub struct NewRawEvent<'a> {
+    pub source: Source,
+    pub event_id: Option<&'a str>,
+    pub event_name: Option<&'a str>,
+    pub status: &'a str,
+    pub error: Option<&'a str>,
+    pub headers_json: &'a str,
+    pub body: &'a str,
+    pub received_at_ms: i64,
+}
+
+/// Inserts a delivery. Returns `true` when it was new, `false` when `(source, event_id)` already
+/// existed (a duplicate delivery; nothing was written).
+pub async fn insert(db: &D1Database, e: &NewRawEvent<'_>) -> Result<bool> {
+    let r = db
+        .prepare(
+            "INSERT INTO raw_events (source, event_id, event_name, status, error, headers_json, body, received_at_ms) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT(source, event_id) DO NOTHING",
+        )
+        .bind(&[
+            s(e.source.as_str()),
+            opt(e.event_id),
+            opt(e.event_name),
+            s(e.status),
+            opt(e.error),
+            s(e.headers_json),
+            s(e.body),
+            n(e.received_at_ms),
+        ])?
+        .run()
+        .await?;
+    Ok(changes(&r) == 1)
+}
+
+/// The stored row for `(source, event_id)`.
+pub async fn find(db: &D1Database, source: Source, event_id: &str) -> Result<Option<Stored>> {
+    db.prepare(
+        "SELECT status, received_at_ms, instance_id FROM raw_events WHERE source = ?1 AND event_id = ?2",
+    )
+    .bind(&[s(source.as_str()), s(event_id)])?
+    .first::<Stored>(None)
+    .await
+}
+
+/// Moves a `received` row to `status` (`started` / `ignored`), recording the instance id.
+pub async fn mark(
+    db: &D1Database,
+    source: Source,
+    event_id: &str,
+    status: &str,
+    instance_id: Option<&str>,
+) -> Result<()> {
+    db.prepare(
+        "UPDATE raw_events SET status = ?3, instance_id = COALESCE(?4, instance_id) \
+         WHERE source = ?1 AND event_id = ?2",
+    )
+    .bind(&[s(source.as_str()), s(event_id), s(status), opt(instance_id)])?
+    .run()
+    .await?;
+    Ok(())
+}
