@@ -139,6 +139,10 @@ pub struct Outbox {
     env: Env,
     schema_ready: Cell<bool>,
     rows_read: Cell<usize>,
+    /// An alarm of this very instance is running. Rows in `sending` are only in flight while this
+    /// is set; after a crash or eviction the new instance starts with `false`, which is how
+    /// interrupted hand-overs are told apart from live ones.
+    busy: Cell<bool>,
 }
 
 impl Outbox {
@@ -590,6 +594,7 @@ impl DurableObject for Outbox {
             env,
             schema_ready: Cell::new(false),
             rows_read: Cell::new(0),
+            busy: Cell::new(false),
         }
     }
 
@@ -613,8 +618,16 @@ impl DurableObject for Outbox {
 
     async fn alarm(&self) -> Result<Response> {
         self.ensure_schema()?;
+        if self.busy.get() {
+            // Alarms are at-least-once and may overlap with a run of this instance that is still
+            // awaiting a provider; that run re-arms when it ends.
+            return Response::ok("busy");
+        }
+        self.busy.set(true);
         self.rows_read.set(0);
-        if let Err(e) = self.process().await {
+        let result = self.process().await;
+        self.busy.set(false);
+        if let Err(e) = result {
             worker::console_error!("outbox alarm failed: {e}");
             // Re-arm before failing so the queue never stalls if the platform stops retrying.
             let _ = self.rearm(now_ms() + 1_000).await;

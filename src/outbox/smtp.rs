@@ -37,27 +37,58 @@ pub struct SmtpFailure {
 /// A timer: resolves after the given number of milliseconds.
 pub type Timer = dyn Fn(u64) -> Pin<Box<dyn Future<Output = ()>>>;
 
+fn reply_code(r: &async_smtp::response::Response) -> u16 {
+    r.code.to_string().parse().unwrap_or(554)
+}
+
 fn failure(
     stage: &'static str,
     e: async_smtp::error::Error,
     maybe_handed_over: bool,
 ) -> SmtpFailure {
     use async_smtp::error::Error as E;
-    let (class, handed) = match &e {
+    match &e {
+        // The server answered: whatever it said, it did not take the message silently.
         E::Transient(r) | E::Permanent(r) => {
-            let code: u16 = r.code.to_string().parse().unwrap_or(554);
-            (classify_reply(code, &r.message.join(" ")), false)
+            let code = reply_code(r);
+            let text = r.message.join(" ");
+            SmtpFailure {
+                class: classify_reply(code, &text),
+                stage,
+                // The reply code itself, e.g. `550 5.1.1 user unknown` (async-smtp's own text
+                // leaves it out).
+                message: format!("{code} {text}"),
+                maybe_handed_over: false,
+                auth_failed: false,
+            }
         }
-        E::Io(_) | E::Timeout(_) => (ProviderErrorClass::Transient, maybe_handed_over),
-        _ => (ProviderErrorClass::Transient, maybe_handed_over),
-    };
-    SmtpFailure {
-        class,
-        stage,
-        message: e.to_string(),
-        maybe_handed_over: handed,
-        auth_failed: false,
+        _ => SmtpFailure {
+            class: ProviderErrorClass::Transient,
+            stage,
+            message: e.to_string(),
+            maybe_handed_over,
+            auth_failed: false,
+        },
     }
+}
+
+/// A failed AUTH exchange. Any 5xx reply to AUTH (535 bad credentials, 534/538 mechanism or
+/// encryption required, 504 mechanism refused, 530) and 454 (temporary authentication failure, see
+/// `classify_reply`) mean the owner must act: `auth_failed`, class permanent. Timeouts and broken
+/// connections stay transient. Decided on the reply code, never on the server's wording.
+fn auth_failure(e: async_smtp::error::Error) -> SmtpFailure {
+    use async_smtp::error::Error as E;
+    let refused = match &e {
+        E::Permanent(_) => true,
+        E::Transient(r) => reply_code(r) == 454,
+        _ => false,
+    };
+    let mut f = failure("auth", e, false);
+    if refused {
+        f.auth_failed = true;
+        f.class = ProviderErrorClass::Permanent;
+    }
+    f
 }
 
 fn address_failure(e: impl std::fmt::Display) -> SmtpFailure {
@@ -80,6 +111,20 @@ fn timed_out(stage: &'static str, ms: u64, maybe_handed_over: bool) -> SmtpFailu
     }
 }
 
+/// Runs `fut` against the timer: `None` when the timer fired first.
+async fn race<T>(
+    timer: &Timer,
+    ms: u64,
+    fut: impl Future<Output = Result<T, async_smtp::error::Error>>,
+) -> Option<Result<T, async_smtp::error::Error>> {
+    use futures::future::{select, Either};
+    let fut = std::pin::pin!(fut);
+    match select(fut, timer(ms)).await {
+        Either::Left((r, _)) => Some(r),
+        Either::Right(_) => None,
+    }
+}
+
 async fn within<T>(
     timer: &Timer,
     ms: u64,
@@ -87,12 +132,10 @@ async fn within<T>(
     maybe_handed_over: bool,
     fut: impl Future<Output = Result<T, async_smtp::error::Error>>,
 ) -> Result<T, SmtpFailure> {
-    use futures::future::{select, Either};
-    let fut = std::pin::pin!(fut);
-    match select(fut, timer(ms)).await {
-        Either::Left((Ok(v), _)) => Ok(v),
-        Either::Left((Err(e), _)) => Err(failure(stage, e, maybe_handed_over)),
-        Either::Right(_) => Err(timed_out(stage, ms, maybe_handed_over)),
+    match race(timer, ms, fut).await {
+        Some(Ok(v)) => Ok(v),
+        Some(Err(e)) => Err(failure(stage, e, maybe_handed_over)),
+        None => Err(timed_out(stage, ms, maybe_handed_over)),
     }
 }
 
@@ -135,35 +178,35 @@ where
     .await?;
     if let Some((user, pass)) = credentials {
         let creds = Credentials::new(user.clone(), pass.clone());
-        within(
+        match race(
             timer,
             timeout_ms,
-            "auth",
-            false,
             transport.try_login(&creds, &[Mechanism::Plain, Mechanism::Login]),
         )
         .await
-        .map_err(|mut f| {
-            f.auth_failed = f.message.contains("535") || f.message.to_lowercase().contains("auth");
-            f.class = if f.auth_failed {
-                ProviderErrorClass::Permanent
-            } else {
-                f.class
-            };
-            f
-        })?;
+        {
+            Some(Ok(())) => {}
+            Some(Err(e)) => return Err(auth_failure(e)),
+            None => return Err(timed_out("auth", timeout_ms, false)),
+        }
     }
     let envelope = Envelope::new(
         Some(SmtpAddress::new(mail.from.to_string()).map_err(address_failure)?),
         vec![SmtpAddress::new(mail.to.to_string()).map_err(address_failure)?],
     )
     .map_err(address_failure)?;
+    let mut message = mail.message;
+    // RFC 5321 §4.5.2: a line starting with "." gets one more. async-smtp 0.10's codec only
+    // stuffs dots that follow a CRLF, so a message whose very first byte is "." would lose it.
+    if message.first() == Some(&b'.') {
+        message.insert(0, b'.');
+    }
     let reply = within(
         timer,
         timeout_ms,
         "send",
         true,
-        transport.send(SendableEmail::new(envelope, mail.message)),
+        transport.send(SendableEmail::new(envelope, message)),
     )
     .await?;
     // The message is accepted once DATA got its 2xx; a failed QUIT changes nothing.

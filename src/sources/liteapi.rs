@@ -238,10 +238,19 @@ pub fn hotel_booking(env: &Envelope) -> Result<HotelBooking, ParseError> {
             None => return Err(ParseError::Missing(r.path("holder.email"))),
         },
     };
-    let email_raw = holder_value
-        .get("email")
-        .and_then(Value::as_str)
-        .ok_or_else(|| ParseError::Missing(format!("{holder_path}.email")))?;
+    let email_raw = match holder_value.get("email") {
+        None | Some(Value::Null) => {
+            return Err(ParseError::Missing(format!("{holder_path}.email")))
+        }
+        Some(Value::String(s)) => s.as_str(),
+        // Present but not text: a malformed value, not an absent one.
+        Some(_) => {
+            return Err(ParseError::Invalid {
+                field: format!("{holder_path}.email"),
+                reason: "must be a string".into(),
+            })
+        }
+    };
     let email = EmailAddress::parse(email_raw).map_err(|e| ParseError::Invalid {
         field: format!("{holder_path}.email"),
         reason: e.to_string(),

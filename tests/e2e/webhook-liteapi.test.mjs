@@ -1,0 +1,153 @@
+// POST /webhooks/liteapi: authenticity, storage of every delivery, dedupe, one Journey per event.
+import { env, introspectWorkflow, introspectWorkflowInstance } from "cloudflare:test";
+import { describe, it, expect } from "vitest";
+import { bookingDelivery, instanceIdFor, postLiteapi, rows, unique, TOKEN } from "./helpers.mjs";
+
+describe("liteAPI webhook", () => {
+  it("the same booking.book delivered twice starts one journey and claims one email", async () => {
+    const d = bookingDelivery();
+    const instance = await introspectWorkflowInstance(env.JOURNEY, instanceIdFor(d.eventId));
+    try {
+      const first = await postLiteapi(d.body);
+      expect(first.status).toBe(202);
+      expect(await first.json()).toMatchObject({ status: "accepted", instanceId: instanceIdFor(d.eventId) });
+      await instance.waitForStatus("complete");
+
+      const second = await postLiteapi(d.body);
+      expect(second.status).toBe(200);
+      expect(await second.json()).toEqual({ status: "duplicate", eventId: d.eventId });
+    } finally {
+      await instance.dispose();
+    }
+    expect(await rows("SELECT status FROM raw_events WHERE event_id = ?", d.eventId)).toEqual([{ status: "started" }]);
+    const emails = await rows("SELECT dedupe_key, status FROM emails WHERE booking_id = ? ORDER BY dedupe_key", d.bookingId);
+    expect(emails.map((e) => e.dedupe_key)).toEqual([
+      `booking_confirmation:${d.bookingId}`,
+      `owner_new_booking:${d.bookingId}`,
+    ]);
+  });
+
+  it("ten concurrent deliveries of one event: one raw row, one journey, one email per kind", async () => {
+    const d = bookingDelivery();
+    const introspector = await introspectWorkflow(env.JOURNEY);
+    try {
+      const responses = await Promise.all(Array.from({ length: 10 }, () => postLiteapi(d.body)));
+      const statuses = await Promise.all(responses.map(async (r) => [r.status, (await r.json()).status]));
+      expect(statuses.filter(([, s]) => s === "accepted")).toHaveLength(1);
+      expect(statuses.filter(([code, s]) => code === 200 && s === "duplicate")).toHaveLength(9);
+      const instances = await introspector.get();
+      expect(instances).toHaveLength(1);
+      await instances[0].waitForStatus("complete");
+    } finally {
+      await introspector.dispose();
+    }
+    expect(await rows("SELECT COUNT(*) AS n FROM raw_events WHERE event_id = ?", d.eventId)).toEqual([{ n: 1 }]);
+    expect(await rows("SELECT COUNT(*) AS n FROM emails WHERE booking_id = ?", d.bookingId)).toEqual([{ n: 2 }]);
+  });
+
+  it("a wrong or missing token gets 401, nothing stored, no journey", async () => {
+    const d = bookingDelivery();
+    const introspector = await introspectWorkflow(env.JOURNEY);
+    try {
+      for (const token of ["wrong-token", `${TOKEN}x`, "", null]) {
+        const r = await postLiteapi(d.body, { token });
+        expect(r.status).toBe(401);
+        const body = await r.json();
+        expect(body.error).toBe("unauthorized");
+        expect(body.message).toMatch(/authorization header/);
+      }
+      expect(await introspector.get()).toHaveLength(0);
+    } finally {
+      await introspector.dispose();
+    }
+    expect(await rows("SELECT COUNT(*) AS n FROM raw_events WHERE event_id = ? OR body LIKE ?", d.eventId, `%${d.eventId}%`)).toEqual([{ n: 0 }]);
+  });
+
+  it("malformed bodies get 400 naming the field, and the raw body is kept as rejected", async () => {
+    const good = JSON.parse(bookingDelivery().body);
+    const marker = unique("malformed_");
+    const cases = [
+      { body: `{"event_id": "${marker}-1", not json`, field: undefined, message: /not valid JSON/ },
+      { body: JSON.stringify({ ...good, event_id: undefined, marker: `${marker}-2` }), field: "event_id" },
+      { body: JSON.stringify({ ...good, event_id: `${marker}-3`, event_name: undefined }), field: "event_name" },
+      { body: JSON.stringify({ ...good, event_id: `${marker}-4`, request: { holder: {} } }), field: "request" },
+      { body: JSON.stringify({ ...good, event_id: `${marker}-5`, response: "{not json" }), field: "response" },
+      {
+        body: JSON.stringify({ ...good, event_id: `${marker}-6`, response: JSON.stringify({ data: { bookingId: "BKX" } }) }),
+        field: "response.data.checkin",
+      },
+    ];
+    for (const c of cases) {
+      const r = await postLiteapi(c.body);
+      expect(r.status, c.body).toBe(400);
+      const body = await r.json();
+      expect(body.error).toBe("invalid_payload");
+      if (c.field) expect(body.field).toBe(c.field);
+      if (c.message) expect(body.message).toMatch(c.message);
+    }
+    const stored = await rows(
+      "SELECT status, event_id, error FROM raw_events WHERE body LIKE ? ORDER BY id",
+      `%${marker}%`,
+    );
+    expect(stored).toHaveLength(cases.length);
+    for (const row of stored) {
+      expect(row.status).toBe("rejected");
+      expect(row.event_id).toBeNull();
+      expect(row.error).toBeTruthy();
+    }
+  });
+
+  it("a valid delivery after a rejected one with the same event id is still processed", async () => {
+    const d = bookingDelivery();
+    const broken = JSON.parse(d.body);
+    broken.response = "{";
+    expect((await postLiteapi(JSON.stringify(broken))).status).toBe(400);
+    const instance = await introspectWorkflowInstance(env.JOURNEY, instanceIdFor(d.eventId));
+    try {
+      expect((await postLiteapi(d.body)).status).toBe(202);
+      await instance.waitForStatus("complete");
+    } finally {
+      await instance.dispose();
+    }
+  });
+
+  it("an oversized body gets 413 and is not stored", async () => {
+    const marker = unique("big_");
+    const body = JSON.stringify({ event_id: marker, padding: "x".repeat(70_000) });
+    const r = await postLiteapi(body);
+    expect(r.status).toBe(413);
+    expect((await r.json()).message).toMatch(/limit is 65536 bytes/);
+    expect(await rows("SELECT COUNT(*) AS n FROM raw_events WHERE body LIKE ?", `%${marker}%`)).toEqual([{ n: 0 }]);
+  });
+
+  it("unknown and not-yet-handled event names are stored and acknowledged, nothing started", async () => {
+    const introspector = await introspectWorkflow(env.JOURNEY);
+    const ids = [];
+    try {
+      for (const name of ["booking.somethingNew", "booking.prebook"]) {
+        const d = bookingDelivery();
+        const envelope = JSON.parse(d.body);
+        envelope.event_name = name;
+        const r = await postLiteapi(JSON.stringify(envelope));
+        expect(r.status).toBe(200);
+        expect(await r.json()).toMatchObject({ status: "ignored", eventId: d.eventId });
+        ids.push(d.eventId);
+      }
+      expect(await introspector.get()).toHaveLength(0);
+    } finally {
+      await introspector.dispose();
+    }
+    for (const id of ids) {
+      expect(await rows("SELECT status FROM raw_events WHERE event_id = ?", id)).toEqual([{ status: "ignored" }]);
+    }
+  });
+
+  it("other methods and paths answer with JSON errors", async () => {
+    const { SELF } = await import("cloudflare:test");
+    const get = await SELF.fetch("https://engine.test/webhooks/liteapi");
+    expect(get.status).toBe(405);
+    const missing = await SELF.fetch("https://engine.test/nope");
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toMatchObject({ error: "not_found" });
+  });
+});

@@ -1,0 +1,525 @@
+//! Host tests of the liteAPI adapter (`sources::liteapi`): envelope parsing, `booking.book`
+//! interpretation, error variants with their JSON paths, and token verification.
+
+use booking_email_engine::domain::event::{
+    BookedRoom, HotelBooking, Interpretation, Money, PersonName, SupplierEvent,
+};
+use booking_email_engine::sources::liteapi::{
+    interpret, parse_envelope, peek_event_id, verify_token, TOKEN_HEADER,
+};
+use booking_email_engine::sources::{AuthError, ParseError};
+use chrono::NaiveDate;
+use serde_json::{json, Value};
+
+fn fixture_bytes(name: &str) -> Vec<u8> {
+    let path = format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read(&path).unwrap_or_else(|e| panic!("reading {path}: {e}"))
+}
+
+fn fixture(name: &str) -> Value {
+    serde_json::from_slice(&fixture_bytes(name)).expect("fixture is JSON")
+}
+
+fn confirmed() -> Value {
+    fixture("liteapi-booking-confirmed.json")
+}
+
+/// Decodes one of the string-encoded inner documents (`request` / `response`).
+fn inner(envelope: &Value, key: &str) -> Value {
+    serde_json::from_str(envelope[key].as_str().expect("inner document is a string"))
+        .expect("inner document is JSON")
+}
+
+/// Re-encodes an inner document into its string form.
+fn set_inner(envelope: &mut Value, key: &str, doc: &Value) {
+    envelope[key] = Value::String(doc.to_string());
+}
+
+/// Mutates `response.data` of the confirmed fixture and returns the re-serialized body.
+fn with_response_data(edit: impl FnOnce(&mut serde_json::Map<String, Value>)) -> Vec<u8> {
+    let mut env = confirmed();
+    let mut response = inner(&env, "response");
+    edit(
+        response["data"]
+            .as_object_mut()
+            .expect("response.data is an object"),
+    );
+    set_inner(&mut env, "response", &response);
+    serde_json::to_vec(&env).unwrap()
+}
+
+fn body(v: &Value) -> Vec<u8> {
+    serde_json::to_vec(v).unwrap()
+}
+
+/// Parses and interprets a body, which must be a `booking.book` journey.
+fn booked(body: &[u8]) -> HotelBooking {
+    let env = parse_envelope(body).expect("envelope parses");
+    match interpret(&env).expect("interprets") {
+        Interpretation::Journey(SupplierEvent::HotelBooked(b)) => *b,
+        other => panic!("expected a HotelBooked journey, got {other:?}"),
+    }
+}
+
+/// Parses and interprets a body that must fail somewhere (envelope or inner document).
+fn parse_failure(body: &[u8]) -> ParseError {
+    match parse_envelope(body) {
+        Err(e) => e,
+        Ok(env) => match interpret(&env) {
+            Err(e) => e,
+            Ok(i) => panic!("expected a parse error, got {i:?}"),
+        },
+    }
+}
+
+fn assert_missing(err: &ParseError, path: &str) {
+    assert_eq!(err, &ParseError::Missing(path.to_string()), "{err}");
+    assert_eq!(err.field(), Some(path));
+}
+
+fn assert_invalid(err: &ParseError, path: &str) {
+    assert!(
+        matches!(err, ParseError::Invalid { field, .. } if field == path),
+        "expected Invalid at `{path}`, got {err:?}"
+    );
+    assert_eq!(err.field(), Some(path));
+}
+
+// ---------------------------------------------------------------- happy path
+
+#[test]
+fn confirmed_booking_envelope_is_decoded() {
+    let env = parse_envelope(&fixture_bytes("liteapi-booking-confirmed.json")).unwrap();
+    assert_eq!(env.event_id.as_str(), "evt_fake_liteapi_0002");
+    assert_eq!(env.event_name, "booking.book");
+    assert!(env.sandbox);
+    // `request` and `response` arrive as strings and are decoded into documents.
+    assert_eq!(env.request["prebookId"], "PB_fake_9xYz");
+    assert_eq!(env.response["data"]["bookingId"], "BK_fake_7Q2w");
+}
+
+#[test]
+fn confirmed_booking_becomes_a_hotel_booked_journey() {
+    let b = booked(&fixture_bytes("liteapi-booking-confirmed.json"));
+
+    assert_eq!(b.booking_id.as_str(), "BK_fake_7Q2w");
+    assert_eq!(b.checkin, NaiveDate::from_ymd_opt(2026, 6, 12).unwrap());
+    assert_eq!(b.checkout, NaiveDate::from_ymd_opt(2026, 6, 15).unwrap());
+    assert_eq!(b.nights(), 3);
+    assert_eq!(b.hotel_name, "Example Harbour Hotel");
+    assert_eq!(b.hotel_id.as_deref(), Some("lp_fake_1001"));
+    assert_eq!(b.status, "CONFIRMED");
+
+    assert_eq!(b.holder.email.as_str(), "guest@example.com");
+    assert_eq!(
+        b.holder.name,
+        PersonName {
+            first_name: "Testa".into(),
+            last_name: "Guestington".into(),
+        }
+    );
+    assert_eq!(b.holder.phone.as_deref(), Some("+15550100001"));
+
+    assert_eq!(
+        b.rooms,
+        vec![BookedRoom {
+            room_name: "Standard Double".into(),
+            board_name: Some("Room Only".into()),
+            adults: 2,
+            children: 0,
+        }]
+    );
+    assert_eq!(b.guests, vec![b.holder.name.clone()]);
+    assert_eq!(
+        b.total,
+        Some(Money {
+            amount: "540".into(),
+            currency: "EUR".into(),
+        })
+    );
+    assert_eq!(b.prebook_id.as_deref(), Some("PB_fake_9xYz"));
+    assert_eq!(b.client_reference.as_deref(), Some("trip_fake_0001"));
+    assert!(b.sandbox);
+    assert_eq!(b.hotel_confirmation_number, None);
+}
+
+#[test]
+fn other_lifecycle_events_are_ignored_with_their_name() {
+    for (file, name) in [
+        ("liteapi-booking-prebook.json", "booking.prebook"),
+        (
+            "liteapi-booking-hotel-confirmation-number.json",
+            "booking.book.hotelConfirmationNumber",
+        ),
+        ("liteapi-booking-cancelled.json", "booking.cancel"),
+    ] {
+        let env = parse_envelope(&fixture_bytes(file))
+            .unwrap_or_else(|e| panic!("{file} must parse as an envelope: {e}"));
+        assert_eq!(env.event_name, name, "{file}");
+        assert_eq!(
+            interpret(&env).unwrap(),
+            Interpretation::Ignored(name.to_string()),
+            "{file}"
+        );
+    }
+}
+
+#[test]
+fn unknown_event_name_is_ignored_not_rejected() {
+    let mut env = confirmed();
+    env["event_name"] = json!("booking.somethingNew");
+    // Even an inner document the engine could not read is fine for an event it does not act on.
+    env["response"] = json!("{}");
+    let parsed = parse_envelope(&body(&env)).unwrap();
+    assert_eq!(
+        interpret(&parsed).unwrap(),
+        Interpretation::Ignored("booking.somethingNew".into())
+    );
+}
+
+#[test]
+fn sandbox_defaults_to_false_and_accepts_zero_or_one() {
+    let mut env = confirmed();
+    env.as_object_mut().unwrap().remove("sandbox");
+    assert!(!parse_envelope(&body(&env)).unwrap().sandbox);
+    env["sandbox"] = json!(1);
+    assert!(parse_envelope(&body(&env)).unwrap().sandbox);
+    env["sandbox"] = json!(0);
+    assert!(!parse_envelope(&body(&env)).unwrap().sandbox);
+}
+
+#[test]
+fn response_without_data_wrapper_is_read_from_its_root() {
+    let mut env = confirmed();
+    let response = inner(&env, "response");
+    set_inner(&mut env, "response", &response["data"]);
+    let b = booked(&body(&env));
+    assert_eq!(b.booking_id.as_str(), "BK_fake_7Q2w");
+    assert_eq!(b.nights(), 3);
+
+    // ...and errors then name the unwrapped path.
+    let mut flat = response["data"].clone();
+    flat.as_object_mut().unwrap().remove("bookingId");
+    set_inner(&mut env, "response", &flat);
+    assert_missing(&parse_failure(&body(&env)), "response.bookingId");
+}
+
+#[test]
+fn total_falls_back_to_the_first_room_retail_rate() {
+    let b = booked(&with_response_data(|d| {
+        d.remove("price");
+    }));
+    assert_eq!(
+        b.total,
+        Some(Money {
+            amount: "540".into(),
+            currency: "EUR".into(),
+        })
+    );
+}
+
+#[test]
+fn hotel_confirmation_code_is_carried_when_present() {
+    let b = booked(&with_response_data(|d| {
+        d.insert("hotelConfirmationCode".into(), json!(" HCN-123 "));
+    }));
+    assert_eq!(b.hotel_confirmation_number.as_deref(), Some("HCN-123"));
+}
+
+// ---------------------------------------------------------------- holder fallback
+
+#[test]
+fn holder_falls_back_to_the_request_when_response_has_none() {
+    let mut env = confirmed();
+    let mut response = inner(&env, "response");
+    response["data"].as_object_mut().unwrap().remove("holder");
+    set_inner(&mut env, "response", &response);
+    let mut request = inner(&env, "request");
+    request["holder"]["email"] = json!("request-holder@Example.COM");
+    request["holder"]["firstName"] = json!("Reka");
+    set_inner(&mut env, "request", &request);
+
+    let b = booked(&body(&env));
+    // Domain is lower-cased, local part kept.
+    assert_eq!(b.holder.email.as_str(), "request-holder@example.com");
+    assert_eq!(b.holder.name.first_name, "Reka");
+}
+
+#[test]
+fn holder_without_email_in_response_falls_back_to_the_request() {
+    let mut env = confirmed();
+    let mut response = inner(&env, "response");
+    response["data"]["holder"]
+        .as_object_mut()
+        .unwrap()
+        .remove("email");
+    set_inner(&mut env, "response", &response);
+    let mut request = inner(&env, "request");
+    request["holder"]["email"] = json!("from-request@example.com");
+    set_inner(&mut env, "request", &request);
+
+    assert_eq!(
+        booked(&body(&env)).holder.email.as_str(),
+        "from-request@example.com"
+    );
+}
+
+#[test]
+fn invalid_request_holder_email_names_the_request_path() {
+    let mut env = confirmed();
+    let mut response = inner(&env, "response");
+    response["data"].as_object_mut().unwrap().remove("holder");
+    set_inner(&mut env, "response", &response);
+    let mut request = inner(&env, "request");
+    request["holder"]["email"] = json!("not-an-email");
+    set_inner(&mut env, "request", &request);
+
+    assert_invalid(&parse_failure(&body(&env)), "request.holder.email");
+}
+
+// ---------------------------------------------------------------- malformed envelopes
+
+#[test]
+fn body_that_is_not_json_is_a_json_error() {
+    let err = parse_envelope(b"event_id=evt_1&event_name=booking.book").unwrap_err();
+    assert!(matches!(err, ParseError::Json(_)), "{err:?}");
+    assert_eq!(err.field(), None);
+}
+
+#[test]
+fn json_array_body_is_not_an_object() {
+    let err = parse_envelope(&body(&json!([confirmed()]))).unwrap_err();
+    assert_eq!(err, ParseError::NotAnObject);
+    assert_eq!(err.field(), None);
+}
+
+#[test]
+fn missing_event_id_is_reported() {
+    let mut env = confirmed();
+    env.as_object_mut().unwrap().remove("event_id");
+    assert_missing(&parse_envelope(&body(&env)).unwrap_err(), "event_id");
+}
+
+#[test]
+fn null_event_id_counts_as_missing() {
+    let mut env = confirmed();
+    env["event_id"] = Value::Null;
+    assert_missing(&parse_envelope(&body(&env)).unwrap_err(), "event_id");
+}
+
+#[test]
+fn empty_event_id_is_invalid() {
+    let mut env = confirmed();
+    env["event_id"] = json!("   ");
+    let err = parse_envelope(&body(&env)).unwrap_err();
+    assert_invalid(&err, "event_id");
+}
+
+#[test]
+fn numeric_event_id_is_invalid() {
+    let mut env = confirmed();
+    env["event_id"] = json!(12345);
+    assert_invalid(&parse_envelope(&body(&env)).unwrap_err(), "event_id");
+}
+
+#[test]
+fn event_id_with_control_character_is_invalid() {
+    let mut env = confirmed();
+    env["event_id"] = json!("evt\u{0007}bell");
+    assert_invalid(&parse_envelope(&body(&env)).unwrap_err(), "event_id");
+}
+
+#[test]
+fn missing_event_name_is_reported() {
+    let mut env = confirmed();
+    env.as_object_mut().unwrap().remove("event_name");
+    assert_missing(&parse_envelope(&body(&env)).unwrap_err(), "event_name");
+}
+
+#[test]
+fn request_as_an_object_instead_of_a_string_is_invalid() {
+    let mut env = confirmed();
+    env["request"] = inner(&env, "request");
+    assert_invalid(&parse_envelope(&body(&env)).unwrap_err(), "request");
+}
+
+#[test]
+fn response_string_that_is_not_json_is_invalid() {
+    let mut env = confirmed();
+    env["response"] = json!("{\"data\": {\"bookingId\": ");
+    assert_invalid(&parse_envelope(&body(&env)).unwrap_err(), "response");
+}
+
+#[test]
+fn missing_response_is_reported() {
+    let mut env = confirmed();
+    env.as_object_mut().unwrap().remove("response");
+    assert_missing(&parse_envelope(&body(&env)).unwrap_err(), "response");
+}
+
+#[test]
+fn sandbox_as_a_string_is_invalid() {
+    let mut env = confirmed();
+    env["sandbox"] = json!("true");
+    assert_invalid(&parse_envelope(&body(&env)).unwrap_err(), "sandbox");
+}
+
+// ---------------------------------------------------------------- malformed booking.book documents
+
+#[test]
+fn booking_without_booking_id_is_rejected() {
+    let err = parse_failure(&with_response_data(|d| {
+        d.remove("bookingId");
+    }));
+    assert_missing(&err, "response.data.bookingId");
+}
+
+#[test]
+fn booking_id_that_is_not_a_string_is_invalid() {
+    let err = parse_failure(&with_response_data(|d| {
+        d.insert("bookingId".into(), json!(42));
+    }));
+    assert_invalid(&err, "response.data.bookingId");
+}
+
+#[test]
+fn checkin_that_is_not_a_date_is_invalid() {
+    let err = parse_failure(&with_response_data(|d| {
+        d.insert("checkin".into(), json!("12/06/2026"));
+    }));
+    assert_invalid(&err, "response.data.checkin");
+}
+
+#[test]
+fn checkout_before_checkin_is_invalid() {
+    let err = parse_failure(&with_response_data(|d| {
+        d.insert("checkout".into(), json!("2026-06-11"));
+    }));
+    assert_invalid(&err, "response.data.checkout");
+    assert!(err.to_string().contains("before checkin"), "{err}");
+}
+
+#[test]
+fn same_day_checkout_is_zero_nights() {
+    let b = booked(&with_response_data(|d| {
+        d.insert("checkout".into(), json!("2026-06-12"));
+    }));
+    assert_eq!(b.nights(), 0);
+}
+
+#[test]
+fn booking_without_hotel_name_is_rejected() {
+    let err = parse_failure(&with_response_data(|d| {
+        d["hotel"].as_object_mut().unwrap().remove("name");
+    }));
+    assert_missing(&err, "response.data.hotel.name");
+}
+
+#[test]
+fn invalid_holder_email_is_rejected() {
+    let err = parse_failure(&with_response_data(|d| {
+        d["holder"]["email"] = json!("not-an-email");
+    }));
+    assert_invalid(&err, "response.data.holder.email");
+}
+
+#[test]
+fn holder_email_of_the_wrong_type_is_invalid_not_missing() {
+    let err = parse_failure(&with_response_data(|d| {
+        d["holder"]["email"] = json!(["guest@example.com"]);
+    }));
+    assert_invalid(&err, "response.data.holder.email");
+}
+
+#[test]
+fn holder_missing_from_response_and_request_is_rejected() {
+    let mut env = confirmed();
+    let mut response = inner(&env, "response");
+    response["data"].as_object_mut().unwrap().remove("holder");
+    set_inner(&mut env, "response", &response);
+    let mut request = inner(&env, "request");
+    request.as_object_mut().unwrap().remove("holder");
+    set_inner(&mut env, "request", &request);
+
+    assert_missing(&parse_failure(&body(&env)), "response.data.holder.email");
+}
+
+// ---------------------------------------------------------------- peek_event_id
+
+#[test]
+fn peek_event_id_reads_the_id_of_an_otherwise_invalid_body() {
+    let mut env = confirmed();
+    env["response"] = json!({"not": "a string"});
+    env.as_object_mut().unwrap().remove("event_name");
+    let raw = body(&env);
+    assert!(parse_envelope(&raw).is_err());
+    assert_eq!(
+        peek_event_id(&raw).as_deref(),
+        Some("evt_fake_liteapi_0002")
+    );
+}
+
+#[test]
+fn peek_event_id_is_none_without_a_string_id() {
+    assert_eq!(peek_event_id(b"<html>not json</html>"), None);
+    assert_eq!(peek_event_id(b""), None);
+    assert_eq!(peek_event_id(br#"{"event_id": 7}"#), None);
+    assert_eq!(peek_event_id(br#"["evt_1"]"#), None);
+}
+
+// ---------------------------------------------------------------- verify_token
+
+const TOKEN: &str = "whsec_liteapi_static_token_1";
+
+#[test]
+fn exact_token_is_accepted() {
+    assert_eq!(verify_token(Some(TOKEN), TOKEN), Ok(()));
+}
+
+#[test]
+fn bearer_prefixed_token_is_accepted() {
+    assert_eq!(
+        verify_token(Some(&format!("Bearer {TOKEN}")), TOKEN),
+        Ok(())
+    );
+    assert_eq!(verify_token(Some(&format!("  {TOKEN}  ")), TOKEN), Ok(()));
+}
+
+#[test]
+fn wrong_token_is_a_mismatch() {
+    for presented in [
+        "whsec_liteapi_static_token_2",
+        "whsec_liteapi_static_token_",
+        "Bearer whsec_liteapi_static_token_2",
+        "Basic d2hzZWM=",
+    ] {
+        assert_eq!(
+            verify_token(Some(presented), TOKEN),
+            Err(AuthError::Mismatch(TOKEN_HEADER)),
+            "{presented}"
+        );
+    }
+    assert_eq!(TOKEN_HEADER, "authorization");
+}
+
+#[test]
+fn missing_or_empty_header_is_missing() {
+    for header in [None, Some(""), Some("   ")] {
+        assert_eq!(
+            verify_token(header, TOKEN),
+            Err(AuthError::Missing(TOKEN_HEADER)),
+            "{header:?}"
+        );
+    }
+}
+
+#[test]
+fn empty_configured_token_is_not_configured() {
+    // Even an (empty) header equal to the empty configuration must not pass.
+    assert_eq!(verify_token(Some(""), ""), Err(AuthError::NotConfigured));
+    assert_eq!(
+        verify_token(Some("anything"), ""),
+        Err(AuthError::NotConfigured)
+    );
+    assert_eq!(verify_token(None, ""), Err(AuthError::NotConfigured));
+}

@@ -1,0 +1,62 @@
+// End-to-end tests inside workerd (@cloudflare/vitest-plugin): the real Rust Worker, its Workflow,
+// Durable Object, D1 and send_email binding, plus a real SMTP server (maildev) started by
+// tests/e2e/global-setup.mjs. Fakes are swapped in through configuration only.
+import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
+import { defineConfig } from "vitest/config";
+import { readFileSync } from "node:fs";
+
+export const TEST_SMTP_PORT = 2525;
+export const TEST_MAILDEV_WEB_PORT = 2580;
+
+export default defineConfig(async () => {
+  const migrations = await readD1Migrations("migrations");
+  return {
+    plugins: [
+      cloudflareTest({
+        wrangler: { configPath: "./wrangler.toml" },
+        miniflare: {
+          bindings: {
+            TEST_MIGRATIONS: migrations,
+            MAILDEV_API: `http://127.0.0.1:${TEST_MAILDEV_WEB_PORT}`,
+            LITEAPI_WEBHOOK_TOKEN: "test-liteapi-token",
+            OWNER_EMAIL: "owner@example.com",
+            SENDER_EMAIL: "bookings@example.com",
+            SMTP_HOST: "127.0.0.1",
+            SMTP_PORT: String(TEST_SMTP_PORT),
+            SMTP_TLS: "off",
+            SMTP_USERNAME: "",
+            SMTP_PASSWORD: "",
+            SMTP_TIMEOUT_MS: "5000",
+            // Production pacing: tests assert the 150–160 s gap instead of waiting for it.
+            OUTBOX_GAP_MIN_MS: "150000",
+            OUTBOX_GAP_MAX_MS: "160000",
+            MAX_WEBHOOK_BODY_BYTES: "65536",
+          },
+          // The main provider, wrapped: an RPC service with the send_email binding's `send()`,
+          // forwarding to the real local send_email binding except for recipients whose address
+          // asks for a failure (`+daily-limit@`, `+suppressed@`, …).
+          serviceBindings: {
+            EMAIL: { name: "email-with-faults", entrypoint: "EmailWithFaults" },
+          },
+          email: { send_email: [] },
+          workers: [
+            {
+              name: "email-with-faults",
+              modules: true,
+              script: readFileSync("tests/e2e/email-with-faults.mjs", "utf8"),
+              compatibilityDate: "2026-11-01",
+              email: { send_email: [{ name: "REAL_EMAIL" }] },
+            },
+          ],
+        },
+      }),
+    ],
+    test: {
+      globalSetup: ["./tests/e2e/global-setup.mjs"],
+      setupFiles: ["./tests/e2e/apply-migrations.mjs"],
+      include: ["tests/e2e/**/*.test.mjs"],
+      testTimeout: 60_000,
+      hookTimeout: 60_000,
+    },
+  };
+});
