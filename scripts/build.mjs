@@ -1,32 +1,34 @@
-// Builds the Worker: `worker-build --release` with local tools (it would otherwise download
-// wasm-bindgen, esbuild and wasm-opt, which an offline machine cannot do).
-import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
-import { join, dirname } from "node:path";
-import { homedir } from "node:os";
-import { fileURLToPath } from "node:url";
+// `npm run build`: `worker-build --release` with local tools (it would otherwise download
+// wasm-bindgen, esbuild and wasm-opt). Skips the build when build/ is newer than every source, so
+// wrangler's own [build] call right after `npm start`'s is a no-op.
+import { existsSync, statSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { root, cargoBin, nodeBin, run, step } from "./lib.mjs";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const cargoBin = process.env.CARGO_HOME ? join(process.env.CARGO_HOME, "bin") : join(homedir(), ".cargo", "bin");
-const bin = (name) => join(root, "node_modules", ".bin", name);
+function newest(path) {
+  if (!existsSync(path)) return 0;
+  const s = statSync(path);
+  if (!s.isDirectory()) return s.mtimeMs;
+  return Math.max(0, ...readdirSync(path).map((name) => newest(join(path, name))));
+}
 
-const env = {
-  ...process.env,
-  PATH: `${join(root, "node_modules", ".bin")}:${cargoBin}:${process.env.PATH}`,
-  WASM_BINDGEN_BIN: process.env.WASM_BINDGEN_BIN ?? join(cargoBin, "wasm-bindgen"),
-  ESBUILD_BIN: process.env.ESBUILD_BIN ?? bin("esbuild"),
-  WASM_OPT_BIN: process.env.WASM_OPT_BIN ?? bin("wasm-opt"),
-};
-for (const key of ["WASM_BINDGEN_BIN", "ESBUILD_BIN", "WASM_OPT_BIN"]) {
-  if (!existsSync(env[key])) {
-    console.error(`build: ${key} points at ${env[key]}, which does not exist. Run \`npm run setup\` first.`);
-    process.exit(1);
+const inputs = ["src", "templates", "Cargo.toml", "Cargo.lock", ".cargo"].map((p) => join(root, p));
+const output = join(root, "build", "index_bg.wasm");
+const force = process.argv.includes("--force");
+
+await step("build the Worker (Rust → wasm)", () => {
+  if (!force && existsSync(output) && statSync(output).mtimeMs > Math.max(...inputs.map(newest))) {
+    return "up to date";
   }
-}
-const workerBuild = join(cargoBin, "worker-build");
-const r = spawnSync(existsSync(workerBuild) ? workerBuild : "worker-build", ["--release"], { cwd: root, env, stdio: "inherit" });
-if (r.error) {
-  console.error(`build: could not run worker-build: ${r.error.message}. Run \`npm run setup\` first.`);
-  process.exit(1);
-}
-process.exit(r.status ?? 1);
+  const env = {
+    WASM_BINDGEN_BIN: process.env.WASM_BINDGEN_BIN ?? join(cargoBin, "wasm-bindgen"),
+    ESBUILD_BIN: process.env.ESBUILD_BIN ?? join(nodeBin, "esbuild"),
+    WASM_OPT_BIN: process.env.WASM_OPT_BIN ?? join(nodeBin, "wasm-opt"),
+  };
+  for (const [key, path] of Object.entries(env)) {
+    if (!existsSync(path)) throw new Error(`${key} points at ${path}, which does not exist; run \`npm run setup\``);
+  }
+  run(join(cargoBin, "worker-build"), ["--release"], { env: { ...process.env, ...env, PATH: `${nodeBin}:${cargoBin}:${process.env.PATH}` } });
+  const size = statSync(output).size;
+  return `build/index_bg.wasm ${(size / 1024).toFixed(0)} KiB`;
+});

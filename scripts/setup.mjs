@@ -1,0 +1,64 @@
+// `npm run setup` (also the first half of `npm start`, `npm test`, `npm run bench`): installs
+// whatever is missing for building and running the Worker offline, and skips what is there.
+//
+// - npm packages (Node 22, wrangler + workerd, esbuild, binaryen's wasm-opt, maildev, vitest);
+// - the wasm32-unknown-unknown Rust target;
+// - worker-build 0.8.7 and wasm-bindgen-cli at exactly the version Cargo.lock pins (worker-build
+//   would otherwise try to download them, which an offline machine cannot do);
+// - .dev.vars from .dev.vars.example for `wrangler dev`.
+import { existsSync, statSync, readFileSync, copyFileSync } from "node:fs";
+import { join } from "node:path";
+import { root, cargoBin, step, run, output } from "./lib.mjs";
+
+const WORKER_BUILD_VERSION = "0.8.7";
+
+function wasmBindgenVersion() {
+  const lock = readFileSync(join(root, "Cargo.lock"), "utf8");
+  const m = /\[\[package\]\]\nname = "wasm-bindgen"\nversion = "([^"]+)"/.exec(lock);
+  if (!m) throw new Error("Cargo.lock has no wasm-bindgen entry");
+  return m[1];
+}
+
+await step("npm packages (Node 22, wrangler, esbuild, wasm-opt, maildev, vitest)", () => {
+  const marker = join(root, "node_modules", ".package-lock.json");
+  const lock = join(root, "package-lock.json");
+  if (existsSync(marker) && statSync(marker).mtimeMs >= statSync(lock).mtimeMs && existsSync(join(root, "node_modules", ".bin", "wrangler"))) {
+    return "already installed";
+  }
+  run("npm", ["ci", "--no-audit", "--no-fund"]);
+  return "installed";
+});
+
+await step("Rust toolchain and the wasm32-unknown-unknown target", () => {
+  if (!output("cargo", ["--version"])) {
+    throw new Error("cargo is not on PATH; install Rust with rustup (https://rustup.rs) and run again");
+  }
+  const installed = output("rustup", ["target", "list", "--installed"]);
+  if (installed === null) throw new Error("rustup is not on PATH; the wasm32 target is added through rustup");
+  if (installed.split("\n").includes("wasm32-unknown-unknown")) return "already installed";
+  run("rustup", ["target", "add", "wasm32-unknown-unknown"]);
+  return "installed";
+});
+
+await step(`worker-build ${WORKER_BUILD_VERSION}`, () => {
+  const have = output(join(cargoBin, "worker-build"), ["--version"]);
+  if (have && have.includes(WORKER_BUILD_VERSION)) return "already installed";
+  run("cargo", ["install", "worker-build", "--version", WORKER_BUILD_VERSION, "--force"]);
+  return "installed";
+});
+
+const bindgen = wasmBindgenVersion();
+await step(`wasm-bindgen-cli ${bindgen} (matches Cargo.lock)`, () => {
+  const have = output(join(cargoBin, "wasm-bindgen"), ["--version"]);
+  if (have && have.split(/\s+/).includes(bindgen)) return "already installed";
+  // No --locked: its locked webpki-roots is not on every registry mirror; unlocked resolves fine.
+  run("cargo", ["install", "wasm-bindgen-cli", "--version", bindgen, "--force"]);
+  return "installed";
+});
+
+await step(".dev.vars for wrangler dev", () => {
+  const target = join(root, ".dev.vars");
+  if (existsSync(target)) return "kept existing";
+  copyFileSync(join(root, ".dev.vars.example"), target);
+  return "created from .dev.vars.example";
+});

@@ -1,0 +1,41 @@
+// `npm test` (after setup): Rust unit and integration tests on the host, then the Worker is built
+// and the end-to-end tests run inside workerd (vitest + @cloudflare/vitest-plugin) with a real
+// local SMTP server. Ends with one summary line: "tests: N passed, N failed".
+import { spawnSync } from "node:child_process";
+import { readFileSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { root, nodeBin, toolEnv, step, run } from "./lib.mjs";
+
+let passed = 0;
+let failed = 0;
+
+await step("Rust tests on the host (cargo test)", () => {
+  const r = spawnSync("cargo", ["test", "--color", "always"], { cwd: root, env: toolEnv(), encoding: "utf8" });
+  process.stdout.write(r.stdout ?? "");
+  process.stderr.write(r.stderr ?? "");
+  for (const m of (r.stdout ?? "").matchAll(/test result: \w+\. (\d+) passed; (\d+) failed/g)) {
+    passed += Number(m[1]);
+    failed += Number(m[2]);
+  }
+  if (r.status !== 0) throw new Error(`cargo test exited with ${r.status}`);
+});
+
+await step("build the Worker", () => run("node", [join(root, "scripts", "build.mjs")]));
+
+await step("end-to-end tests inside workerd (vitest)", () => {
+  mkdirSync(join(root, ".local"), { recursive: true });
+  const report = join(root, ".local", "vitest-report.json");
+  const r = spawnSync(
+    join(nodeBin, "vitest"),
+    ["run", "--reporter=default", "--reporter=json", `--outputFile.json=${report}`],
+    { cwd: root, env: toolEnv(), stdio: "inherit" },
+  );
+  try {
+    const json = JSON.parse(readFileSync(report, "utf8"));
+    passed += json.numPassedTests;
+    failed += json.numFailedTests;
+  } catch {}
+  if (r.status !== 0) throw new Error(`vitest exited with ${r.status}`);
+});
+
+console.log(`tests: ${passed} passed, ${failed} failed`);
