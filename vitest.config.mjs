@@ -5,24 +5,23 @@ import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 import { readFileSync } from "node:fs";
 
-export const TEST_SMTP_PORT = 2525;
-export const TEST_MAILDEV_WEB_PORT = 2580;
-
 export default defineConfig(async () => {
   const migrations = await readD1Migrations("migrations");
   return {
     plugins: [
-      cloudflareTest({
+      // Ports of the test SMTP server are chosen free at start (tests/e2e/global-setup.mjs), so a
+      // test run never collides with `npm start` or another run.
+      cloudflareTest(({ inject }) => ({
         wrangler: { configPath: "./wrangler.toml" },
         miniflare: {
           bindings: {
             TEST_MIGRATIONS: migrations,
-            MAILDEV_API: `http://127.0.0.1:${TEST_MAILDEV_WEB_PORT}`,
+            MAILDEV_API: `http://127.0.0.1:${inject("maildevWebPort")}`,
             LITEAPI_WEBHOOK_TOKEN: "test-liteapi-token",
             OWNER_EMAIL: "owner@example.com",
             SENDER_EMAIL: "bookings@example.com",
             SMTP_HOST: "127.0.0.1",
-            SMTP_PORT: String(TEST_SMTP_PORT),
+            SMTP_PORT: String(inject("maildevSmtpPort")),
             SMTP_TLS: "off",
             SMTP_USERNAME: "",
             SMTP_PASSWORD: "",
@@ -49,7 +48,7 @@ export default defineConfig(async () => {
             },
           ],
         },
-      }),
+      })),
     ],
     test: {
       globalSetup: ["./tests/e2e/global-setup.mjs"],

@@ -1,8 +1,20 @@
-// Starts a real SMTP server with a REST API (maildev) for the failover tests, on ports of its own
-// so a developer's `npm start` can run at the same time; stops it when the run ends.
+// Starts a real SMTP server with a REST API (maildev) for the failover tests, on free ports chosen
+// now (provided to the test config as maildevSmtpPort / maildevWebPort), and stops it at the end.
 import { spawn } from "node:child_process";
+import { createServer } from "node:net";
 import { join } from "node:path";
-import { TEST_SMTP_PORT, TEST_MAILDEV_WEB_PORT } from "../../vitest.config.mjs";
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
 
 async function waitFor(url, ms) {
   const until = Date.now() + ms;
@@ -16,14 +28,17 @@ async function waitFor(url, ms) {
   throw new Error(`maildev did not answer on ${url} within ${ms} ms`);
 }
 
-export default async function setup() {
+export default async function setup(project) {
+  const smtpPort = await freePort();
+  const webPort = await freePort();
   const bin = join(process.cwd(), "node_modules", ".bin", "maildev");
-  const child = spawn(
-    bin,
-    ["--smtp", String(TEST_SMTP_PORT), "--web", String(TEST_MAILDEV_WEB_PORT), "--ip", "127.0.0.1", "--silent"],
-    { stdio: ["ignore", "inherit", "inherit"] },
-  );
-  await waitFor(`http://127.0.0.1:${TEST_MAILDEV_WEB_PORT}/api/email`, 20_000);
+  const child = spawn(bin, ["--smtp", String(smtpPort), "--web", String(webPort), "--ip", "127.0.0.1", "--silent"], {
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  const exited = new Promise((_, reject) => child.on("exit", (code) => reject(new Error(`maildev exited with ${code}`))));
+  await Promise.race([waitFor(`http://127.0.0.1:${webPort}/api/email`, 30_000), exited]);
+  project.provide("maildevSmtpPort", smtpPort);
+  project.provide("maildevWebPort", webPort);
   return async () => {
     child.kill("SIGTERM");
   };
