@@ -5,7 +5,7 @@
 //! [`JourneyParams::params_version`]; add fields as `Option` / `#[serde(default)]` to stay readable
 //! by instances that are already running.
 
-use chrono::NaiveDate;
+use chrono::{NaiveDate, NaiveDateTime};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -230,10 +230,26 @@ pub struct Holder {
     pub phone: Option<String>,
 }
 
-/// A confirmed hotel booking (liteAPI `booking.book`).
+/// Where a hotel is, as far as the supplier says. Used to find its local time zone: the IANA zone
+/// when given, else the coordinates (see `domain::schedule`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct HotelLocation {
+    /// IANA time zone, e.g. `Europe/Madrid`, when a supplier gives one.
+    #[serde(default)]
+    pub time_zone: Option<String>,
+    /// WGS84 degrees.
+    #[serde(default)]
+    pub latitude: Option<f64>,
+    /// WGS84 degrees, east positive.
+    #[serde(default)]
+    pub longitude: Option<f64>,
+}
+
+/// A confirmed hotel booking (liteAPI `booking.book` / `booking.rebook.*`, Duffel
+/// `stays.booking.created`).
 ///
 /// Dates are the hotel's local calendar dates (`checkin` ≤ `checkout`), as the supplier gives them.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct HotelBooking {
     pub booking_id: BookingRef,
     pub client_reference: Option<String>,
@@ -252,6 +268,17 @@ pub struct HotelBooking {
     pub hotel_confirmation_number: Option<String>,
     /// `true` when the supplier marked the booking as sandbox/test.
     pub sandbox: bool,
+    /// Location facts for the hotel's time zone; `None` when the payload has none (the journey
+    /// then looks the hotel up by `hotel_id`).
+    #[serde(default)]
+    pub location: Option<HotelLocation>,
+    /// Check-in instructions when known (liteAPI `checkinInstructions.instructions`, Duffel
+    /// `check_in_information`).
+    #[serde(default)]
+    pub checkin_instructions: Option<String>,
+    /// The booking this one replaces (liteAPI rebook: a new booking id auto-cancels the old one).
+    #[serde(default)]
+    pub replaces: Option<BookingRef>,
 }
 
 impl HotelBooking {
@@ -261,12 +288,113 @@ impl HotelBooking {
     }
 }
 
-/// The one canonical event type. Journeys match on this and nothing else.
+/// An airport as a flight segment gives it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Airport {
+    /// IATA code, e.g. `LHR`.
+    pub iata_code: String,
+    pub name: String,
+    pub city_name: Option<String>,
+    /// IANA time zone of the airport (Duffel `time_zone`), e.g. `Europe/London`.
+    pub time_zone: Option<String>,
+}
+
+/// One flight leg. Times are local wall-clock times at the airport concerned (Duffel
+/// `departing_at` / `arriving_at` carry no offset: origin zone and destination zone respectively).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FlightSegment {
+    /// Marketing carrier code + number, e.g. `ZZ 0472`.
+    pub flight_number: String,
+    pub origin: Airport,
+    pub destination: Airport,
+    /// Local time at `origin`.
+    pub departing_at: NaiveDateTime,
+    /// Local time at `destination`.
+    pub arriving_at: NaiveDateTime,
+}
+
+/// A confirmed flight order (Duffel `order.created`, liteAPI `flight.book.confirmed`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FlightBooking {
+    /// Supplier order id (`ord_…`).
+    pub booking_id: BookingRef,
+    /// Airline booking reference (PNR), shown to the traveller.
+    pub booking_reference: Option<String>,
+    /// Supplier status text. Never part of a traveller snapshot.
+    pub status: String,
+    /// Who receives the emails (first passenger with an email address).
+    pub contact: Holder,
+    pub passengers: Vec<PersonName>,
+    /// All segments of all slices, in travel order.
+    pub segments: Vec<FlightSegment>,
+    pub total: Option<Money>,
+    pub sandbox: bool,
+}
+
+/// A hotel booking's change that may carry only some facts (liteAPI `booking.amendment*`: the
+/// inner shape is unpublished). The journey applies it to the stored booking.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct HotelAmendment {
+    pub booking_id: Option<BookingRef>,
+    #[serde(default)]
+    pub hotel_name: Option<String>,
+    #[serde(default)]
+    pub checkin: Option<NaiveDate>,
+    #[serde(default)]
+    pub checkout: Option<NaiveDate>,
+    #[serde(default)]
+    pub rooms: Option<Vec<BookedRoom>>,
+    #[serde(default)]
+    pub guests: Option<Vec<PersonName>>,
+    #[serde(default)]
+    pub holder_name: Option<PersonName>,
+    /// `true` for `booking.amendment.relocation` (the guest was moved to another hotel).
+    #[serde(default)]
+    pub relocation: bool,
+}
+
+/// A cancellation of a hotel or flight booking, with the money facts when the supplier gives them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Cancellation {
+    pub booking_id: BookingRef,
+    /// `true` for liteAPI `CANCELLED_WITH_CHARGES` or a non-zero fee.
+    pub with_charges: bool,
+    pub cancellation_fee: Option<Money>,
+    pub refund: Option<Money>,
+}
+
+/// The one canonical event type. Journeys match on this and nothing else.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum SupplierEvent {
-    /// A hotel booking was confirmed (liteAPI `booking.book`).
+    /// A hotel booking was confirmed (liteAPI `booking.book` / `booking.rebook.*`, Duffel
+    /// `stays.booking.created`).
     HotelBooked(Box<HotelBooking>),
+    /// The hotel's own confirmation number arrived (liteAPI `booking.book.hotelConfirmationNumber`).
+    HotelConfirmationNumber {
+        booking_id: BookingRef,
+        hotel_confirmation_number: String,
+    },
+    /// Check-in instructions arrived (liteAPI `booking.checkinInstruction`).
+    CheckinInstructions {
+        booking_id: BookingRef,
+        instructions: String,
+    },
+    /// Some facts of a hotel booking changed (liteAPI `booking.amendment*`).
+    HotelAmended(Box<HotelAmendment>),
+    /// A hotel or flight booking was cancelled (liteAPI `booking.cancel`, Duffel
+    /// `order_cancellation.confirmed`, `stays.booking.cancelled`).
+    BookingCancelled(Cancellation),
+    /// A flight order was confirmed (Duffel `order.created`, liteAPI `flight.book.confirmed`).
+    FlightBooked(Box<FlightBooking>),
+    /// The airline changed the schedule (Duffel `order.airline_initiated_change_detected`). The
+    /// v2 event carries only ids; the journey lists the order's changes from the Duffel API.
+    FlightScheduleChanged {
+        order_id: BookingRef,
+        change_id: Option<String>,
+    },
+    /// Only a status moved (e.g. CONFIRMED → TICKETED): recorded, never emailed.
+    StatusChanged { booking_id: BookingRef, status: String },
 }
 
 impl SupplierEvent {
@@ -274,12 +402,19 @@ impl SupplierEvent {
     pub fn kind(&self) -> &'static str {
         match self {
             SupplierEvent::HotelBooked(_) => "hotel_booked",
+            SupplierEvent::HotelConfirmationNumber { .. } => "hotel_confirmation_number",
+            SupplierEvent::CheckinInstructions { .. } => "checkin_instructions",
+            SupplierEvent::HotelAmended(_) => "hotel_amended",
+            SupplierEvent::BookingCancelled(_) => "booking_cancelled",
+            SupplierEvent::FlightBooked(_) => "flight_booked",
+            SupplierEvent::FlightScheduleChanged { .. } => "flight_schedule_changed",
+            SupplierEvent::StatusChanged { .. } => "status_changed",
         }
     }
 }
 
 /// What an adapter makes of one delivery.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Interpretation {
     /// A known event that starts a journey.
     Journey(SupplierEvent),
@@ -289,7 +424,7 @@ pub enum Interpretation {
 }
 
 /// The params of one Journey Workflow instance (serialized as JSON; ≤ 1 MiB by platform limit).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct JourneyParams {
     pub params_version: u32,

@@ -376,6 +376,9 @@ mod tests {
             }),
             hotel_confirmation_number: None,
             sandbox: false,
+            location: None,
+            checkin_instructions: None,
+            replaces: None,
         }
     }
 

@@ -342,6 +342,17 @@ pub fn hotel_booking(env: &Envelope) -> Result<HotelBooking, ParseError> {
         total,
         hotel_confirmation_number: r.str_opt("hotelConfirmationCode"),
         sandbox: env.sandbox,
+        location: None,
+        checkin_instructions: r
+            .get("checkinInstructions")
+            .and_then(|c| c.get("instructions"))
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string),
+        replaces: r
+            .str_opt("rebookFrom")
+            .and_then(|s| BookingRef::parse(&s).ok()),
     })
 }
 
