@@ -331,6 +331,16 @@ pub struct FlightBooking {
     pub sandbox: bool,
 }
 
+/// One airline-initiated schedule change (Duffel AIC `aic_…`): the segments as they were and as
+/// they are now (new segments may carry new ids; compare by position and flight).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FlightChange {
+    pub change_id: String,
+    pub order_id: BookingRef,
+    pub removed: Vec<FlightSegment>,
+    pub added: Vec<FlightSegment>,
+}
+
 /// A hotel booking's change that may carry only some facts (liteAPI `booking.amendment*`: the
 /// inner shape is unpublished). The journey applies it to the stored booking.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
