@@ -30,6 +30,12 @@ export default defineConfig(async () => {
             OUTBOX_GAP_MIN_MS: "150000",
             OUTBOX_GAP_MAX_MS: "160000",
             MAX_WEBHOOK_BODY_BYTES: "65536",
+            DUFFEL_WEBHOOK_SECRETS: "test-duffel-old-secret test-duffel-secret",
+            GENERIC_WEBHOOK_SECRETS: "whsec_dGVzdC1nZW5lcmljLXNlY3JldC0wMTIzNDU2Nzg5",
+            DUFFEL_API_BASE_URL: `http://127.0.0.1:${inject("supplierApiPort")}`,
+            DUFFEL_API_TOKEN: "test-duffel-token",
+            LITEAPI_DATA_BASE_URL: `http://127.0.0.1:${inject("supplierApiPort")}`,
+            LITEAPI_API_KEY: "test-liteapi-key",
           },
           // The main provider, wrapped: an RPC service with the send_email binding's `send()`,
           // forwarding to the real local send_email binding except for recipients whose address

@@ -25,7 +25,10 @@ await step("npm packages (Node 22, wrangler, esbuild, wasm-opt, maildev, vitest)
   if (existsSync(marker) && statSync(marker).mtimeMs >= statSync(lock).mtimeMs && existsSync(join(root, "node_modules", ".bin", "wrangler"))) {
     return "already installed";
   }
-  run("npm", ["ci", "--no-audit", "--no-fund"]);
+  // `npm install`, not `npm ci`: an optional dependency of vite that this registry does not serve
+  // (napi-windows-process-start-time) is absent from the lock file, which `npm ci` refuses. With the
+  // lock file committed, `npm install` installs exactly its versions and leaves it unchanged.
+  run("npm", ["install", "--no-audit", "--no-fund"]);
   return "installed";
 });
 
@@ -43,6 +46,7 @@ await step("Rust toolchain and the wasm32-unknown-unknown target", () => {
 await step(`worker-build ${WORKER_BUILD_VERSION}`, () => {
   const have = output(join(cargoBin, "worker-build"), ["--version"]);
   if (have && have.includes(WORKER_BUILD_VERSION)) return "already installed";
+  console.log("  compiling worker-build from crates.io: about 5–10 minutes on 2 cores, once per machine");
   run("cargo", ["install", "worker-build", "--version", WORKER_BUILD_VERSION, "--force"]);
   return "installed";
 });
@@ -51,6 +55,7 @@ const bindgen = wasmBindgenVersion();
 await step(`wasm-bindgen-cli ${bindgen} (matches Cargo.lock)`, () => {
   const have = output(join(cargoBin, "wasm-bindgen"), ["--version"]);
   if (have && have.split(/\s+/).includes(bindgen)) return "already installed";
+  console.log("  compiling wasm-bindgen-cli from crates.io: about 5 minutes on 2 cores, once per machine");
   // No --locked: its locked webpki-roots is not on every registry mirror; unlocked resolves fine.
   run("cargo", ["install", "wasm-bindgen-cli", "--version", bindgen, "--force"]);
   return "installed";

@@ -27,7 +27,7 @@ await step(`local SMTP server + web inbox (maildev, SMTP :${SMTP_PORT}, inbox :$
     if (r.ok) return "already running, reused";
   } catch {}
   const maildev = background("maildev", join(nodeBin, "maildev"), [
-    "--smtp", String(SMTP_PORT), "--web", String(INBOX_PORT), "--ip", "127.0.0.1",
+    "--smtp", String(SMTP_PORT), "--web", String(INBOX_PORT), "--ip", "127.0.0.1", "--web-ip", "127.0.0.1",
   ]);
   children.push(maildev);
   maildev.on("exit", (code) => {

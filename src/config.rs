@@ -61,6 +61,31 @@ pub struct Config {
     /// `SMTP_HOST`, `SMTP_PORT`, `SMTP_TLS`, `SMTP_USERNAME`, `SMTP_PASSWORD`, `SMTP_TIMEOUT_MS`;
     /// `None` when `SMTP_HOST` is empty (no failover configured).
     pub smtp: Option<SmtpConfig>,
+    /// `DUFFEL_WEBHOOK_SECRETS` (secret): one or more secrets, comma or space separated (several
+    /// during rotation).
+    pub duffel_webhook_secrets: Vec<String>,
+    /// `GENERIC_WEBHOOK_SECRETS` (secret): Standard Webhooks `whsec_…` secrets, comma or space
+    /// separated.
+    pub generic_webhook_secrets: Vec<String>,
+    /// `WEBHOOK_TOLERANCE_S`: accepted age of a signed delivery's timestamp, seconds (300).
+    pub webhook_tolerance_s: i64,
+    /// `DUFFEL_API_BASE_URL` (default `https://api.duffel.com`) and `DUFFEL_API_TOKEN` (secret):
+    /// used to list an order's airline-initiated changes.
+    pub duffel_api_base_url: String,
+    pub duffel_api_token: String,
+    /// `LITEAPI_DATA_BASE_URL` (default `https://api.liteapi.travel/v3.0`) and `LITEAPI_API_KEY`
+    /// (secret): used to look up a hotel's coordinates for its local time.
+    pub liteapi_data_base_url: String,
+    pub liteapi_api_key: String,
+}
+
+fn list(get: &impl Fn(&str) -> Option<String>, name: &'static str) -> Vec<String> {
+    get(name)
+        .unwrap_or_default()
+        .split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|v| !v.is_empty())
+        .map(str::to_string)
+        .collect()
 }
 
 fn text(
@@ -161,6 +186,19 @@ impl Config {
                 from,
             },
             smtp,
+            duffel_webhook_secrets: list(&get, "DUFFEL_WEBHOOK_SECRETS"),
+            generic_webhook_secrets: list(&get, "GENERIC_WEBHOOK_SECRETS"),
+            webhook_tolerance_s: number(&get, "WEBHOOK_TOLERANCE_S", 300i64)?,
+            duffel_api_base_url: text(&get, "DUFFEL_API_BASE_URL")?
+                .unwrap_or_else(|| "https://api.duffel.com".into())
+                .trim_end_matches('/')
+                .to_string(),
+            duffel_api_token: text(&get, "DUFFEL_API_TOKEN")?.unwrap_or_default(),
+            liteapi_data_base_url: text(&get, "LITEAPI_DATA_BASE_URL")?
+                .unwrap_or_else(|| "https://api.liteapi.travel/v3.0".into())
+                .trim_end_matches('/')
+                .to_string(),
+            liteapi_api_key: text(&get, "LITEAPI_API_KEY")?.unwrap_or_default(),
         })
     }
 }
@@ -205,6 +243,17 @@ mod tests {
             parse(&v).unwrap_err(),
             ConfigError::Missing("SMTP_PASSWORD")
         );
+    }
+
+    #[test]
+    fn secret_lists_split_on_commas_and_spaces() {
+        let mut v = BASE.to_vec();
+        v.push(("DUFFEL_WEBHOOK_SECRETS", "old, new  third"));
+        assert_eq!(
+            parse(&v).unwrap().duffel_webhook_secrets,
+            ["old", "new", "third"]
+        );
+        assert!(parse(&BASE).unwrap().generic_webhook_secrets.is_empty());
     }
 
     #[test]

@@ -79,30 +79,97 @@ pub enum EmailKind {
     OwnerNewBooking,
     /// Owner: a client email was dropped or dead-lettered.
     OwnerEmailFailed,
+    /// Guest: the hotel's own confirmation number arrived.
+    HotelConfirmationNumber,
+    /// Guest: "your stay starts in 3 days", with the check-in facts and a short checklist.
+    ArrivalGuide,
+    /// Guest: "today: check-in", on the morning of arrival.
+    CheckinDay,
+    /// Guest: a short thank-you after check-out.
+    ThankYou,
+    /// Guest: a hotel or flight booking was cancelled.
+    BookingCancelled,
+    /// Guest: facts of a hotel booking changed.
+    BookingUpdated,
+    /// Guest: a flight order is confirmed.
+    FlightConfirmation,
+    /// Guest: the airline changed the flight schedule.
+    FlightChanged,
+    /// Owner: a booking was cancelled.
+    OwnerBookingCancelled,
 }
 
 impl EmailKind {
+    /// Every kind, in declaration order.
+    pub const ALL: [EmailKind; 12] = [
+        EmailKind::BookingConfirmation,
+        EmailKind::OwnerNewBooking,
+        EmailKind::OwnerEmailFailed,
+        EmailKind::HotelConfirmationNumber,
+        EmailKind::ArrivalGuide,
+        EmailKind::CheckinDay,
+        EmailKind::ThankYou,
+        EmailKind::BookingCancelled,
+        EmailKind::BookingUpdated,
+        EmailKind::FlightConfirmation,
+        EmailKind::FlightChanged,
+        EmailKind::OwnerBookingCancelled,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             EmailKind::BookingConfirmation => "booking_confirmation",
             EmailKind::OwnerNewBooking => "owner_new_booking",
             EmailKind::OwnerEmailFailed => "owner_email_failed",
+            EmailKind::HotelConfirmationNumber => "hotel_confirmation_number",
+            EmailKind::ArrivalGuide => "arrival_guide",
+            EmailKind::CheckinDay => "checkin_day",
+            EmailKind::ThankYou => "thank_you",
+            EmailKind::BookingCancelled => "booking_cancelled",
+            EmailKind::BookingUpdated => "booking_updated",
+            EmailKind::FlightConfirmation => "flight_confirmation",
+            EmailKind::FlightChanged => "flight_changed",
+            EmailKind::OwnerBookingCancelled => "owner_booking_cancelled",
         }
+    }
+
+    /// Inverse of [`EmailKind::as_str`].
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| k.as_str() == s)
     }
 
     /// Who receives this kind.
     pub fn audience(self) -> Audience {
         match self {
-            EmailKind::BookingConfirmation => Audience::Client,
-            EmailKind::OwnerNewBooking | EmailKind::OwnerEmailFailed => Audience::Owner,
+            EmailKind::BookingConfirmation
+            | EmailKind::HotelConfirmationNumber
+            | EmailKind::ArrivalGuide
+            | EmailKind::CheckinDay
+            | EmailKind::ThankYou
+            | EmailKind::BookingCancelled
+            | EmailKind::BookingUpdated
+            | EmailKind::FlightConfirmation
+            | EmailKind::FlightChanged => Audience::Client,
+            EmailKind::OwnerNewBooking
+            | EmailKind::OwnerEmailFailed
+            | EmailKind::OwnerBookingCancelled => Audience::Owner,
         }
     }
 
     /// The outbox rank of this kind.
     pub fn rank(self) -> Rank {
         match self {
-            EmailKind::BookingConfirmation => Rank::Booking,
-            EmailKind::OwnerNewBooking | EmailKind::OwnerEmailFailed => Rank::Urgent,
+            EmailKind::FlightChanged
+            | EmailKind::CheckinDay
+            | EmailKind::OwnerNewBooking
+            | EmailKind::OwnerEmailFailed
+            | EmailKind::OwnerBookingCancelled => Rank::Urgent,
+            EmailKind::BookingConfirmation
+            | EmailKind::HotelConfirmationNumber
+            | EmailKind::BookingCancelled
+            | EmailKind::BookingUpdated
+            | EmailKind::FlightConfirmation => Rank::Booking,
+            EmailKind::ArrivalGuide | EmailKind::ThankYou => Rank::Service,
         }
     }
 }
@@ -118,6 +185,17 @@ impl DedupeKey {
     /// The key for `kind` about one booking.
     pub fn for_booking(kind: EmailKind, booking: &BookingRef) -> Self {
         Self(format!("{}:{}", kind.as_str(), booking.as_str()))
+    }
+
+    /// The key for `kind` about one booking and one more fact of it:
+    /// `<kind>:<booking>:<part>`, e.g. `arrival_guide:BK123:2026-06-12`. `part` is trimmed.
+    pub fn for_booking_part(kind: EmailKind, booking: &BookingRef, part: &str) -> Self {
+        Self(format!(
+            "{}:{}:{}",
+            kind.as_str(),
+            booking.as_str(),
+            part.trim()
+        ))
     }
 
     /// The key for `kind` about any reference (e.g. another email's dedupe key).
@@ -227,6 +305,20 @@ mod tests {
         assert_eq!(DedupeKey::from_stored(k.as_str()), Some(k));
         assert_eq!(DedupeKey::from_stored("nokind"), None);
         assert_eq!(DedupeKey::from_stored(":x"), None);
+    }
+
+    #[test]
+    fn booking_part_keys_and_kind_names() {
+        let b = BookingRef::parse("BK123").unwrap();
+        let k = DedupeKey::for_booking_part(EmailKind::ArrivalGuide, &b, " 2026-06-12 ");
+        assert_eq!(k.as_str(), "arrival_guide:BK123:2026-06-12");
+        assert_eq!(DedupeKey::from_stored(k.as_str()), Some(k));
+        for kind in EmailKind::ALL {
+            assert_eq!(EmailKind::parse(kind.as_str()), Some(kind));
+            let json = serde_json::to_string(&kind).unwrap();
+            assert_eq!(json, format!("\"{}\"", kind.as_str()));
+        }
+        assert_eq!(EmailKind::parse("nope"), None);
     }
 
     #[test]

@@ -404,7 +404,10 @@ pub enum SupplierEvent {
         change_id: Option<String>,
     },
     /// Only a status moved (e.g. CONFIRMED → TICKETED): recorded, never emailed.
-    StatusChanged { booking_id: BookingRef, status: String },
+    StatusChanged {
+        booking_id: BookingRef,
+        status: String,
+    },
 }
 
 impl SupplierEvent {

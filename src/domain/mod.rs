@@ -9,4 +9,7 @@ pub mod event;
 pub mod ids;
 pub mod outbox;
 pub mod render;
+pub mod schedule;
 pub mod smtp;
+pub mod snapshot;
+pub mod timezone;

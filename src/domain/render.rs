@@ -3,10 +3,13 @@
 //! SMTP (mail-builder: multipart/alternative, RFC 2047 encoded UTF-8 headers, our own Message-ID).
 
 use crate::domain::email::{DedupeKey, EmailKind, OutgoingEmail};
-use crate::domain::event::{BookedRoom, EmailAddress, HotelBooking, Money, Source};
+use crate::domain::event::{
+    Airport, BookedRoom, BookingRef, Cancellation, EmailAddress, FlightBooking, FlightSegment,
+    HotelBooking, Money, PersonName, Source,
+};
 use crate::domain::ids::message_id_for;
 use askama::Template;
-use chrono::NaiveDate;
+use chrono::{Datelike, NaiveDate, NaiveDateTime};
 
 /// Errors while rendering; the journey step fails (and is retried) rather than send a broken email.
 #[derive(Debug, thiserror::Error)]
@@ -47,13 +50,143 @@ fn guest_list(b: &HotelBooking) -> String {
     names.join(", ")
 }
 
-#[derive(Template)]
-#[template(path = "booking_confirmation.html")]
-struct ConfirmationHtml<'a> {
-    brand: &'a str,
-    guest_first_name: &'a str,
+/// The name a guest email greets with: the first name, or "there" when the supplier gave none.
+fn greeting_name(first_name: &str) -> &str {
+    let first = first_name.trim();
+    if first.is_empty() {
+        "there"
+    } else {
+        first
+    }
+}
+
+/// A compact date range, e.g. `Fri 12 June – Mon 15 June 2026` (the year once when shared).
+fn date_range(from: NaiveDate, to: NaiveDate) -> String {
+    if from == to {
+        long_date(from)
+    } else if from.year() == to.year() {
+        format!("{} – {}", from.format("%a %-d %B"), long_date(to))
+    } else {
+        format!("{} – {}", long_date(from), long_date(to))
+    }
+}
+
+/// A local wall-clock time as guests read it: `Fri 12 June 2026, 07:15 (local time)`.
+fn local_time(t: NaiveDateTime) -> String {
+    t.format("%a %-d %B %Y, %H:%M (local time)").to_string()
+}
+
+/// An airport as a guest reads it: `London Heathrow (LHR)`.
+fn airport_label(a: &Airport) -> String {
+    let name = a.name.trim();
+    if name.is_empty() {
+        a.iata_code.clone()
+    } else {
+        format!("{name} ({})", a.iata_code)
+    }
+}
+
+/// The city of an airport, else its name, else its IATA code.
+fn airport_city(a: &Airport) -> &str {
+    [a.city_name.as_deref(), Some(a.name.as_str())]
+        .into_iter()
+        .flatten()
+        .map(str::trim)
+        .find(|s| !s.is_empty())
+        .unwrap_or(a.iata_code.as_str())
+}
+
+/// Where a trip goes: the last arrival, or, for a round trip (back where it started), the airport
+/// of the longest stop between two segments.
+fn trip_destination(segments: &[FlightSegment]) -> Option<&Airport> {
+    let first = segments.first()?;
+    let last = segments.last()?;
+    if segments.len() < 2 || last.destination.iata_code != first.origin.iata_code {
+        return Some(&last.destination);
+    }
+    segments
+        .windows(2)
+        .max_by_key(|w| w[1].departing_at - w[0].arriving_at)
+        .map(|w| &w[0].destination)
+}
+
+/// Check-in instructions as plain text: suppliers often send HTML fragments (`<p>`, `<ul><li>`,
+/// `<br>`, entities). Tags become line breaks or bullets, other tags go, a few entities are
+/// decoded, blank runs collapse. The result is escaped again by the HTML templates.
+pub fn plain_instructions(raw: &str) -> String {
+    let mut out = String::with_capacity(raw.len());
+    let mut rest = raw;
+    while let Some(lt) = rest.find('<') {
+        out.push_str(&rest[..lt]);
+        let after = &rest[lt + 1..];
+        let is_tag = after
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '/' || c == '!');
+        match after
+            .find('>')
+            .filter(|&gt| is_tag && !after[..gt].contains('<'))
+        {
+            Some(gt) => {
+                let tag = after[..gt].trim_start_matches('/').to_ascii_lowercase();
+                let name: String = tag
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric())
+                    .collect();
+                let closing = after.starts_with('/');
+                match name.as_str() {
+                    "li" if !closing => out.push_str("\n• "),
+                    "li" => {}
+                    "br" | "p" | "div" | "ul" | "ol" | "tr" | "h1" | "h2" | "h3" | "h4" | "h5"
+                    | "h6" => out.push('\n'),
+                    _ => {}
+                }
+                rest = &after[gt + 1..];
+            }
+            None => {
+                out.push('<');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    let decoded = out
+        .replace("&nbsp;", " ")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&apos;", "'")
+        .replace("&amp;", "&");
+    let mut lines: Vec<&str> = Vec::new();
+    for line in decoded.lines().map(str::trim) {
+        if line.is_empty() && lines.last().is_none_or(|l| l.is_empty()) {
+            continue;
+        }
+        lines.push(line);
+    }
+    while lines.last().is_some_and(|l| l.is_empty()) {
+        lines.pop();
+    }
+    lines.join("\n")
+}
+
+fn instructions_of(b: &HotelBooking) -> Option<String> {
+    b.checkin_instructions
+        .as_deref()
+        .map(plain_instructions)
+        .filter(|s| !s.is_empty())
+}
+
+fn non_empty(s: Option<&str>) -> Option<&str> {
+    s.map(str::trim).filter(|s| !s.is_empty())
+}
+
+/// The facts of one stay, shared by the hotel emails (`_stay_details.*`).
+struct StayView<'a> {
     hotel_name: &'a str,
     booking_id: &'a str,
+    hotel_confirmation_number: Option<&'a str>,
     checkin: String,
     checkout: String,
     nights: i64,
@@ -62,19 +195,266 @@ struct ConfirmationHtml<'a> {
     total: Option<String>,
 }
 
-#[derive(Template)]
-#[template(path = "booking_confirmation.txt")]
-struct ConfirmationText<'a> {
+impl<'a> StayView<'a> {
+    /// Every fact, the hotel confirmation number when known, no price.
+    fn of(b: &'a HotelBooking) -> Self {
+        Self {
+            hotel_name: &b.hotel_name,
+            booking_id: b.booking_id.as_str(),
+            hotel_confirmation_number: non_empty(b.hotel_confirmation_number.as_deref()),
+            checkin: long_date(b.checkin),
+            checkout: long_date(b.checkout),
+            nights: b.nights(),
+            rooms: &b.rooms,
+            guests: guest_list(b),
+            total: None,
+        }
+    }
+
+    fn with_total(self, b: &HotelBooking) -> Self {
+        Self {
+            total: money(&b.total),
+            ..self
+        }
+    }
+
+    fn without_confirmation_number(self) -> Self {
+        Self {
+            hotel_confirmation_number: None,
+            ..self
+        }
+    }
+}
+
+/// Declares the HTML and text template of one email over one data struct (`$data<'a>`): two
+/// wrapper structs that deref to the data, and `$data::$method` → `(html, text)`.
+macro_rules! html_and_text {
+    ($data:ident::$method:ident: $html:ident = $html_path:tt, $text:ident = $text_path:tt) => {
+        #[derive(Template)]
+        #[template(path = $html_path)]
+        struct $html<'a, 'b>(&'b $data<'a>);
+
+        #[derive(Template)]
+        #[template(path = $text_path)]
+        struct $text<'a, 'b>(&'b $data<'a>);
+
+        impl<'a> std::ops::Deref for $html<'a, '_> {
+            type Target = $data<'a>;
+            fn deref(&self) -> &$data<'a> {
+                self.0
+            }
+        }
+
+        impl<'a> std::ops::Deref for $text<'a, '_> {
+            type Target = $data<'a>;
+            fn deref(&self) -> &$data<'a> {
+                self.0
+            }
+        }
+
+        impl $data<'_> {
+            fn $method(&self) -> Result<(String, String), RenderError> {
+                Ok((
+                    render($html_path, &$html(self))?,
+                    render($text_path, &$text(self))?,
+                ))
+            }
+        }
+    };
+}
+
+struct Confirmation<'a> {
     brand: &'a str,
-    guest_first_name: &'a str,
+    first_name: &'a str,
+    stay: StayView<'a>,
+    instructions: Option<String>,
+}
+html_and_text!(Confirmation::render_both: ConfirmationHtml = "booking_confirmation.html", ConfirmationText = "booking_confirmation.txt");
+
+struct HotelNumber<'a> {
+    brand: &'a str,
+    first_name: &'a str,
+    number: &'a str,
+    stay: StayView<'a>,
+}
+html_and_text!(HotelNumber::render_both: HotelNumberHtml = "hotel_confirmation_number.html", HotelNumberText = "hotel_confirmation_number.txt");
+
+struct ArrivalGuide<'a> {
+    brand: &'a str,
+    first_name: &'a str,
+    stay: StayView<'a>,
+    instructions: Option<String>,
+}
+html_and_text!(ArrivalGuide::render_both: ArrivalGuideHtml = "arrival_guide.html", ArrivalGuideText = "arrival_guide.txt");
+
+struct CheckinDay<'a> {
+    brand: &'a str,
+    first_name: &'a str,
+    hcn: Option<&'a str>,
+    stay: StayView<'a>,
+    instructions: Option<String>,
+}
+html_and_text!(CheckinDay::render_both: CheckinDayHtml = "checkin_day.html", CheckinDayText = "checkin_day.txt");
+
+struct ThankYou<'a> {
+    brand: &'a str,
+    first_name: &'a str,
     hotel_name: &'a str,
+}
+html_and_text!(ThankYou::render_both: ThankYouHtml = "thank_you.html", ThankYouText = "thank_you.txt");
+
+struct Cancelled<'a> {
+    brand: &'a str,
+    first_name: &'a str,
+    to: &'a str,
     booking_id: &'a str,
-    checkin: String,
-    checkout: String,
-    nights: i64,
-    rooms: &'a [BookedRoom],
-    guests: String,
+    title: &'a str,
+    with_charges: bool,
+    /// `with_charges` without a fee amount: say a fee applies, name no number.
+    charges_apply: bool,
+    fee: Option<String>,
+    refund: Option<String>,
+}
+html_and_text!(Cancelled::render_both: CancelledHtml = "booking_cancelled.html", CancelledText = "booking_cancelled.txt");
+
+html_and_text!(Cancelled::render_owner: OwnerCancelledHtml = "owner_booking_cancelled.html", OwnerCancelledText = "owner_booking_cancelled.txt");
+
+struct Updated<'a> {
+    brand: &'a str,
+    first_name: &'a str,
+    changes: &'a [(String, String, String)],
+    stay: StayView<'a>,
+    instructions: Option<String>,
+}
+html_and_text!(Updated::render_both: UpdatedHtml = "booking_updated.html", UpdatedText = "booking_updated.txt");
+
+struct FlightView<'a> {
+    brand: &'a str,
+    first_name: &'a str,
+    booking_id: &'a str,
+    pnr: Option<&'a str>,
+    passengers: Vec<String>,
     total: Option<String>,
+    origin: &'a str,
+    destination: &'a str,
+    segments: &'a [SegmentView],
+    before: &'a [SegmentView],
+    after: &'a [SegmentView],
+}
+html_and_text!(FlightView::render_confirmation: FlightConfirmationHtml = "flight_confirmation.html", FlightConfirmationText = "flight_confirmation.txt");
+
+html_and_text!(FlightView::render_changed: FlightChangedHtml = "flight_changed.html", FlightChangedText = "flight_changed.txt");
+
+/// One flight segment as a guest reads it. Times are preformatted in the local time of the airport
+/// concerned (departure at the origin, arrival at the destination).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SegmentView {
+    /// E.g. `ZZ 0472`.
+    pub flight_number: String,
+    /// E.g. `London Heathrow (LHR)`.
+    pub from: String,
+    /// E.g. `Fri 12 June 2026, 07:15 (local time)`.
+    pub departs: String,
+    /// E.g. `Barcelona El Prat (BCN)`.
+    pub to: String,
+    /// E.g. `Fri 12 June 2026, 10:30 (local time)`.
+    pub arrives: String,
+}
+
+impl SegmentView {
+    /// The view of a canonical segment, whose times are already local at each airport.
+    pub fn from_segment(s: &FlightSegment) -> Self {
+        Self {
+            flight_number: s.flight_number.clone(),
+            from: airport_label(&s.origin),
+            departs: local_time(s.departing_at),
+            to: airport_label(&s.destination),
+            arrives: local_time(s.arriving_at),
+        }
+    }
+
+    /// [`SegmentView::from_segment`] of every segment, in order.
+    pub fn list(segments: &[FlightSegment]) -> Vec<Self> {
+        segments.iter().map(Self::from_segment).collect()
+    }
+}
+
+/// What a cancellation email says about the cancelled booking, hotel or flight.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CancelledBooking {
+    pub booking_id: BookingRef,
+    pub to: EmailAddress,
+    pub first_name: String,
+    /// E.g. `Example Harbour Hotel, Fri 12 June – Mon 15 June 2026` or
+    /// `London (LHR) → Barcelona (BCN), Fri 12 June 2026`.
+    pub title: String,
+}
+
+impl CancelledBooking {
+    /// A hotel booking: title `<hotel>, <check-in> – <check-out>`.
+    pub fn for_hotel(b: &HotelBooking) -> Self {
+        Self {
+            booking_id: b.booking_id.clone(),
+            to: b.holder.email.clone(),
+            first_name: b.holder.name.first_name.trim().to_string(),
+            title: format!("{}, {}", b.hotel_name, date_range(b.checkin, b.checkout)),
+        }
+    }
+
+    /// A flight order: title `<city> (<IATA>) → <city> (<IATA>), <first departure date>` (a date
+    /// range when the trip's last flight leaves on another day).
+    pub fn for_flight(f: &FlightBooking) -> Self {
+        let title = match (
+            f.segments.first(),
+            f.segments.last(),
+            trip_destination(&f.segments),
+        ) {
+            (Some(first), Some(last), Some(dest)) => {
+                let from = &first.origin;
+                let start = first.departing_at.date();
+                let end = last.departing_at.date();
+                format!(
+                    "{} ({}) → {} ({}), {}",
+                    airport_city(from),
+                    from.iata_code,
+                    airport_city(dest),
+                    dest.iata_code,
+                    date_range(start, end)
+                )
+            }
+            _ => format!("Flight booking {}", f.booking_id),
+        };
+        Self {
+            booking_id: f.booking_id.clone(),
+            to: f.contact.email.clone(),
+            first_name: f.contact.name.first_name.trim().to_string(),
+            title,
+        }
+    }
+}
+
+/// Fills in what every rendered email carries the same way.
+fn outgoing(
+    kind: EmailKind,
+    dedupe_key: DedupeKey,
+    booking_id: &BookingRef,
+    to: &EmailAddress,
+    subject: String,
+    (html, text): (String, String),
+    branding: &Branding,
+) -> OutgoingEmail {
+    OutgoingEmail {
+        message_id: message_id_for(dedupe_key.as_str(), branding.from.domain()),
+        dedupe_key,
+        kind,
+        audience: kind.audience(),
+        rank: kind.rank(),
+        booking_id: Some(booking_id.to_string()),
+        to: to.clone(),
+        subject,
+        text,
+        html,
+    }
 }
 
 #[derive(Template)]
@@ -119,60 +499,301 @@ fn render<T: Template>(name: &'static str, t: &T) -> Result<String, RenderError>
     })
 }
 
-/// The guest's booking confirmation (kind `booking_confirmation`, rank booking).
+/// The guest's booking confirmation (kind `booking_confirmation`, rank booking). Carries the
+/// hotel confirmation number and the check-in instructions when they are already known (a late
+/// booking's arrival guide is merged into it).
 pub fn booking_confirmation(
     b: &HotelBooking,
     branding: &Branding,
 ) -> Result<OutgoingEmail, RenderError> {
     let kind = EmailKind::BookingConfirmation;
-    let first = if b.holder.name.first_name.trim().is_empty() {
-        "there"
-    } else {
-        b.holder.name.first_name.trim()
-    };
-    let html = render(
-        "booking_confirmation.html",
-        &ConfirmationHtml {
-            brand: &branding.brand,
-            guest_first_name: first,
-            hotel_name: &b.hotel_name,
-            booking_id: b.booking_id.as_str(),
-            checkin: long_date(b.checkin),
-            checkout: long_date(b.checkout),
-            nights: b.nights(),
-            rooms: &b.rooms,
-            guests: guest_list(b),
-            total: money(&b.total),
-        },
-    )?;
-    let text = render(
-        "booking_confirmation.txt",
-        &ConfirmationText {
-            brand: &branding.brand,
-            guest_first_name: first,
-            hotel_name: &b.hotel_name,
-            booking_id: b.booking_id.as_str(),
-            checkin: long_date(b.checkin),
-            checkout: long_date(b.checkout),
-            nights: b.nights(),
-            rooms: &b.rooms,
-            guests: guest_list(b),
-            total: money(&b.total),
-        },
-    )?;
-    let dedupe_key = DedupeKey::for_booking(kind, &b.booking_id);
-    Ok(OutgoingEmail {
-        message_id: message_id_for(dedupe_key.as_str(), branding.from.domain()),
-        dedupe_key,
+    let parts = Confirmation {
+        brand: &branding.brand,
+        first_name: greeting_name(&b.holder.name.first_name),
+        stay: StayView::of(b).with_total(b),
+        instructions: instructions_of(b),
+    }
+    .render_both()?;
+    Ok(outgoing(
         kind,
-        audience: kind.audience(),
-        rank: kind.rank(),
-        booking_id: Some(b.booking_id.to_string()),
-        to: b.holder.email.clone(),
-        subject: format!("Your stay at {} is confirmed", b.hotel_name),
-        text,
-        html,
-    })
+        DedupeKey::for_booking(kind, &b.booking_id),
+        &b.booking_id,
+        &b.holder.email,
+        format!("Your stay at {} is confirmed", b.hotel_name),
+        parts,
+        branding,
+    ))
+}
+
+/// The hotel's own confirmation number (kind `hotel_confirmation_number`, rank booking), key
+/// `hotel_confirmation_number:<booking id>:<number>`: a corrected number is a new email.
+pub fn hotel_confirmation_number(
+    b: &HotelBooking,
+    number: &str,
+    branding: &Branding,
+) -> Result<OutgoingEmail, RenderError> {
+    let kind = EmailKind::HotelConfirmationNumber;
+    let number = number.trim();
+    let parts = HotelNumber {
+        brand: &branding.brand,
+        first_name: greeting_name(&b.holder.name.first_name),
+        number,
+        stay: StayView::of(b).without_confirmation_number(),
+    }
+    .render_both()?;
+    Ok(outgoing(
+        kind,
+        DedupeKey::for_booking_part(kind, &b.booking_id, number),
+        &b.booking_id,
+        &b.holder.email,
+        format!("Your hotel confirmation number for {}", b.hotel_name),
+        parts,
+        branding,
+    ))
+}
+
+/// The arrival guide, three days before check-in (kind `arrival_guide`, rank service), key
+/// `arrival_guide:<booking id>:<check-in YYYY-MM-DD>`: a moved stay gets a new guide.
+pub fn arrival_guide(b: &HotelBooking, branding: &Branding) -> Result<OutgoingEmail, RenderError> {
+    let kind = EmailKind::ArrivalGuide;
+    let parts = ArrivalGuide {
+        brand: &branding.brand,
+        first_name: greeting_name(&b.holder.name.first_name),
+        stay: StayView::of(b),
+        instructions: instructions_of(b),
+    }
+    .render_both()?;
+    Ok(outgoing(
+        kind,
+        DedupeKey::for_booking_part(kind, &b.booking_id, &b.checkin.to_string()),
+        &b.booking_id,
+        &b.holder.email,
+        format!("Your stay at {} starts in 3 days", b.hotel_name),
+        parts,
+        branding,
+    ))
+}
+
+/// The check-in day email (kind `checkin_day`, rank urgent), key
+/// `checkin_day:<booking id>:<check-in YYYY-MM-DD>`.
+pub fn checkin_day(b: &HotelBooking, branding: &Branding) -> Result<OutgoingEmail, RenderError> {
+    let kind = EmailKind::CheckinDay;
+    let parts = CheckinDay {
+        brand: &branding.brand,
+        first_name: greeting_name(&b.holder.name.first_name),
+        hcn: non_empty(b.hotel_confirmation_number.as_deref()),
+        stay: StayView::of(b).without_confirmation_number(),
+        instructions: instructions_of(b),
+    }
+    .render_both()?;
+    Ok(outgoing(
+        kind,
+        DedupeKey::for_booking_part(kind, &b.booking_id, &b.checkin.to_string()),
+        &b.booking_id,
+        &b.holder.email,
+        format!("Today: check-in at {}", b.hotel_name),
+        parts,
+        branding,
+    ))
+}
+
+/// The thank-you after check-out (kind `thank_you`, rank service), key `thank_you:<booking id>`.
+/// Short, warm, no marketing and no links.
+pub fn thank_you(b: &HotelBooking, branding: &Branding) -> Result<OutgoingEmail, RenderError> {
+    let kind = EmailKind::ThankYou;
+    let parts = ThankYou {
+        brand: &branding.brand,
+        first_name: greeting_name(&b.holder.name.first_name),
+        hotel_name: &b.hotel_name,
+    }
+    .render_both()?;
+    Ok(outgoing(
+        kind,
+        DedupeKey::for_booking(kind, &b.booking_id),
+        &b.booking_id,
+        &b.holder.email,
+        format!("Thank you for staying at {}", b.hotel_name),
+        parts,
+        branding,
+    ))
+}
+
+fn cancelled_view<'a>(
+    c: &'a CancelledBooking,
+    cancellation: &Cancellation,
+    branding: &'a Branding,
+) -> Cancelled<'a> {
+    let fee = money(&cancellation.cancellation_fee);
+    Cancelled {
+        brand: &branding.brand,
+        first_name: greeting_name(&c.first_name),
+        to: c.to.as_str(),
+        booking_id: c.booking_id.as_str(),
+        title: &c.title,
+        with_charges: cancellation.with_charges,
+        charges_apply: cancellation.with_charges && fee.is_none(),
+        fee,
+        refund: money(&cancellation.refund),
+    }
+}
+
+/// The guest's cancellation (kind `booking_cancelled`, rank booking), key
+/// `booking_cancelled:<booking id>`. Money facts appear only when the cancellation carries them:
+/// no refund is ever mentioned unless `cancellation.refund` is given.
+pub fn booking_cancelled(
+    c: &CancelledBooking,
+    cancellation: &Cancellation,
+    branding: &Branding,
+) -> Result<OutgoingEmail, RenderError> {
+    let kind = EmailKind::BookingCancelled;
+    let parts = cancelled_view(c, cancellation, branding).render_both()?;
+    Ok(outgoing(
+        kind,
+        DedupeKey::for_booking(kind, &c.booking_id),
+        &c.booking_id,
+        &c.to,
+        format!("Your booking {} is cancelled", c.booking_id),
+        parts,
+        branding,
+    ))
+}
+
+/// The owner's "booking cancelled" alert (kind `owner_booking_cancelled`, sent at once), key
+/// `owner_booking_cancelled:<booking id>`.
+pub fn owner_booking_cancelled(
+    c: &CancelledBooking,
+    cancellation: &Cancellation,
+    owner: &EmailAddress,
+    branding: &Branding,
+) -> Result<OutgoingEmail, RenderError> {
+    let kind = EmailKind::OwnerBookingCancelled;
+    let view = cancelled_view(c, cancellation, branding);
+    let parts = view.render_owner()?;
+    Ok(outgoing(
+        kind,
+        DedupeKey::for_booking(kind, &c.booking_id),
+        &c.booking_id,
+        owner,
+        format!("Booking cancelled: {} · {}", c.booking_id, c.title),
+        parts,
+        branding,
+    ))
+}
+
+/// The guest's "booking updated" (kind `booking_updated`, rank booking), key
+/// `booking_updated:<booking id>:<first 16 characters of snapshot_hash>`: one email per distinct
+/// state. `changes` are `(label, before, after)` rows; the current details follow them.
+pub fn booking_updated(
+    b: &HotelBooking,
+    snapshot_hash: &str,
+    changes: &[(String, String, String)],
+    branding: &Branding,
+) -> Result<OutgoingEmail, RenderError> {
+    let kind = EmailKind::BookingUpdated;
+    let parts = Updated {
+        brand: &branding.brand,
+        first_name: greeting_name(&b.holder.name.first_name),
+        changes,
+        stay: StayView::of(b).with_total(b),
+        instructions: instructions_of(b),
+    }
+    .render_both()?;
+    let hash: String = snapshot_hash.trim().chars().take(16).collect();
+    Ok(outgoing(
+        kind,
+        DedupeKey::for_booking_part(kind, &b.booking_id, &hash),
+        &b.booking_id,
+        &b.holder.email,
+        format!("Your booking at {} was updated", b.hotel_name),
+        parts,
+        branding,
+    ))
+}
+
+fn flight_view<'a>(
+    f: &'a FlightBooking,
+    segments: &'a [SegmentView],
+    before: &'a [SegmentView],
+    after: &'a [SegmentView],
+    branding: &'a Branding,
+) -> FlightView<'a> {
+    let passengers: Vec<String> = f
+        .passengers
+        .iter()
+        .map(PersonName::full)
+        .filter(|n| !n.is_empty())
+        .collect();
+    let passengers = if passengers.is_empty() {
+        vec![f.contact.name.full()]
+    } else {
+        passengers
+    };
+    FlightView {
+        brand: &branding.brand,
+        first_name: greeting_name(&f.contact.name.first_name),
+        booking_id: f.booking_id.as_str(),
+        pnr: non_empty(f.booking_reference.as_deref()),
+        passengers,
+        total: money(&f.total),
+        origin: f.segments.first().map_or("", |s| airport_city(&s.origin)),
+        destination: trip_destination(&f.segments).map_or("", airport_city),
+        segments,
+        before,
+        after,
+    }
+}
+
+/// The flight confirmation (kind `flight_confirmation`, rank booking), key
+/// `flight_confirmation:<order id>`. `segments` carry each time in its airport's local time (see
+/// [`SegmentView::from_segment`]).
+pub fn flight_confirmation(
+    f: &FlightBooking,
+    segments: &[SegmentView],
+    branding: &Branding,
+) -> Result<OutgoingEmail, RenderError> {
+    let kind = EmailKind::FlightConfirmation;
+    let view = flight_view(f, segments, &[], &[], branding);
+    let subject = if view.origin.is_empty() || view.destination.is_empty() {
+        "Your flight is confirmed".to_string()
+    } else {
+        format!(
+            "Your flight {} → {} is confirmed",
+            view.origin, view.destination
+        )
+    };
+    let parts = view.render_confirmation()?;
+    Ok(outgoing(
+        kind,
+        DedupeKey::for_booking(kind, &f.booking_id),
+        &f.booking_id,
+        &f.contact.email,
+        subject,
+        parts,
+        branding,
+    ))
+}
+
+/// The airline's schedule change (kind `flight_changed`, rank urgent), key
+/// `flight_changed:<order id>:<change id>`: the segments before and after, and what to do.
+pub fn flight_changed(
+    f: &FlightBooking,
+    change_id: &str,
+    before: &[SegmentView],
+    after: &[SegmentView],
+    branding: &Branding,
+) -> Result<OutgoingEmail, RenderError> {
+    let kind = EmailKind::FlightChanged;
+    let view = flight_view(f, &[], before, after, branding);
+    let parts = view.render_changed()?;
+    Ok(outgoing(
+        kind,
+        DedupeKey::for_booking_part(kind, &f.booking_id, change_id),
+        &f.booking_id,
+        &f.contact.email,
+        "Important: your flight schedule changed".to_string(),
+        parts,
+        branding,
+    ))
 }
 
 /// The owner's "new booking" alert (kind `owner_new_booking`, sent at once).

@@ -2,13 +2,22 @@
 //!
 //! The JS glue class in `src/entry.mjs` (a `WorkflowEntrypoint`, which workers-rs cannot define)
 //! calls [`run_journey`] with the event, the `step` object and the env. Everything with a side
-//! effect happens inside a named `step.do`; code between steps is pure and may be replayed.
+//! effect happens inside a named `step.do`; code between steps only computes from the params and
+//! from step results, so a replay after a sleep takes the same path (no clock reads outside steps).
+//!
+//! Send-once: every email is claimed in D1 under its dedupe key (unique, never expires) and handed
+//! to the outbox, which is idempotent on the same key. Scheduled sends re-read the booking first and
+//! go out only while the booking is open and the journey version they were planned under is still
+//! current (versioned intent): a cancellation or an amendment moves the version on, and every older
+//! plan then skips.
 
+pub mod flight;
+pub mod hotel;
 pub mod workflow;
 
 use crate::config::{Config, DB_BINDING};
 use crate::domain::email::OutgoingEmail;
-use crate::domain::event::{HotelBooking, JourneyParams, SupplierEvent};
+use crate::domain::event::{Cancellation, JourneyParams, SupplierEvent};
 use crate::domain::render;
 use crate::outbox::client as outbox;
 use crate::store;
@@ -17,7 +26,7 @@ use wasm_bindgen::prelude::*;
 use worker::{Env, Error, Result};
 use workflow::{Step, StepConfig};
 
-/// What [`deliver_once`] did.
+/// What [`deliver`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Delivery {
@@ -28,12 +37,24 @@ pub enum Delivery {
     AlreadyClaimed,
 }
 
-/// Summary returned by a journey run (visible in the instance's output).
-#[derive(Debug, Serialize)]
+/// Summary returned by a journey run (the instance's output; tests read it).
+#[derive(Debug, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct JourneyOutput {
-    kind: &'static str,
-    emails: Vec<(String, Delivery)>,
+pub struct JourneyOutput {
+    pub kind: String,
+    /// `(dedupe key, what happened)` for every email this run handed to the outbox.
+    pub emails: Vec<(String, Delivery)>,
+    /// `(kind, reason)` for every planned email this run decided not to send.
+    pub skipped: Vec<(String, String)>,
+}
+
+impl JourneyOutput {
+    fn new(kind: &str) -> Self {
+        Self {
+            kind: kind.to_string(),
+            ..Default::default()
+        }
+    }
 }
 
 /// Entry point called by the glue class: `run_journey(event, step, env)`.
@@ -52,81 +73,64 @@ pub async fn run_journey(
     let json: String = js_sys::JSON::stringify(&payload)?.into();
     let params: JourneyParams = serde_json::from_str(&json)
         .map_err(|e| js_sys::Error::new(&format!("journey params are invalid: {e}")))?;
-    let output = match &params.event {
-        SupplierEvent::HotelBooked(b) => hotel_booked(&step, &env, &params, b).await,
-        // No adapter produces these yet (journeys for them are being added); an instance that
-        // receives one records it and ends without sending anything.
-        other => Ok(JourneyOutput {
-            kind: other.kind(),
-            emails: Vec::new(),
-        }),
-    }
-    .map_err(|e| JsValue::from(js_sys::Error::new(&e.to_string())))?;
+    let output = run(&step, &env, &params)
+        .await
+        .map_err(|e| JsValue::from(js_sys::Error::new(&e.to_string())))?;
     let text = serde_json::to_string(&output).map_err(|e| js_sys::Error::new(&e.to_string()))?;
     js_sys::JSON::parse(&text)
 }
 
-fn config(env: &Env) -> Result<Config> {
+async fn run(step: &Step, env: &Env, params: &JourneyParams) -> Result<JourneyOutput> {
+    match &params.event {
+        SupplierEvent::HotelBooked(b) => hotel::booked(step, env, params, b).await,
+        SupplierEvent::HotelConfirmationNumber {
+            booking_id,
+            hotel_confirmation_number,
+        } => {
+            hotel::confirmation_number(step, env, params, booking_id, hotel_confirmation_number)
+                .await
+        }
+        SupplierEvent::CheckinInstructions {
+            booking_id,
+            instructions,
+        } => hotel::checkin_instructions(step, env, params, booking_id, instructions).await,
+        SupplierEvent::HotelAmended(a) => hotel::amended(step, env, params, a).await,
+        SupplierEvent::BookingCancelled(c) => cancelled(step, env, params, c).await,
+        SupplierEvent::FlightBooked(f) => flight::booked(step, env, params, f).await,
+        SupplierEvent::FlightScheduleChanged {
+            order_id,
+            change_id,
+        } => flight::schedule_changed(step, env, params, order_id, change_id.as_deref()).await,
+        SupplierEvent::StatusChanged { booking_id, status } => {
+            status_changed(step, env, params, booking_id.as_str(), status).await
+        }
+    }
+}
+
+pub(crate) fn config(env: &Env) -> Result<Config> {
     crate::routes::config(env).map_err(|e| Error::RustError(e.to_string()))
 }
 
-/// Confirmed hotel booking: record it, then the guest confirmation and the owner's alert.
-async fn hotel_booked(
-    step: &Step,
-    env: &Env,
-    params: &JourneyParams,
-    booking: &HotelBooking,
-) -> Result<JourneyOutput> {
-    let id = booking.booking_id.as_str();
-    {
-        let (env, booking, source, at) = (
-            env.clone(),
-            booking.clone(),
-            params.source,
-            params.received_at_ms,
-        );
-        step.run(
-            &format!("record booking {id}"),
-            StepConfig::STORAGE,
-            move || {
-                let (env, booking) = (env.clone(), booking.clone());
-                Box::pin(async move {
-                    let db = env.d1(DB_BINDING)?;
-                    store::bookings::upsert_hotel_booking(&db, &booking, source, at).await?;
-                    Ok(true)
-                })
-            },
-        )
-        .await?;
-    }
+pub(crate) fn rust_err(e: impl std::fmt::Display) -> Error {
+    Error::RustError(e.to_string())
+}
 
-    let cfg = config(env)?;
-    let confirmation = render::booking_confirmation(booking, &cfg.branding)
-        .map_err(|e| Error::RustError(e.to_string()))?;
-    let alert = render::owner_new_booking(
-        booking,
-        params.source,
-        params.event_id.as_str(),
-        &cfg.owner_email,
-        &cfg.branding,
-    )
-    .map_err(|e| Error::RustError(e.to_string()))?;
-
-    let mut emails = Vec::new();
-    for email in [confirmation, alert] {
-        let key = email.dedupe_key.to_string();
-        let outcome = deliver_once(step, env, email, params.received_at_ms).await?;
-        emails.push((key, outcome));
-    }
-    Ok(JourneyOutput {
-        kind: "hotel_booked",
-        emails,
+/// Claims the email's dedupe key in D1 and hands it to the outbox (idempotent on that key), then
+/// marks the D1 row `queued`. Call it inside a step.
+pub(crate) async fn deliver(env: &Env, email: &OutgoingEmail, at_ms: i64) -> Result<Delivery> {
+    let db = env.d1(DB_BINDING)?;
+    let fresh = store::emails::claim(&db, email, at_ms).await?;
+    outbox::enqueue(env, email).await?;
+    store::emails::mark_queued(&db, email.dedupe_key.as_str(), at_ms).await?;
+    Ok(if fresh {
+        Delivery::Enqueued
+    } else {
+        Delivery::AlreadyClaimed
     })
 }
 
-/// Send-once: claims the email's dedupe key in D1 (unique, never expires), hands it to the outbox
-/// (idempotent on the same key), and marks the D1 row `queued`. All in one step named after the
-/// key, so a replay returns the cached result and a retry can neither lose nor double the email.
+/// Send-once as its own step, named after the dedupe key: a replay returns the cached result and a
+/// retry can neither lose nor double the email.
 pub async fn deliver_once(
     step: &Step,
     env: &Env,
@@ -137,17 +141,143 @@ pub async fn deliver_once(
     let env = env.clone();
     step.run(&name, StepConfig::STORAGE, move || {
         let (env, email) = (env.clone(), email.clone());
-        Box::pin(async move {
-            let db = env.d1(DB_BINDING)?;
-            let fresh = store::emails::claim(&db, &email, at_ms).await?;
-            outbox::enqueue(&env, &email).await?;
-            store::emails::mark_queued(&db, email.dedupe_key.as_str(), at_ms).await?;
-            Ok(if fresh {
-                Delivery::Enqueued
-            } else {
-                Delivery::AlreadyClaimed
-            })
-        })
+        Box::pin(async move { deliver(&env, &email, at_ms).await })
     })
     .await
+}
+
+/// The booking a late event refers to is not in D1 yet (suppliers do not order their webhooks):
+/// the step fails and the engine retries it with [`StepConfig::AWAIT_BOOKING`].
+pub(crate) fn booking_not_known(id: &str) -> Error {
+    Error::RustError(format!(
+        "booking {id} is not known yet; retrying until its booking event arrives"
+    ))
+}
+
+/// Cancellation of a hotel or flight booking: mark it cancelled (moving the journey version on, so
+/// every pending scheduled send skips), then one cancellation email to the guest and one alert to
+/// the owner.
+async fn cancelled(
+    step: &Step,
+    env: &Env,
+    params: &JourneyParams,
+    c: &Cancellation,
+) -> Result<JourneyOutput> {
+    let mut out = JourneyOutput::new("booking_cancelled");
+    let id = c.booking_id.to_string();
+    let (env2, c2, at) = (env.clone(), c.clone(), params.received_at_ms);
+    let emails: Vec<OutgoingEmail> = step
+        .run(
+            &format!("cancel {id}"),
+            StepConfig::AWAIT_BOOKING,
+            move || {
+                let (env, c) = (env2.clone(), c2.clone());
+                Box::pin(async move {
+                    let db = env.d1(DB_BINDING)?;
+                    let row = store::bookings::get(&db, c.booking_id.as_str())
+                        .await?
+                        .ok_or_else(|| booking_not_known(c.booking_id.as_str()))?;
+                    let status = if c.with_charges {
+                        "CANCELLED_WITH_CHARGES"
+                    } else {
+                        "CANCELLED"
+                    };
+                    if !row.status.starts_with("CANCELLED") {
+                        let moved = store::bookings::update_facts(
+                            &db,
+                            &row.booking_id,
+                            row.journey_version,
+                            true,
+                            status,
+                            &row.details_json,
+                            None,
+                            None,
+                            None,
+                            None,
+                            at,
+                        )
+                        .await?;
+                        if !moved {
+                            return Err(rust_err("booking changed concurrently; retrying"));
+                        }
+                    }
+                    let cfg = config(&env)?;
+                    let summary = if row.kind == "flight" {
+                        let f: crate::domain::event::FlightBooking =
+                            serde_json::from_str(&row.details_json)?;
+                        render::CancelledBooking::for_flight(&f)
+                    } else {
+                        let b: crate::domain::event::HotelBooking =
+                            serde_json::from_str(&row.details_json)?;
+                        render::CancelledBooking::for_hotel(&b)
+                    };
+                    let guest =
+                        render::booking_cancelled(&summary, &c, &cfg.branding).map_err(rust_err)?;
+                    let owner = render::owner_booking_cancelled(
+                        &summary,
+                        &c,
+                        &cfg.owner_email,
+                        &cfg.branding,
+                    )
+                    .map_err(rust_err)?;
+                    Ok(vec![guest, owner])
+                })
+            },
+        )
+        .await?;
+    for email in emails {
+        let key = email.dedupe_key.to_string();
+        out.emails.push((
+            key,
+            deliver_once(step, env, email, params.received_at_ms).await?,
+        ));
+    }
+    Ok(out)
+}
+
+/// A status-only move (e.g. CONFIRMED → TICKETED): recorded, never emailed.
+async fn status_changed(
+    step: &Step,
+    env: &Env,
+    params: &JourneyParams,
+    booking_id: &str,
+    status: &str,
+) -> Result<JourneyOutput> {
+    let (env2, id, status2, at) = (
+        env.clone(),
+        booking_id.to_string(),
+        status.to_string(),
+        params.received_at_ms,
+    );
+    step.run(
+        &format!("status {booking_id} {status}"),
+        StepConfig::STORAGE,
+        move || {
+            let (env, id, status) = (env2.clone(), id.clone(), status2.clone());
+            Box::pin(async move {
+                let db = env.d1(DB_BINDING)?;
+                if let Some(row) = store::bookings::get(&db, &id).await? {
+                    if !row.is_closed() {
+                        store::bookings::update_facts(
+                            &db,
+                            &id,
+                            row.journey_version,
+                            false,
+                            &status,
+                            &row.details_json,
+                            None,
+                            None,
+                            None,
+                            None,
+                            at,
+                        )
+                        .await?;
+                    }
+                }
+                Ok(true)
+            })
+        },
+    )
+    .await?;
+    Ok(JourneyOutput::new("status_changed"))
 }

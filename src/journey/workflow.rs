@@ -100,6 +100,14 @@ impl StepConfig {
         timeout_ms: 60_000,
     };
 
+    /// For events that may arrive before the booking they refer to (webhooks are unordered): 10
+    /// retries from 30 s, exponential — about 8.5 hours in all.
+    pub const AWAIT_BOOKING: StepConfig = StepConfig {
+        retries: 10,
+        delay_ms: 30_000,
+        timeout_ms: 60_000,
+    };
+
     fn to_js(self) -> Result<JsValue> {
         let v = serde_json::json!({
             "retries": {"limit": self.retries, "delay": self.delay_ms, "backoff": "exponential"},
@@ -160,5 +168,22 @@ impl Step {
             Error::RustError(format!("step {name:?} returned a non-string result"))
         })?;
         Ok(serde_json::from_str(&text)?)
+    }
+
+    /// `step.sleepUntil(name, date)`: suspends the instance until `at_ms` (UTC ms since epoch).
+    /// The platform caps one sleep at 365 days; callers chunk longer waits
+    /// (`domain::schedule::sleep_chunks`). A target in the past returns at once.
+    pub async fn sleep_until(&self, name: &str, at_ms: i64) -> Result<()> {
+        let date = js_sys::Date::new(&JsValue::from_f64(at_ms as f64));
+        let promise = Promise::resolve(
+            &call(
+                &self.inner,
+                "sleepUntil",
+                &[JsValue::from_str(name), date.into()],
+            )
+            .map_err(|e| js_err(name, e))?,
+        );
+        JsFuture::from(promise).await.map_err(|e| js_err(name, e))?;
+        Ok(())
     }
 }

@@ -79,7 +79,11 @@ pub async fn handle(req: Request, env: Env) -> Result<Response> {
             return Response::from_json(&json!({"status": "ok", "service": "booking-email-engine"}))
         }
         (Method::Post, "/webhooks/liteapi") => webhooks::liteapi(req, &env).await,
-        (_, "/webhooks/liteapi") => Err(ApiError::MethodNotAllowed),
+        (Method::Post, "/webhooks/duffel") => webhooks::duffel(req, &env).await,
+        (Method::Post, "/webhooks/generic") => webhooks::generic(req, &env).await,
+        (_, "/webhooks/liteapi" | "/webhooks/duffel" | "/webhooks/generic") => {
+            Err(ApiError::MethodNotAllowed)
+        }
         _ => Err(ApiError::NotFound),
     };
     match result {

@@ -9,10 +9,10 @@
 //! 6. create the Journey instance with a deterministic id; "already exists" is a duplicate.
 
 use super::{config, ApiError};
-use crate::domain::event::{Interpretation, JourneyParams, Source, PARAMS_VERSION};
+use crate::domain::event::{EventId, Interpretation, JourneyParams, Source, PARAMS_VERSION};
 use crate::domain::ids::InstanceId;
 use crate::journey::workflow;
-use crate::sources::{liteapi, ParseError};
+use crate::sources::{duffel, generic, liteapi, signature, ParseError};
 use crate::store::raw_events::{self, NewRawEvent};
 use serde_json::json;
 use worker::{D1Database, Env, Request, Response};
@@ -59,45 +59,153 @@ fn now_ms() -> i64 {
     worker::Date::now().as_millis() as i64
 }
 
-/// The liteAPI webhook (formats.md §1).
+/// The liteAPI webhook (formats.md §1): static token in `authorization`.
 pub async fn liteapi(mut req: Request, env: &Env) -> Result<Response, ApiError> {
     let cfg = config(env)?;
     let body = read_limited(&mut req, cfg.max_webhook_body_bytes).await?;
     let auth = req.headers().get(liteapi::TOKEN_HEADER).ok().flatten();
     liteapi::verify_token(auth.as_deref(), &cfg.liteapi_webhook_token)
         .map_err(|e| ApiError::Unauthorized(e.to_string()))?;
+    let parsed = liteapi::parse_envelope(&body).and_then(|envelope| {
+        let interpretation = liteapi::interpret(&envelope)?;
+        Ok(Delivery {
+            event_id: envelope.event_id,
+            event_name: envelope.event_name,
+            interpretation,
+        })
+    });
+    let claimed_id = || liteapi::peek_event_id(&body);
+    ingest(env, &req, Source::Liteapi, &body, parsed, claimed_id).await
+}
 
+fn now_s() -> i64 {
+    now_ms().div_euclid(1000)
+}
+
+fn header(req: &Request, name: &str) -> Option<String> {
+    req.headers().get(name).ok().flatten()
+}
+
+/// The Duffel webhook (formats.md §2): `X-Duffel-Signature: t=…,v1=…` over `t.body`, 300 s
+/// tolerance, several secrets during rotation.
+pub async fn duffel(mut req: Request, env: &Env) -> Result<Response, ApiError> {
+    let cfg = config(env)?;
+    let body = read_limited(&mut req, cfg.max_webhook_body_bytes).await?;
+    let secrets: Vec<&str> = cfg
+        .duffel_webhook_secrets
+        .iter()
+        .map(String::as_str)
+        .collect();
+    signature::verify_t_v1(
+        header(&req, signature::DUFFEL_SIGNATURE_HEADER).as_deref(),
+        &body,
+        &secrets,
+        now_s(),
+        cfg.webhook_tolerance_s,
+        signature::DUFFEL_SIGNATURE_HEADER,
+    )
+    .map_err(|e| ApiError::Unauthorized(e.to_string()))?;
+    let parsed = duffel::parse_envelope(&body).and_then(|envelope| {
+        let interpretation = duffel::interpret(&envelope)?;
+        Ok(Delivery {
+            event_id: envelope.id,
+            event_name: envelope.event_type,
+            interpretation,
+        })
+    });
+    let claimed_id = || duffel::peek_event_id(&body);
+    ingest(env, &req, Source::Duffel, &body, parsed, claimed_id).await
+}
+
+/// The generic webhook: Standard Webhooks headers (`webhook-id`, `webhook-timestamp`,
+/// `webhook-signature`, `whsec_` secrets, 5-minute tolerance) carrying the engine's canonical
+/// event JSON (see `sources::generic`). The event id is `webhook-id`.
+pub async fn generic(mut req: Request, env: &Env) -> Result<Response, ApiError> {
+    let cfg = config(env)?;
+    let body = read_limited(&mut req, cfg.max_webhook_body_bytes).await?;
+    let secrets: Vec<&str> = cfg
+        .generic_webhook_secrets
+        .iter()
+        .map(String::as_str)
+        .collect();
+    let id = header(&req, signature::WEBHOOK_ID_HEADER);
+    signature::verify_standard_webhook(
+        id.as_deref(),
+        header(&req, signature::WEBHOOK_TIMESTAMP_HEADER).as_deref(),
+        header(&req, signature::WEBHOOK_SIGNATURE_HEADER).as_deref(),
+        &body,
+        &secrets,
+        now_s(),
+        cfg.webhook_tolerance_s,
+    )
+    .map_err(|e| ApiError::Unauthorized(e.to_string()))?;
+    let parsed = EventId::parse(id.as_deref().unwrap_or(""))
+        .map_err(|e| ParseError::Invalid {
+            field: "webhook-id".into(),
+            reason: e.to_string(),
+        })
+        .and_then(|event_id| {
+            let interpretation = generic::interpret(&body)?;
+            let event_name = match &interpretation {
+                Interpretation::Journey(e) => e.kind().to_string(),
+                Interpretation::Ignored(name) => name.clone(),
+            };
+            Ok(Delivery {
+                event_id,
+                event_name,
+                interpretation,
+            })
+        });
+    let claimed_id = || id.clone();
+    ingest(env, &req, Source::Generic, &body, parsed, claimed_id).await
+}
+
+/// One authenticated delivery, parsed.
+pub struct Delivery {
+    pub event_id: EventId,
+    pub event_name: String,
+    pub interpretation: Interpretation,
+}
+
+/// Steps 3–6 of the module docs, shared by every source: store (or reject) the raw event,
+/// dedupe on `(source, event_id)`, start the journey.
+pub async fn ingest(
+    env: &Env,
+    req: &Request,
+    source: Source,
+    body: &[u8],
+    parsed: Result<Delivery, ParseError>,
+    claimed_id: impl Fn() -> Option<String>,
+) -> Result<Response, ApiError> {
     let received_at_ms = now_ms();
-    let headers_json = kept_headers(&req);
+    let headers_json = kept_headers(req);
     let db = env.d1(crate::config::DB_BINDING)?;
-    let text = String::from_utf8_lossy(&body).into_owned();
+    let text = stored_body(body);
 
-    let parsed = liteapi::parse_envelope(&body)
-        .and_then(|envelope| liteapi::interpret(&envelope).map(|i| (envelope, i)));
-    let (envelope, interpretation) = match parsed {
-        Ok(ok) => ok,
+    let delivery = match parsed {
+        Ok(d) => d,
         Err(e) => {
             return reject(
                 &db,
-                Source::Liteapi,
-                &body,
+                source,
                 &text,
                 &headers_json,
                 received_at_ms,
                 e,
+                claimed_id(),
             )
             .await
         }
     };
-    let event_id = envelope.event_id.as_str();
-    let (status, name) = match &interpretation {
-        Interpretation::Journey(_) => ("received", envelope.event_name.as_str()),
+    let event_id = delivery.event_id.as_str();
+    let (status, name) = match &delivery.interpretation {
+        Interpretation::Journey(_) => ("received", delivery.event_name.as_str()),
         Interpretation::Ignored(name) => ("ignored", name.as_str()),
     };
     let inserted = raw_events::insert(
         &db,
         &NewRawEvent {
-            source: Source::Liteapi,
+            source,
             event_id: Some(event_id),
             event_name: Some(name),
             status,
@@ -114,13 +222,13 @@ pub async fn liteapi(mut req: Request, env: &Env) -> Result<Response, ApiError> 
     let first_received_at_ms = if inserted {
         received_at_ms
     } else {
-        match raw_events::find(&db, Source::Liteapi, event_id).await? {
+        match raw_events::find(&db, source, event_id).await? {
             Some(stored) if stored.status == "received" => stored.received_at_ms,
             _ => return duplicate(event_id),
         }
     };
 
-    let event = match interpretation {
+    let event = match delivery.interpretation {
         Interpretation::Ignored(name) => {
             return Ok(Response::from_json(&json!({
                 "status": "ignored",
@@ -131,24 +239,17 @@ pub async fn liteapi(mut req: Request, env: &Env) -> Result<Response, ApiError> 
         Interpretation::Journey(event) => event,
     };
 
-    let instance_id = InstanceId::for_event(Source::Liteapi, &envelope.event_id);
+    let instance_id = InstanceId::for_event(source, &delivery.event_id);
     let params = JourneyParams {
         params_version: PARAMS_VERSION,
-        source: Source::Liteapi,
-        event_id: envelope.event_id.clone(),
-        event_name: envelope.event_name.clone(),
+        source,
+        event_id: delivery.event_id.clone(),
+        event_name: delivery.event_name.clone(),
         received_at_ms: first_received_at_ms,
         event,
     };
     let created = workflow::create(env, &instance_id, &params).await?;
-    raw_events::mark(
-        &db,
-        Source::Liteapi,
-        event_id,
-        "started",
-        Some(instance_id.as_str()),
-    )
-    .await?;
+    raw_events::mark(&db, source, event_id, "started", Some(instance_id.as_str())).await?;
     if !created {
         return duplicate(event_id);
     }
@@ -158,6 +259,21 @@ pub async fn liteapi(mut req: Request, env: &Env) -> Result<Response, ApiError> 
         "instanceId": instance_id.as_str(),
     }))?
     .with_status(202))
+}
+
+/// The body as stored: UTF-8 text as is; anything else base64 with a `base64:` prefix, so no byte a
+/// supplier sent is lost.
+fn stored_body(body: &[u8]) -> String {
+    match std::str::from_utf8(body) {
+        Ok(text) => text.to_string(),
+        Err(_) => {
+            use base64::Engine;
+            format!(
+                "base64:{}",
+                base64::engine::general_purpose::STANDARD.encode(body)
+            )
+        }
+    }
 }
 
 fn duplicate(event_id: &str) -> Result<Response, ApiError> {
@@ -170,13 +286,12 @@ fn duplicate(event_id: &str) -> Result<Response, ApiError> {
 async fn reject(
     db: &D1Database,
     source: Source,
-    body: &[u8],
     text: &str,
     headers_json: &str,
     received_at_ms: i64,
     error: ParseError,
+    claimed: Option<String>,
 ) -> Result<Response, ApiError> {
-    let claimed = liteapi::peek_event_id(body);
     let message = match &claimed {
         Some(id) => format!("{error} (event_id {id:?})"),
         None => error.to_string(),

@@ -5,11 +5,30 @@
 //! Envelope: `{event_id, event_name, request, response, sandbox}` where `request` and `response`
 //! are JSON documents *encoded as strings* (parsed twice). Inner shapes are unpublished, so inner
 //! fields are read tolerantly (`response.data.X`, falling back to `response.X`).
+//!
+//! What [`interpret`] makes of each `event_name`:
+//!
+//! | `event_name`                                   | canonical event                         |
+//! |------------------------------------------------|-----------------------------------------|
+//! | `booking.book`, `booking.rebook.rfn`/`.nrfn`   | `HotelBooked` (rebook: `rebookFrom` → `replaces`) |
+//! | `booking.book.hotelConfirmationNumber`         | `HotelConfirmationNumber`               |
+//! | `booking.cancel`                               | `BookingCancelled` (fee/refund as money) |
+//! | `booking.checkinInstruction`                   | `CheckinInstructions`                   |
+//! | `booking.amendment`, `booking.amendment.relocation` | `HotelAmended` (facts present only) |
+//! | `flight.book.confirmed`                        | `FlightBooked`                          |
+//! | `flight.book.cancelled`                        | `BookingCancelled`                      |
+//! | `flight.book.created`, `.pending.confirmation`, `.failed`, `.expired` | `StatusChanged` |
+//! | `booking.prebook`, `*_error`, `booking.refund`, `booking.compensation`, `flight.prebook`, unknown | `Ignored(name)` |
+//!
+//! Booking ids are read from the response (`bookingId`), falling back to `request.bookingId`;
+//! errors name the response path.
 
+use super::json::{is_nonzero_amount, number_text, At};
 use super::{secrets_match, AuthError, ParseError};
 use crate::domain::event::{
-    BookedRoom, BookingRef, EmailAddress, EventId, Holder, HotelBooking, Interpretation, Money,
-    PersonName, SupplierEvent,
+    Airport, BookedRoom, BookingRef, Cancellation, EmailAddress, EventId, FlightBooking,
+    FlightSegment, Holder, HotelAmendment, HotelBooking, Interpretation, Money, PersonName,
+    SupplierEvent,
 };
 use chrono::NaiveDate;
 use serde_json::{Map, Value};
@@ -174,12 +193,39 @@ impl<'a> Inner<'a> {
     }
 }
 
-fn number_text(v: &Value) -> Option<String> {
-    match v {
-        Value::Number(n) => Some(n.to_string()),
-        Value::String(s) if !s.trim().is_empty() => Some(s.trim().to_string()),
-        _ => None,
+/// `bookedRooms[]` → the canonical rooms, and the distinct named guests across them.
+fn rooms_and_guests(list: &[Value]) -> (Vec<BookedRoom>, Vec<PersonName>) {
+    let mut rooms = Vec::new();
+    let mut guests = Vec::new();
+    for room in list {
+        let room_name = room
+            .get("roomType")
+            .and_then(|t| t.get("name"))
+            .and_then(Value::as_str)
+            .unwrap_or("Room")
+            .to_string();
+        rooms.push(BookedRoom {
+            room_name,
+            board_name: room
+                .get("boardName")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            adults: room.get("adults").and_then(Value::as_u64).unwrap_or(0) as u32,
+            children: room.get("children").and_then(Value::as_u64).unwrap_or(0) as u32,
+        });
+        for g in room
+            .get("guests")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let p = person(g);
+            if !p.full().is_empty() && !guests.contains(&p) {
+                guests.push(p);
+            }
+        }
     }
+    (rooms, guests)
 }
 
 fn person(v: &Value) -> PersonName {
@@ -266,38 +312,11 @@ pub fn hotel_booking(env: &Envelope) -> Result<HotelBooking, ParseError> {
             .map(str::to_string),
     };
 
-    let mut rooms = Vec::new();
-    let mut guests = Vec::new();
-    if let Some(list) = r.get("bookedRooms").and_then(Value::as_array) {
-        for room in list {
-            let room_name = room
-                .get("roomType")
-                .and_then(|t| t.get("name"))
-                .and_then(Value::as_str)
-                .unwrap_or("Room")
-                .to_string();
-            rooms.push(BookedRoom {
-                room_name,
-                board_name: room
-                    .get("boardName")
-                    .and_then(Value::as_str)
-                    .map(str::to_string),
-                adults: room.get("adults").and_then(Value::as_u64).unwrap_or(0) as u32,
-                children: room.get("children").and_then(Value::as_u64).unwrap_or(0) as u32,
-            });
-            for g in room
-                .get("guests")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
-                let p = person(g);
-                if !p.full().is_empty() && !guests.contains(&p) {
-                    guests.push(p);
-                }
-            }
-        }
-    }
+    let (rooms, guests) = r
+        .get("bookedRooms")
+        .and_then(Value::as_array)
+        .map(|list| rooms_and_guests(list))
+        .unwrap_or_default();
 
     let currency = r.str_opt("currency");
     let total = match (r.get("price").and_then(number_text), currency.clone()) {
@@ -356,14 +375,356 @@ pub fn hotel_booking(env: &Envelope) -> Result<HotelBooking, ParseError> {
     })
 }
 
-/// Maps an envelope to what the engine does with it. `booking.book` starts a journey; every other
-/// name (known or not) is stored and acknowledged without starting anything — journeys for the
-/// rest of the lifecycle are added by later adapters of the same function.
+/// Maps an envelope to what the engine does with it (see the module table). Unknown names, and
+/// known ones the engine does not act on, are `Ignored(name)`: stored and acknowledged.
 pub fn interpret(env: &Envelope) -> Result<Interpretation, ParseError> {
-    match env.event_name.as_str() {
-        "booking.book" => Ok(Interpretation::Journey(SupplierEvent::HotelBooked(
-            Box::new(hotel_booking(env)?),
-        ))),
-        other => Ok(Interpretation::Ignored(other.to_string())),
+    let name = env.event_name.as_str();
+    let event = match name {
+        "booking.book" | "booking.rebook.rfn" | "booking.rebook.nrfn" => {
+            SupplierEvent::HotelBooked(Box::new(hotel_booking(env)?))
+        }
+        "booking.book.hotelConfirmationNumber" => hotel_confirmation_number(env)?,
+        "booking.cancel" => SupplierEvent::BookingCancelled(hotel_cancellation(env)?),
+        "booking.checkinInstruction" => checkin_instructions(env)?,
+        "booking.amendment" => SupplierEvent::HotelAmended(Box::new(amendment(env, false)?)),
+        "booking.amendment.relocation" => {
+            SupplierEvent::HotelAmended(Box::new(amendment(env, true)?))
+        }
+        "flight.book.confirmed" => SupplierEvent::FlightBooked(Box::new(flight_booking(env)?)),
+        "flight.book.cancelled" => SupplierEvent::BookingCancelled(Cancellation {
+            booking_id: flight_booking_id(env)?,
+            with_charges: false,
+            cancellation_fee: None,
+            refund: None,
+        }),
+        "flight.book.created"
+        | "flight.book.pending.confirmation"
+        | "flight.book.failed"
+        | "flight.book.expired" => {
+            let booking = flight_booking_at(env);
+            SupplierEvent::StatusChanged {
+                booking_id: flight_booking_id(env)?,
+                status: booking.get("status").str_opt().unwrap_or_else(|| {
+                    name["flight.book.".len()..]
+                        .replace('.', "_")
+                        .to_ascii_uppercase()
+                }),
+            }
+        }
+        // `booking.prebook` (checkout is handled elsewhere), errors, refunds, compensations and
+        // anything unknown.
+        other => return Ok(Interpretation::Ignored(other.to_string())),
+    };
+    Ok(Interpretation::Journey(event))
+}
+
+/// `response.data` when it is an object, else `response` itself (the inner shapes are
+/// unpublished), with its path for error messages.
+fn response_data(env: &Envelope) -> At<'_> {
+    let root = At::root(&env.response, "response");
+    let data = root.get("data");
+    if data.value().is_some_and(Value::is_object) {
+        data
+    } else {
+        root
     }
+}
+
+/// The booking id of a hotel event: `response…bookingId`, else `request.bookingId`. Errors name
+/// the response path.
+fn hotel_booking_id(env: &Envelope) -> Result<BookingRef, ParseError> {
+    let at = response_data(env).get("bookingId");
+    if at.is_present() {
+        return at.booking_ref_req();
+    }
+    let request = At::root(&env.request, "request").get("bookingId");
+    if request.is_present() {
+        request.booking_ref_req()
+    } else {
+        Err(at.missing())
+    }
+}
+
+/// `booking.book.hotelConfirmationNumber`: `bookingId` + `hotelConfirmationCode` (also read as
+/// `hotelConfirmationNumber`), both required.
+fn hotel_confirmation_number(env: &Envelope) -> Result<SupplierEvent, ParseError> {
+    let booking_id = hotel_booking_id(env)?;
+    let code = response_data(env)
+        .get_any(&["hotelConfirmationCode", "hotelConfirmationNumber"])
+        .str_req()?;
+    Ok(SupplierEvent::HotelConfirmationNumber {
+        booking_id,
+        hotel_confirmation_number: code,
+    })
+}
+
+/// `booking.cancel`: the `PUT /bookings/{id}` answer `{bookingId, status, cancellation_fee,
+/// refund_amount, currency}`. Charges when the status is `CANCELLED_WITH_CHARGES` or the fee is
+/// non-zero; money only when an amount and the currency are both given.
+fn hotel_cancellation(env: &Envelope) -> Result<Cancellation, ParseError> {
+    let d = response_data(env);
+    let booking_id = hotel_booking_id(env)?;
+    let currency = d.get("currency").str_opt().map(|c| c.to_ascii_uppercase());
+    let money = |field: &str| {
+        Some(Money {
+            amount: d.get(field).amount_opt()?,
+            currency: currency.clone()?,
+        })
+    };
+    let cancellation_fee = money("cancellation_fee");
+    let status = d.get("status").str_opt().unwrap_or_default();
+    Ok(Cancellation {
+        booking_id,
+        with_charges: status.eq_ignore_ascii_case("CANCELLED_WITH_CHARGES")
+            || cancellation_fee
+                .as_ref()
+                .is_some_and(|m| is_nonzero_amount(&m.amount)),
+        cancellation_fee,
+        refund: money("refund_amount"),
+    })
+}
+
+/// `booking.checkinInstruction`: `bookingId` + `checkinInstructions.instructions` (also accepted:
+/// `checkinInstructions` as plain text, or `instructions` at the data level).
+fn checkin_instructions(env: &Envelope) -> Result<SupplierEvent, ParseError> {
+    let d = response_data(env);
+    let booking_id = hotel_booking_id(env)?;
+    let nested = d.get("checkinInstructions");
+    let instructions = nested
+        .get("instructions")
+        .str_opt()
+        .or_else(|| nested.str_opt())
+        .or_else(|| d.get("instructions").str_opt());
+    match instructions {
+        Some(instructions) => Ok(SupplierEvent::CheckinInstructions {
+            booking_id,
+            instructions,
+        }),
+        None => {
+            let at = nested.get("instructions");
+            // Present but unusable (a number, blank text) is invalid; absent everywhere is missing.
+            match at.value() {
+                Some(_) => Err(at.str_req().err().unwrap_or_else(|| at.missing())),
+                None => Err(at.missing()),
+            }
+        }
+    }
+}
+
+/// `booking.amendment` / `booking.amendment.relocation`: whatever facts are present. `bookingId`
+/// is required; dates, when present, must be `YYYY-MM-DD` (checkout ≥ checkin when both).
+fn amendment(env: &Envelope, relocation: bool) -> Result<HotelAmendment, ParseError> {
+    let d = response_data(env);
+    let booking_id = hotel_booking_id(env)?;
+    let checkin = d.get("checkin").date_opt()?;
+    let checkout_at = d.get("checkout");
+    let checkout = checkout_at.date_opt()?;
+    if let (Some(i), Some(o)) = (checkin, checkout) {
+        if o < i {
+            return Err(checkout_at.invalid("is before checkin"));
+        }
+    }
+    let (rooms, mut guests) = match d.get("bookedRooms").value().and_then(Value::as_array) {
+        Some(list) => {
+            let (rooms, guests) = rooms_and_guests(list);
+            (Some(rooms), guests)
+        }
+        None => (None, Vec::new()),
+    };
+    for g in d.get("guests").array_opt() {
+        if let Some(v) = g.value() {
+            let p = person(v);
+            if !p.full().is_empty() && !guests.contains(&p) {
+                guests.push(p);
+            }
+        }
+    }
+    let holder_name = d
+        .get("holder")
+        .value()
+        .map(person)
+        .filter(|p| !p.full().is_empty());
+    Ok(HotelAmendment {
+        booking_id: Some(booking_id),
+        hotel_name: d.get("hotel").get("name").str_opt(),
+        checkin,
+        checkout,
+        rooms,
+        guests: (!guests.is_empty()).then_some(guests),
+        holder_name,
+        relocation,
+    })
+}
+
+/// The flight booking object inside a `flight.book.*` response. Tolerated shapes (the webhook's
+/// inner document is unpublished): `response.data` as the booking, `response.data.booking`, the
+/// `GET /flights/bookings/{id}` form `response.data[0].booking`, or `response` itself.
+fn flight_booking_at(env: &Envelope) -> At<'_> {
+    let root = At::root(&env.response, "response");
+    let data = root.get("data");
+    let node = match data.value() {
+        Some(Value::Array(_)) => data.index(0),
+        Some(Value::Object(_)) => data,
+        _ => root,
+    };
+    let booking = node.get("booking");
+    if booking.value().is_some_and(Value::is_object) {
+        booking
+    } else {
+        node
+    }
+}
+
+/// The booking id of a flight event: the booking's `bookingId`, else `request.bookingId`.
+fn flight_booking_id(env: &Envelope) -> Result<BookingRef, ParseError> {
+    let at = flight_booking_at(env).get("bookingId");
+    if at.is_present() {
+        return at.booking_ref_req();
+    }
+    let request = At::root(&env.request, "request").get("bookingId");
+    if request.is_present() {
+        request.booking_ref_req()
+    } else {
+        Err(at.missing())
+    }
+}
+
+/// `flight.book.confirmed` → the canonical flight booking, read from liteAPI's flight booking
+/// object (`GET /flights/bookings/{id}`, OpenAPI `FlightBooking`): `bookingId`, `status`,
+/// `contact{firstName,lastName,email,phoneCountryCode,phoneNumber}`, `passengers[]`,
+/// `journey.segments[]{departureTime,arrivalTime (local, no offset), originCode, originName,
+/// destinationCode, destinationName, carrier.marketingCode, flight.marketingNumber}`,
+/// `pricing{totalAmount,currency}` / `journey.price{total,currency}`, airline PNRs.
+///
+/// liteAPI gives no airport time zones (`Airport.time_zone` is `None`) nor city names.
+/// Required: `bookingId`, a contact email (`contact.email`, else a passenger's `email`), and at
+/// least one segment with its codes, flight number and times.
+fn flight_booking(env: &Envelope) -> Result<FlightBooking, ParseError> {
+    let b = flight_booking_at(env);
+    let booking_id = flight_booking_id(env)?;
+
+    let contact_at = b.get("contact");
+    let passengers = b.get("passengers").array_opt();
+    let email_owner = if contact_at.get("email").is_present() {
+        contact_at.clone()
+    } else {
+        passengers
+            .iter()
+            .find(|p| p.get("email").is_present())
+            .cloned()
+            .unwrap_or_else(|| contact_at.clone())
+    };
+    let mut name = email_owner.person("firstName", "lastName");
+    if name.full().is_empty() {
+        if let Some(first) = passengers.first() {
+            name = first.person("firstName", "lastName");
+        }
+    }
+    let phone = match (
+        email_owner.get("phoneCountryCode").str_opt(),
+        email_owner.get("phoneNumber").str_opt(),
+    ) {
+        (Some(cc), Some(n)) if !n.starts_with('+') => {
+            Some(format!("+{}{n}", cc.trim_start_matches('+')))
+        }
+        (_, n) => n.or_else(|| email_owner.get("phone").str_opt()),
+    };
+    let contact = Holder {
+        name,
+        email: email_owner.get("email").email_req()?,
+        phone,
+    };
+
+    let segments_at = {
+        let nested = b.get("journey").get("segments");
+        if nested.is_present() {
+            nested
+        } else {
+            b.get("segments")
+        }
+    };
+    let segments = segments_at
+        .array_req()?
+        .iter()
+        .map(flight_segment)
+        .collect::<Result<Vec<_>, _>>()?;
+    if segments.is_empty() {
+        return Err(segments_at.invalid("has no segments"));
+    }
+
+    let pricing = b.get("pricing");
+    let price = b.get("journey").get("price");
+    let total = [
+        (pricing.get("totalAmount"), pricing.get("currency")),
+        (price.get("total"), price.get("currency")),
+    ]
+    .iter()
+    .find_map(|(amount, currency)| {
+        Some(Money {
+            amount: amount.amount_opt()?,
+            currency: currency.str_opt()?.to_ascii_uppercase(),
+        })
+    });
+
+    Ok(FlightBooking {
+        booking_id,
+        booking_reference: flight_reference(&b),
+        status: b
+            .get("status")
+            .str_opt()
+            .unwrap_or_else(|| "CONFIRMED".into()),
+        contact,
+        passengers: passengers
+            .iter()
+            .map(|p| p.person("firstName", "lastName"))
+            .filter(|n| !n.full().is_empty())
+            .collect(),
+        segments,
+        total,
+        sandbox: env.sandbox
+            || b.get("providerEnvironment").str_opt().as_deref() == Some("sandbox"),
+    })
+}
+
+/// The reference a traveller uses with the airline: the first non-empty airline PNR, else the
+/// provider PNR, else liteAPI's own `bookingRef`.
+fn flight_reference(b: &At<'_>) -> Option<String> {
+    let reference = b.get("order").get("reference");
+    b.get("airlineLocators")
+        .array_opt()
+        .iter()
+        .find_map(|l| l.get("airlinePnr").str_opt())
+        .or_else(|| {
+            reference
+                .get("airlineBookings")
+                .array_opt()
+                .iter()
+                .find_map(|l| l.get("pnr").str_opt())
+        })
+        .or_else(|| reference.get("provider").get("pnr").str_opt())
+        .or_else(|| b.get("bookingRef").str_opt())
+}
+
+fn flight_segment(seg: &At<'_>) -> Result<FlightSegment, ParseError> {
+    let number = seg.get("flight").get("marketingNumber").str_req()?;
+    let carrier = seg.get("carrier").get("marketingCode").str_opt();
+    let airport = |code: &str, name: &str| -> Result<Airport, ParseError> {
+        let iata_code = seg.get(code).str_req()?.to_ascii_uppercase();
+        Ok(Airport {
+            name: seg.get(name).str_opt().unwrap_or_else(|| iata_code.clone()),
+            city_name: None,
+            time_zone: None,
+            iata_code,
+        })
+    };
+    Ok(FlightSegment {
+        flight_number: match carrier {
+            Some(c) if !number.starts_with(&c) => format!("{c} {number}"),
+            _ => number,
+        },
+        origin: airport("originCode", "originName")?,
+        destination: airport("destinationCode", "destinationName")?,
+        departing_at: seg.get("departureTime").local_datetime_req()?,
+        arriving_at: seg.get("arrivalTime").local_datetime_req()?,
+    })
 }

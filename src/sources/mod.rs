@@ -1,7 +1,19 @@
 //! Supplier adapters (pure): verify a delivery's authenticity and parse its body into the one
 //! canonical [`crate::domain::event::SupplierEvent`]. Nothing after an adapter sees supplier formats.
+//!
+//! - [`liteapi`]: static token + string-encoded envelope (formats.md §1);
+//! - [`duffel`]: `X-Duffel-Signature` (verified with [`signature::verify_t_v1`]) + v2 envelope (§2);
+//! - [`generic`]: Standard Webhooks ([`signature::verify_standard_webhook`]) carrying canonical
+//!   event JSON (§4);
+//! - [`signature`]: the HMAC schemes (Duffel, Stripe, Standard Webhooks), time passed in.
 
+pub mod duffel;
+pub mod generic;
+mod json;
 pub mod liteapi;
+pub mod signature;
+
+pub use signature::SignatureError;
 
 use sha2::{Digest, Sha256};
 

@@ -52,3 +52,142 @@ pub async fn upsert_hotel_booking(
     db.batch(vec![contact, booking]).await?;
     Ok(())
 }
+
+/// A stored booking as journeys read it back before deciding anything.
+#[derive(Debug, Clone, serde::Deserialize)]
+pub struct BookingRow {
+    pub booking_id: String,
+    pub kind: String,
+    pub status: String,
+    pub journey_version: i64,
+    pub snapshot_hash: Option<String>,
+    pub details_json: String,
+    pub replaced_by: Option<String>,
+}
+
+impl BookingRow {
+    /// `true` when no email of this booking may go out any more.
+    pub fn is_closed(&self) -> bool {
+        self.status.starts_with("CANCELLED") || self.replaced_by.is_some()
+    }
+}
+
+/// Reads one booking.
+pub async fn get(db: &D1Database, booking_id: &str) -> Result<Option<BookingRow>> {
+    db.prepare(
+        "SELECT booking_id, kind, status, journey_version, snapshot_hash, details_json, replaced_by \
+         FROM bookings WHERE booking_id = ?1",
+    )
+    .bind(&[s(booking_id)])?
+    .first::<BookingRow>(None)
+    .await
+}
+
+/// Writes new facts of a booking if, and only if, it is still at `expected_version` (optimistic
+/// concurrency: two journeys of one booking never overwrite each other silently). `bump` moves the
+/// journey version on (a re-plan: older scheduled sends stop). Returns `false` on a lost race.
+#[allow(clippy::too_many_arguments)]
+pub async fn update_facts(
+    db: &D1Database,
+    booking_id: &str,
+    expected_version: i64,
+    bump: bool,
+    status: &str,
+    details_json: &str,
+    snapshot_hash: Option<&str>,
+    checkin: Option<&str>,
+    checkout: Option<&str>,
+    hotel_confirmation_number: Option<&str>,
+    event_time_ms: i64,
+) -> Result<bool> {
+    let r = db
+        .prepare(
+            "UPDATE bookings SET status = ?3, details_json = ?4, snapshot_hash = COALESCE(?5, snapshot_hash), \
+             checkin = COALESCE(?6, checkin), checkout = COALESCE(?7, checkout), \
+             hotel_confirmation_number = COALESCE(?8, hotel_confirmation_number), \
+             journey_version = journey_version + ?9, updated_at_ms = MAX(updated_at_ms, ?10) \
+             WHERE booking_id = ?1 AND journey_version = ?2",
+        )
+        .bind(&[
+            s(booking_id),
+            n(expected_version),
+            s(status),
+            s(details_json),
+            opt(snapshot_hash),
+            opt(checkin),
+            opt(checkout),
+            opt(hotel_confirmation_number),
+            n(if bump { 1 } else { 0 }),
+            n(event_time_ms),
+        ])?
+        .run()
+        .await?;
+    Ok(super::changes(&r) == 1)
+}
+
+/// Marks `old` as replaced by `new` (a rebook) and moves its version on, so its plan stops.
+pub async fn mark_replaced(
+    db: &D1Database,
+    old: &str,
+    new: &str,
+    event_time_ms: i64,
+) -> Result<()> {
+    db.prepare(
+        "UPDATE bookings SET replaced_by = ?2, status = 'REPLACED', journey_version = journey_version + 1, \
+         updated_at_ms = MAX(updated_at_ms, ?3) WHERE booking_id = ?1 AND replaced_by IS NULL",
+    )
+    .bind(&[s(old), s(new), n(event_time_ms)])?
+    .run()
+    .await?;
+    Ok(())
+}
+
+/// Inserts a flight booking (or refreshes its facts), idempotently.
+pub async fn upsert_flight_booking(
+    db: &D1Database,
+    f: &crate::domain::event::FlightBooking,
+    snapshot_hash: &str,
+    source: Source,
+    event_time_ms: i64,
+) -> Result<()> {
+    let details = serde_json::to_string(f).map_err(|e| worker::Error::RustError(e.to_string()))?;
+    let first_departure = f
+        .segments
+        .first()
+        .map(|s| s.departing_at.date().to_string());
+    let last_arrival = f.segments.last().map(|s| s.arriving_at.date().to_string());
+    let contact = db
+        .prepare(
+            "INSERT INTO contacts (email, first_name, last_name, phone, created_at_ms, updated_at_ms) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?5) \
+             ON CONFLICT(email) DO UPDATE SET first_name = excluded.first_name, last_name = excluded.last_name, \
+             phone = COALESCE(excluded.phone, contacts.phone), updated_at_ms = MAX(contacts.updated_at_ms, excluded.updated_at_ms)",
+        )
+        .bind(&[
+            s(f.contact.email.as_str()),
+            s(&f.contact.name.first_name),
+            s(&f.contact.name.last_name),
+            opt(f.contact.phone.as_deref()),
+            n(event_time_ms),
+        ])?;
+    let booking = db
+        .prepare(
+            "INSERT INTO bookings (booking_id, source, kind, contact_email, status, hotel_name, checkin, checkout, \
+             details_json, snapshot_hash, journey_version, created_at_ms, updated_at_ms) \
+             VALUES (?1, ?2, 'flight', ?3, ?4, NULL, ?5, ?6, ?7, ?8, 1, ?9, ?9) \
+             ON CONFLICT(booking_id) DO NOTHING",
+        )
+        .bind(&[
+            s(f.booking_id.as_str()),
+            s(source.as_str()),
+            s(f.contact.email.as_str()),
+            s(&f.status),
+            opt(first_departure.as_deref()),
+            opt(last_arrival.as_deref()),
+            s(&details),
+            s(snapshot_hash),
+            n(event_time_ms),
+        ])?;
+    db.batch(vec![contact, booking]).await?;
+    Ok(())
+}

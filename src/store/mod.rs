@@ -4,6 +4,7 @@
 pub mod bookings;
 pub mod emails;
 pub mod raw_events;
+pub mod schedule;
 
 use wasm_bindgen::JsValue;
 

@@ -113,3 +113,80 @@ export async function sendThrough(key, max = 20) {
   }
   throw new Error(`${key} was not sent within ${max} client slots`);
 }
+
+/** `YYYY-MM-DD` of today + `days` (UTC). */
+export function dateInDays(days, from = Date.now()) {
+  return new Date(from + days * 86_400_000).toISOString().slice(0, 10);
+}
+
+/**
+ * A liteAPI delivery of `eventName` whose `response.data` is `data` (request `{}`), with a fresh
+ * event id.
+ */
+export function liteapiEvent(eventName, data, { eventId = unique("evt_") } = {}) {
+  return {
+    eventId,
+    body: JSON.stringify({
+      event_id: eventId,
+      event_name: eventName,
+      sandbox: false,
+      request: JSON.stringify({ bookingId: data.bookingId }),
+      response: JSON.stringify({ data }),
+    }),
+  };
+}
+
+/** A booking.book for a stay `checkinInDays` from now, `nights` long. */
+export function futureBooking({ checkinInDays = 30, nights = 3, hotelId = "lp_fake_1001", ...rest } = {}) {
+  const d = bookingDelivery(rest);
+  const envelope = JSON.parse(d.body);
+  const response = JSON.parse(envelope.response);
+  const checkin = dateInDays(checkinInDays);
+  const checkout = dateInDays(checkinInDays + nights);
+  Object.assign(response.data, { checkin, checkout });
+  response.data.hotel.hotelId = hotelId;
+  envelope.response = JSON.stringify(response);
+  return { ...d, body: JSON.stringify(envelope), checkin, checkout };
+}
+
+const enc = new TextEncoder();
+
+async function hmac(keyBytes, message) {
+  const key = await crypto.subtle.importKey("raw", keyBytes, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  return new Uint8Array(await crypto.subtle.sign("HMAC", key, enc.encode(message)));
+}
+
+/** `X-Duffel-Signature` for `body` at `t` (unix s) with `secret`. */
+export async function duffelSignature(body, secret = "test-duffel-secret", t = Math.floor(Date.now() / 1000)) {
+  const mac = await hmac(enc.encode(secret), `${t}.${body}`);
+  return `t=${t},v1=${[...mac].map((b) => b.toString(16).padStart(2, "0")).join("")}`;
+}
+
+export async function postDuffel(body, { signature } = {}) {
+  const sig = signature ?? (await duffelSignature(body));
+  return SELF.fetch("https://engine.test/webhooks/duffel", {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-duffel-signature": sig },
+    body,
+  });
+}
+
+export const GENERIC_SECRET = "whsec_dGVzdC1nZW5lcmljLXNlY3JldC0wMTIzNDU2Nzg5";
+
+/** Posts a Standard Webhooks delivery to /webhooks/generic, signed with `secret`. */
+export async function postGeneric(body, { id = unique("msg_"), secret = GENERIC_SECRET, t = Math.floor(Date.now() / 1000) } = {}) {
+  const key = Uint8Array.from(atob(secret.replace(/^whsec_/, "")), (c) => c.charCodeAt(0));
+  const mac = await hmac(key, `${id}.${t}.${body}`);
+  const signature = `v1,${btoa(String.fromCharCode(...mac))}`;
+  const response = await SELF.fetch("https://engine.test/webhooks/generic", {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      "webhook-id": id,
+      "webhook-timestamp": String(t),
+      "webhook-signature": signature,
+    },
+    body,
+  });
+  return { response, id };
+}

@@ -1,0 +1,203 @@
+//! Flight journeys: confirmation with each segment in its airport's local time; an airline schedule
+//! change → one urgent "your flight changed" email per change, showing old and new times; a
+//! status-only move never emails (see `super::status_changed`).
+
+use super::workflow::{Step, StepConfig};
+use super::{booking_not_known, config, deliver_once, rust_err, JourneyOutput};
+use crate::config::{Config, DB_BINDING};
+use crate::domain::email::OutgoingEmail;
+use crate::domain::event::{BookingRef, FlightBooking, FlightChange, FlightSegment, JourneyParams};
+use crate::domain::render::{self, SegmentView};
+use crate::domain::schedule::segment_times;
+use crate::domain::snapshot::flight_snapshot;
+use crate::sources::duffel;
+use crate::store;
+use worker::{Env, Fetch, Headers, Method, Request, RequestInit, Result};
+
+/// A confirmed flight order: record it, send the confirmation.
+pub async fn booked(
+    step: &Step,
+    env: &Env,
+    params: &JourneyParams,
+    f: &FlightBooking,
+) -> Result<JourneyOutput> {
+    let mut out = JourneyOutput::new("flight_booked");
+    let (env2, f2, source, at) = (env.clone(), f.clone(), params.source, params.received_at_ms);
+    step.run(
+        &format!("record flight {}", f.booking_id),
+        StepConfig::STORAGE,
+        move || {
+            let (env, f) = (env2.clone(), f2.clone());
+            Box::pin(async move {
+                let db = env.d1(DB_BINDING)?;
+                let hash = flight_snapshot(&f).hash();
+                store::bookings::upsert_flight_booking(&db, &f, &hash, source, at).await?;
+                Ok(true)
+            })
+        },
+    )
+    .await?;
+    let cfg = config(env)?;
+    let email = render::flight_confirmation(f, &SegmentView::list(&f.segments), &cfg.branding)
+        .map_err(rust_err)?;
+    let key = email.dedupe_key.to_string();
+    out.emails.push((
+        key,
+        deliver_once(step, env, email, params.received_at_ms).await?,
+    ));
+    Ok(out)
+}
+
+/// Same flight (by flight number and departure) in two lists.
+fn same_flight(a: &FlightSegment, b: &FlightSegment) -> bool {
+    a.flight_number == b.flight_number
+        && a.departing_at == b.departing_at
+        && a.origin.iata_code == b.origin.iata_code
+}
+
+/// The order's segments after a change: the removed ones replaced by the added ones, in time order.
+fn apply_change(segments: &[FlightSegment], change: &FlightChange) -> Vec<FlightSegment> {
+    let mut next: Vec<FlightSegment> = segments
+        .iter()
+        .filter(|s| !change.removed.iter().any(|r| same_flight(s, r)))
+        .cloned()
+        .collect();
+    next.extend(change.added.iter().cloned());
+    // Travel order is by the real instant of departure: local wall-clock times of different zones
+    // do not compare (an airport without a known zone sorts by its local time as if UTC).
+    next.sort_by_key(|s| {
+        segment_times(s)
+            .0
+            .map(|t| t.naive_utc())
+            .unwrap_or(s.departing_at)
+    });
+    next
+}
+
+/// Lists the order's airline-initiated changes from the Duffel API (`GET /air/airline_initiated_changes
+/// ?order_id=…`, `Duffel-Version: v2`); the v2 webhook carries only ids.
+async fn list_changes(cfg: &Config, order_id: &BookingRef) -> Result<Vec<FlightChange>> {
+    let url = format!(
+        "{}/air/airline_initiated_changes?order_id={}",
+        cfg.duffel_api_base_url, order_id
+    );
+    let headers = Headers::new();
+    headers.set("Authorization", &format!("Bearer {}", cfg.duffel_api_token))?;
+    headers.set("Duffel-Version", "v2")?;
+    headers.set("Accept", "application/json")?;
+    let mut init = RequestInit::new();
+    init.with_method(Method::Get).with_headers(headers);
+    let mut resp = Fetch::Request(Request::new_with_init(&url, &init)?)
+        .send()
+        .await?;
+    if resp.status_code() != 200 {
+        return Err(rust_err(format!(
+            "Duffel airline_initiated_changes answered {}",
+            resp.status_code()
+        )));
+    }
+    let body = resp.bytes().await?;
+    duffel::parse_aic_list(&body, order_id).map_err(rust_err)
+}
+
+/// An airline schedule change: fetch the change, apply it to the stored order, and — if what the
+/// traveller sees changed (snapshot hash) — send one urgent email for this change id.
+pub async fn schedule_changed(
+    step: &Step,
+    env: &Env,
+    params: &JourneyParams,
+    order_id: &BookingRef,
+    change_id: Option<&str>,
+) -> Result<JourneyOutput> {
+    let mut out = JourneyOutput::new("flight_schedule_changed");
+    let (env2, order2, change2, at) = (
+        env.clone(),
+        order_id.clone(),
+        change_id.map(str::to_string),
+        params.received_at_ms,
+    );
+    let emails: Vec<OutgoingEmail> = step
+        .run(
+            &format!("apply change {order_id} {}", change_id.unwrap_or("all")),
+            StepConfig::AWAIT_BOOKING,
+            move || {
+                let (env, order, change_id) = (env2.clone(), order2.clone(), change2.clone());
+                Box::pin(async move {
+                    let db = env.d1(DB_BINDING)?;
+                    let cfg = config(&env)?;
+                    let row = store::bookings::get(&db, order.as_str())
+                        .await?
+                        .ok_or_else(|| booking_not_known(order.as_str()))?;
+                    if row.is_closed() {
+                        return Ok(Vec::new());
+                    }
+                    let changes = list_changes(&cfg, &order).await?;
+                    let mut current: FlightBooking = serde_json::from_str(&row.details_json)?;
+                    let mut hash = row
+                        .snapshot_hash
+                        .clone()
+                        .unwrap_or_else(|| flight_snapshot(&current).hash());
+                    let mut emails = Vec::new();
+                    for change in changes
+                        .iter()
+                        .filter(|c| change_id.as_deref().is_none_or(|id| c.change_id == id))
+                    {
+                        let mut next = current.clone();
+                        next.segments = apply_change(&current.segments, change);
+                        let next_hash = flight_snapshot(&next).hash();
+                        if next_hash == hash {
+                            continue;
+                        }
+                        emails.push(
+                            render::flight_changed(
+                                &next,
+                                &change.change_id,
+                                &SegmentView::list(&change.removed),
+                                &SegmentView::list(&change.added),
+                                &cfg.branding,
+                            )
+                            .map_err(rust_err)?,
+                        );
+                        current = next;
+                        hash = next_hash;
+                    }
+                    if !emails.is_empty() {
+                        let details = serde_json::to_string(&current)?;
+                        let moved = store::bookings::update_facts(
+                            &db,
+                            order.as_str(),
+                            row.journey_version,
+                            true,
+                            &row.status,
+                            &details,
+                            Some(&hash),
+                            None,
+                            None,
+                            None,
+                            at,
+                        )
+                        .await?;
+                        if !moved {
+                            return Err(rust_err("booking changed concurrently; retrying"));
+                        }
+                    }
+                    Ok(emails)
+                })
+            },
+        )
+        .await?;
+    if emails.is_empty() {
+        out.skipped.push((
+            "flight_changed".into(),
+            "no traveller-visible change".into(),
+        ));
+    }
+    for email in emails {
+        let key = email.dedupe_key.to_string();
+        out.emails.push((
+            key,
+            deliver_once(step, env, email, params.received_at_ms).await?,
+        ));
+    }
+    Ok(out)
+}

@@ -1,0 +1,658 @@
+//! Hotel journeys: booking → confirmation now, hotel confirmation number when it arrives, arrival
+//! guide 3 days before check-in (08:00 hotel time), check-in-day note (08:00 hotel time), thank-you
+//! the day after check-out (10:00 hotel time). Amendments re-plan under a new journey version;
+//! cancellations stop every pending send (see `super` for the rules).
+
+use super::workflow::{Step, StepConfig};
+use super::{booking_not_known, config, deliver, deliver_once, rust_err, JourneyOutput};
+use crate::config::{Config, DB_BINDING};
+use crate::domain::event::{
+    BookingRef, HotelAmendment, HotelBooking, HotelLocation, JourneyParams,
+};
+use crate::domain::render;
+use crate::domain::schedule::{hotel_plan, sleep_chunks, ScheduledKind};
+use crate::domain::snapshot::hotel_snapshot;
+use crate::domain::timezone::hotel_zone;
+use crate::store;
+use crate::store::schedule::CachedLocation;
+use serde::{Deserialize, Serialize};
+use worker::{Env, Fetch, Headers, Method, Request, RequestInit, Result};
+
+/// What the record step found.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Recorded {
+    /// Journey version this run owns from now on.
+    version: i64,
+    /// The booking's facts changed against what was stored (a redelivery with new facts).
+    changed: bool,
+}
+
+/// The plan of one journey version, as returned by the plan step (cached on replay).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Plan {
+    sends: Vec<(String, i64)>,
+    zone: String,
+}
+
+fn kind_of(name: &str) -> Option<ScheduledKind> {
+    [
+        ScheduledKind::ArrivalGuide,
+        ScheduledKind::CheckinDay,
+        ScheduledKind::ThankYou,
+    ]
+    .into_iter()
+    .find(|k| k.as_str() == name)
+}
+
+/// A confirmed hotel booking (also a rebook replacing an older booking id).
+pub async fn booked(
+    step: &Step,
+    env: &Env,
+    params: &JourneyParams,
+    b: &HotelBooking,
+) -> Result<JourneyOutput> {
+    let mut out = JourneyOutput::new("hotel_booked");
+    let id = b.booking_id.to_string();
+    let recorded: Recorded = {
+        let (env, b, source, at) = (env.clone(), b.clone(), params.source, params.received_at_ms);
+        step.run(
+            &format!("record booking {id}"),
+            StepConfig::STORAGE,
+            move || {
+                let (env, b) = (env.clone(), b.clone());
+                Box::pin(async move { record(&env, &b, source, at).await })
+            },
+        )
+        .await?
+    };
+
+    let cfg = config(env)?;
+    let confirmation = render::booking_confirmation(b, &cfg.branding).map_err(rust_err)?;
+    let alert = render::owner_new_booking(
+        b,
+        params.source,
+        params.event_id.as_str(),
+        &cfg.owner_email,
+        &cfg.branding,
+    )
+    .map_err(rust_err)?;
+    for email in [confirmation, alert] {
+        let key = email.dedupe_key.to_string();
+        out.emails.push((
+            key,
+            deliver_once(step, env, email, params.received_at_ms).await?,
+        ));
+    }
+    run_plan(step, env, params, &b.booking_id, recorded.version, &mut out).await?;
+    Ok(out)
+}
+
+/// Records the booking: inserts it (version 1), or — if it was stored before with different
+/// traveller facts — writes the new facts and moves the version on. A rebook marks the booking it
+/// replaces, whose plan then stops.
+async fn record(
+    env: &Env,
+    b: &HotelBooking,
+    source: crate::domain::event::Source,
+    at: i64,
+) -> Result<Recorded> {
+    let db = env.d1(DB_BINDING)?;
+    let hash = hotel_snapshot(b).hash();
+    if let Some(old) = &b.replaces {
+        store::bookings::mark_replaced(&db, old.as_str(), b.booking_id.as_str(), at).await?;
+    }
+    match store::bookings::get(&db, b.booking_id.as_str()).await? {
+        None => {
+            store::bookings::upsert_hotel_booking(&db, b, source, at).await?;
+            let row = store::bookings::get(&db, b.booking_id.as_str())
+                .await?
+                .ok_or_else(|| rust_err("booking vanished after insert"))?;
+            if row.snapshot_hash.is_none() {
+                store::bookings::update_facts(
+                    &db,
+                    &row.booking_id,
+                    row.journey_version,
+                    false,
+                    &row.status,
+                    &row.details_json,
+                    Some(&hash),
+                    None,
+                    None,
+                    None,
+                    at,
+                )
+                .await?;
+            }
+            Ok(Recorded {
+                version: row.journey_version,
+                changed: false,
+            })
+        }
+        Some(row) if row.snapshot_hash.as_deref() == Some(hash.as_str()) => Ok(Recorded {
+            version: row.journey_version,
+            changed: false,
+        }),
+        Some(row) => {
+            let details = serde_json::to_string(b)?;
+            let moved = store::bookings::update_facts(
+                &db,
+                &row.booking_id,
+                row.journey_version,
+                true,
+                &b.status,
+                &details,
+                Some(&hash),
+                Some(&b.checkin.to_string()),
+                Some(&b.checkout.to_string()),
+                b.hotel_confirmation_number.as_deref(),
+                at,
+            )
+            .await?;
+            if !moved {
+                return Err(rust_err("booking changed concurrently; retrying"));
+            }
+            Ok(Recorded {
+                version: row.journey_version + 1,
+                changed: true,
+            })
+        }
+    }
+}
+
+/// Plans the scheduled sends of `version` from the stored booking, then sleeps until each and sends
+/// it if the booking is still open and `version` still current.
+async fn run_plan(
+    step: &Step,
+    env: &Env,
+    params: &JourneyParams,
+    booking_id: &BookingRef,
+    version: i64,
+    out: &mut JourneyOutput,
+) -> Result<()> {
+    let id = booking_id.to_string();
+    let plan: Plan = {
+        let (env, id, at) = (env.clone(), id.clone(), params.received_at_ms);
+        step.run(
+            &format!("plan {id} v{version}"),
+            StepConfig::STORAGE,
+            move || {
+                let (env, id) = (env.clone(), id.clone());
+                Box::pin(async move { make_plan(&env, &id, version, at).await })
+            },
+        )
+        .await?
+    };
+    for (kind_name, at_ms) in plan.sends {
+        let Some(kind) = kind_of(&kind_name) else {
+            continue;
+        };
+        // Every wait is computed from fixed values (the event's receipt time and the plan), never
+        // from a clock read, and is chunked under the platform's 365-day limit with a hard cap.
+        let chunks = match sleep_chunks(params.received_at_ms, at_ms) {
+            Ok(chunks) => chunks,
+            Err(e) => {
+                // Years away: not a wait this journey can make safely; recorded, not sent.
+                out.skipped.push((kind_name.clone(), e.to_string()));
+                continue;
+            }
+        };
+        for (i, wake) in chunks.iter().enumerate() {
+            step.sleep_until(&format!("sleep {kind_name} {id} v{version} #{i}"), *wake)
+                .await?;
+        }
+        let (env2, id2) = (env.clone(), id.clone());
+        let result: Result<(String, Option<super::Delivery>)> = step
+            .run(
+                &format!("send {kind_name} {id} v{version}"),
+                StepConfig::STORAGE,
+                move || {
+                    let (env, id) = (env2.clone(), id2.clone());
+                    Box::pin(async move { scheduled_send(&env, &id, kind, version, at_ms).await })
+                },
+            )
+            .await;
+        match result? {
+            (key, Some(d)) => out.emails.push((key, d)),
+            (reason, None) => out.skipped.push((kind_name.clone(), reason)),
+        }
+    }
+    Ok(())
+}
+
+/// The plan step: where the hotel is (zone), what to send when, recorded in `scheduled_sends`.
+async fn make_plan(env: &Env, id: &str, version: i64, booked_at_ms: i64) -> Result<Plan> {
+    let db = env.d1(DB_BINDING)?;
+    let cfg = config(env)?;
+    let row = store::bookings::get(&db, id)
+        .await?
+        .ok_or_else(|| booking_not_known(id))?;
+    let b: HotelBooking = serde_json::from_str(&row.details_json)?;
+    let location = hotel_location(env, &cfg, &b).await;
+    let (zone, source) = hotel_zone(location.as_ref());
+    let zone_desc = format!("{zone} ({source:?})");
+    let plan = hotel_plan(b.checkin, b.checkout, &zone, booked_at_ms);
+    for s in &plan.sends {
+        store::schedule::plan(
+            &db,
+            id,
+            s.kind.as_str(),
+            version,
+            Some(s.at_ms),
+            "planned",
+            None,
+            &zone_desc,
+            booked_at_ms,
+        )
+        .await?;
+    }
+    for k in &plan.merged_into_confirmation {
+        store::schedule::plan(
+            &db,
+            id,
+            k.as_str(),
+            version,
+            None,
+            "merged",
+            Some("past at booking time: its facts are in the confirmation"),
+            &zone_desc,
+            booked_at_ms,
+        )
+        .await?;
+    }
+    for k in &plan.skipped {
+        store::schedule::plan(
+            &db,
+            id,
+            k.as_str(),
+            version,
+            None,
+            "late",
+            Some("past at booking time"),
+            &zone_desc,
+            booked_at_ms,
+        )
+        .await?;
+    }
+    Ok(Plan {
+        sends: plan
+            .sends
+            .iter()
+            .map(|s| (s.kind.as_str().to_string(), s.at_ms))
+            .collect(),
+        zone: zone_desc,
+    })
+}
+
+/// One scheduled send, decided against the booking as it is now. Returns `(dedupe key, delivery)`
+/// when sent, `(reason, None)` when skipped.
+async fn scheduled_send(
+    env: &Env,
+    id: &str,
+    kind: ScheduledKind,
+    version: i64,
+    due_at_ms: i64,
+) -> Result<(String, Option<super::Delivery>)> {
+    let db = env.d1(DB_BINDING)?;
+    let skip = |reason: &str| (reason.to_string(), None);
+    let Some(row) = store::bookings::get(&db, id).await? else {
+        return Ok(skip("booking unknown"));
+    };
+    let reason = if row.replaced_by.is_some() {
+        Some("booking replaced by a rebook")
+    } else if row.status.starts_with("CANCELLED") {
+        Some("booking cancelled")
+    } else if row.journey_version != version {
+        Some("superseded by a newer journey version")
+    } else {
+        None
+    };
+    if let Some(reason) = reason {
+        store::schedule::decide(
+            &db,
+            id,
+            kind.as_str(),
+            version,
+            "skipped",
+            Some(reason),
+            due_at_ms,
+        )
+        .await?;
+        return Ok(skip(reason));
+    }
+    let cfg = config(env)?;
+    let b: HotelBooking = serde_json::from_str(&row.details_json)?;
+    let email = match kind {
+        ScheduledKind::ArrivalGuide => render::arrival_guide(&b, &cfg.branding),
+        ScheduledKind::CheckinDay => render::checkin_day(&b, &cfg.branding),
+        ScheduledKind::ThankYou => render::thank_you(&b, &cfg.branding),
+    }
+    .map_err(rust_err)?;
+    let delivery = deliver(env, &email, due_at_ms).await?;
+    store::schedule::decide(&db, id, kind.as_str(), version, "sent", None, due_at_ms).await?;
+    Ok((email.dedupe_key.to_string(), Some(delivery)))
+}
+
+/// The hotel's location: from the booking when it has one; else from the supplier's hotel data
+/// API (liteAPI `GET /data/hotel?hotelId=…` → `data.location{latitude,longitude}`), cached in D1.
+/// Any failure falls back to `None` (the schedule then uses UTC) and is cached with its error so a
+/// broken lookup is not retried on every plan.
+async fn hotel_location(env: &Env, cfg: &Config, b: &HotelBooking) -> Option<HotelLocation> {
+    if let Some(l) = &b.location {
+        if l.time_zone.is_some() || (l.latitude.is_some() && l.longitude.is_some()) {
+            return Some(l.clone());
+        }
+    }
+    let hotel_id = b.hotel_id.as_deref()?;
+    let db = env.d1(DB_BINDING).ok()?;
+    if let Ok(Some(cached)) = store::schedule::cached_location(&db, hotel_id).await {
+        return (cached.error.is_none()).then_some(HotelLocation {
+            time_zone: cached.time_zone,
+            latitude: cached.latitude,
+            longitude: cached.longitude,
+        });
+    }
+    if cfg.liteapi_api_key.is_empty() {
+        return None;
+    }
+    let now = worker::Date::now().as_millis() as i64;
+    let fetched = fetch_hotel_location(cfg, hotel_id).await;
+    let cached = match &fetched {
+        Ok(l) => CachedLocation {
+            latitude: l.latitude,
+            longitude: l.longitude,
+            time_zone: l.time_zone.clone(),
+            error: None,
+        },
+        Err(e) => {
+            worker::console_warn!("hotel data lookup for {hotel_id} failed: {e}");
+            CachedLocation {
+                latitude: None,
+                longitude: None,
+                time_zone: None,
+                error: Some(e.to_string()),
+            }
+        }
+    };
+    let _ = store::schedule::cache_location(&db, hotel_id, &cached, now).await;
+    fetched.ok()
+}
+
+async fn fetch_hotel_location(cfg: &Config, hotel_id: &str) -> Result<HotelLocation> {
+    let url = format!(
+        "{}/data/hotel?hotelId={}",
+        cfg.liteapi_data_base_url,
+        urlencode(hotel_id)
+    );
+    let headers = Headers::new();
+    headers.set("X-API-Key", &cfg.liteapi_api_key)?;
+    headers.set("Accept", "application/json")?;
+    let mut init = RequestInit::new();
+    init.with_method(Method::Get).with_headers(headers);
+    let mut resp = Fetch::Request(Request::new_with_init(&url, &init)?)
+        .send()
+        .await?;
+    if resp.status_code() != 200 {
+        return Err(rust_err(format!(
+            "hotel data API answered {}",
+            resp.status_code()
+        )));
+    }
+    let v: serde_json::Value = resp.json().await?;
+    let loc = v
+        .pointer("/data/location")
+        .ok_or_else(|| rust_err("hotel data has no data.location"))?;
+    let lat = loc.get("latitude").and_then(serde_json::Value::as_f64);
+    let lon = loc.get("longitude").and_then(serde_json::Value::as_f64);
+    if lat.is_none() || lon.is_none() {
+        return Err(rust_err("hotel data location lacks latitude/longitude"));
+    }
+    Ok(HotelLocation {
+        time_zone: None,
+        latitude: lat,
+        longitude: lon,
+    })
+}
+
+fn urlencode(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+/// The hotel's confirmation number arrived: store it and send it once per distinct number.
+pub async fn confirmation_number(
+    step: &Step,
+    env: &Env,
+    params: &JourneyParams,
+    booking_id: &BookingRef,
+    number: &str,
+) -> Result<JourneyOutput> {
+    let mut out = JourneyOutput::new("hotel_confirmation_number");
+    let (env2, id, number2, at) = (
+        env.clone(),
+        booking_id.to_string(),
+        number.to_string(),
+        params.received_at_ms,
+    );
+    let email: Option<crate::domain::email::OutgoingEmail> = step
+        .run(
+            &format!("store hcn {booking_id} {number}"),
+            StepConfig::AWAIT_BOOKING,
+            move || {
+                let (env, id, number) = (env2.clone(), id.clone(), number2.clone());
+                Box::pin(async move {
+                    let db = env.d1(DB_BINDING)?;
+                    let row = store::bookings::get(&db, &id)
+                        .await?
+                        .ok_or_else(|| booking_not_known(&id))?;
+                    if row.is_closed() {
+                        return Ok(None);
+                    }
+                    let mut b: HotelBooking = serde_json::from_str(&row.details_json)?;
+                    b.hotel_confirmation_number = Some(number.clone());
+                    let hash = hotel_snapshot(&b).hash();
+                    let details = serde_json::to_string(&b)?;
+                    let moved = store::bookings::update_facts(
+                        &db,
+                        &id,
+                        row.journey_version,
+                        false,
+                        &row.status,
+                        &details,
+                        Some(&hash),
+                        None,
+                        None,
+                        Some(&number),
+                        at,
+                    )
+                    .await?;
+                    if !moved {
+                        return Err(rust_err("booking changed concurrently; retrying"));
+                    }
+                    let cfg = config(&env)?;
+                    Ok(Some(
+                        render::hotel_confirmation_number(&b, &number, &cfg.branding)
+                            .map_err(rust_err)?,
+                    ))
+                })
+            },
+        )
+        .await?;
+    match email {
+        Some(email) => {
+            let key = email.dedupe_key.to_string();
+            out.emails.push((
+                key,
+                deliver_once(step, env, email, params.received_at_ms).await?,
+            ));
+        }
+        None => out
+            .skipped
+            .push(("hotel_confirmation_number".into(), "booking closed".into())),
+    }
+    Ok(out)
+}
+
+/// Check-in instructions arrived: stored with the booking; the arrival guide and check-in-day note
+/// include them when they go out. No email of their own.
+pub async fn checkin_instructions(
+    step: &Step,
+    env: &Env,
+    params: &JourneyParams,
+    booking_id: &BookingRef,
+    instructions: &str,
+) -> Result<JourneyOutput> {
+    let (env2, id, text, at) = (
+        env.clone(),
+        booking_id.to_string(),
+        instructions.to_string(),
+        params.received_at_ms,
+    );
+    step.run(
+        &format!("store checkin instructions {booking_id}"),
+        StepConfig::AWAIT_BOOKING,
+        move || {
+            let (env, id, text) = (env2.clone(), id.clone(), text.clone());
+            Box::pin(async move {
+                let db = env.d1(DB_BINDING)?;
+                let row = store::bookings::get(&db, &id)
+                    .await?
+                    .ok_or_else(|| booking_not_known(&id))?;
+                let mut b: HotelBooking = serde_json::from_str(&row.details_json)?;
+                b.checkin_instructions = Some(text.clone());
+                let details = serde_json::to_string(&b)?;
+                let moved = store::bookings::update_facts(
+                    &db,
+                    &id,
+                    row.journey_version,
+                    false,
+                    &row.status,
+                    &details,
+                    None,
+                    None,
+                    None,
+                    None,
+                    at,
+                )
+                .await?;
+                if !moved {
+                    return Err(rust_err("booking changed concurrently; retrying"));
+                }
+                Ok(true)
+            })
+        },
+    )
+    .await?;
+    Ok(JourneyOutput::new("checkin_instructions"))
+}
+
+/// Applies an amendment's facts to a stored booking.
+fn apply(mut b: HotelBooking, a: &HotelAmendment) -> HotelBooking {
+    if let Some(v) = &a.hotel_name {
+        b.hotel_name = v.clone();
+    }
+    if let Some(v) = a.checkin {
+        b.checkin = v;
+    }
+    if let Some(v) = a.checkout {
+        b.checkout = v;
+    }
+    if let Some(v) = &a.rooms {
+        b.rooms = v.clone();
+    }
+    if let Some(v) = &a.guests {
+        b.guests = v.clone();
+    }
+    if let Some(v) = &a.holder_name {
+        b.holder.name = v.clone();
+    }
+    b
+}
+
+/// An amendment: one "booking updated" email per distinct traveller snapshot, then a re-plan under
+/// a new journey version (the old plan's sends skip).
+pub async fn amended(
+    step: &Step,
+    env: &Env,
+    params: &JourneyParams,
+    a: &HotelAmendment,
+) -> Result<JourneyOutput> {
+    let mut out = JourneyOutput::new("hotel_amended");
+    let Some(booking_id) = a.booking_id.clone() else {
+        return Ok(out);
+    };
+    let (env2, a2, at) = (env.clone(), a.clone(), params.received_at_ms);
+    let id = booking_id.to_string();
+    let id2 = id.clone();
+    let result: Option<(i64, crate::domain::email::OutgoingEmail)> = step
+        .run(
+            &format!("amend {id}"),
+            StepConfig::AWAIT_BOOKING,
+            move || {
+                let (env, a, id) = (env2.clone(), a2.clone(), id2.clone());
+                Box::pin(async move {
+                    let db = env.d1(DB_BINDING)?;
+                    let row = store::bookings::get(&db, &id)
+                        .await?
+                        .ok_or_else(|| booking_not_known(&id))?;
+                    if row.is_closed() {
+                        return Ok(None);
+                    }
+                    let before: HotelBooking = serde_json::from_str(&row.details_json)?;
+                    let after = apply(before.clone(), &a);
+                    let (old, new) = (hotel_snapshot(&before), hotel_snapshot(&after));
+                    let hash = new.hash();
+                    if row.snapshot_hash.as_deref() == Some(hash.as_str()) || old.hash() == hash {
+                        return Ok(None);
+                    }
+                    let details = serde_json::to_string(&after)?;
+                    let moved = store::bookings::update_facts(
+                        &db,
+                        &id,
+                        row.journey_version,
+                        true,
+                        &row.status,
+                        &details,
+                        Some(&hash),
+                        Some(&after.checkin.to_string()),
+                        Some(&after.checkout.to_string()),
+                        None,
+                        at,
+                    )
+                    .await?;
+                    if !moved {
+                        return Err(rust_err("booking changed concurrently; retrying"));
+                    }
+                    let changes: Vec<(String, String, String)> = old
+                        .diff(&new)
+                        .into_iter()
+                        .map(|c| (c.field, c.before, c.after))
+                        .collect();
+                    let cfg = config(&env)?;
+                    let email = render::booking_updated(&after, &hash, &changes, &cfg.branding)
+                        .map_err(rust_err)?;
+                    Ok(Some((row.journey_version + 1, email)))
+                })
+            },
+        )
+        .await?;
+    let Some((version, email)) = result else {
+        out.skipped.push((
+            "booking_updated".into(),
+            "no traveller-visible change, or booking closed".into(),
+        ));
+        return Ok(out);
+    };
+    let key = email.dedupe_key.to_string();
+    out.emails.push((
+        key,
+        deliver_once(step, env, email, params.received_at_ms).await?,
+    ));
+    run_plan(step, env, params, &booking_id, version, &mut out).await?;
+    Ok(out)
+}

@@ -1,0 +1,164 @@
+//! Generic source: the engine's own canonical event JSON, delivered with Standard Webhooks
+//! (research/formats.md §4), for suppliers without an adapter.
+//!
+//! Authenticity: [`super::signature::verify_standard_webhook`] over the `webhook-id`,
+//! `webhook-timestamp` and `webhook-signature` headers. The event id (dedupe key) is the
+//! `webhook-id` header, parsed by the route as an `EventId`; the body carries none.
+//!
+//! Body (the Standard Webhooks payload convention `{type, timestamp, data}`):
+//!
+//! - `type` (required string): a canonical kind, exactly as `SupplierEvent::kind()` names it —
+//!   `hotel_booked`, `hotel_confirmation_number`, `checkin_instructions`, `hotel_amended`,
+//!   `booking_cancelled`, `flight_booked`, `flight_schedule_changed`, `status_changed`. Any other
+//!   `type` is stored and acknowledged as `Ignored(type)` (its `data` is not read).
+//! - `timestamp` (optional string): RFC 3339 time the sender produced the event; checked when
+//!   present, otherwise unused (the engine times everything from its own receipt time).
+//! - `data` (required object): the fields of that kind's `SupplierEvent` in its serde JSON form
+//!   (snake_case names; dates `YYYY-MM-DD`; local date-times `YYYY-MM-DDTHH:MM:SS`; money as
+//!   `{"amount": "<decimal text>", "currency": "EUR"}`; optional fields may be omitted). The
+//!   `kind` tag is taken from `type`; `data.kind` may be present but must then equal `type`.
+//!
+//! Errors: malformed JSON → `Json`; a non-object body → `NotAnObject`; missing `type`/`data` →
+//! `Missing`; anything serde rejects inside `data` → `Invalid { field: "data", reason: <serde's
+//! message, e.g. "missing field `hotel_name`"> }`; `checkout` before `checkin` →
+//! `Invalid { field: "data.checkout" }`.
+//!
+//! Complete example (`hotel_booked`; parsed verbatim by `tests/sources_generic.rs`):
+//!
+//! ```json
+//! {
+//!   "type": "hotel_booked",
+//!   "timestamp": "2026-03-02T11:00:00Z",
+//!   "data": {
+//!     "booking_id": "gen_bk_0001",
+//!     "client_reference": "trip_fake_0001",
+//!     "status": "CONFIRMED",
+//!     "hotel_id": "gen_hotel_42",
+//!     "hotel_name": "Example Harbour Hotel",
+//!     "checkin": "2026-06-12",
+//!     "checkout": "2026-06-15",
+//!     "rooms": [
+//!       {"room_name": "Standard Double", "board_name": "Breakfast included", "adults": 2, "children": 0}
+//!     ],
+//!     "holder": {
+//!       "name": {"first_name": "Testa", "last_name": "Guestington"},
+//!       "email": "guest@example.com",
+//!       "phone": "+15550100001"
+//!     },
+//!     "guests": [
+//!       {"first_name": "Testa", "last_name": "Guestington"},
+//!       {"first_name": "Otto", "last_name": "Guestington"}
+//!     ],
+//!     "total": {"amount": "540.00", "currency": "EUR"},
+//!     "hotel_confirmation_number": null,
+//!     "sandbox": false,
+//!     "location": {"time_zone": "Europe/Madrid", "latitude": 41.38, "longitude": 2.18},
+//!     "checkin_instructions": "Check-in from 15:00; check-out by 11:00"
+//!   }
+//! }
+//! ```
+//!
+//! Required `data` fields per kind follow the canonical types in `domain::event`; e.g. a
+//! cancellation is `{"type": "booking_cancelled", "data": {"booking_id": "gen_bk_0001",
+//! "with_charges": false, "cancellation_fee": null, "refund": {"amount": "540.00", "currency":
+//! "EUR"}}}`.
+
+use super::ParseError;
+use crate::domain::event::{Interpretation, SupplierEvent};
+use chrono::DateTime;
+use serde_json::Value;
+
+/// The canonical kinds this source accepts as `type` (the names of `SupplierEvent::kind()`).
+pub const KINDS: [&str; 8] = [
+    "hotel_booked",
+    "hotel_confirmation_number",
+    "checkin_instructions",
+    "hotel_amended",
+    "booking_cancelled",
+    "flight_booked",
+    "flight_schedule_changed",
+    "status_changed",
+];
+
+/// Parses a generic body (see the module docs) into what the engine does with it.
+pub fn interpret(body: &[u8]) -> Result<Interpretation, ParseError> {
+    let v: Value = serde_json::from_slice(body).map_err(|e| ParseError::Json(e.to_string()))?;
+    let obj = v.as_object().ok_or(ParseError::NotAnObject)?;
+
+    let kind = match obj.get("type") {
+        None | Some(Value::Null) => return Err(ParseError::Missing("type".into())),
+        Some(Value::String(s)) if !s.trim().is_empty() => s.trim().to_string(),
+        Some(_) => {
+            return Err(ParseError::Invalid {
+                field: "type".into(),
+                reason: "must be a non-empty string".into(),
+            })
+        }
+    };
+
+    match obj.get("timestamp") {
+        None | Some(Value::Null) => {}
+        Some(Value::String(s)) if DateTime::parse_from_rfc3339(s.trim()).is_ok() => {}
+        Some(_) => {
+            return Err(ParseError::Invalid {
+                field: "timestamp".into(),
+                reason: "must be an RFC 3339 date-time".into(),
+            })
+        }
+    }
+
+    if !KINDS.contains(&kind.as_str()) {
+        return Ok(Interpretation::Ignored(kind));
+    }
+
+    let mut data = match obj.get("data") {
+        None | Some(Value::Null) => return Err(ParseError::Missing("data".into())),
+        Some(Value::Object(map)) => map.clone(),
+        Some(_) => {
+            return Err(ParseError::Invalid {
+                field: "data".into(),
+                reason: "must be an object".into(),
+            })
+        }
+    };
+    match data.get("kind") {
+        None => {}
+        Some(Value::String(k)) if *k == kind => {}
+        Some(_) => {
+            return Err(ParseError::Invalid {
+                field: "data.kind".into(),
+                reason: format!("must equal `type` ({kind:?}) when present"),
+            })
+        }
+    }
+    data.insert("kind".into(), Value::String(kind));
+
+    let event: SupplierEvent =
+        serde_json::from_value(Value::Object(data)).map_err(|e| ParseError::Invalid {
+            field: "data".into(),
+            reason: e.to_string(),
+        })?;
+    check(&event)?;
+    Ok(Interpretation::Journey(event))
+}
+
+/// Invariants serde cannot express.
+fn check(event: &SupplierEvent) -> Result<(), ParseError> {
+    match event {
+        SupplierEvent::HotelBooked(b) if b.checkout < b.checkin => Err(ParseError::Invalid {
+            field: "data.checkout".into(),
+            reason: "is before checkin".into(),
+        }),
+        SupplierEvent::HotelAmended(a) if matches!((a.checkin, a.checkout), (Some(i), Some(o)) if o < i) => {
+            Err(ParseError::Invalid {
+                field: "data.checkout".into(),
+                reason: "is before checkin".into(),
+            })
+        }
+        SupplierEvent::FlightBooked(f) if f.segments.is_empty() => Err(ParseError::Invalid {
+            field: "data.segments".into(),
+            reason: "has no segments".into(),
+        }),
+        _ => Ok(()),
+    }
+}

@@ -1,0 +1,113 @@
+//! `scheduled_sends` and `hotel_locations`: the plan of each journey version, and the cache of
+//! hotel coordinates used for local time.
+
+use super::{n, opt, s};
+use serde::Deserialize;
+use worker::{D1Database, Result};
+
+/// Records one planned (or merged / late) send of a journey version. Idempotent: a replayed step
+/// writes nothing new.
+#[allow(clippy::too_many_arguments)]
+pub async fn plan(
+    db: &D1Database,
+    booking_id: &str,
+    kind: &str,
+    version: i64,
+    due_at_ms: Option<i64>,
+    status: &str,
+    reason: Option<&str>,
+    zone: &str,
+    now_ms: i64,
+) -> Result<()> {
+    db.prepare(
+        "INSERT INTO scheduled_sends (booking_id, kind, journey_version, due_at_ms, status, reason, zone, planned_at_ms) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT DO NOTHING",
+    )
+    .bind(&[
+        s(booking_id),
+        s(kind),
+        n(version),
+        due_at_ms.map(n).unwrap_or(wasm_bindgen::JsValue::NULL),
+        s(status),
+        opt(reason),
+        s(zone),
+        n(now_ms),
+    ])?
+    .run()
+    .await?;
+    Ok(())
+}
+
+/// Records what became of a planned send (`sent` / `skipped`, with the reason).
+pub async fn decide(
+    db: &D1Database,
+    booking_id: &str,
+    kind: &str,
+    version: i64,
+    status: &str,
+    reason: Option<&str>,
+    now_ms: i64,
+) -> Result<()> {
+    db.prepare(
+        "UPDATE scheduled_sends SET status = ?4, reason = ?5, decided_at_ms = ?6 \
+         WHERE booking_id = ?1 AND kind = ?2 AND journey_version = ?3 AND status = 'planned'",
+    )
+    .bind(&[
+        s(booking_id),
+        s(kind),
+        n(version),
+        s(status),
+        opt(reason),
+        n(now_ms),
+    ])?
+    .run()
+    .await?;
+    Ok(())
+}
+
+/// A cached hotel location.
+#[derive(Debug, Clone, Deserialize)]
+pub struct CachedLocation {
+    pub latitude: Option<f64>,
+    pub longitude: Option<f64>,
+    pub time_zone: Option<String>,
+    pub error: Option<String>,
+}
+
+pub async fn cached_location(db: &D1Database, hotel_id: &str) -> Result<Option<CachedLocation>> {
+    db.prepare(
+        "SELECT latitude, longitude, time_zone, error FROM hotel_locations WHERE hotel_id = ?1",
+    )
+    .bind(&[s(hotel_id)])?
+    .first::<CachedLocation>(None)
+    .await
+}
+
+pub async fn cache_location(
+    db: &D1Database,
+    hotel_id: &str,
+    location: &CachedLocation,
+    now_ms: i64,
+) -> Result<()> {
+    let f = |v: Option<f64>| {
+        v.map(wasm_bindgen::JsValue::from_f64)
+            .unwrap_or(wasm_bindgen::JsValue::NULL)
+    };
+    db.prepare(
+        "INSERT INTO hotel_locations (hotel_id, latitude, longitude, time_zone, fetched_at_ms, error) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT(hotel_id) DO UPDATE SET latitude = excluded.latitude, \
+         longitude = excluded.longitude, time_zone = excluded.time_zone, fetched_at_ms = excluded.fetched_at_ms, \
+         error = excluded.error",
+    )
+    .bind(&[
+        s(hotel_id),
+        f(location.latitude),
+        f(location.longitude),
+        opt(location.time_zone.as_deref()),
+        n(now_ms),
+        opt(location.error.as_deref()),
+    ])?
+    .run()
+    .await?;
+    Ok(())
+}

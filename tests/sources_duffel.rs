@@ -1,0 +1,757 @@
+//! Host tests of the Duffel adapter (`sources::duffel`): every fixture becomes the exact canonical
+//! event, other types are ignored, and malformed payloads name the JSON path at fault.
+
+use booking_email_engine::domain::event::EmailAddress;
+use booking_email_engine::domain::event::{
+    Airport, BookedRoom, BookingRef, Cancellation, FlightBooking, FlightChange, FlightSegment,
+    Holder, HotelBooking, HotelLocation, Interpretation, Money, PersonName, SupplierEvent,
+};
+use booking_email_engine::sources::duffel::{
+    interpret, parse_aic_list, parse_envelope, peek_event_id,
+};
+use booking_email_engine::sources::ParseError;
+use chrono::{NaiveDate, NaiveDateTime, TimeZone, Utc};
+use serde_json::{json, Value};
+
+fn fixture_bytes(name: &str) -> Vec<u8> {
+    let path = format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read(&path).unwrap_or_else(|e| panic!("reading {path}: {e}"))
+}
+
+fn fixture(name: &str) -> Value {
+    serde_json::from_slice(&fixture_bytes(name)).unwrap()
+}
+
+fn body(v: &Value) -> Vec<u8> {
+    serde_json::to_vec(v).unwrap()
+}
+
+fn journey(body: &[u8]) -> SupplierEvent {
+    let env = parse_envelope(body).expect("envelope parses");
+    match interpret(&env).expect("interprets") {
+        Interpretation::Journey(e) => e,
+        other => panic!("expected a journey, got {other:?}"),
+    }
+}
+
+fn failure(body: &[u8]) -> ParseError {
+    match parse_envelope(body) {
+        Err(e) => e,
+        Ok(env) => match interpret(&env) {
+            Err(e) => e,
+            Ok(i) => panic!("expected a parse error, got {i:?}"),
+        },
+    }
+}
+
+fn assert_missing(err: &ParseError, path: &str) {
+    assert_eq!(err, &ParseError::Missing(path.to_string()), "{err}");
+    assert_eq!(err.field(), Some(path));
+}
+
+fn assert_invalid(err: &ParseError, path: &str) {
+    assert!(
+        matches!(err, ParseError::Invalid { field, .. } if field == path),
+        "expected Invalid at `{path}`, got {err:?}"
+    );
+}
+
+fn at(s: &str) -> NaiveDateTime {
+    NaiveDateTime::parse_from_str(s, "%Y-%m-%d %H:%M").unwrap()
+}
+
+fn lhr() -> Airport {
+    Airport {
+        iata_code: "LHR".into(),
+        name: "Heathrow Airport".into(),
+        city_name: Some("London".into()),
+        time_zone: Some("Europe/London".into()),
+    }
+}
+
+fn bcn() -> Airport {
+    Airport {
+        iata_code: "BCN".into(),
+        name: "Barcelona-El Prat Airport".into(),
+        city_name: Some("Barcelona".into()),
+        time_zone: Some("Europe/Madrid".into()),
+    }
+}
+
+fn testa() -> PersonName {
+    PersonName {
+        first_name: "Testa".into(),
+        last_name: "Guestington".into(),
+    }
+}
+
+fn order_id() -> BookingRef {
+    BookingRef::parse("ord_0000FAKEORDER00001").unwrap()
+}
+
+/// The `order.created` fixture with `data.object` edited.
+fn order_with(edit: impl FnOnce(&mut Value)) -> Vec<u8> {
+    let mut v = fixture("duffel-order-created.json");
+    edit(&mut v["data"]["object"]);
+    body(&v)
+}
+
+/// The `stays.booking.created` fixture with `data.object` edited.
+fn stay_with(edit: impl FnOnce(&mut Value)) -> Vec<u8> {
+    let mut v = fixture("duffel-stays-booking-created.json");
+    edit(&mut v["data"]["object"]);
+    body(&v)
+}
+
+fn event(kind: &str, object: Value) -> Vec<u8> {
+    body(&json!({
+        "id": "wev_0000TESTFAKE0000000009",
+        "type": kind,
+        "api_version": "v2",
+        "live_mode": true,
+        "created_at": "2026-05-01T10:00:00.000000Z",
+        "data": {"object": object}
+    }))
+}
+
+// ---------------------------------------------------------------- envelope
+
+#[test]
+fn envelope_fields_are_read() {
+    let env = parse_envelope(&fixture_bytes("duffel-order-created.json")).unwrap();
+    assert_eq!(env.id.as_str(), "wev_0000FAKEEVENT0001");
+    assert_eq!(env.event_type, "order.created");
+    assert!(!env.live_mode);
+    assert_eq!(env.object["id"], "ord_0000FAKEORDER00001");
+    assert_eq!(
+        env.created_at,
+        Some(Utc.with_ymd_and_hms(2026, 3, 1, 9, 0, 1).unwrap())
+    );
+    assert_eq!(
+        env.idempotency_key.as_deref(),
+        Some("ord_0000FAKEORDER00001")
+    );
+}
+
+#[test]
+fn body_that_is_not_json_is_a_json_error() {
+    assert!(matches!(
+        parse_envelope(b"not json"),
+        Err(ParseError::Json(_))
+    ));
+    assert_eq!(parse_envelope(b"[]"), Err(ParseError::NotAnObject));
+}
+
+#[test]
+fn envelope_without_id_or_type_names_the_field() {
+    let mut v = fixture("duffel-order-created.json");
+    v.as_object_mut().unwrap().remove("id");
+    assert_missing(&parse_envelope(&body(&v)).unwrap_err(), "id");
+    let mut v = fixture("duffel-order-created.json");
+    v["type"] = json!(7);
+    assert_invalid(&parse_envelope(&body(&v)).unwrap_err(), "type");
+}
+
+#[test]
+fn live_mode_is_required_and_boolean() {
+    let mut v = fixture("duffel-order-created.json");
+    v["live_mode"] = json!("false");
+    assert_invalid(&parse_envelope(&body(&v)).unwrap_err(), "live_mode");
+    v.as_object_mut().unwrap().remove("live_mode");
+    assert_missing(&parse_envelope(&body(&v)).unwrap_err(), "live_mode");
+}
+
+#[test]
+fn created_at_that_is_not_rfc3339_is_invalid() {
+    let mut v = fixture("duffel-order-created.json");
+    v["created_at"] = json!("yesterday");
+    assert_invalid(&parse_envelope(&body(&v)).unwrap_err(), "created_at");
+}
+
+#[test]
+fn peek_event_id_reads_the_id_of_a_broken_body() {
+    let mut v = fixture("duffel-order-created.json");
+    v["live_mode"] = json!("nope");
+    assert_eq!(
+        peek_event_id(&body(&v)).as_deref(),
+        Some("wev_0000FAKEEVENT0001")
+    );
+    assert_eq!(peek_event_id(b"{"), None);
+}
+
+// ---------------------------------------------------------------- order.created
+
+#[test]
+fn order_created_becomes_the_exact_flight_booking() {
+    let expected = FlightBooking {
+        booking_id: order_id(),
+        booking_reference: Some("FAKE12".into()),
+        status: "CONFIRMED".into(),
+        contact: Holder {
+            name: testa(),
+            email: EmailAddress::parse("guest@example.com").unwrap(),
+            phone: Some("+15550100001".into()),
+        },
+        passengers: vec![testa()],
+        segments: vec![FlightSegment {
+            flight_number: "ZZ 0472".into(),
+            origin: lhr(),
+            destination: bcn(),
+            departing_at: at("2026-06-12 07:15"),
+            arriving_at: at("2026-06-12 10:25"),
+        }],
+        total: Some(Money {
+            amount: "212.40".into(),
+            currency: "GBP".into(),
+        }),
+        sandbox: true,
+    };
+    assert_eq!(
+        journey(&fixture_bytes("duffel-order-created.json")),
+        SupplierEvent::FlightBooked(Box::new(expected))
+    );
+}
+
+#[test]
+fn live_mode_order_is_not_sandbox() {
+    let mut v = fixture("duffel-order-created.json");
+    v["live_mode"] = json!(true);
+    match journey(&body(&v)) {
+        SupplierEvent::FlightBooked(f) => assert!(!f.sandbox),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn segments_of_all_slices_are_kept_in_travel_order() {
+    let b = order_with(|o| {
+        let mut back = o["slices"][0].clone();
+        let seg = &mut back["segments"][0];
+        seg["origin"] = o["slices"][0]["segments"][0]["destination"].clone();
+        seg["destination"] = o["slices"][0]["segments"][0]["origin"].clone();
+        seg["departing_at"] = json!("2026-06-15T18:05:00");
+        seg["arriving_at"] = json!("2026-06-15T19:20:00");
+        seg["marketing_carrier_flight_number"] = json!("0473");
+        o["slices"].as_array_mut().unwrap().push(back);
+    });
+    let SupplierEvent::FlightBooked(f) = journey(&b) else {
+        panic!("expected FlightBooked")
+    };
+    let summary: Vec<_> = f
+        .segments
+        .iter()
+        .map(|s| {
+            (
+                s.flight_number.as_str(),
+                s.origin.iata_code.as_str(),
+                s.destination.iata_code.as_str(),
+                s.departing_at,
+            )
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        vec![
+            ("ZZ 0472", "LHR", "BCN", at("2026-06-12 07:15")),
+            ("ZZ 0473", "BCN", "LHR", at("2026-06-15 18:05")),
+        ]
+    );
+}
+
+#[test]
+fn contact_is_the_first_passenger_with_an_email() {
+    let b = order_with(|o| {
+        let mut child = o["passengers"][0].clone();
+        child["given_name"] = json!("Kiddo");
+        child["email"] = Value::Null;
+        child["phone_number"] = Value::Null;
+        o["passengers"].as_array_mut().unwrap().insert(0, child);
+    });
+    let SupplierEvent::FlightBooked(f) = journey(&b) else {
+        panic!("expected FlightBooked")
+    };
+    assert_eq!(f.contact.name, testa());
+    assert_eq!(f.contact.email.as_str(), "guest@example.com");
+    assert_eq!(
+        f.passengers,
+        vec![
+            PersonName {
+                first_name: "Kiddo".into(),
+                last_name: "Guestington".into()
+            },
+            testa()
+        ]
+    );
+}
+
+#[test]
+fn hold_order_awaiting_payment_keeps_that_status() {
+    let b = order_with(|o| o["payment_status"]["awaiting_payment"] = json!(true));
+    let SupplierEvent::FlightBooked(f) = journey(&b) else {
+        panic!("expected FlightBooked")
+    };
+    assert_eq!(f.status, "AWAITING_PAYMENT");
+}
+
+#[test]
+fn order_without_departure_time_names_the_segment_field() {
+    let err = failure(&order_with(|o| {
+        o["slices"][0]["segments"][0]
+            .as_object_mut()
+            .unwrap()
+            .remove("departing_at");
+    }));
+    assert_missing(&err, "data.object.slices[0].segments[0].departing_at");
+}
+
+#[test]
+fn order_with_unreadable_arrival_time_is_invalid() {
+    let err = failure(&order_with(|o| {
+        o["slices"][0]["segments"][0]["arriving_at"] = json!("12/06/2026 10:25");
+    }));
+    assert_invalid(&err, "data.object.slices[0].segments[0].arriving_at");
+    assert!(err.to_string().contains("12/06/2026 10:25"), "{err}");
+}
+
+#[test]
+fn order_without_marketing_carrier_code_is_rejected() {
+    let err = failure(&order_with(|o| {
+        o["slices"][0]["segments"][0]["marketing_carrier"]["iata_code"] = Value::Null;
+    }));
+    assert_missing(
+        &err,
+        "data.object.slices[0].segments[0].marketing_carrier.iata_code",
+    );
+}
+
+#[test]
+fn order_without_origin_airport_code_is_rejected() {
+    let err = failure(&order_with(|o| {
+        o["slices"][0]["segments"][0]["origin"] = json!({"name": "Somewhere"});
+    }));
+    assert_missing(&err, "data.object.slices[0].segments[0].origin.iata_code");
+}
+
+#[test]
+fn order_with_no_segments_is_invalid() {
+    let err = failure(&order_with(|o| o["slices"] = json!([])));
+    assert_invalid(&err, "data.object.slices");
+}
+
+#[test]
+fn order_without_any_passenger_email_is_rejected() {
+    let err = failure(&order_with(|o| {
+        o["passengers"][0].as_object_mut().unwrap().remove("email");
+    }));
+    assert_missing(&err, "data.object.passengers[0].email");
+}
+
+#[test]
+fn order_with_invalid_passenger_email_is_invalid() {
+    let err = failure(&order_with(|o| {
+        o["passengers"][0]["email"] = json!("guest")
+    }));
+    assert_invalid(&err, "data.object.passengers[0].email");
+}
+
+#[test]
+fn order_without_id_is_rejected() {
+    let err = failure(&order_with(|o| {
+        o.as_object_mut().unwrap().remove("id");
+    }));
+    assert_missing(&err, "data.object.id");
+}
+
+#[test]
+fn acted_on_event_without_data_object_is_rejected() {
+    let mut v = fixture("duffel-order-created.json");
+    v["data"] = json!({});
+    assert_missing(&failure(&body(&v)), "data.object");
+}
+
+// ---------------------------------------------------------------- airline-initiated changes
+
+#[test]
+fn airline_change_event_carries_the_order_and_change_ids() {
+    assert_eq!(
+        journey(&fixture_bytes("duffel-order-airline-initiated-change.json")),
+        SupplierEvent::FlightScheduleChanged {
+            order_id: order_id(),
+            change_id: Some("aic_0000FAKEAIC00001".into()),
+        }
+    );
+}
+
+#[test]
+fn airline_change_event_with_an_aic_object_reads_its_order_id() {
+    let b = event(
+        "order.airline_initiated_change_detected",
+        json!({"id": "aic_0000FAKEAIC00009", "order_id": "ord_0000FAKEORDER00009"}),
+    );
+    assert_eq!(
+        journey(&b),
+        SupplierEvent::FlightScheduleChanged {
+            order_id: BookingRef::parse("ord_0000FAKEORDER00009").unwrap(),
+            change_id: Some("aic_0000FAKEAIC00009".into()),
+        }
+    );
+}
+
+#[test]
+fn airline_change_id_falls_back_to_the_idempotency_key() {
+    let mut v = fixture("duffel-order-airline-initiated-change.json");
+    v["data"]["object"]
+        .as_object_mut()
+        .unwrap()
+        .remove("aic_id");
+    assert_eq!(
+        journey(&body(&v)),
+        SupplierEvent::FlightScheduleChanged {
+            order_id: order_id(),
+            change_id: Some("aic_0000FAKEAIC00001".into()),
+        }
+    );
+}
+
+#[test]
+fn airline_change_event_without_order_id_is_rejected() {
+    let mut v = fixture("duffel-order-airline-initiated-change.json");
+    v["data"]["object"] = json!({"aic_id": "aic_0000FAKEAIC00001"});
+    assert_missing(&failure(&body(&v)), "data.object.id");
+}
+
+#[test]
+fn aic_list_gives_removed_and_added_segments_with_local_times() {
+    let changes = parse_aic_list(
+        &fixture_bytes("duffel-airline-initiated-change-object.json"),
+        &order_id(),
+    )
+    .unwrap();
+    assert_eq!(
+        changes,
+        vec![FlightChange {
+            change_id: "aic_0000FAKEAIC00001".into(),
+            order_id: order_id(),
+            removed: vec![FlightSegment {
+                flight_number: "ZZ 0472".into(),
+                origin: lhr(),
+                destination: bcn(),
+                departing_at: at("2026-06-12 07:15"),
+                arriving_at: at("2026-06-12 10:25"),
+            }],
+            added: vec![FlightSegment {
+                flight_number: "ZZ 0476".into(),
+                origin: lhr(),
+                destination: bcn(),
+                departing_at: at("2026-06-12 09:40"),
+                arriving_at: at("2026-06-12 12:50"),
+            }],
+        }]
+    );
+}
+
+#[test]
+fn aic_list_skips_changes_of_other_orders() {
+    let mut v = fixture("duffel-airline-initiated-change-object.json");
+    let mut other = v["data"][0].clone();
+    other["id"] = json!("aic_0000FAKEAIC00002");
+    other["order_id"] = json!("ord_0000SOMEOTHER0001");
+    v["data"].as_array_mut().unwrap().push(other);
+    let changes = parse_aic_list(&body(&v), &order_id()).unwrap();
+    assert_eq!(changes.len(), 1);
+    assert_eq!(changes[0].change_id, "aic_0000FAKEAIC00001");
+}
+
+#[test]
+fn empty_aic_list_is_no_change() {
+    assert_eq!(parse_aic_list(br#"{"data": []}"#, &order_id()), Ok(vec![]));
+}
+
+#[test]
+fn aic_list_with_bad_time_names_the_path() {
+    let mut v = fixture("duffel-airline-initiated-change-object.json");
+    v["data"][0]["added"][0]["segments"][0]["departing_at"] = json!("soon");
+    let err = parse_aic_list(&body(&v), &order_id()).unwrap_err();
+    assert_invalid(&err, "data[0].added[0].segments[0].departing_at");
+}
+
+#[test]
+fn aic_list_without_data_or_removed_is_rejected() {
+    assert_missing(&parse_aic_list(b"{}", &order_id()).unwrap_err(), "data");
+    let mut v = fixture("duffel-airline-initiated-change-object.json");
+    v["data"][0].as_object_mut().unwrap().remove("removed");
+    assert_missing(
+        &parse_aic_list(&body(&v), &order_id()).unwrap_err(),
+        "data[0].removed",
+    );
+    assert!(matches!(
+        parse_aic_list(b"nope", &order_id()),
+        Err(ParseError::Json(_))
+    ));
+}
+
+// ---------------------------------------------------------------- cancellations
+
+#[test]
+fn order_cancellation_confirmed_cancels_the_order_with_its_refund() {
+    let b = event(
+        "order_cancellation.confirmed",
+        json!({
+            "id": "ore_0000FAKECANCEL001",
+            "order_id": "ord_0000FAKEORDER00001",
+            "refund_amount": "90.80",
+            "refund_currency": "GBP",
+            "refund_to": "original_form_of_payment",
+            "confirmed_at": "2026-05-01T10:00:00Z"
+        }),
+    );
+    assert_eq!(
+        journey(&b),
+        SupplierEvent::BookingCancelled(Cancellation {
+            booking_id: order_id(),
+            with_charges: false,
+            cancellation_fee: None,
+            refund: Some(Money {
+                amount: "90.80".into(),
+                currency: "GBP".into()
+            }),
+        })
+    );
+}
+
+#[test]
+fn order_cancellation_with_a_penalty_is_with_charges() {
+    let b = event(
+        "order_cancellation.confirmed",
+        json!({
+            "id": "ore_0000FAKECANCEL001",
+            "order_id": "ord_0000FAKEORDER00001",
+            "penalty_amount": "50.00",
+            "penalty_currency": "gbp"
+        }),
+    );
+    let SupplierEvent::BookingCancelled(c) = journey(&b) else {
+        panic!("expected BookingCancelled")
+    };
+    assert!(c.with_charges);
+    assert_eq!(
+        c.cancellation_fee,
+        Some(Money {
+            amount: "50.00".into(),
+            currency: "GBP".into()
+        })
+    );
+    assert_eq!(c.refund, None);
+}
+
+#[test]
+fn order_cancellation_without_order_id_is_rejected() {
+    let b = event(
+        "order_cancellation.confirmed",
+        json!({"id": "ore_0000FAKECANCEL001"}),
+    );
+    assert_missing(&failure(&b), "data.object.order_id");
+}
+
+#[test]
+fn stays_booking_cancelled_cancels_the_booking() {
+    let b = event(
+        "stays.booking.cancelled",
+        json!({"id": "bok_0000FAKEBOOKING01", "status": "cancelled"}),
+    );
+    assert_eq!(
+        journey(&b),
+        SupplierEvent::BookingCancelled(Cancellation {
+            booking_id: BookingRef::parse("bok_0000FAKEBOOKING01").unwrap(),
+            with_charges: false,
+            cancellation_fee: None,
+            refund: None,
+        })
+    );
+}
+
+// ---------------------------------------------------------------- stays.booking.created
+
+#[test]
+fn stays_booking_becomes_the_exact_hotel_booking() {
+    let expected = HotelBooking {
+        booking_id: BookingRef::parse("bok_0000FAKEBOOKING01").unwrap(),
+        client_reference: Some("FAKEREF991".into()),
+        prebook_id: None,
+        status: "CONFIRMED".into(),
+        hotel_id: Some("acc_0000FAKEACC00001".into()),
+        hotel_name: "Example Harbour Hotel".into(),
+        checkin: NaiveDate::from_ymd_opt(2026, 6, 12).unwrap(),
+        checkout: NaiveDate::from_ymd_opt(2026, 6, 15).unwrap(),
+        rooms: vec![BookedRoom {
+            room_name: "Room".into(),
+            board_name: None,
+            adults: 1,
+            children: 0,
+        }],
+        holder: Holder {
+            name: testa(),
+            email: EmailAddress::parse("guest@example.com").unwrap(),
+            phone: Some("+15550100001".into()),
+        },
+        guests: vec![testa()],
+        total: None,
+        hotel_confirmation_number: None,
+        sandbox: true,
+        location: Some(HotelLocation {
+            time_zone: None,
+            latitude: Some(41.38),
+            longitude: Some(2.18),
+        }),
+        checkin_instructions: Some("Check-in from 15:00; check-out by 11:00".into()),
+        replaces: None,
+    };
+    let SupplierEvent::HotelBooked(b) =
+        journey(&fixture_bytes("duffel-stays-booking-created.json"))
+    else {
+        panic!("expected HotelBooked")
+    };
+    assert_eq!(*b, expected);
+    assert_eq!(b.nights(), 3);
+}
+
+#[test]
+fn stays_booking_with_several_rooms_spreads_the_guests() {
+    let b = stay_with(|o| {
+        o["rooms"] = json!(2);
+        let mut second = o["guests"][0].clone();
+        second["given_name"] = json!("Otto");
+        o["guests"].as_array_mut().unwrap().push(second.clone());
+        second["given_name"] = json!("Ida");
+        o["guests"].as_array_mut().unwrap().push(second);
+        o["accommodation"]["rooms"] =
+            json!([{"name": "Sea View Double", "rates": [{"board_type": "breakfast"}]}]);
+    });
+    let SupplierEvent::HotelBooked(h) = journey(&b) else {
+        panic!("expected HotelBooked")
+    };
+    let rooms: Vec<_> = h
+        .rooms
+        .iter()
+        .map(|r| (r.room_name.as_str(), r.board_name.as_deref(), r.adults))
+        .collect();
+    assert_eq!(
+        rooms,
+        vec![
+            ("Sea View Double", Some("Breakfast included"), 2),
+            ("Sea View Double", Some("Breakfast included"), 1),
+        ]
+    );
+    assert_eq!(h.guests.len(), 3);
+    assert_eq!(h.holder.name, testa());
+}
+
+#[test]
+fn stays_booking_without_coordinates_or_check_in_times_has_neither() {
+    let b = stay_with(|o| {
+        o["accommodation"]["location"] = json!({"address": {"city_name": "Barcelona"}});
+        o["accommodation"]["check_in_information"] = Value::Null;
+    });
+    let SupplierEvent::HotelBooked(h) = journey(&b) else {
+        panic!("expected HotelBooked")
+    };
+    assert_eq!(h.location, None);
+    assert_eq!(h.checkin_instructions, None);
+}
+
+#[test]
+fn stays_booking_with_only_a_check_out_time_says_so() {
+    let b = stay_with(|o| {
+        o["accommodation"]["check_in_information"] = json!({"check_out_before_time": "10:00"});
+    });
+    let SupplierEvent::HotelBooked(h) = journey(&b) else {
+        panic!("expected HotelBooked")
+    };
+    assert_eq!(
+        h.checkin_instructions.as_deref(),
+        Some("Check-out by 10:00")
+    );
+}
+
+#[test]
+fn stays_booking_without_check_in_date_is_rejected() {
+    let err = failure(&stay_with(|o| {
+        o.as_object_mut().unwrap().remove("check_in_date");
+    }));
+    assert_missing(&err, "data.object.check_in_date");
+}
+
+#[test]
+fn stays_booking_checking_out_before_checking_in_is_invalid() {
+    let err = failure(&stay_with(|o| o["check_out_date"] = json!("2026-06-10")));
+    assert_invalid(&err, "data.object.check_out_date");
+}
+
+#[test]
+fn stays_booking_with_unreadable_date_is_invalid() {
+    let err = failure(&stay_with(|o| o["check_in_date"] = json!("12 June 2026")));
+    assert_invalid(&err, "data.object.check_in_date");
+}
+
+#[test]
+fn stays_booking_without_hotel_name_is_rejected() {
+    let err = failure(&stay_with(|o| {
+        o["accommodation"].as_object_mut().unwrap().remove("name");
+    }));
+    assert_missing(&err, "data.object.accommodation.name");
+}
+
+#[test]
+fn stays_booking_without_email_is_rejected() {
+    let err = failure(&stay_with(|o| o["email"] = Value::Null));
+    assert_missing(&err, "data.object.email");
+    let err = failure(&stay_with(|o| o["email"] = json!("not-an-email")));
+    assert_invalid(&err, "data.object.email");
+}
+
+// ---------------------------------------------------------------- ignored types
+
+#[test]
+fn other_types_are_ignored_with_their_name() {
+    for kind in [
+        "air.order.changed",
+        "air.payment.succeeded",
+        "air.payment.failed",
+        "order.creation_failed",
+        "order_cancellation.created",
+        "stays.booking_creation_failed",
+        "something.new",
+    ] {
+        let env = parse_envelope(&event(kind, json!({"id": "x"}))).unwrap();
+        assert_eq!(
+            interpret(&env).unwrap(),
+            Interpretation::Ignored(kind.to_string()),
+            "{kind}"
+        );
+    }
+}
+
+#[test]
+fn ping_from_the_signature_vector_is_ignored() {
+    let v = fixture("signature-vectors.json");
+    let raw = v["duffel"]["raw_body"].as_str().unwrap();
+    let env = parse_envelope(raw.as_bytes()).unwrap();
+    assert_eq!(env.id.as_str(), "wev_0000TESTFAKE0000000001");
+    assert_eq!(
+        interpret(&env).unwrap(),
+        Interpretation::Ignored("ping.triggered".into())
+    );
+}
+
+#[test]
+fn air_order_changed_is_ignored_even_with_a_full_order() {
+    // The payload is the order as it is now; a status-only move cannot be told apart from a
+    // traveller-visible change without the previous state, so nothing is started.
+    let mut v = fixture("duffel-order-created.json");
+    v["type"] = json!("air.order.changed");
+    let env = parse_envelope(&body(&v)).unwrap();
+    assert_eq!(
+        interpret(&env).unwrap(),
+        Interpretation::Ignored("air.order.changed".into())
+    );
+}
