@@ -62,7 +62,12 @@ fn apply_change(segments: &[FlightSegment], change: &FlightChange) -> Vec<Flight
         .filter(|s| !change.removed.iter().any(|r| same_flight(s, r)))
         .cloned()
         .collect();
-    next.extend(change.added.iter().cloned());
+    // A change applied before (the same AIC announced again) adds nothing twice.
+    for added in &change.added {
+        if !next.iter().any(|s| same_flight(s, added)) {
+            next.push(added.clone());
+        }
+    }
     // Travel order is by the real instant of departure: local wall-clock times of different zones
     // do not compare (an airport without a known zone sorts by its local time as if UTC).
     next.sort_by_key(|s| {
