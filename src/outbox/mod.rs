@@ -74,6 +74,9 @@ CREATE TABLE IF NOT EXISTS state (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
 /// `state` keys.
 const NEXT_SLOT_AT: &str = "next_slot_at_ms";
 const MAIN_PAUSED_UNTIL: &str = "main_paused_until_ms";
+/// Cost of the last alarm: SQLite rows read, and wall time in ms (observability and benchmarks).
+const LAST_ALARM_ROWS_READ: &str = "last_alarm_rows_read";
+const LAST_ALARM_MS: &str = "last_alarm_ms";
 
 /// Most owner alerts sent in one alarm (the rest go in the next, a millisecond later).
 const OWNER_BATCH: usize = 10;
@@ -128,6 +131,12 @@ struct AttemptView {
 }
 
 #[derive(Deserialize)]
+struct StatusCount {
+    status: String,
+    n: i64,
+}
+
+#[derive(Deserialize)]
 struct ValueRow {
     value: Option<i64>,
 }
@@ -150,8 +159,10 @@ impl Outbox {
         self.state.storage().sql()
     }
 
+    /// Runs a statement, counting the rows SQLite read for it (see `rows_read`).
     fn exec(&self, query: &str, binds: Vec<V>) -> Result<worker::SqlCursor> {
         let cursor = self.sql().exec(query, Some(binds))?;
+        self.rows_read.set(self.rows_read.get() + cursor.rows_read());
         Ok(cursor)
     }
 
@@ -578,9 +589,18 @@ impl Outbox {
             "SELECT seq, attempt, provider, at_ms, outcome, error FROM attempts ORDER BY seq DESC, attempt DESC LIMIT 400",
             vec![],
         )?;
+        let counts: Vec<StatusCount> = self.rows(
+            "SELECT status, COUNT(*) AS n FROM queue GROUP BY status",
+            vec![],
+        )?;
         Ok(json!({
             "nextSlotAtMs": self.get_state(NEXT_SLOT_AT)?,
             "mainPausedUntilMs": self.get_state(MAIN_PAUSED_UNTIL)?,
+            "lastAlarm": {
+                "rowsRead": self.get_state(LAST_ALARM_ROWS_READ)?,
+                "ms": self.get_state(LAST_ALARM_MS)?,
+            },
+            "counts": counts.into_iter().map(|c| (c.status, c.n)).collect::<std::collections::BTreeMap<_, _>>(),
             "items": items,
             "attempts": attempts,
         }))
@@ -625,8 +645,13 @@ impl DurableObject for Outbox {
         }
         self.busy.set(true);
         self.rows_read.set(0);
+        let started = now_ms();
         let result = self.process().await;
         self.busy.set(false);
+        if result.is_ok() {
+            let _ = self.set_state(LAST_ALARM_ROWS_READ, self.rows_read.get() as i64);
+            let _ = self.set_state(LAST_ALARM_MS, now_ms() - started);
+        }
         if let Err(e) = result {
             worker::console_error!("outbox alarm failed: {e}");
             // Re-arm before failing so the queue never stalls if the platform stops retrying.
