@@ -36,6 +36,10 @@ export default defineConfig(async () => {
             DUFFEL_API_TOKEN: "test-duffel-token",
             LITEAPI_DATA_BASE_URL: `http://127.0.0.1:${inject("supplierApiPort")}`,
             LITEAPI_API_KEY: "test-liteapi-key",
+            STRIPE_WEBHOOK_SECRETS: "whsec_test_stripe_secret",
+            ACTION_SIGNING_KEY: "test-action-signing-key",
+            PUBLIC_BASE_URL: "https://engine.test",
+            BOOKING_SITE_URL: "https://book.example.com",
           },
           // The main provider, wrapped: an RPC service with the send_email binding's `send()`,
           // forwarding to the real local send_email binding except for recipients whose address

@@ -6,7 +6,7 @@
 // - worker-build 0.8.7 and wasm-bindgen-cli at exactly the version Cargo.lock pins (worker-build
 //   would otherwise try to download them, which an offline machine cannot do);
 // - .dev.vars from .dev.vars.example for `wrangler dev`.
-import { existsSync, statSync, readFileSync, copyFileSync } from "node:fs";
+import { existsSync, statSync, readFileSync, copyFileSync, appendFileSync } from "node:fs";
 import { join } from "node:path";
 import { root, cargoBin, step, run, output } from "./lib.mjs";
 
@@ -63,7 +63,16 @@ await step(`wasm-bindgen-cli ${bindgen} (matches Cargo.lock)`, () => {
 
 await step(".dev.vars for wrangler dev", () => {
   const target = join(root, ".dev.vars");
-  if (existsSync(target)) return "kept existing";
-  copyFileSync(join(root, ".dev.vars.example"), target);
-  return "created from .dev.vars.example";
+  const example = readFileSync(join(root, ".dev.vars.example"), "utf8");
+  if (!existsSync(target)) {
+    copyFileSync(join(root, ".dev.vars.example"), target);
+    return "created from .dev.vars.example";
+  }
+  // Keep the developer's values; add keys that newer versions of the example introduced.
+  const keyOf = (line) => (/^\s*([A-Z0-9_]+)\s*=/.exec(line) ?? [])[1];
+  const have = new Set(readFileSync(target, "utf8").split("\n").map(keyOf).filter(Boolean));
+  const missing = example.split("\n").filter((line) => keyOf(line) && !have.has(keyOf(line)));
+  if (missing.length === 0) return "kept existing";
+  appendFileSync(target, `\n# Added by npm run setup from .dev.vars.example\n${missing.join("\n")}\n`);
+  return `kept existing, added ${missing.map(keyOf).join(", ")}`;
 });

@@ -77,6 +77,25 @@ pub struct Config {
     /// (secret): used to look up a hotel's coordinates for its local time.
     pub liteapi_data_base_url: String,
     pub liteapi_api_key: String,
+    /// `STRIPE_WEBHOOK_SECRETS` (secret): Stripe endpoint secrets (`whsec_…`), several during
+    /// rotation.
+    pub stripe_webhook_secrets: Vec<String>,
+    /// `ACTION_SIGNING_KEY` (secret): HMAC key of the owner's one-click action links. Empty = the
+    /// links cannot be made (holds are still kept and alerted, without buttons).
+    pub action_signing_key: String,
+    /// `ACTION_LINK_TTL_S`: how long an action link stays valid, seconds (7 days).
+    pub action_link_ttl_s: i64,
+    /// `PUBLIC_BASE_URL`: where this Worker is reachable, for links in owner emails
+    /// (e.g. `https://engine.example.com`).
+    pub public_base_url: String,
+    /// `BOOKING_SITE_URL`: where a guest retries a checkout (the booking site, never an admin URL).
+    pub booking_site_url: String,
+    /// `CHECKOUT_FOLLOW_UP_MS`: wait after a checkout attempt before deciding, ms (20 minutes).
+    pub checkout_follow_up_ms: i64,
+    /// `CARD_TESTING_NAMES_PER_EMAIL` (2) and `CARD_TESTING_EMAILS_PER_NAME` (3): same-day
+    /// thresholds of the card-testing rules.
+    pub card_testing_names_per_email: usize,
+    pub card_testing_emails_per_name: usize,
 }
 
 fn list(get: &impl Fn(&str) -> Option<String>, name: &'static str) -> Vec<String> {
@@ -199,6 +218,17 @@ impl Config {
                 .trim_end_matches('/')
                 .to_string(),
             liteapi_api_key: text(&get, "LITEAPI_API_KEY")?.unwrap_or_default(),
+            stripe_webhook_secrets: list(&get, "STRIPE_WEBHOOK_SECRETS"),
+            action_signing_key: text(&get, "ACTION_SIGNING_KEY")?.unwrap_or_default(),
+            action_link_ttl_s: number(&get, "ACTION_LINK_TTL_S", 7 * 86_400i64)?,
+            public_base_url: text(&get, "PUBLIC_BASE_URL")?
+                .unwrap_or_else(|| "http://127.0.0.1:8787".into())
+                .trim_end_matches('/')
+                .to_string(),
+            booking_site_url: text(&get, "BOOKING_SITE_URL")?.unwrap_or_else(|| "https://example.com".into()),
+            checkout_follow_up_ms: number(&get, "CHECKOUT_FOLLOW_UP_MS", 20 * 60_000i64)?,
+            card_testing_names_per_email: number(&get, "CARD_TESTING_NAMES_PER_EMAIL", 2usize)?,
+            card_testing_emails_per_name: number(&get, "CARD_TESTING_EMAILS_PER_NAME", 3usize)?,
         })
     }
 }

@@ -373,6 +373,66 @@ pub struct Cancellation {
     pub refund: Option<Money>,
 }
 
+/// A checkout that started (liteAPI `booking.prebook`, with a payment transaction id when the
+/// payment SDK is used). Guest facts are optional: a prebook may not carry them; Stripe events
+/// can fill them in later (matched by transaction id / client reference).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CheckoutAttempt {
+    pub prebook_id: String,
+    #[serde(default)]
+    pub transaction_id: Option<String>,
+    #[serde(default)]
+    pub client_reference: Option<String>,
+    #[serde(default)]
+    pub email: Option<EmailAddress>,
+    #[serde(default)]
+    pub guest_name: Option<PersonName>,
+    #[serde(default)]
+    pub hotel_id: Option<String>,
+    #[serde(default)]
+    pub hotel_name: Option<String>,
+    #[serde(default)]
+    pub checkin: Option<NaiveDate>,
+    #[serde(default)]
+    pub checkout: Option<NaiveDate>,
+    #[serde(default)]
+    pub price: Option<Money>,
+}
+
+/// What the payment processor says about a checkout (Stripe). Matched to attempts by
+/// `transaction_id` (the payment intent) or `client_reference`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PaymentUpdate {
+    /// `failed` (payment_intent.payment_failed), `paid` (checkout.session.completed with
+    /// payment_status paid), `expired` (checkout.session.expired).
+    pub outcome: PaymentOutcome,
+    /// Stripe payment intent id (`pi_…`), when known.
+    #[serde(default)]
+    pub payment_intent: Option<String>,
+    /// Checkout session id (`cs_…`), when known.
+    #[serde(default)]
+    pub session_id: Option<String>,
+    /// `client_reference_id` or `metadata.trip_id`.
+    #[serde(default)]
+    pub client_reference: Option<String>,
+    #[serde(default)]
+    pub email: Option<EmailAddress>,
+    #[serde(default)]
+    pub name: Option<PersonName>,
+    /// `last_payment_error.decline_code` (e.g. `insufficient_funds`), else its `code`.
+    #[serde(default)]
+    pub decline_code: Option<String>,
+}
+
+/// Stripe's verdict on a payment attempt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PaymentOutcome {
+    Failed,
+    Paid,
+    Expired,
+}
+
 /// The one canonical event type. Journeys match on this and nothing else.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -408,6 +468,10 @@ pub enum SupplierEvent {
         booking_id: BookingRef,
         status: String,
     },
+    /// A checkout started (liteAPI `booking.prebook`).
+    CheckoutStarted(Box<CheckoutAttempt>),
+    /// The payment processor reported on a checkout (Stripe).
+    PaymentUpdated(Box<PaymentUpdate>),
 }
 
 impl SupplierEvent {
@@ -422,6 +486,8 @@ impl SupplierEvent {
             SupplierEvent::FlightBooked(_) => "flight_booked",
             SupplierEvent::FlightScheduleChanged { .. } => "flight_schedule_changed",
             SupplierEvent::StatusChanged { .. } => "status_changed",
+            SupplierEvent::CheckoutStarted(_) => "checkout_started",
+            SupplierEvent::PaymentUpdated(_) => "payment_updated",
         }
     }
 }

@@ -131,6 +131,11 @@ struct AttemptView {
 }
 
 #[derive(Deserialize)]
+struct EmailJson {
+    email_json: String,
+}
+
+#[derive(Deserialize)]
 struct StatusCount {
     status: String,
     n: i64,
@@ -632,6 +637,23 @@ impl DurableObject for Outbox {
                 Response::from_json(&json!({"status": if fresh { "queued" } else { "duplicate" }}))
             }
             (Method::Get, "/state") => Response::from_json(&self.view()?),
+            (Method::Get, "/email") => {
+                // The rendered email as queued, for inspection (owner pages, tests).
+                let url = req.url()?;
+                let key = url
+                    .query_pairs()
+                    .find(|(k, _)| k == "dedupe_key")
+                    .map(|(_, v)| v.into_owned())
+                    .unwrap_or_default();
+                let rows: Vec<EmailJson> = self.rows(
+                    "SELECT email_json FROM queue WHERE dedupe_key = ?",
+                    vec![key.as_str().into()],
+                )?;
+                match rows.into_iter().next() {
+                    Some(r) => Response::from_json(&serde_json::from_str::<serde_json::Value>(&r.email_json)?),
+                    None => Response::error("no such email", 404),
+                }
+            }
             _ => Response::error("not found", 404),
         }
     }

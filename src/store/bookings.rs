@@ -30,8 +30,8 @@ pub async fn upsert_hotel_booking(
     let booking = db
         .prepare(
             "INSERT INTO bookings (booking_id, source, kind, contact_email, status, hotel_name, checkin, checkout, \
-             hotel_confirmation_number, details_json, journey_version, created_at_ms, updated_at_ms) \
-             VALUES (?1, ?2, 'hotel', ?3, ?4, ?5, ?6, ?7, ?8, ?9, 1, ?10, ?10) \
+             hotel_confirmation_number, details_json, journey_version, created_at_ms, updated_at_ms, prebook_id) \
+             VALUES (?1, ?2, 'hotel', ?3, ?4, ?5, ?6, ?7, ?8, ?9, 1, ?10, ?10, ?11) \
              ON CONFLICT(booking_id) DO UPDATE SET status = excluded.status, hotel_name = excluded.hotel_name, \
              checkin = excluded.checkin, checkout = excluded.checkout, \
              hotel_confirmation_number = COALESCE(excluded.hotel_confirmation_number, bookings.hotel_confirmation_number), \
@@ -48,6 +48,7 @@ pub async fn upsert_hotel_booking(
             opt(b.hotel_confirmation_number.as_deref()),
             s(&details),
             n(event_time_ms),
+            opt(b.prebook_id.as_deref()),
         ])?;
     db.batch(vec![contact, booking]).await?;
     Ok(())
