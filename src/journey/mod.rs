@@ -11,6 +11,7 @@
 //! current (versioned intent): a cancellation or an amendment moves the version on, and every older
 //! plan then skips.
 
+pub mod checkout;
 pub mod flight;
 pub mod hotel;
 pub mod workflow;
@@ -104,6 +105,8 @@ async fn run(step: &Step, env: &Env, params: &JourneyParams) -> Result<JourneyOu
         SupplierEvent::StatusChanged { booking_id, status } => {
             status_changed(step, env, params, booking_id.as_str(), status).await
         }
+        SupplierEvent::CheckoutStarted(a) => checkout::started(step, env, params, a).await,
+        SupplierEvent::PaymentUpdated(p) => checkout::payment_updated(step, env, params, p).await,
     }
 }
 
