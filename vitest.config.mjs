@@ -37,7 +37,7 @@ export default defineConfig(async () => {
             LITEAPI_DATA_BASE_URL: `http://127.0.0.1:${inject("supplierApiPort")}`,
             LITEAPI_API_KEY: "test-liteapi-key",
             STRIPE_WEBHOOK_SECRETS: "whsec_test_stripe_secret",
-            ACTION_SIGNING_KEY: "test-action-signing-key",
+            ACTION_SIGNING_KEY: "test-action-signing-key-0123456789abcdef",
             PUBLIC_BASE_URL: "https://engine.test",
             BOOKING_SITE_URL: "https://book.example.com",
           },

@@ -225,7 +225,8 @@ impl Config {
                 .unwrap_or_else(|| "http://127.0.0.1:8787".into())
                 .trim_end_matches('/')
                 .to_string(),
-            booking_site_url: text(&get, "BOOKING_SITE_URL")?.unwrap_or_else(|| "https://example.com".into()),
+            booking_site_url: text(&get, "BOOKING_SITE_URL")?
+                .unwrap_or_else(|| "https://example.com".into()),
             checkout_follow_up_ms: number(&get, "CHECKOUT_FOLLOW_UP_MS", 20 * 60_000i64)?,
             card_testing_names_per_email: number(&get, "CARD_TESTING_NAMES_PER_EMAIL", 2usize)?,
             card_testing_emails_per_name: number(&get, "CARD_TESTING_EMAILS_PER_NAME", 3usize)?,

@@ -144,15 +144,18 @@ fn confirmed_booking_becomes_a_hotel_booked_journey() {
 }
 
 #[test]
-fn prebook_is_ignored_with_its_name() {
-    // Checkout (prebook) is handled elsewhere; the later lifecycle names are interpreted (see
-    // tests/sources_liteapi_events.rs).
+fn prebook_starts_a_checkout_attempt() {
+    // Checkout started: the attempt is recorded (its full mapping is tested in
+    // tests/checkout_liteapi.rs).
     let env = parse_envelope(&fixture_bytes("liteapi-booking-prebook.json")).unwrap();
     assert_eq!(env.event_name, "booking.prebook");
-    assert_eq!(
-        interpret(&env).unwrap(),
-        Interpretation::Ignored("booking.prebook".to_string())
-    );
+    match interpret(&env).unwrap() {
+        Interpretation::Journey(SupplierEvent::CheckoutStarted(a)) => {
+            assert_eq!(a.prebook_id, "PB_fake_9xYz");
+            assert_eq!(a.transaction_id.as_deref(), Some("tr_fake_0001"));
+        }
+        other => panic!("expected CheckoutStarted, got {other:?}"),
+    }
 }
 
 #[test]

@@ -97,11 +97,20 @@ pub enum EmailKind {
     FlightChanged,
     /// Owner: a booking was cancelled.
     OwnerBookingCancelled,
+    /// Guest: "your booking wasn't completed — nothing was charged", 20 minutes after an unpaid
+    /// checkout; never claims a decline.
+    CheckoutNotCompleted,
+    /// Guest: the owner confirmed an "insufficient funds" decline (one-click action on a hold).
+    CheckoutDeclinedFunds,
+    /// Guest: the owner confirmed a "blocked by a security check" decline (one-click action).
+    CheckoutDeclinedSecurity,
+    /// Owner: a checkout looks like card testing and is held, with one-click actions.
+    OwnerCheckoutHold,
 }
 
 impl EmailKind {
     /// Every kind, in declaration order.
-    pub const ALL: [EmailKind; 12] = [
+    pub const ALL: [EmailKind; 16] = [
         EmailKind::BookingConfirmation,
         EmailKind::OwnerNewBooking,
         EmailKind::OwnerEmailFailed,
@@ -114,6 +123,10 @@ impl EmailKind {
         EmailKind::FlightConfirmation,
         EmailKind::FlightChanged,
         EmailKind::OwnerBookingCancelled,
+        EmailKind::CheckoutNotCompleted,
+        EmailKind::CheckoutDeclinedFunds,
+        EmailKind::CheckoutDeclinedSecurity,
+        EmailKind::OwnerCheckoutHold,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -130,6 +143,10 @@ impl EmailKind {
             EmailKind::FlightConfirmation => "flight_confirmation",
             EmailKind::FlightChanged => "flight_changed",
             EmailKind::OwnerBookingCancelled => "owner_booking_cancelled",
+            EmailKind::CheckoutNotCompleted => "checkout_not_completed",
+            EmailKind::CheckoutDeclinedFunds => "checkout_declined_funds",
+            EmailKind::CheckoutDeclinedSecurity => "checkout_declined_security",
+            EmailKind::OwnerCheckoutHold => "owner_checkout_hold",
         }
     }
 
@@ -149,10 +166,14 @@ impl EmailKind {
             | EmailKind::BookingCancelled
             | EmailKind::BookingUpdated
             | EmailKind::FlightConfirmation
-            | EmailKind::FlightChanged => Audience::Client,
+            | EmailKind::FlightChanged
+            | EmailKind::CheckoutNotCompleted
+            | EmailKind::CheckoutDeclinedFunds
+            | EmailKind::CheckoutDeclinedSecurity => Audience::Client,
             EmailKind::OwnerNewBooking
             | EmailKind::OwnerEmailFailed
-            | EmailKind::OwnerBookingCancelled => Audience::Owner,
+            | EmailKind::OwnerBookingCancelled
+            | EmailKind::OwnerCheckoutHold => Audience::Owner,
         }
     }
 
@@ -163,13 +184,18 @@ impl EmailKind {
             | EmailKind::CheckinDay
             | EmailKind::OwnerNewBooking
             | EmailKind::OwnerEmailFailed
-            | EmailKind::OwnerBookingCancelled => Rank::Urgent,
+            | EmailKind::OwnerBookingCancelled
+            | EmailKind::OwnerCheckoutHold => Rank::Urgent,
             EmailKind::BookingConfirmation
             | EmailKind::HotelConfirmationNumber
             | EmailKind::BookingCancelled
             | EmailKind::BookingUpdated
             | EmailKind::FlightConfirmation => Rank::Booking,
-            EmailKind::ArrivalGuide | EmailKind::ThankYou => Rank::Service,
+            EmailKind::ArrivalGuide
+            | EmailKind::ThankYou
+            | EmailKind::CheckoutNotCompleted
+            | EmailKind::CheckoutDeclinedFunds
+            | EmailKind::CheckoutDeclinedSecurity => Rank::Service,
         }
     }
 }
@@ -201,6 +227,14 @@ impl DedupeKey {
     /// The key for `kind` about any reference (e.g. another email's dedupe key).
     pub fn new(kind: EmailKind, reference: &str) -> Self {
         Self(format!("{}:{}", kind.as_str(), reference))
+    }
+
+    /// The one key of a customer's decline email about a held checkout, shared by
+    /// [`EmailKind::CheckoutDeclinedFunds`] and [`EmailKind::CheckoutDeclinedSecurity`]:
+    /// `checkout_declined:<prebook id>` (one hold is about one attempt), so whichever reason the
+    /// owner picks — or both, clicked in a race — the customer gets one decline email.
+    pub fn for_checkout_decline(prebook_id: &str) -> Self {
+        Self(format!("checkout_declined:{}", prebook_id.trim()))
     }
 
     /// Re-reads a key stored earlier (outbox rows, D1 rows). `None` unless it has the shape

@@ -430,6 +430,8 @@ pub struct PaymentUpdate {
 pub enum PaymentOutcome {
     Failed,
     Paid,
+    /// Completed with a delayed payment method that is still processing.
+    Processing,
     Expired,
 }
 

@@ -4,12 +4,18 @@
 //! takes its inputs — including `now` and any randomness — as arguments and returns a value, so the
 //! whole core runs under plain `cargo test` on the host. `tests/core_is_pure.rs` enforces this.
 
+pub mod action_token;
+pub mod checkout;
+pub mod content_lock;
 pub mod email;
 pub mod event;
 pub mod ids;
+pub mod marketing;
 pub mod outbox;
 pub mod render;
+pub mod resend;
 pub mod schedule;
 pub mod smtp;
 pub mod snapshot;
 pub mod timezone;
+pub mod unsubscribe;

@@ -242,6 +242,8 @@ pub enum AfterFailure {
 }
 
 /// Decides the fate of a failed attempt. `attempts` counts attempts made so far, including this one.
+///
+/// Same as [`after_failure_with_hint`] without a `Retry-After` hint.
 pub fn after_failure(
     class: ProviderErrorClass,
     provider: Provider,
@@ -250,6 +252,56 @@ pub fn after_failure(
     backoff: Backoff,
     random: u64,
 ) -> AfterFailure {
+    after_failure_with_hint(class, provider, attempts, now_ms, backoff, random, None)
+}
+
+/// Shortest wait after a `RateLimited` failure, whatever the backoff or the provider's hint says.
+pub const RATE_LIMIT_FLOOR_MS: i64 = 60_000;
+
+/// Shortest wait a provider's `Retry-After` hint can ask for (a `0` or negative hint means 1 s).
+pub const RETRY_AFTER_MIN_MS: i64 = 1_000;
+
+/// The wait a provider's `Retry-After` hint asks for, clamped to
+/// `[RETRY_AFTER_MIN_MS, backoff.cap_ms]` (when the cap is below 1 s, the cap wins): a buggy or
+/// hostile header can neither park an email for days nor make the outbox spin.
+pub fn clamp_retry_after_ms(retry_after_ms: i64, backoff: Backoff) -> i64 {
+    retry_after_ms
+        .max(RETRY_AFTER_MIN_MS)
+        .min(backoff.cap_ms.max(0))
+}
+
+/// [`after_failure`] that also honours the provider's `Retry-After` (already converted to ms, e.g.
+/// by `crate::domain::resend::parse_retry_after_ms`).
+///
+/// - Drop / dead letter / fail-over decisions are exactly those of [`after_failure`]: a hint never
+///   rescues a permanent failure, never adds attempts beyond `backoff.max_attempts`, and a main
+///   provider's daily limit still pauses it until the next UTC midnight (the hint is ignored there:
+///   a quota resets with the day, not after a few seconds).
+/// - For a retry, the hint (clamped by [`clamp_retry_after_ms`]) is a *floor*: the email waits
+///   `max(jittered backoff, hint)`. We never retry sooner than the provider asked, and a provider
+///   that always answers "retry after 1 s" cannot burn the whole attempt budget in seconds.
+/// - `RateLimited` then waits at least [`RATE_LIMIT_FLOOR_MS`] (60 s).
+///
+/// With `retry_after_ms = None` this is exactly [`after_failure`].
+pub fn after_failure_with_hint(
+    class: ProviderErrorClass,
+    provider: Provider,
+    attempts: u32,
+    now_ms: i64,
+    backoff: Backoff,
+    random: u64,
+    retry_after_ms: Option<i64>,
+) -> AfterFailure {
+    let retry_in = || {
+        let jittered = backoff.delay_ms(attempts, random);
+        let hinted =
+            retry_after_ms.map_or(jittered, |h| jittered.max(clamp_retry_after_ms(h, backoff)));
+        if class == ProviderErrorClass::RateLimited {
+            hinted.max(RATE_LIMIT_FLOOR_MS)
+        } else {
+            hinted
+        }
+    };
     match class {
         ProviderErrorClass::DailyLimit if provider == Provider::Main => AfterFailure::FailOver {
             pause_main_until_ms: next_utc_midnight(now_ms),
@@ -257,11 +309,8 @@ pub fn after_failure(
         ProviderErrorClass::RecipientRejected => AfterFailure::Drop,
         ProviderErrorClass::Permanent => AfterFailure::DeadLetter,
         _ if attempts >= backoff.max_attempts => AfterFailure::DeadLetter,
-        ProviderErrorClass::RateLimited => AfterFailure::RetryAt {
-            at_ms: now_ms + backoff.delay_ms(attempts, random).max(60_000),
-        },
         _ => AfterFailure::RetryAt {
-            at_ms: now_ms + backoff.delay_ms(attempts, random),
+            at_ms: now_ms.saturating_add(retry_in()),
         },
     }
 }

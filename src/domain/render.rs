@@ -2,10 +2,12 @@
 //! `templates/`, checked at compile time, HTML-escaped), and a rendered email → RFC 5322 bytes for
 //! SMTP (mail-builder: multipart/alternative, RFC 2047 encoded UTF-8 headers, our own Message-ID).
 
+use crate::domain::action_token::OwnerAction;
+use crate::domain::checkout::{classify_decline, decline_meaning, RiskReason};
 use crate::domain::email::{DedupeKey, EmailKind, OutgoingEmail};
 use crate::domain::event::{
-    Airport, BookedRoom, BookingRef, Cancellation, EmailAddress, FlightBooking, FlightSegment,
-    HotelBooking, Money, PersonName, Source,
+    Airport, BookedRoom, BookingRef, Cancellation, CheckoutAttempt, EmailAddress, FlightBooking,
+    FlightSegment, HotelBooking, Money, PersonName, Source,
 };
 use crate::domain::ids::message_id_for;
 use askama::Template;
@@ -22,6 +24,10 @@ pub enum RenderError {
     },
     #[error("building the MIME message failed: {0}")]
     Mime(#[from] std::io::Error),
+    /// The inputs would make an email that must not be sent (e.g. a customer email asked for the
+    /// `dismiss` action, or a retry link that is not a public `http(s)` booking-site URL).
+    #[error("refused to render: {0}")]
+    Refused(String),
 }
 
 /// Sender identity and brand shown in every email.
@@ -935,6 +941,428 @@ pub fn owner_email_failed(
         text,
         html,
     })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Unfinished checkouts (domain::checkout): the customer's follow-up, the decline emails the owner
+// sends with one click, the owner's hold alert, and the one-click pages. Customer emails take a
+// retry URL (the booking site) and never an action link; owner links only go to the owner.
+
+/// What a checkout email calls the trip: `<hotel>, <dates>`, or whichever part is known.
+fn checkout_trip(a: &CheckoutAttempt) -> Option<String> {
+    let hotel = non_empty(a.hotel_name.as_deref());
+    let dates = checkout_dates(a);
+    match (hotel, dates) {
+        (Some(h), Some(d)) => Some(format!("{h}, {d}")),
+        (Some(h), None) => Some(h.to_string()),
+        (None, Some(d)) => Some(format!("your stay, {d}")),
+        (None, None) => None,
+    }
+}
+
+fn checkout_dates(a: &CheckoutAttempt) -> Option<String> {
+    match (a.checkin, a.checkout) {
+        (Some(i), Some(o)) => Some(date_range(i, o)),
+        (Some(i), None) => Some(format!("from {}", long_date(i))),
+        _ => None,
+    }
+}
+
+/// The customer's first name on a checkout, or "there".
+fn checkout_first_name(a: &CheckoutAttempt) -> &str {
+    greeting_name(a.guest_name.as_ref().map_or("", |n| n.first_name.as_str()))
+}
+
+/// A retry link must be a public booking-site URL: `http(s)://`, no whitespace or quotes, and
+/// never an admin or one-click action path (the seed's "internal links in customer emails" bug).
+fn check_retry_url(url: &str) -> Result<&str, RenderError> {
+    let url = url.trim();
+    let lower = url.to_ascii_lowercase();
+    let scheme_ok = lower.starts_with("https://") || lower.starts_with("http://");
+    let clean = !url
+        .chars()
+        .any(|c| c.is_whitespace() || c.is_control() || matches!(c, '"' | '\'' | '<' | '>'));
+    let internal = ["/admin", "/actions/", "/action/"]
+        .iter()
+        .any(|p| lower.contains(p));
+    if scheme_ok && clean && !internal {
+        Ok(url)
+    } else {
+        Err(RenderError::Refused(format!(
+            "retry URL {url:?} is not a public booking-site link"
+        )))
+    }
+}
+
+/// Fills in a checkout email (no booking exists, so `booking_id` is `None`).
+fn unbooked(
+    kind: EmailKind,
+    dedupe_key: DedupeKey,
+    to: &EmailAddress,
+    subject: String,
+    (html, text): (String, String),
+    branding: &Branding,
+) -> OutgoingEmail {
+    OutgoingEmail {
+        message_id: message_id_for(dedupe_key.as_str(), branding.from.domain()),
+        dedupe_key,
+        kind,
+        audience: kind.audience(),
+        rank: kind.rank(),
+        booking_id: None,
+        to: to.clone(),
+        subject,
+        text,
+        html,
+    }
+}
+
+struct CheckoutFollowUp<'a> {
+    brand: &'a str,
+    first_name: &'a str,
+    trip: Option<String>,
+    retry_url: &'a str,
+    title: &'a str,
+    /// `checkout_declined` only: the reason is insufficient funds (else a security check).
+    funds: bool,
+}
+html_and_text!(CheckoutFollowUp::render_not_completed: CheckoutNotCompletedHtml = "checkout_not_completed.html", CheckoutNotCompletedText = "checkout_not_completed.txt");
+
+html_and_text!(CheckoutFollowUp::render_declined: CheckoutDeclinedHtml = "checkout_declined.html", CheckoutDeclinedText = "checkout_declined.txt");
+
+/// The customer's follow-up 20 minutes after an unpaid checkout (kind `checkout_not_completed`,
+/// rank service), key `checkout_not_completed:<prebook id>`.
+///
+/// "Your booking wasn't completed — nothing was charged": it never claims a decline (we cannot see
+/// one), explains the two common reasons a card payment fails — not enough funds or credit, and
+/// the card issuer's or payment processor's security check — with how to fix each, and links to
+/// `retry_url` (the booking site; refused when it is not a public `http(s)` URL or points at an
+/// admin/action path). Hotel and dates appear when the attempt carries them.
+pub fn checkout_not_completed(
+    a: &CheckoutAttempt,
+    to: &EmailAddress,
+    retry_url: &str,
+    branding: &Branding,
+) -> Result<OutgoingEmail, RenderError> {
+    let kind = EmailKind::CheckoutNotCompleted;
+    let title = "Your booking wasn\u{2019}t completed \u{2014} nothing was charged";
+    let parts = CheckoutFollowUp {
+        brand: &branding.brand,
+        first_name: checkout_first_name(a),
+        trip: checkout_trip(a),
+        retry_url: check_retry_url(retry_url)?,
+        title,
+        funds: false,
+    }
+    .render_not_completed()?;
+    Ok(unbooked(
+        kind,
+        DedupeKey::new(kind, a.prebook_id.trim()),
+        to,
+        title.to_string(),
+        parts,
+        branding,
+    ))
+}
+
+/// The customer's email the owner sends with one click on a card-testing hold, naming one reason:
+/// `reason` = [`OwnerAction::SendInsufficientFunds`] → kind `checkout_declined_funds`,
+/// [`OwnerAction::SendSecurityCheck`] → kind `checkout_declined_security` (both rank service);
+/// [`OwnerAction::Dismiss`] is refused. Both kinds share the key
+/// `checkout_declined:<prebook id>` ([`DedupeKey::for_checkout_decline`]; a hold is about one
+/// attempt), so the customer gets one decline email per hold whichever the owner picks.
+pub fn checkout_declined(
+    a: &CheckoutAttempt,
+    to: &EmailAddress,
+    reason: OwnerAction,
+    retry_url: &str,
+    branding: &Branding,
+) -> Result<OutgoingEmail, RenderError> {
+    let (kind, funds, title) = match reason {
+        OwnerAction::SendInsufficientFunds => (
+            EmailKind::CheckoutDeclinedFunds,
+            true,
+            "Your payment didn\u{2019}t go through: not enough funds or credit",
+        ),
+        OwnerAction::SendSecurityCheck => (
+            EmailKind::CheckoutDeclinedSecurity,
+            false,
+            "Your payment was stopped by a security check",
+        ),
+        OwnerAction::Dismiss => {
+            return Err(RenderError::Refused(
+                "the dismiss action sends no customer email".into(),
+            ))
+        }
+    };
+    let parts = CheckoutFollowUp {
+        brand: &branding.brand,
+        first_name: checkout_first_name(a),
+        trip: checkout_trip(a),
+        retry_url: check_retry_url(retry_url)?,
+        title,
+        funds,
+    }
+    .render_declined()?;
+    Ok(unbooked(
+        kind,
+        DedupeKey::for_checkout_decline(&a.prebook_id),
+        to,
+        title.to_string(),
+        parts,
+        branding,
+    ))
+}
+
+/// One Stripe decline code as the owner reads it.
+struct DeclineView {
+    code: String,
+    meaning: &'static str,
+    suggestion: Option<&'static str>,
+}
+
+/// One one-click action link in the owner's alert.
+struct LinkView<'a> {
+    label: &'static str,
+    url: &'a str,
+    dismiss: bool,
+}
+
+#[derive(Template)]
+#[template(path = "owner_checkout_hold.html")]
+struct OwnerHoldHtml<'a, 'b>(&'b OwnerHold<'a>);
+
+#[derive(Template)]
+#[template(path = "owner_checkout_hold.txt")]
+struct OwnerHoldText<'a, 'b>(&'b OwnerHold<'a>);
+
+impl<'a> std::ops::Deref for OwnerHoldHtml<'a, '_> {
+    type Target = OwnerHold<'a>;
+    fn deref(&self) -> &OwnerHold<'a> {
+        self.0
+    }
+}
+
+impl<'a> std::ops::Deref for OwnerHoldText<'a, '_> {
+    type Target = OwnerHold<'a>;
+    fn deref(&self) -> &OwnerHold<'a> {
+        self.0
+    }
+}
+
+struct OwnerHold<'a> {
+    brand: &'a str,
+    hold_id: &'a str,
+    risk_words: String,
+    email: Option<&'a str>,
+    name: Option<String>,
+    /// `Names used with this email today` or `Emails used with this name today`.
+    seen_label: &'static str,
+    seen: &'a [String],
+    hotel: Option<String>,
+    dates: Option<String>,
+    price: Option<String>,
+    prebook_id: &'a str,
+    transaction_id: Option<&'a str>,
+    client_reference: Option<&'a str>,
+    declines: Vec<DeclineView>,
+    links: Vec<LinkView<'a>>,
+}
+
+/// The owner's alert that a checkout is held as possible card testing (kind
+/// `owner_checkout_hold`, owner, rank urgent), key `owner_checkout_hold:<hold id>`.
+///
+/// Shows the facts — the attempt's email and name, the names (or emails) seen with it today, the
+/// risk in plain words, the distinct Stripe decline codes seen with what each means and which
+/// action it points to, hotel and dates — and one button per `links` entry (the signed one-click
+/// URLs, in the order given). Owner only: the links act on the hold.
+pub fn owner_checkout_hold(
+    hold_id: &str,
+    a: &CheckoutAttempt,
+    risk: &RiskReason,
+    decline_codes: &[String],
+    links: &[(OwnerAction, String)],
+    owner: &EmailAddress,
+    branding: &Branding,
+) -> Result<OutgoingEmail, RenderError> {
+    let kind = EmailKind::OwnerCheckoutHold;
+    let (seen_label, seen, subject_who) = match risk {
+        RiskReason::EmailUnderNames { email, names } => {
+            ("Names used with this email today", names, email.as_str())
+        }
+        RiskReason::NameWithEmails { name, emails } => {
+            ("Emails used with this name today", emails, name.as_str())
+        }
+    };
+    let mut codes: Vec<String> = Vec::new();
+    for code in decline_codes
+        .iter()
+        .map(|c| c.trim())
+        .filter(|c| !c.is_empty())
+    {
+        if !codes.iter().any(|c| c == code) {
+            codes.push(code.to_string());
+        }
+    }
+    let declines = codes
+        .into_iter()
+        .map(|code| DeclineView {
+            meaning: decline_meaning(&code),
+            suggestion: classify_decline(&code)
+                .suggested_action()
+                .map(OwnerAction::label),
+            code,
+        })
+        .collect();
+    let hotel = non_empty(a.hotel_name.as_deref())
+        .or(non_empty(a.hotel_id.as_deref()))
+        .map(str::to_string);
+    let view = OwnerHold {
+        brand: &branding.brand,
+        hold_id,
+        risk_words: risk.plain_words(),
+        email: a.email.as_ref().map(EmailAddress::as_str),
+        name: a
+            .guest_name
+            .as_ref()
+            .map(PersonName::full)
+            .filter(|n| !n.is_empty()),
+        seen_label,
+        seen,
+        hotel,
+        dates: checkout_dates(a),
+        price: money(&a.price),
+        prebook_id: &a.prebook_id,
+        transaction_id: non_empty(a.transaction_id.as_deref()),
+        client_reference: non_empty(a.client_reference.as_deref()),
+        declines,
+        links: links
+            .iter()
+            .map(|(action, url)| LinkView {
+                label: action.label(),
+                url: url.as_str(),
+                dismiss: !action.sends_email(),
+            })
+            .collect(),
+    };
+    let html = render("owner_checkout_hold.html", &OwnerHoldHtml(&view))?;
+    let text = render("owner_checkout_hold.txt", &OwnerHoldText(&view))?;
+    Ok(unbooked(
+        kind,
+        DedupeKey::new(kind, hold_id.trim()),
+        owner,
+        format!("Checkout held (possible card testing): {subject_who}"),
+        (html, text),
+        branding,
+    ))
+}
+
+#[derive(Template)]
+#[template(path = "action_confirm.html")]
+struct ActionConfirmPage<'a> {
+    label: &'static str,
+    effect: String,
+    hold_id: &'a str,
+    reason: &'a str,
+    email: Option<&'a str>,
+    name: Option<String>,
+    hotel: Option<String>,
+    dates: Option<String>,
+    price: Option<String>,
+    prebook_id: &'a str,
+    post_url: &'a str,
+}
+
+#[derive(Template)]
+#[template(path = "action_result.html")]
+struct ActionResultPage<'a> {
+    title: &'a str,
+    message: &'a str,
+}
+
+/// Minimal HTML escaping for the fallback page (askama escapes the templates themselves).
+fn escape_html(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// A bare page for the (unreachable in practice) case that a page template fails to render.
+fn fallback_page(title: &str, message: &str) -> String {
+    format!(
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{t}</title></head>\
+         <body><h1>{t}</h1><p>{m}</p></body></html>",
+        t = escape_html(title),
+        m = escape_html(message)
+    )
+}
+
+/// The page a one-click link opens (`GET`): the hold's facts and **one** `POST` form to
+/// `post_url` whose button performs `action`. Opening it changes nothing (mail scanners pre-fetch
+/// links). `reason` is the hold's risk in plain words; `email` the customer's address as stored.
+/// Every value is HTML-escaped.
+pub fn action_confirm_page(
+    hold_id: &str,
+    reason: &str,
+    a: &CheckoutAttempt,
+    email: Option<&str>,
+    action: OwnerAction,
+    post_url: &str,
+) -> String {
+    let email = non_empty(email).or(a.email.as_ref().map(EmailAddress::as_str));
+    let effect = match (action, email) {
+        (OwnerAction::SendInsufficientFunds, Some(to)) => format!(
+            "The customer at {to} gets one email saying the payment didn\u{2019}t go through for lack of funds or credit, with how to fix it and a link to try again. The hold closes."
+        ),
+        (OwnerAction::SendSecurityCheck, Some(to)) => format!(
+            "The customer at {to} gets one email saying the payment was stopped by a security check, with how to fix it and a link to try again. The hold closes."
+        ),
+        (OwnerAction::SendInsufficientFunds | OwnerAction::SendSecurityCheck, None) => {
+            "This checkout has no customer email address: nothing can be sent. The hold closes."
+                .to_string()
+        }
+        (OwnerAction::Dismiss, _) => {
+            "The hold closes and nothing is sent to the customer.".to_string()
+        }
+    };
+    let page = ActionConfirmPage {
+        label: action.label(),
+        effect,
+        hold_id,
+        reason,
+        email,
+        name: a
+            .guest_name
+            .as_ref()
+            .map(PersonName::full)
+            .filter(|n| !n.is_empty()),
+        hotel: non_empty(a.hotel_name.as_deref())
+            .or(non_empty(a.hotel_id.as_deref()))
+            .map(str::to_string),
+        dates: checkout_dates(a),
+        price: money(&a.price),
+        prebook_id: &a.prebook_id,
+        post_url,
+    };
+    page.render()
+        .unwrap_or_else(|e| fallback_page("Confirm this action", &e.to_string()))
+}
+
+/// A one-click outcome page: done, already used, expired, invalid, already handled. `title` and
+/// `message` are HTML-escaped.
+pub fn action_result_page(title: &str, message: &str) -> String {
+    ActionResultPage { title, message }
+        .render()
+        .unwrap_or_else(|_| fallback_page(title, message))
 }
 
 /// Builds the RFC 5322 message for SMTP: multipart/alternative (text + HTML), encoded UTF-8

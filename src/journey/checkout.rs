@@ -1,14 +1,302 @@
-//! Checkout journeys (being built): see the module docs once complete.
+//! Checkout journeys (the seed's pattern 5): a declined card never reaches a webhook, so the engine
+//! infers it. A checkout attempt (`booking.prebook`) is recorded; the journey sleeps until
+//! `CHECKOUT_FOLLOW_UP_MS` (20 minutes) after *that* attempt — a target computed from the event's
+//! receipt time, never from a clock read after the sleep — then decides once
+//! (`domain::checkout::decide`): booked / paid / a newer attempt → nothing; card-testing pattern →
+//! a hold for the owner with one-click actions, no customer email; no contact → nothing; else one
+//! honest "your booking wasn't completed, nothing was charged" email.
 
-use super::workflow::Step;
-use super::JourneyOutput;
-use crate::domain::event::{CheckoutAttempt, JourneyParams, PaymentUpdate};
+use super::workflow::{Step, StepConfig};
+use super::{config, deliver, rust_err, Delivery, JourneyOutput};
+use crate::config::{Config, DB_BINDING};
+use crate::domain::action_token::{self, OwnerAction};
+use crate::domain::checkout::{
+    self, AttemptFacts, CheckoutInput, CheckoutOutcome, RiskReason, Thresholds,
+};
+use crate::domain::event::{CheckoutAttempt, JourneyParams, PaymentOutcome, PaymentUpdate};
+use crate::domain::render;
+use crate::store;
+use crate::store::checkout::AttemptRow;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
 use worker::{Env, Result};
 
-pub async fn started(_step: &Step, _env: &Env, _params: &JourneyParams, _a: &CheckoutAttempt) -> Result<JourneyOutput> {
-    Ok(JourneyOutput::new("checkout_started"))
+fn normalized_name(a: &CheckoutAttempt) -> Option<String> {
+    a.guest_name
+        .as_ref()
+        .map(|n| checkout::normalize_name(&n.full()))
+        .filter(|n| !n.is_empty())
 }
 
-pub async fn payment_updated(_step: &Step, _env: &Env, _params: &JourneyParams, _p: &PaymentUpdate) -> Result<JourneyOutput> {
-    Ok(JourneyOutput::new("payment_updated"))
+fn facts(row: &AttemptRow) -> AttemptFacts {
+    AttemptFacts {
+        prebook_id: row.prebook_id.clone(),
+        email: row.email.clone(),
+        name: row.guest_name.clone(),
+        at_ms: row.attempted_at_ms,
+    }
+}
+
+/// The hold id of a risk group: one hold per group and UTC day, whichever attempt finds it first.
+pub fn hold_id_for(risk: &RiskReason, day: &str) -> String {
+    let key = match risk {
+        RiskReason::EmailUnderNames { email, .. } => format!("email:{email}:{day}"),
+        RiskReason::NameWithEmails { name, .. } => format!("name:{name}:{day}"),
+    };
+    format!(
+        "hold-{}",
+        &hex::encode(Sha256::digest(key.as_bytes()))[..20]
+    )
+}
+
+/// The owner's one-click links of a hold, each signed for one action, expiring `ttl` after `now`.
+pub fn action_links(cfg: &Config, hold_id: &str, now_s: i64) -> Vec<(OwnerAction, String)> {
+    if cfg.action_signing_key.is_empty() {
+        return Vec::new();
+    }
+    [
+        OwnerAction::SendInsufficientFunds,
+        OwnerAction::SendSecurityCheck,
+        OwnerAction::Dismiss,
+    ]
+    .into_iter()
+    .map(|action| {
+        let token = action_token::sign(
+            hold_id,
+            action,
+            now_s + cfg.action_link_ttl_s,
+            cfg.action_signing_key.as_bytes(),
+        );
+        (action, format!("{}/actions/{token}", cfg.public_base_url))
+    })
+    .collect()
+}
+
+/// What the decision step did (the instance's output shows it).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Decided {
+    outcome: String,
+    hold_id: Option<String>,
+    email: Option<(String, Delivery)>,
+}
+
+/// A checkout started: record it, wait 20 minutes after it, decide once.
+pub async fn started(
+    step: &Step,
+    env: &Env,
+    params: &JourneyParams,
+    a: &CheckoutAttempt,
+) -> Result<JourneyOutput> {
+    let mut out = JourneyOutput::new("checkout_started");
+    let at = params.received_at_ms;
+    let prebook = a.prebook_id.clone();
+    {
+        let (env, a) = (env.clone(), a.clone());
+        step.run(
+            &format!("record checkout {prebook}"),
+            StepConfig::STORAGE,
+            move || {
+                let (env, a) = (env.clone(), a.clone());
+                Box::pin(async move {
+                    let db = env.d1(DB_BINDING)?;
+                    let email = a.email.as_ref().map(|e| e.as_str().to_ascii_lowercase());
+                    let name = normalized_name(&a);
+                    let details = serde_json::to_string(&a)?;
+                    let day = checkout::day_of(at).to_string();
+                    store::checkout::record(
+                        &db,
+                        &store::checkout::NewAttempt {
+                            prebook_id: &a.prebook_id,
+                            transaction_id: a.transaction_id.as_deref(),
+                            client_reference: a.client_reference.as_deref(),
+                            email: email.as_deref(),
+                            guest_name: name.as_deref(),
+                            hotel_id: a.hotel_id.as_deref(),
+                            checkin: a.checkin.map(|d| d.to_string()).as_deref(),
+                            checkout: a.checkout.map(|d| d.to_string()).as_deref(),
+                            attempt_day: &day,
+                            attempted_at_ms: at,
+                            details_json: &details,
+                        },
+                    )
+                    .await?;
+                    Ok(true)
+                })
+            },
+        )
+        .await?;
+    }
+
+    let cfg = config(env)?;
+    // The wait ends a fixed time after this attempt (bug #4 of the seed: never "now" after a sleep).
+    step.sleep_until(
+        &format!("wait for payment {prebook}"),
+        at + cfg.checkout_follow_up_ms,
+    )
+    .await?;
+
+    let decide_at = at + cfg.checkout_follow_up_ms;
+    let (env2, prebook2) = (env.clone(), prebook.clone());
+    let decided: Decided = step
+        .run(
+            &format!("decide checkout {prebook}"),
+            StepConfig::STORAGE,
+            move || {
+                let (env, prebook) = (env2.clone(), prebook2.clone());
+                Box::pin(async move { decide_and_act(&env, &prebook, decide_at).await })
+            },
+        )
+        .await?;
+    if let Some(e) = decided.email {
+        out.emails.push(e);
+    } else {
+        out.skipped
+            .push(("checkout_follow_up".into(), decided.outcome));
+    }
+    Ok(out)
+}
+
+async fn decide_and_act(env: &Env, prebook: &str, decide_at: i64) -> Result<Decided> {
+    let db = env.d1(DB_BINDING)?;
+    let cfg = config(env)?;
+    let row = store::checkout::get(&db, prebook)
+        .await?
+        .ok_or_else(|| rust_err("checkout attempt vanished"))?;
+    let same_day = store::checkout::same_day(
+        &db,
+        &row.attempt_day,
+        row.email.as_deref(),
+        row.guest_name.as_deref(),
+    )
+    .await?;
+    let thresholds = Thresholds {
+        names_per_email: cfg.card_testing_names_per_email,
+        emails_per_name: cfg.card_testing_emails_per_name,
+    };
+    let risk = checkout::card_testing(
+        &facts(&row),
+        &same_day.iter().map(facts).collect::<Vec<_>>(),
+        &thresholds,
+    );
+    let input = CheckoutInput {
+        booked: store::checkout::booked(&db, &row).await?,
+        paid: matches!(row.payment_status.as_deref(), Some("paid" | "processing")),
+        newer_attempt: store::checkout::newer_attempt_exists(&db, &row).await?,
+        has_email: row.email.is_some(),
+        risk: risk.clone(),
+    };
+    let outcome = checkout::decide(&input);
+    let attempt: CheckoutAttempt = serde_json::from_str(&row.details_json)?;
+    let mut decided = Decided {
+        outcome: outcome.as_str().to_string(),
+        hold_id: None,
+        email: None,
+    };
+    match outcome {
+        CheckoutOutcome::FollowUp => {
+            let to =
+                crate::domain::event::EmailAddress::parse(row.email.as_deref().unwrap_or_default())
+                    .map_err(rust_err)?;
+            let email =
+                render::checkout_not_completed(&attempt, &to, &cfg.booking_site_url, &cfg.branding)
+                    .map_err(rust_err)?;
+            let key = email.dedupe_key.to_string();
+            decided.email = Some((key, deliver(env, &email, decide_at).await?));
+        }
+        CheckoutOutcome::Hold(risk) => {
+            let hold_id = hold_id_for(&risk, &row.attempt_day);
+            store::checkout::open_hold(&db, &hold_id, &risk.plain_words(), prebook, decide_at)
+                .await?;
+            let decline_codes: Vec<String> = same_day
+                .iter()
+                .filter_map(|r| r.decline_code.clone())
+                .collect();
+            let links = action_links(&cfg, &hold_id, decide_at / 1000);
+            let alert = render::owner_checkout_hold(
+                &hold_id,
+                &attempt,
+                &risk,
+                &decline_codes,
+                &links,
+                &cfg.owner_email,
+                &cfg.branding,
+            )
+            .map_err(rust_err)?;
+            let key = alert.dedupe_key.to_string();
+            decided.email = Some((key, deliver(env, &alert, decide_at).await?));
+            decided.hold_id = Some(hold_id);
+        }
+        _ => {}
+    }
+    store::checkout::set_outcome(
+        &db,
+        prebook,
+        &decided.outcome,
+        decided.hold_id.as_deref(),
+        decide_at,
+    )
+    .await?;
+    Ok(decided)
+}
+
+/// The payment processor's word on a checkout: stored against the matching attempts. It never sends
+/// anything by itself; the 20-minute decision reads it.
+pub async fn payment_updated(
+    step: &Step,
+    env: &Env,
+    _params: &JourneyParams,
+    p: &PaymentUpdate,
+) -> Result<JourneyOutput> {
+    let mut out = JourneyOutput::new("payment_updated");
+    let (env2, p2) = (env.clone(), p.clone());
+    let name = format!(
+        "payment {} {}",
+        p.payment_intent
+            .as_deref()
+            .or(p.session_id.as_deref())
+            .unwrap_or("-"),
+        match p.outcome {
+            PaymentOutcome::Failed => "failed",
+            PaymentOutcome::Paid => "paid",
+            PaymentOutcome::Processing => "processing",
+            PaymentOutcome::Expired => "expired",
+        }
+    );
+    let matched: usize = step
+        .run(&name, StepConfig::STORAGE, move || {
+            let (env, p) = (env2.clone(), p2.clone());
+            Box::pin(async move {
+                let db = env.d1(DB_BINDING)?;
+                let status = match p.outcome {
+                    PaymentOutcome::Failed => "failed",
+                    PaymentOutcome::Paid => "paid",
+                    PaymentOutcome::Processing => "processing",
+                    PaymentOutcome::Expired => "expired",
+                };
+                let email = p.email.as_ref().map(|e| e.as_str().to_ascii_lowercase());
+                let name = p
+                    .name
+                    .as_ref()
+                    .map(|n| checkout::normalize_name(&n.full()))
+                    .filter(|n| !n.is_empty());
+                store::checkout::record_payment(
+                    &db,
+                    p.payment_intent.as_deref(),
+                    p.client_reference.as_deref(),
+                    status,
+                    p.decline_code.as_deref(),
+                    email.as_deref(),
+                    name.as_deref(),
+                )
+                .await
+            })
+        })
+        .await?;
+    if matched == 0 {
+        out.skipped.push((
+            "payment_updated".into(),
+            "no matching checkout attempt".into(),
+        ));
+    }
+    Ok(out)
 }

@@ -167,7 +167,8 @@ impl Outbox {
     /// Runs a statement, counting the rows SQLite read for it (see `rows_read`).
     fn exec(&self, query: &str, binds: Vec<V>) -> Result<worker::SqlCursor> {
         let cursor = self.sql().exec(query, Some(binds))?;
-        self.rows_read.set(self.rows_read.get() + cursor.rows_read());
+        self.rows_read
+            .set(self.rows_read.get() + cursor.rows_read());
         Ok(cursor)
     }
 
@@ -650,7 +651,9 @@ impl DurableObject for Outbox {
                     vec![key.as_str().into()],
                 )?;
                 match rows.into_iter().next() {
-                    Some(r) => Response::from_json(&serde_json::from_str::<serde_json::Value>(&r.email_json)?),
+                    Some(r) => Response::from_json(&serde_json::from_str::<serde_json::Value>(
+                        &r.email_json,
+                    )?),
                     None => Response::error("no such email", 404),
                 }
             }

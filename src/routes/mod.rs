@@ -1,6 +1,7 @@
 //! HTTP entry: routes requests to handlers and turns every error into one JSON shape
 //! `{"error": <code>, "message": <text>, "field"?: <json path>}` in exactly one place.
 
+pub mod actions;
 pub mod webhooks;
 
 use crate::config::{Config, ConfigError};
@@ -81,8 +82,18 @@ pub async fn handle(req: Request, env: Env) -> Result<Response> {
         (Method::Post, "/webhooks/liteapi") => webhooks::liteapi(req, &env).await,
         (Method::Post, "/webhooks/duffel") => webhooks::duffel(req, &env).await,
         (Method::Post, "/webhooks/generic") => webhooks::generic(req, &env).await,
-        (_, "/webhooks/liteapi" | "/webhooks/duffel" | "/webhooks/generic") => {
-            Err(ApiError::MethodNotAllowed)
+        (Method::Post, "/webhooks/stripe") => webhooks::stripe(req, &env).await,
+        (
+            _,
+            "/webhooks/liteapi" | "/webhooks/duffel" | "/webhooks/generic" | "/webhooks/stripe",
+        ) => Err(ApiError::MethodNotAllowed),
+        (Method::Get, p) if p.starts_with("/actions/") => {
+            let token = p.trim_start_matches("/actions/").to_string();
+            actions::confirm(req, &env, &token).await
+        }
+        (Method::Post, p) if p.starts_with("/actions/") => {
+            let token = p.trim_start_matches("/actions/").to_string();
+            actions::act(req, &env, &token).await
         }
         _ => Err(ApiError::NotFound),
     };

@@ -12,7 +12,7 @@ use super::{config, ApiError};
 use crate::domain::event::{EventId, Interpretation, JourneyParams, Source, PARAMS_VERSION};
 use crate::domain::ids::InstanceId;
 use crate::journey::workflow;
-use crate::sources::{duffel, generic, liteapi, signature, ParseError};
+use crate::sources::{duffel, generic, liteapi, signature, stripe, ParseError};
 use crate::store::raw_events::{self, NewRawEvent};
 use serde_json::json;
 use worker::{D1Database, Env, Request, Response};
@@ -115,6 +115,37 @@ pub async fn duffel(mut req: Request, env: &Env) -> Result<Response, ApiError> {
     });
     let claimed_id = || duffel::peek_event_id(&body);
     ingest(env, &req, Source::Duffel, &body, parsed, claimed_id).await
+}
+
+/// The Stripe webhook (formats.md §3): `Stripe-Signature: t=…,v1=…` over `t.body` with the
+/// endpoint secret (`whsec_…` as text), 300 s tolerance, several v1 / secrets during rotation.
+pub async fn stripe(mut req: Request, env: &Env) -> Result<Response, ApiError> {
+    let cfg = config(env)?;
+    let body = read_limited(&mut req, cfg.max_webhook_body_bytes).await?;
+    let secrets: Vec<&str> = cfg
+        .stripe_webhook_secrets
+        .iter()
+        .map(String::as_str)
+        .collect();
+    signature::verify_t_v1(
+        header(&req, signature::STRIPE_SIGNATURE_HEADER).as_deref(),
+        &body,
+        &secrets,
+        now_s(),
+        cfg.webhook_tolerance_s,
+        signature::STRIPE_SIGNATURE_HEADER,
+    )
+    .map_err(|e| ApiError::Unauthorized(e.to_string()))?;
+    let parsed = stripe::parse_envelope(&body).and_then(|envelope| {
+        let interpretation = stripe::interpret(&envelope)?;
+        Ok(Delivery {
+            event_id: envelope.id,
+            event_name: envelope.event_type,
+            interpretation,
+        })
+    });
+    let claimed_id = || stripe::peek_event_id(&body);
+    ingest(env, &req, Source::Stripe, &body, parsed, claimed_id).await
 }
 
 /// The generic webhook: Standard Webhooks headers (`webhook-id`, `webhook-timestamp`,

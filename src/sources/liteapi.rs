@@ -18,7 +18,8 @@
 //! | `flight.book.confirmed`                        | `FlightBooked`                          |
 //! | `flight.book.cancelled`                        | `BookingCancelled`                      |
 //! | `flight.book.created`, `.pending.confirmation`, `.failed`, `.expired` | `StatusChanged` |
-//! | `booking.prebook`, `*_error`, `booking.refund`, `booking.compensation`, `flight.prebook`, unknown | `Ignored(name)` |
+//! | `booking.prebook`                              | `CheckoutStarted` (see [`checkout_attempt`]) |
+//! | `*_error`, `booking.refund`, `booking.compensation`, `flight.prebook`, unknown | `Ignored(name)` |
 //!
 //! Booking ids are read from the response (`bookingId`), falling back to `request.bookingId`;
 //! errors name the response path.
@@ -26,9 +27,9 @@
 use super::json::{is_nonzero_amount, number_text, At};
 use super::{secrets_match, AuthError, ParseError};
 use crate::domain::event::{
-    Airport, BookedRoom, BookingRef, Cancellation, EmailAddress, EventId, FlightBooking,
-    FlightSegment, Holder, HotelAmendment, HotelBooking, Interpretation, Money, PersonName,
-    SupplierEvent,
+    Airport, BookedRoom, BookingRef, Cancellation, CheckoutAttempt, EmailAddress, EventId,
+    FlightBooking, FlightSegment, Holder, HotelAmendment, HotelBooking, Interpretation, Money,
+    PersonName, SupplierEvent,
 };
 use chrono::NaiveDate;
 use serde_json::{Map, Value};
@@ -386,6 +387,7 @@ pub fn interpret(env: &Envelope) -> Result<Interpretation, ParseError> {
         "booking.book.hotelConfirmationNumber" => hotel_confirmation_number(env)?,
         "booking.cancel" => SupplierEvent::BookingCancelled(hotel_cancellation(env)?),
         "booking.checkinInstruction" => checkin_instructions(env)?,
+        "booking.prebook" => SupplierEvent::CheckoutStarted(Box::new(checkout_attempt(env)?)),
         "booking.amendment" => SupplierEvent::HotelAmended(Box::new(amendment(env, false)?)),
         "booking.amendment.relocation" => {
             SupplierEvent::HotelAmended(Box::new(amendment(env, true)?))
@@ -411,11 +413,69 @@ pub fn interpret(env: &Envelope) -> Result<Interpretation, ParseError> {
                 }),
             }
         }
-        // `booking.prebook` (checkout is handled elsewhere), errors, refunds, compensations and
-        // anything unknown.
+        // Errors, refunds, compensations and anything unknown.
         other => return Ok(Interpretation::Ignored(other.to_string())),
     };
     Ok(Interpretation::Journey(event))
+}
+
+/// `booking.prebook` (`POST /rates/prebook`: checkout started) → the canonical attempt.
+///
+/// From `response.data` (else `response`): `prebookId` (required), `transactionId` (present only
+/// with the payment SDK), `hotelId`, `hotel.name` / `hotelName`, `checkin` / `checkout`
+/// (`YYYY-MM-DD` when present; checkout ≥ checkin), `price` + `currency` as money (both or
+/// neither). `clientReference` from the response, else the request. The guest's email and name
+/// from `request.holder`, else `request.guests[0]` (`email`, `firstName`, `lastName`), when the
+/// request carries them — a prebook usually does not: then `email` and `guest_name` are `None`.
+/// An email that does not parse reads as absent (the attempt is still recorded).
+pub fn checkout_attempt(env: &Envelope) -> Result<CheckoutAttempt, ParseError> {
+    let d = response_data(env);
+    let prebook_id = d.get("prebookId").str_req()?;
+    let checkin = d.get("checkin").date_opt()?;
+    let checkout_at = d.get("checkout");
+    let checkout = checkout_at.date_opt()?;
+    if let (Some(i), Some(o)) = (checkin, checkout) {
+        if o < i {
+            return Err(checkout_at.invalid("is before checkin"));
+        }
+    }
+    let price = match (d.get("price").amount_opt(), d.get("currency").str_opt()) {
+        (Some(amount), Some(currency)) => Some(Money {
+            amount,
+            currency: currency.to_ascii_uppercase(),
+        }),
+        _ => None,
+    };
+    let request = At::root(&env.request, "request");
+    let holder = request.get("holder");
+    let first_guest = request.get("guests").index(0);
+    let email = [holder.get("email"), first_guest.get("email")]
+        .iter()
+        .filter_map(At::str_opt)
+        .find_map(|e| EmailAddress::parse(&e).ok());
+    let guest_name = [&holder, &first_guest]
+        .into_iter()
+        .map(|p| p.person("firstName", "lastName"))
+        .find(|n| !n.full().is_empty());
+    Ok(CheckoutAttempt {
+        prebook_id,
+        transaction_id: d.get("transactionId").str_opt(),
+        client_reference: d
+            .get("clientReference")
+            .str_opt()
+            .or_else(|| request.get("clientReference").str_opt()),
+        email,
+        guest_name,
+        hotel_id: d.get("hotelId").str_opt(),
+        hotel_name: d
+            .get("hotel")
+            .get("name")
+            .str_opt()
+            .or_else(|| d.get("hotelName").str_opt()),
+        checkin,
+        checkout,
+        price,
+    })
 }
 
 /// `response.data` when it is an object, else `response` itself (the inner shapes are

@@ -12,6 +12,7 @@ pub mod generic;
 mod json;
 pub mod liteapi;
 pub mod signature;
+pub mod stripe;
 
 pub use signature::SignatureError;
 

@@ -21,7 +21,8 @@ pub struct AttemptRow {
     pub details_json: String,
 }
 
-const ATTEMPT_COLUMNS: &str = "prebook_id, email, guest_name, hotel_id, checkin, checkout, attempt_day, \
+const ATTEMPT_COLUMNS: &str =
+    "prebook_id, email, guest_name, hotel_id, checkin, checkout, attempt_day, \
      attempted_at_ms, payment_status, decline_code, details_json";
 
 /// A new attempt to record.
@@ -65,14 +66,21 @@ pub async fn record(db: &D1Database, a: &NewAttempt<'_>) -> Result<()> {
 }
 
 pub async fn get(db: &D1Database, prebook_id: &str) -> Result<Option<AttemptRow>> {
-    db.prepare(format!("SELECT {ATTEMPT_COLUMNS} FROM checkout_attempts WHERE prebook_id = ?1"))
-        .bind(&[s(prebook_id)])?
-        .first::<AttemptRow>(None)
-        .await
+    db.prepare(format!(
+        "SELECT {ATTEMPT_COLUMNS} FROM checkout_attempts WHERE prebook_id = ?1"
+    ))
+    .bind(&[s(prebook_id)])?
+    .first::<AttemptRow>(None)
+    .await
 }
 
 /// Attempts of one UTC day sharing the email or the name (card-testing rules).
-pub async fn same_day(db: &D1Database, day: &str, email: Option<&str>, name: Option<&str>) -> Result<Vec<AttemptRow>> {
+pub async fn same_day(
+    db: &D1Database,
+    day: &str,
+    email: Option<&str>,
+    name: Option<&str>,
+) -> Result<Vec<AttemptRow>> {
     let r = db
         .prepare(format!(
             "SELECT {ATTEMPT_COLUMNS} FROM checkout_attempts WHERE attempt_day = ?1 AND email = ?2 \
@@ -137,7 +145,13 @@ pub async fn record_payment(
     Ok(changes(&r))
 }
 
-pub async fn set_outcome(db: &D1Database, prebook_id: &str, outcome: &str, hold_id: Option<&str>, at_ms: i64) -> Result<()> {
+pub async fn set_outcome(
+    db: &D1Database,
+    prebook_id: &str,
+    outcome: &str,
+    hold_id: Option<&str>,
+    at_ms: i64,
+) -> Result<()> {
     db.prepare("UPDATE checkout_attempts SET outcome = ?2, hold_id = ?3, decided_at_ms = ?4 WHERE prebook_id = ?1")
         .bind(&[s(prebook_id), s(outcome), opt(hold_id), n(at_ms)])?
         .run()
@@ -158,7 +172,13 @@ pub struct HoldRow {
 }
 
 /// Opens a hold once (the same risk group on the same day keeps one hold). Returns `true` if new.
-pub async fn open_hold(db: &D1Database, hold_id: &str, reason: &str, prebook_id: &str, at_ms: i64) -> Result<bool> {
+pub async fn open_hold(
+    db: &D1Database,
+    hold_id: &str,
+    reason: &str,
+    prebook_id: &str,
+    at_ms: i64,
+) -> Result<bool> {
     let r = db
         .prepare(
             "INSERT INTO holds (hold_id, status, reason, prebook_id, created_at_ms) VALUES (?1, 'held', ?2, ?3, ?4) \
@@ -190,7 +210,14 @@ pub async fn token_used(db: &D1Database, token_id: &str) -> Result<bool> {
 }
 
 /// Uses a token: `true` for exactly one caller per token, whatever the concurrency.
-pub async fn use_token(db: &D1Database, token_id: &str, hold_id: &str, action: &str, at_ms: i64, from: Option<&str>) -> Result<bool> {
+pub async fn use_token(
+    db: &D1Database,
+    token_id: &str,
+    hold_id: &str,
+    action: &str,
+    at_ms: i64,
+    from: Option<&str>,
+) -> Result<bool> {
     let r = db
         .prepare(
             "INSERT INTO owner_actions (token_id, hold_id, action, used_at_ms, used_from) VALUES (?1, ?2, ?3, ?4, ?5) \
@@ -203,7 +230,14 @@ pub async fn use_token(db: &D1Database, token_id: &str, hold_id: &str, action: &
 }
 
 /// Closes a held hold with `status` (`acted` / `dismissed`): `true` for exactly one caller.
-pub async fn close_hold(db: &D1Database, hold_id: &str, status: &str, action: &str, at_ms: i64, from: Option<&str>) -> Result<bool> {
+pub async fn close_hold(
+    db: &D1Database,
+    hold_id: &str,
+    status: &str,
+    action: &str,
+    at_ms: i64,
+    from: Option<&str>,
+) -> Result<bool> {
     let r = db
         .prepare(
             "UPDATE holds SET status = ?2, action = ?3, acted_at_ms = ?4, acted_from = ?5 WHERE hold_id = ?1 AND status = 'held'",
@@ -220,7 +254,9 @@ pub async fn reopen(db: &D1Database, hold_id: &str, token_id: &str) -> Result<()
     let reopen = db
         .prepare("UPDATE holds SET status = 'held', action = NULL, acted_at_ms = NULL, acted_from = NULL WHERE hold_id = ?1")
         .bind(&[s(hold_id)])?;
-    let forget = db.prepare("DELETE FROM owner_actions WHERE token_id = ?1").bind(&[s(token_id)])?;
+    let forget = db
+        .prepare("DELETE FROM owner_actions WHERE token_id = ?1")
+        .bind(&[s(token_id)])?;
     db.batch(vec![reopen, forget]).await?;
     Ok(())
 }

@@ -124,7 +124,7 @@ describe("liteAPI webhook", () => {
     const introspector = await introspectWorkflow(env.JOURNEY);
     const ids = [];
     try {
-      for (const name of ["booking.somethingNew", "booking.prebook"]) {
+      for (const name of ["booking.somethingNew", "booking.prebook_error"]) {
         const d = bookingDelivery();
         const envelope = JSON.parse(d.body);
         envelope.event_name = name;

@@ -1,0 +1,184 @@
+//! Signed one-click owner action links (card-testing holds): one token per hold and action.
+//!
+//! A token binds **one hold**, **one action** and **an expiry**, and is signed with HMAC-SHA256
+//! under a secret key (configuration `ACTION_SIGNING_KEY`; use ≥ [`MIN_KEY_LEN`] random bytes).
+//! This module only signs and checks; the shell makes a token **single-use** by recording
+//! [`ActionClaims::token_id`] in D1 (`owner_actions`, unique) on the first POST, and refuses a hold
+//! that was already handled.
+//!
+//! Format (URL-safe, no padding, only `A–Z a–z 0–9 - _ .`):
+//!
+//! ```text
+//! base64url(payload) "." base64url(HMAC-SHA256(key, "owner-action\n" + payload))
+//! payload = "v1." hold_id "." action "." expires_at_s
+//! ```
+//!
+//! `action` is [`OwnerAction::as_str`]; `expires_at_s` is Unix seconds (UTC), decimal. The hold
+//! id may itself contain dots (the payload is split from the right). The MAC is checked (constant
+//! time, `hmac::Mac::verify_slice`) **before** the payload is read, so any change to the hold id,
+//! the action or the expiry is a [`TokenError::BadSignature`].
+
+use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64URL;
+use base64::Engine as _;
+use hmac::{Hmac, Mac};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use std::fmt;
+
+type HmacSha256 = Hmac<Sha256>;
+
+/// Version tag at the start of every payload.
+const VERSION: &str = "v1";
+/// Domain separation: a MAC made for something else with the same key never verifies here.
+const MAC_CONTEXT: &[u8] = b"owner-action\n";
+
+/// Recommended minimum key length in bytes (256 bits). [`verify`] refuses only an empty key; the
+/// configuration should refuse shorter ones.
+pub const MIN_KEY_LEN: usize = 32;
+
+/// Default lifetime of an action link: 7 days, in seconds (configuration `ACTION_LINK_TTL_S`).
+pub const DEFAULT_TTL_S: i64 = 7 * 24 * 3600;
+
+/// What the owner can do about a card-testing hold. Stored names (`as_str`) are stable: they are
+/// inside signed tokens and in D1 (`holds.action`, `owner_actions.action`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OwnerAction {
+    /// Send the customer the "insufficient funds" email (`checkout_declined_funds`).
+    SendInsufficientFunds,
+    /// Send the customer the "blocked by a security check" email (`checkout_declined_security`).
+    SendSecurityCheck,
+    /// Close the hold; nothing is sent.
+    Dismiss,
+}
+
+impl OwnerAction {
+    /// Every action, in the order the owner sees them.
+    pub const ALL: [OwnerAction; 3] = [
+        OwnerAction::SendInsufficientFunds,
+        OwnerAction::SendSecurityCheck,
+        OwnerAction::Dismiss,
+    ];
+
+    /// Stable stored name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OwnerAction::SendInsufficientFunds => "send_insufficient_funds",
+            OwnerAction::SendSecurityCheck => "send_security_check",
+            OwnerAction::Dismiss => "dismiss",
+        }
+    }
+
+    /// Inverse of [`OwnerAction::as_str`].
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|a| a.as_str() == s)
+    }
+
+    /// The button text, e.g. `Send "insufficient funds" email`.
+    pub fn label(self) -> &'static str {
+        match self {
+            OwnerAction::SendInsufficientFunds => "Send \u{201c}insufficient funds\u{201d} email",
+            OwnerAction::SendSecurityCheck => {
+                "Send \u{201c}blocked by security check\u{201d} email"
+            }
+            OwnerAction::Dismiss => "Dismiss (send nothing)",
+        }
+    }
+
+    /// `true` for the two actions that email the customer.
+    pub fn sends_email(self) -> bool {
+        !matches!(self, OwnerAction::Dismiss)
+    }
+}
+
+impl fmt::Display for OwnerAction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What a valid token grants.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ActionClaims {
+    pub hold_id: String,
+    pub action: OwnerAction,
+    /// Unix seconds (UTC); the token is valid up to and including this second.
+    pub expires_at_s: i64,
+    /// Stable id of this token for single-use bookkeeping: lowercase hex SHA-256 of the token text
+    /// (the encoding is canonical, so one token has one id).
+    pub token_id: String,
+}
+
+/// Why a token was refused. The route shows a page and changes nothing.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TokenError {
+    /// Not a token of this format (garbage, truncated, wrong version).
+    #[error("the action link is malformed")]
+    Malformed,
+    /// The signature does not match: altered, or signed with another key (a foreign engine).
+    #[error("the action link's signature does not match")]
+    BadSignature,
+    /// Authentic but past its expiry.
+    #[error("the action link expired at {expired_at_s}")]
+    Expired { expired_at_s: i64 },
+}
+
+fn mac_of(key: &[u8], payload: &[u8]) -> HmacSha256 {
+    // HMAC accepts keys of any length; `new_from_slice` cannot fail for it.
+    let mut mac = HmacSha256::new_from_slice(key).expect("HMAC accepts any key length");
+    mac.update(MAC_CONTEXT);
+    mac.update(payload);
+    mac
+}
+
+/// Signs a link for `action` on `hold_id`, valid until `expires_at_s` (Unix seconds, inclusive).
+/// See the module docs for the format.
+pub fn sign(hold_id: &str, action: OwnerAction, expires_at_s: i64, key: &[u8]) -> String {
+    let payload = format!("{VERSION}.{hold_id}.{}.{expires_at_s}", action.as_str());
+    let tag = mac_of(key, payload.as_bytes()).finalize().into_bytes();
+    format!("{}.{}", B64URL.encode(payload), B64URL.encode(tag))
+}
+
+/// Checks a token at `now_s` (Unix seconds): shape → `Malformed`; signature (constant time; an
+/// empty key verifies nothing) → `BadSignature`; payload → `Malformed`; `now_s > expires_at_s` →
+/// `Expired`. Surrounding whitespace is ignored.
+pub fn verify(token: &str, key: &[u8], now_s: i64) -> Result<ActionClaims, TokenError> {
+    let token = token.trim();
+    let (payload_b64, tag_b64) = token.split_once('.').ok_or(TokenError::Malformed)?;
+    if payload_b64.is_empty() || tag_b64.is_empty() || tag_b64.contains('.') {
+        return Err(TokenError::Malformed);
+    }
+    let payload = B64URL
+        .decode(payload_b64)
+        .map_err(|_| TokenError::Malformed)?;
+    let tag = B64URL.decode(tag_b64).map_err(|_| TokenError::Malformed)?;
+
+    if key.is_empty() || mac_of(key, &payload).verify_slice(&tag).is_err() {
+        return Err(TokenError::BadSignature);
+    }
+
+    let payload = std::str::from_utf8(&payload).map_err(|_| TokenError::Malformed)?;
+    let mut from_right = payload.rsplitn(3, '.');
+    let expires = from_right.next().ok_or(TokenError::Malformed)?;
+    let action = from_right.next().ok_or(TokenError::Malformed)?;
+    let head = from_right.next().ok_or(TokenError::Malformed)?;
+    let hold_id = head
+        .strip_prefix(VERSION)
+        .and_then(|rest| rest.strip_prefix('.'))
+        .filter(|h| !h.is_empty())
+        .ok_or(TokenError::Malformed)?;
+    let action = OwnerAction::parse(action).ok_or(TokenError::Malformed)?;
+    let expires_at_s: i64 = expires.parse().map_err(|_| TokenError::Malformed)?;
+
+    if now_s > expires_at_s {
+        return Err(TokenError::Expired {
+            expired_at_s: expires_at_s,
+        });
+    }
+    Ok(ActionClaims {
+        hold_id: hold_id.to_string(),
+        action,
+        expires_at_s,
+        token_id: hex::encode(Sha256::digest(token.as_bytes())),
+    })
+}

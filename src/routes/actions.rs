@@ -1,0 +1,218 @@
+//! The owner's one-click actions on a card-testing hold: `GET /actions/{token}` shows a small
+//! confirmation page (mail scanners pre-fetch links, so a GET never acts); `POST /actions/{token}`
+//! acts. A token is signed for one hold and one action, expires, and is single-use: the first POST
+//! inserts its id into `owner_actions` (unique), so a second click, or two at once from two
+//! devices, does nothing more. A hold is closed once (`held` → `acted` / `dismissed`): a second,
+//! different action on it is refused too. Used, expired, tampered or foreign links get a clear
+//! page and change nothing.
+
+use super::{config, ApiError};
+use crate::config::DB_BINDING;
+use crate::domain::action_token::{self, OwnerAction, TokenError};
+use crate::domain::event::{CheckoutAttempt, EmailAddress};
+use crate::domain::render;
+use crate::journey::deliver;
+use crate::store;
+use worker::{Env, Request, Response};
+
+fn page(status: u16, title: &str, message: &str) -> Result<Response, ApiError> {
+    let html = render::action_result_page(title, message);
+    let mut resp = Response::from_html(html)?.with_status(status);
+    let h = resp.headers_mut();
+    h.set("cache-control", "no-store")?;
+    h.set("referrer-policy", "no-referrer")?;
+    h.set("x-robots-tag", "noindex")?;
+    Ok(resp)
+}
+
+fn client_ip(req: &Request) -> Option<String> {
+    req.headers().get("cf-connecting-ip").ok().flatten()
+}
+
+fn now_ms() -> i64 {
+    worker::Date::now().as_millis() as i64
+}
+
+/// Checks a token and its hold; `Err(response)` is the page to show instead.
+async fn check(
+    env: &Env,
+    token: &str,
+) -> Result<(action_token::ActionClaims, store::checkout::HoldRow), Result<Response, ApiError>> {
+    let cfg = match config(env) {
+        Ok(c) => c,
+        Err(e) => return Err(Err(e.into())),
+    };
+    if cfg.action_signing_key.is_empty() {
+        return Err(page(
+            503,
+            "Actions are not configured",
+            "ACTION_SIGNING_KEY is not set on this engine.",
+        ));
+    }
+    let claims = match action_token::verify(token, cfg.action_signing_key.as_bytes(), now_ms() / 1000) {
+        Ok(c) => c,
+        Err(TokenError::Expired { .. }) => {
+            return Err(page(410, "This link has expired", "Action links are valid for a limited time. Nothing was changed; use the owner pages to act on this hold."))
+        }
+        Err(_) => return Err(page(403, "This link is not valid", "It may have been altered or belong to another engine. Nothing was changed.")),
+    };
+    let db = match env.d1(DB_BINDING) {
+        Ok(db) => db,
+        Err(e) => return Err(Err(e.into())),
+    };
+    let hold = match store::checkout::get_hold(&db, &claims.hold_id).await {
+        Ok(Some(h)) => h,
+        Ok(None) => {
+            return Err(page(
+                404,
+                "Unknown hold",
+                "This link does not match any hold on this engine. Nothing was changed.",
+            ))
+        }
+        Err(e) => return Err(Err(e.into())),
+    };
+    match store::checkout::token_used(&db, &claims.token_id).await {
+        Ok(true) => {
+            return Err(page(
+                410,
+                "This link was already used",
+                "Each action link works once. Nothing more was sent.",
+            ))
+        }
+        Ok(false) => {}
+        Err(e) => return Err(Err(e.into())),
+    }
+    if hold.status != "held" {
+        let msg = format!(
+            "This hold was already handled ({}). Nothing more was sent.",
+            hold.action.as_deref().unwrap_or(&hold.status)
+        );
+        return Err(page(409, "Already handled", &msg));
+    }
+    Ok((claims, hold))
+}
+
+async fn attempt_of(
+    env: &Env,
+    hold: &store::checkout::HoldRow,
+) -> Result<(CheckoutAttempt, Option<String>), ApiError> {
+    let db = env.d1(DB_BINDING)?;
+    let row = store::checkout::get(&db, &hold.prebook_id)
+        .await?
+        .ok_or_else(|| {
+            ApiError::Unavailable(format!(
+                "attempt {} of hold {} is missing",
+                hold.prebook_id, hold.hold_id
+            ))
+        })?;
+    Ok((
+        serde_json::from_str(&row.details_json)
+            .map_err(|e| ApiError::Unavailable(e.to_string()))?,
+        row.email,
+    ))
+}
+
+/// `GET /actions/{token}`: the confirmation page; changes nothing.
+pub async fn confirm(req: Request, env: &Env, token: &str) -> Result<Response, ApiError> {
+    let (claims, hold) = match check(env, token).await {
+        Ok(ok) => ok,
+        Err(resp) => return resp,
+    };
+    let (attempt, email) = attempt_of(env, &hold).await?;
+    let post_url = req.url()?.to_string();
+    let html = render::action_confirm_page(
+        &hold.hold_id,
+        &hold.reason,
+        &attempt,
+        email.as_deref(),
+        claims.action,
+        &post_url,
+    );
+    let mut resp = Response::from_html(html)?;
+    resp.headers_mut().set("cache-control", "no-store")?;
+    Ok(resp)
+}
+
+/// `POST /actions/{token}`: acts once.
+pub async fn act(req: Request, env: &Env, token: &str) -> Result<Response, ApiError> {
+    let (claims, hold) = match check(env, token).await {
+        Ok(ok) => ok,
+        Err(resp) => return resp,
+    };
+    let db = env.d1(DB_BINDING)?;
+    let at = now_ms();
+    let from = client_ip(&req);
+    if !store::checkout::use_token(
+        &db,
+        &claims.token_id,
+        &hold.hold_id,
+        claims.action.as_str(),
+        at,
+        from.as_deref(),
+    )
+    .await?
+    {
+        return page(
+            410,
+            "This link was already used",
+            "Each action link works once. Nothing more was sent.",
+        );
+    }
+    let status = if claims.action == OwnerAction::Dismiss {
+        "dismissed"
+    } else {
+        "acted"
+    };
+    if !store::checkout::close_hold(
+        &db,
+        &hold.hold_id,
+        status,
+        claims.action.as_str(),
+        at,
+        from.as_deref(),
+    )
+    .await?
+    {
+        return page(
+            409,
+            "Already handled",
+            "Another action on this hold was taken first. Nothing more was sent.",
+        );
+    }
+    if claims.action == OwnerAction::Dismiss {
+        return page(
+            200,
+            "Dismissed",
+            "The hold is closed. No email was sent to the customer.",
+        );
+    }
+    let (attempt, email) = attempt_of(env, &hold).await?;
+    let Some(to) = email.as_deref().and_then(|e| EmailAddress::parse(e).ok()) else {
+        return page(
+            200,
+            "Nothing to send",
+            "This checkout has no usable customer email address. The hold is closed.",
+        );
+    };
+    let cfg = config(env)?;
+    let mail = render::checkout_declined(
+        &attempt,
+        &to,
+        claims.action,
+        &cfg.booking_site_url,
+        &cfg.branding,
+    )
+    .map_err(|e| ApiError::Unavailable(e.to_string()))?;
+    if let Err(e) = deliver(env, &mail, at).await {
+        // Nothing was queued: give the link back so the owner can simply try again.
+        store::checkout::reopen(&db, &hold.hold_id, &claims.token_id).await?;
+        return Err(ApiError::Unavailable(format!(
+            "the email could not be queued ({e}); the link works again"
+        )));
+    }
+    page(
+        200,
+        "Sent",
+        &format!("The email to {to} is queued in the outbox. The hold is closed."),
+    )
+}

@@ -1,0 +1,231 @@
+//! Stripe payment webhooks — research/formats.md §3.
+//!
+//! Delivery: `POST` signed with `Stripe-Signature: t=<unix>,v1=<hex>[,v1=…][,v0=…]` — verify with
+//! [`verify`] (= [`super::signature::verify_t_v1`] under
+//! [`super::signature::STRIPE_SIGNATURE_HEADER`], key = the whole `whsec_…` string) before calling
+//! anything else here. At-least-once, unordered, retried for up to 3 days; dedupe on the event `id`
+//! (`evt_…`).
+//!
+//! Envelope: `{id, object: "event", api_version, created, livemode, pending_webhooks, request,
+//! type, data: {object, previous_attributes?}}`. [`parse_envelope`] checks it; [`interpret`] maps
+//! the `type` to a canonical [`PaymentUpdate`]:
+//!
+//! | `type`                           | canonical event                                         |
+//! |----------------------------------|---------------------------------------------------------|
+//! | `payment_intent.payment_failed`  | `PaymentUpdated` `failed` (+ `decline_code`)            |
+//! | `checkout.session.completed`     | `PaymentUpdated` `paid` when `payment_status` is `paid` or `no_payment_required`; `processing` when `unpaid`; otherwise `Ignored` |
+//! | `checkout.session.expired`       | `PaymentUpdated` `expired` (counts as unpaid)           |
+//! | anything else                    | `Ignored(type)`                                         |
+//!
+//! `checkout.session.completed` with `payment_status: "unpaid"` is a delayed payment method still
+//! processing (Stripe later sends `checkout.session.async_payment_succeeded` / `_failed`): it is
+//! neither paid nor a failure; it becomes `processing`, which the 20-minute decision treats like
+//! paid (no "nothing was charged" email while money may be on its way). `no_payment_required` (a 100 % discount, a free trial) completed the checkout with
+//! nothing to charge: counted as `paid`, because nothing is owed and no "not completed" email may
+//! follow.
+//!
+//! Matching facts: `payment_intent` (`pi_…`, an id or an expanded object), `session_id` (`cs_…`),
+//! `client_reference` (`client_reference_id`, else `metadata.trip_id`, else
+//! `metadata.client_reference`), the customer's email and name. Optional facts are read tolerantly:
+//! an email that does not parse reads as absent. Stripe gives one `name` string: it is split at the
+//! first space into first name and the rest (`"Mary Ann Smith"` → `Mary` + `Ann Smith`), so
+//! [`PersonName::full`] gives it back unchanged.
+//!
+//! The decline code only ever reaches the *owner's* view; customer emails never claim a decline.
+
+use super::json::At;
+use super::signature::{verify_t_v1, SignatureError, STRIPE_SIGNATURE_HEADER};
+use super::ParseError;
+use crate::domain::event::{
+    EmailAddress, EventId, Interpretation, PaymentOutcome, PaymentUpdate, PersonName, SupplierEvent,
+};
+use serde_json::Value;
+
+/// Verifies the `Stripe-Signature` header of a delivery: `secrets` are the configured endpoint
+/// secrets (`whsec_…`, used as-is; several during a roll), `now_unix_s` and `tolerance_s` in
+/// seconds. See [`verify_t_v1`] for the errors.
+pub fn verify(
+    header: Option<&str>,
+    body: &[u8],
+    secrets: &[&str],
+    now_unix_s: i64,
+    tolerance_s: i64,
+) -> Result<(), SignatureError> {
+    verify_t_v1(
+        header,
+        body,
+        secrets,
+        now_unix_s,
+        tolerance_s,
+        STRIPE_SIGNATURE_HEADER,
+    )
+}
+
+/// A checked Stripe event envelope.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Envelope {
+    /// `id` (`evt_…`): the dedupe key of the delivery.
+    pub id: EventId,
+    /// `type`, e.g. `checkout.session.expired`.
+    pub event_type: String,
+    /// `livemode`: `false` for test-mode events (absent reads as `false`).
+    pub livemode: bool,
+    /// `data.object` (`Value::Null` when absent).
+    pub object: Value,
+    /// `created`: Unix seconds (UTC) when given.
+    pub created: Option<i64>,
+}
+
+/// Reads the `id` of a body that may be otherwise malformed (to label a rejected raw row).
+pub fn peek_event_id(body: &[u8]) -> Option<String> {
+    let v: Value = serde_json::from_slice(body).ok()?;
+    v.get("id")?.as_str().map(str::to_string)
+}
+
+/// Parses and checks the envelope: `id` and `type` non-empty strings; `object` equal to `"event"`
+/// when present; `livemode` a boolean when present; `created` an integer when present; `data` an
+/// object when present. `data.object` is only required by [`interpret`] for the types it acts on.
+pub fn parse_envelope(body: &[u8]) -> Result<Envelope, ParseError> {
+    let v: Value = serde_json::from_slice(body).map_err(|e| ParseError::Json(e.to_string()))?;
+    if !v.is_object() {
+        return Err(ParseError::NotAnObject);
+    }
+    let root = At::root(&v, "");
+    let id_at = root.get("id");
+    let id = EventId::parse(&id_at.str_req()?).map_err(|e| id_at.invalid(e.to_string()))?;
+    let event_type = root.get("type").str_req()?;
+    let object_at = root.get("object");
+    if object_at.is_present() && object_at.str_opt().as_deref() != Some("event") {
+        return Err(object_at.invalid("must be \"event\""));
+    }
+    let live_at = root.get("livemode");
+    let livemode = match live_at.value() {
+        None => false,
+        Some(Value::Bool(b)) => *b,
+        Some(_) => return Err(live_at.invalid("must be a boolean")),
+    };
+    let created_at = root.get("created");
+    let created = match created_at.value() {
+        None => None,
+        Some(Value::Number(n)) if n.as_i64().is_some() => n.as_i64(),
+        Some(_) => return Err(created_at.invalid("must be an integer (Unix seconds)")),
+    };
+    let data = root.get("data");
+    if data.value().is_some_and(|d| !d.is_object()) {
+        return Err(data.invalid("must be an object"));
+    }
+    Ok(Envelope {
+        id,
+        event_type,
+        livemode,
+        object: data.get("object").value().cloned().unwrap_or(Value::Null),
+        created,
+    })
+}
+
+/// Maps an envelope to what the engine does with it (see the module table).
+pub fn interpret(env: &Envelope) -> Result<Interpretation, ParseError> {
+    let update = match env.event_type.as_str() {
+        "payment_intent.payment_failed" => payment_failed(&object(env)?)?,
+        "checkout.session.completed" => {
+            let obj = object(env)?;
+            let status = obj.get("payment_status").str_opt().unwrap_or_default();
+            match status.as_str() {
+                "paid" | "no_payment_required" => session(&obj, PaymentOutcome::Paid)?,
+                // A delayed payment method still processing: money may be on its way, so the
+                // "nothing was charged" follow-up must not go out.
+                "unpaid" => session(&obj, PaymentOutcome::Processing)?,
+                other => {
+                    let shown = if other.is_empty() { "absent" } else { other };
+                    return Ok(Interpretation::Ignored(format!(
+                        "{} (payment_status {shown})",
+                        env.event_type
+                    )));
+                }
+            }
+        }
+        "checkout.session.expired" => session(&object(env)?, PaymentOutcome::Expired)?,
+        other => return Ok(Interpretation::Ignored(other.to_string())),
+    };
+    Ok(Interpretation::Journey(SupplierEvent::PaymentUpdated(
+        Box::new(update),
+    )))
+}
+
+/// `data.object`, required for the types [`interpret`] acts on.
+fn object(env: &Envelope) -> Result<At<'_>, ParseError> {
+    let at = At::root(&env.object, "data.object");
+    match at.value() {
+        None => Err(at.missing()),
+        Some(Value::Object(_)) => Ok(at),
+        Some(_) => Err(at.invalid("must be an object")),
+    }
+}
+
+/// The first of `candidates` that holds a valid email address.
+fn first_email(candidates: &[At<'_>]) -> Option<EmailAddress> {
+    candidates
+        .iter()
+        .filter_map(At::str_opt)
+        .find_map(|s| EmailAddress::parse(&s).ok())
+}
+
+/// Stripe's single name string as a [`PersonName`]: first word, then the rest.
+fn split_name(at: &At<'_>) -> Option<PersonName> {
+    let full = at.str_opt()?;
+    let words: Vec<&str> = full.split_whitespace().collect();
+    let (first, rest) = words.split_first()?;
+    Some(PersonName {
+        first_name: (*first).to_string(),
+        last_name: rest.join(" "),
+    })
+}
+
+/// An id given either as a string or as an expanded object's `id`.
+fn id_or_expanded(at: &At<'_>) -> Option<String> {
+    at.str_opt().or_else(|| at.get("id").str_opt())
+}
+
+/// `payment_intent.payment_failed`: the PaymentIntent (`id` required) and its
+/// `last_payment_error`.
+fn payment_failed(pi: &At<'_>) -> Result<PaymentUpdate, ParseError> {
+    let payment_intent = pi.get("id").str_req()?;
+    let error = pi.get("last_payment_error");
+    let billing = error.get("payment_method").get("billing_details");
+    let metadata = pi.get("metadata");
+    Ok(PaymentUpdate {
+        outcome: PaymentOutcome::Failed,
+        payment_intent: Some(payment_intent),
+        session_id: None,
+        client_reference: metadata
+            .get("trip_id")
+            .str_opt()
+            .or_else(|| metadata.get("client_reference").str_opt()),
+        email: first_email(&[billing.get("email"), pi.get("receipt_email")]),
+        name: split_name(&billing.get("name")),
+        decline_code: error
+            .get("decline_code")
+            .str_opt()
+            .or_else(|| error.get("code").str_opt()),
+    })
+}
+
+/// `checkout.session.*`: the Checkout Session (`id` required).
+fn session(s: &At<'_>, outcome: PaymentOutcome) -> Result<PaymentUpdate, ParseError> {
+    let session_id = s.get("id").str_req()?;
+    let metadata = s.get("metadata");
+    let details = s.get("customer_details");
+    Ok(PaymentUpdate {
+        outcome,
+        payment_intent: id_or_expanded(&s.get("payment_intent")),
+        session_id: Some(session_id),
+        client_reference: s
+            .get("client_reference_id")
+            .str_opt()
+            .or_else(|| metadata.get("trip_id").str_opt())
+            .or_else(|| metadata.get("client_reference").str_opt()),
+        email: first_email(&[details.get("email"), s.get("customer_email")]),
+        name: split_name(&details.get("name")),
+        decline_code: None,
+    })
+}

@@ -1,0 +1,308 @@
+//! `after_failure_with_hint`: Retry-After within [1 s, cap], the 60 s rate-limit floor, seeded
+//! jitter bounds, and agreement with `after_failure` when there is no hint.
+
+use booking_email_engine::domain::outbox::{
+    after_failure, after_failure_with_hint, clamp_retry_after_ms, next_utc_midnight, AfterFailure,
+    Backoff, Provider, ProviderErrorClass, RATE_LIMIT_FLOOR_MS, RETRY_AFTER_MIN_MS,
+};
+use proptest::prelude::*;
+
+/// SplitMix64: deterministic "random" numbers.
+fn seeded(mut seed: u64) -> impl FnMut() -> u64 {
+    move || {
+        seed = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = seed;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+}
+
+const ALL_CLASSES: [ProviderErrorClass; 5] = [
+    ProviderErrorClass::DailyLimit,
+    ProviderErrorClass::RateLimited,
+    ProviderErrorClass::RecipientRejected,
+    ProviderErrorClass::Transient,
+    ProviderErrorClass::Permanent,
+];
+
+const NOW: i64 = 1_767_225_600_000 + 13 * 3_600_000; // 2026-01-01T13:00Z
+
+fn delay(d: AfterFailure) -> i64 {
+    match d {
+        AfterFailure::RetryAt { at_ms } => at_ms - NOW,
+        other => panic!("expected a retry, got {other:?}"),
+    }
+}
+
+/// The un-jittered exponential delay for `attempts`.
+fn full(b: Backoff, attempts: u32) -> i64 {
+    b.base_ms
+        .saturating_mul(1 << attempts.saturating_sub(1).min(30))
+        .min(b.cap_ms)
+}
+
+#[test]
+fn clamping_bounds() {
+    let b = Backoff::DEFAULT;
+    assert_eq!(RETRY_AFTER_MIN_MS, 1_000);
+    assert_eq!(RATE_LIMIT_FLOOR_MS, 60_000);
+    assert_eq!(clamp_retry_after_ms(-5, b), 1_000);
+    assert_eq!(clamp_retry_after_ms(0, b), 1_000);
+    assert_eq!(clamp_retry_after_ms(999, b), 1_000);
+    assert_eq!(clamp_retry_after_ms(1_000, b), 1_000);
+    assert_eq!(clamp_retry_after_ms(45_000, b), 45_000);
+    assert_eq!(clamp_retry_after_ms(b.cap_ms, b), b.cap_ms);
+    assert_eq!(clamp_retry_after_ms(b.cap_ms + 1, b), b.cap_ms);
+    assert_eq!(clamp_retry_after_ms(i64::MAX, b), b.cap_ms);
+    // A cap below 1 s wins over the 1 s minimum (tests with tiny backoffs).
+    let tiny = Backoff {
+        base_ms: 10,
+        cap_ms: 500,
+        max_attempts: 3,
+    };
+    assert_eq!(clamp_retry_after_ms(5_000, tiny), 500);
+}
+
+#[test]
+fn without_a_hint_it_is_after_failure() {
+    let b = Backoff::DEFAULT;
+    let mut rng = seeded(11);
+    for class in ALL_CLASSES {
+        for provider in [Provider::Main, Provider::Smtp] {
+            for attempts in 1..=8 {
+                let r = rng();
+                assert_eq!(
+                    after_failure_with_hint(class, provider, attempts, NOW, b, r, None),
+                    after_failure(class, provider, attempts, NOW, b, r),
+                    "{class:?} {provider:?} {attempts}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_hint_never_changes_the_kind_of_decision() {
+    let b = Backoff::DEFAULT;
+    for class in ALL_CLASSES {
+        for provider in [Provider::Main, Provider::Smtp] {
+            for attempts in 1..=8 {
+                for hint in [-1, 0, 500, 30_000, 10_000_000] {
+                    let with =
+                        after_failure_with_hint(class, provider, attempts, NOW, b, 3, Some(hint));
+                    let without = after_failure(class, provider, attempts, NOW, b, 3);
+                    assert_eq!(
+                        std::mem::discriminant(&with),
+                        std::mem::discriminant(&without),
+                        "{class:?} {provider:?} {attempts} {hint}"
+                    );
+                    if !matches!(without, AfterFailure::RetryAt { .. }) {
+                        assert_eq!(with, without);
+                    }
+                }
+            }
+        }
+    }
+    // In particular: no retry after the last attempt, whatever the hint.
+    assert_eq!(
+        after_failure_with_hint(
+            ProviderErrorClass::Transient,
+            Provider::Main,
+            b.max_attempts,
+            NOW,
+            b,
+            0,
+            Some(1_000)
+        ),
+        AfterFailure::DeadLetter
+    );
+    assert_eq!(
+        after_failure_with_hint(
+            ProviderErrorClass::DailyLimit,
+            Provider::Main,
+            1,
+            NOW,
+            b,
+            0,
+            Some(5_000)
+        ),
+        AfterFailure::FailOver {
+            pause_main_until_ms: next_utc_midnight(NOW)
+        }
+    );
+}
+
+#[test]
+fn transient_with_seeded_jitter_and_hints_stays_in_bounds() {
+    let b = Backoff::DEFAULT;
+    let mut rng = seeded(42);
+    let hints = [
+        None,
+        Some(-10),
+        Some(0),
+        Some(1),
+        Some(1_000),
+        Some(20_000),
+        Some(90_000),
+        Some(1_800_000),
+        Some(b.cap_ms * 10),
+    ];
+    for attempts in 1..b.max_attempts {
+        let d = full(b, attempts);
+        for hint in hints {
+            for _ in 0..500 {
+                let got = delay(after_failure_with_hint(
+                    ProviderErrorClass::Transient,
+                    Provider::Main,
+                    attempts,
+                    NOW,
+                    b,
+                    rng(),
+                    hint,
+                ));
+                let h = hint.map_or(0, |h| h.clamp(1_000, b.cap_ms));
+                assert!(
+                    got >= (d / 2).max(h) && got <= d.max(h),
+                    "attempt {attempts} hint {hint:?}: {got} vs d={d} h={h}"
+                );
+                assert!(got <= b.cap_ms, "never beyond the cap: {got}");
+                assert!(got >= RETRY_AFTER_MIN_MS.min(b.cap_ms));
+            }
+        }
+    }
+}
+
+#[test]
+fn a_long_hint_is_honoured_up_to_the_cap() {
+    let b = Backoff::DEFAULT;
+    // Attempt 1: backoff 15–30 s; the provider asks for 20 min → 20 min.
+    let got = delay(after_failure_with_hint(
+        ProviderErrorClass::Transient,
+        Provider::Main,
+        1,
+        NOW,
+        b,
+        0,
+        Some(1_200_000),
+    ));
+    assert_eq!(got, 1_200_000);
+    // A day is clamped to the cap (1 h).
+    let got = delay(after_failure_with_hint(
+        ProviderErrorClass::Transient,
+        Provider::Smtp,
+        1,
+        NOW,
+        b,
+        0,
+        Some(86_400_000),
+    ));
+    assert_eq!(got, b.cap_ms);
+    // A short hint never makes us retry sooner than our own backoff.
+    let got = delay(after_failure_with_hint(
+        ProviderErrorClass::Transient,
+        Provider::Main,
+        4,
+        NOW,
+        b,
+        0,
+        Some(1_000),
+    ));
+    assert_eq!(got, full(b, 4) / 2);
+}
+
+#[test]
+fn rate_limited_waits_at_least_a_minute() {
+    let b = Backoff::DEFAULT;
+    let mut rng = seeded(7);
+    for attempts in 1..b.max_attempts {
+        for hint in [
+            None,
+            Some(0),
+            Some(1_000),
+            Some(59_999),
+            Some(61_000),
+            Some(b.cap_ms * 2),
+        ] {
+            for _ in 0..200 {
+                let got = delay(after_failure_with_hint(
+                    ProviderErrorClass::RateLimited,
+                    Provider::Main,
+                    attempts,
+                    NOW,
+                    b,
+                    rng(),
+                    hint,
+                ));
+                let d = full(b, attempts);
+                let h = hint.map_or(0, |h| h.clamp(1_000, b.cap_ms));
+                assert!(got >= RATE_LIMIT_FLOOR_MS, "{got}");
+                assert!(got >= h);
+                assert!(got <= d.max(h).max(RATE_LIMIT_FLOOR_MS));
+            }
+        }
+    }
+    // Exact: attempt 1, random 0 → backoff 15 s, hint 61 s → 61 s; hint 2 s → floor 60 s.
+    assert_eq!(
+        delay(after_failure_with_hint(
+            ProviderErrorClass::RateLimited,
+            Provider::Main,
+            1,
+            NOW,
+            b,
+            0,
+            Some(61_000)
+        )),
+        61_000
+    );
+    assert_eq!(
+        delay(after_failure_with_hint(
+            ProviderErrorClass::RateLimited,
+            Provider::Main,
+            1,
+            NOW,
+            b,
+            0,
+            Some(2_000)
+        )),
+        60_000
+    );
+}
+
+#[test]
+fn daily_limit_on_smtp_is_retried_with_the_hint() {
+    let b = Backoff::DEFAULT;
+    assert_eq!(
+        delay(after_failure_with_hint(
+            ProviderErrorClass::DailyLimit,
+            Provider::Smtp,
+            1,
+            NOW,
+            b,
+            0,
+            Some(600_000)
+        )),
+        600_000
+    );
+}
+
+proptest! {
+    #[test]
+    fn any_hint_any_attempt_stays_within_bounds(
+        attempts in 1u32..6,
+        random in any::<u64>(),
+        hint in proptest::option::of(any::<i64>()),
+        base in 1i64..100_000,
+        cap_extra in 0i64..10_000_000,
+        rate_limited in any::<bool>(),
+    ) {
+        let b = Backoff { base_ms: base, cap_ms: base + cap_extra, max_attempts: 6 };
+        let class = if rate_limited { ProviderErrorClass::RateLimited } else { ProviderErrorClass::Transient };
+        let got = delay(after_failure_with_hint(class, Provider::Main, attempts, NOW, b, random, hint));
+        let floor = if rate_limited { RATE_LIMIT_FLOOR_MS } else { 0 };
+        let h = hint.map_or(0, |h| h.max(1_000).min(b.cap_ms));
+        prop_assert!(got >= h.max(floor));
+        prop_assert!(got <= b.cap_ms.max(floor));
+        prop_assert!(got >= (full(b, attempts) / 2).max(floor));
+    }
+}
