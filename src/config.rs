@@ -96,6 +96,9 @@ pub struct Config {
     /// thresholds of the card-testing rules.
     pub card_testing_names_per_email: usize,
     pub card_testing_emails_per_name: usize,
+    /// `INTERNAL_NAMES`: comma-separated words that must never appear in a client email (the
+    /// content lock), e.g. supplier and platform names.
+    pub internal_names: String,
 }
 
 fn list(get: &impl Fn(&str) -> Option<String>, name: &'static str) -> Vec<String> {
@@ -230,6 +233,9 @@ impl Config {
             checkout_follow_up_ms: number(&get, "CHECKOUT_FOLLOW_UP_MS", 20 * 60_000i64)?,
             card_testing_names_per_email: number(&get, "CARD_TESTING_NAMES_PER_EMAIL", 2usize)?,
             card_testing_emails_per_name: number(&get, "CARD_TESTING_EMAILS_PER_NAME", 3usize)?,
+            internal_names: text(&get, "INTERNAL_NAMES")?.unwrap_or_else(|| {
+                "liteapi,nuitee,duffel,workflow,durable object,outbox,wrangler,miniflare,workerd".into()
+            }),
         })
     }
 }

@@ -277,6 +277,8 @@ pub enum EmailStatus {
     Dead,
     /// Refused for good (recipient rejected or suppressed).
     Dropped,
+    /// Stopped by the content lock before any provider saw it (kept for inspection).
+    Blocked,
 }
 
 impl EmailStatus {
@@ -290,6 +292,7 @@ impl EmailStatus {
             EmailStatus::SentPossiblyTwice => "sent_possibly_twice",
             EmailStatus::Dead => "dead",
             EmailStatus::Dropped => "dropped",
+            EmailStatus::Blocked => "blocked",
         }
     }
 
@@ -303,6 +306,7 @@ impl EmailStatus {
             "sent_possibly_twice" => EmailStatus::SentPossiblyTwice,
             "dead" => EmailStatus::Dead,
             "dropped" => EmailStatus::Dropped,
+            "blocked" => EmailStatus::Blocked,
             _ => return None,
         })
     }
@@ -375,6 +379,7 @@ mod tests {
             EmailStatus::SentPossiblyTwice,
             EmailStatus::Dead,
             EmailStatus::Dropped,
+            EmailStatus::Blocked,
         ] {
             assert_eq!(EmailStatus::parse(s.as_str()), Some(s));
         }

@@ -21,6 +21,7 @@ pub mod providers;
 pub mod smtp;
 
 use crate::config::{Config, DB_BINDING};
+use crate::domain::content_lock::{self, ContentLock};
 use crate::domain::email::{Audience, EmailStatus, OutgoingEmail};
 use crate::domain::outbox::{
     after_failure, choose_provider, classify_cloudflare_code, next_wake, AfterFailure, Provider,
@@ -323,6 +324,28 @@ impl Outbox {
     /// Tries to send one row; returns `true` if a provider accepted it.
     async fn attempt(&self, row: Row, cfg: &Config) -> Result<bool> {
         let email: OutgoingEmail = serde_json::from_str(&row.email_json)?;
+        // Content lock: nothing internal reaches a client (owner alerts may carry admin and action
+        // links, never unrendered placeholders). A locked email never reaches a provider.
+        let lock = ContentLock::from_config(&cfg.public_base_url, &cfg.internal_names);
+        if let Err(violations) = lock.check(&email) {
+            let reason = format!("content lock: {}", content_lock::describe(&violations));
+            let at = now_ms();
+            self.park(row.seq, EmailStatus::Blocked.as_str(), 0, &reason, at)?;
+            // The alert names what was found without repeating template markers verbatim (the
+            // alert itself must pass the placeholder rule); the queue row keeps the full detail.
+            let for_owner: Vec<String> = violations
+                .iter()
+                .map(|v| match v {
+                    content_lock::LockViolation::Placeholder(_) => {
+                        "an unrendered template placeholder".to_string()
+                    }
+                    other => other.to_string(),
+                })
+                .collect();
+            let summary = format!("content lock: {}", for_owner.join("; "));
+            self.alert_owner(&email, "blocked", row.attempts, &summary, cfg, at)?;
+            return Ok(false);
+        }
         let mut attempts = row.attempts;
         let mut provider = choose_provider(now_ms(), self.get_state(MAIN_PAUSED_UNTIL)?);
         // At most two hand-overs per pick: the main provider, then SMTP on a daily-limit failover.

@@ -136,4 +136,39 @@ describe("outbox", () => {
     const recorded = await rows("SELECT status, provider, attempts FROM emails WHERE dedupe_key = ?", `booking_confirmation:${d.bookingId}`);
     expect(recorded).toEqual([{ status: "sent", provider: "smtp", attempts: 2 }]);
   });
+
+  it("the content lock blocks a client email carrying an owner-action link or a placeholder, keeps it, and alerts the owner", async () => {
+    const stub = env.OUTBOX.getByName("outbox");
+    const base = {
+      kind: "booking_confirmation",
+      audience: "client",
+      rank: "booking",
+      bookingId: unique("BK_lock_"),
+      to: "guest@example.com",
+      subject: "Your stay is confirmed",
+      html: "<p>ok</p>",
+      messageId: "<lock@example.com>",
+    };
+    const leaky = { ...base, dedupeKey: `booking_confirmation:${unique("lock")}`, text: "Manage it here: https://engine.test/actions/abc.def" };
+    const unrendered = { ...base, dedupeKey: `booking_confirmation:${unique("lock")}`, text: "Hi {{ guest_first_name }}" };
+    for (const email of [leaky, unrendered]) {
+      const r = await stub.fetch("https://outbox/enqueue", { method: "POST", body: JSON.stringify(email) });
+      expect(await r.json()).toEqual({ status: "queued" });
+    }
+    const state = await sendThrough(leaky.dedupeKey);
+    await sendThrough(unrendered.dedupeKey);
+    const after = await outboxState();
+    for (const email of [leaky, unrendered]) {
+      const it = after.items.find((i) => i.dedupe_key === email.dedupeKey);
+      expect(it.status).toBe("blocked");
+      expect(it.attempts).toBe(0);
+      expect(it.last_error).toMatch(/content lock/);
+      const alert = after.items.find((i) => i.dedupe_key === `owner_email_failed:${email.dedupeKey}`);
+      expect(alert?.status).toBe("sent");
+    }
+    expect(state.items.find((i) => i.dedupe_key === leaky.dedupeKey).last_error).toMatch(/action/i);
+    // The rendered body is kept for inspection.
+    const kept = await (await stub.fetch(`https://outbox/email?dedupe_key=${encodeURIComponent(leaky.dedupeKey)}`)).json();
+    expect(kept.text).toContain("/actions/abc.def");
+  });
 });
