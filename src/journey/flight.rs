@@ -168,23 +168,22 @@ pub async fn schedule_changed(
                     }
                     if !emails.is_empty() {
                         let details = serde_json::to_string(&current)?;
-                        let moved = store::bookings::update_facts(
+                        store::bookings::write_facts(
                             &db,
-                            order.as_str(),
-                            row.journey_version,
-                            true,
-                            &row.status,
-                            &details,
-                            Some(&hash),
-                            None,
-                            None,
-                            None,
-                            at,
+                            &store::bookings::FactsUpdate {
+                                booking_id: order.as_str(),
+                                expected_version: row.journey_version,
+                                bump: true,
+                                status: &row.status,
+                                details_json: &details,
+                                snapshot_hash: Some(&hash),
+                                checkin: None,
+                                checkout: None,
+                                hotel_confirmation_number: None,
+                                event_time_ms: at,
+                            },
                         )
                         .await?;
-                        if !moved {
-                            return Err(rust_err("booking changed concurrently; retrying"));
-                        }
                     }
                     Ok(emails)
                 })

@@ -110,16 +110,18 @@ async fn record(
             if row.snapshot_hash.is_none() {
                 store::bookings::update_facts(
                     &db,
-                    &row.booking_id,
-                    row.journey_version,
-                    false,
-                    &row.status,
-                    &row.details_json,
-                    Some(&hash),
-                    None,
-                    None,
-                    None,
-                    at,
+                    &store::bookings::FactsUpdate {
+                        booking_id: &row.booking_id,
+                        expected_version: row.journey_version,
+                        bump: false,
+                        status: &row.status,
+                        details_json: &row.details_json,
+                        snapshot_hash: Some(&hash),
+                        checkin: None,
+                        checkout: None,
+                        hotel_confirmation_number: None,
+                        event_time_ms: at,
+                    },
                 )
                 .await?;
             }
@@ -134,23 +136,22 @@ async fn record(
         }),
         Some(row) => {
             let details = serde_json::to_string(b)?;
-            let moved = store::bookings::update_facts(
+            store::bookings::write_facts(
                 &db,
-                &row.booking_id,
-                row.journey_version,
-                true,
-                &b.status,
-                &details,
-                Some(&hash),
-                Some(&b.checkin.to_string()),
-                Some(&b.checkout.to_string()),
-                b.hotel_confirmation_number.as_deref(),
-                at,
+                &store::bookings::FactsUpdate {
+                    booking_id: &row.booking_id,
+                    expected_version: row.journey_version,
+                    bump: true,
+                    status: &b.status,
+                    details_json: &details,
+                    snapshot_hash: Some(&hash),
+                    checkin: Some(&b.checkin.to_string()),
+                    checkout: Some(&b.checkout.to_string()),
+                    hotel_confirmation_number: b.hotel_confirmation_number.as_deref(),
+                    event_time_ms: at,
+                },
             )
             .await?;
-            if !moved {
-                return Err(rust_err("booking changed concurrently; retrying"));
-            }
             Ok(Recorded {
                 version: row.journey_version + 1,
                 changed: true,
@@ -457,23 +458,22 @@ pub async fn confirmation_number(
                     b.hotel_confirmation_number = Some(number.clone());
                     let hash = hotel_snapshot(&b).hash();
                     let details = serde_json::to_string(&b)?;
-                    let moved = store::bookings::update_facts(
+                    store::bookings::write_facts(
                         &db,
-                        &id,
-                        row.journey_version,
-                        false,
-                        &row.status,
-                        &details,
-                        Some(&hash),
-                        None,
-                        None,
-                        Some(&number),
-                        at,
+                        &store::bookings::FactsUpdate {
+                            booking_id: &id,
+                            expected_version: row.journey_version,
+                            bump: false,
+                            status: &row.status,
+                            details_json: &details,
+                            snapshot_hash: Some(&hash),
+                            checkin: None,
+                            checkout: None,
+                            hotel_confirmation_number: Some(&number),
+                            event_time_ms: at,
+                        },
                     )
                     .await?;
-                    if !moved {
-                        return Err(rust_err("booking changed concurrently; retrying"));
-                    }
                     let cfg = config(&env)?;
                     Ok(Some(
                         render::hotel_confirmation_number(&b, &number, &cfg.branding)
@@ -526,23 +526,22 @@ pub async fn checkin_instructions(
                 let mut b: HotelBooking = serde_json::from_str(&row.details_json)?;
                 b.checkin_instructions = Some(text.clone());
                 let details = serde_json::to_string(&b)?;
-                let moved = store::bookings::update_facts(
+                store::bookings::write_facts(
                     &db,
-                    &id,
-                    row.journey_version,
-                    false,
-                    &row.status,
-                    &details,
-                    None,
-                    None,
-                    None,
-                    None,
-                    at,
+                    &store::bookings::FactsUpdate {
+                        booking_id: &id,
+                        expected_version: row.journey_version,
+                        bump: false,
+                        status: &row.status,
+                        details_json: &details,
+                        snapshot_hash: None,
+                        checkin: None,
+                        checkout: None,
+                        hotel_confirmation_number: None,
+                        event_time_ms: at,
+                    },
                 )
                 .await?;
-                if !moved {
-                    return Err(rust_err("booking changed concurrently; retrying"));
-                }
                 Ok(true)
             })
         },
@@ -611,23 +610,22 @@ pub async fn amended(
                         return Ok(None);
                     }
                     let details = serde_json::to_string(&after)?;
-                    let moved = store::bookings::update_facts(
+                    store::bookings::write_facts(
                         &db,
-                        &id,
-                        row.journey_version,
-                        true,
-                        &row.status,
-                        &details,
-                        Some(&hash),
-                        Some(&after.checkin.to_string()),
-                        Some(&after.checkout.to_string()),
-                        None,
-                        at,
+                        &store::bookings::FactsUpdate {
+                            booking_id: &id,
+                            expected_version: row.journey_version,
+                            bump: true,
+                            status: &row.status,
+                            details_json: &details,
+                            snapshot_hash: Some(&hash),
+                            checkin: Some(&after.checkin.to_string()),
+                            checkout: Some(&after.checkout.to_string()),
+                            hotel_confirmation_number: None,
+                            event_time_ms: at,
+                        },
                     )
                     .await?;
-                    if !moved {
-                        return Err(rust_err("booking changed concurrently; retrying"));
-                    }
                     let changes: Vec<(String, String, String)> = old
                         .diff(&new)
                         .into_iter()

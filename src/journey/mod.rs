@@ -186,23 +186,22 @@ async fn cancelled(
                         "CANCELLED"
                     };
                     if !row.status.starts_with("CANCELLED") {
-                        let moved = store::bookings::update_facts(
+                        store::bookings::write_facts(
                             &db,
-                            &row.booking_id,
-                            row.journey_version,
-                            true,
-                            status,
-                            &row.details_json,
-                            None,
-                            None,
-                            None,
-                            None,
-                            at,
+                            &store::bookings::FactsUpdate {
+                                booking_id: &row.booking_id,
+                                expected_version: row.journey_version,
+                                bump: true,
+                                status,
+                                details_json: &row.details_json,
+                                snapshot_hash: None,
+                                checkin: None,
+                                checkout: None,
+                                hotel_confirmation_number: None,
+                                event_time_ms: at,
+                            },
                         )
                         .await?;
-                        if !moved {
-                            return Err(rust_err("booking changed concurrently; retrying"));
-                        }
                     }
                     let cfg = config(&env)?;
                     let summary = if row.kind == "flight" {
@@ -263,16 +262,18 @@ async fn status_changed(
                     if !row.is_closed() {
                         store::bookings::update_facts(
                             &db,
-                            &id,
-                            row.journey_version,
-                            false,
-                            &status,
-                            &row.details_json,
-                            None,
-                            None,
-                            None,
-                            None,
-                            at,
+                            &store::bookings::FactsUpdate {
+                                booking_id: &id,
+                                expected_version: row.journey_version,
+                                bump: false,
+                                status: &status,
+                                details_json: &row.details_json,
+                                snapshot_hash: None,
+                                checkin: None,
+                                checkout: None,
+                                hotel_confirmation_number: None,
+                                event_time_ms: at,
+                            },
                         )
                         .await?;
                     }

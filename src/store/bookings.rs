@@ -1,8 +1,29 @@
 //! `contacts` and `bookings`.
 
 use super::{n, opt, s};
-use crate::domain::event::{HotelBooking, Source};
-use worker::{D1Database, Result};
+use crate::domain::event::{Holder, HotelBooking, Source};
+use worker::{D1Database, D1PreparedStatement, Result};
+
+/// The statement that upserts a booking's contact (name and phone follow the newest event).
+fn upsert_contact(
+    db: &D1Database,
+    holder: &Holder,
+    event_time_ms: i64,
+) -> Result<D1PreparedStatement> {
+    db.prepare(
+        "INSERT INTO contacts (email, first_name, last_name, phone, created_at_ms, updated_at_ms) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?5) \
+         ON CONFLICT(email) DO UPDATE SET first_name = excluded.first_name, last_name = excluded.last_name, \
+         phone = COALESCE(excluded.phone, contacts.phone), updated_at_ms = MAX(contacts.updated_at_ms, excluded.updated_at_ms)",
+    )
+    .bind(&[
+        s(holder.email.as_str()),
+        s(&holder.name.first_name),
+        s(&holder.name.last_name),
+        opt(holder.phone.as_deref()),
+        n(event_time_ms),
+    ])
+}
 
 /// Upserts the holder as a contact and the booking itself, in one batch. Idempotent: running it
 /// twice with the same booking leaves the same rows (timestamps come from the event, not a clock).
@@ -13,20 +34,7 @@ pub async fn upsert_hotel_booking(
     event_time_ms: i64,
 ) -> Result<()> {
     let details = serde_json::to_string(b).map_err(|e| worker::Error::RustError(e.to_string()))?;
-    let contact = db
-        .prepare(
-            "INSERT INTO contacts (email, first_name, last_name, phone, created_at_ms, updated_at_ms) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?5) \
-             ON CONFLICT(email) DO UPDATE SET first_name = excluded.first_name, last_name = excluded.last_name, \
-             phone = COALESCE(excluded.phone, contacts.phone), updated_at_ms = MAX(contacts.updated_at_ms, excluded.updated_at_ms)",
-        )
-        .bind(&[
-            s(b.holder.email.as_str()),
-            s(&b.holder.name.first_name),
-            s(&b.holder.name.last_name),
-            opt(b.holder.phone.as_deref()),
-            n(event_time_ms),
-        ])?;
+    let contact = upsert_contact(db, &b.holder, event_time_ms)?;
     let booking = db
         .prepare(
             "INSERT INTO bookings (booking_id, source, kind, contact_email, status, hotel_name, checkin, checkout, \
@@ -84,23 +92,45 @@ pub async fn get(db: &D1Database, booking_id: &str) -> Result<Option<BookingRow>
     .await
 }
 
-/// Writes new facts of a booking if, and only if, it is still at `expected_version` (optimistic
-/// concurrency: two journeys of one booking never overwrite each other silently). `bump` moves the
-/// journey version on (a re-plan: older scheduled sends stop). Returns `false` on a lost race.
-#[allow(clippy::too_many_arguments)]
-pub async fn update_facts(
-    db: &D1Database,
-    booking_id: &str,
-    expected_version: i64,
-    bump: bool,
-    status: &str,
-    details_json: &str,
-    snapshot_hash: Option<&str>,
-    checkin: Option<&str>,
-    checkout: Option<&str>,
-    hotel_confirmation_number: Option<&str>,
-    event_time_ms: i64,
-) -> Result<bool> {
+/// New facts for a stored booking (see [`update_facts`]). `None` fields keep the stored value.
+pub struct FactsUpdate<'a> {
+    pub booking_id: &'a str,
+    /// The journey version the caller read; the write only happens if it is still current.
+    pub expected_version: i64,
+    /// Move the journey version on (a re-plan: older scheduled sends stop).
+    pub bump: bool,
+    pub status: &'a str,
+    pub details_json: &'a str,
+    pub snapshot_hash: Option<&'a str>,
+    pub checkin: Option<&'a str>,
+    pub checkout: Option<&'a str>,
+    pub hotel_confirmation_number: Option<&'a str>,
+    /// The event's time, ms since the epoch (UTC).
+    pub event_time_ms: i64,
+}
+
+impl<'a> FactsUpdate<'a> {
+    /// An update that changes nothing of `row` yet; set the fields that change on top of it.
+    pub fn keep(row: &'a BookingRow, event_time_ms: i64) -> Self {
+        Self {
+            booking_id: &row.booking_id,
+            expected_version: row.journey_version,
+            bump: false,
+            status: &row.status,
+            details_json: &row.details_json,
+            snapshot_hash: None,
+            checkin: None,
+            checkout: None,
+            hotel_confirmation_number: None,
+            event_time_ms,
+        }
+    }
+}
+
+/// Writes new facts of a booking if, and only if, it is still at `u.expected_version` (optimistic
+/// concurrency: two journeys of one booking never overwrite each other silently). Returns `false`
+/// on a lost race.
+pub async fn update_facts(db: &D1Database, u: &FactsUpdate<'_>) -> Result<bool> {
     let r = db
         .prepare(
             "UPDATE bookings SET status = ?3, details_json = ?4, snapshot_hash = COALESCE(?5, snapshot_hash), \
@@ -110,20 +140,33 @@ pub async fn update_facts(
              WHERE booking_id = ?1 AND journey_version = ?2",
         )
         .bind(&[
-            s(booking_id),
-            n(expected_version),
-            s(status),
-            s(details_json),
-            opt(snapshot_hash),
-            opt(checkin),
-            opt(checkout),
-            opt(hotel_confirmation_number),
-            n(if bump { 1 } else { 0 }),
-            n(event_time_ms),
+            s(u.booking_id),
+            n(u.expected_version),
+            s(u.status),
+            s(u.details_json),
+            opt(u.snapshot_hash),
+            opt(u.checkin),
+            opt(u.checkout),
+            opt(u.hotel_confirmation_number),
+            n(if u.bump { 1 } else { 0 }),
+            n(u.event_time_ms),
         ])?
         .run()
         .await?;
     Ok(super::changes(&r) == 1)
+}
+
+/// [`update_facts`] for steps: a lost race is an error, so the engine retries the step, which
+/// re-reads the booking and decides again.
+pub async fn write_facts(db: &D1Database, u: &FactsUpdate<'_>) -> Result<()> {
+    if update_facts(db, u).await? {
+        Ok(())
+    } else {
+        Err(worker::Error::RustError(format!(
+            "booking {} changed concurrently; retrying",
+            u.booking_id
+        )))
+    }
 }
 
 /// Marks `old` as replaced by `new` (a rebook) and moves its version on, so its plan stops.
@@ -157,20 +200,7 @@ pub async fn upsert_flight_booking(
         .first()
         .map(|s| s.departing_at.date().to_string());
     let last_arrival = f.segments.last().map(|s| s.arriving_at.date().to_string());
-    let contact = db
-        .prepare(
-            "INSERT INTO contacts (email, first_name, last_name, phone, created_at_ms, updated_at_ms) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?5) \
-             ON CONFLICT(email) DO UPDATE SET first_name = excluded.first_name, last_name = excluded.last_name, \
-             phone = COALESCE(excluded.phone, contacts.phone), updated_at_ms = MAX(contacts.updated_at_ms, excluded.updated_at_ms)",
-        )
-        .bind(&[
-            s(f.contact.email.as_str()),
-            s(&f.contact.name.first_name),
-            s(&f.contact.name.last_name),
-            opt(f.contact.phone.as_deref()),
-            n(event_time_ms),
-        ])?;
+    let contact = upsert_contact(db, &f.contact, event_time_ms)?;
     let booking = db
         .prepare(
             "INSERT INTO bookings (booking_id, source, kind, contact_email, status, hotel_name, checkin, checkout, \
