@@ -1,0 +1,160 @@
+// D1 calls and other subrequests per webhook and per email, counted from the code paths (not
+// measured: workerd exposes no per-request counter locally, and the engine's D1 binding cannot be
+// wrapped without changing the engine). One D1 call = one `.prepare(…).run()/.first()/.all()` or
+// one `batch` (N statements, one round trip). Other subrequests: Durable Object stub fetches,
+// Workflow binding calls, outbound fetch, send_email, SMTP sockets. (On Cloudflare, D1 calls count
+// towards the per-invocation subrequest limit as well.)
+//
+// Every D1 call, stub fetch and Workflow call is awaited, so AWAITS (the number of `.await` in each
+// function the counts were read from, at commit COUNTED_AT) is a fingerprint of these paths:
+// bench/run.mjs recomputes it with `awaitsNow()` and flags the table when a function changed, so a
+// stale table never goes unnoticed (other changes in the same files do not trip it).
+import { readFileSync, existsSync } from "node:fs";
+import { join } from "node:path";
+
+export const COUNTED_AT = "eaa0947";
+
+export const FUNCTIONS = {
+  "src/routes/webhooks.rs": ["read_limited", "liteapi", "ingest", "reject"],
+  "src/store/raw_events.rs": ["insert", "find", "mark"],
+  "src/store/bookings.rs": ["upsert_hotel_booking", "get", "update_facts", "mark_replaced"],
+  "src/store/emails.rs": ["claim", "mark_queued", "record_outcome"],
+  "src/store/schedule.rs": ["plan", "decide", "cached_location", "cache_location"],
+  "src/journey/mod.rs": ["deliver", "deliver_once"],
+  "src/journey/hotel.rs": ["booked", "record", "run_plan", "make_plan", "scheduled_send", "hotel_location"],
+  "src/journey/workflow.rs": ["create"],
+  "src/outbox/mod.rs": ["rearm", "process", "attempt", "hand_over", "sync_records", "fetch", "alarm"],
+  "src/outbox/client.rs": ["enqueue"],
+  "src/outbox/providers.rs": ["send_cloudflare"],
+};
+
+/** The body of the first `fn name` in `source` (brace-matched), or null. */
+function functionBody(source, name) {
+  const m = new RegExp(`\\bfn ${name}\\s*[<(]`).exec(source);
+  if (!m) return null;
+  const open = source.indexOf("{", m.index);
+  let depth = 0;
+  for (let i = open; i < source.length; i++) {
+    if (source[i] === "{") depth++;
+    else if (source[i] === "}" && --depth === 0) return source.slice(open, i + 1);
+  }
+  return null;
+}
+
+/** `{"file#fn": awaits}` for the code as it is now under `root` (-1: function not found). */
+export function awaitsNow(root) {
+  const out = {};
+  for (const [file, names] of Object.entries(FUNCTIONS)) {
+    const path = join(root, file);
+    const source = existsSync(path) ? readFileSync(path, "utf8") : "";
+    for (const name of names) {
+      const body = functionBody(source, name);
+      out[`${file}#${name}`] = body === null ? -1 : (body.match(/\.await/g) ?? []).length;
+    }
+  }
+  return out;
+}
+
+export const AWAITS = {
+  "src/routes/webhooks.rs#read_limited": 1,
+  "src/routes/webhooks.rs#liteapi": 2,
+  "src/routes/webhooks.rs#ingest": 5,
+  "src/routes/webhooks.rs#reject": 1,
+  "src/store/raw_events.rs#insert": 1,
+  "src/store/raw_events.rs#find": 1,
+  "src/store/raw_events.rs#mark": 1,
+  "src/store/bookings.rs#upsert_hotel_booking": 1,
+  "src/store/bookings.rs#get": 1,
+  "src/store/bookings.rs#update_facts": 1,
+  "src/store/bookings.rs#mark_replaced": 1,
+  "src/store/emails.rs#claim": 1,
+  "src/store/emails.rs#mark_queued": 1,
+  "src/store/emails.rs#record_outcome": 1,
+  "src/store/schedule.rs#plan": 1,
+  "src/store/schedule.rs#decide": 1,
+  "src/store/schedule.rs#cached_location": 1,
+  "src/store/schedule.rs#cache_location": 1,
+  "src/journey/mod.rs#deliver": 3,
+  "src/journey/mod.rs#deliver_once": 2,
+  "src/journey/hotel.rs#booked": 4,
+  "src/journey/hotel.rs#record": 6,
+  "src/journey/hotel.rs#run_plan": 5,
+  "src/journey/hotel.rs#make_plan": 5,
+  "src/journey/hotel.rs#scheduled_send": 4,
+  "src/journey/hotel.rs#hotel_location": 3,
+  "src/journey/workflow.rs#create": 1,
+  "src/outbox/mod.rs#rearm": 1,
+  "src/outbox/mod.rs#process": 4,
+  "src/outbox/mod.rs#attempt": 1,
+  "src/outbox/mod.rs#hand_over": 2,
+  "src/outbox/mod.rs#sync_records": 1,
+  "src/outbox/mod.rs#fetch": 2,
+  "src/outbox/mod.rs#alarm": 2,
+  "src/outbox/client.rs#enqueue": 3,
+  "src/outbox/providers.rs#send_cloudflare": 1
+};
+
+/** Rows: [what, D1 calls, other subrequests, where]. */
+export const WEBHOOK_ROWS = [
+  [
+    "ours: POST /webhooks/liteapi, new event (202)",
+    "2",
+    "1 Workflow create",
+    "webhooks.rs `ingest`: `raw_events::insert` (run) → `workflow::create` (JOURNEY.create) → `raw_events::mark` (run, status started)",
+  ],
+  [
+    "ours: same event again (200 duplicate)",
+    "2",
+    "0",
+    "`raw_events::insert` (run, 0 changes) → `raw_events::find` (first, status started) → answer",
+  ],
+  [
+    "ours: malformed body (400)",
+    "1",
+    "0",
+    "`reject` → `raw_events::insert` (status rejected)",
+  ],
+  ["reference: new event", "1", "1 Workflow create", "bench/reference/worker.js: INSERT … ON CONFLICT DO NOTHING, JOURNEY.create"],
+  ["reference: same event again", "1", "1 Workflow create (throws already exists)", "same code path; the create call is the dedupe"],
+  ["floor", "0", "0", "bench/floor/worker.js"],
+];
+
+export const JOURNEY_ROWS = [
+  [
+    "step `record booking <id>`",
+    "4 (5 statements)",
+    "0",
+    "hotel.rs `record`: `bookings::get`, `upsert_hotel_booking` (batch of 2), `bookings::get`, `update_facts` (snapshot hash); +1 `mark_replaced` on a rebook",
+  ],
+  [
+    "step `email booking_confirmation:<id>`",
+    "2",
+    "1 DO fetch",
+    "journey/mod.rs `deliver`: `emails::claim`, outbox `POST /enqueue` (stub fetch), `emails::mark_queued`",
+  ],
+  ["step `email owner_new_booking:<id>`", "2", "1 DO fetch", "same as above"],
+  [
+    "step `plan <id> v1`",
+    "5 (6 on a location cache miss)",
+    "0 (1 fetch on a cache miss with LITEAPI_API_KEY set)",
+    "hotel.rs `make_plan`: `bookings::get`, `schedule::cached_location`, 3 × `schedule::plan` (one INSERT per kind, not batched); miss: liteAPI `GET /data/hotel` + `cache_location`",
+  ],
+  [
+    "outbox alarm, per email sent",
+    "1",
+    "1 send_email (2 hand-overs on a daily-limit failover: send_email + 1 SMTP socket)",
+    "outbox/mod.rs `attempt` (SQLite only) then `sync_records` → `emails::record_outcome`",
+  ],
+  [
+    "**booking.book, end to end** (webhook + journey + 2 immediate emails)",
+    "**17**",
+    "**5** (1 Workflow create, 2 DO fetches, 2 send_email)",
+    "2 + 4 + 2 + 2 + 5 + 2 × 1; Workflow step state is the engine's own storage, not ours",
+  ],
+  [
+    "**per scheduled email** (arrival guide, check-in day, thank-you)",
+    "**5**",
+    "**2** (1 DO fetch, 1 send_email)",
+    "hotel.rs `scheduled_send`: `bookings::get`, `claim`, enqueue, `mark_queued`, `schedule::decide`; then the outbox's `record_outcome`. Skipped (cancelled/superseded): 2 D1 (`get`, `decide`)",
+  ],
+];
