@@ -175,7 +175,8 @@ impl Outbox {
 
     /// Runs a query and returns its rows, counting rows read (for the cost figures in `/state`).
     fn rows<T: for<'de> Deserialize<'de>>(&self, query: &str, binds: Vec<V>) -> Result<Vec<T>> {
-        let cursor = self.exec(query, binds)?;
+        // Not `self.exec`: rows are counted once, after the cursor was read.
+        let cursor = self.sql().exec(query, Some(binds))?;
         let rows = cursor.to_array::<T>()?;
         self.rows_read
             .set(self.rows_read.get() + cursor.rows_read());
