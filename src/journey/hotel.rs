@@ -18,6 +18,9 @@ use crate::store::schedule::CachedLocation;
 use serde::{Deserialize, Serialize};
 use worker::{Env, Fetch, Headers, Method, Request, RequestInit, Result};
 
+/// How long a failed hotel data lookup is trusted before it is tried again, ms (1 day).
+const LOOKUP_RETRY_AFTER_MS: i64 = 86_400_000;
+
 /// What the record step found.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct Recorded {
@@ -345,17 +348,23 @@ async fn hotel_location(env: &Env, cfg: &Config, b: &HotelBooking) -> Option<Hot
     }
     let hotel_id = b.hotel_id.as_deref()?;
     let db = env.d1(DB_BINDING).ok()?;
+    let now = worker::Date::now().as_millis() as i64;
     if let Ok(Some(cached)) = store::schedule::cached_location(&db, hotel_id).await {
-        return (cached.error.is_none()).then_some(HotelLocation {
-            time_zone: cached.time_zone,
-            latitude: cached.latitude,
-            longitude: cached.longitude,
-        });
+        if cached.error.is_none() {
+            return Some(HotelLocation {
+                time_zone: cached.time_zone,
+                latitude: cached.latitude,
+                longitude: cached.longitude,
+            });
+        }
+        // A failed lookup is retried after a day, not on every plan in between.
+        if now - cached.fetched_at_ms < LOOKUP_RETRY_AFTER_MS {
+            return None;
+        }
     }
     if cfg.liteapi_api_key.is_empty() {
         return None;
     }
-    let now = worker::Date::now().as_millis() as i64;
     let fetched = fetch_hotel_location(cfg, hotel_id).await;
     let cached = match &fetched {
         Ok(l) => CachedLocation {
@@ -363,6 +372,7 @@ async fn hotel_location(env: &Env, cfg: &Config, b: &HotelBooking) -> Option<Hot
             longitude: l.longitude,
             time_zone: l.time_zone.clone(),
             error: None,
+            fetched_at_ms: now,
         },
         Err(e) => {
             worker::console_warn!("hotel data lookup for {hotel_id} failed: {e}");
@@ -371,6 +381,7 @@ async fn hotel_location(env: &Env, cfg: &Config, b: &HotelBooking) -> Option<Hot
                 longitude: None,
                 time_zone: None,
                 error: Some(e.to_string()),
+                fetched_at_ms: now,
             }
         }
     };

@@ -72,6 +72,9 @@ pub struct CachedLocation {
     pub longitude: Option<f64>,
     pub time_zone: Option<String>,
     pub error: Option<String>,
+    /// When it was fetched (or failed), ms since the epoch; 0 for a value not read from D1.
+    #[serde(default)]
+    pub fetched_at_ms: i64,
 }
 
 pub async fn cached_location(db: &D1Database, hotel_id: &str) -> Result<Option<CachedLocation>> {
