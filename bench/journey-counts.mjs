@@ -12,7 +12,7 @@
 import { readFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
 
-export const COUNTED_AT = "eaa0947";
+export const COUNTED_AT = "the commit that batched the plan INSERTs";
 
 export const FUNCTIONS = {
   "src/routes/webhooks.rs": ["read_limited", "liteapi", "ingest", "reject"],
@@ -79,7 +79,7 @@ export const AWAITS = {
   "src/journey/hotel.rs#booked": 4,
   "src/journey/hotel.rs#record": 6,
   "src/journey/hotel.rs#run_plan": 5,
-  "src/journey/hotel.rs#make_plan": 5,
+  "src/journey/hotel.rs#make_plan": 3,
   "src/journey/hotel.rs#scheduled_send": 4,
   "src/journey/hotel.rs#hotel_location": 3,
   "src/journey/workflow.rs#create": 1,
@@ -135,9 +135,9 @@ export const JOURNEY_ROWS = [
   ["step `email owner_new_booking:<id>`", "2", "1 DO fetch", "same as above"],
   [
     "step `plan <id> v1`",
-    "5 (6 on a location cache miss)",
+    "3 (4 on a location cache miss)",
     "0 (1 fetch on a cache miss with LITEAPI_API_KEY set)",
-    "hotel.rs `make_plan`: `bookings::get`, `schedule::cached_location`, 3 × `schedule::plan` (one INSERT per kind, not batched); miss: liteAPI `GET /data/hotel` + `cache_location`",
+    "hotel.rs `make_plan`: `bookings::get`, `schedule::cached_location`, `schedule::plan` (one batch of one INSERT per kind); miss: liteAPI `GET /data/hotel` + `cache_location`",
   ],
   [
     "outbox alarm, per email sent",
@@ -147,9 +147,9 @@ export const JOURNEY_ROWS = [
   ],
   [
     "**booking.book, end to end** (webhook + journey + 2 immediate emails)",
-    "**17**",
+    "**15**",
     "**5** (1 Workflow create, 2 DO fetches, 2 send_email)",
-    "2 + 4 + 2 + 2 + 5 + 2 × 1; Workflow step state is the engine's own storage, not ours",
+    "2 + 4 + 2 + 2 + 3 + 2 × 1; Workflow step state is the engine's own storage, not ours",
   ],
   [
     "**per scheduled email** (arrival guide, check-in day, thank-you)",

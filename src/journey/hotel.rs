@@ -235,48 +235,31 @@ async fn make_plan(env: &Env, id: &str, version: i64, booked_at_ms: i64) -> Resu
     let (zone, source) = hotel_zone(location.as_ref());
     let zone_desc = format!("{zone} ({source:?})");
     let plan = hotel_plan(b.checkin, b.checkout, &zone, booked_at_ms);
-    for s in &plan.sends {
-        store::schedule::plan(
-            &db,
-            id,
-            s.kind.as_str(),
-            version,
-            Some(s.at_ms),
-            "planned",
-            None,
-            &zone_desc,
-            booked_at_ms,
+    let merged = "past at booking time: its facts are in the confirmation";
+    let rows: Vec<store::schedule::PlannedRow> = plan
+        .sends
+        .iter()
+        .map(|s| (s.kind.as_str(), Some(s.at_ms), "planned", None))
+        .chain(
+            plan.merged_into_confirmation
+                .iter()
+                .map(|k| (k.as_str(), None, "merged", Some(merged))),
         )
-        .await?;
-    }
-    for k in &plan.merged_into_confirmation {
-        store::schedule::plan(
-            &db,
-            id,
-            k.as_str(),
-            version,
-            None,
-            "merged",
-            Some("past at booking time: its facts are in the confirmation"),
-            &zone_desc,
-            booked_at_ms,
+        .chain(
+            plan.skipped
+                .iter()
+                .map(|k| (k.as_str(), None, "late", Some("past at booking time"))),
         )
-        .await?;
-    }
-    for k in &plan.skipped {
-        store::schedule::plan(
-            &db,
-            id,
-            k.as_str(),
-            version,
-            None,
-            "late",
-            Some("past at booking time"),
-            &zone_desc,
-            booked_at_ms,
+        .map(
+            |(kind, due_at_ms, status, reason)| store::schedule::PlannedRow {
+                kind,
+                due_at_ms,
+                status,
+                reason,
+            },
         )
-        .await?;
-    }
+        .collect();
+    store::schedule::plan(&db, id, version, &rows, &zone_desc, booked_at_ms).await?;
     Ok(Plan {
         sends: plan
             .sends

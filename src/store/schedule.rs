@@ -5,36 +5,49 @@ use super::{n, opt, s};
 use serde::Deserialize;
 use worker::{D1Database, Result};
 
-/// Records one planned (or merged / late) send of a journey version. Idempotent: a replayed step
-/// writes nothing new.
-#[allow(clippy::too_many_arguments)]
+/// One row of a journey version's plan.
+pub struct PlannedRow<'a> {
+    /// `arrival_guide` | `checkin_day` | `thank_you`.
+    pub kind: &'a str,
+    /// When it is due, ms since the epoch (UTC); `None` for merged / late rows.
+    pub due_at_ms: Option<i64>,
+    /// `planned` | `merged` | `late`.
+    pub status: &'a str,
+    pub reason: Option<&'a str>,
+}
+
+/// Records the plan of one journey version in one batch. Idempotent: a replayed step writes
+/// nothing new.
 pub async fn plan(
     db: &D1Database,
     booking_id: &str,
-    kind: &str,
     version: i64,
-    due_at_ms: Option<i64>,
-    status: &str,
-    reason: Option<&str>,
+    rows: &[PlannedRow<'_>],
     zone: &str,
     now_ms: i64,
 ) -> Result<()> {
-    db.prepare(
-        "INSERT INTO scheduled_sends (booking_id, kind, journey_version, due_at_ms, status, reason, zone, planned_at_ms) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT DO NOTHING",
-    )
-    .bind(&[
-        s(booking_id),
-        s(kind),
-        n(version),
-        due_at_ms.map(n).unwrap_or(wasm_bindgen::JsValue::NULL),
-        s(status),
-        opt(reason),
-        s(zone),
-        n(now_ms),
-    ])?
-    .run()
-    .await?;
+    let mut statements = Vec::with_capacity(rows.len());
+    for r in rows {
+        statements.push(
+            db.prepare(
+                "INSERT INTO scheduled_sends (booking_id, kind, journey_version, due_at_ms, status, reason, zone, planned_at_ms) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT DO NOTHING",
+            )
+            .bind(&[
+                s(booking_id),
+                s(r.kind),
+                n(version),
+                r.due_at_ms.map(n).unwrap_or(wasm_bindgen::JsValue::NULL),
+                s(r.status),
+                opt(r.reason),
+                s(zone),
+                n(now_ms),
+            ])?,
+        );
+    }
+    if !statements.is_empty() {
+        db.batch(statements).await?;
+    }
     Ok(())
 }
 
