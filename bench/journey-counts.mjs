@@ -12,7 +12,7 @@
 import { readFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
 
-export const COUNTED_AT = "the commit that batched the plan INSERTs";
+export const COUNTED_AT = "8718047";
 
 export const FUNCTIONS = {
   "src/routes/webhooks.rs": ["read_limited", "liteapi", "ingest", "reject"],
