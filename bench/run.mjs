@@ -33,11 +33,14 @@ import {
 } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir, totalmem, release, platform, arch } from "node:os";
-import { basename, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { root, nodeBin, toolEnv, step } from "../scripts/lib.mjs";
 import { load, summarize } from "./load.mjs";
 import { AWAITS, COUNTED_AT, JOURNEY_ROWS, WEBHOOK_ROWS, awaitsNow } from "./journey-counts.mjs";
+
+// Set up whatever is missing first (the same steps as npm test; all skipped once installed).
+await import("../scripts/setup.mjs");
 
 const T0 = Date.now();
 const QUICK = process.env.BENCH_QUICK === "1";
@@ -448,8 +451,9 @@ await step(`startup in workerd: spawn → first 200 on /health, ${STARTUP_RUNS} 
 // ---------------------------------------------------------------------------------------------
 // 3. Outbox alarm against queue length (vitest inside workerd).
 
-await step("outbox: rows read and wall time per alarm with 0 / 1,000 / 10,000 / 100,000 queued (vitest in workerd)", async () => {
-  const sizes = QUICK ? "0,1000,10000" : "0,1000,10000,100000";
+const OUTBOX_SIZES = QUICK ? "0,1000,10000" : "0,1000,10000,100000";
+await step(`outbox: rows read and wall time per alarm with ${OUTBOX_SIZES.split(",").map((n) => Number(n).toLocaleString("en")).join(" / ")} queued (vitest in workerd)`, async () => {
+  const sizes = OUTBOX_SIZES;
   const out = await runCaptured(vitestBin, ["run", "--config", join(root, "bench", "vitest.bench.config.mjs")], {
     env: { BENCH_WRANGLER_CONFIG: join(dirs.engine, "wrangler.toml"), BENCH_OUTBOX_SIZES: sizes, BENCH_OUTBOX_REPEATS: "5" },
     logFile: logs("outbox-vitest.log"),
@@ -846,7 +850,10 @@ ${analysis.join("\n")}
   table when one changed.
 `;
 
-writeFileSync(join(root, "BENCHMARKS.md"), md);
+// A quick (smoke) run must not replace the committed figures: it goes to .local/ instead.
+const outFile = QUICK ? join(root, ".local", "BENCHMARKS.quick.md") : join(root, "BENCHMARKS.md");
+mkdirSync(dirname(outFile), { recursive: true });
+writeFileSync(outFile, md);
 
 const out = [
   "",
@@ -868,7 +875,7 @@ const out = [
   "4. D1 calls and subrequests (counted from the code)",
   textTable(journeyHeaders.slice(0, 3), [...WEBHOOK_ROWS, ...JOURNEY_ROWS].map((r) => r.slice(0, 3).map((c) => c.replace(/\*\*/g, "").replace(/`/g, "")))),
   "",
-  `bench: ${totalS.toFixed(0)} s in all; written to BENCHMARKS.md`,
+  `bench: ${totalS.toFixed(0)} s in all; written to ${QUICK ? ".local/BENCHMARKS.quick.md" : "BENCHMARKS.md"}`,
 ];
 console.log(out.join("\n"));
 

@@ -4,6 +4,10 @@
 import { join } from "node:path";
 import { root, nodeBin, step, run, background, waitForHttp } from "./lib.mjs";
 
+// Set up whatever is missing first (one Node process, so Ctrl-C / SIGTERM reach this script's own
+// handlers and its children are stopped with it).
+await import("./setup.mjs");
+
 const ENGINE_PORT = Number(process.env.ENGINE_PORT ?? 8787);
 const SMTP_PORT = 1025; // must match SMTP_PORT in .dev.vars
 const INBOX_PORT = Number(process.env.INBOX_PORT ?? 1080);
@@ -38,9 +42,10 @@ await step(`local SMTP server + web inbox (maildev, SMTP :${SMTP_PORT}, inbox :$
 });
 
 await step(`wrangler dev on :${ENGINE_PORT} (Worker, Workflow, Durable Object, D1, send_email — all local)`, async () => {
+  // No Request.cf download: it needs the internet and only prints errors offline.
   const wrangler = background("wrangler", join(nodeBin, "wrangler"), [
     "dev", "--ip", "127.0.0.1", "--port", String(ENGINE_PORT),
-  ]);
+  ], { CLOUDFLARE_CF_FETCH_ENABLED: "false" });
   children.push(wrangler);
   wrangler.on("exit", (code) => {
     console.error(`wrangler dev exited (${code}); stopping.`);

@@ -6,6 +6,10 @@ import { readFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { root, nodeBin, toolEnv, step, run } from "./lib.mjs";
 
+// Set up whatever is missing first (one Node process, so Ctrl-C / SIGTERM reach this script's own
+// handlers and its children are stopped with it).
+await import("./setup.mjs");
+
 let passed = 0;
 let failed = 0;
 
