@@ -127,13 +127,12 @@ pub async fn stripe(mut req: Request, env: &Env) -> Result<Response, ApiError> {
         .iter()
         .map(String::as_str)
         .collect();
-    signature::verify_t_v1(
+    stripe::verify(
         header(&req, signature::STRIPE_SIGNATURE_HEADER).as_deref(),
         &body,
         &secrets,
         now_s(),
         cfg.webhook_tolerance_s,
-        signature::STRIPE_SIGNATURE_HEADER,
     )
     .map_err(|e| ApiError::Unauthorized(e.to_string()))?;
     let parsed = stripe::parse_envelope(&body).and_then(|envelope| {
