@@ -171,4 +171,33 @@ describe("outbox", () => {
     const kept = await (await stub.fetch(`https://outbox/email?dedupe_key=${encodeURIComponent(leaky.dedupeKey)}`)).json();
     expect(kept.text).toContain("/actions/abc.def");
   });
+
+  it("a suppressed recipient is dropped with its reason and the owner is alerted; a provider error is retried after a jittered backoff", async () => {
+    // The main provider's daily-limit pause (from the failover test) ends, as at the next UTC day.
+    const { runInDurableObject } = await import("cloudflare:test");
+    await runInDurableObject(env.OUTBOX.getByName("outbox"), async (_instance, st) => {
+      st.storage.sql.exec("DELETE FROM state WHERE key = 'main_paused_until_ms'");
+    });
+    const marker = unique("drop");
+    const dropped = await book({ email: `${marker}+suppressed@example.com` });
+    let state = await sendThrough(`booking_confirmation:${dropped.bookingId}`);
+    const d = item(state, `booking_confirmation:${dropped.bookingId}`);
+    expect(d).toMatchObject({ status: "dropped", attempts: 1 });
+    expect(d.last_error).toMatch(/E_RECIPIENT_SUPPRESSED/);
+    state = await runOutbox();
+    expect(item(state, `owner_email_failed:booking_confirmation:${dropped.bookingId}`)?.status).toBe("sent");
+    expect(await rows("SELECT status, attempts FROM emails WHERE dedupe_key = ?", `booking_confirmation:${dropped.bookingId}`)).toEqual([
+      { status: "dropped", attempts: 1 },
+    ]);
+
+    const flaky = await book({ email: `${unique("retry")}+internal@example.com` });
+    const before = Date.now();
+    state = await sendThrough(`booking_confirmation:${flaky.bookingId}`).catch(() => outboxState());
+    const w = item(state, `booking_confirmation:${flaky.bookingId}`);
+    expect(w.status).toBe("waiting");
+    expect(w.attempts).toBe(1);
+    // First retry: equal jitter over the 30 s base → between 15 and 30 s after the failure.
+    expect(w.not_before_ms - before).toBeGreaterThanOrEqual(15_000 - 1_000);
+    expect(w.not_before_ms - before).toBeLessThanOrEqual(30_000 + 5_000);
+  });
 });
