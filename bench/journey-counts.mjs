@@ -17,7 +17,7 @@ export const COUNTED_AT = "8718047";
 export const FUNCTIONS = {
   "src/routes/webhooks.rs": ["read_limited", "liteapi", "ingest", "reject"],
   "src/store/raw_events.rs": ["insert", "find", "mark"],
-  "src/store/bookings.rs": ["upsert_hotel_booking", "get", "update_facts", "mark_replaced"],
+  "src/store/bookings.rs": ["insert_hotel_booking", "get", "update_facts", "mark_replaced"],
   "src/store/emails.rs": ["claim", "mark_queued", "record_outcome"],
   "src/store/schedule.rs": ["plan", "decide", "cached_location", "cache_location"],
   "src/journey/mod.rs": ["deliver", "deliver_once"],
@@ -63,7 +63,7 @@ export const AWAITS = {
   "src/store/raw_events.rs#insert": 1,
   "src/store/raw_events.rs#find": 1,
   "src/store/raw_events.rs#mark": 1,
-  "src/store/bookings.rs#upsert_hotel_booking": 1,
+  "src/store/bookings.rs#insert_hotel_booking": 1,
   "src/store/bookings.rs#get": 1,
   "src/store/bookings.rs#update_facts": 1,
   "src/store/bookings.rs#mark_replaced": 1,
@@ -77,7 +77,7 @@ export const AWAITS = {
   "src/journey/mod.rs#deliver": 3,
   "src/journey/mod.rs#deliver_once": 2,
   "src/journey/hotel.rs#booked": 4,
-  "src/journey/hotel.rs#record": 6,
+  "src/journey/hotel.rs#record": 4,
   "src/journey/hotel.rs#run_plan": 5,
   "src/journey/hotel.rs#make_plan": 3,
   "src/journey/hotel.rs#scheduled_send": 4,
@@ -122,9 +122,9 @@ export const WEBHOOK_ROWS = [
 export const JOURNEY_ROWS = [
   [
     "step `record booking <id>`",
-    "4 (5 statements)",
+    "2 (3 statements)",
     "0",
-    "hotel.rs `record`: `bookings::get`, `upsert_hotel_booking` (batch of 2), `bookings::get`, `update_facts` (snapshot hash); +1 `mark_replaced` on a rebook",
+    "hotel.rs `record`: `bookings::get`, `insert_hotel_booking` (batch of 2: contact + booking with its snapshot hash); a redelivery with new facts: `get` + `write_facts`; +1 `mark_replaced` on a rebook",
   ],
   [
     "step `email booking_confirmation:<id>`",
@@ -147,9 +147,9 @@ export const JOURNEY_ROWS = [
   ],
   [
     "**booking.book, end to end** (webhook + journey + 2 immediate emails)",
-    "**15**",
+    "**13**",
     "**5** (1 Workflow create, 2 DO fetches, 2 send_email)",
-    "2 + 4 + 2 + 2 + 3 + 2 × 1; Workflow step state is the engine's own storage, not ours",
+    "2 + 2 + 2 + 2 + 3 + 2 × 1; Workflow step state is the engine's own storage, not ours",
   ],
   [
     "**per scheduled email** (arrival guide, check-in day, thank-you)",

@@ -3,7 +3,7 @@
 //! status-only move never emails (see `super::status_changed`).
 
 use super::workflow::{Step, StepConfig};
-use super::{booking_not_known, config, deliver_once, rust_err, JourneyOutput};
+use super::{config, deliver_once, known_booking, rust_err, JourneyOutput};
 use crate::config::{Config, DB_BINDING};
 use crate::domain::email::OutgoingEmail;
 use crate::domain::event::{BookingRef, FlightBooking, FlightChange, FlightSegment, JourneyParams};
@@ -130,9 +130,7 @@ pub async fn schedule_changed(
                 Box::pin(async move {
                     let db = env.d1(DB_BINDING)?;
                     let cfg = config(&env)?;
-                    let row = store::bookings::get(&db, order.as_str())
-                        .await?
-                        .ok_or_else(|| booking_not_known(order.as_str()))?;
+                    let row = known_booking(&db, order.as_str()).await?;
                     if row.is_closed() {
                         return Ok(Vec::new());
                     }

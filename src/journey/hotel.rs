@@ -4,7 +4,7 @@
 //! cancellations stop every pending send (see `super` for the rules).
 
 use super::workflow::{Step, StepConfig};
-use super::{booking_not_known, config, deliver, deliver_once, rust_err, JourneyOutput};
+use super::{config, deliver, deliver_once, known_booking, rust_err, JourneyOutput};
 use crate::config::{Config, DB_BINDING};
 use crate::domain::event::{
     BookingRef, HotelAmendment, HotelBooking, HotelLocation, JourneyParams,
@@ -24,10 +24,8 @@ const LOOKUP_RETRY_AFTER_MS: i64 = 86_400_000;
 /// What the record step found.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct Recorded {
-    /// Journey version this run owns from now on.
+    /// Journey version this run owns from now on (moved on when a redelivery carried new facts).
     version: i64,
-    /// The booking's facts changed against what was stored (a redelivery with new facts).
-    changed: bool,
 }
 
 /// The plan of one journey version, as returned by the plan step (cached on replay).
@@ -106,36 +104,14 @@ async fn record(
     }
     match store::bookings::get(&db, b.booking_id.as_str()).await? {
         None => {
-            store::bookings::upsert_hotel_booking(&db, b, source, at).await?;
-            let row = store::bookings::get(&db, b.booking_id.as_str())
-                .await?
-                .ok_or_else(|| rust_err("booking vanished after insert"))?;
-            if row.snapshot_hash.is_none() {
-                store::bookings::update_facts(
-                    &db,
-                    &store::bookings::FactsUpdate {
-                        booking_id: &row.booking_id,
-                        expected_version: row.journey_version,
-                        bump: false,
-                        status: &row.status,
-                        details_json: &row.details_json,
-                        snapshot_hash: Some(&hash),
-                        checkin: None,
-                        checkout: None,
-                        hotel_confirmation_number: None,
-                        event_time_ms: at,
-                    },
-                )
-                .await?;
+            if !store::bookings::insert_hotel_booking(&db, b, &hash, source, at).await? {
+                // Inserted by a concurrent journey: the retried step takes the branches below.
+                return Err(rust_err("booking inserted concurrently; retrying"));
             }
-            Ok(Recorded {
-                version: row.journey_version,
-                changed: false,
-            })
+            Ok(Recorded { version: 1 })
         }
         Some(row) if row.snapshot_hash.as_deref() == Some(hash.as_str()) => Ok(Recorded {
             version: row.journey_version,
-            changed: false,
         }),
         Some(row) => {
             let details = serde_json::to_string(b)?;
@@ -157,7 +133,6 @@ async fn record(
             .await?;
             Ok(Recorded {
                 version: row.journey_version + 1,
-                changed: true,
             })
         }
     }
@@ -227,9 +202,7 @@ async fn run_plan(
 async fn make_plan(env: &Env, id: &str, version: i64, booked_at_ms: i64) -> Result<Plan> {
     let db = env.d1(DB_BINDING)?;
     let cfg = config(env)?;
-    let row = store::bookings::get(&db, id)
-        .await?
-        .ok_or_else(|| booking_not_known(id))?;
+    let row = known_booking(&db, id).await?;
     let b: HotelBooking = serde_json::from_str(&row.details_json)?;
     let location = hotel_location(env, &cfg, &b).await;
     let (zone, source) = hotel_zone(location.as_ref());
@@ -368,7 +341,9 @@ async fn hotel_location(env: &Env, cfg: &Config, b: &HotelBooking) -> Option<Hot
             }
         }
     };
-    let _ = store::schedule::cache_location(&db, hotel_id, &cached, now).await;
+    if let Err(e) = store::schedule::cache_location(&db, hotel_id, &cached, now).await {
+        worker::console_warn!("caching the location of hotel {hotel_id} failed: {e}");
+    }
     fetched.ok()
 }
 
@@ -442,9 +417,7 @@ pub async fn confirmation_number(
                 let (env, id, number) = (env2.clone(), id.clone(), number2.clone());
                 Box::pin(async move {
                     let db = env.d1(DB_BINDING)?;
-                    let row = store::bookings::get(&db, &id)
-                        .await?
-                        .ok_or_else(|| booking_not_known(&id))?;
+                    let row = known_booking(&db, &id).await?;
                     if row.is_closed() {
                         return Ok(None);
                     }
@@ -514,9 +487,7 @@ pub async fn checkin_instructions(
             let (env, id, text) = (env2.clone(), id.clone(), text.clone());
             Box::pin(async move {
                 let db = env.d1(DB_BINDING)?;
-                let row = store::bookings::get(&db, &id)
-                    .await?
-                    .ok_or_else(|| booking_not_known(&id))?;
+                let row = known_booking(&db, &id).await?;
                 let mut b: HotelBooking = serde_json::from_str(&row.details_json)?;
                 b.checkin_instructions = Some(text.clone());
                 let details = serde_json::to_string(&b)?;
@@ -590,9 +561,7 @@ pub async fn amended(
                 let (env, a, id) = (env2.clone(), a2.clone(), id2.clone());
                 Box::pin(async move {
                     let db = env.d1(DB_BINDING)?;
-                    let row = store::bookings::get(&db, &id)
-                        .await?
-                        .ok_or_else(|| booking_not_known(&id))?;
+                    let row = known_booking(&db, &id).await?;
                     if row.is_closed() {
                         return Ok(None);
                     }

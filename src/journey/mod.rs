@@ -149,6 +149,16 @@ pub async fn deliver_once(
     .await
 }
 
+/// The stored booking `id`, or the "not known yet" error that makes the engine retry the step.
+pub(crate) async fn known_booking(
+    db: &worker::D1Database,
+    id: &str,
+) -> Result<store::bookings::BookingRow> {
+    store::bookings::get(db, id)
+        .await?
+        .ok_or_else(|| booking_not_known(id))
+}
+
 /// The booking a late event refers to is not in D1 yet (suppliers do not order their webhooks):
 /// the step fails and the engine retries it with [`StepConfig::AWAIT_BOOKING`].
 pub(crate) fn booking_not_known(id: &str) -> Error {
@@ -177,9 +187,7 @@ async fn cancelled(
                 let (env, c) = (env2.clone(), c2.clone());
                 Box::pin(async move {
                     let db = env.d1(DB_BINDING)?;
-                    let row = store::bookings::get(&db, c.booking_id.as_str())
-                        .await?
-                        .ok_or_else(|| booking_not_known(c.booking_id.as_str()))?;
+                    let row = known_booking(&db, c.booking_id.as_str()).await?;
                     let status = if c.with_charges {
                         "CANCELLED_WITH_CHARGES"
                     } else {

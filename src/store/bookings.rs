@@ -25,25 +25,24 @@ fn upsert_contact(
     ])
 }
 
-/// Upserts the holder as a contact and the booking itself, in one batch. Idempotent: running it
-/// twice with the same booking leaves the same rows (timestamps come from the event, not a clock).
-pub async fn upsert_hotel_booking(
+/// Upserts the holder as a contact and inserts the booking (journey version 1, with its traveller
+/// snapshot hash), in one batch. Returns `false` when the booking already existed (another journey
+/// inserted it first): nothing of it was written then.
+pub async fn insert_hotel_booking(
     db: &D1Database,
     b: &HotelBooking,
+    snapshot_hash: &str,
     source: Source,
     event_time_ms: i64,
-) -> Result<()> {
+) -> Result<bool> {
     let details = serde_json::to_string(b).map_err(|e| worker::Error::RustError(e.to_string()))?;
     let contact = upsert_contact(db, &b.holder, event_time_ms)?;
     let booking = db
         .prepare(
             "INSERT INTO bookings (booking_id, source, kind, contact_email, status, hotel_name, checkin, checkout, \
-             hotel_confirmation_number, details_json, journey_version, created_at_ms, updated_at_ms, prebook_id) \
-             VALUES (?1, ?2, 'hotel', ?3, ?4, ?5, ?6, ?7, ?8, ?9, 1, ?10, ?10, ?11) \
-             ON CONFLICT(booking_id) DO UPDATE SET status = excluded.status, hotel_name = excluded.hotel_name, \
-             checkin = excluded.checkin, checkout = excluded.checkout, \
-             hotel_confirmation_number = COALESCE(excluded.hotel_confirmation_number, bookings.hotel_confirmation_number), \
-             details_json = excluded.details_json, updated_at_ms = MAX(bookings.updated_at_ms, excluded.updated_at_ms)",
+             hotel_confirmation_number, details_json, journey_version, created_at_ms, updated_at_ms, prebook_id, snapshot_hash) \
+             VALUES (?1, ?2, 'hotel', ?3, ?4, ?5, ?6, ?7, ?8, ?9, 1, ?10, ?10, ?11, ?12) \
+             ON CONFLICT(booking_id) DO NOTHING",
         )
         .bind(&[
             s(b.booking_id.as_str()),
@@ -57,9 +56,10 @@ pub async fn upsert_hotel_booking(
             s(&details),
             n(event_time_ms),
             opt(b.prebook_id.as_deref()),
+            s(snapshot_hash),
         ])?;
-    db.batch(vec![contact, booking]).await?;
-    Ok(())
+    let results = db.batch(vec![contact, booking]).await?;
+    Ok(results.get(1).map(super::changes) == Some(1))
 }
 
 /// A stored booking as journeys read it back before deciding anything.
