@@ -12,7 +12,7 @@
 import { readFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
 
-export const COUNTED_AT = "8718047";
+export const COUNTED_AT = "48c624e";
 
 export const FUNCTIONS = {
   "src/routes/webhooks.rs": ["read_limited", "liteapi", "ingest", "reject"],
