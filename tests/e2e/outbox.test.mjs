@@ -76,7 +76,10 @@ describe("outbox", () => {
     expect(await r.json()).toEqual({ status: "duplicate" });
     const after = (await outboxState()).items.filter((i) => i.dedupe_key.endsWith(d.bookingId));
     expect(after).toHaveLength(before);
-    expect(item({ items: after }, email.dedupeKey).status).not.toBe("failed");
+    // The first enqueue's content stays: a second enqueue never replaces a queued or sent email.
+    const kept = await (await stub.fetch(`https://outbox/email?dedupe_key=${encodeURIComponent(email.dedupeKey)}`)).json();
+    expect(kept.subject).toBe("Your stay at Example Harbour Hotel is confirmed");
+    expect(kept.text).not.toBe("again");
   });
 
   it("paces client mail 150–160 s apart while owner alerts skip the line", async () => {
