@@ -5,6 +5,7 @@
 //! closure over `worker::Env`.
 
 use crate::domain::event::EmailAddress;
+use crate::domain::marketing::MarketingPolicy;
 use crate::domain::outbox::{Backoff, Pacing};
 use crate::domain::render::Branding;
 use crate::domain::smtp::TlsMode;
@@ -41,6 +42,21 @@ pub struct SmtpConfig {
     pub hello_name: String,
     /// Limit for the connection and for each command's reply, ms.
     pub timeout_ms: u64,
+}
+
+/// Which service is the main email provider (`MAIN_PROVIDER`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MainProvider {
+    /// `cloudflare` (default): Cloudflare Email Service through the `send_email` binding `EMAIL`.
+    Cloudflare,
+    /// `resend`: Resend's HTTP API, `POST {base_url}/emails` with `Authorization: Bearer {api_key}`.
+    Resend {
+        /// `RESEND_API_KEY` (secret, `re_…`); required when `MAIN_PROVIDER = "resend"`.
+        api_key: String,
+        /// `RESEND_BASE_URL` (default `https://api.resend.com`, no trailing slash); tests point it
+        /// at a local fake.
+        base_url: String,
+    },
 }
 
 /// Everything the engine reads from its environment.
@@ -99,6 +115,19 @@ pub struct Config {
     /// `INTERNAL_NAMES`: comma-separated words that must never appear in a client email (the
     /// content lock), e.g. supplier and platform names.
     pub internal_names: String,
+    /// `MAIN_PROVIDER` (`cloudflare` | `resend`) with `RESEND_API_KEY` / `RESEND_BASE_URL`.
+    pub main_provider: MainProvider,
+    /// `PROVIDER_AUTH_PAUSE_MS`: how long a provider whose credentials were refused (SMTP AUTH
+    /// failure, Resend key errors) stays paused before one probe, ms (1 hour). The owner is alerted.
+    pub provider_auth_pause_ms: i64,
+    /// `OPERATOR_TOKEN` (secret): bearer token of the operator endpoints (`/admin/…`: redrive,
+    /// marketing sends). Empty = those endpoints answer 503.
+    pub operator_token: String,
+    /// `UNSUBSCRIBE_SIGNING_KEY` (secret, ≥ 32 characters): HMAC key of unsubscribe links. Empty =
+    /// marketing sends are refused (no email may go out without a working unsubscribe link).
+    pub unsubscribe_signing_key: String,
+    /// `MARKETING_DAILY_CAP` (50, all recipients, per UTC day) and `MARKETING_PER_PERSON_PER_DAY` (1).
+    pub marketing: MarketingPolicy,
 }
 
 fn list(get: &impl Fn(&str) -> Option<String>, name: &'static str) -> Vec<String> {
@@ -236,6 +265,42 @@ impl Config {
             internal_names: text(&get, "INTERNAL_NAMES")?.unwrap_or_else(|| {
                 "liteapi,nuitee,duffel,workflow,durable object,outbox,wrangler,miniflare,workerd".into()
             }),
+            main_provider: match text(&get, "MAIN_PROVIDER")?.as_deref() {
+                None | Some("cloudflare") => MainProvider::Cloudflare,
+                Some("resend") => MainProvider::Resend {
+                    api_key: text(&get, "RESEND_API_KEY")?
+                        .ok_or(ConfigError::Missing("RESEND_API_KEY"))?,
+                    base_url: text(&get, "RESEND_BASE_URL")?
+                        .unwrap_or_else(|| "https://api.resend.com".into())
+                        .trim_end_matches('/')
+                        .to_string(),
+                },
+                Some(other) => {
+                    return Err(ConfigError::Invalid {
+                        name: "MAIN_PROVIDER",
+                        reason: format!("{other:?} is neither \"cloudflare\" nor \"resend\""),
+                    })
+                }
+            },
+            provider_auth_pause_ms: number(&get, "PROVIDER_AUTH_PAUSE_MS", 3_600_000i64)?,
+            operator_token: text(&get, "OPERATOR_TOKEN")?.unwrap_or_default(),
+            unsubscribe_signing_key: match text(&get, "UNSUBSCRIBE_SIGNING_KEY")? {
+                Some(k) if k.len() < 32 => {
+                    return Err(ConfigError::Invalid {
+                        name: "UNSUBSCRIBE_SIGNING_KEY",
+                        reason: format!("{} characters; use at least 32", k.len()),
+                    })
+                }
+                k => k.unwrap_or_default(),
+            },
+            marketing: MarketingPolicy {
+                daily_cap: number(&get, "MARKETING_DAILY_CAP", MarketingPolicy::DEFAULT.daily_cap)?,
+                per_person_per_day: number(
+                    &get,
+                    "MARKETING_PER_PERSON_PER_DAY",
+                    MarketingPolicy::DEFAULT.per_person_per_day,
+                )?,
+            },
         })
     }
 }
@@ -312,5 +377,48 @@ mod tests {
         let mut v = BASE.to_vec();
         v.extend([("SMTP_HOST", "h"), ("SMTP_TLS", "ssl3")]);
         assert!(parse(&v).unwrap_err().to_string().contains("SMTP_TLS"));
+    }
+
+    #[test]
+    fn main_provider_and_marketing_settings() {
+        assert_eq!(
+            parse(&BASE).unwrap().main_provider,
+            MainProvider::Cloudflare
+        );
+        let mut v = BASE.to_vec();
+        v.push(("MAIN_PROVIDER", "resend"));
+        assert_eq!(
+            parse(&v).unwrap_err(),
+            ConfigError::Missing("RESEND_API_KEY")
+        );
+        v.extend([
+            ("RESEND_API_KEY", "re_x"),
+            ("RESEND_BASE_URL", "http://127.0.0.1:9/"),
+        ]);
+        assert_eq!(
+            parse(&v).unwrap().main_provider,
+            MainProvider::Resend {
+                api_key: "re_x".into(),
+                base_url: "http://127.0.0.1:9".into()
+            }
+        );
+        let mut v = BASE.to_vec();
+        v.push(("MAIN_PROVIDER", "mailgun"));
+        assert!(parse(&v).unwrap_err().to_string().contains("MAIN_PROVIDER"));
+        let mut v = BASE.to_vec();
+        v.push(("UNSUBSCRIBE_SIGNING_KEY", "short"));
+        assert!(parse(&v)
+            .unwrap_err()
+            .to_string()
+            .contains("UNSUBSCRIBE_SIGNING_KEY"));
+        let mut v = BASE.to_vec();
+        v.extend([
+            ("MARKETING_DAILY_CAP", "2"),
+            ("MARKETING_PER_PERSON_PER_DAY", "1"),
+        ]);
+        let c = parse(&v).unwrap();
+        assert_eq!(c.marketing.daily_cap, 2);
+        assert_eq!(c.provider_auth_pause_ms, 3_600_000);
+        assert!(c.operator_token.is_empty());
     }
 }

@@ -26,6 +26,7 @@ fn client(subject: &str, text: &str, html: &str) -> OutgoingEmail {
         text: text.into(),
         html: html.into(),
         message_id: "<x@mail.example.com>".into(),
+        headers: Vec::new(),
     }
 }
 

@@ -31,6 +31,7 @@ fn email() -> OutgoingEmail {
         text: "Hi Testa, your booking BK_fake_7Q2w is confirmed.".into(),
         html: "<p>Hi Testa, your booking BK_fake_7Q2w is confirmed.</p>".into(),
         message_id: "<abc@mail.example.com>".into(),
+        headers: Vec::new(),
     }
 }
 

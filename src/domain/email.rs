@@ -106,11 +106,14 @@ pub enum EmailKind {
     CheckoutDeclinedSecurity,
     /// Owner: a checkout looks like card testing and is held, with one-click actions.
     OwnerCheckoutHold,
+    /// Client: a marketing email of an operator's campaign (rank marketing; capped, suppressible,
+    /// with RFC 8058 one-click unsubscribe headers and a visible unsubscribe link).
+    Marketing,
 }
 
 impl EmailKind {
     /// Every kind, in declaration order.
-    pub const ALL: [EmailKind; 16] = [
+    pub const ALL: [EmailKind; 17] = [
         EmailKind::BookingConfirmation,
         EmailKind::OwnerNewBooking,
         EmailKind::OwnerEmailFailed,
@@ -127,6 +130,7 @@ impl EmailKind {
         EmailKind::CheckoutDeclinedFunds,
         EmailKind::CheckoutDeclinedSecurity,
         EmailKind::OwnerCheckoutHold,
+        EmailKind::Marketing,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -147,6 +151,7 @@ impl EmailKind {
             EmailKind::CheckoutDeclinedFunds => "checkout_declined_funds",
             EmailKind::CheckoutDeclinedSecurity => "checkout_declined_security",
             EmailKind::OwnerCheckoutHold => "owner_checkout_hold",
+            EmailKind::Marketing => "marketing",
         }
     }
 
@@ -169,7 +174,8 @@ impl EmailKind {
             | EmailKind::FlightChanged
             | EmailKind::CheckoutNotCompleted
             | EmailKind::CheckoutDeclinedFunds
-            | EmailKind::CheckoutDeclinedSecurity => Audience::Client,
+            | EmailKind::CheckoutDeclinedSecurity
+            | EmailKind::Marketing => Audience::Client,
             EmailKind::OwnerNewBooking
             | EmailKind::OwnerEmailFailed
             | EmailKind::OwnerBookingCancelled
@@ -196,6 +202,7 @@ impl EmailKind {
             | EmailKind::CheckoutNotCompleted
             | EmailKind::CheckoutDeclinedFunds
             | EmailKind::CheckoutDeclinedSecurity => Rank::Service,
+            EmailKind::Marketing => Rank::Marketing,
         }
     }
 }
@@ -235,6 +242,18 @@ impl DedupeKey {
     /// owner picks — or both, clicked in a race — the customer gets one decline email.
     pub fn for_checkout_decline(prebook_id: &str) -> Self {
         Self(format!("checkout_declined:{}", prebook_id.trim()))
+    }
+
+    /// The key of one campaign's marketing email to one address:
+    /// `marketing:<campaign>:<lower-cased address>` (a campaign reaches a person at most once,
+    /// however often the operator submits it).
+    pub fn for_marketing(campaign: &str, to: &EmailAddress) -> Self {
+        Self(format!(
+            "{}:{}:{}",
+            EmailKind::Marketing.as_str(),
+            campaign.trim(),
+            to.as_str().to_ascii_lowercase()
+        ))
     }
 
     /// Re-reads a key stored earlier (outbox rows, D1 rows). `None` unless it has the shape
@@ -279,6 +298,9 @@ pub enum EmailStatus {
     Dropped,
     /// Stopped by the content lock before any provider saw it (kept for inspection).
     Blocked,
+    /// Not sent on purpose at send time: the address is suppressed (unsubscribed from marketing,
+    /// hard bounce, complaint) or already had its marketing email that UTC day. The reason is kept.
+    Skipped,
 }
 
 impl EmailStatus {
@@ -293,6 +315,7 @@ impl EmailStatus {
             EmailStatus::Dead => "dead",
             EmailStatus::Dropped => "dropped",
             EmailStatus::Blocked => "blocked",
+            EmailStatus::Skipped => "skipped",
         }
     }
 
@@ -307,6 +330,7 @@ impl EmailStatus {
             "dead" => EmailStatus::Dead,
             "dropped" => EmailStatus::Dropped,
             "blocked" => EmailStatus::Blocked,
+            "skipped" => EmailStatus::Skipped,
             _ => return None,
         })
     }
@@ -329,6 +353,11 @@ pub struct OutgoingEmail {
     pub text: String,
     pub html: String,
     pub message_id: String,
+    /// Extra header lines, in order, e.g. the two RFC 8058 unsubscribe headers of a marketing
+    /// email (`List-Unsubscribe`, `List-Unsubscribe-Post`). Every provider sends them; empty for
+    /// booking mail.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub headers: Vec<(String, String)>,
 }
 
 #[cfg(test)]
@@ -380,6 +409,7 @@ mod tests {
             EmailStatus::Dead,
             EmailStatus::Dropped,
             EmailStatus::Blocked,
+            EmailStatus::Skipped,
         ] {
             assert_eq!(EmailStatus::parse(s.as_str()), Some(s));
         }

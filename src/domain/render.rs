@@ -451,6 +451,7 @@ fn outgoing(
 ) -> OutgoingEmail {
     OutgoingEmail {
         message_id: message_id_for(dedupe_key.as_str(), branding.from.domain()),
+        headers: Vec::new(),
         dedupe_key,
         kind,
         audience: kind.audience(),
@@ -850,6 +851,7 @@ pub fn owner_new_booking(
     let sandbox = if b.sandbox { " [sandbox]" } else { "" };
     Ok(OutgoingEmail {
         message_id: message_id_for(dedupe_key.as_str(), branding.from.domain()),
+        headers: Vec::new(),
         dedupe_key,
         kind,
         audience: kind.audience(),
@@ -931,6 +933,7 @@ pub fn owner_email_failed(
     let dedupe_key = DedupeKey::new(kind, failed.dedupe_key.as_str());
     Ok(OutgoingEmail {
         message_id: message_id_for(dedupe_key.as_str(), branding.from.domain()),
+        headers: Vec::new(),
         dedupe_key,
         kind,
         audience: kind.audience(),
@@ -1005,6 +1008,7 @@ fn unbooked(
 ) -> OutgoingEmail {
     OutgoingEmail {
         message_id: message_id_for(dedupe_key.as_str(), branding.from.domain()),
+        headers: Vec::new(),
         dedupe_key,
         kind,
         audience: kind.audience(),

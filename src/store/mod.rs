@@ -6,6 +6,7 @@ pub mod checkout;
 pub mod emails;
 pub mod raw_events;
 pub mod schedule;
+pub mod suppressions;
 
 use wasm_bindgen::JsValue;
 
