@@ -2,7 +2,7 @@
 // and the end-to-end tests run inside workerd (vitest + @cloudflare/vitest-plugin) with a real
 // local SMTP server. Ends with one summary line: "tests: N passed, N failed".
 import { spawnSync } from "node:child_process";
-import { readFileSync, mkdirSync } from "node:fs";
+import { readFileSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { root, nodeBin, toolEnv, step, run } from "./lib.mjs";
 
@@ -26,20 +26,36 @@ await step("Rust tests on the host (cargo test)", () => {
 
 await step("build the Worker", () => run("node", [join(root, "scripts", "build.mjs")]));
 
-await step("end-to-end tests inside workerd (vitest)", () => {
-  mkdirSync(join(root, ".local"), { recursive: true });
-  const report = join(root, ".local", "vitest-report.json");
-  const r = spawnSync(
-    join(nodeBin, "vitest"),
-    ["run", "--reporter=default", "--reporter=json", `--outputFile.json=${report}`],
-    { cwd: root, env: toolEnv(), stdio: "inherit" },
-  );
-  try {
-    const json = JSON.parse(readFileSync(report, "utf8"));
-    passed += json.numPassedTests;
-    failed += json.numFailedTests;
-  } catch {}
-  if (r.status !== 0) throw new Error(`vitest exited with ${r.status}`);
-});
+// Two runs of the same Worker: Cloudflare Email Service as the main provider, then Resend (a local
+// fake) as the main provider. Both always run, so one failing run never hides the other's results.
+const runs = [
+  ["end-to-end tests inside workerd, main provider Cloudflare Email Service (vitest)", "vitest.config.mjs", "vitest-report.json"],
+  ["end-to-end tests inside workerd, main provider Resend (vitest)", "vitest.resend.config.mjs", "vitest-resend-report.json"],
+];
+const failures = [];
+for (const [title, config, reportName] of runs) {
+  await step(title, () => {
+    mkdirSync(join(root, ".local"), { recursive: true });
+    const report = join(root, ".local", reportName);
+    rmSync(report, { force: true });
+    const r = spawnSync(
+      join(nodeBin, "vitest"),
+      ["run", "--config", config, "--reporter=default", "--reporter=json", `--outputFile.json=${report}`],
+      { cwd: root, env: toolEnv(), stdio: "inherit" },
+    );
+    try {
+      const json = JSON.parse(readFileSync(report, "utf8"));
+      passed += json.numPassedTests;
+      failed += json.numFailedTests;
+    } catch {}
+    // Not thrown: the next run still runs, and the summary line below counts both.
+    if (r.status !== 0) failures.push(`vitest (${config}) exited with ${r.status}`);
+    return r.status === 0 ? "" : "FAILED";
+  });
+}
 
 console.log(`tests: ${passed} passed, ${failed} failed`);
+if (failures.length) {
+  for (const f of failures) process.stderr.write(`✗ ${f}\n`);
+  process.exit(1);
+}

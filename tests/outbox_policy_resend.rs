@@ -191,13 +191,13 @@ fn error_name_table() {
         ("validation_error", 401, Permanent),
         ("validation_error", 403, Permanent),
         ("validation_error", 422, Permanent),
-        ("missing_api_key", 401, Permanent),
-        ("restricted_api_key", 401, Permanent),
-        ("invalid_api_key", 403, Permanent),
+        ("missing_api_key", 401, CredentialsRejected),
+        ("restricted_api_key", 401, CredentialsRejected),
+        ("invalid_api_key", 403, CredentialsRejected),
         ("invalid_access", 422, Permanent),
         ("email_above_quota", 403, DailyLimit),
         ("invalid_permission", 403, Permanent),
-        ("suspended_api_key", 403, Permanent),
+        ("suspended_api_key", 403, CredentialsRejected),
         ("not_found", 404, Permanent),
         ("method_not_allowed", 405, Permanent),
         ("concurrent_idempotent_requests", 409, RateLimited),
@@ -339,7 +339,7 @@ fn daily_quota_fixture() {
     assert_eq!(
         after_failure_with_hint(
             f.class,
-            Provider::Main,
+            Provider::Cloudflare,
             1,
             now,
             Backoff::DEFAULT,
@@ -354,7 +354,7 @@ fn daily_quota_fixture() {
     assert_eq!(
         after_failure_with_hint(
             f.class,
-            Provider::Main,
+            Provider::Cloudflare,
             1,
             now,
             Backoff::DEFAULT,
@@ -399,7 +399,7 @@ fn retry_after_header_is_parsed_into_ms() {
     // Rate limited with a short hint: the 60 s floor still applies.
     match after_failure_with_hint(
         f.class,
-        Provider::Main,
+        Provider::Cloudflare,
         1,
         0,
         Backoff::DEFAULT,
@@ -436,5 +436,23 @@ fn success_body_gives_the_id() {
     assert_eq!(
         SuccessParseError::NotJson.class(),
         ProviderErrorClass::Transient
+    );
+}
+
+#[test]
+fn from_field_quotes_display_names_only_when_needed() {
+    use booking_email_engine::domain::resend::from_field;
+    assert_eq!(
+        from_field("Example Trips", "b@mail.example.com"),
+        "Example Trips <b@mail.example.com>"
+    );
+    assert_eq!(
+        from_field("Trips, Inc. \"Best\"", "b@x.com"),
+        "\"Trips, Inc. \\\"Best\\\"\" <b@x.com>"
+    );
+    assert_eq!(from_field("  ", "b@x.com"), "b@x.com");
+    assert_eq!(
+        from_field("A\r\nBcc: x", "b@x.com"),
+        "\"A  Bcc: x\" <b@x.com>"
     );
 }

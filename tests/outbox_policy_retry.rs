@@ -69,7 +69,7 @@ fn without_a_hint_it_is_after_failure() {
     let b = Backoff::DEFAULT;
     let mut rng = seeded(11);
     for class in ALL_CLASSES {
-        for provider in [Provider::Main, Provider::Smtp] {
+        for provider in [Provider::Cloudflare, Provider::Smtp] {
             for attempts in 1..=8 {
                 let r = rng();
                 assert_eq!(
@@ -86,7 +86,7 @@ fn without_a_hint_it_is_after_failure() {
 fn a_hint_never_changes_the_kind_of_decision() {
     let b = Backoff::DEFAULT;
     for class in ALL_CLASSES {
-        for provider in [Provider::Main, Provider::Smtp] {
+        for provider in [Provider::Cloudflare, Provider::Smtp] {
             for attempts in 1..=8 {
                 for hint in [-1, 0, 500, 30_000, 10_000_000] {
                     let with =
@@ -108,7 +108,7 @@ fn a_hint_never_changes_the_kind_of_decision() {
     assert_eq!(
         after_failure_with_hint(
             ProviderErrorClass::Transient,
-            Provider::Main,
+            Provider::Cloudflare,
             b.max_attempts,
             NOW,
             b,
@@ -120,7 +120,7 @@ fn a_hint_never_changes_the_kind_of_decision() {
     assert_eq!(
         after_failure_with_hint(
             ProviderErrorClass::DailyLimit,
-            Provider::Main,
+            Provider::Cloudflare,
             1,
             NOW,
             b,
@@ -154,7 +154,7 @@ fn transient_with_seeded_jitter_and_hints_stays_in_bounds() {
             for _ in 0..500 {
                 let got = delay(after_failure_with_hint(
                     ProviderErrorClass::Transient,
-                    Provider::Main,
+                    Provider::Cloudflare,
                     attempts,
                     NOW,
                     b,
@@ -179,7 +179,7 @@ fn a_long_hint_is_honoured_up_to_the_cap() {
     // Attempt 1: backoff 15–30 s; the provider asks for 20 min → 20 min.
     let got = delay(after_failure_with_hint(
         ProviderErrorClass::Transient,
-        Provider::Main,
+        Provider::Cloudflare,
         1,
         NOW,
         b,
@@ -201,7 +201,7 @@ fn a_long_hint_is_honoured_up_to_the_cap() {
     // A short hint never makes us retry sooner than our own backoff.
     let got = delay(after_failure_with_hint(
         ProviderErrorClass::Transient,
-        Provider::Main,
+        Provider::Cloudflare,
         4,
         NOW,
         b,
@@ -227,7 +227,7 @@ fn rate_limited_waits_at_least_a_minute() {
             for _ in 0..200 {
                 let got = delay(after_failure_with_hint(
                     ProviderErrorClass::RateLimited,
-                    Provider::Main,
+                    Provider::Cloudflare,
                     attempts,
                     NOW,
                     b,
@@ -246,7 +246,7 @@ fn rate_limited_waits_at_least_a_minute() {
     assert_eq!(
         delay(after_failure_with_hint(
             ProviderErrorClass::RateLimited,
-            Provider::Main,
+            Provider::Cloudflare,
             1,
             NOW,
             b,
@@ -258,7 +258,7 @@ fn rate_limited_waits_at_least_a_minute() {
     assert_eq!(
         delay(after_failure_with_hint(
             ProviderErrorClass::RateLimited,
-            Provider::Main,
+            Provider::Cloudflare,
             1,
             NOW,
             b,
@@ -298,7 +298,7 @@ proptest! {
     ) {
         let b = Backoff { base_ms: base, cap_ms: base + cap_extra, max_attempts: 6 };
         let class = if rate_limited { ProviderErrorClass::RateLimited } else { ProviderErrorClass::Transient };
-        let got = delay(after_failure_with_hint(class, Provider::Main, attempts, NOW, b, random, hint));
+        let got = delay(after_failure_with_hint(class, Provider::Cloudflare, attempts, NOW, b, random, hint));
         let floor = if rate_limited { RATE_LIMIT_FLOOR_MS } else { 0 };
         let h = hint.map_or(0, |h| h.max(1_000).min(b.cap_ms));
         prop_assert!(got >= h.max(floor));

@@ -578,7 +578,7 @@ async fn rejected_credentials_are_an_auth_failure() {
     .await;
     let f = failure_of(&run);
     assert!(f.auth_failed, "{f:?}");
-    assert_eq!(f.class, ProviderErrorClass::Permanent);
+    assert_eq!(f.class, ProviderErrorClass::CredentialsRejected);
     assert_eq!(f.stage, "auth");
     assert!(!f.maybe_handed_over);
     assert!(
@@ -604,7 +604,7 @@ async fn rejected_credentials_are_an_auth_failure_whatever_the_wording() {
     .await;
     let f = failure_of(&run);
     assert!(f.auth_failed, "{f:?}");
-    assert_eq!(f.class, ProviderErrorClass::Permanent);
+    assert_eq!(f.class, ProviderErrorClass::CredentialsRejected);
     assert_eq!(f.stage, "auth");
 }
 

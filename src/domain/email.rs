@@ -109,11 +109,13 @@ pub enum EmailKind {
     /// Client: a marketing email of an operator's campaign (rank marketing; capped, suppressible,
     /// with RFC 8058 one-click unsubscribe headers and a visible unsubscribe link).
     Marketing,
+    /// Owner: an email provider is paused (refused credentials, exhausted plan) until a time.
+    OwnerProviderPaused,
 }
 
 impl EmailKind {
     /// Every kind, in declaration order.
-    pub const ALL: [EmailKind; 17] = [
+    pub const ALL: [EmailKind; 18] = [
         EmailKind::BookingConfirmation,
         EmailKind::OwnerNewBooking,
         EmailKind::OwnerEmailFailed,
@@ -131,6 +133,7 @@ impl EmailKind {
         EmailKind::CheckoutDeclinedSecurity,
         EmailKind::OwnerCheckoutHold,
         EmailKind::Marketing,
+        EmailKind::OwnerProviderPaused,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -152,6 +155,7 @@ impl EmailKind {
             EmailKind::CheckoutDeclinedSecurity => "checkout_declined_security",
             EmailKind::OwnerCheckoutHold => "owner_checkout_hold",
             EmailKind::Marketing => "marketing",
+            EmailKind::OwnerProviderPaused => "owner_provider_paused",
         }
     }
 
@@ -179,7 +183,8 @@ impl EmailKind {
             EmailKind::OwnerNewBooking
             | EmailKind::OwnerEmailFailed
             | EmailKind::OwnerBookingCancelled
-            | EmailKind::OwnerCheckoutHold => Audience::Owner,
+            | EmailKind::OwnerCheckoutHold
+            | EmailKind::OwnerProviderPaused => Audience::Owner,
         }
     }
 
@@ -191,7 +196,8 @@ impl EmailKind {
             | EmailKind::OwnerNewBooking
             | EmailKind::OwnerEmailFailed
             | EmailKind::OwnerBookingCancelled
-            | EmailKind::OwnerCheckoutHold => Rank::Urgent,
+            | EmailKind::OwnerCheckoutHold
+            | EmailKind::OwnerProviderPaused => Rank::Urgent,
             EmailKind::BookingConfirmation
             | EmailKind::HotelConfirmationNumber
             | EmailKind::BookingCancelled

@@ -26,6 +26,9 @@ pub enum Source {
     Stripe,
     /// Standard Webhooks carrying the engine's canonical event JSON.
     Generic,
+    /// Resend's delivery reports (bounces, complaints), signed with Svix: stored in `raw_events`,
+    /// recorded as suppressions; never starts a journey.
+    Resend,
 }
 
 impl Source {
@@ -36,6 +39,7 @@ impl Source {
             Source::Duffel => "duffel",
             Source::Stripe => "stripe",
             Source::Generic => "generic",
+            Source::Resend => "resend",
         }
     }
 }

@@ -11,6 +11,8 @@ pub mod email;
 pub mod event;
 pub mod ids;
 pub mod marketing;
+pub mod marketing_email;
+pub mod operator;
 pub mod outbox;
 pub mod render;
 pub mod resend;

@@ -128,30 +128,145 @@ pub fn pick_next(candidates: &[Candidate], now_ms: i64) -> Option<Candidate> {
         .copied()
 }
 
-/// Which provider sends.
+/// Which provider sends. The main provider is [`Provider::Cloudflare`] or [`Provider::Resend`]
+/// (configuration `MAIN_PROVIDER`); [`Provider::Smtp`] is the failover.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Provider {
-    /// Cloudflare Email Service through the `send_email` binding.
-    Main,
-    /// SMTP over `cloudflare:sockets`.
+    /// Cloudflare Email Service through the `send_email` binding (main).
+    Cloudflare,
+    /// Resend's HTTP API (main, when configured); idempotent per `Idempotency-Key` for 24 h.
+    Resend,
+    /// SMTP over `cloudflare:sockets` (failover).
     Smtp,
 }
 
 impl Provider {
+    /// Stored name (queue `provider`, D1 `emails.provider`, attempts log).
     pub fn as_str(self) -> &'static str {
         match self {
-            Provider::Main => "cloudflare_email",
+            Provider::Cloudflare => "cloudflare_email",
+            Provider::Resend => "resend",
             Provider::Smtp => "smtp",
         }
     }
+
+    /// Inverse of [`Provider::as_str`].
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "cloudflare_email" => Some(Provider::Cloudflare),
+            "resend" => Some(Provider::Resend),
+            "smtp" => Some(Provider::Smtp),
+            _ => None,
+        }
+    }
+
+    /// `true` for a main provider (everything but SMTP).
+    pub fn is_main(self) -> bool {
+        self != Provider::Smtp
+    }
+
+    /// `true` when re-sending the same email is deduplicated by the provider itself (Resend's
+    /// `Idempotency-Key`, within [`RESEND_IDEMPOTENCY_WINDOW_MS`]).
+    pub fn is_idempotent(self) -> bool {
+        self == Provider::Resend
+    }
 }
 
-/// The main provider is used unless it is paused (daily limit) until a time after `now_ms`.
-pub fn choose_provider(now_ms: i64, main_paused_until_ms: Option<i64>) -> Provider {
-    match main_paused_until_ms {
-        Some(until) if now_ms < until => Provider::Smtp,
-        _ => Provider::Main,
+/// What the outbox knows about each provider's availability at one moment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Availability {
+    /// The configured main provider.
+    pub main: Provider,
+    /// The main provider is paused until then (daily limit, refused credentials), ms UTC.
+    pub main_paused_until_ms: Option<i64>,
+    /// SMTP failover is configured (`SMTP_HOST` set).
+    pub smtp_configured: bool,
+    /// SMTP is paused until then (refused credentials), ms UTC.
+    pub smtp_paused_until_ms: Option<i64>,
+}
+
+/// Which provider sends now, or when to ask again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProviderChoice {
+    Send(Provider),
+    /// No provider is available before this time (ms UTC); the email keeps its place.
+    WaitUntil(i64),
+}
+
+fn paused(now_ms: i64, until: Option<i64>) -> bool {
+    matches!(until, Some(t) if now_ms < t)
+}
+
+/// The main provider unless it is paused; then SMTP if configured and not paused itself; else wait
+/// for the earliest pause to end (an unconfigured SMTP never ends a wait).
+pub fn choose_provider(now_ms: i64, a: Availability) -> ProviderChoice {
+    let main_paused = paused(now_ms, a.main_paused_until_ms);
+    if !main_paused {
+        return ProviderChoice::Send(a.main);
+    }
+    let smtp_paused = paused(now_ms, a.smtp_paused_until_ms);
+    if a.smtp_configured && !smtp_paused {
+        return ProviderChoice::Send(Provider::Smtp);
+    }
+    let main_until = a.main_paused_until_ms.unwrap_or(now_ms);
+    let until = match (a.smtp_configured, a.smtp_paused_until_ms) {
+        (true, Some(s)) => main_until.min(s),
+        _ => main_until,
+    };
+    ProviderChoice::WaitUntil(until)
+}
+
+/// How long Resend keeps an `Idempotency-Key` (formats.md §5: 24 hours).
+pub const RESEND_IDEMPOTENCY_WINDOW_MS: i64 = DAY_MS;
+
+/// Margin kept inside [`RESEND_IDEMPOTENCY_WINDOW_MS`] before a retry with the same key is no longer
+/// trusted to be deduplicated (clock skew, queueing): 1 hour.
+pub const RESEND_IDEMPOTENCY_MARGIN_MS: i64 = 3_600_000;
+
+/// The status of an email a provider just accepted.
+///
+/// `maybe_handed_over` is the earlier hand-over whose outcome we never learned (the process was
+/// killed between "provider accepted" and "we recorded it", or the response was lost): which
+/// provider, and when (ms UTC). The rule, for the gap between a provider's acceptance and our
+/// record of it:
+/// - no such hand-over → `Sent`;
+/// - the earlier hand-over and this one both went to Resend, less than 23 h apart → `Sent`: the
+///   retry carried the same `Idempotency-Key` and the same payload, so Resend answered the first
+///   result again instead of sending a second copy;
+/// - anything else (Cloudflare Email Service or SMTP involved, a switch of provider, or the Resend
+///   key window over) → `SentPossiblyTwice`: the email was re-sent with the same deterministic
+///   Message-ID (SMTP; Cloudflare sets its own) and nobody can confirm the first copy did not
+///   arrive. Losing a booking email is worse than a rare duplicate the operator can see.
+pub fn status_after_success(
+    maybe_handed_over: Option<(Provider, i64)>,
+    sent_by: Provider,
+    now_ms: i64,
+) -> crate::domain::email::EmailStatus {
+    use crate::domain::email::EmailStatus;
+    match maybe_handed_over {
+        None => EmailStatus::Sent,
+        Some((earlier, at_ms))
+            if earlier.is_idempotent()
+                && sent_by == earlier
+                && now_ms.saturating_sub(at_ms)
+                    < RESEND_IDEMPOTENCY_WINDOW_MS - RESEND_IDEMPOTENCY_MARGIN_MS =>
+        {
+            EmailStatus::Sent
+        }
+        Some(_) => EmailStatus::SentPossiblyTwice,
+    }
+}
+
+/// Merges a new uncertain hand-over into the one already on record: a non-idempotent provider's
+/// uncertainty is never forgotten (a later Resend retry cannot vouch for a Cloudflare or SMTP copy).
+pub fn merge_maybe_handed_over(
+    earlier: Option<(Provider, i64)>,
+    new: (Provider, i64),
+) -> (Provider, i64) {
+    match earlier {
+        Some(e) if !e.0.is_idempotent() => e,
+        _ => new,
     }
 }
 
@@ -173,8 +288,13 @@ pub enum ProviderErrorClass {
     RecipientRejected,
     /// 5xx, timeouts, connection errors: retry with backoff.
     Transient,
-    /// Anything else the provider refused for good (bad request, auth): dead letter + owner alert.
+    /// Anything else the provider refused for good (bad request, bad payload): dead letter + owner
+    /// alert.
     Permanent,
+    /// The provider refused our credentials (SMTP AUTH failure, a revoked or restricted API key):
+    /// nothing is wrong with the email. Pause that provider, alert the owner, fail over if another
+    /// provider is available, else wait; the email keeps its place and its attempt budget.
+    CredentialsRejected,
 }
 
 /// Classifies a Cloudflare Email Service error code (`E_…`, see formats §5).
@@ -237,6 +357,9 @@ pub enum AfterFailure {
     RetryAt { at_ms: i64 },
     /// Give up: dead letter, alert the owner.
     DeadLetter,
+    /// The provider that failed is unusable until `until_ms` (credentials refused): pause it,
+    /// alert the owner, and send this same email by the other provider if it is available.
+    PauseProvider { until_ms: i64 },
     /// Refused for good for this recipient: drop, alert the owner.
     Drop,
 }
@@ -254,6 +377,10 @@ pub fn after_failure(
 ) -> AfterFailure {
     after_failure_with_hint(class, provider, attempts, now_ms, backoff, random, None)
 }
+
+/// How long a provider whose credentials were refused stays paused by default (1 hour; the
+/// configuration `PROVIDER_AUTH_PAUSE_MS` overrides it in the outbox).
+pub const CREDENTIALS_PAUSE_MS: i64 = 3_600_000;
 
 /// Shortest wait after a `RateLimited` failure, whatever the backoff or the provider's hint says.
 pub const RATE_LIMIT_FLOOR_MS: i64 = 60_000;
@@ -303,8 +430,11 @@ pub fn after_failure_with_hint(
         }
     };
     match class {
-        ProviderErrorClass::DailyLimit if provider == Provider::Main => AfterFailure::FailOver {
+        ProviderErrorClass::DailyLimit if provider.is_main() => AfterFailure::FailOver {
             pause_main_until_ms: next_utc_midnight(now_ms),
+        },
+        ProviderErrorClass::CredentialsRejected => AfterFailure::PauseProvider {
+            until_ms: now_ms.saturating_add(CREDENTIALS_PAUSE_MS),
         },
         ProviderErrorClass::RecipientRejected => AfterFailure::Drop,
         ProviderErrorClass::Permanent => AfterFailure::DeadLetter,
@@ -460,9 +590,146 @@ mod tests {
         let until = next_utc_midnight(now);
         assert_eq!(until, 1_767_225_600_000 + DAY_MS);
         assert_eq!(next_utc_midnight(until), until + DAY_MS);
-        assert_eq!(choose_provider(now, Some(until)), Provider::Smtp);
-        assert_eq!(choose_provider(until, Some(until)), Provider::Main);
-        assert_eq!(choose_provider(now, None), Provider::Main);
+        let a = |main_paused, smtp_configured, smtp_paused| Availability {
+            main: Provider::Cloudflare,
+            main_paused_until_ms: main_paused,
+            smtp_configured,
+            smtp_paused_until_ms: smtp_paused,
+        };
+        use ProviderChoice::*;
+        assert_eq!(
+            choose_provider(now, a(Some(until), true, None)),
+            Send(Provider::Smtp)
+        );
+        assert_eq!(
+            choose_provider(until, a(Some(until), true, None)),
+            Send(Provider::Cloudflare)
+        );
+        assert_eq!(
+            choose_provider(now, a(None, true, None)),
+            Send(Provider::Cloudflare)
+        );
+        // Main paused, no SMTP: wait for the reset.
+        assert_eq!(
+            choose_provider(now, a(Some(until), false, None)),
+            WaitUntil(until)
+        );
+        // Both paused: wait for whichever comes back first.
+        assert_eq!(
+            choose_provider(now, a(Some(until), true, Some(now + 5))),
+            WaitUntil(now + 5)
+        );
+        assert_eq!(
+            choose_provider(now, a(Some(now + 7), true, Some(until))),
+            WaitUntil(now + 7)
+        );
+        // An SMTP pause that ended no longer counts.
+        assert_eq!(
+            choose_provider(now, a(Some(until), true, Some(now - 1))),
+            Send(Provider::Smtp)
+        );
+        // SMTP paused but main fine: main.
+        assert_eq!(
+            choose_provider(now, a(None, true, Some(until))),
+            Send(Provider::Cloudflare)
+        );
+        let resend = Availability {
+            main: Provider::Resend,
+            ..a(None, false, None)
+        };
+        assert_eq!(choose_provider(now, resend), Send(Provider::Resend));
+    }
+
+    #[test]
+    fn provider_names_round_trip() {
+        for p in [Provider::Cloudflare, Provider::Resend, Provider::Smtp] {
+            assert_eq!(Provider::parse(p.as_str()), Some(p));
+        }
+        assert_eq!(Provider::parse("main"), None);
+        assert!(Provider::Resend.is_main() && Provider::Cloudflare.is_main());
+        assert!(!Provider::Smtp.is_main());
+        assert!(Provider::Resend.is_idempotent() && !Provider::Smtp.is_idempotent());
+    }
+
+    #[test]
+    fn restart_rule_resend_same_key_vs_possibly_twice() {
+        use crate::domain::email::EmailStatus::*;
+        let t = 1_000_000_000;
+        assert_eq!(status_after_success(None, Provider::Cloudflare, t), Sent);
+        // Resend retried with the same key within its window: Resend deduplicated it.
+        assert_eq!(
+            status_after_success(Some((Provider::Resend, t)), Provider::Resend, t + 60_000),
+            Sent
+        );
+        // Window (24 h − 1 h margin) over: the key may have expired.
+        assert_eq!(
+            status_after_success(
+                Some((Provider::Resend, t)),
+                Provider::Resend,
+                t + 23 * 3_600_000
+            ),
+            SentPossiblyTwice
+        );
+        // Cloudflare or SMTP cannot confirm; neither can a switch of provider.
+        assert_eq!(
+            status_after_success(Some((Provider::Cloudflare, t)), Provider::Cloudflare, t + 1),
+            SentPossiblyTwice
+        );
+        assert_eq!(
+            status_after_success(Some((Provider::Smtp, t)), Provider::Smtp, t + 1),
+            SentPossiblyTwice
+        );
+        assert_eq!(
+            status_after_success(Some((Provider::Resend, t)), Provider::Smtp, t + 1),
+            SentPossiblyTwice
+        );
+        // A non-idempotent uncertainty is never replaced by a later Resend one.
+        assert_eq!(
+            merge_maybe_handed_over(Some((Provider::Smtp, t)), (Provider::Resend, t + 9)),
+            (Provider::Smtp, t)
+        );
+        assert_eq!(
+            merge_maybe_handed_over(Some((Provider::Resend, t)), (Provider::Smtp, t + 9)),
+            (Provider::Smtp, t + 9)
+        );
+        assert_eq!(
+            merge_maybe_handed_over(None, (Provider::Resend, t)),
+            (Provider::Resend, t)
+        );
+    }
+
+    #[test]
+    fn refused_credentials_pause_the_provider_whatever_the_attempt_count() {
+        let b = Backoff::DEFAULT;
+        for provider in [Provider::Cloudflare, Provider::Resend, Provider::Smtp] {
+            for attempts in [1, b.max_attempts, b.max_attempts + 3] {
+                assert_eq!(
+                    after_failure(
+                        ProviderErrorClass::CredentialsRejected,
+                        provider,
+                        attempts,
+                        10,
+                        b,
+                        7
+                    ),
+                    AfterFailure::PauseProvider {
+                        until_ms: 10 + CREDENTIALS_PAUSE_MS
+                    }
+                );
+            }
+        }
+        // A daily limit on either main provider fails over; on SMTP it is just transient.
+        assert!(matches!(
+            after_failure(
+                ProviderErrorClass::DailyLimit,
+                Provider::Resend,
+                1,
+                10,
+                b,
+                0
+            ),
+            AfterFailure::FailOver { .. }
+        ));
     }
 
     #[test]
@@ -494,7 +761,14 @@ mod tests {
         let b = Backoff::DEFAULT;
         let now = 1_000_000;
         assert_eq!(
-            after_failure(ProviderErrorClass::DailyLimit, Provider::Main, 1, now, b, 0),
+            after_failure(
+                ProviderErrorClass::DailyLimit,
+                Provider::Cloudflare,
+                1,
+                now,
+                b,
+                0
+            ),
             AfterFailure::FailOver {
                 pause_main_until_ms: next_utc_midnight(now)
             }
@@ -507,7 +781,7 @@ mod tests {
         assert_eq!(
             after_failure(
                 ProviderErrorClass::RecipientRejected,
-                Provider::Main,
+                Provider::Cloudflare,
                 1,
                 now,
                 b,
@@ -518,7 +792,7 @@ mod tests {
         assert_eq!(
             after_failure(
                 ProviderErrorClass::Transient,
-                Provider::Main,
+                Provider::Cloudflare,
                 b.max_attempts,
                 now,
                 b,
@@ -528,7 +802,7 @@ mod tests {
         );
         match after_failure(
             ProviderErrorClass::RateLimited,
-            Provider::Main,
+            Provider::Cloudflare,
             1,
             now,
             b,

@@ -946,6 +946,99 @@ pub fn owner_email_failed(
     })
 }
 
+#[derive(Template)]
+#[template(path = "owner_provider_paused.html")]
+struct OwnerProviderPausedHtml<'a> {
+    brand: &'a str,
+    provider: &'a str,
+    until: String,
+    reason: &'a str,
+    smtp_or_main_left: bool,
+    other: &'a str,
+    credentials: bool,
+}
+
+#[derive(Template)]
+#[template(path = "owner_provider_paused.txt")]
+struct OwnerProviderPausedText<'a> {
+    provider: &'a str,
+    until: String,
+    reason: &'a str,
+    smtp_or_main_left: bool,
+    other: &'a str,
+    credentials: bool,
+}
+
+/// What an owner alert about a paused provider says.
+#[derive(Debug, Clone)]
+pub struct ProviderPaused<'a> {
+    /// Stored provider name, e.g. `smtp`, `resend`, `cloudflare_email`.
+    pub provider: &'a str,
+    /// Paused until then, ms UTC.
+    pub until_ms: i64,
+    /// The provider's own words, e.g. `535 5.7.8 authentication failed`.
+    pub reason: &'a str,
+    /// The provider that carries email meanwhile, if any.
+    pub fallback: Option<&'a str>,
+    /// `true` when the credentials were refused (else: quota/plan/account).
+    pub credentials: bool,
+    /// Sent at, ms UTC: one alert per provider per UTC day (dedupe key
+    /// `owner_provider_paused:<provider>:<YYYY-MM-DD>`).
+    pub now_ms: i64,
+}
+
+/// The owner's alert that a provider is paused (refused credentials, exhausted plan): the outbox
+/// cannot fix it, the owner can.
+pub fn owner_provider_paused(
+    p: &ProviderPaused<'_>,
+    owner: &EmailAddress,
+    branding: &Branding,
+) -> Result<OutgoingEmail, RenderError> {
+    let kind = EmailKind::OwnerProviderPaused;
+    let until = chrono::DateTime::from_timestamp_millis(p.until_ms)
+        .map(|t| t.format("%Y-%m-%d %H:%M").to_string())
+        .unwrap_or_else(|| p.until_ms.to_string());
+    let other = p.fallback.unwrap_or("");
+    let html = render(
+        "owner_provider_paused.html",
+        &OwnerProviderPausedHtml {
+            brand: &branding.brand,
+            provider: p.provider,
+            until: until.clone(),
+            reason: p.reason,
+            smtp_or_main_left: p.fallback.is_some(),
+            other,
+            credentials: p.credentials,
+        },
+    )?;
+    let text = render(
+        "owner_provider_paused.txt",
+        &OwnerProviderPausedText {
+            provider: p.provider,
+            until,
+            reason: p.reason,
+            smtp_or_main_left: p.fallback.is_some(),
+            other,
+            credentials: p.credentials,
+        },
+    )?;
+    let day = crate::domain::marketing::utc_day(p.now_ms);
+    let dedupe_key = DedupeKey::new(kind, &format!("{}:{day}", p.provider));
+    Ok(OutgoingEmail {
+        message_id: message_id_for(dedupe_key.as_str(), branding.from.domain()),
+        headers: Vec::new(),
+        dedupe_key,
+        kind,
+        audience: kind.audience(),
+        rank: kind.rank(),
+        booking_id: None,
+        to: owner.clone(),
+        subject: format!("Email provider paused: {}", p.provider),
+        text,
+        html,
+    })
+}
+
 // ---------------------------------------------------------------------------------------------
 // Unfinished checkouts (domain::checkout): the customer's follow-up, the decline emails the owner
 // sends with one click, the owner's hold alert, and the one-click pages. Customer emails take a

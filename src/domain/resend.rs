@@ -40,7 +40,8 @@
 //! | `invalid_idempotent_request` | 409 | `Permanent` (see above) |
 //! | `invalid_to_address` | 403/422 | `RecipientRejected` (the only recipient-ish name) |
 //! | `application_error`, `internal_server_error`, `service_unavailable` | 500/503 | `Transient` |
-//! | key errors: `missing_api_key`, `invalid_api_key`, `restricted_api_key`, `suspended_api_key`, `invalid_access`, `invalid_permission` | 401/403/422 | `Permanent` |
+//! | key errors: `missing_api_key`, `invalid_api_key`, `restricted_api_key`, `suspended_api_key` | 401/403 | `CredentialsRejected` (pause Resend, alert the owner, fail over to SMTP; the email keeps its place) |
+//! | access errors: `invalid_access`, `invalid_permission` | 403/422 | `Permanent` |
 //! | request errors: `validation_error` (400/401/403/422), `invalid_idempotency_key`, `invalid_from_address`, `invalid_scope`, `invalid_attachment`, `invalid_parameter`, `invalid_region`, `missing_required_field`, `missing_required_parameter`, `not_found`, `method_not_allowed`, `security_error` | 4xx | `Permanent` |
 //! | unknown name / no JSON body | 429 | `RateLimited` |
 //! | unknown name / no JSON body | 408 | `Transient` |
@@ -121,6 +122,24 @@ pub fn request_body(
         json!([{ "name": "kind", "value": tag_value(email.kind.as_str()) }]),
     );
     Value::Object(body)
+}
+
+/// The `from` field: `Display Name <address>`, the display name quoted (RFC 5322 quoted-string,
+/// `"` and `\\` escaped) when it holds anything but letters, digits, spaces and the atext
+/// symbols; just the address when the name is blank. Line breaks become spaces.
+pub fn from_field(display_name: &str, address: &str) -> String {
+    let name = no_line_breaks(display_name.trim());
+    if name.is_empty() {
+        return address.to_string();
+    }
+    let atext =
+        |c: char| c.is_ascii_alphanumeric() || c == ' ' || "!#$%&'*+-/=?^_`{|}~".contains(c);
+    if name.chars().all(atext) {
+        format!("{name} <{address}>")
+    } else {
+        let quoted = name.replace('\\', "\\\\").replace('"', "\\\"");
+        format!("\"{quoted}\" <{address}>")
+    }
 }
 
 fn no_line_breaks(s: &str) -> String {
@@ -226,13 +245,12 @@ pub fn class_of_name(name: &str) -> Option<ProviderErrorClass> {
         "resource_locked" => Transient,
         "application_error" | "internal_server_error" | "service_unavailable" => Transient,
         "invalid_to_address" => RecipientRejected,
+        "missing_api_key" | "invalid_api_key" | "restricted_api_key" | "suspended_api_key" => {
+            CredentialsRejected
+        }
         "invalid_idempotent_request"
         | "invalid_idempotency_key"
         | "validation_error"
-        | "missing_api_key"
-        | "invalid_api_key"
-        | "restricted_api_key"
-        | "suspended_api_key"
         | "invalid_access"
         | "invalid_permission"
         | "invalid_from_address"

@@ -4,6 +4,7 @@
 use crate::config::EMAIL_BINDING;
 use crate::domain::email::OutgoingEmail;
 use crate::domain::render::Branding;
+use wasm_bindgen::{JsCast, JsValue};
 use worker::{Env, Error};
 
 /// A refused or failed call to the main provider.
@@ -12,6 +13,9 @@ pub struct MainFailure {
     /// The service's error code, e.g. `E_DAILY_LIMIT_EXCEEDED`; `None` for errors without one.
     pub code: Option<String>,
     pub message: String,
+    /// The call reached the binding (it may have been sent even though an error came back);
+    /// `false` when it failed before (no binding).
+    pub handed_over: bool,
 }
 
 fn code_of(e: &Error) -> Option<String> {
@@ -38,16 +42,34 @@ pub async fn send_cloudflare(
     let binding = env.send_email(EMAIL_BINDING).map_err(|e| MainFailure {
         code: None,
         message: format!("EMAIL binding: {e}"),
+        handed_over: false,
     })?;
     let from = worker::EmailAddress::new(&branding.brand, branding.from.as_str());
-    let message = worker::SendEmailBuilder::builder_with_email_address_and_str(
+    let mut builder = worker::SendEmailBuilder::builder_with_email_address_and_str(
         &from,
         email.to.as_str(),
         &email.subject,
     )
     .text(&email.text)
-    .html(&email.html)
-    .build();
+    .html(&email.html);
+    if !email.headers.is_empty() {
+        // `List-Unsubscribe` and `List-Unsubscribe-Post` are on the service's allow-list.
+        let headers = js_sys::Object::new();
+        for (name, value) in &email.headers {
+            js_sys::Reflect::set(
+                &headers,
+                &JsValue::from_str(name),
+                &JsValue::from_str(value),
+            )
+            .map_err(|_| MainFailure {
+                code: None,
+                message: format!("header {name} could not be set"),
+                handed_over: false,
+            })?;
+        }
+        builder = builder.headers(headers.unchecked_ref());
+    }
+    let message = builder.build();
     match binding.send_with_builder(&message).await {
         Ok(result) => Ok(result.message_id()),
         Err(js) => {
@@ -55,6 +77,7 @@ pub async fn send_cloudflare(
             Err(MainFailure {
                 code: code_of(&e),
                 message: e.to_string(),
+                handed_over: true,
             })
         }
     }

@@ -86,7 +86,7 @@ fn auth_failure(e: async_smtp::error::Error) -> SmtpFailure {
     let mut f = failure("auth", e, false);
     if refused {
         f.auth_failed = true;
-        f.class = ProviderErrorClass::Permanent;
+        f.class = ProviderErrorClass::CredentialsRejected;
     }
     f
 }

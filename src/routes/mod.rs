@@ -2,6 +2,9 @@
 //! `{"error": <code>, "message": <text>, "field"?: <json path>}` in exactly one place.
 
 pub mod actions;
+pub mod admin;
+pub mod resend;
+pub mod unsubscribe;
 pub mod webhooks;
 
 use crate::config::{Config, ConfigError};
@@ -87,6 +90,22 @@ pub async fn handle(req: Request, env: Env) -> Result<Response> {
             _,
             "/webhooks/liteapi" | "/webhooks/duffel" | "/webhooks/generic" | "/webhooks/stripe",
         ) => Err(ApiError::MethodNotAllowed),
+        (Method::Post, "/webhooks/resend") => resend::resend(req, &env).await,
+        (_, "/webhooks/resend") => Err(ApiError::MethodNotAllowed),
+        (Method::Post, "/admin/marketing/send") => admin::marketing_send(req, &env).await,
+        (Method::Post, "/admin/outbox/redrive") => admin::outbox_redrive(req, &env).await,
+        (Method::Get, "/admin/outbox") => admin::outbox_state(req, &env).await,
+        (_, "/admin/marketing/send" | "/admin/outbox/redrive" | "/admin/outbox") => {
+            Err(ApiError::MethodNotAllowed)
+        }
+        (Method::Get, p) if p.starts_with("/unsubscribe/") => {
+            let token = p.trim_start_matches("/unsubscribe/").to_string();
+            unsubscribe::confirm(req, &env, &token).await
+        }
+        (Method::Post, p) if p.starts_with("/unsubscribe/") => {
+            let token = p.trim_start_matches("/unsubscribe/").to_string();
+            unsubscribe::unsubscribe(req, &env, &token).await
+        }
         (Method::Get, p) if p.starts_with("/actions/") => {
             let token = p.trim_start_matches("/actions/").to_string();
             actions::confirm(req, &env, &token).await

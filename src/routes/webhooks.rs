@@ -25,7 +25,7 @@ const KEPT_HEADERS: [&str; 4] = [
     "x-request-id",
 ];
 
-fn kept_headers(req: &Request) -> String {
+pub(super) fn kept_headers(req: &Request) -> String {
     let mut map = serde_json::Map::new();
     for name in KEPT_HEADERS {
         if let Ok(Some(v)) = req.headers().get(name) {
@@ -37,7 +37,7 @@ fn kept_headers(req: &Request) -> String {
 
 /// Reads the body, refusing anything over `limit` bytes (checked on `content-length` first, then
 /// on the bytes actually received).
-async fn read_limited(req: &mut Request, limit: usize) -> Result<Vec<u8>, ApiError> {
+pub(super) async fn read_limited(req: &mut Request, limit: usize) -> Result<Vec<u8>, ApiError> {
     if let Ok(Some(len)) = req.headers().get("content-length") {
         if let Ok(size) = len.trim().parse::<usize>() {
             if size > limit {
@@ -55,7 +55,7 @@ async fn read_limited(req: &mut Request, limit: usize) -> Result<Vec<u8>, ApiErr
     Ok(body)
 }
 
-fn now_ms() -> i64 {
+pub(super) fn now_ms() -> i64 {
     worker::Date::now().as_millis() as i64
 }
 
@@ -78,11 +78,11 @@ pub async fn liteapi(mut req: Request, env: &Env) -> Result<Response, ApiError> 
     ingest(env, &req, Source::Liteapi, &body, parsed, claimed_id).await
 }
 
-fn now_s() -> i64 {
+pub(super) fn now_s() -> i64 {
     now_ms().div_euclid(1000)
 }
 
-fn header(req: &Request, name: &str) -> Option<String> {
+pub(super) fn header(req: &Request, name: &str) -> Option<String> {
     req.headers().get(name).ok().flatten()
 }
 
@@ -293,7 +293,7 @@ pub async fn ingest(
 
 /// The body as stored: UTF-8 text as is; anything else base64 with a `base64:` prefix, so no byte a
 /// supplier sent is lost.
-fn stored_body(body: &[u8]) -> String {
+pub(super) fn stored_body(body: &[u8]) -> String {
     match std::str::from_utf8(body) {
         Ok(text) => text.to_string(),
         Err(_) => {

@@ -5,12 +5,14 @@
 //! - [`duffel`]: `X-Duffel-Signature` (verified with [`signature::verify_t_v1`]) + v2 envelope (§2);
 //! - [`generic`]: Standard Webhooks ([`signature::verify_standard_webhook`]) carrying canonical
 //!   event JSON (§4);
+//! - [`resend`]: Resend delivery reports (Svix = Standard Webhooks headers) → suppressions;
 //! - [`signature`]: the HMAC schemes (Duffel, Stripe, Standard Webhooks), time passed in.
 
 pub mod duffel;
 pub mod generic;
 mod json;
 pub mod liteapi;
+pub mod resend;
 pub mod signature;
 pub mod stripe;
 

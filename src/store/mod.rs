@@ -2,6 +2,7 @@
 //! One file per table group; every query here is covered by an index in `migrations/`.
 
 pub mod bookings;
+pub mod campaigns;
 pub mod checkout;
 pub mod emails;
 pub mod raw_events;

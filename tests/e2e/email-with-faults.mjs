@@ -3,7 +3,11 @@ import { WorkerEntrypoint } from "cloudflare:workers";
 // A wrapped `send_email` binding for tests: the real local binding, plus failures on command.
 // A recipient like `guest+daily-limit@example.com` makes the call throw the error Cloudflare Email
 // Service throws (an Error whose `code` is E_DAILY_LIMIT_EXCEEDED), so the outbox's failover is
-// exercised without mocks in the engine's code.
+// exercised without mocks in the engine's code. Other commands:
+// - `+fail-N@`: the first N sends to that address throw E_INTERNAL_SERVER_ERROR, later ones go;
+// - `+hang-once@`: the first send is handed to the real binding (accepted) and then never answers
+//   for 30 s, so a test can kill the outbox between "accepted" and "recorded".
+// `accepted(address)` tells a test how many sends to an address the real binding accepted.
 const FAULTS = {
   "daily-limit": "E_DAILY_LIMIT_EXCEEDED",
   "rate-limit": "E_RATE_LIMIT_EXCEEDED",
@@ -11,26 +15,42 @@ const FAULTS = {
   internal: "E_INTERNAL_SERVER_ERROR",
 };
 
-function faultFor(to) {
-  const addresses = Array.isArray(to) ? to : [to];
-  for (const address of addresses) {
-    const text = typeof address === "string" ? address : address?.email ?? "";
-    const match = /\+([a-z-]+)@/.exec(text);
-    if (match && FAULTS[match[1]]) return FAULTS[match[1]];
-  }
-  return null;
+/** Per-address counts: calls seen and sends accepted by the real binding (module state). */
+const calls = new Map();
+const accepted = new Map();
+
+function addressOf(to) {
+  const first = Array.isArray(to) ? to[0] : to;
+  return (typeof first === "string" ? first : first?.email ?? "").toLowerCase();
+}
+
+function fail(code) {
+  const error = new Error(`${code}: injected by the test harness`);
+  error.code = code;
+  throw error;
 }
 
 export class EmailWithFaults extends WorkerEntrypoint {
   async send(message) {
-    const code = faultFor(message.to);
-    if (code) {
-      const error = new Error(`${code}: injected by the test harness`);
-      error.code = code;
-      throw error;
-    }
+    const address = addressOf(message.to);
+    const n = (calls.get(address) ?? 0) + 1;
+    calls.set(address, n);
+    const command = /\+([a-z0-9-]+)@/.exec(address)?.[1] ?? "";
+    if (FAULTS[command]) fail(FAULTS[command]);
+    const failFirst = /^fail-(\d+)$/.exec(command);
+    if (failFirst && n <= Number(failFirst[1])) fail("E_INTERNAL_SERVER_ERROR");
     const result = await this.env.REAL_EMAIL.send(message);
+    accepted.set(address, (accepted.get(address) ?? 0) + 1);
+    if (command === "hang-once" && n === 1) {
+      await new Promise((resolve) => setTimeout(resolve, 30_000));
+    }
     return { messageId: result.messageId };
+  }
+
+  /** How many sends to `address` the real binding accepted (and how many calls were made). */
+  async accepted(address) {
+    const a = address.toLowerCase();
+    return { accepted: accepted.get(a) ?? 0, calls: calls.get(a) ?? 0 };
   }
 }
 

@@ -1,5 +1,11 @@
-// Starts a real SMTP server with a REST API (maildev) for the failover tests, on free ports chosen
-// now (provided to the test config as maildevSmtpPort / maildevWebPort), and stops it at the end.
+// Starts what the end-to-end tests talk to, on free ports chosen now (provided to the test config),
+// and stops it all at the end:
+// - a real SMTP server with a REST API (maildev) for the failover tests (maildevSmtpPort/WebPort);
+// - a fake of the suppliers' read APIs (supplierApiPort);
+// - a fake Resend API (resendPort) that keeps Idempotency-Keys like Resend does and fails on
+//   command;
+// - an SMTP server that requires AUTH and refuses every password but one (authSmtpPort), built on
+//   the `smtp-server` library (the one maildev uses).
 import { spawn } from "node:child_process";
 import { createServer } from "node:net";
 import { createServer as createHttpServer } from "node:http";
@@ -66,7 +72,106 @@ function startSupplierApi() {
   return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
 }
 
+/** Resend's error body: `{statusCode, message, name}` (formats.md §5). */
+function resendError(res, status, name, message, headers = {}) {
+  res.writeHead(status, { "content-type": "application/json", ...headers });
+  res.end(JSON.stringify({ statusCode: status, message, name }));
+}
+
+/**
+ * A fake Resend API: `POST /emails` with `Authorization: Bearer test-resend-key`.
+ * - Idempotency as documented: the same `Idempotency-Key` with the same body answers the first
+ *   response again without a new delivery; with a different body → 409 invalid_idempotent_request.
+ * - Failures by the recipient's `+tag@`: `daily-quota` (429 daily_quota_exceeded), `rate-limit`
+ *   (429 rate_limit_exceeded, retry-after 2), `invalid` (422 invalid_to_address), `server-error`
+ *   (500), `lost-response-once` (the first request is delivered, then the connection is cut
+ *   without an answer), `slow-once` (the first request is delivered, the answer comes 20 s later).
+ * - `GET /_test/log` → `{requests: [{key, to, authorization, body}], deliveries: [{id, key, to}]}`.
+ */
+function startFakeResend() {
+  const byKey = new Map();
+  const requests = [];
+  const deliveries = [];
+  let nextId = 1;
+  const server = createHttpServer((req, res) => {
+    let raw = "";
+    req.on("data", (c) => (raw += c));
+    req.on("end", () => {
+      const url = new URL(req.url, "http://fake");
+      if (req.method === "GET" && url.pathname === "/_test/log") {
+        res.writeHead(200, { "content-type": "application/json" });
+        return res.end(JSON.stringify({ requests, deliveries }));
+      }
+      if (req.method !== "POST" || url.pathname !== "/emails") return resendError(res, 404, "not_found", "no such route");
+      if (req.headers.authorization !== "Bearer test-resend-key") {
+        return resendError(res, req.headers.authorization ? 403 : 401, req.headers.authorization ? "invalid_api_key" : "missing_api_key", "API key is invalid");
+      }
+      let body;
+      try {
+        body = JSON.parse(raw);
+      } catch {
+        return resendError(res, 422, "validation_error", "body is not JSON");
+      }
+      const key = req.headers["idempotency-key"] ?? null;
+      const to = Array.isArray(body.to) ? body.to[0] : body.to;
+      requests.push({ key, to, authorization: req.headers.authorization, body });
+      const tag = /\+([a-z-]+)@/.exec(to ?? "")?.[1] ?? "";
+      if (tag === "daily-quota") return resendError(res, 429, "daily_quota_exceeded", "You have reached your daily email sending quota.");
+      if (tag === "rate-limit") return resendError(res, 429, "rate_limit_exceeded", "Too many requests.", { "retry-after": "2" });
+      if (tag === "invalid") return resendError(res, 422, "invalid_to_address", "Invalid `to` field.");
+      if (tag === "server-error") return resendError(res, 500, "internal_server_error", "Unexpected error.");
+      if (key && byKey.has(key)) {
+        const first = byKey.get(key);
+        if (first.raw !== raw) return resendError(res, 409, "invalid_idempotent_request", "Same idempotency key used with a different request payload.");
+        res.writeHead(200, { "content-type": "application/json" });
+        return res.end(JSON.stringify({ id: first.id }));
+      }
+      const id = `re_fake_${nextId++}`;
+      if (key) byKey.set(key, { raw, id });
+      deliveries.push({ id, key, to });
+      if (tag === "lost-response-once" && deliveries.filter((d) => d.to === to).length === 1) {
+        return req.socket.destroy();
+      }
+      const answer = () => {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify({ id }));
+      };
+      if (tag === "slow-once" && deliveries.filter((d) => d.to === to).length === 1) return setTimeout(answer, 20_000).unref();
+      answer();
+    });
+  });
+  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
+}
+
+/** An SMTP server that requires AUTH and accepts only `engine` / `right-password` (535 otherwise). */
+async function startAuthSmtp() {
+  const { SMTPServer } = await import("smtp-server");
+  const server = new SMTPServer({
+    authOptional: false,
+    allowInsecureAuth: true,
+    disabledCommands: ["STARTTLS"],
+    logger: false,
+    onAuth(auth, _session, callback) {
+      if (auth.username === "engine" && auth.password === "right-password") return callback(null, { user: "engine" });
+      const error = new Error("Authentication credentials invalid");
+      error.responseCode = 535;
+      return callback(error);
+    },
+    onData(stream, _session, callback) {
+      stream.resume();
+      stream.on("end", () => callback());
+    },
+  });
+  const port = await freePort();
+  await new Promise((resolve) => server.listen(port, "127.0.0.1", resolve));
+  return { server, port };
+}
+
 export default async function setup(project) {
+  const resend = await startFakeResend();
+  project.provide("resendPort", resend.address().port);
+  const authSmtp = await startAuthSmtp();
+  project.provide("authSmtpPort", authSmtp.port);
   const api = await startSupplierApi();
   project.provide("supplierApiPort", api.address().port);
   const smtpPort = await freePort();
@@ -82,5 +187,7 @@ export default async function setup(project) {
   return async () => {
     child.kill("SIGTERM");
     api.close();
+    resend.close();
+    authSmtp.server.close();
   };
 }

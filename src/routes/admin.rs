@@ -1,0 +1,194 @@
+//! The operator API (`/admin/…`), JSON in and out, every route behind
+//! `Authorization: Bearer <OPERATOR_TOKEN>` ([`crate::domain::operator::check_bearer`], constant
+//! time). An empty `OPERATOR_TOKEN` answers 503 `unavailable` (the API is off); a missing or wrong
+//! token 401 `unauthorized`.
+//!
+//! - `POST /admin/marketing/send`: one campaign to up to 1,000 recipients (body and reply in
+//!   [`crate::domain::marketing_email`]). Refused with 503 when `UNSUBSCRIBE_SIGNING_KEY` is empty
+//!   and with 500 `misconfigured` when `PUBLIC_BASE_URL` is not `https://` (loopback `http://` is
+//!   allowed for local development, see
+//!   [`base_url_allows_marketing`](crate::domain::marketing_email::base_url_allows_marketing)).
+//!   Each recipient is checked against D1 `suppressions` (suppressed → `skipped`, not enqueued),
+//!   rendered with its own unsubscribe link and RFC 8058 headers, content-locked, then claimed in
+//!   D1 and enqueued through [`crate::journey::deliver`] (dedupe key
+//!   `marketing:<campaign>:<address>`). The outbox checks suppressions, the daily cap and the
+//!   per-person limit again at send time. Reply 202 with the counts. A storage failure midway
+//!   answers 503: submitting the same request again is safe (already claimed recipients count as
+//!   `duplicates`).
+//! - `POST /admin/outbox/redrive` `{"dedupeKey": "…"}`: forwarded to the outbox
+//!   (`POST https://outbox/redrive`); its status and JSON body are returned unchanged (200
+//!   `{"status":"queued","dedupeKey"}`, 404 `not_found`, 409 `conflict` when the email is not a
+//!   dead letter).
+//! - `GET /admin/outbox`: the outbox's own view (`GET https://outbox/state`: queue items, attempts,
+//!   next client slot, provider pause), unchanged.
+
+use super::webhooks::{now_ms, read_limited};
+use super::{config, ApiError};
+use crate::config::{Config, ConfigError, DB_BINDING, OUTBOX_BINDING, OUTBOX_NAME};
+use crate::domain::content_lock::{self, ContentLock};
+use crate::domain::email::Rank;
+use crate::domain::marketing_email::{self, Rejected, SendReport, Skipped};
+use crate::domain::operator::{self, OperatorAuthError};
+use crate::journey::{deliver, Delivery};
+use crate::sources::ParseError;
+use crate::store::campaigns::{self, Recorded};
+use serde_json::json;
+use worker::{Env, Headers, Method, Request, RequestInit, Response};
+
+/// Largest accepted `POST /admin/marketing/send` body, bytes (1,000 addresses of 254 characters
+/// plus a 20,000-character text fit comfortably).
+pub const MAX_SEND_BODY_BYTES: usize = 1 << 20;
+/// Largest accepted `POST /admin/outbox/redrive` body, bytes.
+pub const MAX_REDRIVE_BODY_BYTES: usize = 4_096;
+
+fn authorize(req: &Request, cfg: &Config) -> Result<(), ApiError> {
+    let header = req.headers().get("authorization").ok().flatten();
+    operator::check_bearer(header.as_deref(), &cfg.operator_token).map_err(|e| match e {
+        OperatorAuthError::NotConfigured => ApiError::Unavailable(e.to_string()),
+        _ => ApiError::Unauthorized(e.to_string()),
+    })
+}
+
+fn bad_request(e: ParseError) -> ApiError {
+    ApiError::BadRequest {
+        message: e.to_string(),
+        field: e.field().map(str::to_string),
+    }
+}
+
+/// `POST /admin/marketing/send` (see the module docs).
+pub async fn marketing_send(mut req: Request, env: &Env) -> Result<Response, ApiError> {
+    let cfg = config(env)?;
+    authorize(&req, &cfg)?;
+    if cfg.unsubscribe_signing_key.is_empty() {
+        return Err(ApiError::Unavailable(
+            "UNSUBSCRIBE_SIGNING_KEY is not set: marketing email cannot carry a working \
+             unsubscribe link, so none is sent"
+                .into(),
+        ));
+    }
+    if !marketing_email::base_url_allows_marketing(&cfg.public_base_url) {
+        return Err(ApiError::Config(ConfigError::Invalid {
+            name: "PUBLIC_BASE_URL",
+            reason: format!(
+                "{:?} is not an https:// URL; unsubscribe links must be HTTPS (RFC 8058)",
+                cfg.public_base_url
+            ),
+        }));
+    }
+    let body = read_limited(&mut req, MAX_SEND_BODY_BYTES).await?;
+    let request = marketing_email::parse_send_request(&body).map_err(bad_request)?;
+    let campaign = &request.campaign;
+    let lock = ContentLock::from_config(&cfg.public_base_url, &cfg.internal_names);
+    marketing_email::check_content(&lock, campaign).map_err(bad_request)?;
+
+    let db = env.d1(DB_BINDING)?;
+    let now = now_ms();
+    if campaigns::record(&db, campaign, now).await? == Recorded::Different {
+        return Err(ApiError::BadRequest {
+            message: format!(
+                "campaign {} was submitted before with another subject or text; use a new campaign id",
+                campaign.id
+            ),
+            field: Some("campaign".into()),
+        });
+    }
+    let addresses: Vec<&str> = request.recipients.iter().map(|a| a.as_str()).collect();
+    let suppressed = campaigns::suppressions_of(&db, &addresses).await?;
+
+    let key = cfg.unsubscribe_signing_key.as_bytes();
+    let mut report = SendReport {
+        campaign: campaign.id.to_string(),
+        duplicates: request.repeated,
+        rejected: request.rejected.clone(),
+        ..SendReport::default()
+    };
+    for to in &request.recipients {
+        let on_record = suppressed
+            .get(&to.as_str().to_ascii_lowercase())
+            .filter(|s| s.suppresses(Rank::Marketing));
+        if let Some(s) = on_record {
+            report.skipped.push(Skipped {
+                email: to.to_string(),
+                reason: format!("suppressed: {}", s.as_str()),
+            });
+            continue;
+        }
+        let email = marketing_email::render(campaign, to, &cfg.public_base_url, key, &cfg.branding)
+            .map_err(|e| ApiError::Unavailable(e.to_string()))?;
+        if let Err(v) = lock.check(&email) {
+            report.rejected.push(Rejected {
+                email: to.to_string(),
+                message: format!(
+                    "the content lock refuses it ({})",
+                    content_lock::describe(&v)
+                ),
+            });
+            continue;
+        }
+        match deliver(env, &email, now).await {
+            Ok(Delivery::Enqueued) => report.queued += 1,
+            Ok(Delivery::AlreadyClaimed) => report.duplicates += 1,
+            Err(e) => {
+                return Err(ApiError::Unavailable(format!(
+                    "queueing the email to {to} failed after {} were queued ({e}); send the same \
+                     request again: recipients already queued count as duplicates",
+                    report.queued
+                )))
+            }
+        }
+    }
+    Ok(Response::from_json(&report)?.with_status(202))
+}
+
+/// Sends one request to the outbox Durable Object and returns its status and JSON body
+/// unchanged. A non-JSON answer (not an outbox route) becomes 503.
+async fn forward(
+    env: &Env,
+    method: Method,
+    path: &str,
+    body: Option<String>,
+) -> Result<Response, ApiError> {
+    let stub = env
+        .durable_object(OUTBOX_BINDING)?
+        .get_by_name(OUTBOX_NAME)?;
+    let mut init = RequestInit::new();
+    init.with_method(method);
+    if let Some(body) = body {
+        let headers = Headers::new();
+        headers.set("content-type", "application/json")?;
+        init.with_headers(headers).with_body(Some(body.into()));
+    }
+    let req = Request::new_with_init(&format!("https://outbox{path}"), &init)?;
+    let mut resp = stub.fetch_with_request(req).await?;
+    let status = resp.status_code();
+    let text = resp.text().await?;
+    if serde_json::from_str::<serde_json::Value>(&text).is_err() {
+        let shown: String = text.chars().take(200).collect();
+        return Err(ApiError::Unavailable(format!(
+            "the outbox answered {path} with {status} and no JSON: {shown}"
+        )));
+    }
+    let mut out = Response::ok(text)?.with_status(status);
+    let h = out.headers_mut();
+    h.set("content-type", "application/json")?;
+    h.set("cache-control", "no-store")?;
+    Ok(out)
+}
+
+/// `POST /admin/outbox/redrive` (see the module docs).
+pub async fn outbox_redrive(mut req: Request, env: &Env) -> Result<Response, ApiError> {
+    let cfg = config(env)?;
+    authorize(&req, &cfg)?;
+    let body = read_limited(&mut req, MAX_REDRIVE_BODY_BYTES).await?;
+    let key = operator::parse_redrive_request(&body).map_err(bad_request)?;
+    let forwarded = json!({ "dedupeKey": key.as_str() }).to_string();
+    forward(env, Method::Post, "/redrive", Some(forwarded)).await
+}
+
+/// `GET /admin/outbox` (see the module docs).
+pub async fn outbox_state(req: Request, env: &Env) -> Result<Response, ApiError> {
+    let cfg = config(env)?;
+    authorize(&req, &cfg)?;
+    forward(env, Method::Get, "/state", None).await
+}

@@ -1,0 +1,149 @@
+//! `POST /webhooks/resend`: Resend's delivery reports. Hard bounces and complaints become D1
+//! `suppressions` (source `resend_webhook`), which the outbox checks before every client email.
+//!
+//! Order of checks (as for the supplier webhooks):
+//! 1. size (413, `MAX_WEBHOOK_BODY_BYTES`);
+//! 2. authenticity: Svix / Standard Webhooks headers (`svix-id`, `svix-timestamp`,
+//!    `svix-signature`, or their `webhook-` names) against `RESEND_WEBHOOK_SECRETS` (secret,
+//!    `whsec_…`, comma or space separated, several during rotation), 5-minute tolerance
+//!    (`WEBHOOK_TOLERANCE_S`). 401 when missing, wrong, stale or not configured; nothing stored;
+//! 3. parse ([`crate::sources::resend::parse_event`]); malformed → stored in `raw_events` as
+//!    `rejected`, then 400 naming the field;
+//! 4. store in `raw_events` (source `resend`, event id = `svix-id`, unique): `received` for a
+//!    bounce or complaint (the outcome is in `suppressions`), `ignored` for any other event;
+//! 5. record the suppressions — also for a duplicate delivery (recording is idempotent and never
+//!    downgrades), so a delivery that failed midway and is retried still takes effect.
+//!
+//! Answers (JSON): 200 `{"status":"recorded","eventId","reason","suppressed":[addresses]}`,
+//! 200 `{"status":"ignored","eventId","message"}`, 200 `{"status":"duplicate","eventId"}`, and the
+//! shared error shapes (400, 401, 413, 503 — Resend retries 5xx).
+
+use super::webhooks::{header, kept_headers, now_ms, now_s, read_limited, stored_body};
+use super::{config, ApiError};
+use crate::config::DB_BINDING;
+use crate::domain::event::{EventId, Source};
+use crate::sources::resend::{self, Report, ResendEvent};
+use crate::sources::ParseError;
+use crate::store::raw_events::{self, NewRawEvent};
+use crate::store::suppressions;
+use serde_json::json;
+use worker::{Env, Request, Response};
+
+/// The secret(s) Resend signs with (`whsec_…`, comma or space separated). Read here rather than in
+/// `Config`: only this route uses them.
+pub const SECRETS_VAR: &str = "RESEND_WEBHOOK_SECRETS";
+
+/// `source` recorded with the suppressions.
+pub const SUPPRESSION_SOURCE: &str = "resend_webhook";
+
+fn secrets(env: &Env) -> Vec<String> {
+    env.secret(SECRETS_VAR)
+        .ok()
+        .map(|v| v.to_string())
+        .or_else(|| env.var(SECRETS_VAR).ok().map(|v| v.to_string()))
+        .unwrap_or_default()
+        .split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|v| !v.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// `POST /webhooks/resend` (see the module docs).
+pub async fn resend(mut req: Request, env: &Env) -> Result<Response, ApiError> {
+    let cfg = config(env)?;
+    let body = read_limited(&mut req, cfg.max_webhook_body_bytes).await?;
+    let secrets = secrets(env);
+    let secrets: Vec<&str> = secrets.iter().map(String::as_str).collect();
+    let signed = resend::signed_headers(|name| header(&req, name));
+    resend::verify(&signed, &body, &secrets, now_s(), cfg.webhook_tolerance_s)
+        .map_err(|e| ApiError::Unauthorized(e.to_string()))?;
+
+    let received_at_ms = now_ms();
+    let headers_json = kept_headers(&req);
+    let text = stored_body(&body);
+    let db = env.d1(DB_BINDING)?;
+    let parsed: Result<(EventId, ResendEvent), ParseError> =
+        EventId::parse(signed.id.as_deref().unwrap_or(""))
+            .map_err(|e| ParseError::Invalid {
+                field: resend::SVIX_ID_HEADER.into(),
+                reason: e.to_string(),
+            })
+            .and_then(|id| Ok((id, resend::parse_event(&body)?)));
+    let (event_id, event) = match parsed {
+        Ok(ok) => ok,
+        Err(e) => {
+            raw_events::insert(
+                &db,
+                &NewRawEvent {
+                    source: Source::Resend,
+                    event_id: None,
+                    event_name: None,
+                    status: "rejected",
+                    error: Some(&e.to_string()),
+                    headers_json: &headers_json,
+                    body: &text,
+                    received_at_ms,
+                },
+            )
+            .await?;
+            return Err(ApiError::BadRequest {
+                message: e.to_string(),
+                field: e.field().map(str::to_string),
+            });
+        }
+    };
+    let status = match event.report {
+        Report::Suppress { .. } => "received",
+        Report::Ignored(_) => "ignored",
+    };
+    let inserted = raw_events::insert(
+        &db,
+        &NewRawEvent {
+            source: Source::Resend,
+            event_id: Some(event_id.as_str()),
+            event_name: Some(&event.event_type),
+            status,
+            error: None,
+            headers_json: &headers_json,
+            body: &text,
+            received_at_ms,
+        },
+    )
+    .await?;
+    let reply = match event.report {
+        Report::Ignored(message) => json!({
+            "status": "ignored",
+            "eventId": event_id.as_str(),
+            "message": message,
+        }),
+        Report::Suppress {
+            reason,
+            addresses,
+            detail,
+        } => {
+            for address in &addresses {
+                suppressions::record(
+                    &db,
+                    address.as_str(),
+                    reason,
+                    SUPPRESSION_SOURCE,
+                    detail.as_deref(),
+                    received_at_ms,
+                )
+                .await?;
+            }
+            json!({
+                "status": "recorded",
+                "eventId": event_id.as_str(),
+                "reason": reason.as_str(),
+                "suppressed": addresses.iter().map(|a| a.as_str()).collect::<Vec<_>>(),
+            })
+        }
+    };
+    if !inserted {
+        return Ok(Response::from_json(
+            &json!({"status": "duplicate", "eventId": event_id.as_str()}),
+        )?);
+    }
+    Ok(Response::from_json(&reply)?)
+}

@@ -1,0 +1,86 @@
+// The shared end-to-end test configuration (@cloudflare/vitest-plugin): the real Rust Worker, its
+// Workflow, Durable Object, D1 and send_email binding, plus the local servers started by
+// tests/e2e/global-setup.mjs. Fakes are swapped in through configuration only.
+//
+// Two runs use it (scripts/test.mjs): vitest.config.mjs with Cloudflare Email Service as the main
+// provider, and vitest.resend.config.mjs with Resend (a local fake) as the main provider.
+import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
+import { readFileSync } from "node:fs";
+
+/**
+ * @param {object} options
+ * @param {string[]} options.include test files of this run
+ * @param {(inject: Function) => Record<string, string>} [options.bindings] vars to add or override
+ */
+export async function engineTestConfig({ include, bindings = () => ({}) }) {
+  const migrations = await readD1Migrations("migrations");
+  return {
+    plugins: [
+      // Ports of the local servers are chosen free at start, so a test run never collides with
+      // `npm start` or another run.
+      cloudflareTest(({ inject }) => ({
+        wrangler: { configPath: "./wrangler.toml" },
+        miniflare: {
+          bindings: {
+            TEST_MIGRATIONS: migrations,
+            MAILDEV_API: `http://127.0.0.1:${inject("maildevWebPort")}`,
+            RESEND_API: `http://127.0.0.1:${inject("resendPort")}`,
+            LITEAPI_WEBHOOK_TOKEN: "test-liteapi-token",
+            OWNER_EMAIL: "owner@example.com",
+            SENDER_EMAIL: "bookings@example.com",
+            SMTP_HOST: "127.0.0.1",
+            SMTP_PORT: String(inject("maildevSmtpPort")),
+            SMTP_TLS: "off",
+            SMTP_USERNAME: "",
+            SMTP_PASSWORD: "",
+            SMTP_TIMEOUT_MS: "5000",
+            // Production pacing: tests assert the 150–160 s gap instead of waiting for it.
+            OUTBOX_GAP_MIN_MS: "150000",
+            OUTBOX_GAP_MAX_MS: "160000",
+            OUTBOX_MAX_ATTEMPTS: "6",
+            MAX_WEBHOOK_BODY_BYTES: "65536",
+            DUFFEL_WEBHOOK_SECRETS: "test-duffel-old-secret test-duffel-secret",
+            GENERIC_WEBHOOK_SECRETS: "whsec_dGVzdC1nZW5lcmljLXNlY3JldC0wMTIzNDU2Nzg5",
+            DUFFEL_API_BASE_URL: `http://127.0.0.1:${inject("supplierApiPort")}`,
+            DUFFEL_API_TOKEN: "test-duffel-token",
+            LITEAPI_DATA_BASE_URL: `http://127.0.0.1:${inject("supplierApiPort")}`,
+            LITEAPI_API_KEY: "test-liteapi-key",
+            STRIPE_WEBHOOK_SECRETS: "whsec_test_stripe_secret",
+            ACTION_SIGNING_KEY: "test-action-signing-key-0123456789abcdef",
+            PUBLIC_BASE_URL: "https://engine.test",
+            BOOKING_SITE_URL: "https://book.example.com",
+            OPERATOR_TOKEN: "test-operator-token",
+            UNSUBSCRIBE_SIGNING_KEY: "test-unsubscribe-signing-key-0123456789abcdef",
+            RESEND_WEBHOOK_SECRETS: "whsec_dGVzdC1yZXNlbmQtd2ViaG9vay1zZWNyZXQtMDEyMzQ1",
+            MARKETING_DAILY_CAP: "3",
+            MARKETING_PER_PERSON_PER_DAY: "1",
+            ...bindings(inject),
+          },
+          // The main provider, wrapped: an RPC service with the send_email binding's `send()`,
+          // forwarding to the real local send_email binding except for recipients whose address
+          // asks for a failure (`+daily-limit@`, `+suppressed@`, `+fail-2@`, …).
+          serviceBindings: {
+            EMAIL: { name: "email-with-faults", entrypoint: "EmailWithFaults" },
+          },
+          email: { send_email: [] },
+          workers: [
+            {
+              name: "email-with-faults",
+              modules: true,
+              script: readFileSync("tests/e2e/email-with-faults.mjs", "utf8"),
+              compatibilityDate: "2026-11-01",
+              email: { send_email: [{ name: "REAL_EMAIL" }] },
+            },
+          ],
+        },
+      })),
+    ],
+    test: {
+      globalSetup: ["./tests/e2e/global-setup.mjs"],
+      setupFiles: ["./tests/e2e/apply-migrations.mjs"],
+      include,
+      testTimeout: 60_000,
+      hookTimeout: 60_000,
+    },
+  };
+}

@@ -1,0 +1,177 @@
+// The outbox under failure, inside workerd with the real Durable Object, D1 and send_email binding
+// (wrapped to fail on command, tests/e2e/email-with-faults.mjs) and a real SMTP server:
+// a transient failure retried then sent once; the attempt ceiling → dead letter → redrive → sent
+// once; a kill between the provider's acceptance and our record; resume of the main provider
+// after its daily-limit reset.
+import { env, introspectWorkflowInstance, runInDurableObject, runDurableObjectAlarm, abortAllDurableObjects, SELF } from "cloudflare:test";
+import { describe, it, expect } from "vitest";
+import { bookingDelivery, eventually, instanceIdFor, outboxState, outboxStub, passClientGap, postLiteapi, rows, runOutbox, unique } from "./helpers.mjs";
+
+async function book(options) {
+  const d = bookingDelivery(options);
+  const instance = await introspectWorkflowInstance(env.JOURNEY, instanceIdFor(d.eventId));
+  try {
+    expect((await postLiteapi(d.body)).status).toBe(202);
+    await instance.waitForStatus("complete");
+  } finally {
+    await instance.dispose();
+  }
+  return d;
+}
+
+/** Enqueues a client booking email straight into the outbox; returns its dedupe key. */
+async function enqueue(to) {
+  const bookingId = unique("BK_");
+  const key = `booking_confirmation:${bookingId}`;
+  const email = {
+    dedupeKey: key,
+    kind: "booking_confirmation",
+    audience: "client",
+    rank: "booking",
+    bookingId,
+    to,
+    subject: "Your stay is confirmed",
+    text: "Hello, your stay is confirmed.",
+    html: "<p>Hello, your stay is confirmed.</p>",
+    messageId: `<${bookingId.toLowerCase()}@example.com>`,
+  };
+  const r = await outboxStub().fetch("https://outbox/enqueue", { method: "POST", body: JSON.stringify(email) });
+  expect(await r.json()).toEqual({ status: "queued" });
+  return key;
+}
+
+const item = (state, key) => state.items.find((i) => i.dedupe_key === key);
+const tries = (state, it) =>
+  state.attempts.filter((t) => t.seq === it.seq).sort((a, b) => a.attempt - b.attempt).map((t) => [t.provider, t.outcome]);
+
+/**
+ * Gives `key` its client turn and waits until that turn ended (not `queued` or `sending`). The
+ * runtime may fire the alarm on its own; an overlapping run is skipped by the outbox, so this
+ * retries until the item moved (and, if given, made `attempts` attempts).
+ */
+async function turn(key, attempts) {
+  return eventually(async () => {
+    const s = await passClientGap();
+    expect(["queued", "sending"]).not.toContain(item(s, key).status);
+    if (attempts !== undefined) expect(item(s, key).attempts).toBe(attempts);
+    return s;
+  });
+}
+
+/** Ends the backoff of `key` now, as if its retry time had come. */
+async function endBackoff(key) {
+  await runInDurableObject(outboxStub(), async (_o, st) => {
+    st.storage.sql.exec("UPDATE queue SET not_before_ms = 0 WHERE dedupe_key = ? AND status = 'waiting'", key);
+  });
+}
+
+async function setState(key, value) {
+  await runInDurableObject(outboxStub(), async (_o, st) => {
+    if (value === null) st.storage.sql.exec("DELETE FROM state WHERE key = ?", key);
+    else st.storage.sql.exec("INSERT INTO state (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", key, value);
+  });
+}
+
+function redrive(dedupeKey, token = "test-operator-token") {
+  return SELF.fetch("https://engine.test/admin/outbox/redrive", {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify({ dedupeKey }),
+  });
+}
+
+describe("outbox failures", () => {
+  it("a transient provider error is retried after its backoff and the email is sent once", async () => {
+    const to = `${unique("t")}+fail-1@example.com`;
+    const key = await enqueue(to);
+    let state = await turn(key);
+    expect(item(state, key)).toMatchObject({ status: "waiting", attempts: 1 });
+    expect(item(state, key).last_error).toMatch(/E_INTERNAL_SERVER_ERROR/);
+    await endBackoff(key);
+    state = await turn(key, 2);
+    expect(item(state, key)).toMatchObject({ status: "sent", attempts: 2, provider: "cloudflare_email" });
+    expect(tries(state, item(state, key))).toEqual([
+      ["cloudflare_email", "failed"],
+      ["cloudflare_email", "sent"],
+    ]);
+    expect(await env.EMAIL.accepted(to)).toEqual({ accepted: 1, calls: 2 });
+  });
+
+  it("the attempt ceiling makes a dead letter and alerts the owner; a redrive sends it once, and a second redrive is refused", async () => {
+    // The wrapped binding fails the first 6 sends to this address; OUTBOX_MAX_ATTEMPTS is 6.
+    const to = `${unique("dead")}+fail-6@example.com`;
+    const d = await book({ email: to });
+    const key = `booking_confirmation:${d.bookingId}`;
+    let state;
+    for (let i = 1; i <= 6; i++) {
+      await endBackoff(key);
+      state = await turn(key, i);
+      expect(item(state, key).attempts).toBe(i);
+    }
+    expect(item(state, key)).toMatchObject({ status: "dead", attempts: 6 });
+    state = await runOutbox();
+    expect(item(state, `owner_email_failed:${key}`)?.status).toBe("sent");
+    expect(await rows("SELECT status, attempts FROM emails WHERE dedupe_key = ?", key)).toEqual([{ status: "dead", attempts: 6 }]);
+
+    // Operator authentication is required.
+    expect((await redrive(key, "wrong")).status).toBe(401);
+    const r = await redrive(key);
+    expect(r.status).toBe(200);
+    expect(await r.json()).toEqual({ status: "queued", dedupeKey: key });
+    // Redriving again is refused (queued, or already sent by an alarm the redrive armed): it can
+    // never be in line twice.
+    const again = await redrive(key);
+    expect(again.status).toBe(409);
+    expect(["queued", "sending", "sent"]).toContain((await again.json()).status);
+    expect((await redrive("booking_confirmation:nope")).status).toBe(404);
+
+    state = await turn(key, 7);
+    const it = item(state, key);
+    expect(it).toMatchObject({ status: "sent", attempts: 7, budget_from: 6, dedupe_key: key });
+    expect(tries(state, it).at(-1)).toEqual(["cloudflare_email", "sent"]);
+    expect(await env.EMAIL.accepted(to)).toEqual({ accepted: 1, calls: 7 });
+    // Sent: a redrive now is refused too.
+    expect((await redrive(key)).status).toBe(409);
+    state = await runOutbox();
+    expect(await rows("SELECT status, attempts FROM emails WHERE dedupe_key = ?", key)).toEqual([{ status: "sent", attempts: 7 }]);
+  });
+
+  it("killed between the provider's acceptance and our record: re-sent with the same dedupe key and marked sent_possibly_twice", async () => {
+    // The first send to this address is accepted by the real binding, then its answer hangs.
+    const to = `${unique("kill")}+hang-once@example.com`;
+    await setState("next_slot_at_ms", 0);
+    const key = await enqueue(to);
+    // The enqueue armed the alarm; the runtime runs it, and it hangs after the hand-over.
+    await eventually(async () => expect((await env.EMAIL.accepted(to)).accepted).toBe(1));
+    expect(item(await outboxState(), key).status).toBe("sending");
+    // Kill the Durable Object mid-alarm: the outcome of the hand-over was never recorded.
+    await abortAllDurableObjects();
+    // The platform retries the interrupted alarm (at-least-once) on a fresh instance.
+    const state = await eventually(async () => {
+      await runDurableObjectAlarm(outboxStub());
+      const s = await outboxState();
+      expect(item(s, key).status).toBe("sent_possibly_twice");
+      return s;
+    });
+    const it = item(state, key);
+    expect(it).toMatchObject({ provider: "cloudflare_email", maybe_handed_to: "cloudflare_email", attempts: 2 });
+    expect(tries(state, it)).toEqual([
+      ["cloudflare_email", "interrupted"],
+      ["cloudflare_email", "sent_possibly_twice"],
+    ]);
+    expect((await env.EMAIL.accepted(to)).accepted).toBe(2);
+  });
+
+  it("the main provider stays paused until its reset, then resumes", async () => {
+    const now = Date.now();
+    await setState("main_paused_until_ms", now + 3_600_000);
+    const during = await enqueue(`${unique("pause")}@example.com`);
+    let state = await turn(during);
+    expect(item(state, during)).toMatchObject({ status: "sent", provider: "smtp", attempts: 1 });
+    // The reset time passes (as at the next UTC day).
+    await setState("main_paused_until_ms", Date.now() - 1);
+    const after = await enqueue(`${unique("resumed")}@example.com`);
+    state = await turn(after);
+    expect(item(state, after)).toMatchObject({ status: "sent", provider: "cloudflare_email", attempts: 1 });
+  });
+});
