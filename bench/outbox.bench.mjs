@@ -15,8 +15,8 @@ const SIZES = String(env.BENCH_OUTBOX_SIZES).split(",").map(Number);
 const REPEATS = Number(env.BENCH_OUTBOX_REPEATS);
 const BATCH = 10_000;
 
-// Rank r → a kind of that rank (there is no marketing kind yet; rank 3 items reuse thank_you).
-const KIND_SQL = "CASE r WHEN 0 THEN 'checkin_day' WHEN 1 THEN 'booking_confirmation' WHEN 2 THEN 'arrival_guide' ELSE 'thank_you' END";
+// Rank r → a kind of that rank.
+const KIND_SQL = "CASE r WHEN 0 THEN 'checkin_day' WHEN 1 THEN 'booking_confirmation' WHEN 2 THEN 'arrival_guide' ELSE 'marketing' END";
 const RANK_NAME_SQL = "CASE r WHEN 0 THEN 'urgent' WHEN 1 THEN 'booking' WHEN 2 THEN 'service' ELSE 'marketing' END";
 
 // Rows i = ?1 … ?2; rank (7i + 3) mod 4, so ranks interleave and the first rank-0 item is not the
@@ -24,7 +24,7 @@ const RANK_NAME_SQL = "CASE r WHEN 0 THEN 'urgent' WHEN 1 THEN 'booking' WHEN 2 
 const FILL = `
 WITH RECURSIVE s(i) AS (SELECT ?1 UNION ALL SELECT i + 1 FROM s WHERE i < ?2),
      t(i, r) AS (SELECT i, (7 * i + 3) % 4 FROM s)
-INSERT INTO queue (dedupe_key, audience, rank, status, email_json, enqueued_at_ms, updated_at_ms)
+INSERT INTO queue (dedupe_key, audience, rank, status, email_json, enqueued_at_ms, updated_at_ms, recipient)
 SELECT ${KIND_SQL} || ':BKBENCH' || i, 'client', r, 'queued',
   json_object(
     'dedupeKey', ${KIND_SQL} || ':BKBENCH' || i,
@@ -38,7 +38,7 @@ SELECT ${KIND_SQL} || ':BKBENCH' || i, 'client', r, 'queued',
     'html', '<p>Hello Testa,</p><p>your stay at <b>Example Harbour Hotel</b> is confirmed.</p><p>Booking BKBENCH' || i || '. Check-in 2026-06-12, check-out 2026-06-15.</p>',
     'messageId', '<bench-' || i || '@example.com>'
   ),
-  ?3, ?3
+  ?3, ?3, 'guest' || i || '@example.com'
 FROM t`;
 
 await applyD1Migrations(env.DB, env.TEST_MIGRATIONS);

@@ -3,7 +3,7 @@
 //! time). An empty `OPERATOR_TOKEN` answers 503 `unavailable` (the API is off); a missing or wrong
 //! token 401 `unauthorized`.
 //!
-//! - `POST /admin/marketing/send`: one campaign to up to 1,000 recipients (body and reply in
+//! - `POST /admin/marketing/send`: one campaign to up to 200 recipients (body and reply in
 //!   [`crate::domain::marketing_email`]). Refused with 503 when `UNSUBSCRIBE_SIGNING_KEY` is empty
 //!   and with 500 `misconfigured` when `PUBLIC_BASE_URL` is not `https://` (loopback `http://` is
 //!   allowed for local development, see
@@ -35,7 +35,7 @@ use crate::store::campaigns::{self, Recorded};
 use serde_json::json;
 use worker::{Env, Headers, Method, Request, RequestInit, Response};
 
-/// Largest accepted `POST /admin/marketing/send` body, bytes (1,000 addresses of 254 characters
+/// Largest accepted `POST /admin/marketing/send` body, bytes (200 addresses of 254 characters
 /// plus a 20,000-character text fit comfortably).
 pub const MAX_SEND_BODY_BYTES: usize = 1 << 20;
 /// Largest accepted `POST /admin/outbox/redrive` body, bytes.

@@ -293,7 +293,7 @@ describe("operator API", () => {
 
   it("checks the suppression list for every recipient of a large campaign (several D1 look-ups)", async () => {
     const prefix = unique("many");
-    const recipients = Array.from({ length: 250 }, (_, i) => `${prefix}-${i}@example.com`);
+    const recipients = Array.from({ length: 200 }, (_, i) => `${prefix}-${i}@example.com`);
     await env.DB.batch(
       recipients.map((to, i) =>
         env.DB.prepare(
@@ -304,9 +304,9 @@ describe("operator API", () => {
     const r = await send(campaign(recipients));
     expect(r.status).toBe(202);
     expect(r.json).toMatchObject({ queued: 0, duplicates: 0, rejected: [] });
-    expect(r.json.skipped).toHaveLength(250);
-    expect(r.json.skipped[249]).toEqual({ email: recipients[249], reason: "suppressed: hard_bounce" });
-    expect(r.json.skipped[200]).toEqual({ email: recipients[200], reason: "suppressed: marketing_unsubscribed" });
+    expect(r.json.skipped).toHaveLength(200);
+    expect(r.json.skipped[199]).toEqual({ email: recipients[199], reason: "suppressed: hard_bounce" });
+    expect(r.json.skipped[100]).toEqual({ email: recipients[100], reason: "suppressed: marketing_unsubscribed" });
     expect(await rows("SELECT COUNT(*) AS n FROM emails WHERE to_addr LIKE ?", `${prefix}-%`)).toEqual([{ n: 0 }]);
   });
 
