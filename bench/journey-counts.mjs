@@ -12,7 +12,7 @@
 import { readFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
 
-export const COUNTED_AT = "48c624e";
+export const COUNTED_AT = "763af04";
 
 export const FUNCTIONS = {
   "src/routes/webhooks.rs": ["read_limited", "liteapi", "ingest", "reject"],
@@ -23,9 +23,11 @@ export const FUNCTIONS = {
   "src/journey/mod.rs": ["deliver", "deliver_once"],
   "src/journey/hotel.rs": ["booked", "record", "run_plan", "make_plan", "scheduled_send", "hotel_location"],
   "src/journey/workflow.rs": ["create"],
-  "src/outbox/mod.rs": ["rearm", "process", "attempt", "hand_over", "sync_records", "fetch", "alarm"],
+  "src/outbox/mod.rs": ["rearm", "process", "gate", "attempt", "hand_over", "learn_suppression", "sync_records", "fetch", "alarm"],
   "src/outbox/client.rs": ["enqueue"],
   "src/outbox/providers.rs": ["send_cloudflare"],
+  "src/outbox/resend.rs": ["send"],
+  "src/store/suppressions.rs": ["get", "record"],
 };
 
 /** The body of the first `fn name` in `source` (brace-matched), or null. */
@@ -85,13 +87,18 @@ export const AWAITS = {
   "src/journey/workflow.rs#create": 1,
   "src/outbox/mod.rs#rearm": 1,
   "src/outbox/mod.rs#process": 4,
-  "src/outbox/mod.rs#attempt": 1,
-  "src/outbox/mod.rs#hand_over": 2,
+  "src/outbox/mod.rs#gate": 1,
+  "src/outbox/mod.rs#attempt": 3,
+  "src/outbox/mod.rs#hand_over": 3,
+  "src/outbox/mod.rs#learn_suppression": 1,
   "src/outbox/mod.rs#sync_records": 1,
-  "src/outbox/mod.rs#fetch": 2,
+  "src/outbox/mod.rs#fetch": 5,
   "src/outbox/mod.rs#alarm": 2,
   "src/outbox/client.rs#enqueue": 3,
-  "src/outbox/providers.rs#send_cloudflare": 1
+  "src/outbox/providers.rs#send_cloudflare": 1,
+  "src/outbox/resend.rs#send": 2,
+  "src/store/suppressions.rs#get": 1,
+  "src/store/suppressions.rs#record": 2
 };
 
 /** Rows: [what, D1 calls, other subrequests, where]. */
@@ -141,20 +148,20 @@ export const JOURNEY_ROWS = [
   ],
   [
     "outbox alarm, per email sent",
-    "1",
-    "1 send_email (2 hand-overs on a daily-limit failover: send_email + 1 SMTP socket)",
-    "outbox/mod.rs `attempt` (SQLite only) then `sync_records` → `emails::record_outcome`",
+    "2 for a client email, 1 for an owner alert",
+    "1 send_email or 1 Resend fetch (2 hand-overs on a failover: + 1 SMTP socket)",
+    "outbox/mod.rs `gate` reads `suppressions::get` for a client email at its turn (marketing caps are SQLite counts), `attempt` (SQLite only), then `sync_records` → `emails::record_outcome`",
   ],
   [
     "**booking.book, end to end** (webhook + journey + 2 immediate emails)",
-    "**13**",
+    "**14**",
     "**5** (1 Workflow create, 2 DO fetches, 2 send_email)",
-    "2 + 2 + 2 + 2 + 3 + 2 × 1; Workflow step state is the engine's own storage, not ours",
+    "2 + 2 + 2 + 2 + 3 + 2 (client email) + 1 (owner alert); Workflow step state is the engine's own storage, not ours",
   ],
   [
     "**per scheduled email** (arrival guide, check-in day, thank-you)",
-    "**5**",
+    "**6**",
     "**2** (1 DO fetch, 1 send_email)",
-    "hotel.rs `scheduled_send`: `bookings::get`, `claim`, enqueue, `mark_queued`, `schedule::decide`; then the outbox's `record_outcome`. Skipped (cancelled/superseded): 2 D1 (`get`, `decide`)",
+    "hotel.rs `scheduled_send`: `bookings::get`, `claim`, enqueue, `mark_queued`, `schedule::decide`; then the outbox's `suppressions::get` and `record_outcome`. Skipped (cancelled/superseded): 2 D1 (`get`, `decide`)",
   ],
 ];

@@ -817,3 +817,69 @@ fn supplier_markup_in_instructions_becomes_plain_text() {
     assert_eq!(plain_instructions("A &amp;lt; B"), "A &lt; B");
     assert_eq!(plain_instructions("  \n\n  "), "");
 }
+
+#[test]
+fn owner_provider_paused_alert_names_the_provider_the_time_and_what_to_do() {
+    use booking_email_engine::domain::content_lock::ContentLock;
+    use booking_email_engine::domain::render::{owner_provider_paused, ProviderPaused};
+    let now = 1_795_961_635_000; // 2026-11-29T…Z
+    let p = ProviderPaused {
+        provider: "smtp",
+        until_ms: now + 3_600_000,
+        reason: "SMTP auth: 535 <bad> credentials",
+        fallback: None,
+        credentials: true,
+        now_ms: now,
+    };
+    let e = owner_provider_paused(&p, &owner(), &branding()).unwrap();
+    assert_eq!(e.kind, EmailKind::OwnerProviderPaused);
+    assert_eq!(e.audience, Audience::Owner);
+    assert_eq!(e.rank, Rank::Urgent);
+    assert_eq!(e.to, owner());
+    // One alert per provider and UTC day.
+    assert_eq!(
+        e.dedupe_key.as_str(),
+        "owner_provider_paused:smtp:2026-11-29"
+    );
+    let next_day = owner_provider_paused(
+        &ProviderPaused {
+            now_ms: now + 86_400_000,
+            ..p.clone()
+        },
+        &owner(),
+        &branding(),
+    )
+    .unwrap();
+    assert_eq!(
+        next_day.dedupe_key.as_str(),
+        "owner_provider_paused:smtp:2026-11-30"
+    );
+    assert!(e.text.contains("2026-11-29 "), "{}", e.text);
+    assert!(e.text.contains("refused the engine's credentials"));
+    assert!(e.text.contains("No other provider is available"));
+    assert!(
+        e.html.contains("535 &#60;bad&#62; credentials"),
+        "{}",
+        e.html
+    );
+    assert!(!e.html.contains("<bad>"));
+    let with_fallback = owner_provider_paused(
+        &ProviderPaused {
+            provider: "resend",
+            fallback: Some("smtp"),
+            credentials: false,
+            ..p
+        },
+        &owner(),
+        &branding(),
+    )
+    .unwrap();
+    assert!(with_fallback
+        .text
+        .contains("Email goes out through smtp meanwhile"));
+    assert!(with_fallback.text.contains("plan, quota or account"));
+    // An owner alert may name internals, never carry placeholders.
+    let lock = ContentLock::from_config("https://engine.example.com", "outbox,workflow");
+    assert!(lock.check(&e).is_ok());
+    assert!(lock.check(&with_fallback).is_ok());
+}
