@@ -467,31 +467,6 @@ struct ResultPage<'a> {
     message: &'a str,
 }
 
-fn escape_html(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            _ => out.push(c),
-        }
-    }
-    out
-}
-
-/// A bare page for the (unreachable in practice) case that a page template fails to render.
-fn fallback_page(title: &str, message: &str) -> String {
-    format!(
-        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{t}</title></head>\
-         <body><h1>{t}</h1><p>{m}</p></body></html>",
-        t = escape_html(title),
-        m = escape_html(message)
-    )
-}
-
 /// The page `GET /unsubscribe/<token>` shows: names the address, says that only marketing email
 /// stops (booking emails still come), and offers a form that POSTs `List-Unsubscribe=One-Click`
 /// to `post_url` (the same URL). Showing it changes nothing: mail scanners pre-fetch links.
@@ -507,7 +482,7 @@ pub fn unsubscribe_confirm_page(email: &str, post_url: &str, brand: &str) -> Str
         value,
     }
     .render()
-    .unwrap_or_else(|e| fallback_page("Unsubscribe", &e.to_string()))
+    .unwrap_or_else(|e| crate::domain::render::fallback_page("Unsubscribe", &e.to_string()))
 }
 
 /// An outcome page of the unsubscribe route (done, invalid link, …). Title and message are
@@ -519,5 +494,5 @@ pub fn unsubscribe_result_page(title: &str, message: &str, brand: &str) -> Strin
         message,
     }
     .render()
-    .unwrap_or_else(|_| fallback_page(title, message))
+    .unwrap_or_else(|_| crate::domain::render::fallback_page(title, message))
 }

@@ -1394,7 +1394,7 @@ fn escape_html(s: &str) -> String {
 }
 
 /// A bare page for the (unreachable in practice) case that a page template fails to render.
-fn fallback_page(title: &str, message: &str) -> String {
+pub(crate) fn fallback_page(title: &str, message: &str) -> String {
     format!(
         "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{t}</title></head>\
          <body><h1>{t}</h1><p>{m}</p></body></html>",

@@ -1,69 +1,31 @@
 // Resend as the main provider (vitest.resend.config.mjs: MAIN_PROVIDER = "resend", RESEND_BASE_URL
 // = the fake Resend API of tests/e2e/global-setup.mjs), inside workerd with the real outbox Durable
 // Object and D1. The SMTP failover server here refuses the engine's password.
-import { env, runInDurableObject, runDurableObjectAlarm, abortAllDurableObjects } from "cloudflare:test";
+import { env, runDurableObjectAlarm, abortAllDurableObjects } from "cloudflare:test";
 import { describe, it, expect } from "vitest";
-import { eventually, outboxState, outboxStub, passClientGap, rows, runOutbox, unique } from "../e2e/helpers.mjs";
-
-async function enqueue(to, text = "Hello, your stay is confirmed.") {
-  const bookingId = unique("BK_");
-  const key = `booking_confirmation:${bookingId}`;
-  const email = {
-    dedupeKey: key,
-    kind: "booking_confirmation",
-    audience: "client",
-    rank: "booking",
-    bookingId,
-    to,
-    subject: "Your stay is confirmed",
-    text,
-    html: `<p>${text}</p>`,
-    messageId: `<${bookingId.toLowerCase()}@example.com>`,
-  };
-  const r = await outboxStub().fetch("https://outbox/enqueue", { method: "POST", body: JSON.stringify(email) });
-  expect(await r.json()).toEqual({ status: "queued" });
-  return key;
-}
-
-const item = (state, key) => state.items.find((i) => i.dedupe_key === key);
-const tries = (state, it) =>
-  state.attempts.filter((t) => t.seq === it.seq).sort((a, b) => a.attempt - b.attempt).map((t) => [t.provider, t.outcome]);
+import {
+  endBackoff,
+  enqueueEmail,
+  eventually,
+  item,
+  outboxState,
+  outboxStub,
+  rows,
+  runOutbox,
+  setOutboxState,
+  tries,
+  turn,
+  unique,
+} from "../e2e/helpers.mjs";
 
 async function resendLog() {
   return (await fetch(`${env.RESEND_API}/_test/log`)).json();
 }
 
-/**
- * Gives `key` its client turn and waits until that turn ended (not `queued` or `sending`). The
- * runtime may fire the alarm on its own; an overlapping run is skipped by the outbox, so this
- * retries until the item moved (and, if given, made `attempts` attempts).
- */
-async function turn(key, attempts) {
-  return eventually(async () => {
-    const s = await passClientGap();
-    expect(["queued", "sending"]).not.toContain(item(s, key).status);
-    if (attempts !== undefined) expect(item(s, key).attempts).toBe(attempts);
-    return s;
-  });
-}
-
-async function endBackoff(key) {
-  await runInDurableObject(outboxStub(), async (_o, st) => {
-    st.storage.sql.exec("UPDATE queue SET not_before_ms = 0 WHERE dedupe_key = ? AND status = 'waiting'", key);
-  });
-}
-
-async function setState(key, value) {
-  await runInDurableObject(outboxStub(), async (_o, st) => {
-    if (value === null) st.storage.sql.exec("DELETE FROM state WHERE key = ?", key);
-    else st.storage.sql.exec("INSERT INTO state (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", key, value);
-  });
-}
-
 describe("Resend as the main provider", () => {
   it("sends with the bearer key and the dedupe key as Idempotency-Key", async () => {
     const to = `${unique("ok")}@example.com`;
-    const key = await enqueue(to);
+    const key = await enqueueEmail(to);
     const state = await turn(key);
     const it = item(state, key);
     expect(it).toMatchObject({ status: "sent", provider: "resend", attempts: 1 });
@@ -77,7 +39,7 @@ describe("Resend as the main provider", () => {
 
   it("a lost answer is retried with the same Idempotency-Key: Resend answers the first result, one delivery, status sent", async () => {
     const to = `${unique("lost")}+lost-response-once@example.com`;
-    const key = await enqueue(to);
+    const key = await enqueueEmail(to);
     let state = await turn(key);
     expect(item(state, key)).toMatchObject({ status: "waiting", maybe_handed_to: "resend" });
     await endBackoff(key);
@@ -96,8 +58,8 @@ describe("Resend as the main provider", () => {
 
   it("killed between Resend's acceptance and our record: the restart retries the same key and the email ends sent, delivered once", async () => {
     const to = `${unique("kill")}+slow-once@example.com`;
-    await setState("next_slot_at_ms", 0);
-    const key = await enqueue(to);
+    await setOutboxState("next_slot_at_ms", 0);
+    const key = await enqueueEmail(to);
     // The enqueue armed the alarm; the runtime runs it, and it hangs after the hand-over.
     await eventually(async () => expect((await resendLog()).deliveries.filter((d) => d.to === to)).toHaveLength(1));
     expect(item(await outboxState(), key).status).toBe("sending");
@@ -119,7 +81,7 @@ describe("Resend as the main provider", () => {
   });
 
   it("rate_limit_exceeded waits at least the 60 s floor (Retry-After 2 s is below it)", async () => {
-    const key = await enqueue(`${unique("rl")}+rate-limit@example.com`);
+    const key = await enqueueEmail(`${unique("rl")}+rate-limit@example.com`);
     const before = Date.now();
     const state = await turn(key);
     const it = item(state, key);
@@ -130,7 +92,7 @@ describe("Resend as the main provider", () => {
 
   it("invalid_to_address drops the email, alerts the owner and suppresses the address for everything", async () => {
     const to = `${unique("bad")}+invalid@example.com`;
-    const key = await enqueue(to);
+    const key = await enqueueEmail(to);
     let state = await turn(key);
     expect(item(state, key)).toMatchObject({ status: "dropped", attempts: 1 });
     expect(item(state, key).last_error).toMatch(/invalid_to_address/);
@@ -140,7 +102,7 @@ describe("Resend as the main provider", () => {
       { reason: "hard_bounce", source: "resend" },
     ]);
     // A later booking email to the same address is skipped at send time, never handed over.
-    const later = await enqueue(to);
+    const later = await enqueueEmail(to);
     state = await turn(later);
     expect(item(state, later)).toMatchObject({ status: "skipped", attempts: 0, last_error: "suppressed: hard_bounce" });
     expect((await resendLog()).requests.filter((r) => r.to === to)).toHaveLength(1);
@@ -148,10 +110,10 @@ describe("Resend as the main provider", () => {
 
   it("daily quota → fail over to SMTP; SMTP refuses our password → SMTP paused and the owner alerted; both resume after their reset", async () => {
     const to = `${unique("quota")}+daily-quota@example.com`;
-    const key = await enqueue(to);
+    const key = await enqueueEmail(to);
     // One alarm (runOutbox would wait for the owner alert, which cannot go out while both
     // providers are paused).
-    await setState("next_slot_at_ms", 0);
+    await setOutboxState("next_slot_at_ms", 0);
     let state = await eventually(async () => {
       await runDurableObjectAlarm(outboxStub());
       const s = await outboxState();
@@ -177,15 +139,15 @@ describe("Resend as the main provider", () => {
     expect(item(state, alertKey)?.status).toBe("queued");
 
     // The main provider's reset passes: the alert and the email go through Resend.
-    await setState("main_paused_until_ms", Date.now() - 1);
+    await setOutboxState("main_paused_until_ms", Date.now() - 1);
     await endBackoff(key);
     state = await turn(alertKey);
     expect(item(state, alertKey)).toMatchObject({ status: "sent", provider: "resend" });
     it = item(state, key);
     // Still refused by the fake quota for this address: it waits again, SMTP still paused.
     expect(it.status).toBe("waiting");
-    const other = await enqueue(`${unique("after-reset")}@example.com`);
-    await setState("main_paused_until_ms", Date.now() - 1);
+    const other = await enqueueEmail(`${unique("after-reset")}@example.com`);
+    await setOutboxState("main_paused_until_ms", Date.now() - 1);
     state = await turn(other);
     expect(item(state, other)).toMatchObject({ status: "sent", provider: "resend", attempts: 1 });
     const sentAlert = (await resendLog()).requests.filter((r) => r.to === "owner@example.com" && r.key === alertKey);

@@ -190,3 +190,85 @@ export async function postGeneric(body, { id = unique("msg_"), secret = GENERIC_
   });
   return { response, id };
 }
+
+/** Posts a `booking.book` delivery and waits for its journey to complete; returns the ids. */
+export async function book(options) {
+  const { introspectWorkflowInstance } = await import("cloudflare:test");
+  const { expect } = await import("vitest");
+  const d = bookingDelivery(options);
+  const instance = await introspectWorkflowInstance(env.JOURNEY, instanceIdFor(d.eventId));
+  try {
+    expect((await postLiteapi(d.body)).status).toBe(202);
+    await instance.waitForStatus("complete");
+  } finally {
+    await instance.dispose();
+  }
+  return d;
+}
+
+/** The queue item of `key` in an outbox state. */
+export function item(state, key) {
+  return state.items.find((i) => i.dedupe_key === key);
+}
+
+/** `[provider, outcome]` of every attempt of a queue item, oldest first. */
+export function tries(state, it) {
+  return state.attempts
+    .filter((t) => t.seq === it.seq)
+    .sort((a, b) => a.attempt - b.attempt)
+    .map((t) => [t.provider, t.outcome]);
+}
+
+/** Enqueues a client booking email straight into the outbox; returns its dedupe key. */
+export async function enqueueEmail(to, text = "Hello, your stay is confirmed.") {
+  const bookingId = unique("BK_");
+  const key = `booking_confirmation:${bookingId}`;
+  const email = {
+    dedupeKey: key,
+    kind: "booking_confirmation",
+    audience: "client",
+    rank: "booking",
+    bookingId,
+    to,
+    subject: "Your stay is confirmed",
+    text,
+    html: `<p>${text}</p>`,
+    messageId: `<${bookingId.toLowerCase()}@example.com>`,
+  };
+  const r = await outboxStub().fetch("https://outbox/enqueue", { method: "POST", body: JSON.stringify(email) });
+  const answer = await r.json();
+  if (answer.status !== "queued") throw new Error(`enqueue of ${key} answered ${JSON.stringify(answer)}`);
+  return key;
+}
+
+/**
+ * Gives `key` its client turn and waits until that turn ended (not `queued` or `sending`). The
+ * runtime may fire the alarm on its own; an overlapping run is skipped by the outbox, so this
+ * retries until the item moved (and, if given, made `attempts` attempts).
+ */
+export async function turn(key, attempts) {
+  return eventually(async () => {
+    const s = await passClientGap();
+    const it = item(s, key);
+    if (!it || ["queued", "sending"].includes(it.status)) throw new Error(`${key} is ${it?.status}`);
+    if (attempts !== undefined && it.attempts !== attempts) throw new Error(`${key}: ${it.attempts} attempts, want ${attempts}`);
+    return s;
+  });
+}
+
+/** Ends the backoff of `key` now, as if its retry time had come. */
+export async function endBackoff(key) {
+  const { runInDurableObject } = await import("cloudflare:test");
+  await runInDurableObject(outboxStub(), async (_o, st) => {
+    st.storage.sql.exec("UPDATE queue SET not_before_ms = 0 WHERE dedupe_key = ? AND status = 'waiting'", key);
+  });
+}
+
+/** Sets (or with `null` deletes) one value of the outbox's `state` table. */
+export async function setOutboxState(key, value) {
+  const { runInDurableObject } = await import("cloudflare:test");
+  await runInDurableObject(outboxStub(), async (_o, st) => {
+    if (value === null) st.storage.sql.exec("DELETE FROM state WHERE key = ?", key);
+    else st.storage.sql.exec("INSERT INTO state (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", key, value);
+  });
+}

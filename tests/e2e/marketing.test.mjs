@@ -11,15 +11,13 @@
 //
 // The outbox's state lives for the whole file: tests use unique addresses and campaign ids, and the
 // daily-cap test runs last (it holds marketing for the rest of the UTC day).
-import { env, SELF, introspectWorkflowInstance, runInDurableObject } from "cloudflare:test";
+import { env, SELF, runInDurableObject } from "cloudflare:test";
 import { describe, it, expect } from "vitest";
 import {
-  bookingDelivery,
-  instanceIdFor,
+  book,
   outboxState,
   outboxStub,
   passClientGap,
-  postLiteapi,
   rows,
   sendThrough,
   unique,
@@ -148,15 +146,8 @@ function bounce(to, type = "Permanent") {
   };
 }
 
-async function book(options) {
-  const d = bookingDelivery(options);
-  const instance = await introspectWorkflowInstance(env.JOURNEY, instanceIdFor(d.eventId));
-  try {
-    expect((await postLiteapi(d.body)).status).toBe(202);
-    await instance.waitForStatus("complete");
-  } finally {
-    await instance.dispose();
-  }
+async function bookGuest(options) {
+  const d = await bookGuest(options);
   return { ...d, key: `booking_confirmation:${d.bookingId}` };
 }
 
@@ -489,7 +480,7 @@ describe("marketing at send time (the outbox)", () => {
     expect((await send(c)).json.queued).toBe(1);
     const key = marketingKey(c.campaign, to);
     expect((await oneClick(await unsubscribeUrlOf(key))).status).toBe(200);
-    const d = await book({ email: to });
+    const d = await bookGuest({ email: to });
     let state = await sendThrough(d.key);
     expect(item(state, d.key)).toMatchObject({ status: "sent" });
     state = await sendThrough(key);
@@ -503,7 +494,7 @@ describe("marketing at send time (the outbox)", () => {
   it("a hard bounce reported by Resend stops booking mail too", async () => {
     const to = `${unique("dead")}@example.com`;
     expect((await postResend(bounce(to))).response.status).toBe(200);
-    const d = await book({ email: to });
+    const d = await bookGuest({ email: to });
     const state = await sendThrough(d.key);
     expect(item(state, d.key)).toMatchObject({ status: "skipped", last_error: "suppressed: hard_bounce" });
   });
@@ -514,7 +505,7 @@ describe("marketing at send time (the outbox)", () => {
     expect((await send(c)).json.queued).toBe(1);
     const key = marketingKey(c.campaign, to);
     // Newer booking mail whose first send fails: it backs off (waiting) and marketing must wait too.
-    const d = await book({ email: `${unique("g")}+fail-1@example.com` });
+    const d = await bookGuest({ email: `${unique("g")}+fail-1@example.com` });
     let state;
     for (let i = 0; i < 20; i++) {
       state = await passClientGap();
@@ -579,7 +570,7 @@ describe("marketing at send time (the outbox)", () => {
     expect(sentToday(state)).toBe(3);
 
     // Booking mail is not held by the marketing cap.
-    const d = await book({ email: `${unique("guest")}@example.com` });
+    const d = await bookGuest({ email: `${unique("guest")}@example.com` });
     state = await sendThrough(d.key);
     expect(item(state, d.key).status).toBe("sent");
     expect(item(state, key).status).toBe("queued");

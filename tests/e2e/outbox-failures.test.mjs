@@ -3,74 +3,23 @@
 // a transient failure retried then sent once; the attempt ceiling → dead letter → redrive → sent
 // once; a kill between the provider's acceptance and our record; resume of the main provider
 // after its daily-limit reset.
-import { env, introspectWorkflowInstance, runInDurableObject, runDurableObjectAlarm, abortAllDurableObjects, SELF } from "cloudflare:test";
+import { env, runDurableObjectAlarm, abortAllDurableObjects, SELF } from "cloudflare:test";
 import { describe, it, expect } from "vitest";
-import { bookingDelivery, eventually, instanceIdFor, outboxState, outboxStub, passClientGap, postLiteapi, rows, runOutbox, unique } from "./helpers.mjs";
-
-async function book(options) {
-  const d = bookingDelivery(options);
-  const instance = await introspectWorkflowInstance(env.JOURNEY, instanceIdFor(d.eventId));
-  try {
-    expect((await postLiteapi(d.body)).status).toBe(202);
-    await instance.waitForStatus("complete");
-  } finally {
-    await instance.dispose();
-  }
-  return d;
-}
-
-/** Enqueues a client booking email straight into the outbox; returns its dedupe key. */
-async function enqueue(to) {
-  const bookingId = unique("BK_");
-  const key = `booking_confirmation:${bookingId}`;
-  const email = {
-    dedupeKey: key,
-    kind: "booking_confirmation",
-    audience: "client",
-    rank: "booking",
-    bookingId,
-    to,
-    subject: "Your stay is confirmed",
-    text: "Hello, your stay is confirmed.",
-    html: "<p>Hello, your stay is confirmed.</p>",
-    messageId: `<${bookingId.toLowerCase()}@example.com>`,
-  };
-  const r = await outboxStub().fetch("https://outbox/enqueue", { method: "POST", body: JSON.stringify(email) });
-  expect(await r.json()).toEqual({ status: "queued" });
-  return key;
-}
-
-const item = (state, key) => state.items.find((i) => i.dedupe_key === key);
-const tries = (state, it) =>
-  state.attempts.filter((t) => t.seq === it.seq).sort((a, b) => a.attempt - b.attempt).map((t) => [t.provider, t.outcome]);
-
-/**
- * Gives `key` its client turn and waits until that turn ended (not `queued` or `sending`). The
- * runtime may fire the alarm on its own; an overlapping run is skipped by the outbox, so this
- * retries until the item moved (and, if given, made `attempts` attempts).
- */
-async function turn(key, attempts) {
-  return eventually(async () => {
-    const s = await passClientGap();
-    expect(["queued", "sending"]).not.toContain(item(s, key).status);
-    if (attempts !== undefined) expect(item(s, key).attempts).toBe(attempts);
-    return s;
-  });
-}
-
-/** Ends the backoff of `key` now, as if its retry time had come. */
-async function endBackoff(key) {
-  await runInDurableObject(outboxStub(), async (_o, st) => {
-    st.storage.sql.exec("UPDATE queue SET not_before_ms = 0 WHERE dedupe_key = ? AND status = 'waiting'", key);
-  });
-}
-
-async function setState(key, value) {
-  await runInDurableObject(outboxStub(), async (_o, st) => {
-    if (value === null) st.storage.sql.exec("DELETE FROM state WHERE key = ?", key);
-    else st.storage.sql.exec("INSERT INTO state (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", key, value);
-  });
-}
+import {
+  book,
+  endBackoff,
+  enqueueEmail,
+  eventually,
+  item,
+  outboxState,
+  outboxStub,
+  rows,
+  runOutbox,
+  setOutboxState,
+  tries,
+  turn,
+  unique,
+} from "./helpers.mjs";
 
 function redrive(dedupeKey, token = "test-operator-token") {
   return SELF.fetch("https://engine.test/admin/outbox/redrive", {
@@ -83,7 +32,7 @@ function redrive(dedupeKey, token = "test-operator-token") {
 describe("outbox failures", () => {
   it("a transient provider error is retried after its backoff and the email is sent once", async () => {
     const to = `${unique("t")}+fail-1@example.com`;
-    const key = await enqueue(to);
+    const key = await enqueueEmail(to);
     let state = await turn(key);
     expect(item(state, key)).toMatchObject({ status: "waiting", attempts: 1 });
     expect(item(state, key).last_error).toMatch(/E_INTERNAL_SERVER_ERROR/);
@@ -139,8 +88,8 @@ describe("outbox failures", () => {
   it("killed between the provider's acceptance and our record: re-sent with the same dedupe key and marked sent_possibly_twice", async () => {
     // The first send to this address is accepted by the real binding, then its answer hangs.
     const to = `${unique("kill")}+hang-once@example.com`;
-    await setState("next_slot_at_ms", 0);
-    const key = await enqueue(to);
+    await setOutboxState("next_slot_at_ms", 0);
+    const key = await enqueueEmail(to);
     // The enqueue armed the alarm; the runtime runs it, and it hangs after the hand-over.
     await eventually(async () => expect((await env.EMAIL.accepted(to)).accepted).toBe(1));
     expect(item(await outboxState(), key).status).toBe("sending");
@@ -164,13 +113,13 @@ describe("outbox failures", () => {
 
   it("the main provider stays paused until its reset, then resumes", async () => {
     const now = Date.now();
-    await setState("main_paused_until_ms", now + 3_600_000);
-    const during = await enqueue(`${unique("pause")}@example.com`);
+    await setOutboxState("main_paused_until_ms", now + 3_600_000);
+    const during = await enqueueEmail(`${unique("pause")}@example.com`);
     let state = await turn(during);
     expect(item(state, during)).toMatchObject({ status: "sent", provider: "smtp", attempts: 1 });
     // The reset time passes (as at the next UTC day).
-    await setState("main_paused_until_ms", Date.now() - 1);
-    const after = await enqueue(`${unique("resumed")}@example.com`);
+    await setOutboxState("main_paused_until_ms", Date.now() - 1);
+    const after = await enqueueEmail(`${unique("resumed")}@example.com`);
     state = await turn(after);
     expect(item(state, after)).toMatchObject({ status: "sent", provider: "cloudflare_email", attempts: 1 });
   });

@@ -1,35 +1,17 @@
 // The outbox Durable Object: owner alerts at once, client mail paced, sends through the EMAIL
 // binding, daily-limit failover to a real SMTP server, records in D1.
-import { env, introspectWorkflowInstance } from "cloudflare:test";
+import { env } from "cloudflare:test";
 import { describe, it, expect } from "vitest";
 import {
-  bookingDelivery,
-  instanceIdFor,
+  book,
+  item,
   outboxState,
-  postLiteapi,
   rows,
   runOutbox,
   sendThrough,
   smtpInbox,
   unique,
 } from "./helpers.mjs";
-
-async function book(options) {
-  const d = bookingDelivery(options);
-  const instance = await introspectWorkflowInstance(env.JOURNEY, instanceIdFor(d.eventId));
-  try {
-    const r = await postLiteapi(d.body);
-    expect(r.status).toBe(202);
-    await instance.waitForStatus("complete");
-  } finally {
-    await instance.dispose();
-  }
-  return d;
-}
-
-function item(state, key) {
-  return state.items.find((i) => i.dedupe_key === key);
-}
 
 describe("outbox", () => {
   it("sends the owner alert at once and the confirmation through EMAIL, recording both in D1", async () => {
