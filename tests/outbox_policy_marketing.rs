@@ -3,8 +3,8 @@
 
 use booking_email_engine::domain::email::Rank;
 use booking_email_engine::domain::marketing::{
-    count_on_utc_day, may_send, same_utc_day, utc_day, MarketingDecision, MarketingPolicy,
-    SkipReason, Suppression, BOOKING_MAIL_RECHECK_MS,
+    count_on_utc_day, may_send, same_utc_day, utc_day, DeferReason, MarketingDecision,
+    MarketingPolicy, SkipReason, Suppression, BOOKING_MAIL_RECHECK_MS,
 };
 use chrono::NaiveDate;
 use proptest::prelude::*;
@@ -63,7 +63,10 @@ fn the_daily_cap_defers_to_the_next_utc_day() {
     assert_eq!(total, 3);
     assert_eq!(
         may_send(LAST_SECOND, total, 0, Suppression::None, false, POLICY),
-        MarketingDecision::Defer { until_ms: MIDNIGHT }
+        MarketingDecision::Defer {
+            until_ms: MIDNIGHT,
+            reason: DeferReason::DailyCap
+        }
     );
     // At 00:00:00 those sends are yesterday's: send.
     let total = count_on_utc_day(MIDNIGHT, &sends);
@@ -79,7 +82,10 @@ fn the_daily_cap_defers_to_the_next_utc_day() {
     );
     assert_eq!(
         may_send(JUNE_12, 9, 0, Suppression::None, false, POLICY),
-        MarketingDecision::Defer { until_ms: MIDNIGHT }
+        MarketingDecision::Defer {
+            until_ms: MIDNIGHT,
+            reason: DeferReason::DailyCap
+        }
     );
     // A cap of 0 pauses marketing.
     let paused = MarketingPolicy {
@@ -88,7 +94,10 @@ fn the_daily_cap_defers_to_the_next_utc_day() {
     };
     assert_eq!(
         may_send(JUNE_12, 0, 0, Suppression::None, false, paused),
-        MarketingDecision::Defer { until_ms: MIDNIGHT }
+        MarketingDecision::Defer {
+            until_ms: MIDNIGHT,
+            reason: DeferReason::DailyCap
+        }
     );
 }
 
@@ -104,9 +113,12 @@ fn one_per_person_per_day() {
             false,
             POLICY
         ),
-        MarketingDecision::Skip(SkipReason::AlreadySentToday)
+        MarketingDecision::Defer {
+            until_ms: MIDNIGHT,
+            reason: DeferReason::PersonAlreadyServed
+        }
     );
-    // The next UTC day they may get one again.
+    // The second one waits for the next UTC day (not lost); that day they may get one again.
     assert_eq!(
         may_send(
             MIDNIGHT,
@@ -128,7 +140,10 @@ fn one_per_person_per_day() {
     );
     assert_eq!(
         may_send(JUNE_12, 2, 2, Suppression::None, false, two),
-        MarketingDecision::Skip(SkipReason::AlreadySentToday)
+        MarketingDecision::Defer {
+            until_ms: MIDNIGHT,
+            reason: DeferReason::PersonAlreadyServed
+        }
     );
     assert_eq!(MarketingPolicy::default().per_person_per_day, 1);
 }
@@ -188,18 +203,25 @@ fn marketing_never_goes_ahead_of_booking_mail() {
     assert_eq!(
         may_send(JUNE_12, 0, 0, Suppression::None, true, POLICY),
         MarketingDecision::Defer {
-            until_ms: JUNE_12 + BOOKING_MAIL_RECHECK_MS
+            until_ms: JUNE_12 + BOOKING_MAIL_RECHECK_MS,
+            reason: DeferReason::BookingMailWaiting
         }
     );
     // Cap reached and booking mail waiting: the longer wait (next day) wins.
     assert_eq!(
         may_send(JUNE_12, 3, 0, Suppression::None, true, POLICY),
-        MarketingDecision::Defer { until_ms: MIDNIGHT }
+        MarketingDecision::Defer {
+            until_ms: MIDNIGHT,
+            reason: DeferReason::DailyCap
+        }
     );
-    // The person already got one: skipped, booking mail or not.
+    // The person already got one today: theirs waits for the next UTC day, booking mail or not.
     assert_eq!(
         may_send(JUNE_12, 0, 1, Suppression::None, true, POLICY),
-        MarketingDecision::Skip(SkipReason::AlreadySentToday)
+        MarketingDecision::Defer {
+            until_ms: MIDNIGHT,
+            reason: DeferReason::PersonAlreadyServed
+        }
     );
 }
 
@@ -219,10 +241,10 @@ proptest! {
         let d = may_send(now, total, person, sup, waiting, policy);
         let allowed = sup == Suppression::None && person < per && total < cap && !waiting;
         prop_assert_eq!(d == MarketingDecision::Send, allowed);
-        if let MarketingDecision::Defer { until_ms } = d {
+        if let MarketingDecision::Defer { until_ms, reason } = d {
             prop_assert!(until_ms > now);
-            // Deferred for the cap → exactly the next UTC midnight.
-            if total >= cap {
+            // Deferred for the cap or the person → exactly the next UTC midnight.
+            if reason != DeferReason::BookingMailWaiting {
                 prop_assert_eq!(until_ms % DAY, 0);
                 prop_assert!(until_ms - now <= DAY);
                 prop_assert!(!same_utc_day(now, until_ms));

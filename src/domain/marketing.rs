@@ -108,8 +108,20 @@ impl Suppression {
 pub enum SkipReason {
     /// The address is suppressed for marketing.
     Suppressed(Suppression),
-    /// The person already received their marketing email(s) for this UTC day.
-    AlreadySentToday,
+}
+
+/// Why a marketing email waits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DeferReason {
+    /// Today's cap of marketing emails (all recipients) is reached: the whole marketing lane
+    /// waits for the next UTC day.
+    DailyCap,
+    /// The person already received their marketing email(s) today: this one email waits for the
+    /// next UTC day (a second campaign the same day reaches them tomorrow, it is not lost).
+    PersonAlreadyServed,
+    /// Booking mail is waiting: marketing never goes ahead of it.
+    BookingMailWaiting,
 }
 
 /// What to do with one marketing email now.
@@ -118,9 +130,9 @@ pub enum SkipReason {
 pub enum MarketingDecision {
     /// Send it (in its turn, through the paced client lane).
     Send,
-    /// Not now; ask again at `until_ms` (daily cap reached → the next UTC midnight; booking mail
-    /// waiting → [`BOOKING_MAIL_RECHECK_MS`] later).
-    Defer { until_ms: i64 },
+    /// Not now; ask again at `until_ms` (cap reached or person served → the next UTC midnight;
+    /// booking mail waiting → [`BOOKING_MAIL_RECHECK_MS`] later).
+    Defer { until_ms: i64, reason: DeferReason },
     /// Do not send it.
     Skip(SkipReason),
 }
@@ -153,10 +165,12 @@ pub fn count_on_utc_day(now_ms: i64, sent_at_ms: &[i64]) -> u32 {
 /// Decides one marketing email at `now_ms`. Checks, in order:
 ///
 /// 1. suppression (unsubscribe, hard bounce, complaint) → `Skip(Suppressed)`;
-/// 2. the person already got `per_person_per_day` marketing emails today → `Skip(AlreadySentToday)`
-///    (one chance a day: tomorrow's campaign is another email);
-/// 3. today's total reached `daily_cap` → `Defer` to the next UTC midnight;
-/// 4. booking (non-marketing client) mail is waiting → `Defer` by [`BOOKING_MAIL_RECHECK_MS`];
+/// 2. the person already got `per_person_per_day` marketing emails today →
+///    `Defer(PersonAlreadyServed)` to the next UTC midnight (only this email waits);
+/// 3. today's total reached `daily_cap` → `Defer(DailyCap)` to the next UTC midnight (the whole
+///    marketing lane waits);
+/// 4. booking (non-marketing client) mail is waiting → `Defer(BookingMailWaiting)` by
+///    [`BOOKING_MAIL_RECHECK_MS`];
 /// 5. otherwise `Send`.
 ///
 /// The counts are of marketing emails sent on the UTC day of `now_ms`.
@@ -172,16 +186,21 @@ pub fn may_send(
         return MarketingDecision::Skip(SkipReason::Suppressed(suppressed));
     }
     if sent_today_to_person >= policy.per_person_per_day {
-        return MarketingDecision::Skip(SkipReason::AlreadySentToday);
+        return MarketingDecision::Defer {
+            until_ms: next_utc_midnight(now_ms),
+            reason: DeferReason::PersonAlreadyServed,
+        };
     }
     if sent_today_total >= policy.daily_cap {
         return MarketingDecision::Defer {
             until_ms: next_utc_midnight(now_ms),
+            reason: DeferReason::DailyCap,
         };
     }
     if booking_mail_waiting {
         return MarketingDecision::Defer {
             until_ms: now_ms.saturating_add(BOOKING_MAIL_RECHECK_MS),
+            reason: DeferReason::BookingMailWaiting,
         };
     }
     MarketingDecision::Send

@@ -36,7 +36,7 @@ pub mod smtp;
 use crate::config::{Config, MainProvider, DB_BINDING};
 use crate::domain::content_lock::{self, ContentLock};
 use crate::domain::email::{Audience, DedupeKey, EmailStatus, OutgoingEmail, Rank};
-use crate::domain::marketing::{self, MarketingDecision, SkipReason, Suppression};
+use crate::domain::marketing::{self, DeferReason, MarketingDecision, SkipReason, Suppression};
 use crate::domain::outbox::{
     after_failure_with_hint, choose_provider, classify_cloudflare_code, merge_maybe_handed_over,
     next_wake, status_after_success, AfterFailure, Availability, Provider, ProviderChoice,
@@ -612,17 +612,26 @@ impl Outbox {
                 cfg.marketing,
             ) {
                 MarketingDecision::Send => {}
-                MarketingDecision::Skip(reason) => {
-                    let reason = match reason {
-                        SkipReason::AlreadySentToday => {
-                            "already received a marketing email today (UTC)".to_string()
-                        }
-                        SkipReason::Suppressed(s) => format!("suppressed: {}", s.as_str()),
-                    };
+                MarketingDecision::Skip(SkipReason::Suppressed(s)) => {
+                    let reason = format!("suppressed: {}", s.as_str());
                     self.park(row.seq, EmailStatus::Skipped.as_str(), 0, &reason, now)?;
                     return Ok(Some(()));
                 }
-                MarketingDecision::Defer { until_ms } => {
+                MarketingDecision::Defer {
+                    until_ms,
+                    reason: DeferReason::PersonAlreadyServed,
+                } => {
+                    // This one email waits for the next UTC day; others keep going.
+                    self.park(
+                        row.seq,
+                        "waiting",
+                        until_ms,
+                        "one marketing email per person per UTC day: waits for the next day",
+                        now,
+                    )?;
+                    return Ok(Some(()));
+                }
+                MarketingDecision::Defer { until_ms, .. } => {
                     // The email stays queued in its place; the lane skips marketing until then.
                     self.set_state(MARKETING_HELD_UNTIL, until_ms)?;
                     return Ok(Some(()));
