@@ -368,3 +368,54 @@ fn the_project_hotel_emails_pass_and_raw_templates_do_not() {
         "{r:?}"
     );
 }
+
+#[test]
+fn an_unsubscribe_path_cannot_carry_another_engine_path() {
+    let token = unsubscribe::sign("guest@example.com", "marketing", b"k");
+    // Allowed: the token alone, also at a sentence end or inside quotes/brackets.
+    for ok in [
+        format!("{BASE}/unsubscribe/{token}"),
+        format!("Unsubscribe: {BASE}/unsubscribe/{token}, any time."),
+        format!("<a href=\"{BASE}/unsubscribe/{token}\">unsubscribe</a>"),
+        format!("({BASE}/unsubscribe/{token})"),
+    ] {
+        assert!(lock().check(&client("x", &ok, "")).is_ok(), "{ok}");
+    }
+    // Refused: traversal, encoded traversal, more path, a query, an empty token.
+    for bad in [
+        format!("{BASE}/unsubscribe/../webhooks/generic"),
+        format!("{BASE}/unsubscribe/%2e%2e/health"),
+        format!("{BASE}/unsubscribe/{token}/../../health"),
+        format!("{BASE}/unsubscribe/a..b"),
+        format!("{BASE}/unsubscribe/.hidden"),
+        format!("{BASE}/unsubscribe/{token}?next=/health"),
+        format!("{BASE}/unsubscribe/ and more"),
+    ] {
+        let v = lock().check(&client("x", &bad, "")).unwrap_err();
+        assert!(
+            v.iter().any(|v| matches!(v, LockViolation::AdminUrl(_))),
+            "{bad}: {v:?}"
+        );
+    }
+}
+
+#[test]
+fn invisible_and_full_width_characters_do_not_hide_a_violation() {
+    for (text, want) in [
+        ("Our work\u{200b}flow is live", "internal"),
+        ("out\u{00ad}box", "internal"),
+        ("Dur\u{200d}able\u{2060} Object", "internal"),
+        ("Dear {\u{200b}{ first_name }\u{200b}},", "placeholder"),
+        ("Dear \u{ff5b}\u{ff5b} name \u{ff5d}\u{ff5d}", "placeholder"),
+        ("see /\u{202e}admin", "admin"),
+        ("\u{ff0f}actions\u{ff0f}abc", "action"),
+    ] {
+        let v = lock().check(&client("x", text, "")).unwrap_err();
+        let found = describe(&v).to_lowercase();
+        assert!(found.contains(want), "{text:?}: {found}");
+    }
+    // The same characters in ordinary text change nothing.
+    assert!(lock()
+        .check(&client("x", "Caf\u{00e9}\u{200b} \u{ff21}BC", ""))
+        .is_ok());
+}

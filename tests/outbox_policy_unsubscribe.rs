@@ -263,6 +263,11 @@ fn one_click_multipart_bodies() {
     let wrong_name = "--b\r\nContent-Disposition: form-data; name=\"List-Subscribe\"\r\n\r\nOne-Click\r\n--b--\r\n";
     assert!(!is_one_click_body(wrong_name));
     assert!(!is_one_click_body("--b\r\n--b--"));
+    // The part's name is `other`; only its file name ends in list-unsubscribe.
+    let file_name = "--b\r\nContent-Disposition: form-data; name=\"other\"; filename=\"list-unsubscribe\"\r\n\r\nOne-Click\r\n--b--\r\n";
+    assert!(!is_one_click_body(file_name));
+    let unquoted = "--b\r\nContent-Disposition: form-data; name=List-Unsubscribe\r\n\r\nOne-Click\r\n--b--\r\n";
+    assert!(is_one_click_body(unquoted));
 }
 
 proptest! {

@@ -196,6 +196,7 @@ fn a_permanent_bounce_is_a_hard_bounce_for_every_recipient() {
                 "Permanent/General: The recipient's mail server permanently rejected the email."
                     .into()
             ),
+            not_addresses: vec![],
         }
     );
 }
@@ -286,10 +287,10 @@ fn malformed_reports_name_the_field() {
         (
             {
                 let mut v = bounced(json!({"type": "Permanent"}));
-                v["data"]["to"] = json!(["guest@example.com", "not-an-address"]);
+                v["data"]["to"] = json!(["not-an-address", "nor this"]);
                 v
             },
-            "data.to[1]",
+            "data.to[0]",
         ),
         (
             {
@@ -335,4 +336,30 @@ fn malformed_reports_name_the_field() {
     );
     assert!(matches!(parse_event(b"{"), Err(ParseError::Json(_))));
     assert_eq!(parse_event(b"[]").unwrap_err(), ParseError::NotAnObject);
+}
+
+#[test]
+fn a_bounce_with_one_odd_entry_still_suppresses_the_usable_addresses() {
+    let mut v = bounced(json!({"type": "Permanent"}));
+    v["data"]["to"] = json!(["guest@example.com", "not-an-address"]);
+    match parse(&v).unwrap().report {
+        Report::Suppress {
+            reason,
+            addresses,
+            not_addresses,
+            ..
+        } => {
+            assert_eq!(reason, Suppression::HardBounce);
+            assert_eq!(
+                addresses.iter().map(|a| a.as_str()).collect::<Vec<_>>(),
+                ["guest@example.com"]
+            );
+            assert_eq!(not_addresses.len(), 1);
+            assert!(
+                not_addresses[0].starts_with("data.to[1]: "),
+                "{not_addresses:?}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
 }

@@ -20,6 +20,10 @@
 //! placeholders: an unrendered template is a bug whoever reads it.
 //!
 //! Matching details (documented decisions):
+//! - Characters that render as nothing (zero-width, soft hyphen, bidi controls) are removed and
+//!   full-width ASCII forms folded before matching; look-alikes of other scripts are not.
+//! - A public engine path passes only as `/unsubscribe/<one opaque token>` ending the URL:
+//!   `/unsubscribe/../health` or `/unsubscribe/<token>/x` are admin URLs.
 //! - Markers and URLs are matched ASCII case-insensitively; HTML is read after decoding the entities
 //!   that can hide a `/` or `:` (`&#47;`, `&#x2f;`, `&sol;`, `&#58;`, `&#x3a;`, `&colon;`) and
 //!   `&nbsp;`.
@@ -171,8 +175,16 @@ impl ContentLock {
         html: &str,
     ) -> Result<(), Vec<LockViolation>> {
         let mut found: Vec<LockViolation> = Vec::new();
-        let html = decode_hiding_entities(html);
-        for (part, is_html) in [(subject, false), (text, false), (html.as_str(), true)] {
+        let html = fold_hiding_characters(&decode_hiding_entities(html));
+        let (subject, text) = (
+            fold_hiding_characters(subject),
+            fold_hiding_characters(text),
+        );
+        for (part, is_html) in [
+            (subject.as_str(), false),
+            (text.as_str(), false),
+            (html.as_str(), true),
+        ] {
             if !owner_alert {
                 self.scan_links(part, &mut found);
                 self.scan_names(part, &mut found);
@@ -291,10 +303,51 @@ fn host_matches(lower: &str, marker: &str) -> Vec<(usize, usize)> {
                 Some(b'.') => !bytes.get(e + 1).is_some_and(|b| b.is_ascii_alphanumeric()),
                 Some(_) => true,
             };
-            let public = PUBLIC_ENGINE_PATHS
-                .iter()
-                .any(|p| lower[e..].starts_with(p));
+            let public = PUBLIC_ENGINE_PATHS.iter().any(|p| {
+                lower[e..]
+                    .strip_prefix(p)
+                    .is_some_and(is_public_engine_token)
+            });
             before_ok && after_ok && !public
+        })
+        .collect()
+}
+
+/// `true` when `rest` (what follows a public engine path such as `/unsubscribe/`) starts with one
+/// opaque token (`A–Z a–z 0–9 - _ .`, not starting with `.`, no `..`) that ends the URL: nothing
+/// may follow it but a delimiter or sentence punctuation. So `…/unsubscribe/<token>` passes, while
+/// `…/unsubscribe/../health`, `…/unsubscribe/%2e%2e/x` or `…/unsubscribe/x/y` stay admin URLs.
+fn is_public_engine_token(rest: &str) -> bool {
+    let len = rest
+        .bytes()
+        .take_while(|&b| is_ascii_word(b) || b == b'.')
+        .count();
+    let token = &rest[..len];
+    if token.is_empty() || token.starts_with('.') || token.contains("..") {
+        return false;
+    }
+    match rest[len..].chars().next() {
+        None => true,
+        Some(c) => is_delimiter(c) || matches!(c, ',' | ';' | ':' | '!'),
+    }
+}
+
+/// Characters that render as nothing (zero-width spaces and joiners, soft hyphen, word joiner,
+/// BOM, bidirectional controls) are removed, and full-width ASCII forms (`｛`, `ｗ`, …) are mapped to
+/// ASCII, so `work\u{200b}flow` or `｛｛ name ｝｝` cannot slip past the rules. Look-alike letters
+/// of other scripts (Cyrillic `о` for `o`) are not folded: that needs Unicode confusables data, and
+/// the text is the engine's own templates or the operator's.
+fn fold_hiding_characters(s: &str) -> String {
+    s.chars()
+        .filter(|&c| {
+            !matches!(c,
+                '\u{00AD}' | '\u{034F}' | '\u{180E}' | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}'
+                | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{2069}' | '\u{FEFF}')
+        })
+        .map(|c| match c {
+            '\u{FF01}'..='\u{FF5E}' => char::from_u32(c as u32 - 0xFEE0).unwrap_or(c),
+            '\u{3000}' => ' ',
+            _ => c,
         })
         .collect()
 }

@@ -133,8 +133,10 @@ text_newtype!(
     128
 );
 
-/// An email address, checked for the shape `local@domain` (no spaces, one `@`, a dot in the domain,
-/// ≤ 254 characters). The domain is lower-cased; the local part is kept as given.
+/// An email address, checked for the shape `local@domain`: one `@`, ≤ 254 characters, no spaces,
+/// no unquoted specials (`"(),:;<>[]\`), no invisible characters, no leading, trailing or double
+/// dot in the local part, a domain of letters (any script), digits, `-` and dots with at least one
+/// dot. The domain is lower-cased; the local part is kept as given.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
 pub struct EmailAddress(String);
@@ -146,15 +148,35 @@ impl EmailAddress {
         let (local, domain) = value
             .rsplit_once('@')
             .ok_or(InvalidValue::NotAnEmailAddress)?;
+        // Unquoted RFC 5322 specials, and characters that render as nothing (zero-width, soft
+        // hyphen, bidi controls, BOM): never in an address we send to. Quoted local parts
+        // (`"a b"@x`) and IP-literal domains (`a@[127.0.0.1]`) are valid mail syntax but are not
+        // accepted: no guest uses them and providers treat them inconsistently.
+        let refused = |c: char| {
+            c.is_whitespace()
+                || matches!(
+                    c,
+                    '<' | '>' | ',' | '"' | '(' | ')' | ';' | ':' | '[' | ']' | '\\'
+                )
+                || matches!(c,
+                    '\u{00AD}' | '\u{034F}' | '\u{180E}' | '\u{200B}'..='\u{200F}'
+                    | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{2069}'
+                    | '\u{FEFF}')
+        };
         let ok = !local.is_empty()
             && !domain.is_empty()
             && !local.contains('@')
+            && !local.starts_with('.')
+            && !local.ends_with('.')
+            && !local.contains("..")
             && domain.contains('.')
             && !domain.starts_with('.')
             && !domain.ends_with('.')
-            && !value
+            && !domain.contains("..")
+            && domain
                 .chars()
-                .any(|c| c.is_whitespace() || c == '<' || c == '>' || c == ',');
+                .all(|c| c.is_alphanumeric() || c == '-' || c == '.')
+            && !value.chars().any(refused);
         if !ok {
             return Err(InvalidValue::NotAnEmailAddress);
         }
@@ -522,4 +544,53 @@ pub struct JourneyParams {
     /// sleep (a Workflow replays its body after each sleep).
     pub received_at_ms: i64,
     pub event: SupplierEvent,
+}
+
+#[cfg(test)]
+mod email_address_tests {
+    use super::*;
+
+    #[test]
+    fn ordinary_addresses_parse_and_keep_their_local_part() {
+        for (raw, want) in [
+            ("guest@example.com", "guest@example.com"),
+            (
+                "  Guest.Name+tag@Example.COM ",
+                "Guest.Name+tag@example.com",
+            ),
+            ("o'brien@mail.example.ie", "o'brien@mail.example.ie"),
+            ("uni-ü@exämple.com", "uni-ü@exämple.com"),
+            ("a@b-c.example", "a@b-c.example"),
+        ] {
+            assert_eq!(EmailAddress::parse(raw).unwrap().as_str(), want, "{raw}");
+        }
+    }
+
+    #[test]
+    fn specials_invisible_characters_and_odd_dots_are_refused() {
+        for raw in [
+            "quote\"x@example.com",
+            "semi;x@example.com",
+            "paren(comment)@example.com",
+            "colon:x@example.com",
+            "back\\slash@example.com",
+            "zwsp\u{200b}@example.com",
+            "rtl\u{202e}@example.com",
+            "soft\u{00ad}hyphen@example.com",
+            "ip@[127.0.0.1]",
+            ".dot@example.com",
+            "dot.@example.com",
+            "two..dots@example.com",
+            "x@example..com",
+            "x@exa_mple.com",
+            "x@localhost",
+            "a b@example.com",
+            "<x@example.com>",
+            "x@example.com,y@example.com",
+            "@example.com",
+            "x@",
+        ] {
+            assert!(EmailAddress::parse(raw).is_err(), "{raw:?} was accepted");
+        }
+    }
 }

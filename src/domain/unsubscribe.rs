@@ -214,9 +214,18 @@ fn is_one_click_multipart(body: &str) -> bool {
         };
         let named = head.lines().any(|line| {
             let l = line.to_ascii_lowercase();
-            l.starts_with("content-disposition:")
-                && l.contains("form-data")
-                && (l.contains("name=\"list-unsubscribe\"") || l.contains("name=list-unsubscribe"))
+            let Some(params) = l.strip_prefix("content-disposition:") else {
+                return false;
+            };
+            // `form-data; name="list-unsubscribe"`: the `name` parameter itself, never a
+            // `filename=` that happens to end in it.
+            let mut parts = params.split(';').map(str::trim);
+            parts.next() == Some("form-data")
+                && parts.any(|p| {
+                    p.split_once('=').is_some_and(|(k, v)| {
+                        k.trim() == "name" && v.trim().trim_matches('"') == "list-unsubscribe"
+                    })
+                })
         });
         named
             && value

@@ -272,6 +272,45 @@ struct StatusRow {
     status: String,
 }
 
+/// `GET /state` query: `status`, `dedupe_key`, `limit`.
+#[derive(Debug, Default)]
+struct ViewFilter {
+    status: Option<String>,
+    dedupe_key: Option<String>,
+    limit: Option<u32>,
+}
+
+impl ViewFilter {
+    fn from_url(url: &worker::Url) -> std::result::Result<Self, String> {
+        let mut f = ViewFilter::default();
+        for (k, v) in url.query_pairs() {
+            match k.as_ref() {
+                "status" => {
+                    if EmailStatus::parse(&v).is_none() {
+                        return Err(format!("status {v:?} is not an email status (queued, waiting, sending, sent, sent_possibly_twice, dead, dropped, blocked, skipped)"));
+                    }
+                    f.status = Some(v.into_owned());
+                }
+                "dedupe_key" => f.dedupe_key = Some(v.into_owned()),
+                "limit" => {
+                    f.limit = Some(
+                        v.parse::<u32>()
+                            .ok()
+                            .filter(|n| (1..=500).contains(n))
+                            .ok_or_else(|| format!("limit {v:?} is not a number from 1 to 500"))?,
+                    )
+                }
+                other => {
+                    return Err(format!(
+                        "unknown query parameter {other:?} (status, dedupe_key, limit)"
+                    ))
+                }
+            }
+        }
+        Ok(f)
+    }
+}
+
 /// `POST /redrive` body.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -1072,15 +1111,44 @@ impl Outbox {
         }
     }
 
-    fn view(&self) -> Result<serde_json::Value> {
-        let items: Vec<ItemView> = self.rows(
-            &format!("SELECT {ITEM_COLUMNS} FROM queue ORDER BY seq DESC LIMIT 200"),
-            vec![],
-        )?;
+    /// `GET /state`: counts by status, provider and lane state, and the newest items (default 200,
+    /// at most 500) with their attempts, optionally only those of one `status` or one
+    /// `dedupe_key`. `truncated` is true when more items match than are listed. An operator view
+    /// (a `status` filter scans the queue); never used by the alarm.
+    fn view(&self, filter: &ViewFilter) -> Result<serde_json::Value> {
+        let limit = filter.limit.unwrap_or(200).clamp(1, 500);
+        let mut query = format!("SELECT {ITEM_COLUMNS} FROM queue");
+        let mut binds: Vec<V> = Vec::new();
+        let mut conditions = Vec::new();
+        if let Some(status) = &filter.status {
+            conditions.push("status = ?");
+            binds.push(status.as_str().into());
+        }
+        if let Some(key) = &filter.dedupe_key {
+            conditions.push("dedupe_key = ?");
+            binds.push(key.as_str().into());
+        }
+        if !conditions.is_empty() {
+            query.push_str(&format!(" WHERE {}", conditions.join(" AND ")));
+        }
+        query.push_str(&format!(" ORDER BY seq DESC LIMIT {}", limit + 1));
+        let mut items: Vec<ItemView> = self.rows(&query, binds)?;
+        let truncated = items.len() > limit as usize;
+        items.truncate(limit as usize);
+        let (low, high) = match (items.last(), items.first()) {
+            (Some(l), Some(h)) => (l.seq, h.seq),
+            _ => (0, -1),
+        };
         let attempts: Vec<AttemptView> = self.rows(
-            "SELECT seq, attempt, provider, at_ms, outcome, error FROM attempts ORDER BY seq DESC, attempt DESC LIMIT 400",
-            vec![],
+            "SELECT seq, attempt, provider, at_ms, outcome, error FROM attempts WHERE seq BETWEEN ? AND ? \
+             ORDER BY seq DESC, attempt DESC LIMIT 2000",
+            vec![low.into(), high.into()],
         )?;
+        let listed: std::collections::HashSet<i64> = items.iter().map(|i| i.seq).collect();
+        let attempts: Vec<AttemptView> = attempts
+            .into_iter()
+            .filter(|a| listed.contains(&a.seq))
+            .collect();
         let counts: Vec<StatusCount> = self.rows(
             "SELECT status, COUNT(*) AS n FROM queue GROUP BY status",
             vec![],
@@ -1095,6 +1163,7 @@ impl Outbox {
                 "ms": self.get_state(LAST_ALARM_MS)?,
             },
             "counts": counts.into_iter().map(|c| (c.status, c.n)).collect::<std::collections::BTreeMap<_, _>>(),
+            "truncated": truncated,
             "items": items,
             "attempts": attempts,
         }))
@@ -1154,7 +1223,13 @@ impl DurableObject for Outbox {
                 self.rearm(now).await?;
                 Ok(resp)
             }
-            (Method::Get, "/state") => Response::from_json(&self.view()?),
+            (Method::Get, "/state") => match ViewFilter::from_url(&req.url()?) {
+                Ok(filter) => Response::from_json(&self.view(&filter)?),
+                Err(message) => json_response(
+                    400,
+                    json!({"error": "invalid_payload", "message": message, "field": "query"}),
+                ),
+            },
             (Method::Get, "/email") => {
                 // The rendered email as queued, for inspection (owner pages, tests).
                 let url = req.url()?;

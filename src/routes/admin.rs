@@ -19,8 +19,10 @@
 //!   (`POST https://outbox/redrive`); its status and JSON body are returned unchanged (200
 //!   `{"status":"queued","dedupeKey"}`, 404 `not_found`, 409 `conflict` when the email is not a
 //!   dead letter).
-//! - `GET /admin/outbox`: the outbox's own view (`GET https://outbox/state`: queue items, attempts,
-//!   next client slot, provider pause), unchanged.
+//! - `GET /admin/outbox[?status=<status>][&dedupe_key=<key>][&limit=<1–500>]`: the outbox's own
+//!   view (`GET https://outbox/state`: queue items newest first, their attempts, counts by status,
+//!   next client slot, provider pauses), unchanged; `truncated` says when more items match than
+//!   were listed (e.g. `?status=dead` finds every dead letter to redrive).
 
 use super::webhooks::{now_ms, read_limited};
 use super::{config, ApiError};
@@ -190,5 +192,11 @@ pub async fn outbox_redrive(mut req: Request, env: &Env) -> Result<Response, Api
 pub async fn outbox_state(req: Request, env: &Env) -> Result<Response, ApiError> {
     let cfg = config(env)?;
     authorize(&req, &cfg)?;
-    forward(env, Method::Get, "/state", None).await
+    // `?status=dead`, `?dedupe_key=…`, `?limit=…` pass through to the outbox's view.
+    let query = req
+        .url()?
+        .query()
+        .map(|q| format!("?{q}"))
+        .unwrap_or_default();
+    forward(env, Method::Get, &format!("/state{query}"), None).await
 }

@@ -25,8 +25,10 @@ pub enum ApiError {
     TooLarge { size: usize, limit: usize },
     #[error("not found")]
     NotFound,
-    #[error("method not allowed")]
-    MethodNotAllowed,
+    /// The path exists; the method does not. Carries the allowed methods for the `Allow` header
+    /// (RFC 9110 §15.5.6), e.g. `"POST"`.
+    #[error("method not allowed; this path accepts {0}")]
+    MethodNotAllowed(&'static str),
     #[error("engine misconfigured: {0}")]
     Config(#[from] ConfigError),
     /// Storage or platform failure: the supplier should retry (5xx).
@@ -47,7 +49,7 @@ impl ApiError {
             ApiError::BadRequest { .. } => (400, "invalid_payload"),
             ApiError::TooLarge { .. } => (413, "payload_too_large"),
             ApiError::NotFound => (404, "not_found"),
-            ApiError::MethodNotAllowed => (405, "method_not_allowed"),
+            ApiError::MethodNotAllowed(_) => (405, "method_not_allowed"),
             ApiError::Config(_) => (500, "misconfigured"),
             ApiError::Unavailable(_) => (503, "unavailable"),
         };
@@ -61,7 +63,11 @@ impl ApiError {
         if status >= 500 {
             worker::console_error!("{}: {}", code, self);
         }
-        Ok(Response::from_json(&body)?.with_status(status))
+        let response = Response::from_json(&body)?.with_status(status);
+        if let ApiError::MethodNotAllowed(allow) = &self {
+            response.headers().set("allow", allow)?;
+        }
+        Ok(response)
     }
 }
 
@@ -89,22 +95,27 @@ pub async fn handle(req: Request, env: Env) -> Result<Response> {
         (
             _,
             "/webhooks/liteapi" | "/webhooks/duffel" | "/webhooks/generic" | "/webhooks/stripe",
-        ) => Err(ApiError::MethodNotAllowed),
+        ) => Err(ApiError::MethodNotAllowed("POST")),
         (Method::Post, "/webhooks/resend") => resend::resend(req, &env).await,
-        (_, "/webhooks/resend") => Err(ApiError::MethodNotAllowed),
+        (_, "/webhooks/resend") => Err(ApiError::MethodNotAllowed("POST")),
         (Method::Post, "/admin/marketing/send") => admin::marketing_send(req, &env).await,
         (Method::Post, "/admin/outbox/redrive") => admin::outbox_redrive(req, &env).await,
         (Method::Get, "/admin/outbox") => admin::outbox_state(req, &env).await,
-        (_, "/admin/marketing/send" | "/admin/outbox/redrive" | "/admin/outbox") => {
-            Err(ApiError::MethodNotAllowed)
+        (_, "/admin/marketing/send" | "/admin/outbox/redrive") => {
+            Err(ApiError::MethodNotAllowed("POST"))
         }
-        (Method::Get, p) if p.starts_with("/unsubscribe/") => {
+        (_, "/admin/outbox") => Err(ApiError::MethodNotAllowed("GET")),
+        // HEAD answers like GET (the runtime drops the body): link checkers see a live link.
+        (Method::Get | Method::Head, p) if p.starts_with("/unsubscribe/") => {
             let token = p.trim_start_matches("/unsubscribe/").to_string();
             unsubscribe::confirm(req, &env, &token).await
         }
         (Method::Post, p) if p.starts_with("/unsubscribe/") => {
             let token = p.trim_start_matches("/unsubscribe/").to_string();
             unsubscribe::unsubscribe(req, &env, &token).await
+        }
+        (_, p) if p.starts_with("/unsubscribe/") => {
+            Err(ApiError::MethodNotAllowed("GET, HEAD, POST"))
         }
         (Method::Get, p) if p.starts_with("/actions/") => {
             let token = p.trim_start_matches("/actions/").to_string();

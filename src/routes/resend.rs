@@ -11,10 +11,14 @@
 //!    `rejected`, then 400 naming the field;
 //! 4. store in `raw_events` (source `resend`, event id = `svix-id`, unique): `received` for a
 //!    bounce or complaint (the outcome is in `suppressions`), `ignored` for any other event;
-//! 5. record the suppressions — also for a duplicate delivery (recording is idempotent and never
-//!    downgrades), so a delivery that failed midway and is retried still takes effect.
+//! 5. record the suppressions — also for a duplicate delivery with the same body (recording is
+//!    idempotent and never downgrades), so a delivery that failed midway and is retried still
+//!    takes effect; a duplicate id with a different body is answered `duplicate` and not acted on
+//!    (the first delivery stands: only it is stored).
 //!
-//! Answers (JSON): 200 `{"status":"recorded","eventId","reason","suppressed":[addresses]}`,
+//! Answers (JSON): 200 `{"status":"recorded","eventId","reason","suppressed":[addresses],
+//! "onRecord":[{"email","reason"}] (the reason now on record: a complaint is never replaced by a
+//! hard bounce), "notAddresses":["data.to[<i>]: <problem>"]}`,
 //! 200 `{"status":"ignored","eventId","message"}`, 200 `{"status":"duplicate","eventId"}`, and the
 //! shared error shapes (400, 401, 413, 503 — Resend retries 5xx).
 
@@ -72,6 +76,12 @@ pub async fn resend(mut req: Request, env: &Env) -> Result<Response, ApiError> {
     let (event_id, event) = match parsed {
         Ok(ok) => ok,
         Err(e) => {
+            // The row keeps event_id NULL (a later valid delivery of the id is still processed);
+            // the id goes into the error text and the kept headers, to match it to Resend's log.
+            let error = match signed.id.as_deref() {
+                Some(id) => format!("(svix-id {}) {e}", id.chars().take(256).collect::<String>()),
+                None => e.to_string(),
+            };
             raw_events::insert(
                 &db,
                 &NewRawEvent {
@@ -79,7 +89,7 @@ pub async fn resend(mut req: Request, env: &Env) -> Result<Response, ApiError> {
                     event_id: None,
                     event_name: None,
                     status: "rejected",
-                    error: Some(&e.to_string()),
+                    error: Some(&error),
                     headers_json: &headers_json,
                     body: &text,
                     received_at_ms,
@@ -110,6 +120,14 @@ pub async fn resend(mut req: Request, env: &Env) -> Result<Response, ApiError> {
         },
     )
     .await?;
+    if !inserted && !raw_events::same_body(&db, Source::Resend, event_id.as_str(), &text).await? {
+        // Same id, other body: the first delivery stands; this one changes nothing.
+        return Ok(Response::from_json(&json!({
+            "status": "duplicate",
+            "eventId": event_id.as_str(),
+            "message": "this event id was delivered before with a different body; the first delivery stands and this one is not acted on",
+        }))?);
+    }
     let reply = match event.report {
         Report::Ignored(message) => json!({
             "status": "ignored",
@@ -120,9 +138,11 @@ pub async fn resend(mut req: Request, env: &Env) -> Result<Response, ApiError> {
             reason,
             addresses,
             detail,
+            not_addresses,
         } => {
+            let mut kept = Vec::with_capacity(addresses.len());
             for address in &addresses {
-                suppressions::record(
+                let now = suppressions::record(
                     &db,
                     address.as_str(),
                     reason,
@@ -131,16 +151,20 @@ pub async fn resend(mut req: Request, env: &Env) -> Result<Response, ApiError> {
                     received_at_ms,
                 )
                 .await?;
+                kept.push(json!({"email": address.as_str(), "reason": now.as_str()}));
             }
             json!({
                 "status": "recorded",
                 "eventId": event_id.as_str(),
                 "reason": reason.as_str(),
                 "suppressed": addresses.iter().map(|a| a.as_str()).collect::<Vec<_>>(),
+                "onRecord": kept,
+                "notAddresses": not_addresses,
             })
         }
     };
     if !inserted {
+        // A true redelivery: applied again above (idempotent, never downgrades).
         return Ok(Response::from_json(
             &json!({"status": "duplicate", "eventId": event_id.as_str()}),
         )?);

@@ -100,7 +100,8 @@ pub async fn confirm(req: Request, env: &Env, token: &str) -> Result<Response, A
         Ok(ok) => ok,
         Err(resp) => return resp,
     };
-    let post_url = req.url()?.to_string();
+    // A relative action (the path only): the page never trusts the request's Host header.
+    let post_url = req.path();
     html(
         200,
         unsubscribe_confirm_page(&claims.email, &post_url, &brand),

@@ -18,11 +18,17 @@ use serde_json::json;
 use worker::{D1Database, Env, Request, Response};
 
 /// Request headers worth keeping with a raw event (never `authorization` or signatures' secrets).
-const KEPT_HEADERS: [&str; 4] = [
+/// Headers kept with every stored delivery: what helps match it to the sender's dashboard and
+/// replay it. Signatures are not kept (they are secrets-derived and useless once verified).
+const KEPT_HEADERS: [&str; 8] = [
     "content-type",
     "content-length",
     "user-agent",
     "x-request-id",
+    "webhook-id",
+    "webhook-timestamp",
+    "svix-id",
+    "svix-timestamp",
 ];
 
 pub(super) fn kept_headers(req: &Request) -> String {

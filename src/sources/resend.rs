@@ -40,7 +40,9 @@
 //! - Any other `type` → ignored (stored, acknowledged, nothing recorded).
 //!
 //! `data.to` may be an array or a single string; an entry may carry a display name
-//! (`Name <addr>`). Errors name the field: `type`, `data`, `data.to`, `data.to[<i>]`,
+//! (`Name <addr>`). Entries that are not addresses are skipped and reported when at least one
+//! entry is usable (a bounce is never lost for one odd entry). Errors name the field: `type`,
+//! `data`, `data.to`, `data.to[<i>]` (when no entry is usable),
 //! `data.bounce`, `data.bounce.type`.
 
 use super::signature::{self, SignatureError};
@@ -126,6 +128,8 @@ pub enum Report {
         reason: Suppression,
         addresses: Vec<EmailAddress>,
         detail: Option<String>,
+        /// `data.to` entries that are not addresses (`data.to[<i>]: <problem>`), skipped.
+        not_addresses: Vec<String>,
     },
     /// Nothing to record; the message says why (e.g. `a Transient bounce is not a hard bounce`).
     Ignored(String),
@@ -169,7 +173,10 @@ fn bare_address(raw: &str) -> &str {
     }
 }
 
-fn recipients(data: &Map<String, Value>) -> Result<Vec<EmailAddress>, ParseError> {
+/// The usable addresses of `data.to`, and the entries that are not addresses (as
+/// `data.to[<i>]: <problem>`). A report with some usable addresses is acted on for those (a bounce
+/// must not be lost because one entry is odd); with none it is an error naming the first entry.
+fn recipients(data: &Map<String, Value>) -> Result<(Vec<EmailAddress>, Vec<String>), ParseError> {
     let entries: Vec<(String, &str)> = match data.get("to") {
         None | Some(Value::Null) => return Err(ParseError::Missing("data.to".into())),
         Some(Value::String(s)) => vec![("data.to".to_string(), s.as_str())],
@@ -186,17 +193,27 @@ fn recipients(data: &Map<String, Value>) -> Result<Vec<EmailAddress>, ParseError
     if entries.is_empty() {
         return Err(invalid("data.to", "must list at least one address"));
     }
-    entries
-        .into_iter()
-        .map(|(field, raw)| {
-            EmailAddress::parse(bare_address(raw)).map_err(|e| invalid(field, e.to_string()))
-        })
-        .collect()
+    let mut good = Vec::new();
+    let mut bad: Vec<(String, String)> = Vec::new();
+    for (field, raw) in entries {
+        match EmailAddress::parse(bare_address(raw)) {
+            Ok(a) => good.push(a),
+            Err(e) => bad.push((field, e.to_string())),
+        }
+    }
+    if good.is_empty() {
+        let (field, reason) = bad.swap_remove(0);
+        return Err(invalid(field, reason));
+    }
+    Ok((
+        good,
+        bad.into_iter().map(|(f, r)| format!("{f}: {r}")).collect(),
+    ))
 }
 
 fn bounce_report(
     data: &Map<String, Value>,
-    addresses: Vec<EmailAddress>,
+    (addresses, not_addresses): (Vec<EmailAddress>, Vec<String>),
 ) -> Result<Report, ParseError> {
     let bounce = match data.get("bounce") {
         None | Some(Value::Null) => None,
@@ -237,6 +254,7 @@ fn bounce_report(
         reason: Suppression::HardBounce,
         addresses,
         detail,
+        not_addresses,
     })
 }
 
@@ -263,11 +281,15 @@ pub fn parse_event(body: &[u8]) -> Result<ResendEvent, ParseError> {
         .map(str::to_string);
     let report = match (event_type.as_str(), data) {
         ("email.bounced", Some(d)) => bounce_report(d, recipients(d)?)?,
-        ("email.complained", Some(d)) => Report::Suppress {
-            reason: Suppression::Complaint,
-            addresses: recipients(d)?,
-            detail: Some("the recipient marked the email as spam".into()),
-        },
+        ("email.complained", Some(d)) => {
+            let (addresses, not_addresses) = recipients(d)?;
+            Report::Suppress {
+                reason: Suppression::Complaint,
+                addresses,
+                detail: Some("the recipient marked the email as spam".into()),
+                not_addresses,
+            }
+        }
         (other, _) => Report::Ignored(format!(
             "event {other:?} is stored; only email.bounced and email.complained are acted on"
         )),

@@ -29,7 +29,8 @@ pub async fn get(db: &D1Database, email: &str) -> Result<Suppression> {
 /// Records `reason` for `email` unless a stronger reason is already on record (complaint >
 /// hard bounce > marketing unsubscribe; see [`Suppression::max`]). `source` says where the fact
 /// came from (`unsubscribe_link`, `smtp`, `resend_webhook`, `operator`); `detail` is free text
-/// (e.g. the SMTP reply). Idempotent. `Suppression::None` records nothing.
+/// (e.g. the SMTP reply). Idempotent. `Suppression::None` records nothing. Returns the reason on
+/// record afterwards (the stronger of the old and the new).
 pub async fn record(
     db: &D1Database,
     email: &str,
@@ -37,14 +38,14 @@ pub async fn record(
     source: &str,
     detail: Option<&str>,
     now_ms: i64,
-) -> Result<()> {
-    if reason == Suppression::None {
-        return Ok(());
-    }
+) -> Result<Suppression> {
     let email = email.trim().to_ascii_lowercase();
+    if reason == Suppression::None {
+        return get(db, &email).await;
+    }
     let current = get(db, &email).await?;
     if current.max(reason) != reason || current == reason {
-        return Ok(());
+        return Ok(current.max(reason));
     }
     db.prepare(
         "INSERT INTO suppressions (email, reason, source, detail, created_at_ms, updated_at_ms) \
@@ -60,5 +61,5 @@ pub async fn record(
     ])?
     .run()
     .await?;
-    Ok(())
+    Ok(reason)
 }

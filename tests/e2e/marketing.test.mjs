@@ -327,7 +327,15 @@ describe("one-click unsubscribe", () => {
     expect(page.headers.get("cache-control")).toBe("no-store");
     const html = await page.text();
     expect(html).toContain(to);
-    expect(html).toContain(`<form method="post" action="${url}"`);
+    // A relative action: the page never builds a URL from the request's Host header.
+    expect(html).toContain(`<form method="post" action="${new URL(url).pathname}"`);
+    const forged = await SELF.fetch(url.replace("https://engine.test", "https://evil.example"));
+    expect(await forged.text()).not.toContain("evil.example");
+    // HEAD is a live link (link checkers); other methods are 405 with Allow.
+    expect((await SELF.fetch(url, { method: "HEAD" })).status).toBe(200);
+    const put = await SELF.fetch(url, { method: "PUT" });
+    expect(put.status).toBe(405);
+    expect(put.headers.get("allow")).toBe("GET, HEAD, POST");
     expect(html).toContain('<input type="hidden" name="List-Unsubscribe" value="One-Click">');
     expect(html).toContain("Emails about your bookings");
     // A second GET (a scanner) still changes nothing.
@@ -403,7 +411,14 @@ describe("Resend webhooks", () => {
     const payload = bounce(to);
     const { response, id } = await postResend(payload);
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ status: "recorded", eventId: id, reason: "hard_bounce", suppressed: [to] });
+    expect(await response.json()).toEqual({
+      status: "recorded",
+      eventId: id,
+      reason: "hard_bounce",
+      suppressed: [to],
+      onRecord: [{ email: to, reason: "hard_bounce" }],
+      notAddresses: [],
+    });
     expect(await suppression(to)).toEqual({
       reason: "hard_bounce",
       source: "resend_webhook",
@@ -415,6 +430,29 @@ describe("Resend webhooks", () => {
     const again = await postResend(payload, { id });
     expect(again.response.status).toBe(200);
     expect(await again.response.json()).toEqual({ status: "duplicate", eventId: id });
+    // The same id with another body: the first delivery stands, nothing is acted on.
+    const other = `${unique("other")}@example.com`;
+    const reused = await postResend({ type: "email.complained", data: { to: [other] } }, { id });
+    expect(await reused.response.json()).toMatchObject({ status: "duplicate", eventId: id, message: expect.stringMatching(/different body/) });
+    expect(await suppression(other)).toBeUndefined();
+  });
+
+  it("a bounce listing one odd entry still suppresses the usable address and reports the other", async () => {
+    const to = `${unique("partial")}@example.com`;
+    const payload = bounce(to);
+    payload.data.to = [to, "not an address"];
+    const { response } = await postResend(payload);
+    expect(response.status).toBe(200);
+    const body = await response.json();
+    expect(body).toMatchObject({ status: "recorded", suppressed: [to] });
+    expect(body.notAddresses).toHaveLength(1);
+    expect(body.notAddresses[0]).toMatch(/^data\.to\[1\]: /);
+    expect((await suppression(to)).reason).toBe("hard_bounce");
+    // A complaint on record is not replaced by a later hard bounce, and the reply says so.
+    const complainer = `${unique("c")}@example.com`;
+    await postResend({ type: "email.complained", data: { to: [complainer] } });
+    const later = await postResend(bounce(complainer));
+    expect((await later.response.json()).onRecord).toEqual([{ email: complainer, reason: "complaint" }]);
   });
 
   it("a complaint (webhook-* header names) records a complaint; a soft bounce and other events record nothing", async () => {
@@ -463,9 +501,12 @@ describe("Resend webhooks", () => {
     const missing = await postResend(noTo);
     expect(missing.response.status).toBe(400);
     expect(await missing.response.json()).toMatchObject({ error: "invalid_payload", field: "data.to" });
-    const rejected = await rows("SELECT status, error FROM raw_events WHERE source = 'resend' AND status = 'rejected' ORDER BY id");
+    const rejected = await rows("SELECT status, error, headers_json FROM raw_events WHERE source = 'resend' AND status = 'rejected' ORDER BY id");
     expect(rejected.length).toBeGreaterThanOrEqual(2);
     expect(rejected.at(-1).error).toContain("data.to");
+    // The delivery's id is kept, to match it to Resend's log and replay it.
+    expect(rejected.at(-1).error).toContain(`(svix-id ${missing.id})`);
+    expect(JSON.parse(rejected.at(-1).headers_json)["svix-id"]).toBe(missing.id);
   });
 });
 

@@ -62,6 +62,18 @@ describe("outbox failures", () => {
     expect(item(state, `owner_email_failed:${key}`)?.status).toBe("sent");
     expect(await rows("SELECT status, attempts FROM emails WHERE dedupe_key = ?", key)).toEqual([{ status: "dead", attempts: 6 }]);
 
+    // The operator finds every dead letter, however long the queue.
+    const admin = (query) =>
+      SELF.fetch(`https://engine.test/admin/outbox${query}`, { headers: { authorization: "Bearer test-operator-token" } });
+    const dead = await (await admin("?status=dead&limit=5")).json();
+    expect(dead.items.map((i) => i.dedupe_key)).toContain(key);
+    expect(dead.items.every((i) => i.status === "dead")).toBe(true);
+    expect(dead.attempts.filter((a) => a.seq === item(dead, key).seq)).toHaveLength(6);
+    const one = await (await admin(`?dedupe_key=${encodeURIComponent(key)}`)).json();
+    expect(one).toMatchObject({ truncated: false, items: [{ dedupe_key: key, status: "dead" }] });
+    const bad = await admin("?status=lost");
+    expect(bad.status).toBe(400);
+    expect((await bad.json()).message).toMatch(/not an email status/);
     // Operator authentication is required.
     expect((await redrive(key, "wrong")).status).toBe(401);
     const r = await redrive(key);

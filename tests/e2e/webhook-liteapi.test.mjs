@@ -146,6 +146,8 @@ describe("liteAPI webhook", () => {
     const { SELF } = await import("cloudflare:test");
     const get = await SELF.fetch("https://engine.test/webhooks/liteapi");
     expect(get.status).toBe(405);
+    expect(get.headers.get("allow")).toBe("POST");
+    expect(await get.json()).toMatchObject({ error: "method_not_allowed", message: expect.stringContaining("POST") });
     const missing = await SELF.fetch("https://engine.test/nope");
     expect(missing.status).toBe(404);
     expect(await missing.json()).toMatchObject({ error: "not_found" });
