@@ -2,7 +2,19 @@
 // with a web inbox (maildev) and `wrangler dev`, then prints where to look and how to post a sample
 // webhook. Ctrl-C stops everything.
 import { join } from "node:path";
+import { createServer } from "node:net";
 import { root, nodeBin, step, run, background, waitForHttp } from "./lib.mjs";
+
+/** Resolves when `port` on 127.0.0.1 can be listened on; rejects naming the port otherwise. */
+function portFree(port, what) {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", (e) =>
+      reject(new Error(`port ${port} (${what}) is in use (${e.code}): stop whatever holds it, or choose another port (see README "Two commands")`)),
+    );
+    server.listen(port, "127.0.0.1", () => server.close(resolve));
+  });
+}
 
 // Set up whatever is missing first (one Node process, so Ctrl-C / SIGTERM reach this script's own
 // handlers and its children are stopped with it).
@@ -24,6 +36,16 @@ function stopAll(code) {
 }
 process.on("SIGINT", () => stopAll(0));
 process.on("SIGTERM", () => stopAll(0));
+// `npm start` killed on its own (a process manager, `kill <npm pid>`) does not always pass the
+// signal on: when this script's parent goes away, stop everything too.
+const parent = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parent) stopAll(0);
+}, 1000).unref();
+
+// Checked before anything starts: another server on the port would answer /health and make the
+// engine look started.
+await step(`port ${ENGINE_PORT} is free for the engine`, () => portFree(ENGINE_PORT, "ENGINE_PORT"));
 
 await step(`local SMTP server + web inbox (maildev, SMTP :${SMTP_PORT}, inbox :${INBOX_PORT})`, async () => {
   try {

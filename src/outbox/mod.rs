@@ -1246,7 +1246,10 @@ impl DurableObject for Outbox {
                     Some(r) => Response::from_json(&serde_json::from_str::<serde_json::Value>(
                         &r.email_json,
                     )?),
-                    None => Response::error("no such email", 404),
+                    None => json_response(
+                        404,
+                        json!({"error": "not_found", "message": format!("no email with dedupe key {key:?} in the outbox")}),
+                    ),
                 }
             }
             _ => Response::error("not found", 404),

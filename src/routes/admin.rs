@@ -19,6 +19,9 @@
 //!   (`POST https://outbox/redrive`); its status and JSON body are returned unchanged (200
 //!   `{"status":"queued","dedupeKey"}`, 404 `not_found`, 409 `conflict` when the email is not a
 //!   dead letter).
+//! - `GET /admin/outbox/email?dedupe_key=<key>`: one queued email as rendered (subject, text,
+//!   HTML, extra headers such as `List-Unsubscribe`), e.g. to inspect one the content lock
+//!   blocked; 404 when the outbox has no such key.
 //! - `GET /admin/outbox[?status=<status>][&dedupe_key=<key>][&limit=<1–500>]`: the outbox's own
 //!   view (`GET https://outbox/state`: queue items newest first, their attempts, counts by status,
 //!   next client slot, provider pauses), unchanged; `truncated` says when more items match than
@@ -199,4 +202,25 @@ pub async fn outbox_state(req: Request, env: &Env) -> Result<Response, ApiError>
         .map(|q| format!("?{q}"))
         .unwrap_or_default();
     forward(env, Method::Get, &format!("/state{query}"), None).await
+}
+
+/// `GET /admin/outbox/email?dedupe_key=…` (see the module docs).
+pub async fn outbox_email(req: Request, env: &Env) -> Result<Response, ApiError> {
+    let cfg = config(env)?;
+    authorize(&req, &cfg)?;
+    let url = req.url()?;
+    let key = url
+        .query_pairs()
+        .find(|(k, _)| k == "dedupe_key")
+        .map(|(_, v)| v.into_owned())
+        .filter(|k| !k.trim().is_empty())
+        .ok_or_else(|| ApiError::BadRequest {
+            message: "the query parameter dedupe_key is required".into(),
+            field: Some("dedupe_key".into()),
+        })?;
+    let mut target = worker::Url::parse("https://outbox/email")
+        .map_err(|e| ApiError::Unavailable(e.to_string()))?;
+    target.query_pairs_mut().append_pair("dedupe_key", &key);
+    let path = format!("/email?{}", target.query().unwrap_or_default());
+    forward(env, Method::Get, &path, None).await
 }

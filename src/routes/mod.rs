@@ -101,10 +101,11 @@ pub async fn handle(req: Request, env: Env) -> Result<Response> {
         (Method::Post, "/admin/marketing/send") => admin::marketing_send(req, &env).await,
         (Method::Post, "/admin/outbox/redrive") => admin::outbox_redrive(req, &env).await,
         (Method::Get, "/admin/outbox") => admin::outbox_state(req, &env).await,
+        (Method::Get, "/admin/outbox/email") => admin::outbox_email(req, &env).await,
         (_, "/admin/marketing/send" | "/admin/outbox/redrive") => {
             Err(ApiError::MethodNotAllowed("POST"))
         }
-        (_, "/admin/outbox") => Err(ApiError::MethodNotAllowed("GET")),
+        (_, "/admin/outbox" | "/admin/outbox/email") => Err(ApiError::MethodNotAllowed("GET")),
         // HEAD answers like GET (the runtime drops the body): link checkers see a live link.
         (Method::Get | Method::Head, p) if p.starts_with("/unsubscribe/") => {
             let token = p.trim_start_matches("/unsubscribe/").to_string();

@@ -152,9 +152,19 @@ describe("outbox", () => {
       expect(alert?.status).toBe("sent");
     }
     expect(state.items.find((i) => i.dedupe_key === leaky.dedupeKey).last_error).toMatch(/action/i);
-    // The rendered body is kept for inspection.
-    const kept = await (await stub.fetch(`https://outbox/email?dedupe_key=${encodeURIComponent(leaky.dedupeKey)}`)).json();
+    // The rendered body is kept for inspection, and the operator can read it.
+    const { SELF } = await import("cloudflare:test");
+    const inspect = (key, token = "test-operator-token") =>
+      SELF.fetch(`https://engine.test/admin/outbox/email?dedupe_key=${encodeURIComponent(key)}`, { headers: { authorization: `Bearer ${token}` } });
+    const kept = await (await inspect(leaky.dedupeKey)).json();
     expect(kept.text).toContain("/actions/abc.def");
+    expect((await inspect(leaky.dedupeKey, "wrong")).status).toBe(401);
+    const missing = await inspect("booking_confirmation:nope");
+    expect(missing.status).toBe(404);
+    expect((await missing.json()).error).toBe("not_found");
+    const noKey = await SELF.fetch("https://engine.test/admin/outbox/email", { headers: { authorization: "Bearer test-operator-token" } });
+    expect(noKey.status).toBe(400);
+    expect((await noKey.json()).field).toBe("dedupe_key");
   });
 
   it("a suppressed recipient is dropped with its reason and the owner is alerted; a provider error is retried after a jittered backoff", async () => {
