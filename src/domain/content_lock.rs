@@ -41,6 +41,7 @@
 //! - Placeholders inside `<style>…</style>` are ignored (CSS nests braces: `@media{a{b:c}}`); the
 //!   templates use inline styles only, so this never hides a real placeholder.
 
+use crate::domain::cut_bytes;
 use crate::domain::email::{Audience, OutgoingEmail};
 use std::fmt;
 
@@ -371,19 +372,7 @@ fn token_around(text: &str, start: usize, end: usize) -> String {
         .char_indices()
         .find(|&(_, c)| is_delimiter(c))
         .map_or(text.len(), |(i, _)| end + i);
-    cut(&text[from..to], QUOTE_MAX).to_string()
-}
-
-/// At most `max` bytes of `s`, on a char boundary.
-fn cut(s: &str, max: usize) -> &str {
-    if s.len() <= max {
-        return s;
-    }
-    let mut i = max;
-    while !s.is_char_boundary(i) {
-        i -= 1;
-    }
-    &s[..i]
+    cut_bytes(&text[from..to], QUOTE_MAX).to_string()
 }
 
 /// `true` when the words of `name` (single-space separated, lower-case) occur in `lower` as whole
@@ -476,7 +465,7 @@ fn scan_placeholders(s: &str, out: &mut Vec<LockViolation>) {
         let rest = &s[i..];
         if OPENERS.iter().any(|o| rest.starts_with(o)) {
             // Quote up to the first closer (or `}` for `${…}`) if it is near, else a short stretch.
-            let window = cut(rest, QUOTE_MAX);
+            let window = cut_bytes(rest, QUOTE_MAX);
             let close = CLOSERS
                 .iter()
                 .filter_map(|c| window[2..].find(c).map(|j| 2 + j + c.len()))
@@ -486,7 +475,7 @@ fn scan_placeholders(s: &str, out: &mut Vec<LockViolation>) {
                         .flatten(),
                 )
                 .min();
-            let end = close.unwrap_or_else(|| cut(rest, 40).len());
+            let end = close.unwrap_or_else(|| cut_bytes(rest, 40).len());
             out.push(LockViolation::Placeholder(rest[..end].trim().to_string()));
             i += end.max(2);
         } else if CLOSERS.iter().any(|c| rest.starts_with(c)) {

@@ -21,3 +21,15 @@ pub mod smtp;
 pub mod snapshot;
 pub mod timezone;
 pub mod unsubscribe;
+
+/// At most `max` bytes of `s`, cut on a char boundary (for quotes in messages and stored details).
+pub(crate) fn cut_bytes(s: &str, max: usize) -> &str {
+    if s.len() <= max {
+        return s;
+    }
+    let mut i = max;
+    while !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    &s[..i]
+}

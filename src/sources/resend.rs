@@ -47,6 +47,7 @@
 
 use super::signature::{self, SignatureError};
 use super::ParseError;
+use crate::domain::cut_bytes;
 use crate::domain::event::EmailAddress;
 use crate::domain::marketing::Suppression;
 use serde_json::{Map, Value};
@@ -152,18 +153,6 @@ fn invalid(field: impl Into<String>, reason: impl Into<String>) -> ParseError {
     }
 }
 
-/// At most `max` bytes of `s`, on a char boundary.
-fn cut(s: &str, max: usize) -> &str {
-    if s.len() <= max {
-        return s;
-    }
-    let mut i = max;
-    while !s.is_char_boundary(i) {
-        i -= 1;
-    }
-    &s[..i]
-}
-
 /// The address of `Name <addr>` or `addr`.
 fn bare_address(raw: &str) -> &str {
     let raw = raw.trim();
@@ -249,7 +238,7 @@ fn bounce_report(
         (None, Some(m)) => Some(m.to_string()),
         (None, None) => None,
     }
-    .map(|d| cut(&d, DETAIL_MAX).to_string());
+    .map(|d| cut_bytes(&d, DETAIL_MAX).to_string());
     Ok(Report::Suppress {
         reason: Suppression::HardBounce,
         addresses,
