@@ -34,24 +34,30 @@ const runs = [
 ];
 const failures = [];
 for (const [title, config, reportName] of runs) {
-  await step(title, () => {
-    mkdirSync(join(root, ".local"), { recursive: true });
-    const report = join(root, ".local", reportName);
-    rmSync(report, { force: true });
-    const r = spawnSync(
-      join(nodeBin, "vitest"),
-      ["run", "--config", config, "--reporter=default", "--reporter=json", `--outputFile.json=${report}`],
-      { cwd: root, env: toolEnv(), stdio: "inherit" },
-    );
-    try {
-      const json = JSON.parse(readFileSync(report, "utf8"));
-      passed += json.numPassedTests;
-      failed += json.numFailedTests;
-    } catch {}
-    // Not thrown: the next run still runs, and the summary line below counts both.
-    if (r.status !== 0) failures.push(`vitest (${config}) exited with ${r.status}`);
-    return r.status === 0 ? "" : "FAILED";
-  });
+  // Not `step`: a failing run must not end the script, so the next run still runs and the summary
+  // line below counts both.
+  const started = Date.now();
+  process.stdout.write(`→ ${title}\n`);
+  mkdirSync(join(root, ".local"), { recursive: true });
+  const report = join(root, ".local", reportName);
+  rmSync(report, { force: true });
+  const r = spawnSync(
+    join(nodeBin, "vitest"),
+    ["run", "--config", config, "--reporter=default", "--reporter=json", `--outputFile.json=${report}`],
+    { cwd: root, env: toolEnv(), stdio: "inherit" },
+  );
+  try {
+    const json = JSON.parse(readFileSync(report, "utf8"));
+    passed += json.numPassedTests;
+    failed += json.numFailedTests;
+  } catch {}
+  const secs = ((Date.now() - started) / 1000).toFixed(1);
+  if (r.status === 0) {
+    process.stdout.write(`✓ ${title} (${secs} s)\n`);
+  } else {
+    failures.push(`vitest (${config}) exited with ${r.status ?? r.error?.message}`);
+    process.stderr.write(`✗ ${title} failed (${secs} s)\n`);
+  }
 }
 
 console.log(`tests: ${passed} passed, ${failed} failed`);
