@@ -208,6 +208,13 @@ impl Row {
     }
 }
 
+/// Whether a client email may go to a provider now ([`Outbox::gate`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Gate {
+    Open,
+    Held,
+}
+
 /// What one attempt at the head of a lane came to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Attempted {
@@ -361,8 +368,13 @@ impl Outbox {
         self.sql().exec(SCHEMA, None)?;
         if self.get_state(SCHEMA_VERSION_KEY)?.unwrap_or(0) < SCHEMA_VERSION {
             for alter in MIGRATIONS {
-                // "duplicate column name" on a table created with the column: nothing to do.
-                let _ = self.sql().exec(alter, None);
+                // "duplicate column name" on a table created with the column: nothing to do. Any
+                // other error is real and stops here.
+                if let Err(e) = self.sql().exec(alter, None) {
+                    if !e.to_string().contains("duplicate column") {
+                        return Err(e);
+                    }
+                }
             }
             self.set_state(SCHEMA_VERSION_KEY, SCHEMA_VERSION)?;
         }
@@ -577,8 +589,9 @@ impl Outbox {
 
     /// Checks that must pass before a client email reaches any provider: the content lock, the
     /// suppression list (D1, read now: an unsubscribe or bounce since enqueue counts), and for
-    /// marketing the daily cap and one-per-person-per-day. `Some` = not sent (already parked).
-    async fn gate(&self, row: &Row, email: &OutgoingEmail, cfg: &Config) -> Result<Option<()>> {
+    /// marketing the daily cap and one-per-person-per-day. `Held`: not sent now (the row is
+    /// already parked, blocked, skipped or left queued behind a marketing hold).
+    async fn gate(&self, row: &Row, email: &OutgoingEmail, cfg: &Config) -> Result<Gate> {
         // Content lock: nothing internal reaches a client (owner alerts may carry admin and action
         // links, never unrendered placeholders). A locked email never reaches a provider.
         let lock = ContentLock::from_config(&cfg.public_base_url, &cfg.internal_names);
@@ -599,10 +612,10 @@ impl Outbox {
                 .collect();
             let summary = format!("content lock: {}", for_owner.join("; "));
             self.alert_owner(email, row, "blocked", &summary, cfg, at)?;
-            return Ok(Some(()));
+            return Ok(Gate::Held);
         }
         if email.audience == Audience::Owner {
-            return Ok(None);
+            return Ok(Gate::Open);
         }
         let suppression = match self.env.d1(DB_BINDING) {
             Ok(db) => store::suppressions::get(&db, email.to.as_str()).await,
@@ -614,7 +627,7 @@ impl Outbox {
                 let at = now_ms();
                 let reason = format!("suppression list unavailable: {e}");
                 self.park(row.seq, "waiting", at + SUPPRESSION_RETRY_MS, &reason, at)?;
-                return Ok(Some(()));
+                return Ok(Gate::Held);
             }
         };
         if suppression.suppresses(email.rank) {
@@ -625,7 +638,7 @@ impl Outbox {
             if email.rank != Rank::Marketing {
                 self.alert_owner(email, row, "skipped", &reason, cfg, at)?;
             }
-            return Ok(Some(()));
+            return Ok(Gate::Held);
         }
         if email.rank == Rank::Marketing {
             let now = now_ms();
@@ -654,7 +667,7 @@ impl Outbox {
                 MarketingDecision::Skip(SkipReason::Suppressed(s)) => {
                     let reason = format!("suppressed: {}", s.as_str());
                     self.park(row.seq, EmailStatus::Skipped.as_str(), 0, &reason, now)?;
-                    return Ok(Some(()));
+                    return Ok(Gate::Held);
                 }
                 MarketingDecision::Defer {
                     until_ms,
@@ -668,22 +681,22 @@ impl Outbox {
                         "one marketing email per person per UTC day: waits for the next day",
                         now,
                     )?;
-                    return Ok(Some(()));
+                    return Ok(Gate::Held);
                 }
                 MarketingDecision::Defer { until_ms, .. } => {
                     // The email stays queued in its place; the lane skips marketing until then.
                     self.set_state(MARKETING_HELD_UNTIL, until_ms)?;
-                    return Ok(Some(()));
+                    return Ok(Gate::Held);
                 }
             }
         }
-        Ok(None)
+        Ok(Gate::Open)
     }
 
     /// Tries to send one row.
     async fn attempt(&self, row: Row, cfg: &Config) -> Result<Attempted> {
         let email: OutgoingEmail = serde_json::from_str(&row.email_json)?;
-        if self.gate(&row, &email, cfg).await?.is_some() {
+        if self.gate(&row, &email, cfg).await? == Gate::Held {
             return Ok(Attempted::NotSent);
         }
         let mut attempts = row.attempts;

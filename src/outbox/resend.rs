@@ -74,7 +74,11 @@ pub async fn send(
         }
     };
     let status = response.status_code();
-    let text = response.text().await.unwrap_or_default();
+    // An unreadable body is classified by the status alone; the read error is kept in the message.
+    let text = match response.text().await {
+        Ok(t) => t,
+        Err(e) => format!("(body unreadable: {e})"),
+    };
     if (200..300).contains(&status) {
         // A 2xx whose body we cannot read: retrying with the same key returns the first result.
         return resend::parse_success(&text)
