@@ -10,6 +10,7 @@ pub mod config;
 pub mod domain;
 pub mod journey;
 pub mod outbox;
+pub mod platform;
 pub mod routes;
 pub mod sources;
 pub mod store;

@@ -16,27 +16,16 @@ pub mod flight;
 pub mod hotel;
 pub mod workflow;
 
-use crate::config::{Config, DB_BINDING};
+use crate::config::DB_BINDING;
 use crate::domain::email::OutgoingEmail;
 use crate::domain::event::{Cancellation, JourneyParams, SupplierEvent};
 use crate::domain::render;
-use crate::outbox::client as outbox;
+pub use crate::outbox::client::{deliver, Delivery};
 use crate::store;
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 use worker::{Env, Error, Result};
 use workflow::{Step, StepConfig};
-
-/// What [`deliver`] did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Delivery {
-    /// First claim of this dedupe key: claimed in D1 and enqueued.
-    Enqueued,
-    /// The key was claimed before (a retry of this step, or another journey); the outbox was
-    /// asked again, idempotently, in case the earlier attempt died between claim and enqueue.
-    AlreadyClaimed,
-}
 
 /// Summary returned by a journey run (the instance's output; tests read it).
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -110,27 +99,7 @@ async fn run(step: &Step, env: &Env, params: &JourneyParams) -> Result<JourneyOu
     }
 }
 
-pub(crate) fn config(env: &Env) -> Result<Config> {
-    crate::routes::config(env).map_err(|e| Error::RustError(e.to_string()))
-}
-
-pub(crate) fn rust_err(e: impl std::fmt::Display) -> Error {
-    Error::RustError(e.to_string())
-}
-
-/// Claims the email's dedupe key in D1 and hands it to the outbox (idempotent on that key), then
-/// marks the D1 row `queued`. Call it inside a step.
-pub(crate) async fn deliver(env: &Env, email: &OutgoingEmail, at_ms: i64) -> Result<Delivery> {
-    let db = env.d1(DB_BINDING)?;
-    let fresh = store::emails::claim(&db, email, at_ms).await?;
-    outbox::enqueue(env, email).await?;
-    store::emails::mark_queued(&db, email.dedupe_key.as_str(), at_ms).await?;
-    Ok(if fresh {
-        Delivery::Enqueued
-    } else {
-        Delivery::AlreadyClaimed
-    })
-}
+pub(crate) use crate::platform::{config_or_err as config, rust_err};
 
 /// Send-once as its own step, named after the dedupe key: a replay returns the cached result and a
 /// retry can neither lose nor double the email.

@@ -1,10 +1,37 @@
 //! How the rest of the Worker talks to the single outbox instance (Durable Object `OUTBOX`, name
 //! `outbox`): JSON over the stub's `fetch`.
 
-use crate::config::{OUTBOX_BINDING, OUTBOX_NAME};
+use crate::config::{DB_BINDING, OUTBOX_BINDING, OUTBOX_NAME};
 use crate::domain::email::OutgoingEmail;
-use serde::Deserialize;
+use crate::store;
+use serde::{Deserialize, Serialize};
 use worker::{Env, Error, Method, Request, RequestInit, Result};
+
+/// What [`deliver`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Delivery {
+    /// First claim of this dedupe key: claimed in D1 and enqueued.
+    Enqueued,
+    /// The key was claimed before (a retry of this step, or another journey); the outbox was
+    /// asked again, idempotently, in case the earlier attempt died between claim and enqueue.
+    AlreadyClaimed,
+}
+
+/// The send-once protocol: claims the email's dedupe key in D1 (unique, never expires), hands the
+/// email to the outbox (idempotent on that key), then marks the D1 row `queued`. Every step of it
+/// is safe to repeat, so call it inside a retried Workflow step or an operator action.
+pub async fn deliver(env: &Env, email: &OutgoingEmail, at_ms: i64) -> Result<Delivery> {
+    let db = env.d1(DB_BINDING)?;
+    let fresh = store::emails::claim(&db, email, at_ms).await?;
+    enqueue(env, email).await?;
+    store::emails::mark_queued(&db, email.dedupe_key.as_str(), at_ms).await?;
+    Ok(if fresh {
+        Delivery::Enqueued
+    } else {
+        Delivery::AlreadyClaimed
+    })
+}
 
 /// The outbox's answer to an enqueue.
 #[derive(Debug, Clone, Deserialize)]

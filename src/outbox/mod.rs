@@ -130,18 +130,7 @@ const OWNER_BATCH: usize = 10;
 /// attempt is counted (nothing was tried).
 const SUPPRESSION_RETRY_MS: i64 = 30_000;
 
-fn now_ms() -> i64 {
-    worker::Date::now().as_millis() as i64
-}
-
-fn random_u64() -> u64 {
-    let mut b = [0u8; 8];
-    // crypto.getRandomValues cannot fail for 8 bytes; fall back to the clock if it ever does.
-    if getrandom::fill(&mut b).is_err() {
-        return now_ms() as u64;
-    }
-    u64::from_le_bytes(b)
-}
+use crate::platform::{now_ms, random_u64};
 
 /// One failed hand-over, whichever provider: the class decides what happens next
 /// (`crate::domain::outbox::after_failure_with_hint`).
@@ -398,7 +387,7 @@ impl Outbox {
     }
 
     fn config(&self) -> Result<Config> {
-        crate::routes::config(&self.env).map_err(|e| worker::Error::RustError(e.to_string()))
+        crate::platform::config_or_err(&self.env)
     }
 
     fn availability(&self, cfg: &Config) -> Result<Availability> {

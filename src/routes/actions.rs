@@ -11,7 +11,8 @@ use crate::config::DB_BINDING;
 use crate::domain::action_token::{self, OwnerAction, TokenError};
 use crate::domain::event::{CheckoutAttempt, EmailAddress};
 use crate::domain::render;
-use crate::journey::deliver;
+use crate::outbox::client::deliver;
+use crate::platform::now_ms;
 use crate::store;
 use worker::{Env, Request, Response};
 
@@ -27,10 +28,6 @@ fn page(status: u16, title: &str, message: &str) -> Result<Response, ApiError> {
 
 fn client_ip(req: &Request) -> Option<String> {
     req.headers().get("cf-connecting-ip").ok().flatten()
-}
-
-fn now_ms() -> i64 {
-    worker::Date::now().as_millis() as i64
 }
 
 /// Checks a token and its hold; `Err(response)` is the page to show instead.

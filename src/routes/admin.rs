@@ -10,7 +10,7 @@
 //!   [`base_url_allows_marketing`](crate::domain::marketing_email::base_url_allows_marketing)).
 //!   Each recipient is checked against D1 `suppressions` (suppressed → `skipped`, not enqueued),
 //!   rendered with its own unsubscribe link and RFC 8058 headers, content-locked, then claimed in
-//!   D1 and enqueued through [`crate::journey::deliver`] (dedupe key
+//!   D1 and enqueued through [`crate::outbox::client::deliver`] (dedupe key
 //!   `marketing:<campaign>:<address>`). The outbox checks suppressions, the daily cap and the
 //!   per-person limit again at send time. Reply 202 with the counts. A storage failure midway
 //!   answers 503: submitting the same request again is safe (already claimed recipients count as
@@ -27,14 +27,15 @@
 //!   next client slot, provider pauses), unchanged; `truncated` says when more items match than
 //!   were listed (e.g. `?status=dead` finds every dead letter to redrive).
 
-use super::webhooks::{now_ms, read_limited};
+use super::webhooks::read_limited;
 use super::{config, ApiError};
 use crate::config::{Config, ConfigError, DB_BINDING, OUTBOX_BINDING, OUTBOX_NAME};
 use crate::domain::content_lock::{self, ContentLock};
 use crate::domain::email::Rank;
 use crate::domain::marketing_email::{self, Rejected, SendReport, Skipped};
 use crate::domain::operator::{self, OperatorAuthError};
-use crate::journey::{deliver, Delivery};
+use crate::outbox::client::{deliver, Delivery};
+use crate::platform::now_ms;
 use crate::sources::ParseError;
 use crate::store::campaigns::{self, Recorded};
 use serde_json::json;

@@ -7,7 +7,8 @@ pub mod resend;
 pub mod unsubscribe;
 pub mod webhooks;
 
-use crate::config::{Config, ConfigError};
+use crate::config::ConfigError;
+pub(crate) use crate::platform::config;
 use serde_json::json;
 use worker::{Env, Method, Request, Response, Result};
 
@@ -69,16 +70,6 @@ impl ApiError {
         }
         Ok(response)
     }
-}
-
-/// Reads the configuration from the Worker's vars and secrets.
-pub fn config(env: &Env) -> std::result::Result<Config, ConfigError> {
-    Config::parse(|name| {
-        env.secret(name)
-            .ok()
-            .map(|v| v.to_string())
-            .or_else(|| env.var(name).ok().map(|v| v.to_string()))
-    })
 }
 
 /// Entry point for every HTTP request.

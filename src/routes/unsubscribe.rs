@@ -15,12 +15,13 @@
 //! a redirect (RFC 8058 forbids one), never a cookie.
 
 use super::config;
-use super::webhooks::{now_ms, read_limited};
+use super::webhooks::read_limited;
 use super::ApiError;
 use crate::config::DB_BINDING;
 use crate::domain::marketing::Suppression;
 use crate::domain::marketing_email::{self, unsubscribe_confirm_page, unsubscribe_result_page};
 use crate::domain::unsubscribe::{self, UnsubscribeClaims};
+use crate::platform::now_ms;
 use crate::store::suppressions;
 use worker::{Env, Request, Response};
 

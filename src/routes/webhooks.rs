@@ -12,6 +12,7 @@ use super::{config, ApiError};
 use crate::domain::event::{EventId, Interpretation, JourneyParams, Source, PARAMS_VERSION};
 use crate::domain::ids::InstanceId;
 use crate::journey::workflow;
+use crate::platform::now_ms;
 use crate::sources::{duffel, generic, liteapi, signature, stripe, ParseError};
 use crate::store::raw_events::{self, NewRawEvent};
 use serde_json::json;
@@ -59,10 +60,6 @@ pub(super) async fn read_limited(req: &mut Request, limit: usize) -> Result<Vec<
         });
     }
     Ok(body)
-}
-
-pub(super) fn now_ms() -> i64 {
-    worker::Date::now().as_millis() as i64
 }
 
 /// The liteAPI webhook (formats.md §1): static token in `authorization`.

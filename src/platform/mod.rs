@@ -1,0 +1,49 @@
+//! The shell's one door to the Workers runtime for cross-cutting needs: the configuration read from
+//! the Worker's vars and secrets, the clock, randomness and the conversion of shell errors into
+//! `worker::Error`. Routes, journeys, the outbox and the store all take these from here, so no shell
+//! folder has to reach into another (no `crate::routes` outside `routes/`).
+//!
+//! The core never calls this module: it takes `now` (ms since the Unix epoch, UTC) and random
+//! numbers as arguments.
+
+use crate::config::{Config, ConfigError};
+use worker::Env;
+
+/// Reads and parses the configuration from the Worker's secrets and vars (a secret wins over a
+/// var of the same name). Errors name the variable ([`ConfigError`]).
+pub fn config(env: &Env) -> Result<Config, ConfigError> {
+    Config::parse(|name| {
+        env.secret(name)
+            .ok()
+            .map(|v| v.to_string())
+            .or_else(|| env.var(name).ok().map(|v| v.to_string()))
+    })
+}
+
+/// [`config`] for shell code that answers in `worker::Result` (Workflow steps, the Durable
+/// Object): a configuration error becomes `worker::Error::RustError` with the same message.
+pub fn config_or_err(env: &Env) -> worker::Result<Config> {
+    config(env).map_err(rust_err)
+}
+
+/// Now, in ms since the Unix epoch (UTC), from the runtime's clock (`Date.now()`; inside a Worker
+/// it advances only across I/O).
+pub fn now_ms() -> i64 {
+    worker::Date::now().as_millis() as i64
+}
+
+/// 64 random bits from `crypto.getRandomValues` (via getrandom). Falls back to the clock if the
+/// platform ever refuses (it cannot for 8 bytes); used for jitter, never for secrets.
+pub fn random_u64() -> u64 {
+    let mut b = [0u8; 8];
+    if getrandom::fill(&mut b).is_err() {
+        return now_ms() as u64;
+    }
+    u64::from_le_bytes(b)
+}
+
+/// Any displayable error as a `worker::Error` (the runtime's error type holds a JS value, so shell
+/// code converts its own errors once, here).
+pub fn rust_err(e: impl std::fmt::Display) -> worker::Error {
+    worker::Error::RustError(e.to_string())
+}
