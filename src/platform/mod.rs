@@ -47,3 +47,30 @@ pub fn random_u64() -> u64 {
 pub fn rust_err(e: impl std::fmt::Display) -> worker::Error {
     worker::Error::RustError(e.to_string())
 }
+
+/// The one JSON error body every HTTP answer of the engine uses, from routes and from the outbox
+/// Durable Object alike: `{"error": <code>, "message": <text>, "field"?: <JSON path>}`.
+/// `code` is a stable snake_case word (`invalid_payload`, `not_found`, …); `message` names the
+/// problem for a person.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize, PartialEq, Eq)]
+pub struct ErrorBody {
+    pub error: String,
+    pub message: String,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub field: Option<String>,
+}
+
+impl ErrorBody {
+    pub fn new(code: &str, message: impl Into<String>) -> Self {
+        Self {
+            error: code.to_string(),
+            message: message.into(),
+            field: None,
+        }
+    }
+
+    /// This body as a JSON response with `status`.
+    pub fn into_response(self, status: u16) -> worker::Result<worker::Response> {
+        Ok(worker::Response::from_json(&self)?.with_status(status))
+    }
+}
