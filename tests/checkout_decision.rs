@@ -4,7 +4,7 @@
 use booking_email_engine::domain::action_token::OwnerAction;
 use booking_email_engine::domain::checkout::{
     card_testing, classify_decline, day_of, decide, follow_up_at, normalize_email, normalize_name,
-    AttemptFacts, CheckoutInput, CheckoutOutcome, DeclineKind, RiskReason, Thresholds,
+    AttemptFacts, CheckoutInput, CheckoutOutcome, DeclineKind, HoldStatus, RiskReason, Thresholds,
     FOLLOW_UP_DELAY_MS,
 };
 use booking_email_engine::domain::event::{CheckoutAttempt, EmailAddress, PersonName};
@@ -158,6 +158,40 @@ fn outcome_names_are_stable() {
     assert_eq!(CheckoutOutcome::Hold(risk()).as_str(), "hold");
     assert_eq!(CheckoutOutcome::NoContact.as_str(), "no_contact");
     assert_eq!(CheckoutOutcome::Superseded.as_str(), "superseded");
+    assert_eq!(CheckoutOutcome::Booked.as_str(), "booked");
+    assert_eq!(CheckoutOutcome::Paid.as_str(), "paid");
+    // The stored name is the JSON tag too.
+    let json = serde_json::to_value(CheckoutOutcome::FollowUp).unwrap();
+    assert_eq!(json["outcome"], "follow_up");
+}
+
+#[test]
+fn hold_statuses_are_stored_by_name_and_follow_the_owner_action() {
+    for (status, name) in [
+        (HoldStatus::Held, "held"),
+        (HoldStatus::Acted, "acted"),
+        (HoldStatus::Dismissed, "dismissed"),
+    ] {
+        assert_eq!(status.as_str(), name);
+        assert_eq!(HoldStatus::parse(name), Some(status));
+        assert_eq!(
+            serde_json::to_string(&status).unwrap(),
+            format!("\"{name}\"")
+        );
+    }
+    assert_eq!(HoldStatus::parse("HELD"), None);
+    assert_eq!(
+        HoldStatus::after(OwnerAction::Dismiss),
+        HoldStatus::Dismissed
+    );
+    assert_eq!(
+        HoldStatus::after(OwnerAction::SendInsufficientFunds),
+        HoldStatus::Acted
+    );
+    assert_eq!(
+        HoldStatus::after(OwnerAction::SendSecurityCheck),
+        HoldStatus::Acted
+    );
 }
 
 // ---------------------------------------------------------------- card testing

@@ -1,4 +1,5 @@
-//! Unfinished checkouts (the seed's "pattern 5"): what to do 20 minutes after a checkout attempt.
+//! Unfinished checkouts: what to do 20 minutes after a checkout attempt that did not become a
+//! booking.
 //!
 //! A declined card never reaches a webhook: the payment fails inside the hosted payment form, no
 //! booking request is made, and from the backend it looks exactly like a closed tab. What does
@@ -29,7 +30,7 @@
 //! GUESTINGTON"` and `" testa   guestington "` are one name.
 
 use crate::domain::action_token::OwnerAction;
-use crate::domain::event::CheckoutAttempt;
+use crate::domain::event::{stored_names, CheckoutAttempt};
 use chrono::{DateTime, NaiveDate};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
@@ -221,9 +222,11 @@ pub struct CheckoutInput {
     pub risk: Option<RiskReason>,
 }
 
-/// What to do about one checkout attempt, once.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// What to do about one checkout attempt, once. Stored names (D1 `checkout_attempts.outcome`, the
+/// `outcome` tag in JSON): the variant in `snake_case`, e.g. `follow_up`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, strum::IntoStaticStr)]
 #[serde(tag = "outcome", rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum CheckoutOutcome {
     /// A booking exists: nothing to send.
     Booked,
@@ -243,13 +246,43 @@ pub enum CheckoutOutcome {
 impl CheckoutOutcome {
     /// Stable stored name (D1 `checkout_attempts.outcome`), e.g. `follow_up`.
     pub fn as_str(&self) -> &'static str {
-        match self {
-            CheckoutOutcome::Booked => "booked",
-            CheckoutOutcome::Superseded => "superseded",
-            CheckoutOutcome::Paid => "paid",
-            CheckoutOutcome::NoContact => "no_contact",
-            CheckoutOutcome::Hold(_) => "hold",
-            CheckoutOutcome::FollowUp => "follow_up",
+        self.into()
+    }
+}
+
+/// Where a card-testing hold stands (D1 `holds.status`): `held` until the owner acts on it once.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    strum::EnumString,
+    strum::IntoStaticStr,
+    strum::VariantArray,
+)]
+#[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
+pub enum HoldStatus {
+    /// Waiting for the owner.
+    Held,
+    /// The owner sent a decline email through a one-click action.
+    Acted,
+    /// The owner dismissed it: no customer email.
+    Dismissed,
+}
+
+stored_names!(HoldStatus);
+
+impl HoldStatus {
+    /// The status a hold takes when the owner picks `action`.
+    pub fn after(action: OwnerAction) -> Self {
+        if action == OwnerAction::Dismiss {
+            HoldStatus::Dismissed
+        } else {
+            HoldStatus::Acted
         }
     }
 }

@@ -1,49 +1,72 @@
-//! Email kinds, ranks, dedupe keys and the rendered email that travels to the outbox.
+//! Email kinds, ranks, audiences, statuses, dedupe keys and the rendered email that travels to
+//! the outbox.
+//!
+//! Every closed set here is stored (D1 `emails`, the outbox queue, dedupe keys): its stored names
+//! are the variant names in `snake_case`, derived once by strum (`as_str`, `parse`) and by serde
+//! (JSON) from the same rule; the tests pin that both agree for every variant.
 
-use crate::domain::event::{BookingRef, EmailAddress};
+use crate::domain::event::{stored_names, BookingRef, EmailAddress};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-/// Outbox rank: lower goes first. Stored as its number in the outbox queue.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+/// Outbox rank: lower goes first. Stored as its number (the discriminant) in the outbox queue and
+/// D1 `emails.rank`; serialized by name (`"urgent"` …) in JSON.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    strum::FromRepr,
+    strum::VariantArray,
+)]
 #[serde(rename_all = "snake_case")]
+#[repr(i64)]
 pub enum Rank {
     /// 0: flight changed, check-in day.
-    Urgent,
+    Urgent = 0,
     /// 1: confirmations, hotel confirmation numbers, cancellations.
-    Booking,
+    Booking = 1,
     /// 2: arrival guides, thank-yous, checkout follow-ups.
-    Service,
+    Service = 2,
     /// 3: marketing; never ahead of anything else.
-    Marketing,
+    Marketing = 3,
 }
 
 impl Rank {
     /// Stored number, 0 (urgent) … 3 (marketing).
     pub fn as_i64(self) -> i64 {
-        match self {
-            Rank::Urgent => 0,
-            Rank::Booking => 1,
-            Rank::Service => 2,
-            Rank::Marketing => 3,
-        }
+        self as i64
     }
 
     /// Inverse of [`Rank::as_i64`].
     pub fn from_i64(n: i64) -> Option<Self> {
-        match n {
-            0 => Some(Rank::Urgent),
-            1 => Some(Rank::Booking),
-            2 => Some(Rank::Service),
-            3 => Some(Rank::Marketing),
-            _ => None,
-        }
+        Self::from_repr(n)
     }
 }
 
 /// Who an email is for. Owner alerts may carry internal facts; client email never may.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// Stored names: `client`, `owner`.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    strum::EnumString,
+    strum::IntoStaticStr,
+    strum::VariantArray,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum Audience {
     /// A guest or traveller: paced, ranked, content-locked.
     Client,
@@ -51,27 +74,27 @@ pub enum Audience {
     Owner,
 }
 
-impl Audience {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Audience::Client => "client",
-            Audience::Owner => "owner",
-        }
-    }
+stored_names!(Audience);
 
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "client" => Some(Audience::Client),
-            "owner" => Some(Audience::Owner),
-            _ => None,
-        }
-    }
-}
-
-/// Every kind of email the engine sends. The stored name (`as_str`) is the first half of the dedupe
-/// key, so it must never change once released.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// Every kind of email the engine sends. The stored name (`as_str`, the variant in `snake_case`,
+/// e.g. `booking_confirmation`) is the first half of the dedupe key, so it must never change once
+/// released.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    strum::EnumString,
+    strum::IntoStaticStr,
+    strum::VariantArray,
+    strum::EnumCount,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum EmailKind {
     /// Guest: "your stay is confirmed".
     BookingConfirmation,
@@ -113,56 +136,15 @@ pub enum EmailKind {
     OwnerProviderPaused,
 }
 
+stored_names!(EmailKind);
+
 impl EmailKind {
     /// Every kind, in declaration order.
-    pub const ALL: [EmailKind; 18] = [
-        EmailKind::BookingConfirmation,
-        EmailKind::OwnerNewBooking,
-        EmailKind::OwnerEmailFailed,
-        EmailKind::HotelConfirmationNumber,
-        EmailKind::ArrivalGuide,
-        EmailKind::CheckinDay,
-        EmailKind::ThankYou,
-        EmailKind::BookingCancelled,
-        EmailKind::BookingUpdated,
-        EmailKind::FlightConfirmation,
-        EmailKind::FlightChanged,
-        EmailKind::OwnerBookingCancelled,
-        EmailKind::CheckoutNotCompleted,
-        EmailKind::CheckoutDeclinedFunds,
-        EmailKind::CheckoutDeclinedSecurity,
-        EmailKind::OwnerCheckoutHold,
-        EmailKind::Marketing,
-        EmailKind::OwnerProviderPaused,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            EmailKind::BookingConfirmation => "booking_confirmation",
-            EmailKind::OwnerNewBooking => "owner_new_booking",
-            EmailKind::OwnerEmailFailed => "owner_email_failed",
-            EmailKind::HotelConfirmationNumber => "hotel_confirmation_number",
-            EmailKind::ArrivalGuide => "arrival_guide",
-            EmailKind::CheckinDay => "checkin_day",
-            EmailKind::ThankYou => "thank_you",
-            EmailKind::BookingCancelled => "booking_cancelled",
-            EmailKind::BookingUpdated => "booking_updated",
-            EmailKind::FlightConfirmation => "flight_confirmation",
-            EmailKind::FlightChanged => "flight_changed",
-            EmailKind::OwnerBookingCancelled => "owner_booking_cancelled",
-            EmailKind::CheckoutNotCompleted => "checkout_not_completed",
-            EmailKind::CheckoutDeclinedFunds => "checkout_declined_funds",
-            EmailKind::CheckoutDeclinedSecurity => "checkout_declined_security",
-            EmailKind::OwnerCheckoutHold => "owner_checkout_hold",
-            EmailKind::Marketing => "marketing",
-            EmailKind::OwnerProviderPaused => "owner_provider_paused",
-        }
-    }
-
-    /// Inverse of [`EmailKind::as_str`].
-    pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|k| k.as_str() == s)
-    }
+    pub const ALL: [EmailKind; <EmailKind as strum::EnumCount>::COUNT] =
+        match <EmailKind as strum::VariantArray>::VARIANTS.first_chunk() {
+            Some(all) => *all,
+            None => unreachable!(),
+        };
 
     /// Who receives this kind.
     pub fn audience(self) -> Audience {
@@ -217,8 +199,19 @@ impl EmailKind {
 ///
 /// Claimed in D1 (`emails.dedupe_key`, unique, never expires) before the email is enqueued; the
 /// outbox's enqueue is idempotent on the same key; Resend receives it as `Idempotency-Key`.
+///
+/// Deserializes through its shape check (`<kind>:<ref>`, both parts non-empty, see
+/// [`InvalidDedupeKey`]), so a key read back from JSON (outbox queue rows, Workflow step results)
+/// is as checked as one built here. The length cap of [`DedupeKey::from_stored`] is not part of
+/// it: keys about long references may be longer and must still read back.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
 pub struct DedupeKey(String);
+
+/// A text that is not a dedupe key: it lacks the shape `<kind>:<ref>` with both parts non-empty.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("is not a dedupe key of the shape <kind>:<ref>")]
+pub struct InvalidDedupeKey;
 
 impl DedupeKey {
     /// The key for `kind` about one booking.
@@ -265,12 +258,31 @@ impl DedupeKey {
     /// Re-reads a key stored earlier (outbox rows, D1 rows). `None` unless it has the shape
     /// `<kind>:<ref>` with both parts non-empty.
     pub fn from_stored(s: &str) -> Option<Self> {
-        let (kind, rest) = s.split_once(':')?;
-        (!kind.is_empty() && !rest.is_empty() && s.len() <= 256).then(|| Self(s.to_string()))
+        (s.len() <= 256)
+            .then(|| Self::try_from(s.to_string()).ok())
+            .flatten()
     }
 
     pub fn as_str(&self) -> &str {
         &self.0
+    }
+}
+
+impl TryFrom<String> for DedupeKey {
+    type Error = InvalidDedupeKey;
+
+    /// The shape check: `<kind>:<ref>`, both parts non-empty.
+    fn try_from(s: String) -> Result<Self, Self::Error> {
+        match s.split_once(':') {
+            Some((kind, rest)) if !kind.is_empty() && !rest.is_empty() => Ok(Self(s)),
+            _ => Err(InvalidDedupeKey),
+        }
+    }
+}
+
+impl From<DedupeKey> for String {
+    fn from(key: DedupeKey) -> String {
+        key.0
     }
 }
 
@@ -280,9 +292,22 @@ impl fmt::Display for DedupeKey {
     }
 }
 
-/// Lifecycle of an email row (D1 `emails.status` and the outbox queue's `status`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+/// Lifecycle of an email row (D1 `emails.status` and the outbox queue's `status`). Stored names:
+/// the variant in `snake_case` (`claimed`, `sent_possibly_twice`, …).
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    strum::EnumString,
+    strum::IntoStaticStr,
+    strum::VariantArray,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum EmailStatus {
     /// Claimed in D1, not yet in the outbox.
     Claimed,
@@ -309,38 +334,7 @@ pub enum EmailStatus {
     Skipped,
 }
 
-impl EmailStatus {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            EmailStatus::Claimed => "claimed",
-            EmailStatus::Queued => "queued",
-            EmailStatus::Waiting => "waiting",
-            EmailStatus::Sending => "sending",
-            EmailStatus::Sent => "sent",
-            EmailStatus::SentPossiblyTwice => "sent_possibly_twice",
-            EmailStatus::Dead => "dead",
-            EmailStatus::Dropped => "dropped",
-            EmailStatus::Blocked => "blocked",
-            EmailStatus::Skipped => "skipped",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        Some(match s {
-            "claimed" => EmailStatus::Claimed,
-            "queued" => EmailStatus::Queued,
-            "waiting" => EmailStatus::Waiting,
-            "sending" => EmailStatus::Sending,
-            "sent" => EmailStatus::Sent,
-            "sent_possibly_twice" => EmailStatus::SentPossiblyTwice,
-            "dead" => EmailStatus::Dead,
-            "dropped" => EmailStatus::Dropped,
-            "blocked" => EmailStatus::Blocked,
-            "skipped" => EmailStatus::Skipped,
-            _ => return None,
-        })
-    }
-}
+stored_names!(EmailStatus);
 
 /// A rendered email, ready for the outbox: what the journey hands over and the outbox stores.
 ///
@@ -381,6 +375,19 @@ mod tests {
     }
 
     #[test]
+    fn dedupe_keys_deserialize_through_their_check() {
+        let k: DedupeKey = serde_json::from_str("\"thank_you:BK1:2026-06-13\"").unwrap();
+        assert_eq!(k.as_str(), "thank_you:BK1:2026-06-13");
+        assert_eq!(
+            serde_json::to_string(&k).unwrap(),
+            "\"thank_you:BK1:2026-06-13\""
+        );
+        for bad in ["\"\"", "\"nokind\"", "\":x\"", "\"x:\""] {
+            assert!(serde_json::from_str::<DedupeKey>(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
     fn booking_part_keys_and_kind_names() {
         let b = BookingRef::parse("BK123").unwrap();
         let k = DedupeKey::for_booking_part(EmailKind::ArrivalGuide, &b, " 2026-06-12 ");
@@ -399,25 +406,85 @@ mod tests {
         for r in [Rank::Urgent, Rank::Booking, Rank::Service, Rank::Marketing] {
             assert_eq!(Rank::from_i64(r.as_i64()), Some(r));
         }
+        assert_eq!(
+            [Rank::Urgent, Rank::Booking, Rank::Service, Rank::Marketing].map(Rank::as_i64),
+            [0, 1, 2, 3]
+        );
         assert!(Rank::Urgent < Rank::Booking && Rank::Service < Rank::Marketing);
         assert_eq!(Rank::from_i64(4), None);
+        assert_eq!(serde_json::to_string(&Rank::Urgent).unwrap(), "\"urgent\"");
     }
 
+    /// strum (`as_str`, `parse`) and serde derive the stored names from one rule; pinned here for
+    /// every variant, plus the released names byte for byte.
     #[test]
-    fn statuses_round_trip() {
-        for s in [
-            EmailStatus::Claimed,
-            EmailStatus::Queued,
-            EmailStatus::Waiting,
-            EmailStatus::Sending,
-            EmailStatus::Sent,
-            EmailStatus::SentPossiblyTwice,
-            EmailStatus::Dead,
-            EmailStatus::Dropped,
-            EmailStatus::Blocked,
-            EmailStatus::Skipped,
-        ] {
-            assert_eq!(EmailStatus::parse(s.as_str()), Some(s));
+    fn stored_names_round_trip_and_match_json() {
+        use strum::VariantArray;
+        fn check<T>(all: &[T], as_str: fn(T) -> &'static str, parse: fn(&str) -> Option<T>)
+        where
+            T: Copy + PartialEq + std::fmt::Debug + Serialize,
+        {
+            for &v in all {
+                assert_eq!(parse(as_str(v)), Some(v));
+                assert_eq!(
+                    serde_json::to_string(&v).unwrap(),
+                    format!("\"{}\"", as_str(v))
+                );
+            }
+            assert_eq!(parse("nope"), None);
         }
+        check(
+            EmailStatus::VARIANTS,
+            EmailStatus::as_str,
+            EmailStatus::parse,
+        );
+        check(Audience::VARIANTS, Audience::as_str, Audience::parse);
+        check(EmailKind::VARIANTS, EmailKind::as_str, EmailKind::parse);
+        assert_eq!(EmailKind::ALL.as_slice(), EmailKind::VARIANTS);
+        assert_eq!(
+            EmailStatus::VARIANTS
+                .iter()
+                .map(|s| s.as_str())
+                .collect::<Vec<_>>(),
+            [
+                "claimed",
+                "queued",
+                "waiting",
+                "sending",
+                "sent",
+                "sent_possibly_twice",
+                "dead",
+                "dropped",
+                "blocked",
+                "skipped"
+            ]
+        );
+        assert_eq!(
+            EmailKind::ALL.map(EmailKind::as_str),
+            [
+                "booking_confirmation",
+                "owner_new_booking",
+                "owner_email_failed",
+                "hotel_confirmation_number",
+                "arrival_guide",
+                "checkin_day",
+                "thank_you",
+                "booking_cancelled",
+                "booking_updated",
+                "flight_confirmation",
+                "flight_changed",
+                "owner_booking_cancelled",
+                "checkout_not_completed",
+                "checkout_declined_funds",
+                "checkout_declined_security",
+                "owner_checkout_hold",
+                "marketing",
+                "owner_provider_paused"
+            ]
+        );
+        assert_eq!(
+            [Audience::Client, Audience::Owner].map(Audience::as_str),
+            ["client", "owner"]
+        );
     }
 }

@@ -38,7 +38,7 @@
 //! Segment times are local wall-clock times at each airport; with the airport's IANA zone they
 //! become offset-aware times, shown to travellers as `Fri 12 June 2026, 07:15`.
 
-use crate::domain::event::{Airport, FlightSegment};
+use crate::domain::event::{stored_names, Airport, FlightSegment};
 use crate::domain::timezone::parse_iana;
 pub use crate::domain::timezone::HotelZone;
 use chrono::{DateTime, Days, FixedOffset, NaiveDate, NaiveTime, TimeZone, Utc};
@@ -60,10 +60,26 @@ pub const MORNING_HOUR: u32 = 8;
 /// Local hour of the thank-you (the day after check-out).
 pub const THANK_YOU_HOUR: u32 = 10;
 
-/// A scheduled hotel email. The stored name (`as_str`) is stable: it is written to D1 and used in
-/// Workflow step names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+/// A scheduled hotel email. The stored name (`as_str`: `arrival_guide`, `checkin_day`,
+/// `thank_you`) is stable: it is written to D1 `scheduled_sends.kind` and used in Workflow step
+/// names.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    strum::EnumString,
+    strum::IntoStaticStr,
+    strum::VariantArray,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum ScheduledKind {
     /// 08:00 local, 3 days before check-in.
     ArrivalGuide,
@@ -73,6 +89,8 @@ pub enum ScheduledKind {
     ThankYou,
 }
 
+stored_names!(ScheduledKind);
+
 impl ScheduledKind {
     /// All kinds, in plan order.
     pub const ALL: [ScheduledKind; 3] = [
@@ -80,26 +98,6 @@ impl ScheduledKind {
         ScheduledKind::CheckinDay,
         ScheduledKind::ThankYou,
     ];
-
-    /// Stable stored name: `arrival_guide`, `checkin_day`, `thank_you`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ScheduledKind::ArrivalGuide => "arrival_guide",
-            ScheduledKind::CheckinDay => "checkin_day",
-            ScheduledKind::ThankYou => "thank_you",
-        }
-    }
-
-    /// Inverse of [`ScheduledKind::as_str`].
-    pub fn parse(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|k| k.as_str() == name)
-    }
-}
-
-impl fmt::Display for ScheduledKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
 }
 
 /// One email to send at a fixed instant.

@@ -32,29 +32,16 @@
 //! Flight: `segment.N.flight_number`, `segment.N.origin`, `segment.N.destination`,
 //! `segment.N.departure`, `segment.N.arrival` (N from 1, travel order), `passengers`.
 
-use crate::domain::event::{FlightBooking, HotelBooking, PersonName};
+use crate::domain::event::{BookingKind, FlightBooking, HotelBooking, PersonName};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 /// Version of the canonical form; part of every hash.
 pub const SNAPSHOT_VERSION: u32 = 1;
 
-/// What a snapshot describes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum SnapshotKind {
-    Hotel,
-    Flight,
-}
-
-impl SnapshotKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SnapshotKind::Hotel => "hotel",
-            SnapshotKind::Flight => "flight",
-        }
-    }
-}
+/// What a snapshot describes: the kind of the booking (`hotel`, `flight`; its stored name is in
+/// the canonical header).
+pub type SnapshotKind = BookingKind;
 
 /// The traveller-visible facts of a booking (see the module docs).
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -111,9 +111,8 @@ pub async fn deliver_once(
 ) -> Result<Delivery> {
     let name = format!("email {}", email.dedupe_key);
     let env = env.clone();
-    step.run(&name, StepConfig::STORAGE, move || {
-        let (env, email) = (env.clone(), email.clone());
-        Box::pin(async move { deliver(&env, &email, at_ms).await })
+    step.run(&name, StepConfig::STORAGE, async move || {
+        deliver(&env, &email, at_ms).await
     })
     .await
 }

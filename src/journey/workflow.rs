@@ -10,8 +10,6 @@ use crate::domain::event::JourneyParams;
 use crate::domain::ids::InstanceId;
 use js_sys::{Function, Object, Promise, Reflect};
 use serde::{de::DeserializeOwned, Serialize};
-use std::future::Future;
-use std::pin::Pin;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -117,8 +115,6 @@ impl StepConfig {
     }
 }
 
-type StepFuture<T> = Pin<Box<dyn Future<Output = Result<T>>>>;
-
 /// The `step` object of one run.
 pub struct Step {
     inner: JsValue,
@@ -130,18 +126,21 @@ impl Step {
     }
 
     /// `step.do(name, config, body)`: runs `body` at most once successfully per instance; on replay
-    /// the engine returns the cached result without running it. `body` may run several times if it
-    /// fails or times out, so it must be idempotent. `name` must be deterministic.
+    /// the engine returns the cached result without running it. `name` must be deterministic.
+    ///
+    /// `body` is an async closure (`async move || { … }`): it owns what it captured and each call
+    /// borrows it, because the engine calls it again when an attempt fails or times out. So the
+    /// body must be idempotent, and its inputs are moved (or cloned) into it once.
     pub async fn run<T, F>(&self, name: &str, config: StepConfig, body: F) -> Result<T>
     where
         T: Serialize + DeserializeOwned + 'static,
-        F: Fn() -> StepFuture<T> + 'static,
+        F: AsyncFn() -> Result<T> + 'static,
     {
         let body = Rc::new(body);
         let callback = Closure::<dyn FnMut() -> Promise>::new(move || {
-            let body = body.clone();
+            let body = Rc::clone(&body);
             future_to_promise(async move {
-                match body().await {
+                match (*body)().await {
                     Ok(value) => serde_json::to_string(&value)
                         .map(|s| JsValue::from_str(&s))
                         .map_err(|e| js_sys::Error::new(&e.to_string()).into()),
