@@ -1,5 +1,5 @@
-//! Checkout journeys (the seed's pattern 5): a declined card never reaches a webhook, so the engine
-//! infers it. A checkout attempt (`booking.prebook`) is recorded; the journey sleeps until
+//! Checkout journeys: a declined card never reaches a webhook (the payment fails inside the hosted
+//! payment form), so the engine infers it. A checkout attempt (`booking.prebook`) is recorded; the journey sleeps until
 //! `CHECKOUT_FOLLOW_UP_MS` (20 minutes) after *that* attempt — a target computed from the event's
 //! receipt time, never from a clock read after the sleep — then decides once
 //! (`domain::checkout::decide`): booked / paid / a newer attempt → nothing; card-testing pattern →
@@ -95,40 +95,38 @@ pub async fn started(
         step.run(
             &format!("record checkout {prebook}"),
             StepConfig::STORAGE,
-            move || {
-                let (env, a) = (env.clone(), a.clone());
-                Box::pin(async move {
-                    let db = env.d1(DB_BINDING)?;
-                    let email = a.email.as_ref().map(|e| e.as_str().to_ascii_lowercase());
-                    let name = normalized_name(&a);
-                    let details = serde_json::to_string(&a)?;
-                    let day = checkout::day_of(at).to_string();
-                    store::checkout::record(
-                        &db,
-                        &store::checkout::NewAttempt {
-                            prebook_id: &a.prebook_id,
-                            transaction_id: a.transaction_id.as_deref(),
-                            client_reference: a.client_reference.as_deref(),
-                            email: email.as_deref(),
-                            guest_name: name.as_deref(),
-                            hotel_id: a.hotel_id.as_deref(),
-                            checkin: a.checkin.map(|d| d.to_string()).as_deref(),
-                            checkout: a.checkout.map(|d| d.to_string()).as_deref(),
-                            attempt_day: &day,
-                            attempted_at_ms: at,
-                            details_json: &details,
-                        },
-                    )
-                    .await?;
-                    Ok(true)
-                })
+            async move || {
+                let db = env.d1(DB_BINDING)?;
+                let email = a.email.as_ref().map(|e| e.as_str().to_ascii_lowercase());
+                let name = normalized_name(&a);
+                let details = serde_json::to_string(&a)?;
+                let day = checkout::day_of(at).to_string();
+                store::checkout::record(
+                    &db,
+                    &store::checkout::NewAttempt {
+                        prebook_id: &a.prebook_id,
+                        transaction_id: a.transaction_id.as_deref(),
+                        client_reference: a.client_reference.as_deref(),
+                        email: email.as_deref(),
+                        guest_name: name.as_deref(),
+                        hotel_id: a.hotel_id.as_deref(),
+                        checkin: a.checkin.map(|d| d.to_string()).as_deref(),
+                        checkout: a.checkout.map(|d| d.to_string()).as_deref(),
+                        attempt_day: &day,
+                        attempted_at_ms: at,
+                        details_json: &details,
+                    },
+                )
+                .await?;
+                Ok(true)
             },
         )
         .await?;
     }
 
     let cfg = config(env)?;
-    // The wait ends a fixed time after this attempt (bug #4 of the seed: never "now" after a sleep).
+    // The wait ends a fixed time after this attempt, never "now" after the sleep: a Workflow replays
+    // its body after every sleep, so a clock read here would move the target on each replay.
     step.sleep_until(
         &format!("wait for payment {prebook}"),
         at + cfg.checkout_follow_up_ms,
@@ -136,17 +134,15 @@ pub async fn started(
     .await?;
 
     let decide_at = at + cfg.checkout_follow_up_ms;
-    let (env2, prebook2) = (env.clone(), prebook.clone());
-    let decided: Decided = step
-        .run(
+    let decided: Decided = {
+        let (env, prebook) = (env.clone(), prebook.clone());
+        step.run(
             &format!("decide checkout {prebook}"),
             StepConfig::STORAGE,
-            move || {
-                let (env, prebook) = (env2.clone(), prebook2.clone());
-                Box::pin(async move { decide_and_act(&env, &prebook, decide_at).await })
-            },
+            async move || decide_and_act(&env, &prebook, decide_at).await,
         )
-        .await?;
+        .await?
+    };
     if let Some(e) = decided.email {
         out.emails.push(e);
     } else {
@@ -180,7 +176,7 @@ async fn decide_and_act(env: &Env, prebook: &str, decide_at: i64) -> Result<Deci
     );
     let input = CheckoutInput {
         booked: store::checkout::booked(&db, &row).await?,
-        paid: matches!(row.payment_status.as_deref(), Some("paid" | "processing")),
+        paid: row.payment_status.is_some_and(PaymentOutcome::is_paid),
         newer_attempt: store::checkout::newer_attempt_exists(&db, &row).await?,
         has_email: row.email.is_some(),
         risk: risk.clone(),
@@ -192,7 +188,7 @@ async fn decide_and_act(env: &Env, prebook: &str, decide_at: i64) -> Result<Deci
         hold_id: None,
         email: None,
     };
-    match outcome {
+    match &outcome {
         CheckoutOutcome::FollowUp => {
             let to =
                 crate::domain::event::EmailAddress::parse(row.email.as_deref().unwrap_or_default())
@@ -204,7 +200,7 @@ async fn decide_and_act(env: &Env, prebook: &str, decide_at: i64) -> Result<Deci
             decided.email = Some((key, deliver(env, &email, decide_at).await?));
         }
         CheckoutOutcome::Hold(risk) => {
-            let hold_id = hold_id_for(&risk, &row.attempt_day);
+            let hold_id = hold_id_for(risk, &row.attempt_day);
             store::checkout::open_hold(&db, &hold_id, &risk.plain_words(), prebook, decide_at)
                 .await?;
             let decline_codes: Vec<String> = same_day
@@ -215,7 +211,7 @@ async fn decide_and_act(env: &Env, prebook: &str, decide_at: i64) -> Result<Deci
             let alert = render::owner_checkout_hold(
                 &hold_id,
                 &attempt,
-                &risk,
+                risk,
                 &decline_codes,
                 &links,
                 &cfg.owner_email,
@@ -231,7 +227,7 @@ async fn decide_and_act(env: &Env, prebook: &str, decide_at: i64) -> Result<Deci
     store::checkout::set_outcome(
         &db,
         prebook,
-        &decided.outcome,
+        &outcome,
         decided.hold_id.as_deref(),
         decide_at,
     )
@@ -248,50 +244,37 @@ pub async fn payment_updated(
     p: &PaymentUpdate,
 ) -> Result<JourneyOutput> {
     let mut out = JourneyOutput::new("payment_updated");
-    let (env2, p2) = (env.clone(), p.clone());
     let name = format!(
         "payment {} {}",
         p.payment_intent
             .as_deref()
             .or(p.session_id.as_deref())
             .unwrap_or("-"),
-        match p.outcome {
-            PaymentOutcome::Failed => "failed",
-            PaymentOutcome::Paid => "paid",
-            PaymentOutcome::Processing => "processing",
-            PaymentOutcome::Expired => "expired",
-        }
+        p.outcome
     );
-    let matched: usize = step
-        .run(&name, StepConfig::STORAGE, move || {
-            let (env, p) = (env2.clone(), p2.clone());
-            Box::pin(async move {
-                let db = env.d1(DB_BINDING)?;
-                let status = match p.outcome {
-                    PaymentOutcome::Failed => "failed",
-                    PaymentOutcome::Paid => "paid",
-                    PaymentOutcome::Processing => "processing",
-                    PaymentOutcome::Expired => "expired",
-                };
-                let email = p.email.as_ref().map(|e| e.as_str().to_ascii_lowercase());
-                let name = p
-                    .name
-                    .as_ref()
-                    .map(|n| checkout::normalize_name(&n.full()))
-                    .filter(|n| !n.is_empty());
-                store::checkout::record_payment(
-                    &db,
-                    p.payment_intent.as_deref(),
-                    p.client_reference.as_deref(),
-                    status,
-                    p.decline_code.as_deref(),
-                    email.as_deref(),
-                    name.as_deref(),
-                )
-                .await
-            })
+    let matched: usize = {
+        let (env, p) = (env.clone(), p.clone());
+        step.run(&name, StepConfig::STORAGE, async move || {
+            let db = env.d1(DB_BINDING)?;
+            let email = p.email.as_ref().map(|e| e.as_str().to_ascii_lowercase());
+            let name = p
+                .name
+                .as_ref()
+                .map(|n| checkout::normalize_name(&n.full()))
+                .filter(|n| !n.is_empty());
+            store::checkout::record_payment(
+                &db,
+                p.payment_intent.as_deref(),
+                p.client_reference.as_deref(),
+                p.outcome,
+                p.decline_code.as_deref(),
+                email.as_deref(),
+                name.as_deref(),
+            )
+            .await
         })
-        .await?;
+        .await?
+    };
     if matched == 0 {
         out.skipped.push((
             "payment_updated".into(),

@@ -12,6 +12,7 @@ use crate::domain::schedule::segment_times;
 use crate::domain::snapshot::flight_snapshot;
 use crate::sources::duffel;
 use crate::store;
+use crate::store::bookings::FactsUpdate;
 use worker::{Env, Fetch, Headers, Method, Request, RequestInit, Result};
 
 /// A confirmed flight order: record it, send the confirmation.
@@ -22,21 +23,20 @@ pub async fn booked(
     f: &FlightBooking,
 ) -> Result<JourneyOutput> {
     let mut out = JourneyOutput::new("flight_booked");
-    let (env2, f2, source, at) = (env.clone(), f.clone(), params.source, params.received_at_ms);
-    step.run(
-        &format!("record flight {}", f.booking_id),
-        StepConfig::STORAGE,
-        move || {
-            let (env, f) = (env2.clone(), f2.clone());
-            Box::pin(async move {
+    {
+        let (env, f, source, at) = (env.clone(), f.clone(), params.source, params.received_at_ms);
+        step.run(
+            &format!("record flight {}", f.booking_id),
+            StepConfig::STORAGE,
+            async move || {
                 let db = env.d1(DB_BINDING)?;
                 let hash = flight_snapshot(&f).hash();
                 store::bookings::upsert_flight_booking(&db, &f, &hash, source, at).await?;
                 Ok(true)
-            })
-        },
-    )
-    .await?;
+            },
+        )
+        .await?;
+    }
     let cfg = config(env)?;
     let email = render::flight_confirmation(f, &SegmentView::list(&f.segments), &cfg.branding)
         .map_err(rust_err)?;
@@ -115,79 +115,71 @@ pub async fn schedule_changed(
     change_id: Option<&str>,
 ) -> Result<JourneyOutput> {
     let mut out = JourneyOutput::new("flight_schedule_changed");
-    let (env2, order2, change2, at) = (
-        env.clone(),
-        order_id.clone(),
-        change_id.map(str::to_string),
-        params.received_at_ms,
-    );
-    let emails: Vec<OutgoingEmail> = step
-        .run(
-            &format!("apply change {order_id} {}", change_id.unwrap_or("all")),
+    let emails: Vec<OutgoingEmail> = {
+        let (env, order, change_id, at) = (
+            env.clone(),
+            order_id.clone(),
+            change_id.map(str::to_string),
+            params.received_at_ms,
+        );
+        step.run(
+            &format!(
+                "apply change {order} {}",
+                change_id.as_deref().unwrap_or("all")
+            ),
             StepConfig::AWAIT_BOOKING,
-            move || {
-                let (env, order, change_id) = (env2.clone(), order2.clone(), change2.clone());
-                Box::pin(async move {
-                    let db = env.d1(DB_BINDING)?;
-                    let cfg = config(&env)?;
-                    let row = known_booking(&db, order.as_str()).await?;
-                    if row.is_closed() {
-                        return Ok(Vec::new());
+            async move || {
+                let db = env.d1(DB_BINDING)?;
+                let cfg = config(&env)?;
+                let row = known_booking(&db, order.as_str()).await?;
+                if row.is_closed() {
+                    return Ok(Vec::new());
+                }
+                let changes = list_changes(&cfg, &order).await?;
+                let mut current: FlightBooking = serde_json::from_str(&row.details_json)?;
+                let mut hash = row
+                    .snapshot_hash
+                    .clone()
+                    .unwrap_or_else(|| flight_snapshot(&current).hash());
+                let mut emails = Vec::new();
+                for change in changes
+                    .iter()
+                    .filter(|c| change_id.as_deref().is_none_or(|id| c.change_id == id))
+                {
+                    let mut next = current.clone();
+                    next.segments = apply_change(&current.segments, change);
+                    let next_hash = flight_snapshot(&next).hash();
+                    if next_hash == hash {
+                        continue;
                     }
-                    let changes = list_changes(&cfg, &order).await?;
-                    let mut current: FlightBooking = serde_json::from_str(&row.details_json)?;
-                    let mut hash = row
-                        .snapshot_hash
-                        .clone()
-                        .unwrap_or_else(|| flight_snapshot(&current).hash());
-                    let mut emails = Vec::new();
-                    for change in changes
-                        .iter()
-                        .filter(|c| change_id.as_deref().is_none_or(|id| c.change_id == id))
-                    {
-                        let mut next = current.clone();
-                        next.segments = apply_change(&current.segments, change);
-                        let next_hash = flight_snapshot(&next).hash();
-                        if next_hash == hash {
-                            continue;
-                        }
-                        emails.push(
-                            render::flight_changed(
-                                &next,
-                                &change.change_id,
-                                &SegmentView::list(&change.removed),
-                                &SegmentView::list(&change.added),
-                                &cfg.branding,
-                            )
-                            .map_err(rust_err)?,
-                        );
-                        current = next;
-                        hash = next_hash;
-                    }
-                    if !emails.is_empty() {
-                        let details = serde_json::to_string(&current)?;
-                        store::bookings::write_facts(
-                            &db,
-                            &store::bookings::FactsUpdate {
-                                booking_id: order.as_str(),
-                                expected_version: row.journey_version,
-                                bump: true,
-                                status: &row.status,
-                                details_json: &details,
-                                snapshot_hash: Some(&hash),
-                                checkin: None,
-                                checkout: None,
-                                hotel_confirmation_number: None,
-                                event_time_ms: at,
-                            },
+                    emails.push(
+                        render::flight_changed(
+                            &next,
+                            &change.change_id,
+                            &SegmentView::list(&change.removed),
+                            &SegmentView::list(&change.added),
+                            &cfg.branding,
                         )
-                        .await?;
-                    }
-                    Ok(emails)
-                })
+                        .map_err(rust_err)?,
+                    );
+                    current = next;
+                    hash = next_hash;
+                }
+                if !emails.is_empty() {
+                    let details = serde_json::to_string(&current)?;
+                    let update = FactsUpdate {
+                        bump: true,
+                        details_json: &details,
+                        snapshot_hash: Some(&hash),
+                        ..FactsUpdate::keep(&row, at)
+                    };
+                    store::bookings::write_facts(&db, &update).await?;
+                }
+                Ok(emails)
             },
         )
-        .await?;
+        .await?
+    };
     if emails.is_empty() {
         out.skipped.push((
             "flight_changed".into(),

@@ -6,15 +6,17 @@
 use super::workflow::{Step, StepConfig};
 use super::{config, deliver, deliver_once, known_booking, rust_err, JourneyOutput};
 use crate::config::{Config, DB_BINDING};
+use crate::domain::email::OutgoingEmail;
 use crate::domain::event::{
-    BookingRef, HotelAmendment, HotelBooking, HotelLocation, JourneyParams,
+    BookingRef, BookingStatus, HotelAmendment, HotelBooking, HotelLocation, JourneyParams,
 };
 use crate::domain::render;
 use crate::domain::schedule::{hotel_plan, sleep_chunks, ScheduledKind};
 use crate::domain::snapshot::hotel_snapshot;
 use crate::domain::timezone::hotel_zone;
 use crate::store;
-use crate::store::schedule::CachedLocation;
+use crate::store::bookings::FactsUpdate;
+use crate::store::schedule::{CachedLocation, PlannedRow, SendStatus};
 use serde::{Deserialize, Serialize};
 use worker::{Env, Fetch, Headers, Method, Request, RequestInit, Result};
 
@@ -28,21 +30,13 @@ struct Recorded {
     version: i64,
 }
 
-/// The plan of one journey version, as returned by the plan step (cached on replay).
+/// The plan of one journey version, as returned by the plan step (cached on replay; the kinds are
+/// serialized by their stored names).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct Plan {
-    sends: Vec<(String, i64)>,
+    /// What to send, and when (ms since the epoch, UTC).
+    sends: Vec<(ScheduledKind, i64)>,
     zone: String,
-}
-
-fn kind_of(name: &str) -> Option<ScheduledKind> {
-    [
-        ScheduledKind::ArrivalGuide,
-        ScheduledKind::CheckinDay,
-        ScheduledKind::ThankYou,
-    ]
-    .into_iter()
-    .find(|k| k.as_str() == name)
 }
 
 /// A confirmed hotel booking (also a rebook replacing an older booking id).
@@ -59,10 +53,7 @@ pub async fn booked(
         step.run(
             &format!("record booking {id}"),
             StepConfig::STORAGE,
-            move || {
-                let (env, b) = (env.clone(), b.clone());
-                Box::pin(async move { record(&env, &b, source, at).await })
-            },
+            async move || record(&env, &b, source, at).await,
         )
         .await?
     };
@@ -115,22 +106,22 @@ async fn record(
         }),
         Some(row) => {
             let details = serde_json::to_string(b)?;
-            store::bookings::write_facts(
-                &db,
-                &store::bookings::FactsUpdate {
-                    booking_id: &row.booking_id,
-                    expected_version: row.journey_version,
-                    bump: true,
-                    status: &b.status,
-                    details_json: &details,
-                    snapshot_hash: Some(&hash),
-                    checkin: Some(&b.checkin.to_string()),
-                    checkout: Some(&b.checkout.to_string()),
-                    hotel_confirmation_number: b.hotel_confirmation_number.as_deref(),
-                    event_time_ms: at,
-                },
-            )
-            .await?;
+            let (status, checkin, checkout) = (
+                BookingStatus::of(&b.status),
+                b.checkin.to_string(),
+                b.checkout.to_string(),
+            );
+            let update = FactsUpdate {
+                bump: true,
+                status: &status,
+                details_json: &details,
+                snapshot_hash: Some(&hash),
+                checkin: Some(&checkin),
+                checkout: Some(&checkout),
+                hotel_confirmation_number: b.hotel_confirmation_number.as_deref(),
+                ..FactsUpdate::keep(&row, at)
+            };
+            store::bookings::write_facts(&db, &update).await?;
             Ok(Recorded {
                 version: row.journey_version + 1,
             })
@@ -154,24 +145,19 @@ async fn run_plan(
         step.run(
             &format!("plan {id} v{version}"),
             StepConfig::STORAGE,
-            move || {
-                let (env, id) = (env.clone(), id.clone());
-                Box::pin(async move { make_plan(&env, &id, version, at).await })
-            },
+            async move || make_plan(&env, &id, version, at).await,
         )
         .await?
     };
-    for (kind_name, at_ms) in plan.sends {
-        let Some(kind) = kind_of(&kind_name) else {
-            continue;
-        };
+    for (kind, at_ms) in plan.sends {
+        let kind_name = kind.as_str();
         // Every wait is computed from fixed values (the event's receipt time and the plan), never
         // from a clock read, and is chunked under the platform's 365-day limit with a hard cap.
         let chunks = match sleep_chunks(params.received_at_ms, at_ms) {
             Ok(chunks) => chunks,
             Err(e) => {
                 // Years away: not a wait this journey can make safely; recorded, not sent.
-                out.skipped.push((kind_name.clone(), e.to_string()));
+                out.skipped.push((kind_name.to_string(), e.to_string()));
                 continue;
             }
         };
@@ -179,20 +165,18 @@ async fn run_plan(
             step.sleep_until(&format!("sleep {kind_name} {id} v{version} #{i}"), *wake)
                 .await?;
         }
-        let (env2, id2) = (env.clone(), id.clone());
-        let result: Result<(String, Option<super::Delivery>)> = step
-            .run(
+        let sent: (String, Option<super::Delivery>) = {
+            let (env, id) = (env.clone(), id.clone());
+            step.run(
                 &format!("send {kind_name} {id} v{version}"),
                 StepConfig::STORAGE,
-                move || {
-                    let (env, id) = (env2.clone(), id2.clone());
-                    Box::pin(async move { scheduled_send(&env, &id, kind, version, at_ms).await })
-                },
+                async move || scheduled_send(&env, &id, kind, version, at_ms).await,
             )
-            .await;
-        match result? {
+            .await?
+        };
+        match sent {
             (key, Some(d)) => out.emails.push((key, d)),
-            (reason, None) => out.skipped.push((kind_name.clone(), reason)),
+            (reason, None) => out.skipped.push((kind_name.to_string(), reason)),
         }
     }
     Ok(())
@@ -209,36 +193,30 @@ async fn make_plan(env: &Env, id: &str, version: i64, booked_at_ms: i64) -> Resu
     let zone_desc = format!("{zone} ({source:?})");
     let plan = hotel_plan(b.checkin, b.checkout, &zone, booked_at_ms);
     let merged = "past at booking time: its facts are in the confirmation";
-    let rows: Vec<store::schedule::PlannedRow> = plan
+    let rows: Vec<PlannedRow> = plan
         .sends
         .iter()
-        .map(|s| (s.kind.as_str(), Some(s.at_ms), "planned", None))
+        .map(|s| (s.kind, Some(s.at_ms), SendStatus::Planned, None))
         .chain(
             plan.merged_into_confirmation
                 .iter()
-                .map(|k| (k.as_str(), None, "merged", Some(merged))),
+                .map(|&k| (k, None, SendStatus::Merged, Some(merged))),
         )
         .chain(
             plan.skipped
                 .iter()
-                .map(|k| (k.as_str(), None, "late", Some("past at booking time"))),
+                .map(|&k| (k, None, SendStatus::Late, Some("past at booking time"))),
         )
-        .map(
-            |(kind, due_at_ms, status, reason)| store::schedule::PlannedRow {
-                kind,
-                due_at_ms,
-                status,
-                reason,
-            },
-        )
+        .map(|(kind, due_at_ms, status, reason)| PlannedRow {
+            kind,
+            due_at_ms,
+            status,
+            reason,
+        })
         .collect();
     store::schedule::plan(&db, id, version, &rows, &zone_desc, booked_at_ms).await?;
     Ok(Plan {
-        sends: plan
-            .sends
-            .iter()
-            .map(|s| (s.kind.as_str().to_string(), s.at_ms))
-            .collect(),
+        sends: plan.sends.iter().map(|s| (s.kind, s.at_ms)).collect(),
         zone: zone_desc,
     })
 }
@@ -259,7 +237,7 @@ async fn scheduled_send(
     };
     let reason = if row.replaced_by.is_some() {
         Some("booking replaced by a rebook")
-    } else if row.status.starts_with("CANCELLED") {
+    } else if row.status.is_cancelled() {
         Some("booking cancelled")
     } else if row.journey_version != version {
         Some("superseded by a newer journey version")
@@ -270,9 +248,9 @@ async fn scheduled_send(
         store::schedule::decide(
             &db,
             id,
-            kind.as_str(),
+            kind,
             version,
-            "skipped",
+            SendStatus::Skipped,
             Some(reason),
             due_at_ms,
         )
@@ -288,7 +266,7 @@ async fn scheduled_send(
     }
     .map_err(rust_err)?;
     let delivery = deliver(env, &email, due_at_ms).await?;
-    store::schedule::decide(&db, id, kind.as_str(), version, "sent", None, due_at_ms).await?;
+    store::schedule::decide(&db, id, kind, version, SendStatus::Sent, None, due_at_ms).await?;
     Ok((email.dedupe_key.to_string(), Some(delivery)))
 }
 
@@ -403,53 +381,42 @@ pub async fn confirmation_number(
     number: &str,
 ) -> Result<JourneyOutput> {
     let mut out = JourneyOutput::new("hotel_confirmation_number");
-    let (env2, id, number2, at) = (
-        env.clone(),
-        booking_id.to_string(),
-        number.to_string(),
-        params.received_at_ms,
-    );
-    let email: Option<crate::domain::email::OutgoingEmail> = step
-        .run(
-            &format!("store hcn {booking_id} {number}"),
+    let email: Option<OutgoingEmail> = {
+        let (env, id, number, at) = (
+            env.clone(),
+            booking_id.to_string(),
+            number.to_string(),
+            params.received_at_ms,
+        );
+        step.run(
+            &format!("store hcn {id} {number}"),
             StepConfig::AWAIT_BOOKING,
-            move || {
-                let (env, id, number) = (env2.clone(), id.clone(), number2.clone());
-                Box::pin(async move {
-                    let db = env.d1(DB_BINDING)?;
-                    let row = known_booking(&db, &id).await?;
-                    if row.is_closed() {
-                        return Ok(None);
-                    }
-                    let mut b: HotelBooking = serde_json::from_str(&row.details_json)?;
-                    b.hotel_confirmation_number = Some(number.clone());
-                    let hash = hotel_snapshot(&b).hash();
-                    let details = serde_json::to_string(&b)?;
-                    store::bookings::write_facts(
-                        &db,
-                        &store::bookings::FactsUpdate {
-                            booking_id: &id,
-                            expected_version: row.journey_version,
-                            bump: false,
-                            status: &row.status,
-                            details_json: &details,
-                            snapshot_hash: Some(&hash),
-                            checkin: None,
-                            checkout: None,
-                            hotel_confirmation_number: Some(&number),
-                            event_time_ms: at,
-                        },
-                    )
-                    .await?;
-                    let cfg = config(&env)?;
-                    Ok(Some(
-                        render::hotel_confirmation_number(&b, &number, &cfg.branding)
-                            .map_err(rust_err)?,
-                    ))
-                })
+            async move || {
+                let db = env.d1(DB_BINDING)?;
+                let row = known_booking(&db, &id).await?;
+                if row.is_closed() {
+                    return Ok(None);
+                }
+                let mut b: HotelBooking = serde_json::from_str(&row.details_json)?;
+                b.hotel_confirmation_number = Some(number.clone());
+                let hash = hotel_snapshot(&b).hash();
+                let details = serde_json::to_string(&b)?;
+                let update = FactsUpdate {
+                    details_json: &details,
+                    snapshot_hash: Some(&hash),
+                    hotel_confirmation_number: Some(&number),
+                    ..FactsUpdate::keep(&row, at)
+                };
+                store::bookings::write_facts(&db, &update).await?;
+                let cfg = config(&env)?;
+                Ok(Some(
+                    render::hotel_confirmation_number(&b, &number, &cfg.branding)
+                        .map_err(rust_err)?,
+                ))
             },
         )
-        .await?;
+        .await?
+    };
     match email {
         Some(email) => {
             let key = email.dedupe_key.to_string();
@@ -474,43 +441,26 @@ pub async fn checkin_instructions(
     booking_id: &BookingRef,
     instructions: &str,
 ) -> Result<JourneyOutput> {
-    let (env2, id, text, at) = (
+    let name = format!("store checkin instructions {booking_id}");
+    let (env, id, text, at) = (
         env.clone(),
         booking_id.to_string(),
         instructions.to_string(),
         params.received_at_ms,
     );
-    step.run(
-        &format!("store checkin instructions {booking_id}"),
-        StepConfig::AWAIT_BOOKING,
-        move || {
-            let (env, id, text) = (env2.clone(), id.clone(), text.clone());
-            Box::pin(async move {
-                let db = env.d1(DB_BINDING)?;
-                let row = known_booking(&db, &id).await?;
-                let mut b: HotelBooking = serde_json::from_str(&row.details_json)?;
-                b.checkin_instructions = Some(text.clone());
-                let details = serde_json::to_string(&b)?;
-                store::bookings::write_facts(
-                    &db,
-                    &store::bookings::FactsUpdate {
-                        booking_id: &id,
-                        expected_version: row.journey_version,
-                        bump: false,
-                        status: &row.status,
-                        details_json: &details,
-                        snapshot_hash: None,
-                        checkin: None,
-                        checkout: None,
-                        hotel_confirmation_number: None,
-                        event_time_ms: at,
-                    },
-                )
-                .await?;
-                Ok(true)
-            })
-        },
-    )
+    step.run(&name, StepConfig::AWAIT_BOOKING, async move || {
+        let db = env.d1(DB_BINDING)?;
+        let row = known_booking(&db, &id).await?;
+        let mut b: HotelBooking = serde_json::from_str(&row.details_json)?;
+        b.checkin_instructions = Some(text.clone());
+        let details = serde_json::to_string(&b)?;
+        let update = FactsUpdate {
+            details_json: &details,
+            ..FactsUpdate::keep(&row, at)
+        };
+        store::bookings::write_facts(&db, &update).await?;
+        Ok(true)
+    })
     .await?;
     Ok(JourneyOutput::new("checkin_instructions"))
 }
@@ -550,58 +500,53 @@ pub async fn amended(
     let Some(booking_id) = a.booking_id.clone() else {
         return Ok(out);
     };
-    let (env2, a2, at) = (env.clone(), a.clone(), params.received_at_ms);
-    let id = booking_id.to_string();
-    let id2 = id.clone();
-    let result: Option<(i64, crate::domain::email::OutgoingEmail)> = step
-        .run(
+    let result: Option<(i64, OutgoingEmail)> = {
+        let (env, a, id, at) = (
+            env.clone(),
+            a.clone(),
+            booking_id.to_string(),
+            params.received_at_ms,
+        );
+        step.run(
             &format!("amend {id}"),
             StepConfig::AWAIT_BOOKING,
-            move || {
-                let (env, a, id) = (env2.clone(), a2.clone(), id2.clone());
-                Box::pin(async move {
-                    let db = env.d1(DB_BINDING)?;
-                    let row = known_booking(&db, &id).await?;
-                    if row.is_closed() {
-                        return Ok(None);
-                    }
-                    let before: HotelBooking = serde_json::from_str(&row.details_json)?;
-                    let after = apply(before.clone(), &a);
-                    let (old, new) = (hotel_snapshot(&before), hotel_snapshot(&after));
-                    let hash = new.hash();
-                    if row.snapshot_hash.as_deref() == Some(hash.as_str()) || old.hash() == hash {
-                        return Ok(None);
-                    }
-                    let details = serde_json::to_string(&after)?;
-                    store::bookings::write_facts(
-                        &db,
-                        &store::bookings::FactsUpdate {
-                            booking_id: &id,
-                            expected_version: row.journey_version,
-                            bump: true,
-                            status: &row.status,
-                            details_json: &details,
-                            snapshot_hash: Some(&hash),
-                            checkin: Some(&after.checkin.to_string()),
-                            checkout: Some(&after.checkout.to_string()),
-                            hotel_confirmation_number: None,
-                            event_time_ms: at,
-                        },
-                    )
-                    .await?;
-                    let changes: Vec<(String, String, String)> = old
-                        .diff(&new)
-                        .into_iter()
-                        .map(|c| (c.field, c.before, c.after))
-                        .collect();
-                    let cfg = config(&env)?;
-                    let email = render::booking_updated(&after, &hash, &changes, &cfg.branding)
-                        .map_err(rust_err)?;
-                    Ok(Some((row.journey_version + 1, email)))
-                })
+            async move || {
+                let db = env.d1(DB_BINDING)?;
+                let row = known_booking(&db, &id).await?;
+                if row.is_closed() {
+                    return Ok(None);
+                }
+                let before: HotelBooking = serde_json::from_str(&row.details_json)?;
+                let after = apply(before.clone(), &a);
+                let (old, new) = (hotel_snapshot(&before), hotel_snapshot(&after));
+                let hash = new.hash();
+                if row.snapshot_hash.as_deref() == Some(hash.as_str()) || old.hash() == hash {
+                    return Ok(None);
+                }
+                let details = serde_json::to_string(&after)?;
+                let (checkin, checkout) = (after.checkin.to_string(), after.checkout.to_string());
+                let update = FactsUpdate {
+                    bump: true,
+                    details_json: &details,
+                    snapshot_hash: Some(&hash),
+                    checkin: Some(&checkin),
+                    checkout: Some(&checkout),
+                    ..FactsUpdate::keep(&row, at)
+                };
+                store::bookings::write_facts(&db, &update).await?;
+                let changes: Vec<(String, String, String)> = old
+                    .diff(&new)
+                    .into_iter()
+                    .map(|c| (c.field, c.before, c.after))
+                    .collect();
+                let cfg = config(&env)?;
+                let email = render::booking_updated(&after, &hash, &changes, &cfg.branding)
+                    .map_err(rust_err)?;
+                Ok(Some((row.journey_version + 1, email)))
             },
         )
-        .await?;
+        .await?
+    };
     let Some((version, email)) = result else {
         out.skipped.push((
             "booking_updated".into(),

@@ -18,10 +18,14 @@ pub mod workflow;
 
 use crate::config::DB_BINDING;
 use crate::domain::email::OutgoingEmail;
-use crate::domain::event::{Cancellation, JourneyParams, SupplierEvent};
+use crate::domain::event::{
+    BookingKind, BookingStatus, Cancellation, FlightBooking, HotelBooking, JourneyParams,
+    SupplierEvent,
+};
 use crate::domain::render;
 pub use crate::outbox::client::{deliver, Delivery};
 use crate::store;
+use crate::store::bookings::FactsUpdate;
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 use worker::{Env, Error, Result};
@@ -145,64 +149,44 @@ async fn cancelled(
     c: &Cancellation,
 ) -> Result<JourneyOutput> {
     let mut out = JourneyOutput::new("booking_cancelled");
-    let id = c.booking_id.to_string();
-    let (env2, c2, at) = (env.clone(), c.clone(), params.received_at_ms);
-    let emails: Vec<OutgoingEmail> = step
-        .run(
-            &format!("cancel {id}"),
+    let emails: Vec<OutgoingEmail> = {
+        let (env, c, at) = (env.clone(), c.clone(), params.received_at_ms);
+        step.run(
+            &format!("cancel {}", c.booking_id),
             StepConfig::AWAIT_BOOKING,
-            move || {
-                let (env, c) = (env2.clone(), c2.clone());
-                Box::pin(async move {
-                    let db = env.d1(DB_BINDING)?;
-                    let row = known_booking(&db, c.booking_id.as_str()).await?;
-                    let status = if c.with_charges {
-                        "CANCELLED_WITH_CHARGES"
-                    } else {
-                        "CANCELLED"
+            async move || {
+                let db = env.d1(DB_BINDING)?;
+                let row = known_booking(&db, c.booking_id.as_str()).await?;
+                if !row.status.is_cancelled() {
+                    let status = BookingStatus::cancelled(c.with_charges);
+                    let update = FactsUpdate {
+                        bump: true,
+                        status: &status,
+                        ..FactsUpdate::keep(&row, at)
                     };
-                    if !row.status.starts_with("CANCELLED") {
-                        store::bookings::write_facts(
-                            &db,
-                            &store::bookings::FactsUpdate {
-                                booking_id: &row.booking_id,
-                                expected_version: row.journey_version,
-                                bump: true,
-                                status,
-                                details_json: &row.details_json,
-                                snapshot_hash: None,
-                                checkin: None,
-                                checkout: None,
-                                hotel_confirmation_number: None,
-                                event_time_ms: at,
-                            },
-                        )
-                        .await?;
-                    }
-                    let cfg = config(&env)?;
-                    let summary = if row.kind == "flight" {
-                        let f: crate::domain::event::FlightBooking =
-                            serde_json::from_str(&row.details_json)?;
+                    store::bookings::write_facts(&db, &update).await?;
+                }
+                let cfg = config(&env)?;
+                let summary = match row.kind {
+                    BookingKind::Flight => {
+                        let f: FlightBooking = serde_json::from_str(&row.details_json)?;
                         render::CancelledBooking::for_flight(&f)
-                    } else {
-                        let b: crate::domain::event::HotelBooking =
-                            serde_json::from_str(&row.details_json)?;
+                    }
+                    BookingKind::Hotel => {
+                        let b: HotelBooking = serde_json::from_str(&row.details_json)?;
                         render::CancelledBooking::for_hotel(&b)
-                    };
-                    let guest =
-                        render::booking_cancelled(&summary, &c, &cfg.branding).map_err(rust_err)?;
-                    let owner = render::owner_booking_cancelled(
-                        &summary,
-                        &c,
-                        &cfg.owner_email,
-                        &cfg.branding,
-                    )
-                    .map_err(rust_err)?;
-                    Ok(vec![guest, owner])
-                })
+                    }
+                };
+                let guest =
+                    render::booking_cancelled(&summary, &c, &cfg.branding).map_err(rust_err)?;
+                let owner =
+                    render::owner_booking_cancelled(&summary, &c, &cfg.owner_email, &cfg.branding)
+                        .map_err(rust_err)?;
+                Ok(vec![guest, owner])
             },
         )
-        .await?;
+        .await?
+    };
     for email in emails {
         let key = email.dedupe_key.to_string();
         out.emails.push((
@@ -221,43 +205,26 @@ async fn status_changed(
     booking_id: &str,
     status: &str,
 ) -> Result<JourneyOutput> {
-    let (env2, id, status2, at) = (
+    let name = format!("status {booking_id} {status}");
+    let (env, id, status, at) = (
         env.clone(),
         booking_id.to_string(),
-        status.to_string(),
+        BookingStatus::of(status),
         params.received_at_ms,
     );
-    step.run(
-        &format!("status {booking_id} {status}"),
-        StepConfig::STORAGE,
-        move || {
-            let (env, id, status) = (env2.clone(), id.clone(), status2.clone());
-            Box::pin(async move {
-                let db = env.d1(DB_BINDING)?;
-                if let Some(row) = store::bookings::get(&db, &id).await? {
-                    if !row.is_closed() {
-                        store::bookings::update_facts(
-                            &db,
-                            &store::bookings::FactsUpdate {
-                                booking_id: &id,
-                                expected_version: row.journey_version,
-                                bump: false,
-                                status: &status,
-                                details_json: &row.details_json,
-                                snapshot_hash: None,
-                                checkin: None,
-                                checkout: None,
-                                hotel_confirmation_number: None,
-                                event_time_ms: at,
-                            },
-                        )
-                        .await?;
-                    }
-                }
-                Ok(true)
-            })
-        },
-    )
+    step.run(&name, StepConfig::STORAGE, async move || {
+        let db = env.d1(DB_BINDING)?;
+        if let Some(row) = store::bookings::get(&db, &id).await? {
+            if !row.is_closed() {
+                let update = FactsUpdate {
+                    status: &status,
+                    ..FactsUpdate::keep(&row, at)
+                };
+                store::bookings::update_facts(&db, &update).await?;
+            }
+        }
+        Ok(true)
+    })
     .await?;
     Ok(JourneyOutput::new("status_changed"))
 }

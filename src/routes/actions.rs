@@ -79,10 +79,10 @@ async fn check(
         Ok(false) => {}
         Err(e) => return Err(Err(e.into())),
     }
-    if hold.status != "held" {
+    if hold.status != store::checkout::HoldStatus::Held {
         let msg = format!(
             "This hold was already handled ({}). Nothing more was sent.",
-            hold.action.as_deref().unwrap_or(&hold.status)
+            hold.action.as_deref().unwrap_or(hold.status.as_str())
         );
         return Err(page(409, "Already handled", &msg));
     }
@@ -155,11 +155,7 @@ pub async fn act(req: Request, env: &Env, token: &str) -> Result<Response, ApiEr
             "Each action link works once. Nothing more was sent.",
         );
     }
-    let status = if claims.action == OwnerAction::Dismiss {
-        "dismissed"
-    } else {
-        "acted"
-    };
+    let status = store::checkout::HoldStatus::after(claims.action);
     if !store::checkout::close_hold(
         &db,
         &hold.hold_id,

@@ -29,7 +29,7 @@ use crate::domain::event::{EventId, Source};
 use crate::platform::now_ms;
 use crate::sources::resend::{self, Report, ResendEvent};
 use crate::sources::ParseError;
-use crate::store::raw_events::{self, NewRawEvent};
+use crate::store::raw_events::{self, NewRawEvent, RawEventStatus};
 use crate::store::suppressions;
 use serde_json::json;
 use worker::{Env, Request, Response};
@@ -89,7 +89,7 @@ pub async fn resend(mut req: Request, env: &Env) -> Result<Response, ApiError> {
                     source: Source::Resend,
                     event_id: None,
                     event_name: None,
-                    status: "rejected",
+                    status: RawEventStatus::Rejected,
                     error: Some(&error),
                     headers_json: &headers_json,
                     body: &text,
@@ -104,8 +104,8 @@ pub async fn resend(mut req: Request, env: &Env) -> Result<Response, ApiError> {
         }
     };
     let status = match event.report {
-        Report::Suppress { .. } => "received",
-        Report::Ignored(_) => "ignored",
+        Report::Suppress { .. } => RawEventStatus::Received,
+        Report::Ignored(_) => RawEventStatus::Ignored,
     };
     let inserted = raw_events::insert(
         &db,

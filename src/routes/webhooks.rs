@@ -14,7 +14,7 @@ use crate::domain::ids::InstanceId;
 use crate::journey::workflow;
 use crate::platform::now_ms;
 use crate::sources::{duffel, generic, liteapi, signature, stripe, ParseError};
-use crate::store::raw_events::{self, NewRawEvent};
+use crate::store::raw_events::{self, NewRawEvent, RawEventStatus};
 use serde_json::json;
 use worker::{D1Database, Env, Request, Response};
 
@@ -232,8 +232,8 @@ pub async fn ingest(
     };
     let event_id = delivery.event_id.as_str();
     let (status, name) = match &delivery.interpretation {
-        Interpretation::Journey(_) => ("received", delivery.event_name.as_str()),
-        Interpretation::Ignored(name) => ("ignored", name.as_str()),
+        Interpretation::Journey(_) => (RawEventStatus::Received, delivery.event_name.as_str()),
+        Interpretation::Ignored(name) => (RawEventStatus::Ignored, name.as_str()),
     };
     let inserted = raw_events::insert(
         &db,
@@ -256,7 +256,7 @@ pub async fn ingest(
         received_at_ms
     } else {
         match raw_events::find(&db, source, event_id).await? {
-            Some(stored) if stored.status == "received" => stored.received_at_ms,
+            Some(stored) if stored.status == RawEventStatus::Received => stored.received_at_ms,
             _ => return duplicate(event_id),
         }
     };
@@ -282,7 +282,14 @@ pub async fn ingest(
         event,
     };
     let created = workflow::create(env, &instance_id, &params).await?;
-    raw_events::mark(&db, source, event_id, "started", Some(instance_id.as_str())).await?;
+    raw_events::mark(
+        &db,
+        source,
+        event_id,
+        RawEventStatus::Started,
+        Some(instance_id.as_str()),
+    )
+    .await?;
     if !created {
         return duplicate(event_id);
     }
@@ -335,7 +342,7 @@ async fn reject(
             source,
             event_id: None,
             event_name: None,
-            status: "rejected",
+            status: RawEventStatus::Rejected,
             error: Some(&message),
             headers_json,
             body: text,

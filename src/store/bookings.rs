@@ -1,7 +1,8 @@
-//! `contacts` and `bookings`.
+//! `contacts` and `bookings`: one row per booking with its kind, status ([`BookingStatus`]),
+//! traveller snapshot hash and journey version (the optimistic-concurrency token of its facts).
 
 use super::{n, opt, s};
-use crate::domain::event::{Holder, HotelBooking, Source};
+use crate::domain::event::{BookingKind, BookingStatus, Holder, HotelBooking, Source};
 use worker::{D1Database, D1PreparedStatement, Result};
 
 /// The statement that upserts a booking's contact (name and phone follow the newest event).
@@ -41,7 +42,7 @@ pub async fn insert_hotel_booking(
         .prepare(
             "INSERT INTO bookings (booking_id, source, kind, contact_email, status, hotel_name, checkin, checkout, \
              hotel_confirmation_number, details_json, journey_version, created_at_ms, updated_at_ms, prebook_id, snapshot_hash) \
-             VALUES (?1, ?2, 'hotel', ?3, ?4, ?5, ?6, ?7, ?8, ?9, 1, ?10, ?10, ?11, ?12) \
+             VALUES (?1, ?2, ?13, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 1, ?10, ?10, ?11, ?12) \
              ON CONFLICT(booking_id) DO NOTHING",
         )
         .bind(&[
@@ -57,6 +58,7 @@ pub async fn insert_hotel_booking(
             n(event_time_ms),
             opt(b.prebook_id.as_deref()),
             s(snapshot_hash),
+            s(BookingKind::Hotel.as_str()),
         ])?;
     let results = db.batch(vec![contact, booking]).await?;
     Ok(results.get(1).map(super::changes) == Some(1))
@@ -66,8 +68,8 @@ pub async fn insert_hotel_booking(
 #[derive(Debug, Clone, serde::Deserialize)]
 pub struct BookingRow {
     pub booking_id: String,
-    pub kind: String,
-    pub status: String,
+    pub kind: BookingKind,
+    pub status: BookingStatus,
     pub journey_version: i64,
     pub snapshot_hash: Option<String>,
     pub details_json: String,
@@ -77,7 +79,7 @@ pub struct BookingRow {
 impl BookingRow {
     /// `true` when no email of this booking may go out any more.
     pub fn is_closed(&self) -> bool {
-        self.status.starts_with("CANCELLED") || self.replaced_by.is_some()
+        self.status.is_cancelled() || self.replaced_by.is_some()
     }
 }
 
@@ -93,13 +95,16 @@ pub async fn get(db: &D1Database, booking_id: &str) -> Result<Option<BookingRow>
 }
 
 /// New facts for a stored booking (see [`update_facts`]). `None` fields keep the stored value.
+///
+/// Built from [`FactsUpdate::keep`] plus the fields that change (struct update syntax), e.g.
+/// `FactsUpdate { bump: true, ..FactsUpdate::keep(&row, at) }`.
 pub struct FactsUpdate<'a> {
     pub booking_id: &'a str,
     /// The journey version the caller read; the write only happens if it is still current.
     pub expected_version: i64,
     /// Move the journey version on (a re-plan: older scheduled sends stop).
     pub bump: bool,
-    pub status: &'a str,
+    pub status: &'a BookingStatus,
     pub details_json: &'a str,
     pub snapshot_hash: Option<&'a str>,
     pub checkin: Option<&'a str>,
@@ -142,7 +147,7 @@ pub async fn update_facts(db: &D1Database, u: &FactsUpdate<'_>) -> Result<bool> 
         .bind(&[
             s(u.booking_id),
             n(u.expected_version),
-            s(u.status),
+            s(u.status.as_str()),
             s(u.details_json),
             opt(u.snapshot_hash),
             opt(u.checkin),
@@ -177,10 +182,15 @@ pub async fn mark_replaced(
     event_time_ms: i64,
 ) -> Result<()> {
     db.prepare(
-        "UPDATE bookings SET replaced_by = ?2, status = 'REPLACED', journey_version = journey_version + 1, \
+        "UPDATE bookings SET replaced_by = ?2, status = ?4, journey_version = journey_version + 1, \
          updated_at_ms = MAX(updated_at_ms, ?3) WHERE booking_id = ?1 AND replaced_by IS NULL",
     )
-    .bind(&[s(old), s(new), n(event_time_ms)])?
+    .bind(&[
+        s(old),
+        s(new),
+        n(event_time_ms),
+        s(BookingStatus::Replaced.as_str()),
+    ])?
     .run()
     .await?;
     Ok(())
@@ -205,7 +215,7 @@ pub async fn upsert_flight_booking(
         .prepare(
             "INSERT INTO bookings (booking_id, source, kind, contact_email, status, hotel_name, checkin, checkout, \
              details_json, snapshot_hash, journey_version, created_at_ms, updated_at_ms) \
-             VALUES (?1, ?2, 'flight', ?3, ?4, NULL, ?5, ?6, ?7, ?8, 1, ?9, ?9) \
+             VALUES (?1, ?2, ?10, ?3, ?4, NULL, ?5, ?6, ?7, ?8, 1, ?9, ?9) \
              ON CONFLICT(booking_id) DO NOTHING",
         )
         .bind(&[
@@ -218,6 +228,7 @@ pub async fn upsert_flight_booking(
             s(&details),
             s(snapshot_hash),
             n(event_time_ms),
+            s(BookingKind::Flight.as_str()),
         ])?;
     db.batch(vec![contact, booking]).await?;
     Ok(())

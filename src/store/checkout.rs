@@ -2,6 +2,9 @@
 //! used one-click tokens. Every lookup here is served by an index from `migrations/0003`.
 
 use super::{changes, n, opt, s};
+use crate::domain::checkout::CheckoutOutcome;
+pub use crate::domain::checkout::HoldStatus;
+use crate::domain::event::PaymentOutcome;
 use serde::Deserialize;
 use worker::{D1Database, Result};
 
@@ -16,7 +19,7 @@ pub struct AttemptRow {
     pub checkout: Option<String>,
     pub attempt_day: String,
     pub attempted_at_ms: i64,
-    pub payment_status: Option<String>,
+    pub payment_status: Option<PaymentOutcome>,
     pub decline_code: Option<String>,
     pub details_json: String,
 }
@@ -128,7 +131,7 @@ pub async fn record_payment(
     db: &D1Database,
     transaction_id: Option<&str>,
     client_reference: Option<&str>,
-    status: &str,
+    status: PaymentOutcome,
     decline_code: Option<&str>,
     email: Option<&str>,
     name: Option<&str>,
@@ -139,21 +142,22 @@ pub async fn record_payment(
              email = COALESCE(email, ?5), guest_name = COALESCE(guest_name, ?6) \
              WHERE (?1 IS NOT NULL AND transaction_id = ?1) OR (?2 IS NOT NULL AND client_reference = ?2)",
         )
-        .bind(&[opt(transaction_id), opt(client_reference), s(status), opt(decline_code), opt(email), opt(name)])?
+        .bind(&[opt(transaction_id), opt(client_reference), s(status.as_str()), opt(decline_code), opt(email), opt(name)])?
         .run()
         .await?;
     Ok(changes(&r))
 }
 
+/// Records the decision on an attempt (and the hold it opened).
 pub async fn set_outcome(
     db: &D1Database,
     prebook_id: &str,
-    outcome: &str,
+    outcome: &CheckoutOutcome,
     hold_id: Option<&str>,
     at_ms: i64,
 ) -> Result<()> {
     db.prepare("UPDATE checkout_attempts SET outcome = ?2, hold_id = ?3, decided_at_ms = ?4 WHERE prebook_id = ?1")
-        .bind(&[s(prebook_id), s(outcome), opt(hold_id), n(at_ms)])?
+        .bind(&[s(prebook_id), s(outcome.as_str()), opt(hold_id), n(at_ms)])?
         .run()
         .await?;
     Ok(())
@@ -163,7 +167,7 @@ pub async fn set_outcome(
 #[derive(Debug, Clone, Deserialize)]
 pub struct HoldRow {
     pub hold_id: String,
-    pub status: String,
+    pub status: HoldStatus,
     pub reason: String,
     pub prebook_id: String,
     pub created_at_ms: i64,
@@ -181,10 +185,10 @@ pub async fn open_hold(
 ) -> Result<bool> {
     let r = db
         .prepare(
-            "INSERT INTO holds (hold_id, status, reason, prebook_id, created_at_ms) VALUES (?1, 'held', ?2, ?3, ?4) \
+            "INSERT INTO holds (hold_id, status, reason, prebook_id, created_at_ms) VALUES (?1, ?5, ?2, ?3, ?4) \
              ON CONFLICT(hold_id) DO NOTHING",
         )
-        .bind(&[s(hold_id), s(reason), s(prebook_id), n(at_ms)])?
+        .bind(&[s(hold_id), s(reason), s(prebook_id), n(at_ms), s(HoldStatus::Held.as_str())])?
         .run()
         .await?;
     Ok(changes(&r) == 1)
@@ -229,20 +233,20 @@ pub async fn use_token(
     Ok(changes(&r) == 1)
 }
 
-/// Closes a held hold with `status` (`acted` / `dismissed`): `true` for exactly one caller.
+/// Closes a held hold with `status` (`Acted` / `Dismissed`): `true` for exactly one caller.
 pub async fn close_hold(
     db: &D1Database,
     hold_id: &str,
-    status: &str,
+    status: HoldStatus,
     action: &str,
     at_ms: i64,
     from: Option<&str>,
 ) -> Result<bool> {
     let r = db
         .prepare(
-            "UPDATE holds SET status = ?2, action = ?3, acted_at_ms = ?4, acted_from = ?5 WHERE hold_id = ?1 AND status = 'held'",
+            "UPDATE holds SET status = ?2, action = ?3, acted_at_ms = ?4, acted_from = ?5 WHERE hold_id = ?1 AND status = ?6",
         )
-        .bind(&[s(hold_id), s(status), s(action), n(at_ms), opt(from)])?
+        .bind(&[s(hold_id), s(status.as_str()), s(action), n(at_ms), opt(from), s(HoldStatus::Held.as_str())])?
         .run()
         .await?;
     Ok(changes(&r) == 1)
@@ -252,8 +256,8 @@ pub async fn close_hold(
 /// queued), so the same link can be used again.
 pub async fn reopen(db: &D1Database, hold_id: &str, token_id: &str) -> Result<()> {
     let reopen = db
-        .prepare("UPDATE holds SET status = 'held', action = NULL, acted_at_ms = NULL, acted_from = NULL WHERE hold_id = ?1")
-        .bind(&[s(hold_id)])?;
+        .prepare("UPDATE holds SET status = ?2, action = NULL, acted_at_ms = NULL, acted_from = NULL WHERE hold_id = ?1")
+        .bind(&[s(hold_id), s(HoldStatus::Held.as_str())])?;
     let forget = db
         .prepare("DELETE FROM owner_actions WHERE token_id = ?1")
         .bind(&[s(token_id)])?;

@@ -8,7 +8,7 @@ use worker::{D1Database, Result};
 /// The parts of an email row callers branch on.
 #[derive(Debug, Clone, Deserialize)]
 pub struct EmailRow {
-    pub status: String,
+    pub status: EmailStatus,
 }
 
 /// Claims the dedupe key. Returns `true` if this call created the row, `false` if the key was
@@ -17,7 +17,7 @@ pub async fn claim(db: &D1Database, e: &OutgoingEmail, now_ms: i64) -> Result<bo
     let r = db
         .prepare(
             "INSERT INTO emails (dedupe_key, kind, audience, booking_id, to_addr, subject, rank, status, message_id, attempts, created_at_ms, updated_at_ms) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'claimed', ?8, 0, ?9, ?9) ON CONFLICT(dedupe_key) DO NOTHING",
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?10, ?8, 0, ?9, ?9) ON CONFLICT(dedupe_key) DO NOTHING",
         )
         .bind(&[
             s(e.dedupe_key.as_str()),
@@ -29,6 +29,7 @@ pub async fn claim(db: &D1Database, e: &OutgoingEmail, now_ms: i64) -> Result<bo
             n(e.rank.as_i64()),
             s(&e.message_id),
             n(now_ms),
+            s(EmailStatus::Claimed.as_str()),
         ])?
         .run()
         .await?;
@@ -46,9 +47,14 @@ pub async fn find(db: &D1Database, dedupe_key: &str) -> Result<Option<EmailRow>>
 /// Marks a claimed row as handed to the outbox (never moves a row backwards from a later state).
 pub async fn mark_queued(db: &D1Database, dedupe_key: &str, now_ms: i64) -> Result<()> {
     db.prepare(
-        "UPDATE emails SET status = 'queued', updated_at_ms = ?2 WHERE dedupe_key = ?1 AND status = 'claimed'",
+        "UPDATE emails SET status = ?3, updated_at_ms = ?2 WHERE dedupe_key = ?1 AND status = ?4",
     )
-    .bind(&[s(dedupe_key), n(now_ms)])?
+    .bind(&[
+        s(dedupe_key),
+        n(now_ms),
+        s(EmailStatus::Queued.as_str()),
+        s(EmailStatus::Claimed.as_str()),
+    ])?
     .run()
     .await?;
     Ok(())

@@ -2,17 +2,47 @@
 //! the ones we rejected (`status = 'rejected'`, `event_id` NULL so a later valid delivery of the
 //! same id is still processed).
 //!
-//! Status: `received` (stored, journey not yet started) → `started` | `ignored`; or `rejected`.
+//! Status ([`RawEventStatus`]): `received` (stored, journey not yet started) → `started` |
+//! `ignored`; or `rejected`.
 
 use super::{changes, n, opt, s};
-use crate::domain::event::Source;
-use serde::Deserialize;
+use crate::domain::event::{stored_names, Source};
+use serde::{Deserialize, Serialize};
 use worker::{D1Database, Result};
+
+/// Where a stored delivery stands (D1 `raw_events.status`; stored names are the variants in
+/// `snake_case`).
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    strum::EnumString,
+    strum::IntoStaticStr,
+    strum::VariantArray,
+)]
+#[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
+pub enum RawEventStatus {
+    /// Stored; its journey is not started yet (a redelivery starts it).
+    Received,
+    /// Its journey was started (the row holds the instance id).
+    Started,
+    /// Well-formed, but this engine does not act on it.
+    Ignored,
+    /// Malformed: stored with `event_id` NULL and the error.
+    Rejected,
+}
+
+stored_names!(RawEventStatus);
 
 /// What was already stored for a `(source, event_id)`.
 #[derive(Debug, Clone, Deserialize)]
 pub struct Stored {
-    pub status: String,
+    pub status: RawEventStatus,
     pub received_at_ms: i64,
     pub instance_id: Option<String>,
 }
@@ -22,7 +52,7 @@ pub struct NewRawEvent<'a> {
     pub source: Source,
     pub event_id: Option<&'a str>,
     pub event_name: Option<&'a str>,
-    pub status: &'a str,
+    pub status: RawEventStatus,
     pub error: Option<&'a str>,
     pub headers_json: &'a str,
     pub body: &'a str,
@@ -41,7 +71,7 @@ pub async fn insert(db: &D1Database, e: &NewRawEvent<'_>) -> Result<bool> {
             s(e.source.as_str()),
             opt(e.event_id),
             opt(e.event_name),
-            s(e.status),
+            s(e.status.as_str()),
             opt(e.error),
             s(e.headers_json),
             s(e.body),
@@ -88,14 +118,19 @@ pub async fn mark(
     db: &D1Database,
     source: Source,
     event_id: &str,
-    status: &str,
+    status: RawEventStatus,
     instance_id: Option<&str>,
 ) -> Result<()> {
     db.prepare(
         "UPDATE raw_events SET status = ?3, instance_id = COALESCE(?4, instance_id) \
          WHERE source = ?1 AND event_id = ?2",
     )
-    .bind(&[s(source.as_str()), s(event_id), s(status), opt(instance_id)])?
+    .bind(&[
+        s(source.as_str()),
+        s(event_id),
+        s(status.as_str()),
+        opt(instance_id),
+    ])?
     .run()
     .await?;
     Ok(())

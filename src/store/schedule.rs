@@ -2,17 +2,49 @@
 //! hotel coordinates used for local time.
 
 use super::{n, opt, s};
-use serde::Deserialize;
+use crate::domain::event::stored_names;
+use crate::domain::schedule::ScheduledKind;
+use serde::{Deserialize, Serialize};
 use worker::{D1Database, Result};
+
+/// Where a scheduled send stands (D1 `scheduled_sends.status`; stored names are the variants in
+/// `snake_case`): planned, then sent or skipped; or never planned (merged, late).
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    strum::EnumString,
+    strum::IntoStaticStr,
+    strum::VariantArray,
+)]
+#[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
+pub enum SendStatus {
+    /// Waiting for its time.
+    Planned,
+    /// Past at booking time; its facts went out in the confirmation (arrival guide).
+    Merged,
+    /// Past at booking time; dropped.
+    Late,
+    /// Handed to the outbox at its time.
+    Sent,
+    /// Not sent at its time (booking cancelled, replaced, or a newer journey version).
+    Skipped,
+}
+
+stored_names!(SendStatus);
 
 /// One row of a journey version's plan.
 pub struct PlannedRow<'a> {
-    /// `arrival_guide` | `checkin_day` | `thank_you`.
-    pub kind: &'a str,
+    pub kind: ScheduledKind,
     /// When it is due, ms since the epoch (UTC); `None` for merged / late rows.
     pub due_at_ms: Option<i64>,
-    /// `planned` | `merged` | `late`.
-    pub status: &'a str,
+    /// `Planned`, `Merged` or `Late`.
+    pub status: SendStatus,
     pub reason: Option<&'a str>,
 }
 
@@ -35,10 +67,10 @@ pub async fn plan(
             )
             .bind(&[
                 s(booking_id),
-                s(r.kind),
+                s(r.kind.as_str()),
                 n(version),
                 r.due_at_ms.map(n).unwrap_or(wasm_bindgen::JsValue::NULL),
-                s(r.status),
+                s(r.status.as_str()),
                 opt(r.reason),
                 s(zone),
                 n(now_ms),
@@ -51,27 +83,28 @@ pub async fn plan(
     Ok(())
 }
 
-/// Records what became of a planned send (`sent` / `skipped`, with the reason).
+/// Records what became of a planned send (`Sent` / `Skipped`, with the reason).
 pub async fn decide(
     db: &D1Database,
     booking_id: &str,
-    kind: &str,
+    kind: ScheduledKind,
     version: i64,
-    status: &str,
+    status: SendStatus,
     reason: Option<&str>,
     now_ms: i64,
 ) -> Result<()> {
     db.prepare(
         "UPDATE scheduled_sends SET status = ?4, reason = ?5, decided_at_ms = ?6 \
-         WHERE booking_id = ?1 AND kind = ?2 AND journey_version = ?3 AND status = 'planned'",
+         WHERE booking_id = ?1 AND kind = ?2 AND journey_version = ?3 AND status = ?7",
     )
     .bind(&[
         s(booking_id),
-        s(kind),
+        s(kind.as_str()),
         n(version),
-        s(status),
+        s(status.as_str()),
         opt(reason),
         n(now_ms),
+        s(SendStatus::Planned.as_str()),
     ])?
     .run()
     .await?;
