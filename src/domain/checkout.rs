@@ -30,7 +30,8 @@
 //! GUESTINGTON"` and `" testa   guestington "` are one name.
 
 use crate::domain::action_token::OwnerAction;
-use crate::domain::event::{stored_names, CheckoutAttempt};
+use crate::domain::event::CheckoutAttempt;
+use crate::domain::stored_names;
 use chrono::{DateTime, NaiveDate};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
@@ -251,19 +252,9 @@ impl CheckoutOutcome {
 }
 
 /// Where a card-testing hold stands (D1 `holds.status`): `held` until the owner acts on it once.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Serialize,
-    Deserialize,
-    strum::EnumString,
-    strum::IntoStaticStr,
-    strum::VariantArray,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[derive(strum::EnumString, strum::IntoStaticStr, strum::VariantArray)]
 #[strum(serialize_all = "snake_case")]
 pub enum HoldStatus {
     /// Waiting for the owner.

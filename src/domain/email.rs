@@ -5,28 +5,17 @@
 //! are the variant names in `snake_case`, derived once by strum (`as_str`, `parse`) and by serde
 //! (JSON) from the same rule; the tests pin that both agree for every variant.
 
-use crate::domain::event::{stored_names, BookingRef, EmailAddress};
+use crate::domain::event::{BookingRef, EmailAddress};
+use crate::domain::stored_names;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// Outbox rank: lower goes first. Stored as its number (the discriminant) in the outbox queue and
 /// D1 `emails.rank`; serialized by name (`"urgent"` …) in JSON.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Hash,
-    Serialize,
-    Deserialize,
-    strum::FromRepr,
-    strum::VariantArray,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[repr(i64)]
+#[derive(strum::FromRepr, strum::VariantArray)]
 pub enum Rank {
     /// 0: flight changed, check-in day.
     Urgent = 0,
@@ -52,20 +41,9 @@ impl Rank {
 
 /// Who an email is for. Owner alerts may carry internal facts; client email never may.
 /// Stored names: `client`, `owner`.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    Serialize,
-    Deserialize,
-    strum::EnumString,
-    strum::IntoStaticStr,
-    strum::VariantArray,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[derive(strum::EnumString, strum::IntoStaticStr, strum::VariantArray)]
 #[strum(serialize_all = "snake_case")]
 pub enum Audience {
     /// A guest or traveller: paced, ranked, content-locked.
@@ -79,21 +57,9 @@ stored_names!(Audience);
 /// Every kind of email the engine sends. The stored name (`as_str`, the variant in `snake_case`,
 /// e.g. `booking_confirmation`) is the first half of the dedupe key, so it must never change once
 /// released.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    Serialize,
-    Deserialize,
-    strum::EnumString,
-    strum::IntoStaticStr,
-    strum::VariantArray,
-    strum::EnumCount,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[derive(strum::EnumString, strum::IntoStaticStr, strum::VariantArray, strum::EnumCount)]
 #[strum(serialize_all = "snake_case")]
 pub enum EmailKind {
     /// Guest: "your stay is confirmed".
@@ -294,19 +260,9 @@ impl fmt::Display for DedupeKey {
 
 /// Lifecycle of an email row (D1 `emails.status` and the outbox queue's `status`). Stored names:
 /// the variant in `snake_case` (`claimed`, `sent_possibly_twice`, …).
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Serialize,
-    Deserialize,
-    strum::EnumString,
-    strum::IntoStaticStr,
-    strum::VariantArray,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[derive(strum::EnumString, strum::IntoStaticStr, strum::VariantArray)]
 #[strum(serialize_all = "snake_case")]
 pub enum EmailStatus {
     /// Claimed in D1, not yet in the outbox.

@@ -5,6 +5,7 @@
 //! [`JourneyParams::params_version`]; add fields as `Option` / `#[serde(default)]` to stay readable
 //! by instances that are already running.
 
+use crate::domain::stored_names;
 use chrono::{NaiveDate, NaiveDateTime};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -13,48 +14,11 @@ use std::fmt;
 /// compatible, and keep reading older versions.
 pub const PARAMS_VERSION: u32 = 1;
 
-/// `as_str` / `parse` / `Display` of a closed set whose stored names strum derives
-/// (`IntoStaticStr` + `EnumString`): the names live in one place, the enum's strum attributes.
-/// `parse` answers `None` for a name this build does not know.
-macro_rules! stored_names {
-    ($name:ident) => {
-        impl $name {
-            /// The stored name (D1 columns, JSON, dedupe keys, step names); never changes once
-            /// released.
-            pub fn as_str(self) -> &'static str {
-                self.into()
-            }
-
-            /// Inverse of `as_str`; `None` for an unknown name.
-            pub fn parse(name: &str) -> Option<Self> {
-                name.parse().ok()
-            }
-        }
-
-        impl std::fmt::Display for $name {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str(self.as_str())
-            }
-        }
-    };
-}
-pub(crate) use stored_names;
-
 /// Where an event came from. Stored names (`as_str`, the variant in `snake_case`) are stable: they
 /// appear in D1 `raw_events.source` and in Workflow instance ids.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Serialize,
-    Deserialize,
-    strum::EnumString,
-    strum::IntoStaticStr,
-    strum::VariantArray,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[derive(strum::EnumString, strum::IntoStaticStr, strum::VariantArray)]
 #[strum(serialize_all = "snake_case")]
 pub enum Source {
     /// liteAPI (Nuitee) hotel and flight webhooks.
@@ -71,106 +35,6 @@ pub enum Source {
 }
 
 stored_names!(Source);
-
-/// What a stored booking is (D1 `bookings.kind`: `hotel`, `flight`); also the kind of its traveller
-/// snapshot (`domain::snapshot`).
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    Serialize,
-    Deserialize,
-    strum::EnumString,
-    strum::IntoStaticStr,
-    strum::VariantArray,
-)]
-#[serde(rename_all = "snake_case")]
-#[strum(serialize_all = "snake_case")]
-pub enum BookingKind {
-    Hotel,
-    Flight,
-}
-
-stored_names!(BookingKind);
-
-/// The status of a stored booking (D1 `bookings.status`): the supplier's status text as the
-/// engine stores it, plus the engine's own `CANCELLED` / `CANCELLED_WITH_CHARGES` (a cancellation
-/// event) and `REPLACED` (a rebook). Supplier statuses are open-ended (liteAPI `CONFIRMED`,
-/// `CANCELLED_WITH_CHARGES`, …; Duffel orders carry none, the adapter says `CONFIRMED` or
-/// `AWAITING_PAYMENT`), so any other text is kept as it came in [`BookingStatus::Other`]: stored
-/// text reads back byte for byte (`as_str`).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, strum::EnumString, strum::AsRefStr, strum::Display)]
-#[strum(serialize_all = "SCREAMING_SNAKE_CASE")]
-pub enum BookingStatus {
-    Confirmed,
-    Cancelled,
-    CancelledWithCharges,
-    Replaced,
-    /// A status the engine does not decide on (e.g. `TICKETED`, `AWAITING_PAYMENT`), as given.
-    #[strum(default, transparent)]
-    Other(String),
-}
-
-impl BookingStatus {
-    /// The stored text, e.g. `CANCELLED_WITH_CHARGES`.
-    pub fn as_str(&self) -> &str {
-        self.as_ref()
-    }
-
-    /// `true` for a cancelled booking: the engine's two cancellation statuses, and any other
-    /// supplier status starting with `CANCELLED` (no email of such a booking goes out any more).
-    pub fn is_cancelled(&self) -> bool {
-        match self {
-            BookingStatus::Cancelled | BookingStatus::CancelledWithCharges => true,
-            BookingStatus::Other(text) => text.starts_with("CANCELLED"),
-            BookingStatus::Confirmed | BookingStatus::Replaced => false,
-        }
-    }
-
-    /// The status of any text: a known name becomes its variant, anything else
-    /// [`BookingStatus::Other`] (never fails).
-    pub fn of(text: &str) -> Self {
-        text.parse()
-            .unwrap_or_else(|_| BookingStatus::Other(text.to_string()))
-    }
-
-    /// The status a cancellation leaves: `CANCELLED_WITH_CHARGES` when it carried charges.
-    pub fn cancelled(with_charges: bool) -> Self {
-        if with_charges {
-            BookingStatus::CancelledWithCharges
-        } else {
-            BookingStatus::Cancelled
-        }
-    }
-}
-
-impl From<String> for BookingStatus {
-    /// Any text: a known name becomes its variant, anything else [`BookingStatus::Other`].
-    fn from(text: String) -> Self {
-        BookingStatus::of(&text)
-    }
-}
-
-impl From<BookingStatus> for String {
-    fn from(status: BookingStatus) -> String {
-        status.as_str().to_string()
-    }
-}
-
-impl Serialize for BookingStatus {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for BookingStatus {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        String::deserialize(d).map(BookingStatus::from)
-    }
-}
 
 /// Why a value could not become one of the core's newtypes.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -574,19 +438,9 @@ pub struct PaymentUpdate {
 
 /// Stripe's verdict on a payment attempt. Stored names (D1 `checkout_attempts.payment_status`,
 /// step names): `failed`, `paid`, `processing`, `expired`.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Serialize,
-    Deserialize,
-    strum::EnumString,
-    strum::IntoStaticStr,
-    strum::VariantArray,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[derive(strum::EnumString, strum::IntoStaticStr, strum::VariantArray)]
 #[strum(serialize_all = "snake_case")]
 pub enum PaymentOutcome {
     Failed,
@@ -711,17 +565,9 @@ mod stored_name_tests {
                 .collect::<Vec<_>>(),
             ["failed", "paid", "processing", "expired"]
         );
-        assert_eq!(
-            [BookingKind::Hotel, BookingKind::Flight].map(BookingKind::as_str),
-            ["hotel", "flight"]
-        );
         for s in Source::VARIANTS {
             assert_eq!(Source::parse(s.as_str()), Some(*s));
             assert_eq!(serde_json::to_string(s).unwrap(), format!("\"{s}\""));
-        }
-        for k in BookingKind::VARIANTS {
-            assert_eq!(BookingKind::parse(k.as_str()), Some(*k));
-            assert_eq!(serde_json::to_string(k).unwrap(), format!("\"{k}\""));
         }
         for p in PaymentOutcome::VARIANTS {
             assert_eq!(PaymentOutcome::parse(p.as_str()), Some(*p));
@@ -729,46 +575,6 @@ mod stored_name_tests {
         }
         assert!(PaymentOutcome::Paid.is_paid() && PaymentOutcome::Processing.is_paid());
         assert!(!PaymentOutcome::Failed.is_paid() && !PaymentOutcome::Expired.is_paid());
-    }
-
-    #[test]
-    fn booking_statuses_read_back_byte_for_byte() {
-        for (text, status) in [
-            ("CONFIRMED", BookingStatus::Confirmed),
-            ("CANCELLED", BookingStatus::Cancelled),
-            (
-                "CANCELLED_WITH_CHARGES",
-                BookingStatus::CancelledWithCharges,
-            ),
-            ("REPLACED", BookingStatus::Replaced),
-            ("TICKETED", BookingStatus::Other("TICKETED".into())),
-            ("confirmed", BookingStatus::Other("confirmed".into())),
-        ] {
-            assert_eq!(BookingStatus::of(text), status);
-            assert_eq!(status.as_str(), text);
-            assert_eq!(status.to_string(), text);
-            let json = serde_json::to_string(&status).unwrap();
-            assert_eq!(json, format!("\"{text}\""));
-            assert_eq!(
-                serde_json::from_str::<BookingStatus>(&json).unwrap(),
-                status
-            );
-        }
-        assert_eq!(
-            BookingStatus::cancelled(true).as_str(),
-            "CANCELLED_WITH_CHARGES"
-        );
-        assert_eq!(BookingStatus::cancelled(false).as_str(), "CANCELLED");
-    }
-
-    #[test]
-    fn cancelled_is_every_status_starting_with_cancelled() {
-        for text in ["CANCELLED", "CANCELLED_WITH_CHARGES", "CANCELLED_BY_HOTEL"] {
-            assert!(BookingStatus::of(text).is_cancelled(), "{text}");
-        }
-        for text in ["CONFIRMED", "REPLACED", "TICKETED", "cancelled", ""] {
-            assert!(!BookingStatus::of(text).is_cancelled(), "{text}");
-        }
     }
 }
 

@@ -5,6 +5,7 @@
 //! whole core runs under plain `cargo test` on the host. `tests/core_is_pure.rs` enforces this.
 
 pub mod action_token;
+pub mod booking;
 pub mod checkout;
 pub mod content_lock;
 pub mod email;
@@ -33,3 +34,30 @@ pub(crate) fn cut_bytes(s: &str, max: usize) -> &str {
     }
     &s[..i]
 }
+
+/// `as_str` / `parse` / `Display` of a closed set whose stored names strum derives
+/// (`IntoStaticStr` + `EnumString`): the names live in one place, the enum's strum attributes.
+/// `parse` answers `None` for a name this build does not know.
+macro_rules! stored_names {
+    ($name:ident) => {
+        impl $name {
+            /// The stored name (D1 columns, JSON, dedupe keys, step names); never changes once
+            /// released.
+            pub fn as_str(self) -> &'static str {
+                self.into()
+            }
+
+            /// Inverse of `as_str`; `None` for an unknown name.
+            pub fn parse(name: &str) -> Option<Self> {
+                name.parse().ok()
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+    };
+}
+pub(crate) use stored_names;

@@ -38,7 +38,8 @@
 //! Segment times are local wall-clock times at each airport; with the airport's IANA zone they
 //! become offset-aware times, shown to travellers as `Fri 12 June 2026, 07:15`.
 
-use crate::domain::event::{stored_names, Airport, FlightSegment};
+use crate::domain::event::{Airport, FlightSegment};
+use crate::domain::stored_names;
 use crate::domain::timezone::parse_iana;
 pub use crate::domain::timezone::HotelZone;
 use chrono::{DateTime, Days, FixedOffset, NaiveDate, NaiveTime, TimeZone, Utc};
@@ -63,22 +64,9 @@ pub const THANK_YOU_HOUR: u32 = 10;
 /// A scheduled hotel email. The stored name (`as_str`: `arrival_guide`, `checkin_day`,
 /// `thank_you`) is stable: it is written to D1 `scheduled_sends.kind` and used in Workflow step
 /// names.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    Serialize,
-    Deserialize,
-    strum::EnumString,
-    strum::IntoStaticStr,
-    strum::VariantArray,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[derive(strum::EnumString, strum::IntoStaticStr, strum::VariantArray)]
 #[strum(serialize_all = "snake_case")]
 pub enum ScheduledKind {
     /// 08:00 local, 3 days before check-in.

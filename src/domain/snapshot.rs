@@ -32,7 +32,8 @@
 //! Flight: `segment.N.flight_number`, `segment.N.origin`, `segment.N.destination`,
 //! `segment.N.departure`, `segment.N.arrival` (N from 1, travel order), `passengers`.
 
-use crate::domain::event::{BookingKind, FlightBooking, HotelBooking, PersonName};
+use crate::domain::booking::BookingKind;
+use crate::domain::event::{FlightBooking, HotelBooking, PersonName};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 

@@ -6,9 +6,10 @@
 use super::workflow::{Step, StepConfig};
 use super::{config, deliver, deliver_once, known_booking, rust_err, JourneyOutput};
 use crate::config::{Config, DB_BINDING};
+use crate::domain::booking::BookingStatus;
 use crate::domain::email::OutgoingEmail;
 use crate::domain::event::{
-    BookingRef, BookingStatus, HotelAmendment, HotelBooking, HotelLocation, JourneyParams,
+    BookingRef, HotelAmendment, HotelBooking, HotelLocation, JourneyParams,
 };
 use crate::domain::render;
 use crate::domain::schedule::{hotel_plan, sleep_chunks, ScheduledKind};

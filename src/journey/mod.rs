@@ -17,10 +17,10 @@ pub mod hotel;
 pub mod workflow;
 
 use crate::config::DB_BINDING;
+use crate::domain::booking::{BookingKind, BookingStatus};
 use crate::domain::email::OutgoingEmail;
 use crate::domain::event::{
-    BookingKind, BookingStatus, Cancellation, FlightBooking, HotelBooking, JourneyParams,
-    SupplierEvent,
+    Cancellation, FlightBooking, HotelBooking, JourneyParams, SupplierEvent,
 };
 use crate::domain::render;
 pub use crate::outbox::client::{deliver, Delivery};

@@ -2,7 +2,8 @@
 //! traveller snapshot hash and journey version (the optimistic-concurrency token of its facts).
 
 use super::{n, opt, s};
-use crate::domain::event::{BookingKind, BookingStatus, Holder, HotelBooking, Source};
+use crate::domain::booking::{BookingKind, BookingStatus};
+use crate::domain::event::{Holder, HotelBooking, Source};
 use worker::{D1Database, D1PreparedStatement, Result};
 
 /// The statement that upserts a booking's contact (name and phone follow the newest event).

@@ -6,25 +6,16 @@
 //! `ignored`; or `rejected`.
 
 use super::{changes, n, opt, s};
-use crate::domain::event::{stored_names, Source};
+use crate::domain::event::Source;
+use crate::domain::stored_names;
 use serde::{Deserialize, Serialize};
 use worker::{D1Database, Result};
 
 /// Where a stored delivery stands (D1 `raw_events.status`; stored names are the variants in
 /// `snake_case`).
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Serialize,
-    Deserialize,
-    strum::EnumString,
-    strum::IntoStaticStr,
-    strum::VariantArray,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[derive(strum::EnumString, strum::IntoStaticStr, strum::VariantArray)]
 #[strum(serialize_all = "snake_case")]
 pub enum RawEventStatus {
     /// Stored; its journey is not started yet (a redelivery starts it).

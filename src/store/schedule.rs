@@ -2,26 +2,16 @@
 //! hotel coordinates used for local time.
 
 use super::{n, opt, s};
-use crate::domain::event::stored_names;
 use crate::domain::schedule::ScheduledKind;
+use crate::domain::stored_names;
 use serde::{Deserialize, Serialize};
 use worker::{D1Database, Result};
 
 /// Where a scheduled send stands (D1 `scheduled_sends.status`; stored names are the variants in
 /// `snake_case`): planned, then sent or skipped; or never planned (merged, late).
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Serialize,
-    Deserialize,
-    strum::EnumString,
-    strum::IntoStaticStr,
-    strum::VariantArray,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[derive(strum::EnumString, strum::IntoStaticStr, strum::VariantArray)]
 #[strum(serialize_all = "snake_case")]
 pub enum SendStatus {
     /// Waiting for its time.
