@@ -3,7 +3,8 @@
 //! the JS glue class (`src/entry.mjs`) hands to [`crate::journey::run_journey`].
 //!
 //! Step results cross the boundary as JSON strings, so they are cached by the engine exactly as
-//! Rust serialized them and replay deserializes the same values.
+//! Rust serialized them and replay deserializes the same values. The `step` API (`do` with its
+//! retry config, `sleepUntil`): <https://developers.cloudflare.com/workflows/build/workers-api/>.
 
 use crate::config::JOURNEY_BINDING;
 use crate::domain::event::JourneyParams;
