@@ -1,6 +1,6 @@
-//! Outbox policy: which email goes next, when the next client slot opens, which provider sends, and
-//! what a failure means. Pure: the Durable Object (`crate::outbox`) feeds it rows, `now` and random
-//! numbers, and carries out the answer.
+//! Outbox policy: when the next client slot opens, when the outbox wakes, which provider sends,
+//! and what a failure means. Pure: the Durable Object (`crate::outbox`) feeds it facts, `now` and
+//! random numbers, and carries out the answer.
 //!
 //! Invariants:
 //! - Owner alerts are sent as soon as they are queued; they never wait for, or consume, a client slot.
@@ -10,7 +10,6 @@
 //!   That order is SQL in the Durable Object (`crate::outbox::queue`, `ORDER BY rank, seq` through
 //!   the `queue_ready` index); `tests/e2e/outbox-order.test.mjs` checks it against the real queue.
 
-use crate::domain::email::{Audience, Rank};
 use serde::{Deserialize, Serialize};
 
 /// Milliseconds in one UTC day.
@@ -106,28 +105,6 @@ pub fn next_wake(now_ms: i64, next_slot_at_ms: i64, facts: QueueFacts) -> Option
 /// `true` when a client email may be sent at `now_ms`.
 pub fn client_slot_open(now_ms: i64, next_slot_at_ms: i64) -> bool {
     now_ms >= next_slot_at_ms
-}
-
-/// One queued item as the ordering sees it (used by host tests to state the ordering rule that the
-/// Durable Object's SQL `ORDER BY rank, seq` implements through its index).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Candidate {
-    /// Arrival order, strictly increasing.
-    pub seq: i64,
-    pub rank: Rank,
-    pub audience: Audience,
-    /// Not eligible before this time (ms since epoch), e.g. while backing off.
-    pub not_before_ms: i64,
-}
-
-/// The next item to send at `now_ms`: owner alerts first (any rank), then the eligible client item
-/// with the lowest rank number, then the lowest `seq`. Items not yet eligible are skipped.
-pub fn pick_next(candidates: &[Candidate], now_ms: i64) -> Option<Candidate> {
-    candidates
-        .iter()
-        .filter(|c| c.not_before_ms <= now_ms)
-        .min_by_key(|c| (c.audience != Audience::Owner, c.rank, c.seq))
-        .copied()
 }
 
 /// Which provider sends. The main provider is [`Provider::Cloudflare`] or [`Provider::Resend`]
@@ -616,57 +593,7 @@ mod tests {
         assert_eq!(next_wake(10_000, 0, QueueFacts::default()), None);
     }
 
-    #[test]
-    fn owner_first_then_rank_then_age() {
-        let c = |seq, rank, audience| Candidate {
-            seq,
-            rank,
-            audience,
-            not_before_ms: 0,
-        };
-        let items = [
-            c(1, Rank::Marketing, Audience::Client),
-            c(2, Rank::Booking, Audience::Client),
-            c(3, Rank::Booking, Audience::Client),
-            c(4, Rank::Urgent, Audience::Client),
-            c(5, Rank::Booking, Audience::Owner),
-        ];
-        assert_eq!(pick_next(&items, 0).unwrap().seq, 5);
-        assert_eq!(pick_next(&items[..4], 0).unwrap().seq, 4);
-        assert_eq!(pick_next(&items[..3], 0).unwrap().seq, 2);
-        assert_eq!(pick_next(&items[..1], 0).unwrap().seq, 1);
-        assert_eq!(pick_next(&[], 0), None);
-    }
-
     proptest! {
-        /// Random arrivals never let a lower rank pass a higher one that was eligible.
-        #[test]
-        fn no_lower_rank_passes_an_eligible_higher_one(
-            items in proptest::collection::vec((0i64..4, 0i64..1_000, any::<bool>()), 1..60),
-            now in 0i64..1_000,
-        ) {
-            let candidates: Vec<Candidate> = items.iter().enumerate().map(|(i, (r, nb, owner))| Candidate {
-                seq: i as i64,
-                rank: Rank::from_i64(*r).unwrap(),
-                audience: if *owner { Audience::Owner } else { Audience::Client },
-                not_before_ms: *nb,
-            }).collect();
-            match pick_next(&candidates, now) {
-                None => prop_assert!(candidates.iter().all(|c| c.not_before_ms > now)),
-                Some(p) => {
-                    prop_assert!(p.not_before_ms <= now);
-                    for c in candidates.iter().filter(|c| c.not_before_ms <= now) {
-                        if p.audience == Audience::Client {
-                            prop_assert!(c.audience == Audience::Client);
-                            prop_assert!(p.rank < c.rank || (p.rank == c.rank && p.seq <= c.seq));
-                        } else if c.audience == Audience::Owner {
-                            prop_assert!((p.rank, p.seq) <= (c.rank, c.seq));
-                        }
-                    }
-                }
-            }
-        }
-
         #[test]
         fn any_configured_gap_stays_in_range(min in 0i64..1_000_000, extra in 0i64..100_000, r in any::<u64>()) {
             let p = Pacing::new(min, min + extra).unwrap();
