@@ -115,10 +115,10 @@ impl Outbox {
     }
 }
 
-/// `400 invalid_payload` naming `field`.
-fn invalid(message: String, field: &str) -> Result<Response> {
+/// `400 invalid_payload`, naming the offending `field` (a JSON path or `query`) when known.
+fn invalid(message: String, field: Option<&str>) -> Result<Response> {
     ErrorBody {
-        field: Some(field.to_string()),
+        field: field.map(str::to_string),
         ..ErrorBody::new("invalid_payload", message)
     }
     .into_response(400)
@@ -150,7 +150,7 @@ impl DurableObject for Outbox {
             (Method::Post, "/enqueue") => {
                 let email: OutgoingEmail = match req.json().await {
                     Ok(e) => e,
-                    Err(e) => return invalid(format!("invalid email: {e}"), "email"),
+                    Err(e) => return invalid(format!("invalid email: {e}"), None),
                 };
                 let now = now_ms();
                 let fresh = self.enqueue(&email, now)?;
@@ -165,7 +165,7 @@ impl DurableObject for Outbox {
                     Err(e) => {
                         return invalid(
                             format!("expected {{\"dedupeKey\": \"…\"}}: {e}"),
-                            "dedupeKey",
+                            Some("dedupeKey"),
                         )
                     }
                 };
@@ -192,7 +192,7 @@ impl DurableObject for Outbox {
             }
             (Method::Get, "/state") => match ViewFilter::from_url(&req.url()?) {
                 Ok(filter) => Response::from_json(&self.view(&filter)?),
-                Err(message) => invalid(message, "query"),
+                Err(message) => invalid(message, Some("query")),
             },
             (Method::Get, "/email") => {
                 // The rendered email as queued, for inspection (owner pages, tests).
