@@ -1,14 +1,15 @@
-//! Outbox policy: which email goes next, when the next client slot opens, which provider sends, and
-//! what a failure means. Pure: the Durable Object (`crate::outbox`) feeds it rows, `now` and random
-//! numbers, and carries out the answer.
+//! Outbox policy: when the next client slot opens, when the outbox wakes, which provider sends,
+//! and what a failure means. Pure: the Durable Object (`crate::outbox`) feeds it facts, `now` and
+//! random numbers, and carries out the answer.
 //!
 //! Invariants:
 //! - Owner alerts are sent as soon as they are queued; they never wait for, or consume, a client slot.
 //! - Client email: one per slot; the next slot opens a uniformly random 150–160 s (configurable)
 //!   after the previous client send. An idle outbox (slot already open) sends at once.
 //! - Among eligible client items, the lowest rank number goes first, then the oldest (arrival order).
+//!   That order is SQL in the Durable Object (`crate::outbox::queue`, `ORDER BY rank, seq` through
+//!   the `queue_ready` index); `tests/e2e/outbox-order.test.mjs` checks it against the real queue.
 
-use crate::domain::email::{Audience, Rank};
 use serde::{Deserialize, Serialize};
 
 /// Milliseconds in one UTC day.
@@ -106,28 +107,6 @@ pub fn client_slot_open(now_ms: i64, next_slot_at_ms: i64) -> bool {
     now_ms >= next_slot_at_ms
 }
 
-/// One queued item as the ordering sees it (used by host tests to state the ordering rule that the
-/// Durable Object's SQL `ORDER BY rank, seq` implements through its index).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Candidate {
-    /// Arrival order, strictly increasing.
-    pub seq: i64,
-    pub rank: Rank,
-    pub audience: Audience,
-    /// Not eligible before this time (ms since epoch), e.g. while backing off.
-    pub not_before_ms: i64,
-}
-
-/// The next item to send at `now_ms`: owner alerts first (any rank), then the eligible client item
-/// with the lowest rank number, then the lowest `seq`. Items not yet eligible are skipped.
-pub fn pick_next(candidates: &[Candidate], now_ms: i64) -> Option<Candidate> {
-    candidates
-        .iter()
-        .filter(|c| c.not_before_ms <= now_ms)
-        .min_by_key(|c| (c.audience != Audience::Owner, c.rank, c.seq))
-        .copied()
-}
-
 /// Which provider sends. The main provider is [`Provider::Cloudflare`] or [`Provider::Resend`]
 /// (configuration `MAIN_PROVIDER`); [`Provider::Smtp`] is the failover.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -217,7 +196,8 @@ pub fn choose_provider(now_ms: i64, a: Availability) -> ProviderChoice {
     ProviderChoice::WaitUntil(until)
 }
 
-/// How long Resend keeps an `Idempotency-Key` (formats.md §5: 24 hours).
+/// How long Resend keeps an `Idempotency-Key`: 24 hours
+/// (<https://resend.com/docs/dashboard/emails/idempotency-keys>).
 pub const RESEND_IDEMPOTENCY_WINDOW_MS: i64 = DAY_MS;
 
 /// Margin kept inside [`RESEND_IDEMPOTENCY_WINDOW_MS`] before a retry with the same key is no longer
@@ -297,7 +277,8 @@ pub enum ProviderErrorClass {
     CredentialsRejected,
 }
 
-/// Classifies a Cloudflare Email Service error code (`E_…`, see formats §5).
+/// Classifies a Cloudflare Email Service error code (`E_…`) thrown by the `send_email` binding
+/// (<https://developers.cloudflare.com/email-service/api/send-emails/workers-api/>).
 pub fn classify_cloudflare_code(code: Option<&str>) -> ProviderErrorClass {
     match code.unwrap_or("") {
         "E_DAILY_LIMIT_EXCEEDED" => ProviderErrorClass::DailyLimit,
@@ -364,6 +345,55 @@ pub enum AfterFailure {
     Drop,
 }
 
+impl AfterFailure {
+    /// The pause of the provider that failed which this decision calls for, if any: after a main
+    /// provider's daily limit (fail-over) or refused credentials. Such a failure is the provider's
+    /// fault, not the email's, so the outbox does not count that attempt against the email.
+    pub fn provider_pause(self) -> Option<ProviderPause> {
+        match self {
+            AfterFailure::FailOver {
+                pause_main_until_ms,
+            } => Some(ProviderPause {
+                until_ms: pause_main_until_ms,
+                credentials: false,
+            }),
+            AfterFailure::PauseProvider { until_ms } => Some(ProviderPause {
+                until_ms,
+                credentials: true,
+            }),
+            AfterFailure::RetryAt { .. } | AfterFailure::DeadLetter | AfterFailure::Drop => None,
+        }
+    }
+}
+
+/// A provider taken out of use after a failure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProviderPause {
+    /// Paused until then, ms UTC.
+    pub until_ms: i64,
+    /// Refused credentials caused it (only the owner can fix that: always alert them).
+    pub credentials: bool,
+}
+
+/// Where an email goes once the provider that failed it is paused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AfterPause {
+    /// Hand the same email to this other provider now (its attempt budget untouched).
+    FailOverTo(Provider),
+    /// No other provider: the email waits (status `waiting`, same rank and age) until then, ms UTC.
+    WaitUntil(i64),
+}
+
+/// The next step for an email whose provider `failed` was just paused until `pause_until_ms`,
+/// given the provider choice made after the pause ([`choose_provider`]).
+pub fn after_pause(failed: Provider, pause_until_ms: i64, next: ProviderChoice) -> AfterPause {
+    match next {
+        ProviderChoice::Send(p) if p != failed => AfterPause::FailOverTo(p),
+        ProviderChoice::Send(_) => AfterPause::WaitUntil(pause_until_ms),
+        ProviderChoice::WaitUntil(t) => AfterPause::WaitUntil(t),
+    }
+}
+
 /// Decides the fate of a failed attempt. `attempts` counts attempts made so far, including this one.
 ///
 /// Same as [`after_failure_with_hint`] without a `Retry-After` hint.
@@ -378,9 +408,66 @@ pub fn after_failure(
     after_failure_with_hint(class, provider, attempts, now_ms, backoff, random, None)
 }
 
-/// How long a provider whose credentials were refused stays paused by default (1 hour; the
-/// configuration `PROVIDER_AUTH_PAUSE_MS` overrides it in the outbox).
+/// How long a provider whose credentials were refused stays paused by default, ms (1 hour; the
+/// configuration `PROVIDER_AUTH_PAUSE_MS` sets [`FailurePolicy::credentials_pause_ms`]).
 pub const CREDENTIALS_PAUSE_MS: i64 = 3_600_000;
+
+/// Everything configurable that decides the fate of a failed attempt: the retry schedule and how
+/// long a provider whose credentials were refused stays paused. One value, so the outbox and the
+/// policy cannot disagree on a pause length.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FailurePolicy {
+    pub backoff: Backoff,
+    /// `PROVIDER_AUTH_PAUSE_MS`: pause of a provider whose credentials were refused, ms.
+    pub credentials_pause_ms: i64,
+}
+
+impl FailurePolicy {
+    /// [`Backoff::DEFAULT`] and a 1 hour credentials pause ([`CREDENTIALS_PAUSE_MS`]).
+    pub const DEFAULT: FailurePolicy = FailurePolicy {
+        backoff: Backoff::DEFAULT,
+        credentials_pause_ms: CREDENTIALS_PAUSE_MS,
+    };
+
+    /// Decides the fate of a failed attempt; `attempts` counts attempts made so far, including
+    /// this one. The rules are those of [`after_failure_with_hint`] (which is this with the default
+    /// credentials pause); refused credentials pause the provider for `credentials_pause_ms`.
+    pub fn after_failure(
+        &self,
+        class: ProviderErrorClass,
+        provider: Provider,
+        attempts: u32,
+        now_ms: i64,
+        random: u64,
+        retry_after_ms: Option<i64>,
+    ) -> AfterFailure {
+        let backoff = self.backoff;
+        let retry_in = || {
+            let jittered = backoff.delay_ms(attempts, random);
+            let hinted =
+                retry_after_ms.map_or(jittered, |h| jittered.max(clamp_retry_after_ms(h, backoff)));
+            if class == ProviderErrorClass::RateLimited {
+                hinted.max(RATE_LIMIT_FLOOR_MS)
+            } else {
+                hinted
+            }
+        };
+        match class {
+            ProviderErrorClass::DailyLimit if provider.is_main() => AfterFailure::FailOver {
+                pause_main_until_ms: next_utc_midnight(now_ms),
+            },
+            ProviderErrorClass::CredentialsRejected => AfterFailure::PauseProvider {
+                until_ms: now_ms.saturating_add(self.credentials_pause_ms),
+            },
+            ProviderErrorClass::RecipientRejected => AfterFailure::Drop,
+            ProviderErrorClass::Permanent => AfterFailure::DeadLetter,
+            _ if attempts >= backoff.max_attempts => AfterFailure::DeadLetter,
+            _ => AfterFailure::RetryAt {
+                at_ms: now_ms.saturating_add(retry_in()),
+            },
+        }
+    }
+}
 
 /// Shortest wait after a `RateLimited` failure, whatever the backoff or the provider's hint says.
 pub const RATE_LIMIT_FLOOR_MS: i64 = 60_000;
@@ -419,30 +506,11 @@ pub fn after_failure_with_hint(
     random: u64,
     retry_after_ms: Option<i64>,
 ) -> AfterFailure {
-    let retry_in = || {
-        let jittered = backoff.delay_ms(attempts, random);
-        let hinted =
-            retry_after_ms.map_or(jittered, |h| jittered.max(clamp_retry_after_ms(h, backoff)));
-        if class == ProviderErrorClass::RateLimited {
-            hinted.max(RATE_LIMIT_FLOOR_MS)
-        } else {
-            hinted
-        }
-    };
-    match class {
-        ProviderErrorClass::DailyLimit if provider.is_main() => AfterFailure::FailOver {
-            pause_main_until_ms: next_utc_midnight(now_ms),
-        },
-        ProviderErrorClass::CredentialsRejected => AfterFailure::PauseProvider {
-            until_ms: now_ms.saturating_add(CREDENTIALS_PAUSE_MS),
-        },
-        ProviderErrorClass::RecipientRejected => AfterFailure::Drop,
-        ProviderErrorClass::Permanent => AfterFailure::DeadLetter,
-        _ if attempts >= backoff.max_attempts => AfterFailure::DeadLetter,
-        _ => AfterFailure::RetryAt {
-            at_ms: now_ms.saturating_add(retry_in()),
-        },
+    FailurePolicy {
+        backoff,
+        ..FailurePolicy::DEFAULT
     }
+    .after_failure(class, provider, attempts, now_ms, random, retry_after_ms)
 }
 
 #[cfg(test)]
@@ -525,57 +593,7 @@ mod tests {
         assert_eq!(next_wake(10_000, 0, QueueFacts::default()), None);
     }
 
-    #[test]
-    fn owner_first_then_rank_then_age() {
-        let c = |seq, rank, audience| Candidate {
-            seq,
-            rank,
-            audience,
-            not_before_ms: 0,
-        };
-        let items = [
-            c(1, Rank::Marketing, Audience::Client),
-            c(2, Rank::Booking, Audience::Client),
-            c(3, Rank::Booking, Audience::Client),
-            c(4, Rank::Urgent, Audience::Client),
-            c(5, Rank::Booking, Audience::Owner),
-        ];
-        assert_eq!(pick_next(&items, 0).unwrap().seq, 5);
-        assert_eq!(pick_next(&items[..4], 0).unwrap().seq, 4);
-        assert_eq!(pick_next(&items[..3], 0).unwrap().seq, 2);
-        assert_eq!(pick_next(&items[..1], 0).unwrap().seq, 1);
-        assert_eq!(pick_next(&[], 0), None);
-    }
-
     proptest! {
-        /// Random arrivals never let a lower rank pass a higher one that was eligible.
-        #[test]
-        fn no_lower_rank_passes_an_eligible_higher_one(
-            items in proptest::collection::vec((0i64..4, 0i64..1_000, any::<bool>()), 1..60),
-            now in 0i64..1_000,
-        ) {
-            let candidates: Vec<Candidate> = items.iter().enumerate().map(|(i, (r, nb, owner))| Candidate {
-                seq: i as i64,
-                rank: Rank::from_i64(*r).unwrap(),
-                audience: if *owner { Audience::Owner } else { Audience::Client },
-                not_before_ms: *nb,
-            }).collect();
-            match pick_next(&candidates, now) {
-                None => prop_assert!(candidates.iter().all(|c| c.not_before_ms > now)),
-                Some(p) => {
-                    prop_assert!(p.not_before_ms <= now);
-                    for c in candidates.iter().filter(|c| c.not_before_ms <= now) {
-                        if p.audience == Audience::Client {
-                            prop_assert!(c.audience == Audience::Client);
-                            prop_assert!(p.rank < c.rank || (p.rank == c.rank && p.seq <= c.seq));
-                        } else if c.audience == Audience::Owner {
-                            prop_assert!((p.rank, p.seq) <= (c.rank, c.seq));
-                        }
-                    }
-                }
-            }
-        }
-
         #[test]
         fn any_configured_gap_stays_in_range(min in 0i64..1_000_000, extra in 0i64..100_000, r in any::<u64>()) {
             let p = Pacing::new(min, min + extra).unwrap();

@@ -3,6 +3,7 @@
 
 use crate::config::{DB_BINDING, OUTBOX_BINDING, OUTBOX_NAME};
 use crate::domain::email::OutgoingEmail;
+use crate::platform::ErrorBody;
 use crate::store;
 use serde::{Deserialize, Serialize};
 use worker::{Env, Error, Method, Request, RequestInit, Result};
@@ -51,9 +52,11 @@ pub async fn enqueue(env: &Env, email: &OutgoingEmail) -> Result<EnqueueReply> {
     let req = Request::new_with_init("https://outbox/enqueue", &init)?;
     let mut resp = stub.fetch_with_request(req).await?;
     if resp.status_code() != 200 {
+        // The outbox answers errors with `crate::platform::ErrorBody`; anything else is shown as is.
         let text = resp.text().await.unwrap_or_default();
+        let reason = serde_json::from_str::<ErrorBody>(&text).map_or(text, |b| b.message);
         return Err(Error::RustError(format!(
-            "outbox refused the email: {} {text}",
+            "outbox refused the email: {} {reason}",
             resp.status_code()
         )));
     }

@@ -1,4 +1,5 @@
-//! The main provider: Cloudflare Email Service through the `send_email` binding (formats.md §5).
+//! The main provider: Cloudflare Email Service through the `send_email` binding
+//! (<https://developers.cloudflare.com/email-service/api/send-emails/workers-api/>).
 //! Errors carry a `code` (`E_DAILY_LIMIT_EXCEEDED`, …) that the core classifies.
 
 use crate::config::EMAIL_BINDING;

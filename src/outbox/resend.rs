@@ -1,5 +1,6 @@
 //! Resend as the main provider (`MAIN_PROVIDER = "resend"`): `POST {RESEND_BASE_URL}/emails` with
-//! the bearer key and the dedupe key as `Idempotency-Key` (formats.md §5). Building the request and
+//! the bearer key and the dedupe key as `Idempotency-Key` (<https://resend.com/docs/api-reference/emails/send-email>,
+//! <https://resend.com/docs/dashboard/emails/idempotency-keys>). Building the request and
 //! reading the answer are pure (`crate::domain::resend`); this file only does the `fetch`.
 //!
 //! A lost answer (timeout, broken connection) is reported as `maybe_handed_over`: Resend may have

@@ -195,4 +195,22 @@ describe("outbox", () => {
     expect(w.not_before_ms - before).toBeGreaterThanOrEqual(15_000 - 1_000);
     expect(w.not_before_ms - before).toBeLessThanOrEqual(30_000 + 5_000);
   });
+
+  it("answers every error with the shared JSON error body, with the same status codes", async () => {
+    const stub = env.OUTBOX.getByName("outbox");
+    const expectError = async (response, status, error, field) => {
+      expect(response.status).toBe(status);
+      const body = await response.json();
+      expect(body).toMatchObject({ error });
+      expect(body.message).toEqual(expect.any(String));
+      if (field) expect(body.field).toBe(field);
+      else expect(body).not.toHaveProperty("field");
+    };
+    await expectError(await stub.fetch("https://outbox/enqueue", { method: "POST", body: "{" }), 400, "invalid_payload");
+    await expectError(await stub.fetch("https://outbox/redrive", { method: "POST", body: "[]" }), 400, "invalid_payload", "dedupeKey");
+    await expectError(await stub.fetch("https://outbox/redrive", { method: "POST", body: JSON.stringify({ dedupeKey: "booking_confirmation:nowhere" }) }), 404, "not_found");
+    await expectError(await stub.fetch("https://outbox/state?limit=0"), 400, "invalid_payload", "query");
+    await expectError(await stub.fetch("https://outbox/email?dedupe_key=booking_confirmation%3Anowhere"), 404, "not_found");
+    await expectError(await stub.fetch("https://outbox/nowhere"), 404, "not_found");
+  });
 });

@@ -1,0 +1,80 @@
+//! Owner alerts the outbox raises itself: a client email that ended dropped, dead, blocked or
+//! skipped, and a provider paused (refused credentials, exhausted plan). Alerts are ordinary queue
+//! rows (audience `owner`), so they are sent at once by the owner lane and deduplicated by key.
+
+use super::queue::Row;
+use super::Outbox;
+use crate::config::Config;
+use crate::domain::email::{Audience, DedupeKey, EmailStatus, OutgoingEmail};
+use crate::domain::outbox::Provider;
+use crate::domain::render;
+use crate::platform::rust_err;
+use worker::Result;
+
+impl Outbox {
+    /// Queues the owner's alert about a client email that ended `outcome` (dropped, dead, blocked
+    /// or skipped); never about an owner alert: that would loop. A redriven email that fails again
+    /// gets a new alert (its key carries the redrive count).
+    pub(super) fn alert_owner(
+        &self,
+        email: &OutgoingEmail,
+        row: &Row,
+        outcome: EmailStatus,
+        reason: &str,
+        cfg: &Config,
+        now: i64,
+    ) -> Result<()> {
+        if email.audience == Audience::Owner {
+            return Ok(());
+        }
+        let mut alert = render::owner_email_failed(
+            email,
+            outcome.as_str(),
+            row.attempts,
+            reason,
+            &cfg.owner_email,
+            &cfg.branding,
+        )
+        .map_err(rust_err)?;
+        if row.budget_from > 0 {
+            let key = format!("{}#{}", alert.dedupe_key, row.budget_from);
+            if let Some(k) = DedupeKey::from_stored(&key) {
+                alert.message_id =
+                    crate::domain::ids::message_id_for(k.as_str(), cfg.branding.from.domain());
+                alert.dedupe_key = k;
+            }
+        }
+        self.enqueue(&alert, now)?;
+        Ok(())
+    }
+
+    /// Queues the owner's alert that `provider` is paused until `until_ms` (ms UTC); one per
+    /// provider per UTC day.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn alert_provider(
+        &self,
+        provider: Provider,
+        until_ms: i64,
+        reason: &str,
+        fallback: Option<&str>,
+        credentials: bool,
+        cfg: &Config,
+        now: i64,
+    ) -> Result<()> {
+        let alert = render::owner_provider_paused(
+            &render::ProviderPaused {
+                provider: provider.as_str(),
+                until_ms,
+                reason,
+                fallback,
+                credentials,
+                now_ms: now,
+            },
+            &cfg.owner_email,
+            &cfg.branding,
+        )
+        .map_err(rust_err)?;
+        self.enqueue(&alert, now)?;
+        Ok(())
+    }
+}

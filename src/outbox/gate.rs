@@ -1,0 +1,135 @@
+//! The send gate: checks that must pass before an email reaches any provider. For every email the
+//! content lock; for client email the suppression list (D1, read at send time: an unsubscribe or a
+//! bounce since enqueue counts); for marketing the daily cap and one email per person per UTC day
+//! (`crate::domain::marketing::may_send`). A held email is already parked (blocked, skipped,
+//! waiting) or left queued behind a marketing hold.
+
+use super::queue::Row;
+use super::storage::StateKey;
+use super::Outbox;
+use crate::config::{Config, DB_BINDING};
+use crate::domain::content_lock::{self, ContentLock};
+use crate::domain::email::{Audience, EmailStatus, OutgoingEmail, Rank};
+use crate::domain::marketing::{self, DeferReason, MarketingDecision, SkipReason};
+use crate::domain::outbox::DAY_MS;
+use crate::platform::now_ms;
+use crate::store;
+use worker::Result;
+
+/// A client email whose suppression could not be read (D1 unavailable) waits this long, ms; no
+/// attempt is counted (nothing was tried).
+const SUPPRESSION_RETRY_MS: i64 = 30_000;
+
+/// Whether an email may go to a provider now ([`Outbox::gate`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Gate {
+    Open,
+    Held,
+}
+
+impl Outbox {
+    /// Runs the checks of the module docs on `email` (the email of `row`).
+    pub(super) async fn gate(
+        &self,
+        row: &Row,
+        email: &OutgoingEmail,
+        cfg: &Config,
+    ) -> Result<Gate> {
+        // Content lock: nothing internal reaches a client (owner alerts may carry admin and action
+        // links, never unrendered placeholders). A locked email never reaches a provider.
+        let lock = ContentLock::from_config(&cfg.public_base_url, &cfg.internal_names);
+        if let Err(violations) = lock.check(email) {
+            let reason = format!("content lock: {}", content_lock::describe(&violations));
+            let at = now_ms();
+            self.park(row.seq, EmailStatus::Blocked, 0, &reason, at)?;
+            // The alert names what was found without repeating template markers verbatim (the
+            // alert itself must pass the placeholder rule); the queue row keeps the full detail.
+            let for_owner: Vec<String> = violations
+                .iter()
+                .map(|v| match v {
+                    content_lock::LockViolation::Placeholder(_) => {
+                        "an unrendered template placeholder".to_string()
+                    }
+                    other => other.to_string(),
+                })
+                .collect();
+            let summary = format!("content lock: {}", for_owner.join("; "));
+            self.alert_owner(email, row, EmailStatus::Blocked, &summary, cfg, at)?;
+            return Ok(Gate::Held);
+        }
+        if email.audience == Audience::Owner {
+            return Ok(Gate::Open);
+        }
+        let suppression = match self.env.d1(DB_BINDING) {
+            Ok(db) => store::suppressions::get(&db, email.to.as_str()).await,
+            Err(e) => Err(e),
+        };
+        let suppression = match suppression {
+            Ok(s) => s,
+            Err(e) => {
+                let at = now_ms();
+                let reason = format!("suppression list unavailable: {e}");
+                self.park(
+                    row.seq,
+                    EmailStatus::Waiting,
+                    at + SUPPRESSION_RETRY_MS,
+                    &reason,
+                    at,
+                )?;
+                return Ok(Gate::Held);
+            }
+        };
+        if suppression.suppresses(email.rank) {
+            let at = now_ms();
+            let reason = format!("suppressed: {}", suppression.as_str());
+            self.park(row.seq, EmailStatus::Skipped, 0, &reason, at)?;
+            // Booking mail that cannot go is the owner's business; a skipped marketing email is not.
+            if email.rank != Rank::Marketing {
+                self.alert_owner(email, row, EmailStatus::Skipped, &reason, cfg, at)?;
+            }
+            return Ok(Gate::Held);
+        }
+        if email.rank == Rank::Marketing {
+            let now = now_ms();
+            let day_start = now.div_euclid(DAY_MS) * DAY_MS;
+            let total = self.marketing_sent_since(day_start, None)?;
+            let person = self
+                .marketing_sent_since(day_start, Some(&email.to.as_str().to_ascii_lowercase()))?;
+            match marketing::may_send(
+                now,
+                total,
+                person,
+                suppression,
+                self.booking_mail_waiting()?,
+                cfg.marketing,
+            ) {
+                MarketingDecision::Send => {}
+                MarketingDecision::Skip(SkipReason::Suppressed(s)) => {
+                    let reason = format!("suppressed: {}", s.as_str());
+                    self.park(row.seq, EmailStatus::Skipped, 0, &reason, now)?;
+                    return Ok(Gate::Held);
+                }
+                MarketingDecision::Defer {
+                    until_ms,
+                    reason: DeferReason::PersonAlreadyServed,
+                } => {
+                    // This one email waits for the next UTC day; others keep going.
+                    self.park(
+                        row.seq,
+                        EmailStatus::Waiting,
+                        until_ms,
+                        "one marketing email per person per UTC day: waits for the next day",
+                        now,
+                    )?;
+                    return Ok(Gate::Held);
+                }
+                MarketingDecision::Defer { until_ms, .. } => {
+                    // The email stays queued in its place; the lane skips marketing until then.
+                    self.set_state(StateKey::MarketingHeldUntilMs, until_ms)?;
+                    return Ok(Gate::Held);
+                }
+            }
+        }
+        Ok(Gate::Open)
+    }
+}

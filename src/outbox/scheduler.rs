@@ -1,0 +1,115 @@
+//! The alarm's work: recover interrupted hand-overs, release ended backoffs, send every queued
+//! owner alert (up to [`OWNER_BATCH`]) and at most one client email if the client slot is open,
+//! sync outcomes to D1, then re-arm the alarm for the next thing to do. What to do and when is
+//! decided by the policy (`crate::domain::outbox::{choose_provider, next_wake}`).
+
+use super::send::Attempted;
+use super::storage::StateKey;
+use super::Outbox;
+use crate::config::{Config, MainProvider};
+use crate::domain::email::{Audience, Rank};
+use crate::domain::outbox::{choose_provider, next_wake, Availability, Provider, ProviderChoice};
+use crate::platform::{now_ms, random_u64};
+use worker::Result;
+
+/// Most owner alerts sent in one alarm (the rest go in the next, a millisecond later).
+const OWNER_BATCH: usize = 10;
+
+/// An unsynced outcome is retried this long after a D1 failure, ms.
+const SYNC_RETRY_MS: i64 = 30_000;
+
+impl Outbox {
+    /// The providers as the policy sees them now: the configured main one, and the pauses on record.
+    pub(super) fn availability(&self, cfg: &Config) -> Result<Availability> {
+        Ok(Availability {
+            main: match cfg.main_provider {
+                MainProvider::Cloudflare => Provider::Cloudflare,
+                MainProvider::Resend { .. } => Provider::Resend,
+            },
+            main_paused_until_ms: self.get_state(StateKey::MainPausedUntilMs)?,
+            smtp_configured: cfg.smtp.is_some(),
+            smtp_paused_until_ms: self.get_state(StateKey::SmtpPausedUntilMs)?,
+        })
+    }
+
+    /// Sets the alarm for the next thing to do. Never `now` itself: an alarm set to the current
+    /// millisecond inside `alarm()` can be dropped (workerd#6866), so at least now + 1 ms.
+    pub(super) async fn rearm(&self, now: i64) -> Result<Option<i64>> {
+        let cfg = self.config()?;
+        let mut wake = match choose_provider(now, self.availability(&cfg)?) {
+            // No provider before `t`: nothing can be sent, except that backoffs ending earlier
+            // only move rows back in line, which the alarm at `t` does anyway.
+            ProviderChoice::WaitUntil(t) => {
+                let f = self.facts(now)?;
+                (f.owner_ready || f.client_ready || f.earliest_waiting_ms.is_some()).then_some(t)
+            }
+            ProviderChoice::Send(_) => {
+                let next_slot = self.get_state(StateKey::NextSlotAtMs)?.unwrap_or(0);
+                let mut wake = next_wake(now, next_slot, self.facts(now)?);
+                // Marketing held by its daily cap: look again when the hold ends.
+                let held_until = self.get_state(StateKey::MarketingHeldUntilMs)?.unwrap_or(0);
+                if held_until > now
+                    && self.any_queued(
+                        Audience::Client,
+                        Rank::Marketing.as_i64(),
+                        Rank::Marketing.as_i64(),
+                    )?
+                {
+                    let at = held_until.max(next_slot);
+                    wake = Some(wake.map_or(at, |w| w.min(at)));
+                }
+                wake
+            }
+        };
+        if self.any_unsynced()? {
+            let retry = now + SYNC_RETRY_MS;
+            wake = Some(wake.map_or(retry, |w| w.min(retry)));
+        }
+        if let Some(at) = wake {
+            let at = at.max(now + 1);
+            // An i64 would be read as an offset from now; pass an absolute date.
+            let when = worker::ScheduledTime::new(js_sys::Date::new(
+                &wasm_bindgen::JsValue::from_f64(at as f64),
+            ));
+            self.state.storage().set_alarm(when).await?;
+            return Ok(Some(at));
+        }
+        Ok(None)
+    }
+
+    /// One alarm's work.
+    pub(super) async fn process(&self) -> Result<()> {
+        let cfg = self.config()?;
+        let now = now_ms();
+        self.recover_interrupted(now)?;
+        self.release_waiting(now)?;
+
+        if let ProviderChoice::Send(_) = choose_provider(now, self.availability(&cfg)?) {
+            for _ in 0..OWNER_BATCH {
+                match self.pick(Audience::Owner, Rank::Marketing.as_i64())? {
+                    Some(row) => {
+                        self.attempt(row, &cfg).await?;
+                    }
+                    None => break,
+                }
+            }
+            let next_slot = self.get_state(StateKey::NextSlotAtMs)?.unwrap_or(0);
+            let t = now_ms();
+            if t >= next_slot {
+                if let Some(row) = self.pick(Audience::Client, self.client_rank_limit(t)?)? {
+                    if self.attempt(row, &cfg).await? == Attempted::Sent {
+                        let sent_at = now_ms();
+                        self.set_state(
+                            StateKey::NextSlotAtMs,
+                            cfg.pacing.next_slot_after(sent_at, random_u64()),
+                        )?;
+                    }
+                }
+            }
+        }
+
+        self.sync_records().await;
+        self.rearm(now_ms()).await?;
+        Ok(())
+    }
+}

@@ -1,0 +1,97 @@
+//! The outbox's SQLite schema (Durable Object storage): the `queue`, `attempts` and `state` tables,
+//! the column migrations added since the first release, and the partial indexes every pick of the
+//! alarm goes through. [`Outbox::ensure_schema`] brings any stored instance up to date once per
+//! object lifetime.
+
+use super::storage::StateKey;
+use super::Outbox;
+use worker::Result;
+
+/// Tables; indexes come after the column migrations in [`MIGRATIONS`].
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS queue (
+  seq                 INTEGER PRIMARY KEY,
+  dedupe_key          TEXT NOT NULL UNIQUE,
+  audience            TEXT NOT NULL,
+  rank                INTEGER NOT NULL,
+  status              TEXT NOT NULL,
+  email_json          TEXT NOT NULL,
+  attempts            INTEGER NOT NULL DEFAULT 0,
+  not_before_ms       INTEGER NOT NULL DEFAULT 0,
+  enqueued_at_ms      INTEGER NOT NULL,
+  updated_at_ms       INTEGER NOT NULL,
+  provider            TEXT,
+  provider_message_id TEXT,
+  last_error          TEXT,
+  sent_at_ms          INTEGER,
+  record_synced       INTEGER NOT NULL DEFAULT 1,
+  recipient           TEXT,
+  budget_from         INTEGER NOT NULL DEFAULT 0,
+  maybe_handed_to     TEXT,
+  maybe_handed_at_ms  INTEGER
+);
+CREATE TABLE IF NOT EXISTS attempts (
+  seq      INTEGER NOT NULL,
+  attempt  INTEGER NOT NULL,
+  provider TEXT NOT NULL,
+  at_ms    INTEGER NOT NULL,
+  outcome  TEXT NOT NULL,
+  error    TEXT,
+  PRIMARY KEY (seq, attempt)
+);
+CREATE TABLE IF NOT EXISTS state (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+";
+
+/// Columns added after the first release (an `ALTER` that finds the column already there fails
+/// harmlessly), then every index.
+const MIGRATIONS: [&str; 4] = [
+    "ALTER TABLE queue ADD COLUMN recipient TEXT",
+    "ALTER TABLE queue ADD COLUMN budget_from INTEGER NOT NULL DEFAULT 0",
+    "ALTER TABLE queue ADD COLUMN maybe_handed_to TEXT",
+    "ALTER TABLE queue ADD COLUMN maybe_handed_at_ms INTEGER",
+];
+
+/// The partial indexes. Their `WHERE` clauses name statuses literally (SQLite uses a partial index
+/// only for a query whose `WHERE` implies the index's own, so the queries in `queue.rs` repeat
+/// these literals instead of binding them).
+const INDEXES: &str = "
+CREATE INDEX IF NOT EXISTS queue_ready ON queue(audience, rank, seq) WHERE status = 'queued';
+CREATE INDEX IF NOT EXISTS queue_waiting ON queue(not_before_ms) WHERE status = 'waiting';
+CREATE INDEX IF NOT EXISTS queue_waiting_booking ON queue(seq)
+  WHERE status = 'waiting' AND audience = 'client' AND rank < 3;
+CREATE INDEX IF NOT EXISTS queue_sending ON queue(seq) WHERE status = 'sending';
+CREATE INDEX IF NOT EXISTS queue_unsynced ON queue(seq) WHERE record_synced = 0;
+CREATE INDEX IF NOT EXISTS queue_marketing_sent ON queue(sent_at_ms)
+  WHERE rank = 3 AND sent_at_ms IS NOT NULL;
+CREATE INDEX IF NOT EXISTS queue_marketing_person ON queue(recipient, sent_at_ms)
+  WHERE rank = 3 AND sent_at_ms IS NOT NULL;
+";
+
+/// Schema version kept in `state` (`schema_version`); bump when [`MIGRATIONS`] grows.
+const SCHEMA_VERSION: i64 = 2;
+
+impl Outbox {
+    /// Creates the tables, runs the column migrations an older instance lacks, and creates the
+    /// indexes; a no-op after the first success in this object's lifetime.
+    pub(super) fn ensure_schema(&self) -> Result<()> {
+        if self.schema_ready.get() {
+            return Ok(());
+        }
+        self.sql().exec(SCHEMA, None)?;
+        if self.get_state(StateKey::SchemaVersion)?.unwrap_or(0) < SCHEMA_VERSION {
+            for alter in MIGRATIONS {
+                // "duplicate column name" on a table created with the column: nothing to do. Any
+                // other error is real and stops here.
+                if let Err(e) = self.sql().exec(alter, None) {
+                    if !e.to_string().contains("duplicate column") {
+                        return Err(e);
+                    }
+                }
+            }
+            self.set_state(StateKey::SchemaVersion, SCHEMA_VERSION)?;
+        }
+        self.sql().exec(INDEXES, None)?;
+        self.schema_ready.set(true);
+        Ok(())
+    }
+}

@@ -1,0 +1,396 @@
+//! One send of one queue row, staged like svix-server's worker (`IncompleteDispatch` →
+//! `CompletedDispatch`): the row is marked `sending` ([`HandOver`]), the email is handed to one
+//! provider ([`Completed`]), the result is judged by the policy ([`Outcome`], pure), and the
+//! judgement is applied to the queue ([`Next`]). A failure that pauses the provider hands the same
+//! email to the other provider (at most three hand-overs per pick).
+
+use super::gate::Gate;
+use super::queue::{AttemptOutcome, Row};
+use super::storage::StateKey;
+use super::{providers, resend, smtp, Outbox};
+use crate::config::{Config, MainProvider};
+use crate::domain::email::{EmailStatus, OutgoingEmail};
+use crate::domain::marketing::Suppression;
+use crate::domain::outbox::{
+    after_pause, choose_provider, classify_cloudflare_code, merge_maybe_handed_over,
+    status_after_success, AfterFailure, AfterPause, FailurePolicy, Provider, ProviderChoice,
+    ProviderErrorClass,
+};
+use crate::domain::render;
+use crate::platform::{now_ms, random_u64};
+use worker::Result;
+
+/// One failed hand-over, whichever provider: the class decides what happens next
+/// (`crate::domain::outbox::FailurePolicy::after_failure`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SendFailure {
+    pub class: ProviderErrorClass,
+    /// The provider's words (code, reply, error name), kept in `last_error` and owner alerts.
+    pub message: String,
+    /// The email may have reached the provider (lost answer): the outcome is unknown, never a
+    /// refusal.
+    pub maybe_handed_over: bool,
+    /// The provider's `Retry-After`, ms, if it gave one.
+    pub retry_after_ms: Option<i64>,
+    /// What this failure teaches about the address (a permanent recipient refusal → hard bounce).
+    pub suppress: Option<Suppression>,
+    /// Only the owner can fix the cause (plan, quota, account): alert them even if the email
+    /// fails over.
+    pub owner_must_act: bool,
+}
+
+impl Default for SendFailure {
+    fn default() -> Self {
+        Self {
+            class: ProviderErrorClass::Transient,
+            message: String::new(),
+            maybe_handed_over: false,
+            retry_after_ms: None,
+            suppress: None,
+            owner_must_act: false,
+        }
+    }
+}
+
+impl From<smtp::SmtpFailure> for SendFailure {
+    fn from(f: smtp::SmtpFailure) -> Self {
+        Self {
+            class: f.class,
+            message: format!("SMTP {}: {}", f.stage, f.message),
+            maybe_handed_over: f.maybe_handed_over,
+            retry_after_ms: None,
+            // 550/551/553 to RCPT: the mailbox does not exist (or is refused for good).
+            suppress: (f.class == ProviderErrorClass::RecipientRejected)
+                .then_some(Suppression::HardBounce),
+            owner_must_act: f.auth_failed,
+        }
+    }
+}
+
+/// What one attempt at the head of a lane came to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Attempted {
+    /// A provider accepted it (the client slot is used).
+    Sent,
+    /// Not handed over (failed, skipped, blocked, deferred).
+    NotSent,
+}
+
+/// The row's counts and uncertainty as they evolve across the hand-overs of one pick.
+struct Progress {
+    attempts: i64,
+    budget_from: i64,
+    maybe: Option<(Provider, i64)>,
+}
+
+/// Stage 1: the row is marked `sending` with `provider`; the hand-over has not happened yet.
+struct HandOver {
+    provider: Provider,
+    /// This attempt's number (attempts so far, including this one).
+    attempt: i64,
+    started_ms: i64,
+}
+
+/// Stage 2: the provider answered (or did not).
+struct Completed {
+    handover: HandOver,
+    /// The provider's message id (or final reply), or why it failed.
+    result: std::result::Result<String, SendFailure>,
+    at_ms: i64,
+}
+
+/// Stage 3: the policy's judgement of a completed hand-over.
+enum Outcome {
+    /// Accepted: the row's final status (`sent` or `sent_possibly_twice`).
+    Accepted {
+        status: EmailStatus,
+        provider_message_id: String,
+    },
+    /// Refused or unanswered: what to do about it.
+    Failed {
+        failure: SendFailure,
+        decision: AfterFailure,
+    },
+}
+
+/// Stage 4: after the outcome was applied.
+enum Next {
+    Done(Attempted),
+    /// The provider was paused: hand the same email to this one now.
+    FailOver(Provider),
+}
+
+impl Outbox {
+    /// Tries to send one row: gate, then hand-overs until one is accepted or the row is parked.
+    pub(super) async fn attempt(&self, row: Row, cfg: &Config) -> Result<Attempted> {
+        let email: OutgoingEmail = serde_json::from_str(&row.email_json)?;
+        if self.gate(&row, &email, cfg).await? == Gate::Held {
+            return Ok(Attempted::NotSent);
+        }
+        let mut progress = Progress {
+            attempts: row.attempts,
+            budget_from: row.budget_from,
+            maybe: row.maybe_handed_over(),
+        };
+        let ProviderChoice::Send(mut provider) = choose_provider(now_ms(), self.availability(cfg)?)
+        else {
+            return Ok(Attempted::NotSent);
+        };
+        let policy = FailurePolicy {
+            backoff: cfg.backoff,
+            credentials_pause_ms: cfg.provider_auth_pause_ms,
+        };
+        // At most three hand-overs per pick: the main provider, then SMTP on a failover, and the
+        // main provider again if SMTP itself is paused on the way.
+        for _ in 0..3 {
+            let handover = self.begin(&row, provider, &mut progress)?;
+            let completed = self.hand_over(handover, &email, cfg).await;
+            let outcome = judge(&completed, &progress, policy, random_u64());
+            match self
+                .apply(&row, &email, completed, outcome, &mut progress, cfg)
+                .await?
+            {
+                Next::Done(attempted) => return Ok(attempted),
+                Next::FailOver(next) => provider = next,
+            }
+        }
+        Ok(Attempted::NotSent)
+    }
+
+    /// Stage 1: counts the attempt and marks the row `sending`.
+    fn begin(&self, row: &Row, provider: Provider, progress: &mut Progress) -> Result<HandOver> {
+        progress.attempts += 1;
+        let started_ms = now_ms();
+        self.mark_sending(row.seq, progress.attempts, provider, started_ms)?;
+        Ok(HandOver {
+            provider,
+            attempt: progress.attempts,
+            started_ms,
+        })
+    }
+
+    /// Stage 2: hands the email to the provider of `handover`.
+    async fn hand_over(
+        &self,
+        handover: HandOver,
+        email: &OutgoingEmail,
+        cfg: &Config,
+    ) -> Completed {
+        let result = self.call_provider(handover.provider, email, cfg).await;
+        Completed {
+            handover,
+            result,
+            at_ms: now_ms(),
+        }
+    }
+
+    /// Stage 4: writes the outcome (attempt log, row status, pauses, alerts, learned suppression).
+    async fn apply(
+        &self,
+        row: &Row,
+        email: &OutgoingEmail,
+        completed: Completed,
+        outcome: Outcome,
+        progress: &mut Progress,
+        cfg: &Config,
+    ) -> Result<Next> {
+        let Completed {
+            handover,
+            at_ms: at,
+            ..
+        } = completed;
+        let provider = handover.provider;
+        let (failure, decision) = match outcome {
+            Outcome::Accepted {
+                status,
+                provider_message_id,
+            } => {
+                let logged = AttemptOutcome::accepted(status);
+                self.log_attempt(row.seq, handover.attempt, provider, at, logged, None)?;
+                self.mark_sent(row.seq, status, &provider_message_id, at)?;
+                return Ok(Next::Done(Attempted::Sent));
+            }
+            Outcome::Failed { failure, decision } => (failure, decision),
+        };
+        self.log_attempt(
+            row.seq,
+            handover.attempt,
+            provider,
+            at,
+            AttemptOutcome::Failed,
+            Some(&failure.message),
+        )?;
+        if failure.maybe_handed_over {
+            // Unknown outcome: kept, so the eventual success is judged by the restart rule.
+            let merged = merge_maybe_handed_over(progress.maybe, (provider, handover.started_ms));
+            progress.maybe = Some(merged);
+            self.note_maybe_handed(row.seq, merged)?;
+        }
+        if let Some(s) = failure.suppress {
+            self.learn_suppression(email, s, provider, &failure.message)
+                .await;
+        }
+        if let Some(pause) = decision.provider_pause() {
+            // The provider is the problem, not the email: this attempt does not count.
+            progress.budget_from += 1;
+            self.set_budget_from(row.seq, progress.budget_from)?;
+            let key = if provider.is_main() {
+                StateKey::MainPausedUntilMs
+            } else {
+                StateKey::SmtpPausedUntilMs
+            };
+            self.set_state(key, pause.until_ms)?;
+            let next = after_pause(
+                provider,
+                pause.until_ms,
+                choose_provider(at, self.availability(cfg)?),
+            );
+            if pause.credentials || failure.owner_must_act {
+                let fallback = match next {
+                    AfterPause::FailOverTo(p) => Some(p.as_str()),
+                    AfterPause::WaitUntil(_) => None,
+                };
+                self.alert_provider(
+                    provider,
+                    pause.until_ms,
+                    &failure.message,
+                    fallback,
+                    pause.credentials,
+                    cfg,
+                    at,
+                )?;
+            }
+            return match next {
+                AfterPause::FailOverTo(p) => Ok(Next::FailOver(p)),
+                AfterPause::WaitUntil(t) => {
+                    self.park(row.seq, EmailStatus::Waiting, t, &failure.message, at)?;
+                    Ok(Next::Done(Attempted::NotSent))
+                }
+            };
+        }
+        let counted = row.with_counts(progress.attempts, progress.budget_from);
+        match decision {
+            AfterFailure::RetryAt { at_ms } => {
+                self.park(row.seq, EmailStatus::Waiting, at_ms, &failure.message, at)?;
+            }
+            AfterFailure::DeadLetter => {
+                self.park(row.seq, EmailStatus::Dead, 0, &failure.message, at)?;
+                self.alert_owner(
+                    email,
+                    &counted,
+                    EmailStatus::Dead,
+                    &failure.message,
+                    cfg,
+                    at,
+                )?;
+            }
+            AfterFailure::Drop => {
+                self.park(row.seq, EmailStatus::Dropped, 0, &failure.message, at)?;
+                self.alert_owner(
+                    email,
+                    &counted,
+                    EmailStatus::Dropped,
+                    &failure.message,
+                    cfg,
+                    at,
+                )?;
+            }
+            AfterFailure::FailOver { .. } | AfterFailure::PauseProvider { .. } => {}
+        }
+        Ok(Next::Done(Attempted::NotSent))
+    }
+
+    /// Hands the email to one provider. `Ok` carries the provider's message id (or final reply).
+    async fn call_provider(
+        &self,
+        provider: Provider,
+        email: &OutgoingEmail,
+        cfg: &Config,
+    ) -> std::result::Result<String, SendFailure> {
+        match provider {
+            Provider::Cloudflare => providers::send_cloudflare(&self.env, email, &cfg.branding)
+                .await
+                .map_err(|f| {
+                    let class = classify_cloudflare_code(f.code.as_deref());
+                    SendFailure {
+                        class,
+                        message: match &f.code {
+                            Some(code) => format!("{code}: {}", f.message),
+                            None => f.message,
+                        },
+                        // An error without a code after the call went out: unknown outcome.
+                        maybe_handed_over: f.code.is_none() && f.handed_over,
+                        suppress: (f.code.as_deref() == Some("E_RECIPIENT_SUPPRESSED"))
+                            .then_some(Suppression::HardBounce),
+                        ..SendFailure::default()
+                    }
+                }),
+            Provider::Resend => match &cfg.main_provider {
+                MainProvider::Resend { api_key, base_url } => {
+                    resend::send(api_key, base_url, email, &cfg.branding).await
+                }
+                MainProvider::Cloudflare => Err(SendFailure {
+                    class: ProviderErrorClass::Transient,
+                    message: "Resend is not the configured main provider (MAIN_PROVIDER)".into(),
+                    ..SendFailure::default()
+                }),
+            },
+            Provider::Smtp => {
+                let Some(smtp_cfg) = cfg.smtp.as_ref() else {
+                    return Err(SendFailure {
+                        class: ProviderErrorClass::Transient,
+                        message: "SMTP failover is not configured (SMTP_HOST is empty)".into(),
+                        ..SendFailure::default()
+                    });
+                };
+                let message =
+                    render::to_mime(email, &cfg.branding, now_ms() / 1000).map_err(|e| {
+                        SendFailure {
+                            class: ProviderErrorClass::Permanent,
+                            message: e.to_string(),
+                            ..SendFailure::default()
+                        }
+                    })?;
+                smtp::send(
+                    smtp_cfg,
+                    smtp::Outgoing {
+                        from: cfg.branding.from.as_str(),
+                        to: email.to.as_str(),
+                        message,
+                    },
+                )
+                .await
+                .map_err(SendFailure::from)
+            }
+        }
+    }
+}
+
+/// Stage 3 (pure): judges a completed hand-over with the policy. Success: the restart rule
+/// (`status_after_success`); failure: the failure policy, counting only the attempts since the
+/// budget was last renewed. `random` feeds the backoff jitter.
+fn judge(
+    completed: &Completed,
+    progress: &Progress,
+    policy: FailurePolicy,
+    random: u64,
+) -> Outcome {
+    let provider = completed.handover.provider;
+    match &completed.result {
+        Ok(provider_message_id) => Outcome::Accepted {
+            status: status_after_success(progress.maybe, provider, completed.at_ms),
+            provider_message_id: provider_message_id.clone(),
+        },
+        Err(failure) => Outcome::Failed {
+            decision: policy.after_failure(
+                failure.class,
+                provider,
+                u32::try_from(progress.attempts - progress.budget_from).unwrap_or(u32::MAX),
+                completed.at_ms,
+                random,
+                failure.retry_after_ms,
+            ),
+            failure: failure.clone(),
+        },
+    }
+}

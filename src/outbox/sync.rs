@@ -1,0 +1,104 @@
+//! What the outbox writes to D1, the engine's record: each row's outcome (`emails`), and what a
+//! provider's refusal taught about an address (`suppressions`). D1 lags the queue by design: a row
+//! whose outcome is not recorded yet keeps `record_synced = 0` and is retried by the next alarm;
+//! the send itself is never repeated for it.
+
+use super::view::{ItemView, ITEM_COLUMNS};
+use super::Outbox;
+use crate::config::DB_BINDING;
+use crate::domain::email::{EmailStatus, OutgoingEmail};
+use crate::domain::marketing::Suppression;
+use crate::domain::outbox::Provider;
+use crate::platform::now_ms;
+use crate::store;
+
+/// Most outcomes written to D1 per alarm.
+const SYNC_BATCH: u32 = 20;
+
+impl Outbox {
+    /// Writes outcomes to D1 for rows whose record lags (`record_synced = 0`). A D1 failure leaves
+    /// the row unsynced for the next alarm.
+    pub(super) async fn sync_records(&self) {
+        let rows: Vec<ItemView> = match self.rows(
+            &format!(
+                "SELECT {ITEM_COLUMNS} FROM queue WHERE record_synced = 0 ORDER BY seq LIMIT {SYNC_BATCH}"
+            ),
+            vec![],
+        ) {
+            Ok(rows) => rows,
+            Err(e) => {
+                worker::console_error!("outbox: reading unsynced rows failed: {e}");
+                return;
+            }
+        };
+        if rows.is_empty() {
+            return;
+        }
+        let db = match self.env.d1(DB_BINDING) {
+            Ok(db) => db,
+            Err(e) => {
+                worker::console_error!("outbox: D1 binding: {e}");
+                return;
+            }
+        };
+        for r in rows {
+            let Some(status) = EmailStatus::parse(&r.status) else {
+                continue;
+            };
+            let outcome = store::emails::Outcome {
+                dedupe_key: &r.dedupe_key,
+                status,
+                provider: r.provider.as_deref(),
+                provider_message_id: r.provider_message_id.as_deref(),
+                attempts: r.attempts,
+                last_error: r.last_error.as_deref(),
+                sent_at_ms: r.sent_at_ms,
+                now_ms: now_ms(),
+            };
+            match store::emails::record_outcome(&db, &outcome).await {
+                Ok(_) => {
+                    if let Err(e) = self.exec(
+                        "UPDATE queue SET record_synced = 1 WHERE seq = ?",
+                        vec![r.seq.into()],
+                    ) {
+                        worker::console_error!(
+                            "outbox: marking {} synced failed: {e}",
+                            r.dedupe_key
+                        );
+                    }
+                }
+                Err(e) => {
+                    worker::console_error!("outbox: recording {} in D1 failed: {e}", r.dedupe_key)
+                }
+            }
+        }
+    }
+
+    /// Records what a refusal taught about an address (best effort: a D1 failure is logged; the
+    /// provider will refuse the address again next time anyway).
+    pub(super) async fn learn_suppression(
+        &self,
+        email: &OutgoingEmail,
+        s: Suppression,
+        provider: Provider,
+        detail: &str,
+    ) {
+        let result = match self.env.d1(DB_BINDING) {
+            Ok(db) => {
+                store::suppressions::record(
+                    &db,
+                    email.to.as_str(),
+                    s,
+                    provider.as_str(),
+                    Some(detail),
+                    now_ms(),
+                )
+                .await
+            }
+            Err(e) => Err(e),
+        };
+        if let Err(e) = result {
+            worker::console_error!("outbox: recording suppression of {} failed: {e}", email.to);
+        }
+    }
+}
