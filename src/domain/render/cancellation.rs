@@ -109,13 +109,13 @@ pub fn booking_cancelled(
 ) -> Result<OutgoingEmail, RenderError> {
     let kind = EmailKind::BookingCancelled;
     compose(
-        Envelope {
+        Envelope::about(
+            &c.booking_id,
             kind,
-            dedupe_key: DedupeKey::for_booking(kind, &c.booking_id),
-            booking_id: Some(c.booking_id.to_string()),
-            to: &c.to,
-            subject: format!("Your booking {} is cancelled", c.booking_id),
-        },
+            DedupeKey::for_booking(kind, &c.booking_id),
+            &c.to,
+            format!("Your booking {} is cancelled", c.booking_id),
+        ),
         &Cancelled::of(c, cancellation, branding),
         branding,
     )

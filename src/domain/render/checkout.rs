@@ -128,13 +128,12 @@ pub fn checkout_not_completed(
     let title = "Your booking wasn\u{2019}t completed \u{2014} nothing was charged";
     let view = CheckoutFollowUp::of(a, retry_url, title, false, branding)?;
     compose(
-        Envelope {
+        Envelope::unbooked(
             kind,
-            dedupe_key: DedupeKey::new(kind, a.prebook_id.trim()),
-            booking_id: None,
+            DedupeKey::new(kind, a.prebook_id.trim()),
             to,
-            subject: title.to_string(),
-        },
+            title.to_string(),
+        ),
         &NotCompleted(&view),
         branding,
     )
@@ -172,13 +171,12 @@ pub fn checkout_declined(
     };
     let view = CheckoutFollowUp::of(a, retry_url, title, funds, branding)?;
     compose(
-        Envelope {
+        Envelope::unbooked(
             kind,
-            dedupe_key: DedupeKey::for_checkout_decline(&a.prebook_id),
-            booking_id: None,
+            DedupeKey::for_checkout_decline(&a.prebook_id),
             to,
-            subject: title.to_string(),
-        },
+            title.to_string(),
+        ),
         &Declined(&view),
         branding,
     )

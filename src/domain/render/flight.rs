@@ -107,13 +107,7 @@ fn to_contact(
     dedupe_key: DedupeKey,
     subject: String,
 ) -> Envelope<'_> {
-    Envelope {
-        kind,
-        dedupe_key,
-        booking_id: Some(f.booking_id.to_string()),
-        to: &f.contact.email,
-        subject,
-    }
+    Envelope::about(&f.booking_id, kind, dedupe_key, &f.contact.email, subject)
 }
 
 /// The flight confirmation (kind `flight_confirmation`, rank booking), key

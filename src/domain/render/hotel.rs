@@ -66,13 +66,7 @@ fn to_holder(
     dedupe_key: DedupeKey,
     subject: String,
 ) -> Envelope<'_> {
-    Envelope {
-        kind,
-        dedupe_key,
-        booking_id: Some(b.booking_id.to_string()),
-        to: &b.holder.email,
-        subject,
-    }
+    Envelope::about(&b.booking_id, kind, dedupe_key, &b.holder.email, subject)
 }
 
 struct Confirmation<'a> {

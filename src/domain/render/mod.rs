@@ -24,7 +24,7 @@
 //! dedupe key sends the same message).
 
 use crate::domain::email::{DedupeKey, EmailKind, OutgoingEmail};
-use crate::domain::event::EmailAddress;
+use crate::domain::event::{BookingRef, EmailAddress};
 use crate::domain::ids::message_id_for;
 
 /// Declares the HTML and the text template of one email over one view, and implements [`Body`].
@@ -159,6 +159,41 @@ pub struct Envelope<'a> {
     pub booking_id: Option<String>,
     pub to: &'a EmailAddress,
     pub subject: String,
+}
+
+impl<'a> Envelope<'a> {
+    /// An email about the booking `booking_id`.
+    pub fn about(
+        booking_id: &BookingRef,
+        kind: EmailKind,
+        dedupe_key: DedupeKey,
+        to: &'a EmailAddress,
+        subject: String,
+    ) -> Self {
+        Self {
+            kind,
+            dedupe_key,
+            booking_id: Some(booking_id.to_string()),
+            to,
+            subject,
+        }
+    }
+
+    /// An email about no booking (a checkout, a provider).
+    pub fn unbooked(
+        kind: EmailKind,
+        dedupe_key: DedupeKey,
+        to: &'a EmailAddress,
+        subject: String,
+    ) -> Self {
+        Self {
+            kind,
+            dedupe_key,
+            booking_id: None,
+            to,
+            subject,
+        }
+    }
 }
 
 /// The one way to an [`OutgoingEmail`]: renders `body` and fills in what every email carries the

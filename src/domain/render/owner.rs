@@ -11,23 +11,6 @@ use crate::domain::checkout::{classify_decline, decline_meaning, RiskReason};
 use crate::domain::email::{DedupeKey, EmailKind, OutgoingEmail};
 use crate::domain::event::{Cancellation, CheckoutAttempt, EmailAddress, HotelBooking, Source};
 
-/// To the owner.
-fn to_owner(
-    owner: &EmailAddress,
-    kind: EmailKind,
-    dedupe_key: DedupeKey,
-    booking_id: Option<String>,
-    subject: String,
-) -> Envelope<'_> {
-    Envelope {
-        kind,
-        dedupe_key,
-        booking_id,
-        to: owner,
-        subject,
-    }
-}
-
 struct NewBooking<'a> {
     brand: &'a str,
     sandbox: bool,
@@ -59,11 +42,11 @@ pub fn owner_new_booking(
     let kind = EmailKind::OwnerNewBooking;
     let sandbox = if b.sandbox { " [sandbox]" } else { "" };
     compose(
-        to_owner(
-            owner,
+        Envelope::about(
+            &b.booking_id,
             kind,
             DedupeKey::for_booking(kind, &b.booking_id),
-            Some(b.booking_id.to_string()),
+            owner,
             format!(
                 "New booking{sandbox}: {} · {} · {}",
                 b.hotel_name,
@@ -105,11 +88,11 @@ pub fn owner_booking_cancelled(
 ) -> Result<OutgoingEmail, RenderError> {
     let kind = EmailKind::OwnerBookingCancelled;
     compose(
-        to_owner(
-            owner,
+        Envelope::about(
+            &c.booking_id,
             kind,
             DedupeKey::for_booking(kind, &c.booking_id),
-            Some(c.booking_id.to_string()),
+            owner,
             format!("Booking cancelled: {} · {}", c.booking_id, c.title),
         ),
         &OwnerCancelled(&Cancelled::of(c, cancellation, branding)),
@@ -144,13 +127,13 @@ pub fn owner_email_failed(
 ) -> Result<OutgoingEmail, RenderError> {
     let kind = EmailKind::OwnerEmailFailed;
     compose(
-        to_owner(
-            owner,
+        Envelope {
             kind,
-            DedupeKey::new(kind, failed.dedupe_key.as_str()),
-            failed.booking_id.clone(),
-            format!("Email {outcome}: {}", failed.subject),
-        ),
+            dedupe_key: DedupeKey::new(kind, failed.dedupe_key.as_str()),
+            booking_id: failed.booking_id.clone(),
+            to: owner,
+            subject: format!("Email {outcome}: {}", failed.subject),
+        },
         &EmailFailed {
             brand: &branding.brand,
             outcome,
@@ -211,11 +194,10 @@ pub fn owner_provider_paused(
         .unwrap_or_else(|| p.until_ms.to_string());
     let day = crate::domain::marketing::utc_day(p.now_ms);
     compose(
-        to_owner(
-            owner,
+        Envelope::unbooked(
             kind,
             DedupeKey::new(kind, &format!("{}:{day}", p.provider)),
-            None,
+            owner,
             format!("Email provider paused: {}", p.provider),
         ),
         &PausedView {
@@ -319,11 +301,10 @@ pub fn owner_checkout_hold(
         }
     };
     compose(
-        to_owner(
-            owner,
+        Envelope::unbooked(
             kind,
             DedupeKey::new(kind, hold_id.trim()),
-            None,
+            owner,
             format!("Checkout held (possible card testing): {subject_who}"),
         ),
         &OwnerHold {
