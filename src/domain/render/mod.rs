@@ -16,7 +16,7 @@
 //! - [`checkout`]: unfinished-checkout emails to the customer (follow-up, declines);
 //! - [`owner`]: the owner's alerts (new booking, cancellation, failed email, paused provider,
 //!   checkout hold);
-//! - [`pages`]: the one-click action pages and the bare fallback page;
+//! - [`pages`]: the one-click action pages, the unsubscribe pages and the bare fallback page;
 //! - [`mime`]: [`to_mime`];
 //! - [`text`]: formatting shared by all of them (dates, money, names, plain instructions).
 //!
@@ -104,8 +104,12 @@ pub use owner::{
     owner_booking_cancelled, owner_checkout_hold, owner_email_failed, owner_new_booking,
     owner_provider_paused, ProviderPaused,
 };
+// Kept at its old path for callers other branches are editing (the unsubscribe pages used it).
+#[allow(unused_imports)]
 pub(crate) use pages::fallback_page;
-pub use pages::{action_confirm_page, action_result_page};
+pub use pages::{
+    action_confirm_page, action_result_page, unsubscribe_confirm_page, unsubscribe_result_page,
+};
 pub use text::plain_instructions;
 
 /// Errors while rendering; the journey step fails (and is retried) rather than send a broken email.

@@ -1,12 +1,14 @@
-//! The HTML pages the engine serves: the one-click action pages (confirm, result) and the bare
-//! fallback page. Every page template extends `templates/action_page.html` (not indexed, no
-//! referrer), which shares its document shell with the emails' `base.html` through
-//! `templates/layout.html`; the unsubscribe pages extend it too.
+//! The HTML pages the engine serves: the one-click action pages (confirm, result), the
+//! unsubscribe pages (confirm, result; RFC 8058 one-click, <https://www.rfc-editor.org/rfc/rfc8058>)
+//! and the bare fallback page. Every page template extends `templates/action_page.html` (not
+//! indexed, no referrer), which shares its document shell with the emails' `base.html` through
+//! `templates/layout.html`; both result pages share `templates/result_page.html`.
 
 use super::checkout::{checkout_dates, checkout_hotel, checkout_name};
 use super::text::{money, non_empty};
 use crate::domain::action_token::OwnerAction;
 use crate::domain::event::{CheckoutAttempt, EmailAddress};
+use crate::domain::unsubscribe;
 use askama::filters::{escape, Html};
 use askama::Template;
 
@@ -26,11 +28,24 @@ struct ActionConfirmPage<'a> {
     post_url: &'a str,
 }
 
+/// An outcome page: a title, one message, and the brand when the page shows one.
 #[derive(Template)]
-#[template(path = "action_result.html")]
-struct ActionResultPage<'a> {
+#[template(path = "result_page.html")]
+struct ResultPage<'a> {
     title: &'a str,
     message: &'a str,
+    brand: Option<&'a str>,
+}
+
+#[derive(Template)]
+#[template(path = "unsubscribe_confirm.html")]
+struct UnsubscribeConfirmPage<'a> {
+    brand: &'a str,
+    email: &'a str,
+    post_url: &'a str,
+    /// The one-click form field, `List-Unsubscribe`, and its value, `One-Click`.
+    field: &'a str,
+    value: &'a str,
 }
 
 /// A bare page for the (unreachable in practice) case that a page template fails to render:
@@ -97,9 +112,41 @@ pub fn action_confirm_page(
 /// A one-click outcome page: done, already used, expired, invalid, already handled. `title` and
 /// `message` are HTML-escaped.
 pub fn action_result_page(title: &str, message: &str) -> String {
-    ActionResultPage { title, message }
-        .render()
-        .unwrap_or_else(|_| fallback_page(title, message))
+    result_page(title, message, None)
+}
+
+fn result_page(title: &str, message: &str, brand: Option<&str>) -> String {
+    ResultPage {
+        title,
+        message,
+        brand,
+    }
+    .render()
+    .unwrap_or_else(|_| fallback_page(title, message))
+}
+
+/// The page `GET /unsubscribe/<token>` shows: names the address, says that only marketing email
+/// stops (booking emails still come), and offers a form that POSTs `List-Unsubscribe=One-Click`
+/// to `post_url` (the same URL). Showing it changes nothing: mail scanners pre-fetch links.
+pub fn unsubscribe_confirm_page(email: &str, post_url: &str, brand: &str) -> String {
+    let (field, value) = unsubscribe::ONE_CLICK
+        .split_once('=')
+        .expect("ONE_CLICK is key=value");
+    UnsubscribeConfirmPage {
+        brand,
+        email,
+        post_url,
+        field,
+        value,
+    }
+    .render()
+    .unwrap_or_else(|e| fallback_page("Unsubscribe", &e.to_string()))
+}
+
+/// An outcome page of the unsubscribe route (done, invalid link, …), with the brand. Title and
+/// message are HTML-escaped.
+pub fn unsubscribe_result_page(title: &str, message: &str, brand: &str) -> String {
+    result_page(title, message, Some(brand))
 }
 
 #[cfg(test)]
