@@ -17,7 +17,7 @@
 //! - [`owner`]: the owner's alerts (new booking, cancellation, failed email, paused provider,
 //!   checkout hold);
 //! - [`pages`]: the one-click action pages, the unsubscribe pages and the bare fallback page;
-//! - [`mime`]: [`to_mime`];
+//! - [`mime`]: a rendered email as RFC 5322 bytes ([`to_mime`]);
 //! - [`text`]: formatting shared by all of them (dates, money, names, plain instructions).
 //!
 //! Rendering is deterministic: the same facts give byte-identical emails (every attempt of one
@@ -163,6 +163,9 @@ pub struct Envelope<'a> {
     pub booking_id: Option<String>,
     pub to: &'a EmailAddress,
     pub subject: String,
+    /// Extra headers every provider sends, e.g. the RFC 8058 `List-Unsubscribe` pair of a
+    /// marketing email; empty for booking mail.
+    pub headers: Vec<(String, String)>,
 }
 
 impl<'a> Envelope<'a> {
@@ -180,6 +183,7 @@ impl<'a> Envelope<'a> {
             booking_id: Some(booking_id.to_string()),
             to,
             subject,
+            headers: Vec::new(),
         }
     }
 
@@ -196,13 +200,14 @@ impl<'a> Envelope<'a> {
             booking_id: None,
             to,
             subject,
+            headers: Vec::new(),
         }
     }
 }
 
 /// The one way to an [`OutgoingEmail`]: renders `body` and fills in what every email carries the
 /// same way (audience and rank from the kind, a Message-ID from the dedupe key and the sender's
-/// domain, no extra headers).
+/// domain).
 pub fn compose(
     envelope: Envelope<'_>,
     body: &impl Body,
@@ -215,10 +220,11 @@ pub fn compose(
         booking_id,
         to,
         subject,
+        headers,
     } = envelope;
     Ok(OutgoingEmail {
         message_id: message_id_for(dedupe_key.as_str(), branding.from.domain()),
-        headers: Vec::new(),
+        headers,
         dedupe_key,
         kind,
         audience: kind.audience(),

@@ -133,6 +133,7 @@ pub fn owner_email_failed(
             booking_id: failed.booking_id.clone(),
             to: owner,
             subject: format!("Email {outcome}: {}", failed.subject),
+            headers: Vec::new(),
         },
         &EmailFailed {
             brand: &branding.brand,
