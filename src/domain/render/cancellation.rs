@@ -9,8 +9,11 @@ use crate::domain::event::{BookingRef, Cancellation, EmailAddress, FlightBooking
 /// What a cancellation email says about the cancelled booking, hotel or flight.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CancelledBooking {
+    /// The hotel booking id or the flight order id.
     pub booking_id: BookingRef,
+    /// The booking holder (hotel) or the order's contact (flight).
     pub to: EmailAddress,
+    /// Trimmed; may be empty (the email then greets "there").
     pub first_name: String,
     /// E.g. `Example Harbour Hotel, Fri 12 June – Mon 15 June 2026` or
     /// `London (LHR) → Barcelona (BCN), Fri 12 June 2026`.

@@ -1,9 +1,10 @@
 //! Rendering: canonical facts → the subject, text and HTML of one email, and the HTML pages the
-//! engine serves (one-click action pages); a rendered email → RFC 5322 bytes for SMTP.
+//! engine serves (one-click action and unsubscribe pages); a rendered email → RFC 5322 bytes for
+//! SMTP.
 //!
 //! Every email is built one way: a *view* (the facts as the templates read them) plus a pair of
 //! askama templates in `templates/` (`<name>.html` extends `base.html`, `<name>.txt`), declared
-//! with [`email_body!`](crate::domain::render) as a [`Body`], then [`compose`]d with an
+//! with the `email_body!` macro as a [`Body`], then [`compose`]d with an
 //! [`Envelope`] (kind, dedupe key, recipient, subject) into an [`OutgoingEmail`]. Templates are
 //! checked at compile time; askama HTML-escapes every value in `.html` templates (numeric
 //! entities: `<` → `&#60;`, `&` → `&#38;`) and leaves `.txt` templates as written.
@@ -45,27 +46,8 @@ macro_rules! email_body {
     };
     (@impl [$($target:tt)*] $view:ident, $html:tt, $text:tt, |$this:ident| $get:expr) => {
         const _: () = {
-            #[derive(askama::Template)]
-            #[template(path = $html)]
-            struct Html<'a, 'b>(&'b $view<'a>);
-
-            #[derive(askama::Template)]
-            #[template(path = $text)]
-            struct Text<'a, 'b>(&'b $view<'a>);
-
-            impl<'a> std::ops::Deref for Html<'a, '_> {
-                type Target = $view<'a>;
-                fn deref(&self) -> &$view<'a> {
-                    self.0
-                }
-            }
-
-            impl<'a> std::ops::Deref for Text<'a, '_> {
-                type Target = $view<'a>;
-                fn deref(&self) -> &$view<'a> {
-                    self.0
-                }
-            }
+            email_body!(@template Html = $html over $view);
+            email_body!(@template Text = $text over $view);
 
             impl $crate::domain::render::Body for $($target)* {
                 fn parts(
@@ -80,6 +62,18 @@ macro_rules! email_body {
                 }
             }
         };
+    };
+    (@template $wrapper:ident = $path:tt over $view:ident) => {
+        #[derive(askama::Template)]
+        #[template(path = $path)]
+        struct $wrapper<'a, 'b>(&'b $view<'a>);
+
+        impl<'a> std::ops::Deref for $wrapper<'a, '_> {
+            type Target = $view<'a>;
+            fn deref(&self) -> &$view<'a> {
+                self.0
+            }
+        }
     };
 }
 
@@ -115,12 +109,14 @@ pub use text::plain_instructions;
 /// Errors while rendering; the journey step fails (and is retried) rather than send a broken email.
 #[derive(Debug, thiserror::Error)]
 pub enum RenderError {
+    /// An askama template failed (a value's `Display` failed); names the template file.
     #[error("template {template} failed: {source}")]
     Template {
         template: &'static str,
         #[source]
         source: askama::Error,
     },
+    /// mail-builder could not write the message ([`to_mime`]).
     #[error("building the MIME message failed: {0}")]
     Mime(#[from] std::io::Error),
     /// The inputs would make an email that must not be sent (e.g. a customer email asked for the
@@ -156,12 +152,15 @@ pub trait Body {
 /// Everything about one email but its body: what it is, under which dedupe key, to whom.
 #[derive(Debug, Clone)]
 pub struct Envelope<'a> {
+    /// Gives the email's audience and rank ([`EmailKind::audience`], [`EmailKind::rank`]).
     pub kind: EmailKind,
     /// Also seeds the deterministic Message-ID ([`message_id_for`]).
     pub dedupe_key: DedupeKey,
     /// The booking the email is about; `None` for checkout emails and provider alerts.
     pub booking_id: Option<String>,
+    /// The recipient: the guest, the customer or the owner.
     pub to: &'a EmailAddress,
+    /// The subject as written; mail-builder RFC 2047-encodes it when it is not ASCII.
     pub subject: String,
     /// Extra headers every provider sends, e.g. the RFC 8058 `List-Unsubscribe` pair of a
     /// marketing email; empty for booking mail.
@@ -178,12 +177,8 @@ impl<'a> Envelope<'a> {
         subject: String,
     ) -> Self {
         Self {
-            kind,
-            dedupe_key,
             booking_id: Some(booking_id.to_string()),
-            to,
-            subject,
-            headers: Vec::new(),
+            ..Self::unbooked(kind, dedupe_key, to, subject)
         }
     }
 
