@@ -784,6 +784,44 @@ fn every_kind_is_deterministic_distinct_and_mime_ready() {
 }
 
 #[test]
+fn emails_and_pages_share_one_document_shell() {
+    use booking_email_engine::domain::render::{
+        action_result_page, unsubscribe_confirm_page, unsubscribe_result_page,
+    };
+    let head = "<!doctype html>\n<html lang=\"en\">\n<head><meta charset=\"utf-8\">\
+                <meta name=\"viewport\" content=\"width=device-width\">";
+    let not_indexed =
+        "<meta name=\"robots\" content=\"noindex, nofollow\"><meta name=\"referrer\" content=\"no-referrer\"><title>";
+    for e in every_email() {
+        let kind = e.kind.as_str();
+        assert!(e.html.starts_with(head), "{kind}: {}", e.html);
+        assert!(
+            e.html.ends_with(
+                "<p style=\"color:#7b8794; font-size:12px; margin-top:32px;\">Example Trips</p>\n</body>\n</html>"
+            ),
+            "{kind}: the brand closes every email: {}",
+            e.html
+        );
+        assert!(!e.html.contains("noindex"), "{kind}");
+    }
+    let action = action_result_page("Done", "The hold is closed.");
+    let unsubscribed = unsubscribe_result_page("Done", "You are unsubscribed.", "Example Trips");
+    let confirm = unsubscribe_confirm_page("guest@example.com", "https://e.example.com/u/t", "Ex");
+    for page in [&action, &unsubscribed, &confirm] {
+        assert!(page.starts_with(head), "{page}");
+        assert!(
+            page.contains(not_indexed),
+            "pages are kept out of indexes: {page}"
+        );
+        assert!(page.ends_with("</body>\n</html>"), "{page}");
+    }
+    assert!(!action.contains("Example Trips"));
+    assert!(unsubscribed.ends_with(
+        "<p>You are unsubscribed.</p>\n<p style=\"color:#7b8794; font-size:12px;\">Example Trips</p>\n\n</body>\n</html>"
+    ), "{unsubscribed}");
+}
+
+#[test]
 fn a_guest_without_a_first_name_is_greeted_warmly() {
     let mut b = hotel();
     b.holder.name.first_name = "  ".into();

@@ -449,50 +449,6 @@ pub fn base_url_allows_marketing(base_url: &str) -> bool {
     )
 }
 
-#[derive(Template)]
-#[template(path = "unsubscribe_confirm.html")]
-struct ConfirmPage<'a> {
-    brand: &'a str,
-    email: &'a str,
-    post_url: &'a str,
-    field: &'a str,
-    value: &'a str,
-}
-
-#[derive(Template)]
-#[template(path = "unsubscribe_result.html")]
-struct ResultPage<'a> {
-    brand: &'a str,
-    title: &'a str,
-    message: &'a str,
-}
-
-/// The page `GET /unsubscribe/<token>` shows: names the address, says that only marketing email
-/// stops (booking emails still come), and offers a form that POSTs `List-Unsubscribe=One-Click`
-/// to `post_url` (the same URL). Showing it changes nothing: mail scanners pre-fetch links.
-pub fn unsubscribe_confirm_page(email: &str, post_url: &str, brand: &str) -> String {
-    let (field, value) = unsubscribe::ONE_CLICK
-        .split_once('=')
-        .expect("ONE_CLICK is key=value");
-    ConfirmPage {
-        brand,
-        email,
-        post_url,
-        field,
-        value,
-    }
-    .render()
-    .unwrap_or_else(|e| crate::domain::render::fallback_page("Unsubscribe", &e.to_string()))
-}
-
-/// An outcome page of the unsubscribe route (done, invalid link, …). Title and message are
-/// HTML-escaped.
-pub fn unsubscribe_result_page(title: &str, message: &str, brand: &str) -> String {
-    ResultPage {
-        brand,
-        title,
-        message,
-    }
-    .render()
-    .unwrap_or_else(|_| crate::domain::render::fallback_page(title, message))
-}
+// The unsubscribe pages live with the other HTML pages (`domain::render::pages`); re-exported
+// here so `routes/unsubscribe.rs` keeps compiling until it imports them from `domain::render`.
+pub use crate::domain::render::{unsubscribe_confirm_page, unsubscribe_result_page};

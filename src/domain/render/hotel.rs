@@ -1,0 +1,301 @@
+//! The guest's hotel emails: confirmation, the hotel's own confirmation number, arrival guide,
+//! check-in day, thank-you and "booking updated". Each goes to the booking holder, keyed by
+//! booking id (plus what makes a new email: the number, the check-in date, the snapshot hash).
+
+use super::text::{greeting_name, guest_list, long_date, money, non_empty, plain_instructions};
+use super::{compose, Branding, Envelope, RenderError};
+use crate::domain::email::{DedupeKey, EmailKind, OutgoingEmail};
+use crate::domain::event::{BookedRoom, HotelBooking};
+
+/// The facts of one stay, shared by the hotel emails (`_stay_details.*`).
+struct StayView<'a> {
+    hotel_name: &'a str,
+    booking_id: &'a str,
+    hotel_confirmation_number: Option<&'a str>,
+    checkin: String,
+    checkout: String,
+    nights: i64,
+    rooms: &'a [BookedRoom],
+    guests: String,
+    total: Option<String>,
+}
+
+impl<'a> StayView<'a> {
+    /// Every fact, the hotel confirmation number when known, no price.
+    fn of(b: &'a HotelBooking) -> Self {
+        Self {
+            hotel_name: &b.hotel_name,
+            booking_id: b.booking_id.as_str(),
+            hotel_confirmation_number: non_empty(b.hotel_confirmation_number.as_deref()),
+            checkin: long_date(b.checkin),
+            checkout: long_date(b.checkout),
+            nights: b.nights(),
+            rooms: &b.rooms,
+            guests: guest_list(b),
+            total: None,
+        }
+    }
+
+    fn with_total(self, b: &HotelBooking) -> Self {
+        Self {
+            total: money(&b.total),
+            ..self
+        }
+    }
+
+    fn without_confirmation_number(self) -> Self {
+        Self {
+            hotel_confirmation_number: None,
+            ..self
+        }
+    }
+}
+
+/// The supplier's check-in instructions as plain text, when there are any.
+fn instructions_of(b: &HotelBooking) -> Option<String> {
+    b.checkin_instructions
+        .as_deref()
+        .map(plain_instructions)
+        .filter(|s| !s.is_empty())
+}
+
+/// To the booking holder, about this booking.
+fn to_holder(
+    b: &HotelBooking,
+    kind: EmailKind,
+    dedupe_key: DedupeKey,
+    subject: String,
+) -> Envelope<'_> {
+    Envelope::about(&b.booking_id, kind, dedupe_key, &b.holder.email, subject)
+}
+
+struct Confirmation<'a> {
+    brand: &'a str,
+    first_name: &'a str,
+    stay: StayView<'a>,
+    instructions: Option<String>,
+}
+email_body!(
+    Confirmation = "booking_confirmation.html",
+    "booking_confirmation.txt"
+);
+
+struct HotelNumber<'a> {
+    brand: &'a str,
+    first_name: &'a str,
+    number: &'a str,
+    stay: StayView<'a>,
+}
+email_body!(
+    HotelNumber = "hotel_confirmation_number.html",
+    "hotel_confirmation_number.txt"
+);
+
+struct ArrivalGuide<'a> {
+    brand: &'a str,
+    first_name: &'a str,
+    stay: StayView<'a>,
+    instructions: Option<String>,
+}
+email_body!(ArrivalGuide = "arrival_guide.html", "arrival_guide.txt");
+
+struct CheckinDay<'a> {
+    brand: &'a str,
+    first_name: &'a str,
+    hcn: Option<&'a str>,
+    stay: StayView<'a>,
+    instructions: Option<String>,
+}
+email_body!(CheckinDay = "checkin_day.html", "checkin_day.txt");
+
+struct ThankYou<'a> {
+    brand: &'a str,
+    first_name: &'a str,
+    hotel_name: &'a str,
+}
+email_body!(ThankYou = "thank_you.html", "thank_you.txt");
+
+struct Updated<'a> {
+    brand: &'a str,
+    first_name: &'a str,
+    changes: &'a [(String, String, String)],
+    stay: StayView<'a>,
+    instructions: Option<String>,
+}
+email_body!(Updated = "booking_updated.html", "booking_updated.txt");
+
+/// The guest's booking confirmation (kind `booking_confirmation`, rank booking). Carries the
+/// hotel confirmation number and the check-in instructions when they are already known (a late
+/// booking's arrival guide is merged into it).
+pub fn booking_confirmation(
+    b: &HotelBooking,
+    branding: &Branding,
+) -> Result<OutgoingEmail, RenderError> {
+    let kind = EmailKind::BookingConfirmation;
+    compose(
+        to_holder(
+            b,
+            kind,
+            DedupeKey::for_booking(kind, &b.booking_id),
+            format!("Your stay at {} is confirmed", b.hotel_name),
+        ),
+        &Confirmation {
+            brand: &branding.brand,
+            first_name: greeting_name(&b.holder.name.first_name),
+            stay: StayView::of(b).with_total(b),
+            instructions: instructions_of(b),
+        },
+        branding,
+    )
+}
+
+/// The hotel's own confirmation number (kind `hotel_confirmation_number`, rank booking), key
+/// `hotel_confirmation_number:<booking id>:<number>`: a corrected number is a new email.
+pub fn hotel_confirmation_number(
+    b: &HotelBooking,
+    number: &str,
+    branding: &Branding,
+) -> Result<OutgoingEmail, RenderError> {
+    let kind = EmailKind::HotelConfirmationNumber;
+    let number = number.trim();
+    compose(
+        to_holder(
+            b,
+            kind,
+            DedupeKey::for_booking_part(kind, &b.booking_id, number),
+            format!("Your hotel confirmation number for {}", b.hotel_name),
+        ),
+        &HotelNumber {
+            brand: &branding.brand,
+            first_name: greeting_name(&b.holder.name.first_name),
+            number,
+            stay: StayView::of(b).without_confirmation_number(),
+        },
+        branding,
+    )
+}
+
+/// The arrival guide, three days before check-in (kind `arrival_guide`, rank service), key
+/// `arrival_guide:<booking id>:<check-in YYYY-MM-DD>`: a moved stay gets a new guide.
+pub fn arrival_guide(b: &HotelBooking, branding: &Branding) -> Result<OutgoingEmail, RenderError> {
+    let kind = EmailKind::ArrivalGuide;
+    compose(
+        to_holder(
+            b,
+            kind,
+            DedupeKey::for_booking_part(kind, &b.booking_id, &b.checkin.to_string()),
+            format!("Your stay at {} starts in 3 days", b.hotel_name),
+        ),
+        &ArrivalGuide {
+            brand: &branding.brand,
+            first_name: greeting_name(&b.holder.name.first_name),
+            stay: StayView::of(b),
+            instructions: instructions_of(b),
+        },
+        branding,
+    )
+}
+
+/// The check-in day email (kind `checkin_day`, rank urgent), key
+/// `checkin_day:<booking id>:<check-in YYYY-MM-DD>`.
+pub fn checkin_day(b: &HotelBooking, branding: &Branding) -> Result<OutgoingEmail, RenderError> {
+    let kind = EmailKind::CheckinDay;
+    compose(
+        to_holder(
+            b,
+            kind,
+            DedupeKey::for_booking_part(kind, &b.booking_id, &b.checkin.to_string()),
+            format!("Today: check-in at {}", b.hotel_name),
+        ),
+        &CheckinDay {
+            brand: &branding.brand,
+            first_name: greeting_name(&b.holder.name.first_name),
+            hcn: non_empty(b.hotel_confirmation_number.as_deref()),
+            stay: StayView::of(b).without_confirmation_number(),
+            instructions: instructions_of(b),
+        },
+        branding,
+    )
+}
+
+/// The thank-you after check-out (kind `thank_you`, rank service), key `thank_you:<booking id>`.
+/// Short, warm, no marketing and no links.
+pub fn thank_you(b: &HotelBooking, branding: &Branding) -> Result<OutgoingEmail, RenderError> {
+    let kind = EmailKind::ThankYou;
+    compose(
+        to_holder(
+            b,
+            kind,
+            DedupeKey::for_booking(kind, &b.booking_id),
+            format!("Thank you for staying at {}", b.hotel_name),
+        ),
+        &ThankYou {
+            brand: &branding.brand,
+            first_name: greeting_name(&b.holder.name.first_name),
+            hotel_name: &b.hotel_name,
+        },
+        branding,
+    )
+}
+
+/// The guest's "booking updated" (kind `booking_updated`, rank booking), key
+/// `booking_updated:<booking id>:<first 16 characters of snapshot_hash>`: one email per distinct
+/// state. `changes` are `(label, before, after)` rows; the current details follow them.
+pub fn booking_updated(
+    b: &HotelBooking,
+    snapshot_hash: &str,
+    changes: &[(String, String, String)],
+    branding: &Branding,
+) -> Result<OutgoingEmail, RenderError> {
+    let kind = EmailKind::BookingUpdated;
+    let hash: String = snapshot_hash.trim().chars().take(16).collect();
+    compose(
+        to_holder(
+            b,
+            kind,
+            DedupeKey::for_booking_part(kind, &b.booking_id, &hash),
+            format!("Your booking at {} was updated", b.hotel_name),
+        ),
+        &Updated {
+            brand: &branding.brand,
+            first_name: greeting_name(&b.holder.name.first_name),
+            changes,
+            stay: StayView::of(b).with_total(b),
+            instructions: instructions_of(b),
+        },
+        branding,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{branding, sample_booking};
+    use super::*;
+
+    #[test]
+    fn confirmation_has_the_facts_and_escapes_html() {
+        let e = booking_confirmation(&sample_booking(), &branding()).unwrap();
+        assert_eq!(e.dedupe_key.as_str(), "booking_confirmation:BK_1");
+        assert_eq!(e.to.as_str(), "guest@example.com");
+        for needle in [
+            "BK_1",
+            "Fri 12 June 2026",
+            "Mon 15 June 2026",
+            "3 nights",
+            "540 EUR",
+            "Standard Double",
+            "Zoë Guest",
+        ] {
+            assert!(e.text.contains(needle), "text lacks {needle}: {}", e.text);
+            assert!(e.html.contains(needle), "html lacks {needle}");
+        }
+        assert!(
+            e.html.contains("Hôtel &#60;Harbour&#62; &#38; Spa")
+                || e.html.contains("Hôtel &lt;Harbour&gt; &amp; Spa"),
+            "{}",
+            e.html
+        );
+        assert!(e.text.contains("Hôtel <Harbour> & Spa"));
+        assert!(!e.text.contains("{{") && !e.html.contains("{%"));
+    }
+}

@@ -1,0 +1,359 @@
+//! The owner's alerts, sent at once to the owner's address: a new booking, a cancellation, a
+//! client email that failed, a paused provider, and a checkout held as possible card testing.
+//! Owner alerts may name internals (event ids, dedupe keys, provider replies); guest emails never.
+
+use super::cancellation::{Cancelled, CancelledBooking};
+use super::checkout::{checkout_dates, checkout_hotel, checkout_name};
+use super::text::{long_date, money, non_empty};
+use super::{compose, Branding, Envelope, RenderError};
+use crate::domain::action_token::OwnerAction;
+use crate::domain::checkout::{classify_decline, decline_meaning, RiskReason};
+use crate::domain::email::{DedupeKey, EmailKind, OutgoingEmail};
+use crate::domain::event::{Cancellation, CheckoutAttempt, EmailAddress, HotelBooking, Source};
+
+struct NewBooking<'a> {
+    brand: &'a str,
+    sandbox: bool,
+    booking_id: &'a str,
+    guest_name: String,
+    guest_email: &'a str,
+    guest_phone: Option<&'a str>,
+    hotel_name: &'a str,
+    checkin: String,
+    checkout: String,
+    nights: i64,
+    total: Option<String>,
+    source: &'a str,
+    event_id: &'a str,
+}
+email_body!(
+    NewBooking = "owner_new_booking.html",
+    "owner_new_booking.txt"
+);
+
+/// The owner's "new booking" alert (kind `owner_new_booking`, sent at once).
+pub fn owner_new_booking(
+    b: &HotelBooking,
+    source: Source,
+    event_id: &str,
+    owner: &EmailAddress,
+    branding: &Branding,
+) -> Result<OutgoingEmail, RenderError> {
+    let kind = EmailKind::OwnerNewBooking;
+    let sandbox = if b.sandbox { " [sandbox]" } else { "" };
+    compose(
+        Envelope::about(
+            &b.booking_id,
+            kind,
+            DedupeKey::for_booking(kind, &b.booking_id),
+            owner,
+            format!(
+                "New booking{sandbox}: {} · {} · {}",
+                b.hotel_name,
+                b.holder.name.full(),
+                b.checkin
+            ),
+        ),
+        &NewBooking {
+            brand: &branding.brand,
+            sandbox: b.sandbox,
+            booking_id: b.booking_id.as_str(),
+            guest_name: b.holder.name.full(),
+            guest_email: b.holder.email.as_str(),
+            guest_phone: b.holder.phone.as_deref(),
+            hotel_name: &b.hotel_name,
+            checkin: long_date(b.checkin),
+            checkout: long_date(b.checkout),
+            nights: b.nights(),
+            total: money(&b.total),
+            source: source.as_str(),
+            event_id,
+        },
+        branding,
+    )
+}
+
+email_body!(
+    OwnerCancelled(Cancelled) = "owner_booking_cancelled.html",
+    "owner_booking_cancelled.txt"
+);
+
+/// The owner's "booking cancelled" alert (kind `owner_booking_cancelled`, sent at once), key
+/// `owner_booking_cancelled:<booking id>`.
+pub fn owner_booking_cancelled(
+    c: &CancelledBooking,
+    cancellation: &Cancellation,
+    owner: &EmailAddress,
+    branding: &Branding,
+) -> Result<OutgoingEmail, RenderError> {
+    let kind = EmailKind::OwnerBookingCancelled;
+    compose(
+        Envelope::about(
+            &c.booking_id,
+            kind,
+            DedupeKey::for_booking(kind, &c.booking_id),
+            owner,
+            format!("Booking cancelled: {} · {}", c.booking_id, c.title),
+        ),
+        &OwnerCancelled(&Cancelled::of(c, cancellation, branding)),
+        branding,
+    )
+}
+
+struct EmailFailed<'a> {
+    brand: &'a str,
+    outcome: &'a str,
+    kind: &'a str,
+    dedupe_key: &'a str,
+    to: &'a str,
+    subject: &'a str,
+    attempts: i64,
+    reason: &'a str,
+}
+email_body!(
+    EmailFailed = "owner_email_failed.html",
+    "owner_email_failed.txt"
+);
+
+/// The owner's alert that a client email was dropped (`outcome = "dropped"`) or became a dead
+/// letter (`"dead"`). Its dedupe key is derived from the failed email's key, so one alert per email.
+pub fn owner_email_failed(
+    failed: &OutgoingEmail,
+    outcome: &str,
+    attempts: i64,
+    reason: &str,
+    owner: &EmailAddress,
+    branding: &Branding,
+) -> Result<OutgoingEmail, RenderError> {
+    let kind = EmailKind::OwnerEmailFailed;
+    compose(
+        Envelope {
+            kind,
+            dedupe_key: DedupeKey::new(kind, failed.dedupe_key.as_str()),
+            booking_id: failed.booking_id.clone(),
+            to: owner,
+            subject: format!("Email {outcome}: {}", failed.subject),
+            headers: Vec::new(),
+        },
+        &EmailFailed {
+            brand: &branding.brand,
+            outcome,
+            kind: failed.kind.as_str(),
+            dedupe_key: failed.dedupe_key.as_str(),
+            to: failed.to.as_str(),
+            subject: &failed.subject,
+            attempts,
+            reason,
+        },
+        branding,
+    )
+}
+
+/// What an owner alert about a paused provider says.
+#[derive(Debug, Clone)]
+pub struct ProviderPaused<'a> {
+    /// Stored provider name, e.g. `smtp`, `resend`, `cloudflare_email`.
+    pub provider: &'a str,
+    /// Paused until then, ms UTC.
+    pub until_ms: i64,
+    /// The provider's own words, e.g. `535 5.7.8 authentication failed`.
+    pub reason: &'a str,
+    /// The provider that carries email meanwhile, if any.
+    pub fallback: Option<&'a str>,
+    /// `true` when the credentials were refused (else: quota/plan/account).
+    pub credentials: bool,
+    /// Sent at, ms UTC: one alert per provider per UTC day (dedupe key
+    /// `owner_provider_paused:<provider>:<YYYY-MM-DD>`).
+    pub now_ms: i64,
+}
+
+struct PausedView<'a> {
+    brand: &'a str,
+    provider: &'a str,
+    /// `YYYY-MM-DD HH:MM` UTC (the raw ms when out of range).
+    until: String,
+    reason: &'a str,
+    smtp_or_main_left: bool,
+    other: &'a str,
+    credentials: bool,
+}
+email_body!(
+    PausedView = "owner_provider_paused.html",
+    "owner_provider_paused.txt"
+);
+
+/// The owner's alert that a provider is paused (refused credentials, exhausted plan): the outbox
+/// cannot fix it, the owner can.
+pub fn owner_provider_paused(
+    p: &ProviderPaused<'_>,
+    owner: &EmailAddress,
+    branding: &Branding,
+) -> Result<OutgoingEmail, RenderError> {
+    let kind = EmailKind::OwnerProviderPaused;
+    let until = chrono::DateTime::from_timestamp_millis(p.until_ms)
+        .map(|t| t.format("%Y-%m-%d %H:%M").to_string())
+        .unwrap_or_else(|| p.until_ms.to_string());
+    let day = crate::domain::marketing::utc_day(p.now_ms);
+    compose(
+        Envelope::unbooked(
+            kind,
+            DedupeKey::new(kind, &format!("{}:{day}", p.provider)),
+            owner,
+            format!("Email provider paused: {}", p.provider),
+        ),
+        &PausedView {
+            brand: &branding.brand,
+            provider: p.provider,
+            until,
+            reason: p.reason,
+            smtp_or_main_left: p.fallback.is_some(),
+            other: p.fallback.unwrap_or(""),
+            credentials: p.credentials,
+        },
+        branding,
+    )
+}
+
+/// One Stripe decline code as the owner reads it.
+struct DeclineView {
+    code: String,
+    meaning: &'static str,
+    suggestion: Option<&'static str>,
+}
+
+/// One one-click action link in the owner's alert.
+struct LinkView<'a> {
+    label: &'static str,
+    url: &'a str,
+    dismiss: bool,
+}
+
+struct OwnerHold<'a> {
+    brand: &'a str,
+    hold_id: &'a str,
+    risk_words: String,
+    email: Option<&'a str>,
+    name: Option<String>,
+    /// `Names used with this email today` or `Emails used with this name today`.
+    seen_label: &'static str,
+    seen: &'a [String],
+    hotel: Option<String>,
+    dates: Option<String>,
+    price: Option<String>,
+    prebook_id: &'a str,
+    transaction_id: Option<&'a str>,
+    client_reference: Option<&'a str>,
+    declines: Vec<DeclineView>,
+    links: Vec<LinkView<'a>>,
+}
+email_body!(
+    OwnerHold = "owner_checkout_hold.html",
+    "owner_checkout_hold.txt"
+);
+
+/// The distinct non-blank decline codes, trimmed, in first-seen order, each with its meaning
+/// and the action it points to.
+fn decline_views(decline_codes: &[String]) -> Vec<DeclineView> {
+    let mut codes: Vec<String> = Vec::new();
+    for code in decline_codes
+        .iter()
+        .map(|c| c.trim())
+        .filter(|c| !c.is_empty())
+    {
+        if !codes.iter().any(|c| c == code) {
+            codes.push(code.to_string());
+        }
+    }
+    codes
+        .into_iter()
+        .map(|code| DeclineView {
+            meaning: decline_meaning(&code),
+            suggestion: classify_decline(&code)
+                .suggested_action()
+                .map(OwnerAction::label),
+            code,
+        })
+        .collect()
+}
+
+/// The owner's alert that a checkout is held as possible card testing (kind
+/// `owner_checkout_hold`, owner, rank urgent), key `owner_checkout_hold:<hold id>`.
+///
+/// Shows the facts — the attempt's email and name, the names (or emails) seen with it today, the
+/// risk in plain words, the distinct Stripe decline codes seen with what each means and which
+/// action it points to, hotel and dates — and one button per `links` entry (the signed one-click
+/// URLs, in the order given). Owner only: the links act on the hold.
+pub fn owner_checkout_hold(
+    hold_id: &str,
+    a: &CheckoutAttempt,
+    risk: &RiskReason,
+    decline_codes: &[String],
+    links: &[(OwnerAction, String)],
+    owner: &EmailAddress,
+    branding: &Branding,
+) -> Result<OutgoingEmail, RenderError> {
+    let kind = EmailKind::OwnerCheckoutHold;
+    let (seen_label, seen, subject_who) = match risk {
+        RiskReason::EmailUnderNames { email, names } => {
+            ("Names used with this email today", names, email.as_str())
+        }
+        RiskReason::NameWithEmails { name, emails } => {
+            ("Emails used with this name today", emails, name.as_str())
+        }
+    };
+    compose(
+        Envelope::unbooked(
+            kind,
+            DedupeKey::new(kind, hold_id.trim()),
+            owner,
+            format!("Checkout held (possible card testing): {subject_who}"),
+        ),
+        &OwnerHold {
+            brand: &branding.brand,
+            hold_id,
+            risk_words: risk.plain_words(),
+            email: a.email.as_ref().map(EmailAddress::as_str),
+            name: checkout_name(a),
+            seen_label,
+            seen,
+            hotel: checkout_hotel(a),
+            dates: checkout_dates(a),
+            price: money(&a.price),
+            prebook_id: &a.prebook_id,
+            transaction_id: non_empty(a.transaction_id.as_deref()),
+            client_reference: non_empty(a.client_reference.as_deref()),
+            declines: decline_views(decline_codes),
+            links: links
+                .iter()
+                .map(|(action, url)| LinkView {
+                    label: action.label(),
+                    url: url.as_str(),
+                    dismiss: !action.sends_email(),
+                })
+                .collect(),
+        },
+        branding,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{branding, sample_booking};
+    use super::*;
+
+    #[test]
+    fn owner_alert_goes_to_the_owner_and_names_the_guest() {
+        let owner = EmailAddress::parse("owner@example.com").unwrap();
+        let e = owner_new_booking(
+            &sample_booking(),
+            Source::Liteapi,
+            "evt_1",
+            &owner,
+            &branding(),
+        )
+        .unwrap();
+        assert_eq!(e.to, owner);
+        assert_eq!(e.dedupe_key.as_str(), "owner_new_booking:BK_1");
+        assert!(e.text.contains("guest@example.com") && e.text.contains("evt_1"));
+    }
+}
