@@ -43,7 +43,7 @@
 //! - `zone-detect` 1.1 needs its 4.8 MB database file at run time (or embedded: +4.8 MB).
 //!
 //! Every offline candidate adds megabytes, so [`crate::domain::tz_lookup`] decodes the compact
-//! quadtree of npm `@photostructure/tz-lookup` instead (~28 KB gzip of data).
+//! quadtree of npm `@photostructure/tz-lookup` instead (~29 KB gzip of data).
 //!
 //! # Local time → instant ([`HotelZone::resolve`])
 //!
