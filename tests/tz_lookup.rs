@@ -73,6 +73,12 @@ const HOTELS: &[(&str, f64, f64, &str, &str, &str)] = &[
     ("Apia, Samoa", -13.8333, -171.7667, "2027-07-15", "Pacific/Apia", "2027-07-14T19:00:00Z"),
     ("Tarawa, Kiribati", 1.4518, 172.9717, "2027-07-15", "Pacific/Tarawa", "2027-07-14T20:00:00Z"),
     ("Kiritimati, Kiribati (UTC+14)", 1.8721, -157.4278, "2027-07-15", "Pacific/Kiritimati", "2027-07-14T18:00:00Z"),
+    // Islands where the quadtree alone is a day off (corrected in tz_lookup::DAY_OFF_ISLANDS).
+    ("Pago Pago, American Samoa", -14.2766, -170.7066, "2027-07-15", "Pacific/Pago_Pago", "2027-07-15T19:00:00Z"),
+    ("Fakaofo, Tokelau", -9.38, -171.22, "2027-07-15", "Pacific/Fakaofo", "2027-07-14T19:00:00Z"),
+    ("Gambell, St Lawrence Island", 63.78, -171.73, "2027-07-15", "America/Nome", "2027-07-15T16:00:00Z"),
+    ("Little Diomede", 65.76, -168.95, "2027-07-15", "America/Nome", "2027-07-15T16:00:00Z"),
+    ("Ta'u, American Samoa (tree right)", -14.23, -169.5, "2027-07-15", "Pacific/Pago_Pago", "2027-07-15T19:00:00Z"),
     // Half- and quarter-hour zones.
     ("Kolkata", 22.5726, 88.3639, "2027-03-28", "Asia/Kolkata", "2027-03-28T02:30:00Z"),
     ("Kathmandu", 27.7172, 85.3240, "2027-03-28", "Asia/Kathmandu", "2027-03-28T02:15:00Z"),

@@ -24,7 +24,8 @@
 //!
 //! Lossy near borders: on 7,281 world cities of a different source it gives the same January and
 //! July UTC offsets for ~98 % and the exact zone name for ~92 % (see `docs/timezone-data.md`).
-//! Open sea answers the nautical zone `Etc/GMT±N`; latitude 90 answers `Etc/GMT`.
+//! Open sea answers the nautical zone `Etc/GMT±N`; latitude 90 answers `Etc/GMT`. A few islands
+//! by the date line where the tree is a whole day off are corrected by [`DAY_OFF_ISLANDS`].
 
 use chrono_tz::Tz;
 use std::sync::OnceLock;
@@ -42,6 +43,21 @@ const ROOT_ROWS: usize = 24;
 const CODE_SPACE: usize = 56 * 56;
 /// Deeper than any real tree (the data's maximum is far below): guards against corrupt data.
 const MAX_DEPTH: usize = 64;
+
+/// Islands next to the date line where the tree answers the neighbour across it, a whole day off
+/// (found by comparing with world city tables; see `docs/timezone-data.md`). Checked before the
+/// tree: `(south, north, west, east, zone)` in degrees, boxes drawn around each island's land
+/// (OpenStreetMap outlines) and far from the other side's land.
+const DAY_OFF_ISLANDS: &[(f64, f64, f64, f64, &str)] = &[
+    // Tutuila and Aunu'u, American Samoa (UTC−11); the tree says Pacific/Apia (UTC+13).
+    (-14.40, -14.20, -170.86, -170.50, "Pacific/Pago_Pago"),
+    // Fakaofo atoll, Tokelau (UTC+13); the tree says Pacific/Pago_Pago (UTC−11).
+    (-9.45, -9.30, -171.30, -171.15, "Pacific/Fakaofo"),
+    // St Lawrence Island, Alaska (Gambell, Savoonga); the tree says Asia/Anadyr (UTC+12).
+    (62.90, 63.85, -171.95, -168.60, "America/Nome"),
+    // Little Diomede, Alaska (Big Diomede, Russia, lies west of −168.98).
+    (65.72, 65.80, -168.975, -168.85, "America/Nome"),
+];
 
 /// The zone names in leaf order, split once (a few µs on the first call of an isolate).
 fn names() -> &'static [&'static str] {
@@ -61,6 +77,12 @@ fn code(i: usize) -> Option<usize> {
 pub fn zone_name_at(latitude: f64, longitude: f64) -> Option<&'static str> {
     if !(-90.0..=90.0).contains(&latitude) || !(-180.0..=180.0).contains(&longitude) {
         return None; // also NaN
+    }
+    let island = DAY_OFF_ISLANDS
+        .iter()
+        .find(|(s, n, w, e, _)| (*s..=*n).contains(&latitude) && (*w..=*e).contains(&longitude));
+    if let Some((.., zone)) = island {
+        return Some(zone);
     }
     let index = leaf_at(latitude, longitude)?;
     names().get(index).copied()
@@ -140,6 +162,14 @@ mod tests {
         let (leaves, nodes) = walk().expect("tree in bounds");
         assert!(nodes > 1000, "{nodes} inner nodes");
         assert!(leaves.iter().all(|&z| z < names().len()));
+    }
+
+    #[test]
+    fn island_corrections_name_zones_of_the_tz_database_and_valid_boxes() {
+        for (s, n, w, e, zone) in DAY_OFF_ISLANDS {
+            assert!(s < n && w < e, "{zone}");
+            assert!(zone.parse::<Tz>().is_ok(), "{zone}");
+        }
     }
 
     #[test]
