@@ -21,6 +21,7 @@ pub mod schedule;
 pub mod smtp;
 pub mod snapshot;
 pub mod timezone;
+pub mod tz_lookup;
 pub mod unsubscribe;
 
 /// At most `max` bytes of `s`, cut on a char boundary (for quotes in messages and stored details).

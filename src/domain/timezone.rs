@@ -1,6 +1,6 @@
 //! A hotel's local time zone, and the one rule for turning a local wall-clock time into an instant.
 //!
-//! # How the zone is chosen ([`hotel_zone`])
+//! # How the zone is chosen ([`hotel_zone`], [`hotel_zone_located`])
 //!
 //! 1. The supplier's IANA name (`HotelLocation::time_zone`, e.g. `Europe/Madrid`) when it is a
 //!    valid name in the bundled tz database (`chrono-tz`; surrounding whitespace is ignored, the
@@ -8,15 +8,20 @@
 //!    DST-correct for every date.
 //! 2. Else the coordinates, when both latitude and longitude are present, finite and in range
 //!    (latitude −90…90, longitude −180…180; `(0, 0)`, the usual "unknown" placeholder, counts as
-//!    missing; a single bad or missing value discards the pair) → a fixed offset of
-//!    **longitude / 15 hours, rounded to the nearest 15 minutes** → [`HotelZone::Fixed`],
-//!    [`ZoneSource::Longitude`]. Barcelona (2.18° E) is `UTC+00:15`, Honolulu (157.8° W) is
-//!    `UTC-10:30`. Such a zone knows nothing of DST or political borders: it can be off by an hour
-//!    or more (Madrid's real offset is +01:00/+02:00), which is why suppliers' IANA names win and
-//!    the journey asks the supplier's hotel data for them first.
+//!    missing; a single bad or missing value discards the pair):
+//!    - [`hotel_zone_located`] looks the point up in the compiled-in zone boundaries
+//!      ([`crate::domain::tz_lookup`]) → [`HotelZone::Iana`], [`ZoneSource::Coordinates`];
+//!      DST-correct, right for ~98 % of world cities (both January and July offsets; measured in
+//!      `docs/timezone-data.md`); at sea it is the nautical zone (`Etc/GMT+3`).
+//!    - [`hotel_zone`] (what the journeys call today, until they move to the lookup), and
+//!      [`hotel_zone_located`] should the lookup ever fail, use a fixed offset of
+//!      **longitude / 15 hours, rounded to the nearest 15 minutes** → [`HotelZone::Fixed`],
+//!      [`ZoneSource::Longitude`]. Barcelona (2.18° E) is `UTC+00:15`, Honolulu (157.8° W) is
+//!      `UTC-10:30`. Such a zone knows nothing of DST or political borders: it can be off by an
+//!      hour or more (Madrid's real offset is +01:00/+02:00).
 //! 3. Else UTC → [`ZoneSource::Utc`] (also for no location at all).
 //!
-//! # Why no coordinate → zone lookup (measured 2026-11-29)
+//! # Why not a crates.io coordinate → zone crate (measured 2026-11-29)
 //!
 //! Candidates from crates.io were built into a tiny `cdylib` for `wasm32-unknown-unknown`,
 //! release, `opt-level = "s"`, LTO, one codegen unit, each next to `chrono-tz` (which this crate
@@ -37,9 +42,8 @@
 //!   network at build time, refused.
 //! - `zone-detect` 1.1 needs its 4.8 MB database file at run time (or embedded: +4.8 MB).
 //!
-//! Every offline candidate adds more than the ~1.5 MB raw budget (the smallest, `rtz` NED, adds
-//! 2.08 MB raw; it also pulls `rayon`/`chashmap`), so this build uses the documented longitude
-//! fallback. [`ZoneSource::Coordinates`] is kept for a future lookup and is never produced now.
+//! Every offline candidate adds megabytes, so [`crate::domain::tz_lookup`] decodes the compact
+//! quadtree of npm `@photostructure/tz-lookup` instead (~29 KB gzip of data).
 //!
 //! # Local time → instant ([`HotelZone::resolve`])
 //!
@@ -51,6 +55,7 @@
 //!   = 01:00Z (not 03:30).
 
 use crate::domain::event::HotelLocation;
+use crate::domain::tz_lookup;
 use chrono::{DateTime, FixedOffset, LocalResult, NaiveDateTime, Offset, TimeZone, Utc};
 use chrono_tz::Tz;
 use std::fmt;
@@ -70,7 +75,8 @@ pub enum HotelZone {
 pub enum ZoneSource {
     /// The supplier's IANA name.
     Iana,
-    /// A coordinate → zone lookup. Not produced by this build (see the module docs).
+    /// The coordinate → zone lookup ([`crate::domain::tz_lookup`]); only [`hotel_zone_located`]
+    /// produces it.
     Coordinates,
     /// The longitude / 15 hours fallback.
     Longitude,
@@ -179,6 +185,24 @@ pub fn hotel_zone(location: Option<&HotelLocation>) -> (HotelZone, ZoneSource) {
         }
     }
     (HotelZone::UTC, ZoneSource::Utc)
+}
+
+/// The hotel's zone and how it was chosen, with the coordinate lookup: supplier IANA name →
+/// [`crate::domain::tz_lookup::zone_at`] of the coordinates → longitude / 15 h → UTC (see the
+/// module docs). The coordinate rule is the same as [`hotel_zone`]'s: `(0, 0)` or a missing, bad
+/// or out-of-range value means no coordinates.
+pub fn hotel_zone_located(location: Option<&HotelLocation>) -> (HotelZone, ZoneSource) {
+    let Some(location) = location else {
+        return (HotelZone::UTC, ZoneSource::Utc);
+    };
+    if location.time_zone.as_deref().and_then(parse_iana).is_none() {
+        if let Some((latitude, longitude)) = valid_coordinates(location) {
+            if let Some(tz) = tz_lookup::zone_at(latitude, longitude) {
+                return (HotelZone::Iana(tz), ZoneSource::Coordinates);
+            }
+        }
+    }
+    hotel_zone(Some(location))
 }
 
 /// `(latitude, longitude)` when both are present, finite, in range and not the `(0, 0)`
