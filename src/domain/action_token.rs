@@ -23,7 +23,6 @@ use base64::Engine as _;
 use hmac::{Hmac, Mac};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
-use std::fmt;
 
 type HmacSha256 = Hmac<Sha256>;
 
@@ -43,6 +42,8 @@ pub const DEFAULT_TTL_S: i64 = 7 * 24 * 3600;
 /// inside signed tokens and in D1 (`holds.action`, `owner_actions.action`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[derive(strum::EnumString, strum::IntoStaticStr)]
+#[strum(serialize_all = "snake_case")]
 pub enum OwnerAction {
     /// Send the customer the "insufficient funds" email (`checkout_declined_funds`).
     SendInsufficientFunds,
@@ -52,6 +53,8 @@ pub enum OwnerAction {
     Dismiss,
 }
 
+crate::domain::stored_names!(OwnerAction);
+
 impl OwnerAction {
     /// Every action, in the order the owner sees them.
     pub const ALL: [OwnerAction; 3] = [
@@ -59,20 +62,6 @@ impl OwnerAction {
         OwnerAction::SendSecurityCheck,
         OwnerAction::Dismiss,
     ];
-
-    /// Stable stored name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            OwnerAction::SendInsufficientFunds => "send_insufficient_funds",
-            OwnerAction::SendSecurityCheck => "send_security_check",
-            OwnerAction::Dismiss => "dismiss",
-        }
-    }
-
-    /// Inverse of [`OwnerAction::as_str`].
-    pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|a| a.as_str() == s)
-    }
 
     /// The button text, e.g. `Send "insufficient funds" email`.
     pub fn label(self) -> &'static str {
@@ -88,12 +77,6 @@ impl OwnerAction {
     /// `true` for the two actions that email the customer.
     pub fn sends_email(self) -> bool {
         !matches!(self, OwnerAction::Dismiss)
-    }
-}
-
-impl fmt::Display for OwnerAction {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 

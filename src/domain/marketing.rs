@@ -41,6 +41,8 @@ impl Default for MarketingPolicy {
 /// What we know that forbids mail to one address.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[derive(strum::EnumString, strum::IntoStaticStr)]
+#[strum(serialize_all = "snake_case")]
 pub enum Suppression {
     /// Nothing on record.
     None,
@@ -52,6 +54,8 @@ pub enum Suppression {
     Complaint,
 }
 
+crate::domain::stored_names!(Suppression);
+
 impl Suppression {
     /// `true` when this suppression forbids mail of `rank`: an unsubscribe only stops
     /// [`Rank::Marketing`]; a hard bounce or a complaint stops every rank (sending more would hurt
@@ -62,27 +66,6 @@ impl Suppression {
             Suppression::MarketingUnsubscribed => rank == Rank::Marketing,
             Suppression::HardBounce | Suppression::Complaint => true,
         }
-    }
-
-    /// Stored name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Suppression::None => "none",
-            Suppression::MarketingUnsubscribed => "marketing_unsubscribed",
-            Suppression::HardBounce => "hard_bounce",
-            Suppression::Complaint => "complaint",
-        }
-    }
-
-    /// Inverse of [`Suppression::as_str`].
-    pub fn parse(s: &str) -> Option<Self> {
-        Some(match s {
-            "none" => Suppression::None,
-            "marketing_unsubscribed" => Suppression::MarketingUnsubscribed,
-            "hard_bounce" => Suppression::HardBounce,
-            "complaint" => Suppression::Complaint,
-            _ => return None,
-        })
     }
 
     /// The stronger of two records (complaint > hard bounce > unsubscribe > none), for merging

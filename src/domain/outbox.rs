@@ -111,8 +111,12 @@ pub fn client_slot_open(now_ms: i64, next_slot_at_ms: i64) -> bool {
 /// (configuration `MAIN_PROVIDER`); [`Provider::Smtp`] is the failover.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[derive(strum::EnumString, strum::IntoStaticStr)]
+#[strum(serialize_all = "snake_case")]
 pub enum Provider {
-    /// Cloudflare Email Service through the `send_email` binding (main).
+    /// Cloudflare Email Service through the `send_email` binding (main). Stored as
+    /// `cloudflare_email` (queue `provider`, D1 `emails.provider`, attempts log).
+    #[strum(serialize = "cloudflare_email")]
     Cloudflare,
     /// Resend's HTTP API (main, when configured); idempotent per `Idempotency-Key` for 24 h.
     Resend,
@@ -120,26 +124,9 @@ pub enum Provider {
     Smtp,
 }
 
+crate::domain::stored_names!(Provider);
+
 impl Provider {
-    /// Stored name (queue `provider`, D1 `emails.provider`, attempts log).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Provider::Cloudflare => "cloudflare_email",
-            Provider::Resend => "resend",
-            Provider::Smtp => "smtp",
-        }
-    }
-
-    /// Inverse of [`Provider::as_str`].
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "cloudflare_email" => Some(Provider::Cloudflare),
-            "resend" => Some(Provider::Resend),
-            "smtp" => Some(Provider::Smtp),
-            _ => None,
-        }
-    }
-
     /// `true` for a main provider (everything but SMTP).
     pub fn is_main(self) -> bool {
         self != Provider::Smtp

@@ -72,6 +72,8 @@ pub enum HotelZone {
 
 /// How [`hotel_zone`] chose the zone.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(strum::EnumString, strum::IntoStaticStr)]
+#[strum(serialize_all = "snake_case")]
 pub enum ZoneSource {
     /// The supplier's IANA name.
     Iana,
@@ -84,23 +86,7 @@ pub enum ZoneSource {
     Utc,
 }
 
-impl ZoneSource {
-    /// Stable lower-case name, e.g. `longitude`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ZoneSource::Iana => "iana",
-            ZoneSource::Coordinates => "coordinates",
-            ZoneSource::Longitude => "longitude",
-            ZoneSource::Utc => "utc",
-        }
-    }
-}
-
-impl fmt::Display for ZoneSource {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+crate::domain::stored_names!(ZoneSource);
 
 impl HotelZone {
     /// UTC (a zero fixed offset).
