@@ -14,6 +14,7 @@ pub mod platform;
 pub mod routes;
 pub mod sources;
 pub mod store;
+pub mod suppliers;
 
 pub use journey::run_journey;
 pub use outbox::Outbox;

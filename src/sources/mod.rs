@@ -10,6 +10,7 @@
 
 pub mod duffel;
 pub mod generic;
+pub mod hotel_data;
 mod json;
 pub mod liteapi;
 pub mod resend;
