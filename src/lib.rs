@@ -23,5 +23,8 @@ use worker::{event, Context, Env, Request, Response, Result};
 
 #[event(fetch)]
 async fn fetch(req: Request, env: Env, _ctx: Context) -> Result<Response> {
-    routes::handle(req, env).await
+    // The wasm boundary: the one place a route's error becomes a response.
+    routes::handle(req, env)
+        .await
+        .or_else(routes::AppError::into_response)
 }

@@ -8,7 +8,7 @@
 //! 5. unknown / not-acted-on names → 200 `ignored`, nothing started;
 //! 6. create the Journey instance with a deterministic id; "already exists" is a duplicate.
 
-use super::{config, ApiError};
+use super::{config, Answer, AppError};
 use crate::domain::event::{EventId, Interpretation, JourneyParams, Source, PARAMS_VERSION};
 use crate::domain::ids::InstanceId;
 use crate::journey::workflow;
@@ -44,17 +44,17 @@ pub(super) fn kept_headers(req: &Request) -> String {
 
 /// Reads the body, refusing anything over `limit` bytes (checked on `content-length` first, then
 /// on the bytes actually received).
-pub(super) async fn read_limited(req: &mut Request, limit: usize) -> Result<Vec<u8>, ApiError> {
+pub(super) async fn read_limited(req: &mut Request, limit: usize) -> Result<Vec<u8>, AppError> {
     if let Ok(Some(len)) = req.headers().get("content-length") {
         if let Ok(size) = len.trim().parse::<usize>() {
             if size > limit {
-                return Err(ApiError::TooLarge { size, limit });
+                return Err(AppError::TooLarge { size, limit });
             }
         }
     }
     let body = req.bytes().await?;
     if body.len() > limit {
-        return Err(ApiError::TooLarge {
+        return Err(AppError::TooLarge {
             size: body.len(),
             limit,
         });
@@ -63,12 +63,12 @@ pub(super) async fn read_limited(req: &mut Request, limit: usize) -> Result<Vec<
 }
 
 /// The liteAPI webhook (formats.md §1): static token in `authorization`.
-pub async fn liteapi(mut req: Request, env: &Env) -> Result<Response, ApiError> {
+pub async fn liteapi(mut req: Request, env: &Env) -> Answer {
     let cfg = config(env)?;
     let body = read_limited(&mut req, cfg.max_webhook_body_bytes).await?;
     let auth = req.headers().get(liteapi::TOKEN_HEADER).ok().flatten();
     liteapi::verify_token(auth.as_deref(), &cfg.liteapi_webhook_token)
-        .map_err(|e| ApiError::Unauthorized(e.to_string()))?;
+        .map_err(AppError::unauthorized)?;
     let parsed = liteapi::parse_envelope(&body).and_then(|envelope| {
         let interpretation = liteapi::interpret(&envelope)?;
         Ok(Delivery {
@@ -91,7 +91,7 @@ pub(super) fn header(req: &Request, name: &str) -> Option<String> {
 
 /// The Duffel webhook (formats.md §2): `X-Duffel-Signature: t=…,v1=…` over `t.body`, 300 s
 /// tolerance, several secrets during rotation.
-pub async fn duffel(mut req: Request, env: &Env) -> Result<Response, ApiError> {
+pub async fn duffel(mut req: Request, env: &Env) -> Answer {
     let cfg = config(env)?;
     let body = read_limited(&mut req, cfg.max_webhook_body_bytes).await?;
     let secrets: Vec<&str> = cfg
@@ -107,7 +107,7 @@ pub async fn duffel(mut req: Request, env: &Env) -> Result<Response, ApiError> {
         cfg.webhook_tolerance_s,
         signature::DUFFEL_SIGNATURE_HEADER,
     )
-    .map_err(|e| ApiError::Unauthorized(e.to_string()))?;
+    .map_err(AppError::unauthorized)?;
     let parsed = duffel::parse_envelope(&body).and_then(|envelope| {
         let interpretation = duffel::interpret(&envelope)?;
         Ok(Delivery {
@@ -122,7 +122,7 @@ pub async fn duffel(mut req: Request, env: &Env) -> Result<Response, ApiError> {
 
 /// The Stripe webhook (formats.md §3): `Stripe-Signature: t=…,v1=…` over `t.body` with the
 /// endpoint secret (`whsec_…` as text), 300 s tolerance, several v1 / secrets during rotation.
-pub async fn stripe(mut req: Request, env: &Env) -> Result<Response, ApiError> {
+pub async fn stripe(mut req: Request, env: &Env) -> Answer {
     let cfg = config(env)?;
     let body = read_limited(&mut req, cfg.max_webhook_body_bytes).await?;
     let secrets: Vec<&str> = cfg
@@ -137,7 +137,7 @@ pub async fn stripe(mut req: Request, env: &Env) -> Result<Response, ApiError> {
         now_s(),
         cfg.webhook_tolerance_s,
     )
-    .map_err(|e| ApiError::Unauthorized(e.to_string()))?;
+    .map_err(AppError::unauthorized)?;
     let parsed = stripe::parse_envelope(&body).and_then(|envelope| {
         let interpretation = stripe::interpret(&envelope)?;
         Ok(Delivery {
@@ -153,7 +153,7 @@ pub async fn stripe(mut req: Request, env: &Env) -> Result<Response, ApiError> {
 /// The generic webhook: Standard Webhooks headers (`webhook-id`, `webhook-timestamp`,
 /// `webhook-signature`, `whsec_` secrets, 5-minute tolerance) carrying the engine's canonical
 /// event JSON (see `sources::generic`). The event id is `webhook-id`.
-pub async fn generic(mut req: Request, env: &Env) -> Result<Response, ApiError> {
+pub async fn generic(mut req: Request, env: &Env) -> Answer {
     let cfg = config(env)?;
     let body = read_limited(&mut req, cfg.max_webhook_body_bytes).await?;
     let secrets: Vec<&str> = cfg
@@ -171,7 +171,7 @@ pub async fn generic(mut req: Request, env: &Env) -> Result<Response, ApiError> 
         now_s(),
         cfg.webhook_tolerance_s,
     )
-    .map_err(|e| ApiError::Unauthorized(e.to_string()))?;
+    .map_err(AppError::unauthorized)?;
     let parsed = EventId::parse(id.as_deref().unwrap_or(""))
         .map_err(|e| ParseError::Invalid {
             field: "webhook-id".into(),
@@ -209,7 +209,7 @@ pub async fn ingest(
     body: &[u8],
     parsed: Result<Delivery, ParseError>,
     claimed_id: impl Fn() -> Option<String>,
-) -> Result<Response, ApiError> {
+) -> Answer {
     let received_at_ms = now_ms();
     let headers_json = kept_headers(req);
     let db = env.d1(crate::config::DB_BINDING)?;
@@ -309,7 +309,7 @@ pub(super) fn stored_body(body: &[u8]) -> String {
     }
 }
 
-fn duplicate(event_id: &str) -> Result<Response, ApiError> {
+fn duplicate(event_id: &str) -> Answer {
     Ok(Response::from_json(
         &json!({"status": "duplicate", "eventId": event_id}),
     )?)
@@ -324,7 +324,7 @@ async fn reject(
     received_at_ms: i64,
     error: ParseError,
     claimed: Option<String>,
-) -> Result<Response, ApiError> {
+) -> Answer {
     let message = match &claimed {
         Some(id) => format!("{error} (event_id {id:?})"),
         None => error.to_string(),
@@ -343,8 +343,5 @@ async fn reject(
         },
     )
     .await?;
-    Err(ApiError::BadRequest {
-        message: error.to_string(),
-        field: error.field().map(str::to_string),
-    })
+    Err(error.into())
 }
