@@ -10,6 +10,7 @@ pub mod webhooks;
 
 pub(crate) use crate::platform::config;
 pub use crate::platform::AppError;
+use crate::sources;
 use serde_json::json;
 use worker::{Env, Method, Request, Response};
 
@@ -20,18 +21,17 @@ pub type Answer = Result<Response, AppError>;
 /// Entry point for every HTTP request.
 pub async fn handle(req: Request, env: Env) -> Answer {
     let path = req.path();
+    // The supplier webhooks: one table (`sources::WEBHOOKS`), one handler.
+    if let Some(hook) = path.strip_prefix("/webhooks/").and_then(sources::webhook) {
+        return match req.method() {
+            Method::Post => webhooks::receive(hook, req, &env).await,
+            _ => Err(AppError::MethodNotAllowed("POST")),
+        };
+    }
     match (req.method(), path.as_str()) {
         (Method::Get, "/") | (Method::Get, "/health") => Ok(Response::from_json(
             &json!({"status": "ok", "service": "booking-email-engine"}),
         )?),
-        (Method::Post, "/webhooks/liteapi") => webhooks::liteapi(req, &env).await,
-        (Method::Post, "/webhooks/duffel") => webhooks::duffel(req, &env).await,
-        (Method::Post, "/webhooks/generic") => webhooks::generic(req, &env).await,
-        (Method::Post, "/webhooks/stripe") => webhooks::stripe(req, &env).await,
-        (
-            _,
-            "/webhooks/liteapi" | "/webhooks/duffel" | "/webhooks/generic" | "/webhooks/stripe",
-        ) => Err(AppError::MethodNotAllowed("POST")),
         (Method::Post, "/webhooks/resend") => resend::resend(req, &env).await,
         (_, "/webhooks/resend") => Err(AppError::MethodNotAllowed("POST")),
         (Method::Post, "/admin/marketing/send") => admin::marketing_send(req, &env).await,

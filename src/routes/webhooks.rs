@@ -1,6 +1,7 @@
 //! `POST /webhooks/{source}`: verify, store the raw event, start the journey, answer fast.
 //!
-//! Order of checks (DESIGN "Webhook handler rules"):
+//! Every supplier of [`crate::sources::WEBHOOKS`] goes through [`receive`]; what differs between
+//! suppliers (authentication, body format) is its [`WebhookSource`]. Order of checks:
 //! 1. size (413, nothing read past the limit is kept);
 //! 2. authenticity (401, body not processed or stored);
 //! 3. parse; malformed → the raw body is stored with `status = 'rejected'`, then 400 naming the field;
@@ -9,11 +10,11 @@
 //! 6. create the Journey instance with a deterministic id; "already exists" is a duplicate.
 
 use super::{config, Answer, AppError};
-use crate::domain::event::{EventId, Interpretation, JourneyParams, Source, PARAMS_VERSION};
+use crate::domain::event::{Interpretation, JourneyParams, Source, PARAMS_VERSION};
 use crate::domain::ids::InstanceId;
 use crate::journey::workflow;
 use crate::platform::now_ms;
-use crate::sources::{duffel, generic, liteapi, signature, stripe, ParseError};
+use crate::sources::{Delivery, Inbound, ParseError, WebhookSource};
 use crate::store::raw_events::{self, NewRawEvent};
 use serde_json::json;
 use worker::{D1Database, Env, Request, Response};
@@ -62,23 +63,22 @@ pub(super) async fn read_limited(req: &mut Request, limit: usize) -> Result<Vec<
     Ok(body)
 }
 
-/// The liteAPI webhook (formats.md §1): static token in `authorization`.
-pub async fn liteapi(mut req: Request, env: &Env) -> Answer {
+/// `POST /webhooks/<source>` for every source of [`crate::sources::WEBHOOKS`]: read the body
+/// within `MAX_WEBHOOK_BODY_BYTES`, verify it (401), parse it, then [`ingest`].
+pub async fn receive(hook: &dyn WebhookSource, mut req: Request, env: &Env) -> Answer {
     let cfg = config(env)?;
     let body = read_limited(&mut req, cfg.max_webhook_body_bytes).await?;
-    let auth = req.headers().get(liteapi::TOKEN_HEADER).ok().flatten();
-    liteapi::verify_token(auth.as_deref(), &cfg.liteapi_webhook_token)
+    let get = |name: &str| header(&req, name);
+    let inbound = Inbound {
+        body: &body,
+        header: &get,
+        now_s: now_s(),
+    };
+    hook.verify(&cfg, &inbound)
         .map_err(AppError::unauthorized)?;
-    let parsed = liteapi::parse_envelope(&body).and_then(|envelope| {
-        let interpretation = liteapi::interpret(&envelope)?;
-        Ok(Delivery {
-            event_id: envelope.event_id,
-            event_name: envelope.event_name,
-            interpretation,
-        })
-    });
-    let claimed_id = || liteapi::peek_event_id(&body);
-    ingest(env, &req, Source::Liteapi, &body, parsed, claimed_id).await
+    let parsed = hook.parse(&inbound);
+    let claimed_id = || hook.claimed_id(&inbound);
+    ingest(env, &req, hook.source(), &body, parsed, claimed_id).await
 }
 
 pub(super) fn now_s() -> i64 {
@@ -87,117 +87,6 @@ pub(super) fn now_s() -> i64 {
 
 pub(super) fn header(req: &Request, name: &str) -> Option<String> {
     req.headers().get(name).ok().flatten()
-}
-
-/// The Duffel webhook (formats.md §2): `X-Duffel-Signature: t=…,v1=…` over `t.body`, 300 s
-/// tolerance, several secrets during rotation.
-pub async fn duffel(mut req: Request, env: &Env) -> Answer {
-    let cfg = config(env)?;
-    let body = read_limited(&mut req, cfg.max_webhook_body_bytes).await?;
-    let secrets: Vec<&str> = cfg
-        .duffel_webhook_secrets
-        .iter()
-        .map(String::as_str)
-        .collect();
-    signature::verify_t_v1(
-        header(&req, signature::DUFFEL_SIGNATURE_HEADER).as_deref(),
-        &body,
-        &secrets,
-        now_s(),
-        cfg.webhook_tolerance_s,
-        signature::DUFFEL_SIGNATURE_HEADER,
-    )
-    .map_err(AppError::unauthorized)?;
-    let parsed = duffel::parse_envelope(&body).and_then(|envelope| {
-        let interpretation = duffel::interpret(&envelope)?;
-        Ok(Delivery {
-            event_id: envelope.id,
-            event_name: envelope.event_type,
-            interpretation,
-        })
-    });
-    let claimed_id = || duffel::peek_event_id(&body);
-    ingest(env, &req, Source::Duffel, &body, parsed, claimed_id).await
-}
-
-/// The Stripe webhook (formats.md §3): `Stripe-Signature: t=…,v1=…` over `t.body` with the
-/// endpoint secret (`whsec_…` as text), 300 s tolerance, several v1 / secrets during rotation.
-pub async fn stripe(mut req: Request, env: &Env) -> Answer {
-    let cfg = config(env)?;
-    let body = read_limited(&mut req, cfg.max_webhook_body_bytes).await?;
-    let secrets: Vec<&str> = cfg
-        .stripe_webhook_secrets
-        .iter()
-        .map(String::as_str)
-        .collect();
-    stripe::verify(
-        header(&req, signature::STRIPE_SIGNATURE_HEADER).as_deref(),
-        &body,
-        &secrets,
-        now_s(),
-        cfg.webhook_tolerance_s,
-    )
-    .map_err(AppError::unauthorized)?;
-    let parsed = stripe::parse_envelope(&body).and_then(|envelope| {
-        let interpretation = stripe::interpret(&envelope)?;
-        Ok(Delivery {
-            event_id: envelope.id,
-            event_name: envelope.event_type,
-            interpretation,
-        })
-    });
-    let claimed_id = || stripe::peek_event_id(&body);
-    ingest(env, &req, Source::Stripe, &body, parsed, claimed_id).await
-}
-
-/// The generic webhook: Standard Webhooks headers (`webhook-id`, `webhook-timestamp`,
-/// `webhook-signature`, `whsec_` secrets, 5-minute tolerance) carrying the engine's canonical
-/// event JSON (see `sources::generic`). The event id is `webhook-id`.
-pub async fn generic(mut req: Request, env: &Env) -> Answer {
-    let cfg = config(env)?;
-    let body = read_limited(&mut req, cfg.max_webhook_body_bytes).await?;
-    let secrets: Vec<&str> = cfg
-        .generic_webhook_secrets
-        .iter()
-        .map(String::as_str)
-        .collect();
-    let id = header(&req, signature::WEBHOOK_ID_HEADER);
-    signature::verify_standard_webhook(
-        id.as_deref(),
-        header(&req, signature::WEBHOOK_TIMESTAMP_HEADER).as_deref(),
-        header(&req, signature::WEBHOOK_SIGNATURE_HEADER).as_deref(),
-        &body,
-        &secrets,
-        now_s(),
-        cfg.webhook_tolerance_s,
-    )
-    .map_err(AppError::unauthorized)?;
-    let parsed = EventId::parse(id.as_deref().unwrap_or(""))
-        .map_err(|e| ParseError::Invalid {
-            field: "webhook-id".into(),
-            reason: e.to_string(),
-        })
-        .and_then(|event_id| {
-            let interpretation = generic::interpret(&body)?;
-            let event_name = match &interpretation {
-                Interpretation::Journey(e) => e.kind().to_string(),
-                Interpretation::Ignored(name) => name.clone(),
-            };
-            Ok(Delivery {
-                event_id,
-                event_name,
-                interpretation,
-            })
-        });
-    let claimed_id = || id.clone();
-    ingest(env, &req, Source::Generic, &body, parsed, claimed_id).await
-}
-
-/// One authenticated delivery, parsed.
-pub struct Delivery {
-    pub event_id: EventId,
-    pub event_name: String,
-    pub interpretation: Interpretation,
 }
 
 /// Steps 3–6 of the module docs, shared by every source: store (or reject) the raw event,

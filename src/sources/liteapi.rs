@@ -25,11 +25,14 @@
 //! errors name the response path.
 
 use super::json::{is_nonzero_amount, number_text, At};
-use super::{secrets_match, AuthError, ParseError};
+use super::{
+    secrets_match, AuthError, Delivery, Inbound, ParseError, Unauthenticated, WebhookSource,
+};
+use crate::config::Config;
 use crate::domain::event::{
     Airport, BookedRoom, BookingRef, Cancellation, CheckoutAttempt, EmailAddress, EventId,
     FlightBooking, FlightSegment, Holder, HotelAmendment, HotelBooking, Interpretation, Money,
-    PersonName, SupplierEvent,
+    PersonName, Source, SupplierEvent,
 };
 use chrono::NaiveDate;
 use serde_json::{Map, Value};
@@ -55,6 +58,35 @@ pub fn verify_token(header: Option<&str>, expected: &str) -> Result<(), AuthErro
         Ok(())
     } else {
         Err(AuthError::Mismatch(TOKEN_HEADER))
+    }
+}
+
+/// The liteAPI webhook in [`super::WEBHOOKS`]: the static token `LITEAPI_WEBHOOK_TOKEN` in
+/// `authorization` ([`verify_token`]), then the envelope ([`parse_envelope`], [`interpret`]).
+pub struct Webhook;
+
+impl WebhookSource for Webhook {
+    fn source(&self) -> Source {
+        Source::Liteapi
+    }
+
+    fn verify(&self, cfg: &Config, inbound: &Inbound<'_>) -> Result<(), Unauthenticated> {
+        let header = (inbound.header)(TOKEN_HEADER);
+        Ok(verify_token(header.as_deref(), &cfg.liteapi_webhook_token)?)
+    }
+
+    fn parse(&self, inbound: &Inbound<'_>) -> Result<Delivery, ParseError> {
+        let envelope = parse_envelope(inbound.body)?;
+        let interpretation = interpret(&envelope)?;
+        Ok(Delivery {
+            event_id: envelope.event_id,
+            event_name: envelope.event_name,
+            interpretation,
+        })
+    }
+
+    fn claimed_id(&self, inbound: &Inbound<'_>) -> Option<String> {
+        peek_event_id(inbound.body)
     }
 }
 
