@@ -157,7 +157,7 @@ async fn forward(env: &Env, method: Method, path: &str, body: Option<String>) ->
     let status = resp.status_code();
     let text = resp.text().await?;
     if serde_json::from_str::<serde_json::Value>(&text).is_err() {
-        let shown: String = text.chars().take(200).collect();
+        let shown = &text[..text.floor_char_boundary(200)];
         return Err(AppError::Unavailable(format!(
             "the outbox answered {path} with {status} and no JSON: {shown}"
         )));

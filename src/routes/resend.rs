@@ -80,7 +80,7 @@ pub async fn resend(mut req: Request, env: &Env) -> Answer {
             // The row keeps event_id NULL (a later valid delivery of the id is still processed);
             // the id goes into the error text and the kept headers, to match it to Resend's log.
             let error = match signed.id.as_deref() {
-                Some(id) => format!("(svix-id {}) {e}", id.chars().take(256).collect::<String>()),
+                Some(id) => format!("(svix-id {}) {e}", &id[..id.floor_char_boundary(256)]),
                 None => e.to_string(),
             };
             raw_events::insert(

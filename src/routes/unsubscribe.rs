@@ -1,4 +1,4 @@
-//! One-click unsubscribe (RFC 8058; research/formats.md §6) at `/unsubscribe/<token>`, the URL in
+//! One-click unsubscribe (RFC 8058, <https://www.rfc-editor.org/rfc/rfc8058>) at `/unsubscribe/<token>`, the URL in
 //! every marketing email's `List-Unsubscribe` header and visible link.
 //!
 //! - `GET`: a confirmation page naming the address, saying that only marketing email stops

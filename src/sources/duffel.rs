@@ -1,4 +1,5 @@
-//! Duffel v2 webhooks (flights and stays) — research/formats.md §2.
+//! Duffel v2 webhooks (flights and stays): <https://duffel.com/docs/api/v2/webhooks>,
+//! <https://duffel.com/docs/api/v2/webhook-events>.
 //!
 //! Delivery: `POST` signed with `X-Duffel-Signature: t=<unix>,v1=<hex>` (verify with
 //! [`super::signature::verify_t_v1`] and [`super::signature::DUFFEL_SIGNATURE_HEADER`] before

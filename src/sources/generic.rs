@@ -1,5 +1,6 @@
 //! Generic source: the engine's own canonical event JSON, delivered with Standard Webhooks
-//! (research/formats.md §4), for suppliers without an adapter.
+//! (<https://www.standardwebhooks.com>, spec: github.com/standard-webhooks/standard-webhooks
+//! `spec/standard-webhooks.md`), for suppliers without an adapter.
 //!
 //! Authenticity: [`super::signature::verify_standard_webhook`] over the `webhook-id`,
 //! `webhook-timestamp` and `webhook-signature` headers. The event id (dedupe key) is the

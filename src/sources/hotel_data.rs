@@ -3,7 +3,7 @@
 //! hotel's coordinates, from which the schedule finds its local time zone. The HTTP call is in
 //! [`crate::suppliers::liteapi`]; this module only parses the body, so it is host-tested.
 //!
-//! Shape (<https://docs.liteapi.travel/reference/get_data-hotel>): `{"data": {"id", "name",
+//! Shape (the liteAPI API reference, <https://docs.liteapi.travel>): `{"data": {"id", "name",
 //! "location": {"latitude": <number>, "longitude": <number>}, "address", "city", "country", …}}`.
 //! liteAPI publishes no hotel time-zone field, so [`HotelLocation::time_zone`] stays `None`.
 

@@ -1,4 +1,6 @@
-//! liteAPI (Nuitee) webhooks — research/formats.md §1.
+//! liteAPI (Nuitee) webhooks (<https://docs.liteapi.travel/docs/using-liteapi-webhooks>; the booking
+//! object as in the Booking API's OpenAPI, github.com/liteapi-travel/mcp-server
+//! `openapi-schemas/booking.json`).
 //!
 //! Delivery: `POST` with the dashboard's static token verbatim in the `authorization` header (no
 //! HMAC, no timestamp), at-least-once, unordered; dedupe on `event_id`.

@@ -1,10 +1,13 @@
 //! Supplier adapters (pure): verify a delivery's authenticity and parse its body into the one
 //! canonical [`crate::domain::event::SupplierEvent`]. Nothing after an adapter sees supplier formats.
 //!
-//! - [`liteapi`]: static token + string-encoded envelope (formats.md §1);
-//! - [`duffel`]: `X-Duffel-Signature` (verified with [`signature::verify_t_v1`]) + v2 envelope (§2);
+//! - [`liteapi`]: static token + string-encoded envelope;
+//! - [`duffel`]: `X-Duffel-Signature` (verified with [`signature::verify_t_v1`]) + v2 envelope;
+//! - [`stripe`]: `Stripe-Signature` (the same `t=…,v1=…` scheme) + event envelope;
 //! - [`generic`]: Standard Webhooks ([`signature::verify_standard_webhook`]) carrying canonical
-//!   event JSON (§4);
+//!   event JSON;
+//! - [`hotel_data`]: liteAPI's `/data/hotel` answer (a read-API, called by
+//!   [`crate::suppliers`]);
 //! - [`resend`]: Resend delivery reports (Svix = Standard Webhooks headers) → suppressions;
 //! - [`signature`]: the HMAC schemes (Duffel, Stripe, Standard Webhooks), time passed in.
 

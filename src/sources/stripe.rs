@@ -1,4 +1,5 @@
-//! Stripe payment webhooks — research/formats.md §3.
+//! Stripe payment webhooks (<https://docs.stripe.com/webhooks>; event types:
+//! <https://docs.stripe.com/api/events/types>).
 //!
 //! Delivery: `POST` signed with `Stripe-Signature: t=<unix>,v1=<hex>[,v1=…][,v0=…]` — verify with
 //! [`verify`] (= [`super::signature::verify_t_v1`] under

@@ -1,5 +1,5 @@
 //! Duffel airline-initiated changes
-//! (<https://duffel.com/docs/api/v2/airline-initiated-changes>): the v2
+//! (<https://duffel.com/docs/api/airline-initiated-changes>): the v2
 //! `order.airline_initiated_change_detected` webhook carries only ids, so the journey lists the
 //! order's changes here. Parsing is [`crate::sources::duffel::parse_aic_list`].
 

@@ -1,4 +1,4 @@
-//! liteAPI static data (<https://docs.liteapi.travel/reference/get_data-hotel>): the hotel's
+//! liteAPI static data (the liteAPI API reference, <https://docs.liteapi.travel>): the hotel's
 //! coordinates, for its local time zone. Parsing is [`crate::sources::hotel_data`].
 
 use super::{endpoint, get, SupplierError};
