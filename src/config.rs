@@ -102,8 +102,12 @@ pub struct Config {
     /// `ACTION_LINK_TTL_S`: how long an action link stays valid, seconds (7 days).
     pub action_link_ttl_s: i64,
     /// `PUBLIC_BASE_URL`: where this Worker is reachable, for links in owner emails
-    /// (e.g. `https://engine.example.com`).
+    /// (e.g. `https://engine.example.com`), without a trailing `/`. Default
+    /// `http://127.0.0.1:8787` (`wrangler dev`).
     pub public_base_url: String,
+    /// `PUBLIC_BASE_URL` parsed once (an absolute URL, else a [`ConfigError`]); build links with
+    /// [`Config::public_link`].
+    pub public_base: url::Url,
     /// `BOOKING_SITE_URL`: where a guest retries a checkout (the booking site, never an admin URL).
     pub booking_site_url: String,
     /// `CHECKOUT_FOLLOW_UP_MS`: wait after a checkout attempt before deciding, ms (20 minutes).
@@ -226,6 +230,17 @@ impl Config {
                 })
             }
         };
+        let public_base_url = text(&get, "PUBLIC_BASE_URL")?
+            .unwrap_or_else(|| "http://127.0.0.1:8787".into())
+            .trim_end_matches('/')
+            .to_string();
+        let public_base = url::Url::parse(&public_base_url)
+            .ok()
+            .filter(|u| u.has_host())
+            .ok_or_else(|| ConfigError::Invalid {
+                name: "PUBLIC_BASE_URL",
+                reason: format!("{public_base_url:?} is not an absolute URL with a host"),
+            })?;
         Ok(Config {
             liteapi_webhook_token: text(&get, "LITEAPI_WEBHOOK_TOKEN")?.unwrap_or_default(),
             max_webhook_body_bytes: number(&get, "MAX_WEBHOOK_BODY_BYTES", 262_144usize)?,
@@ -253,10 +268,8 @@ impl Config {
             stripe_webhook_secrets: list(&get, "STRIPE_WEBHOOK_SECRETS"),
             action_signing_key: text(&get, "ACTION_SIGNING_KEY")?.unwrap_or_default(),
             action_link_ttl_s: number(&get, "ACTION_LINK_TTL_S", 7 * 86_400i64)?,
-            public_base_url: text(&get, "PUBLIC_BASE_URL")?
-                .unwrap_or_else(|| "http://127.0.0.1:8787".into())
-                .trim_end_matches('/')
-                .to_string(),
+            public_base_url,
+            public_base,
             booking_site_url: text(&get, "BOOKING_SITE_URL")?
                 .unwrap_or_else(|| "https://example.com".into()),
             checkout_follow_up_ms: number(&get, "CHECKOUT_FOLLOW_UP_MS", 20 * 60_000i64)?,
@@ -305,6 +318,17 @@ impl Config {
     }
 }
 
+impl Config {
+    /// The public URL of `path` (`/actions/<token>`, `/unsubscribe/<token>`) on this Worker: the
+    /// path of `PUBLIC_BASE_URL` (if any) followed by `path`, percent-encoded where needed.
+    pub fn public_link(&self, path: &str) -> url::Url {
+        let mut link = self.public_base.clone();
+        let joined = format!("{}{path}", link.path().trim_end_matches('/'));
+        link.set_path(&joined);
+        link
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -329,6 +353,31 @@ mod tests {
         assert_eq!(c.pacing, Pacing::PRODUCTION);
         assert_eq!(c.max_webhook_body_bytes, 262_144);
         assert!(c.smtp.is_none());
+        assert_eq!(c.public_base.as_str(), "http://127.0.0.1:8787/");
+    }
+
+    #[test]
+    fn public_links_keep_the_base_path() {
+        let mut v = BASE.to_vec();
+        v.push(("PUBLIC_BASE_URL", "https://engine.example.com/mail/"));
+        let c = parse(&v).unwrap();
+        assert_eq!(c.public_base_url, "https://engine.example.com/mail");
+        assert_eq!(
+            c.public_link("/actions/abc.def").as_str(),
+            "https://engine.example.com/mail/actions/abc.def"
+        );
+        let mut v = BASE.to_vec();
+        v.push(("PUBLIC_BASE_URL", "https://engine.example.com"));
+        assert_eq!(
+            parse(&v).unwrap().public_link("/unsubscribe/t").as_str(),
+            "https://engine.example.com/unsubscribe/t"
+        );
+        let mut v = BASE.to_vec();
+        v.push(("PUBLIC_BASE_URL", "engine.example.com"));
+        assert!(parse(&v)
+            .unwrap_err()
+            .to_string()
+            .contains("PUBLIC_BASE_URL"));
     }
 
     #[test]

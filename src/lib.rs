@@ -14,6 +14,7 @@ pub mod platform;
 pub mod routes;
 pub mod sources;
 pub mod store;
+pub mod suppliers;
 
 pub use journey::run_journey;
 pub use outbox::Outbox;
@@ -22,5 +23,8 @@ use worker::{event, Context, Env, Request, Response, Result};
 
 #[event(fetch)]
 async fn fetch(req: Request, env: Env, _ctx: Context) -> Result<Response> {
-    routes::handle(req, env).await
+    // The wasm boundary: the one place a route's error becomes a response.
+    routes::handle(req, env)
+        .await
+        .or_else(routes::AppError::into_response)
 }

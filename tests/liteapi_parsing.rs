@@ -536,3 +536,39 @@ fn empty_configured_token_is_not_configured() {
     );
     assert_eq!(verify_token(None, ""), Err(AuthError::NotConfigured));
 }
+
+// ---- liteAPI static data: `GET /data/hotel` (`sources::hotel_data`) ----
+
+#[test]
+fn hotel_data_answer_gives_the_coordinates() {
+    use booking_email_engine::sources::hotel_data::parse_hotel_location;
+    let body = json!({"data": {"id": "lp1", "name": "Example Harbour Hotel",
+        "location": {"latitude": 41.38, "longitude": 2.18}}});
+    let loc = parse_hotel_location(body.to_string().as_bytes()).unwrap();
+    assert_eq!(
+        (loc.latitude, loc.longitude, loc.time_zone),
+        (Some(41.38), Some(2.18), None)
+    );
+}
+
+#[test]
+fn hotel_data_without_a_location_names_the_path() {
+    use booking_email_engine::sources::hotel_data::parse_hotel_location;
+    assert_eq!(
+        parse_hotel_location(br#"{"data": {"id": "lp1"}}"#),
+        Err(ParseError::Missing("data.location".into()))
+    );
+    assert_eq!(
+        parse_hotel_location(br#"{"data": {"location": {"latitude": 41.38}}}"#),
+        Err(ParseError::Missing("data.location.longitude".into()))
+    );
+    assert!(matches!(
+        parse_hotel_location(br#"{"data": {"location": {"latitude": "41.38", "longitude": 2}}}"#),
+        Err(ParseError::Invalid { field, .. }) if field == "data.location.latitude"
+    ));
+    assert!(matches!(
+        parse_hotel_location(b"<html>"),
+        Err(ParseError::Json(_))
+    ));
+    assert_eq!(parse_hotel_location(b"[]"), Err(ParseError::NotAnObject));
+}

@@ -1,7 +1,7 @@
 //! Operator authentication for the `/admin/…` API: `Authorization: Bearer <OPERATOR_TOKEN>`.
 //!
 //! Pure: the caller passes the header value and the configured token. The comparison is constant
-//! time ([`crate::sources::secrets_match`]: both sides hashed with SHA-256, then compared with
+//! time ([`crate::domain::secret::secrets_match`]: both sides hashed with SHA-256, then compared with
 //! `subtle`), so neither the token's content nor its length leaks through timing.
 //!
 //! An empty `OPERATOR_TOKEN` disables the operator API ([`OperatorAuthError::NotConfigured`], HTTP
@@ -11,7 +11,8 @@
 //! marketing send request is in [`crate::domain::marketing_email`]).
 
 use crate::domain::email::DedupeKey;
-use crate::sources::{secrets_match, ParseError};
+use crate::domain::parse_error::ParseError;
+use crate::domain::secret::secrets_match;
 use serde_json::Value;
 
 /// The configuration variable that holds the operator's bearer token.

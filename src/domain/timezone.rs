@@ -71,8 +71,7 @@ pub enum HotelZone {
 }
 
 /// How [`hotel_zone`] chose the zone.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[derive(strum::EnumString, strum::IntoStaticStr)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::EnumString, strum::IntoStaticStr)]
 #[strum(serialize_all = "snake_case")]
 pub enum ZoneSource {
     /// The supplier's IANA name.

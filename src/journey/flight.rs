@@ -4,16 +4,15 @@
 
 use super::workflow::{Step, StepConfig};
 use super::{config, deliver_once, known_booking, rust_err, JourneyOutput};
-use crate::config::{Config, DB_BINDING};
+use crate::config::DB_BINDING;
 use crate::domain::email::OutgoingEmail;
 use crate::domain::event::{BookingRef, FlightBooking, FlightChange, FlightSegment, JourneyParams};
 use crate::domain::render::{self, SegmentView};
 use crate::domain::schedule::segment_times;
 use crate::domain::snapshot::flight_snapshot;
-use crate::sources::duffel;
 use crate::store;
 use crate::store::bookings::FactsUpdate;
-use worker::{Env, Fetch, Headers, Method, Request, RequestInit, Result};
+use worker::{Env, Result};
 
 /// A confirmed flight order: record it, send the confirmation.
 pub async fn booked(
@@ -79,32 +78,6 @@ fn apply_change(segments: &[FlightSegment], change: &FlightChange) -> Vec<Flight
     next
 }
 
-/// Lists the order's airline-initiated changes from the Duffel API (`GET /air/airline_initiated_changes
-/// ?order_id=…`, `Duffel-Version: v2`); the v2 webhook carries only ids.
-async fn list_changes(cfg: &Config, order_id: &BookingRef) -> Result<Vec<FlightChange>> {
-    let url = format!(
-        "{}/air/airline_initiated_changes?order_id={}",
-        cfg.duffel_api_base_url, order_id
-    );
-    let headers = Headers::new();
-    headers.set("Authorization", &format!("Bearer {}", cfg.duffel_api_token))?;
-    headers.set("Duffel-Version", "v2")?;
-    headers.set("Accept", "application/json")?;
-    let mut init = RequestInit::new();
-    init.with_method(Method::Get).with_headers(headers);
-    let mut resp = Fetch::Request(Request::new_with_init(&url, &init)?)
-        .send()
-        .await?;
-    if resp.status_code() != 200 {
-        return Err(rust_err(format!(
-            "Duffel airline_initiated_changes answered {}",
-            resp.status_code()
-        )));
-    }
-    let body = resp.bytes().await?;
-    duffel::parse_aic_list(&body, order_id).map_err(rust_err)
-}
-
 /// An airline schedule change: fetch the change, apply it to the stored order, and — if what the
 /// traveller sees changed (snapshot hash) — send one urgent email for this change id.
 pub async fn schedule_changed(
@@ -135,7 +108,9 @@ pub async fn schedule_changed(
                 if row.is_closed() {
                     return Ok(Vec::new());
                 }
-                let changes = list_changes(&cfg, &order).await?;
+                let changes = crate::suppliers::duffel::airline_initiated_changes(&cfg, &order)
+                    .await
+                    .map_err(rust_err)?;
                 let mut current: FlightBooking = serde_json::from_str(&row.details_json)?;
                 let mut hash = row
                     .snapshot_hash

@@ -19,7 +19,7 @@ use crate::store;
 use crate::store::bookings::FactsUpdate;
 use crate::store::schedule::{CachedLocation, PlannedRow, SendStatus};
 use serde::{Deserialize, Serialize};
-use worker::{Env, Fetch, Headers, Method, Request, RequestInit, Result};
+use worker::{Env, Result};
 
 /// How long a failed hotel data lookup is trusted before it is tried again, ms (1 day).
 const LOOKUP_RETRY_AFTER_MS: i64 = 86_400_000;
@@ -283,7 +283,7 @@ async fn hotel_location(env: &Env, cfg: &Config, b: &HotelBooking) -> Option<Hot
     }
     let hotel_id = b.hotel_id.as_deref()?;
     let db = env.d1(DB_BINDING).ok()?;
-    let now = worker::Date::now().as_millis() as i64;
+    let now = crate::platform::now_ms();
     if let Ok(Some(cached)) = store::schedule::cached_location(&db, hotel_id).await {
         if cached.error.is_none() {
             return Some(HotelLocation {
@@ -300,7 +300,7 @@ async fn hotel_location(env: &Env, cfg: &Config, b: &HotelBooking) -> Option<Hot
     if cfg.liteapi_api_key.is_empty() {
         return None;
     }
-    let fetched = fetch_hotel_location(cfg, hotel_id).await;
+    let fetched = crate::suppliers::liteapi::hotel_location(cfg, hotel_id).await;
     let cached = match &fetched {
         Ok(l) => CachedLocation {
             latitude: l.latitude,
@@ -324,53 +324,6 @@ async fn hotel_location(env: &Env, cfg: &Config, b: &HotelBooking) -> Option<Hot
         worker::console_warn!("caching the location of hotel {hotel_id} failed: {e}");
     }
     fetched.ok()
-}
-
-async fn fetch_hotel_location(cfg: &Config, hotel_id: &str) -> Result<HotelLocation> {
-    let url = format!(
-        "{}/data/hotel?hotelId={}",
-        cfg.liteapi_data_base_url,
-        urlencode(hotel_id)
-    );
-    let headers = Headers::new();
-    headers.set("X-API-Key", &cfg.liteapi_api_key)?;
-    headers.set("Accept", "application/json")?;
-    let mut init = RequestInit::new();
-    init.with_method(Method::Get).with_headers(headers);
-    let mut resp = Fetch::Request(Request::new_with_init(&url, &init)?)
-        .send()
-        .await?;
-    if resp.status_code() != 200 {
-        return Err(rust_err(format!(
-            "hotel data API answered {}",
-            resp.status_code()
-        )));
-    }
-    let v: serde_json::Value = resp.json().await?;
-    let loc = v
-        .pointer("/data/location")
-        .ok_or_else(|| rust_err("hotel data has no data.location"))?;
-    let lat = loc.get("latitude").and_then(serde_json::Value::as_f64);
-    let lon = loc.get("longitude").and_then(serde_json::Value::as_f64);
-    if lat.is_none() || lon.is_none() {
-        return Err(rust_err("hotel data location lacks latitude/longitude"));
-    }
-    Ok(HotelLocation {
-        time_zone: None,
-        latitude: lat,
-        longitude: lon,
-    })
-}
-
-fn urlencode(s: &str) -> String {
-    s.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
 }
 
 /// The hotel's confirmation number arrived: store it and send it once per distinct number.

@@ -1,10 +1,15 @@
 //! The shell's one door to the Workers runtime for cross-cutting needs: the configuration read from
-//! the Worker's vars and secrets, the clock, randomness and the conversion of shell errors into
-//! `worker::Error`. Routes, journeys, the outbox and the store all take these from here, so no shell
-//! folder has to reach into another (no `crate::routes` outside `routes/`).
+//! the Worker's vars and secrets, the clock, randomness, the conversion of shell errors into
+//! `worker::Error`, and the HTTP edge's answers ([`AppError`], [`Page`], [`ErrorBody`]). Routes,
+//! journeys, the outbox and the store all take these from here, so no shell folder has to reach
+//! into another (no `crate::routes` outside `routes/`).
 //!
 //! The core never calls this module: it takes `now` (ms since the Unix epoch, UTC) and random
 //! numbers as arguments.
+
+mod http;
+
+pub use http::{AppError, Page};
 
 use crate::config::{Config, ConfigError};
 use worker::Env;

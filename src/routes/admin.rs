@@ -28,7 +28,7 @@
 //!   were listed (e.g. `?status=dead` finds every dead letter to redrive).
 
 use super::webhooks::read_limited;
-use super::{config, ApiError};
+use super::{config, Answer, AppError};
 use crate::config::{Config, ConfigError, DB_BINDING, OUTBOX_BINDING, OUTBOX_NAME};
 use crate::domain::content_lock::{self, ContentLock};
 use crate::domain::email::Rank;
@@ -36,7 +36,6 @@ use crate::domain::marketing_email::{self, Rejected, SendReport, Skipped};
 use crate::domain::operator::{self, OperatorAuthError};
 use crate::outbox::client::{deliver, Delivery};
 use crate::platform::now_ms;
-use crate::sources::ParseError;
 use crate::store::campaigns::{self, Recorded};
 use serde_json::json;
 use worker::{Env, Headers, Method, Request, RequestInit, Response};
@@ -47,34 +46,27 @@ pub const MAX_SEND_BODY_BYTES: usize = 1 << 20;
 /// Largest accepted `POST /admin/outbox/redrive` body, bytes.
 pub const MAX_REDRIVE_BODY_BYTES: usize = 4_096;
 
-fn authorize(req: &Request, cfg: &Config) -> Result<(), ApiError> {
+fn authorize(req: &Request, cfg: &Config) -> Result<(), AppError> {
     let header = req.headers().get("authorization").ok().flatten();
     operator::check_bearer(header.as_deref(), &cfg.operator_token).map_err(|e| match e {
-        OperatorAuthError::NotConfigured => ApiError::Unavailable(e.to_string()),
-        _ => ApiError::Unauthorized(e.to_string()),
+        OperatorAuthError::NotConfigured => AppError::Unavailable(e.to_string()),
+        _ => AppError::Unauthorized(e.to_string()),
     })
 }
 
-fn bad_request(e: ParseError) -> ApiError {
-    ApiError::BadRequest {
-        message: e.to_string(),
-        field: e.field().map(str::to_string),
-    }
-}
-
 /// `POST /admin/marketing/send` (see the module docs).
-pub async fn marketing_send(mut req: Request, env: &Env) -> Result<Response, ApiError> {
+pub async fn marketing_send(mut req: Request, env: &Env) -> Answer {
     let cfg = config(env)?;
     authorize(&req, &cfg)?;
     if cfg.unsubscribe_signing_key.is_empty() {
-        return Err(ApiError::Unavailable(
+        return Err(AppError::Unavailable(
             "UNSUBSCRIBE_SIGNING_KEY is not set: marketing email cannot carry a working \
              unsubscribe link, so none is sent"
                 .into(),
         ));
     }
     if !marketing_email::base_url_allows_marketing(&cfg.public_base_url) {
-        return Err(ApiError::Config(ConfigError::Invalid {
+        return Err(AppError::Config(ConfigError::Invalid {
             name: "PUBLIC_BASE_URL",
             reason: format!(
                 "{:?} is not an https:// URL; unsubscribe links must be HTTPS (RFC 8058)",
@@ -83,15 +75,15 @@ pub async fn marketing_send(mut req: Request, env: &Env) -> Result<Response, Api
         }));
     }
     let body = read_limited(&mut req, MAX_SEND_BODY_BYTES).await?;
-    let request = marketing_email::parse_send_request(&body).map_err(bad_request)?;
+    let request = marketing_email::parse_send_request(&body)?;
     let campaign = &request.campaign;
     let lock = ContentLock::from_config(&cfg.public_base_url, &cfg.internal_names);
-    marketing_email::check_content(&lock, campaign).map_err(bad_request)?;
+    marketing_email::check_content(&lock, campaign)?;
 
     let db = env.d1(DB_BINDING)?;
     let now = now_ms();
     if campaigns::record(&db, campaign, now).await? == Recorded::Different {
-        return Err(ApiError::BadRequest {
+        return Err(AppError::BadRequest {
             message: format!(
                 "campaign {} was submitted before with another subject or text; use a new campaign id",
                 campaign.id
@@ -121,7 +113,7 @@ pub async fn marketing_send(mut req: Request, env: &Env) -> Result<Response, Api
             continue;
         }
         let email = marketing_email::render(campaign, to, &cfg.public_base_url, key, &cfg.branding)
-            .map_err(|e| ApiError::Unavailable(e.to_string()))?;
+            .map_err(AppError::unavailable)?;
         if let Err(v) = lock.check(&email) {
             report.rejected.push(Rejected {
                 email: to.to_string(),
@@ -136,7 +128,7 @@ pub async fn marketing_send(mut req: Request, env: &Env) -> Result<Response, Api
             Ok(Delivery::Enqueued) => report.queued += 1,
             Ok(Delivery::AlreadyClaimed) => report.duplicates += 1,
             Err(e) => {
-                return Err(ApiError::Unavailable(format!(
+                return Err(AppError::Unavailable(format!(
                     "queueing the email to {to} failed after {} were queued ({e}); send the same \
                      request again: recipients already queued count as duplicates",
                     report.queued
@@ -149,12 +141,7 @@ pub async fn marketing_send(mut req: Request, env: &Env) -> Result<Response, Api
 
 /// Sends one request to the outbox Durable Object and returns its status and JSON body
 /// unchanged. A non-JSON answer (not an outbox route) becomes 503.
-async fn forward(
-    env: &Env,
-    method: Method,
-    path: &str,
-    body: Option<String>,
-) -> Result<Response, ApiError> {
+async fn forward(env: &Env, method: Method, path: &str, body: Option<String>) -> Answer {
     let stub = env
         .durable_object(OUTBOX_BINDING)?
         .get_by_name(OUTBOX_NAME)?;
@@ -170,8 +157,8 @@ async fn forward(
     let status = resp.status_code();
     let text = resp.text().await?;
     if serde_json::from_str::<serde_json::Value>(&text).is_err() {
-        let shown: String = text.chars().take(200).collect();
-        return Err(ApiError::Unavailable(format!(
+        let shown = &text[..text.floor_char_boundary(200)];
+        return Err(AppError::Unavailable(format!(
             "the outbox answered {path} with {status} and no JSON: {shown}"
         )));
     }
@@ -183,17 +170,17 @@ async fn forward(
 }
 
 /// `POST /admin/outbox/redrive` (see the module docs).
-pub async fn outbox_redrive(mut req: Request, env: &Env) -> Result<Response, ApiError> {
+pub async fn outbox_redrive(mut req: Request, env: &Env) -> Answer {
     let cfg = config(env)?;
     authorize(&req, &cfg)?;
     let body = read_limited(&mut req, MAX_REDRIVE_BODY_BYTES).await?;
-    let key = operator::parse_redrive_request(&body).map_err(bad_request)?;
+    let key = operator::parse_redrive_request(&body)?;
     let forwarded = json!({ "dedupeKey": key.as_str() }).to_string();
     forward(env, Method::Post, "/redrive", Some(forwarded)).await
 }
 
 /// `GET /admin/outbox` (see the module docs).
-pub async fn outbox_state(req: Request, env: &Env) -> Result<Response, ApiError> {
+pub async fn outbox_state(req: Request, env: &Env) -> Answer {
     let cfg = config(env)?;
     authorize(&req, &cfg)?;
     // `?status=dead`, `?dedupe_key=…`, `?limit=…` pass through to the outbox's view.
@@ -206,7 +193,7 @@ pub async fn outbox_state(req: Request, env: &Env) -> Result<Response, ApiError>
 }
 
 /// `GET /admin/outbox/email?dedupe_key=…` (see the module docs).
-pub async fn outbox_email(req: Request, env: &Env) -> Result<Response, ApiError> {
+pub async fn outbox_email(req: Request, env: &Env) -> Answer {
     let cfg = config(env)?;
     authorize(&req, &cfg)?;
     let url = req.url()?;
@@ -215,12 +202,11 @@ pub async fn outbox_email(req: Request, env: &Env) -> Result<Response, ApiError>
         .find(|(k, _)| k == "dedupe_key")
         .map(|(_, v)| v.into_owned())
         .filter(|k| !k.trim().is_empty())
-        .ok_or_else(|| ApiError::BadRequest {
+        .ok_or_else(|| AppError::BadRequest {
             message: "the query parameter dedupe_key is required".into(),
             field: Some("dedupe_key".into()),
         })?;
-    let mut target = worker::Url::parse("https://outbox/email")
-        .map_err(|e| ApiError::Unavailable(e.to_string()))?;
+    let mut target = worker::Url::parse("https://outbox/email").map_err(AppError::unavailable)?;
     target.query_pairs_mut().append_pair("dedupe_key", &key);
     let path = format!("/email?{}", target.query().unwrap_or_default());
     forward(env, Method::Get, &path, None).await

@@ -1,5 +1,6 @@
-//! HTTP entry: routes requests to handlers and turns every error into one JSON shape
-//! `{"error": <code>, "message": <text>, "field"?: <json path>}` in exactly one place.
+//! HTTP entry: routes requests to handlers. Every handler answers [`Answer`]; its [`AppError`]
+//! becomes a response in one place, the Worker's `fetch` in `lib.rs` (one JSON shape,
+//! [`crate::platform::ErrorBody`], or an HTML [`crate::platform::Page`]).
 
 pub mod actions;
 pub mod admin;
@@ -7,96 +8,40 @@ pub mod resend;
 pub mod unsubscribe;
 pub mod webhooks;
 
-use crate::config::ConfigError;
 pub(crate) use crate::platform::config;
+pub use crate::platform::AppError;
+use crate::sources;
 use serde_json::json;
-use worker::{Env, Method, Request, Response, Result};
+use worker::{Env, Method, Request, Response};
 
-/// An error a route answers with. Maps to a status code in [`ApiError::into_response`].
-#[derive(Debug, thiserror::Error)]
-pub enum ApiError {
-    #[error("{0}")]
-    Unauthorized(String),
-    #[error("{message}")]
-    BadRequest {
-        message: String,
-        field: Option<String>,
-    },
-    #[error("body is {size} bytes; the limit is {limit} bytes")]
-    TooLarge { size: usize, limit: usize },
-    #[error("not found")]
-    NotFound,
-    /// The path exists; the method does not. Carries the allowed methods for the `Allow` header
-    /// (RFC 9110 §15.5.6), e.g. `"POST"`.
-    #[error("method not allowed; this path accepts {0}")]
-    MethodNotAllowed(&'static str),
-    #[error("engine misconfigured: {0}")]
-    Config(#[from] ConfigError),
-    /// Storage or platform failure: the supplier should retry (5xx).
-    #[error("temporary failure: {0}")]
-    Unavailable(String),
-}
-
-impl From<worker::Error> for ApiError {
-    fn from(e: worker::Error) -> Self {
-        ApiError::Unavailable(e.to_string())
-    }
-}
-
-impl ApiError {
-    fn into_response(self) -> Result<Response> {
-        let (status, code) = match &self {
-            ApiError::Unauthorized(_) => (401, "unauthorized"),
-            ApiError::BadRequest { .. } => (400, "invalid_payload"),
-            ApiError::TooLarge { .. } => (413, "payload_too_large"),
-            ApiError::NotFound => (404, "not_found"),
-            ApiError::MethodNotAllowed(_) => (405, "method_not_allowed"),
-            ApiError::Config(_) => (500, "misconfigured"),
-            ApiError::Unavailable(_) => (503, "unavailable"),
-        };
-        let mut body = json!({ "error": code, "message": self.to_string() });
-        if let ApiError::BadRequest {
-            field: Some(field), ..
-        } = &self
-        {
-            body["field"] = json!(field);
-        }
-        if status >= 500 {
-            worker::console_error!("{}: {}", code, self);
-        }
-        let response = Response::from_json(&body)?.with_status(status);
-        if let ApiError::MethodNotAllowed(allow) = &self {
-            response.headers().set("allow", allow)?;
-        }
-        Ok(response)
-    }
-}
+/// What every route returns: a response, or the error `lib.rs` turns into one
+/// ([`AppError::into_response`]).
+pub type Answer = Result<Response, AppError>;
 
 /// Entry point for every HTTP request.
-pub async fn handle(req: Request, env: Env) -> Result<Response> {
+pub async fn handle(req: Request, env: Env) -> Answer {
     let path = req.path();
-    let result = match (req.method(), path.as_str()) {
-        (Method::Get, "/") | (Method::Get, "/health") => {
-            return Response::from_json(&json!({"status": "ok", "service": "booking-email-engine"}))
-        }
-        (Method::Post, "/webhooks/liteapi") => webhooks::liteapi(req, &env).await,
-        (Method::Post, "/webhooks/duffel") => webhooks::duffel(req, &env).await,
-        (Method::Post, "/webhooks/generic") => webhooks::generic(req, &env).await,
-        (Method::Post, "/webhooks/stripe") => webhooks::stripe(req, &env).await,
-        (
-            _,
-            "/webhooks/liteapi" | "/webhooks/duffel" | "/webhooks/generic" | "/webhooks/stripe",
-        ) => Err(ApiError::MethodNotAllowed("POST")),
+    // The supplier webhooks: one table (`sources::WEBHOOKS`), one handler.
+    if let Some(hook) = path.strip_prefix("/webhooks/").and_then(sources::webhook) {
+        return match req.method() {
+            Method::Post => webhooks::receive(hook, req, &env).await,
+            _ => Err(AppError::MethodNotAllowed("POST")),
+        };
+    }
+    match (req.method(), path.as_str()) {
+        (Method::Get, "/") | (Method::Get, "/health") => Ok(Response::from_json(
+            &json!({"status": "ok", "service": "booking-email-engine"}),
+        )?),
         (Method::Post, "/webhooks/resend") => resend::resend(req, &env).await,
-        (_, "/webhooks/resend") => Err(ApiError::MethodNotAllowed("POST")),
+        (_, "/webhooks/resend") => Err(AppError::MethodNotAllowed("POST")),
         (Method::Post, "/admin/marketing/send") => admin::marketing_send(req, &env).await,
         (Method::Post, "/admin/outbox/redrive") => admin::outbox_redrive(req, &env).await,
         (Method::Get, "/admin/outbox") => admin::outbox_state(req, &env).await,
         (Method::Get, "/admin/outbox/email") => admin::outbox_email(req, &env).await,
         (_, "/admin/marketing/send" | "/admin/outbox/redrive") => {
-            Err(ApiError::MethodNotAllowed("POST"))
+            Err(AppError::MethodNotAllowed("POST"))
         }
-        (_, "/admin/outbox" | "/admin/outbox/email") => Err(ApiError::MethodNotAllowed("GET")),
+        (_, "/admin/outbox" | "/admin/outbox/email") => Err(AppError::MethodNotAllowed("GET")),
         // HEAD answers like GET (the runtime drops the body): link checkers see a live link.
         (Method::Get | Method::Head, p) if p.starts_with("/unsubscribe/") => {
             let token = p.trim_start_matches("/unsubscribe/").to_string();
@@ -107,7 +52,7 @@ pub async fn handle(req: Request, env: Env) -> Result<Response> {
             unsubscribe::unsubscribe(req, &env, &token).await
         }
         (_, p) if p.starts_with("/unsubscribe/") => {
-            Err(ApiError::MethodNotAllowed("GET, HEAD, POST"))
+            Err(AppError::MethodNotAllowed("GET, HEAD, POST"))
         }
         (Method::Get, p) if p.starts_with("/actions/") => {
             let token = p.trim_start_matches("/actions/").to_string();
@@ -117,10 +62,6 @@ pub async fn handle(req: Request, env: Env) -> Result<Response> {
             let token = p.trim_start_matches("/actions/").to_string();
             actions::act(req, &env, &token).await
         }
-        _ => Err(ApiError::NotFound),
-    };
-    match result {
-        Ok(resp) => Ok(resp),
-        Err(e) => e.into_response(),
+        _ => Err(AppError::NotFound),
     }
 }

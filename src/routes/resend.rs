@@ -23,7 +23,7 @@
 //! shared error shapes (400, 401, 413, 503 — Resend retries 5xx).
 
 use super::webhooks::{header, kept_headers, now_s, read_limited, stored_body};
-use super::{config, ApiError};
+use super::{config, Answer, AppError};
 use crate::config::DB_BINDING;
 use crate::domain::event::{EventId, Source};
 use crate::platform::now_ms;
@@ -54,14 +54,14 @@ fn secrets(env: &Env) -> Vec<String> {
 }
 
 /// `POST /webhooks/resend` (see the module docs).
-pub async fn resend(mut req: Request, env: &Env) -> Result<Response, ApiError> {
+pub async fn resend(mut req: Request, env: &Env) -> Answer {
     let cfg = config(env)?;
     let body = read_limited(&mut req, cfg.max_webhook_body_bytes).await?;
     let secrets = secrets(env);
     let secrets: Vec<&str> = secrets.iter().map(String::as_str).collect();
     let signed = resend::signed_headers(|name| header(&req, name));
     resend::verify(&signed, &body, &secrets, now_s(), cfg.webhook_tolerance_s)
-        .map_err(|e| ApiError::Unauthorized(e.to_string()))?;
+        .map_err(AppError::unauthorized)?;
 
     let received_at_ms = now_ms();
     let headers_json = kept_headers(&req);
@@ -80,7 +80,7 @@ pub async fn resend(mut req: Request, env: &Env) -> Result<Response, ApiError> {
             // The row keeps event_id NULL (a later valid delivery of the id is still processed);
             // the id goes into the error text and the kept headers, to match it to Resend's log.
             let error = match signed.id.as_deref() {
-                Some(id) => format!("(svix-id {}) {e}", id.chars().take(256).collect::<String>()),
+                Some(id) => format!("(svix-id {}) {e}", &id[..id.floor_char_boundary(256)]),
                 None => e.to_string(),
             };
             raw_events::insert(
@@ -97,10 +97,7 @@ pub async fn resend(mut req: Request, env: &Env) -> Result<Response, ApiError> {
                 },
             )
             .await?;
-            return Err(ApiError::BadRequest {
-                message: e.to_string(),
-                field: e.field().map(str::to_string),
-            });
+            return Err(e.into());
         }
     };
     let status = match event.report {

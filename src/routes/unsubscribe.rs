@@ -1,4 +1,4 @@
-//! One-click unsubscribe (RFC 8058; research/formats.md §6) at `/unsubscribe/<token>`, the URL in
+//! One-click unsubscribe (RFC 8058, <https://www.rfc-editor.org/rfc/rfc8058>) at `/unsubscribe/<token>`, the URL in
 //! every marketing email's `List-Unsubscribe` header and visible link.
 //!
 //! - `GET`: a confirmation page naming the address, saying that only marketing email stops
@@ -16,14 +16,14 @@
 
 use super::config;
 use super::webhooks::read_limited;
-use super::ApiError;
+use super::{Answer, AppError};
 use crate::config::DB_BINDING;
 use crate::domain::marketing::Suppression;
 use crate::domain::marketing_email::{self, unsubscribe_confirm_page, unsubscribe_result_page};
 use crate::domain::unsubscribe::{self, UnsubscribeClaims};
-use crate::platform::now_ms;
+use crate::platform::{now_ms, Page};
 use crate::store::suppressions;
-use worker::{Env, Request, Response};
+use worker::{Env, Request};
 
 /// Largest accepted POST body, bytes (the one-click body is 26 bytes; multipart a few hundred).
 pub const MAX_BODY_BYTES: usize = 16_384;
@@ -34,20 +34,13 @@ pub const SOURCE: &str = "unsubscribe_link";
 /// Brand shown when the configuration cannot be read.
 const FALLBACK_BRAND: &str = "";
 
-fn html(status: u16, body: String) -> Result<Response, ApiError> {
-    let mut resp = Response::from_html(body)?.with_status(status);
-    let h = resp.headers_mut();
-    h.set("cache-control", "no-store")?;
-    h.set("referrer-policy", "no-referrer")?;
-    h.set("x-robots-tag", "noindex")?;
-    Ok(resp)
+/// A result page (`title`, `message`) under `brand`.
+fn page(status: u16, title: &str, message: &str, brand: &str) -> Page {
+    Page::new(status, unsubscribe_result_page(title, message, brand))
 }
 
-fn page(status: u16, title: &str, message: &str, brand: &str) -> Result<Response, ApiError> {
-    html(status, unsubscribe_result_page(title, message, brand))
-}
-
-fn unavailable(brand: &str, why: &str) -> Result<Response, ApiError> {
+/// The 503 page for a failure on our side (logged with `why`); nothing was changed.
+fn unavailable(brand: &str, why: &str) -> AppError {
     worker::console_error!("unsubscribe: {why}");
     page(
         503,
@@ -55,17 +48,13 @@ fn unavailable(brand: &str, why: &str) -> Result<Response, ApiError> {
         "Your request could not be handled right now. Nothing was changed.",
         brand,
     )
+    .into()
 }
 
-/// Checks the token; `Err` is the page to answer instead. Returns the claims and the brand.
-fn check(
-    env: &Env,
-    token: &str,
-) -> Result<(UnsubscribeClaims, String), Result<Response, ApiError>> {
-    let cfg = match config(env) {
-        Ok(c) => c,
-        Err(e) => return Err(unavailable(FALLBACK_BRAND, &e.to_string())),
-    };
+/// Checks the token; an [`AppError::Page`] is the page to answer instead. Returns the claims and
+/// the brand.
+fn check(env: &Env, token: &str) -> Result<(UnsubscribeClaims, String), AppError> {
+    let cfg = config(env).map_err(|e| unavailable(FALLBACK_BRAND, &e.to_string()))?;
     let brand = cfg.branding.brand.clone();
     if cfg.unsubscribe_signing_key.is_empty() {
         return Err(unavailable(
@@ -73,16 +62,14 @@ fn check(
             "UNSUBSCRIBE_SIGNING_KEY is not set: unsubscribe links cannot be checked",
         ));
     }
-    let claims = match unsubscribe::verify(token, cfg.unsubscribe_signing_key.as_bytes()) {
-        Ok(c) => c,
-        Err(_) => {
-            return Err(page(
-                400,
-                "This unsubscribe link is not valid",
-                "It may have been cut short or altered. Open the link from the email again, or copy all of it. Nothing was changed.",
-                &brand,
-            ))
-        }
+    let Ok(claims) = unsubscribe::verify(token, cfg.unsubscribe_signing_key.as_bytes()) else {
+        return Err(page(
+            400,
+            "This unsubscribe link is not valid",
+            "It may have been cut short or altered. Open the link from the email again, or copy all of it. Nothing was changed.",
+            &brand,
+        )
+        .into());
     };
     if claims.list != marketing_email::LIST {
         return Err(page(
@@ -90,35 +77,31 @@ fn check(
             "This unsubscribe link is not valid",
             "It is not a link to unsubscribe from marketing emails. Nothing was changed.",
             &brand,
-        ));
+        )
+        .into());
     }
     Ok((claims, brand))
 }
 
 /// `GET /unsubscribe/<token>`: the confirmation page; changes nothing.
-pub async fn confirm(req: Request, env: &Env, token: &str) -> Result<Response, ApiError> {
-    let (claims, brand) = match check(env, token) {
-        Ok(ok) => ok,
-        Err(resp) => return resp,
-    };
+pub async fn confirm(req: Request, env: &Env, token: &str) -> Answer {
+    let (claims, brand) = check(env, token)?;
     // A relative action (the path only): the page never trusts the request's Host header.
     let post_url = req.path();
-    html(
+    Page::new(
         200,
         unsubscribe_confirm_page(&claims.email, &post_url, &brand),
     )
+    .answer()
 }
 
 /// `POST /unsubscribe/<token>`: the one-click unsubscribe.
-pub async fn unsubscribe(mut req: Request, env: &Env, token: &str) -> Result<Response, ApiError> {
-    let (claims, brand) = match check(env, token) {
-        Ok(ok) => ok,
-        Err(resp) => return resp,
-    };
+pub async fn unsubscribe(mut req: Request, env: &Env, token: &str) -> Answer {
+    let (claims, brand) = check(env, token)?;
     let body = match read_limited(&mut req, MAX_BODY_BYTES).await {
         Ok(b) => b,
-        Err(ApiError::TooLarge { .. }) => Vec::new(),
-        Err(e) => return unavailable(&brand, &e.to_string()),
+        Err(AppError::TooLarge { .. }) => Vec::new(),
+        Err(e) => return Err(unavailable(&brand, &e.to_string())),
     };
     let one_click = std::str::from_utf8(&body).is_ok_and(unsubscribe::is_one_click_body);
     if !one_click {
@@ -127,12 +110,12 @@ pub async fn unsubscribe(mut req: Request, env: &Env, token: &str) -> Result<Res
             "Nothing was changed",
             "An unsubscribe request must be a POST with the form body List-Unsubscribe=One-Click (RFC 8058). Use the button on the unsubscribe page.",
             &brand,
-        );
+        )
+        .answer();
     }
-    let db = match env.d1(DB_BINDING) {
-        Ok(db) => db,
-        Err(e) => return unavailable(&brand, &e.to_string()),
-    };
+    let db = env
+        .d1(DB_BINDING)
+        .map_err(|e| unavailable(&brand, &e.to_string()))?;
     if let Err(e) = suppressions::record(
         &db,
         &claims.email,
@@ -143,7 +126,10 @@ pub async fn unsubscribe(mut req: Request, env: &Env, token: &str) -> Result<Res
     )
     .await
     {
-        return unavailable(&brand, &format!("recording the suppression failed: {e}"));
+        return Err(unavailable(
+            &brand,
+            &format!("recording the suppression failed: {e}"),
+        ));
     }
     let from = if brand.is_empty() {
         String::new()
@@ -159,4 +145,5 @@ pub async fn unsubscribe(mut req: Request, env: &Env, token: &str) -> Result<Res
         ),
         &brand,
     )
+    .answer()
 }

@@ -1,6 +1,7 @@
 //! `POST /webhooks/{source}`: verify, store the raw event, start the journey, answer fast.
 //!
-//! Order of checks (DESIGN "Webhook handler rules"):
+//! Every supplier of [`crate::sources::WEBHOOKS`] goes through [`receive`]; what differs between
+//! suppliers (authentication, body format) is its [`WebhookSource`]. Order of checks:
 //! 1. size (413, nothing read past the limit is kept);
 //! 2. authenticity (401, body not processed or stored);
 //! 3. parse; malformed → the raw body is stored with `status = 'rejected'`, then 400 naming the field;
@@ -8,12 +9,12 @@
 //! 5. unknown / not-acted-on names → 200 `ignored`, nothing started;
 //! 6. create the Journey instance with a deterministic id; "already exists" is a duplicate.
 
-use super::{config, ApiError};
-use crate::domain::event::{EventId, Interpretation, JourneyParams, Source, PARAMS_VERSION};
+use super::{config, Answer, AppError};
+use crate::domain::event::{Interpretation, JourneyParams, Source, PARAMS_VERSION};
 use crate::domain::ids::InstanceId;
 use crate::journey::workflow;
 use crate::platform::now_ms;
-use crate::sources::{duffel, generic, liteapi, signature, stripe, ParseError};
+use crate::sources::{Delivery, Inbound, ParseError, WebhookSource};
 use crate::store::raw_events::{self, NewRawEvent, RawEventStatus};
 use serde_json::json;
 use worker::{D1Database, Env, Request, Response};
@@ -44,17 +45,17 @@ pub(super) fn kept_headers(req: &Request) -> String {
 
 /// Reads the body, refusing anything over `limit` bytes (checked on `content-length` first, then
 /// on the bytes actually received).
-pub(super) async fn read_limited(req: &mut Request, limit: usize) -> Result<Vec<u8>, ApiError> {
+pub(super) async fn read_limited(req: &mut Request, limit: usize) -> Result<Vec<u8>, AppError> {
     if let Ok(Some(len)) = req.headers().get("content-length") {
         if let Ok(size) = len.trim().parse::<usize>() {
             if size > limit {
-                return Err(ApiError::TooLarge { size, limit });
+                return Err(AppError::TooLarge { size, limit });
             }
         }
     }
     let body = req.bytes().await?;
     if body.len() > limit {
-        return Err(ApiError::TooLarge {
+        return Err(AppError::TooLarge {
             size: body.len(),
             limit,
         });
@@ -62,23 +63,22 @@ pub(super) async fn read_limited(req: &mut Request, limit: usize) -> Result<Vec<
     Ok(body)
 }
 
-/// The liteAPI webhook (formats.md §1): static token in `authorization`.
-pub async fn liteapi(mut req: Request, env: &Env) -> Result<Response, ApiError> {
+/// `POST /webhooks/<source>` for every source of [`crate::sources::WEBHOOKS`]: read the body
+/// within `MAX_WEBHOOK_BODY_BYTES`, verify it (401), parse it, then [`ingest`].
+pub async fn receive(hook: &dyn WebhookSource, mut req: Request, env: &Env) -> Answer {
     let cfg = config(env)?;
     let body = read_limited(&mut req, cfg.max_webhook_body_bytes).await?;
-    let auth = req.headers().get(liteapi::TOKEN_HEADER).ok().flatten();
-    liteapi::verify_token(auth.as_deref(), &cfg.liteapi_webhook_token)
-        .map_err(|e| ApiError::Unauthorized(e.to_string()))?;
-    let parsed = liteapi::parse_envelope(&body).and_then(|envelope| {
-        let interpretation = liteapi::interpret(&envelope)?;
-        Ok(Delivery {
-            event_id: envelope.event_id,
-            event_name: envelope.event_name,
-            interpretation,
-        })
-    });
-    let claimed_id = || liteapi::peek_event_id(&body);
-    ingest(env, &req, Source::Liteapi, &body, parsed, claimed_id).await
+    let get = |name: &str| header(&req, name);
+    let inbound = Inbound {
+        body: &body,
+        header: &get,
+        now_s: now_s(),
+    };
+    hook.verify(&cfg, &inbound)
+        .map_err(AppError::unauthorized)?;
+    let parsed = hook.parse(&inbound);
+    let claimed_id = || hook.claimed_id(&inbound);
+    ingest(env, &req, hook.source(), &body, parsed, claimed_id).await
 }
 
 pub(super) fn now_s() -> i64 {
@@ -87,117 +87,6 @@ pub(super) fn now_s() -> i64 {
 
 pub(super) fn header(req: &Request, name: &str) -> Option<String> {
     req.headers().get(name).ok().flatten()
-}
-
-/// The Duffel webhook (formats.md §2): `X-Duffel-Signature: t=…,v1=…` over `t.body`, 300 s
-/// tolerance, several secrets during rotation.
-pub async fn duffel(mut req: Request, env: &Env) -> Result<Response, ApiError> {
-    let cfg = config(env)?;
-    let body = read_limited(&mut req, cfg.max_webhook_body_bytes).await?;
-    let secrets: Vec<&str> = cfg
-        .duffel_webhook_secrets
-        .iter()
-        .map(String::as_str)
-        .collect();
-    signature::verify_t_v1(
-        header(&req, signature::DUFFEL_SIGNATURE_HEADER).as_deref(),
-        &body,
-        &secrets,
-        now_s(),
-        cfg.webhook_tolerance_s,
-        signature::DUFFEL_SIGNATURE_HEADER,
-    )
-    .map_err(|e| ApiError::Unauthorized(e.to_string()))?;
-    let parsed = duffel::parse_envelope(&body).and_then(|envelope| {
-        let interpretation = duffel::interpret(&envelope)?;
-        Ok(Delivery {
-            event_id: envelope.id,
-            event_name: envelope.event_type,
-            interpretation,
-        })
-    });
-    let claimed_id = || duffel::peek_event_id(&body);
-    ingest(env, &req, Source::Duffel, &body, parsed, claimed_id).await
-}
-
-/// The Stripe webhook (formats.md §3): `Stripe-Signature: t=…,v1=…` over `t.body` with the
-/// endpoint secret (`whsec_…` as text), 300 s tolerance, several v1 / secrets during rotation.
-pub async fn stripe(mut req: Request, env: &Env) -> Result<Response, ApiError> {
-    let cfg = config(env)?;
-    let body = read_limited(&mut req, cfg.max_webhook_body_bytes).await?;
-    let secrets: Vec<&str> = cfg
-        .stripe_webhook_secrets
-        .iter()
-        .map(String::as_str)
-        .collect();
-    stripe::verify(
-        header(&req, signature::STRIPE_SIGNATURE_HEADER).as_deref(),
-        &body,
-        &secrets,
-        now_s(),
-        cfg.webhook_tolerance_s,
-    )
-    .map_err(|e| ApiError::Unauthorized(e.to_string()))?;
-    let parsed = stripe::parse_envelope(&body).and_then(|envelope| {
-        let interpretation = stripe::interpret(&envelope)?;
-        Ok(Delivery {
-            event_id: envelope.id,
-            event_name: envelope.event_type,
-            interpretation,
-        })
-    });
-    let claimed_id = || stripe::peek_event_id(&body);
-    ingest(env, &req, Source::Stripe, &body, parsed, claimed_id).await
-}
-
-/// The generic webhook: Standard Webhooks headers (`webhook-id`, `webhook-timestamp`,
-/// `webhook-signature`, `whsec_` secrets, 5-minute tolerance) carrying the engine's canonical
-/// event JSON (see `sources::generic`). The event id is `webhook-id`.
-pub async fn generic(mut req: Request, env: &Env) -> Result<Response, ApiError> {
-    let cfg = config(env)?;
-    let body = read_limited(&mut req, cfg.max_webhook_body_bytes).await?;
-    let secrets: Vec<&str> = cfg
-        .generic_webhook_secrets
-        .iter()
-        .map(String::as_str)
-        .collect();
-    let id = header(&req, signature::WEBHOOK_ID_HEADER);
-    signature::verify_standard_webhook(
-        id.as_deref(),
-        header(&req, signature::WEBHOOK_TIMESTAMP_HEADER).as_deref(),
-        header(&req, signature::WEBHOOK_SIGNATURE_HEADER).as_deref(),
-        &body,
-        &secrets,
-        now_s(),
-        cfg.webhook_tolerance_s,
-    )
-    .map_err(|e| ApiError::Unauthorized(e.to_string()))?;
-    let parsed = EventId::parse(id.as_deref().unwrap_or(""))
-        .map_err(|e| ParseError::Invalid {
-            field: "webhook-id".into(),
-            reason: e.to_string(),
-        })
-        .and_then(|event_id| {
-            let interpretation = generic::interpret(&body)?;
-            let event_name = match &interpretation {
-                Interpretation::Journey(e) => e.kind().to_string(),
-                Interpretation::Ignored(name) => name.clone(),
-            };
-            Ok(Delivery {
-                event_id,
-                event_name,
-                interpretation,
-            })
-        });
-    let claimed_id = || id.clone();
-    ingest(env, &req, Source::Generic, &body, parsed, claimed_id).await
-}
-
-/// One authenticated delivery, parsed.
-pub struct Delivery {
-    pub event_id: EventId,
-    pub event_name: String,
-    pub interpretation: Interpretation,
 }
 
 /// Steps 3–6 of the module docs, shared by every source: store (or reject) the raw event,
@@ -209,7 +98,7 @@ pub async fn ingest(
     body: &[u8],
     parsed: Result<Delivery, ParseError>,
     claimed_id: impl Fn() -> Option<String>,
-) -> Result<Response, ApiError> {
+) -> Answer {
     let received_at_ms = now_ms();
     let headers_json = kept_headers(req);
     let db = env.d1(crate::config::DB_BINDING)?;
@@ -316,7 +205,7 @@ pub(super) fn stored_body(body: &[u8]) -> String {
     }
 }
 
-fn duplicate(event_id: &str) -> Result<Response, ApiError> {
+fn duplicate(event_id: &str) -> Answer {
     Ok(Response::from_json(
         &json!({"status": "duplicate", "eventId": event_id}),
     )?)
@@ -331,7 +220,7 @@ async fn reject(
     received_at_ms: i64,
     error: ParseError,
     claimed: Option<String>,
-) -> Result<Response, ApiError> {
+) -> Answer {
     let message = match &claimed {
         Some(id) => format!("{error} (event_id {id:?})"),
         None => error.to_string(),
@@ -350,8 +239,5 @@ async fn reject(
         },
     )
     .await?;
-    Err(ApiError::BadRequest {
-        message: error.to_string(),
-        field: error.field().map(str::to_string),
-    })
+    Err(error.into())
 }

@@ -1,4 +1,5 @@
-//! Duffel v2 webhooks (flights and stays) — research/formats.md §2.
+//! Duffel v2 webhooks (flights and stays): <https://duffel.com/docs/api/v2/webhooks>,
+//! <https://duffel.com/docs/api/v2/webhook-events>.
 //!
 //! Delivery: `POST` signed with `X-Duffel-Signature: t=<unix>,v1=<hex>` (verify with
 //! [`super::signature::verify_t_v1`] and [`super::signature::DUFFEL_SIGNATURE_HEADER`] before
@@ -27,13 +28,52 @@
 //! destination airport (no offset; the airport's IANA `time_zone` says which zone).
 
 use super::json::{is_nonzero_amount, At};
-use super::ParseError;
+use super::signature::{verify_t_v1, DUFFEL_SIGNATURE_HEADER};
+use super::{strs, Delivery, Inbound, ParseError, Unauthenticated, WebhookSource};
+use crate::config::Config;
 use crate::domain::event::{
     Airport, BookedRoom, BookingRef, Cancellation, EventId, FlightBooking, FlightChange,
-    FlightSegment, Holder, HotelBooking, HotelLocation, Interpretation, Money, SupplierEvent,
+    FlightSegment, Holder, HotelBooking, HotelLocation, Interpretation, Money, Source,
+    SupplierEvent,
 };
 use chrono::{DateTime, Utc};
 use serde_json::Value;
+
+/// The Duffel webhook in [`super::WEBHOOKS`]: `X-Duffel-Signature` against
+/// `DUFFEL_WEBHOOK_SECRETS` within `WEBHOOK_TOLERANCE_S` ([`verify_t_v1`]), then the envelope
+/// ([`parse_envelope`], [`interpret`]).
+pub struct Webhook;
+
+impl WebhookSource for Webhook {
+    fn source(&self) -> Source {
+        Source::Duffel
+    }
+
+    fn verify(&self, cfg: &Config, inbound: &Inbound<'_>) -> Result<(), Unauthenticated> {
+        Ok(verify_t_v1(
+            (inbound.header)(DUFFEL_SIGNATURE_HEADER).as_deref(),
+            inbound.body,
+            &strs(&cfg.duffel_webhook_secrets),
+            inbound.now_s,
+            cfg.webhook_tolerance_s,
+            DUFFEL_SIGNATURE_HEADER,
+        )?)
+    }
+
+    fn parse(&self, inbound: &Inbound<'_>) -> Result<Delivery, ParseError> {
+        let envelope = parse_envelope(inbound.body)?;
+        let interpretation = interpret(&envelope)?;
+        Ok(Delivery {
+            event_id: envelope.id,
+            event_name: envelope.event_type,
+            interpretation,
+        })
+    }
+
+    fn claimed_id(&self, inbound: &Inbound<'_>) -> Option<String> {
+        peek_event_id(inbound.body)
+    }
+}
 
 /// A checked Duffel webhook envelope.
 #[derive(Debug, Clone, PartialEq)]

@@ -1,5 +1,6 @@
 //! Generic source: the engine's own canonical event JSON, delivered with Standard Webhooks
-//! (research/formats.md §4), for suppliers without an adapter.
+//! (<https://www.standardwebhooks.com>, spec: github.com/standard-webhooks/standard-webhooks
+//! `spec/standard-webhooks.md`), for suppliers without an adapter.
 //!
 //! Authenticity: [`super::signature::verify_standard_webhook`] over the `webhook-id`,
 //! `webhook-timestamp` and `webhook-signature` headers. The event id (dedupe key) is the
@@ -63,8 +64,12 @@
 //! "with_charges": false, "cancellation_fee": null, "refund": {"amount": "540.00", "currency":
 //! "EUR"}}}`.
 
-use super::ParseError;
-use crate::domain::event::{Interpretation, SupplierEvent};
+use super::signature::{
+    verify_standard_webhook, WEBHOOK_ID_HEADER, WEBHOOK_SIGNATURE_HEADER, WEBHOOK_TIMESTAMP_HEADER,
+};
+use super::{strs, Delivery, Inbound, ParseError, Unauthenticated, WebhookSource};
+use crate::config::Config;
+use crate::domain::event::{EventId, Interpretation, Source, SupplierEvent};
 use chrono::DateTime;
 use serde_json::Value;
 
@@ -79,6 +84,53 @@ pub const KINDS: [&str; 8] = [
     "flight_schedule_changed",
     "status_changed",
 ];
+
+/// The generic webhook in [`super::WEBHOOKS`]: Standard Webhooks headers against
+/// `GENERIC_WEBHOOK_SECRETS` within `WEBHOOK_TOLERANCE_S` ([`verify_standard_webhook`]); the event
+/// id is the `webhook-id` header, the event name the canonical kind (or the ignored `type`).
+pub struct Webhook;
+
+impl WebhookSource for Webhook {
+    fn source(&self) -> Source {
+        Source::Generic
+    }
+
+    fn verify(&self, cfg: &Config, inbound: &Inbound<'_>) -> Result<(), Unauthenticated> {
+        let header = inbound.header;
+        Ok(verify_standard_webhook(
+            header(WEBHOOK_ID_HEADER).as_deref(),
+            header(WEBHOOK_TIMESTAMP_HEADER).as_deref(),
+            header(WEBHOOK_SIGNATURE_HEADER).as_deref(),
+            inbound.body,
+            &strs(&cfg.generic_webhook_secrets),
+            inbound.now_s,
+            cfg.webhook_tolerance_s,
+        )?)
+    }
+
+    fn parse(&self, inbound: &Inbound<'_>) -> Result<Delivery, ParseError> {
+        let id = (inbound.header)(WEBHOOK_ID_HEADER);
+        let event_id =
+            EventId::parse(id.as_deref().unwrap_or("")).map_err(|e| ParseError::Invalid {
+                field: WEBHOOK_ID_HEADER.into(),
+                reason: e.to_string(),
+            })?;
+        let interpretation = interpret(inbound.body)?;
+        let event_name = match &interpretation {
+            Interpretation::Journey(e) => e.kind().to_string(),
+            Interpretation::Ignored(name) => name.clone(),
+        };
+        Ok(Delivery {
+            event_id,
+            event_name,
+            interpretation,
+        })
+    }
+
+    fn claimed_id(&self, inbound: &Inbound<'_>) -> Option<String> {
+        (inbound.header)(WEBHOOK_ID_HEADER)
+    }
+}
 
 /// Parses a generic body (see the module docs) into what the engine does with it.
 pub fn interpret(body: &[u8]) -> Result<Interpretation, ParseError> {

@@ -1,15 +1,19 @@
 //! Supplier adapters (pure): verify a delivery's authenticity and parse its body into the one
 //! canonical [`crate::domain::event::SupplierEvent`]. Nothing after an adapter sees supplier formats.
 //!
-//! - [`liteapi`]: static token + string-encoded envelope (formats.md §1);
-//! - [`duffel`]: `X-Duffel-Signature` (verified with [`signature::verify_t_v1`]) + v2 envelope (§2);
+//! - [`liteapi`]: static token + string-encoded envelope;
+//! - [`duffel`]: `X-Duffel-Signature` (verified with [`signature::verify_t_v1`]) + v2 envelope;
+//! - [`stripe`]: `Stripe-Signature` (the same `t=…,v1=…` scheme) + event envelope;
 //! - [`generic`]: Standard Webhooks ([`signature::verify_standard_webhook`]) carrying canonical
-//!   event JSON (§4);
+//!   event JSON;
+//! - [`hotel_data`]: liteAPI's `/data/hotel` answer (a read-API, called by
+//!   [`crate::suppliers`]);
 //! - [`resend`]: Resend delivery reports (Svix = Standard Webhooks headers) → suppressions;
 //! - [`signature`]: the HMAC schemes (Duffel, Stripe, Standard Webhooks), time passed in.
 
 pub mod duffel;
 pub mod generic;
+pub mod hotel_data;
 mod json;
 pub mod liteapi;
 pub mod resend;
@@ -18,7 +22,79 @@ pub mod stripe;
 
 pub use signature::SignatureError;
 
-use sha2::{Digest, Sha256};
+pub use crate::domain::parse_error::ParseError;
+pub use crate::domain::secret::secrets_match;
+
+use crate::config::Config;
+use crate::domain::event::{EventId, Interpretation, Source};
+
+/// The supplier webhooks the engine takes at `POST /webhooks/<source>` (`<source>` =
+/// [`Source::as_str`]), one line each. A new source is one file implementing [`WebhookSource`]
+/// and one line here. (Resend's delivery reports are not here: they record suppressions, they
+/// start no journey.)
+pub const WEBHOOKS: [&dyn WebhookSource; 4] = [
+    &liteapi::Webhook,
+    &duffel::Webhook,
+    &stripe::Webhook,
+    &generic::Webhook,
+];
+
+/// The webhook source named `name` in [`WEBHOOKS`] (`"liteapi"`, `"duffel"`, …).
+pub fn webhook(name: &str) -> Option<&'static dyn WebhookSource> {
+    WEBHOOKS.into_iter().find(|w| w.source().as_str() == name)
+}
+
+/// One delivery as the shell received it: the raw body, a header lookup (case-insensitive, as
+/// HTTP headers are) and the time of receipt.
+pub struct Inbound<'a> {
+    /// The raw body bytes, exactly as received (signatures cover these bytes).
+    pub body: &'a [u8],
+    /// The value of a request header by name, `None` when absent.
+    pub header: &'a dyn Fn(&str) -> Option<String>,
+    /// Now, Unix seconds (UTC): signed timestamps are checked against it.
+    pub now_s: i64,
+}
+
+/// One authenticated delivery, parsed: what the route stores and starts a journey from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Delivery {
+    /// The supplier's event id: the dedupe key of the delivery (unique per source).
+    pub event_id: EventId,
+    /// The supplier's event name (`booking.book`, `order.created`, …), or the canonical kind.
+    pub event_name: String,
+    pub interpretation: Interpretation,
+}
+
+/// Why a delivery was not authentic (→ HTTP 401; the body is neither processed nor stored).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Unauthenticated {
+    /// A static token that is missing, wrong or not configured (liteAPI).
+    #[error(transparent)]
+    Token(#[from] AuthError),
+    /// An HMAC signature that is missing, malformed, stale or wrong (Duffel, Stripe, Standard
+    /// Webhooks).
+    #[error(transparent)]
+    Signature(#[from] SignatureError),
+}
+
+/// A supplier webhook: how its deliveries are authenticated and read. Pure: the route passes the
+/// configuration and the [`Inbound`] delivery, and carries out the answer (store, dedupe, start
+/// the journey; see `routes::webhooks`).
+pub trait WebhookSource: Sync {
+    /// The source recorded with the delivery (and its path segment).
+    fn source(&self) -> Source;
+    /// Checks the delivery's authenticity against the configured secret(s) and tolerance.
+    fn verify(&self, cfg: &Config, inbound: &Inbound<'_>) -> Result<(), Unauthenticated>;
+    /// Reads the delivery into its event id, name and [`Interpretation`].
+    fn parse(&self, inbound: &Inbound<'_>) -> Result<Delivery, ParseError>;
+    /// The event id a malformed delivery claims, if it can be read (labels a rejected row).
+    fn claimed_id(&self, inbound: &Inbound<'_>) -> Option<String>;
+}
+
+/// The configured secrets as `&str`s, for the verifiers.
+fn strs(secrets: &[String]) -> Vec<&str> {
+    secrets.iter().map(String::as_str).collect()
+}
 
 /// Why a delivery was not accepted as authentic (→ HTTP 401, body not processed).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -29,50 +105,4 @@ pub enum AuthError {
     Mismatch(&'static str),
     #[error("webhook secret is not configured")]
     NotConfigured,
-}
-
-/// Why a body could not be parsed (→ HTTP 400; the raw body is still stored, marked rejected).
-/// Every variant names the offending field with its JSON path.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ParseError {
-    #[error("body is not valid JSON: {0}")]
-    Json(String),
-    #[error("body must be a JSON object")]
-    NotAnObject,
-    #[error("missing required field `{0}`")]
-    Missing(String),
-    #[error("field `{field}` is invalid: {reason}")]
-    Invalid { field: String, reason: String },
-}
-
-impl ParseError {
-    /// The JSON path of the field at fault, when there is one.
-    pub fn field(&self) -> Option<&str> {
-        match self {
-            ParseError::Missing(f) | ParseError::Invalid { field: f, .. } => Some(f),
-            _ => None,
-        }
-    }
-}
-
-/// Compares a presented secret with the expected one in constant time (both are hashed with
-/// SHA-256 first, so neither the content nor the length leaks through timing).
-pub fn secrets_match(presented: &str, expected: &str) -> bool {
-    use subtle::ConstantTimeEq;
-    let a = Sha256::digest(presented.as_bytes());
-    let b = Sha256::digest(expected.as_bytes());
-    a.ct_eq(&b).into()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn secrets_compare() {
-        assert!(secrets_match("abc", "abc"));
-        assert!(!secrets_match("abc", "abd"));
-        assert!(!secrets_match("abc", "abcd"));
-        assert!(!secrets_match("", "abc"));
-    }
 }

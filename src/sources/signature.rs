@@ -2,7 +2,8 @@
 //! configured secret(s) and the current time — is an argument, so the checks are host-tested with
 //! golden vectors (`tests/fixtures/signature-vectors.json`).
 //!
-//! Two schemes (research/formats.md §2–4):
+//! Two schemes (<https://duffel.com/docs/guides/receiving-webhooks>,
+//! <https://docs.stripe.com/webhooks#verify-manually>, <https://www.standardwebhooks.com>):
 //!
 //! - [`verify_t_v1`]: `t=<unix seconds>,v1=<hex>[,v1=<hex>…]`, used by Duffel
 //!   (`X-Duffel-Signature`) and Stripe (`Stripe-Signature`). Signed payload `t + "." + raw body`,

@@ -1,4 +1,5 @@
-//! Stripe payment webhooks — research/formats.md §3.
+//! Stripe payment webhooks (<https://docs.stripe.com/webhooks>; event types:
+//! <https://docs.stripe.com/api/events/types>).
 //!
 //! Delivery: `POST` signed with `Stripe-Signature: t=<unix>,v1=<hex>[,v1=…][,v0=…]` — verify with
 //! [`verify`] (= [`super::signature::verify_t_v1`] under
@@ -35,9 +36,11 @@
 
 use super::json::At;
 use super::signature::{verify_t_v1, SignatureError, STRIPE_SIGNATURE_HEADER};
-use super::ParseError;
+use super::{strs, Delivery, Inbound, ParseError, Unauthenticated, WebhookSource};
+use crate::config::Config;
 use crate::domain::event::{
-    EmailAddress, EventId, Interpretation, PaymentOutcome, PaymentUpdate, PersonName, SupplierEvent,
+    EmailAddress, EventId, Interpretation, PaymentOutcome, PaymentUpdate, PersonName, Source,
+    SupplierEvent,
 };
 use serde_json::Value;
 
@@ -59,6 +62,41 @@ pub fn verify(
         tolerance_s,
         STRIPE_SIGNATURE_HEADER,
     )
+}
+
+/// The Stripe webhook in [`super::WEBHOOKS`]: `Stripe-Signature` against
+/// `STRIPE_WEBHOOK_SECRETS` within `WEBHOOK_TOLERANCE_S` ([`verify`]), then the envelope
+/// ([`parse_envelope`], [`interpret`]).
+pub struct Webhook;
+
+impl WebhookSource for Webhook {
+    fn source(&self) -> Source {
+        Source::Stripe
+    }
+
+    fn verify(&self, cfg: &Config, inbound: &Inbound<'_>) -> Result<(), Unauthenticated> {
+        Ok(verify(
+            (inbound.header)(STRIPE_SIGNATURE_HEADER).as_deref(),
+            inbound.body,
+            &strs(&cfg.stripe_webhook_secrets),
+            inbound.now_s,
+            cfg.webhook_tolerance_s,
+        )?)
+    }
+
+    fn parse(&self, inbound: &Inbound<'_>) -> Result<Delivery, ParseError> {
+        let envelope = parse_envelope(inbound.body)?;
+        let interpretation = interpret(&envelope)?;
+        Ok(Delivery {
+            event_id: envelope.id,
+            event_name: envelope.event_type,
+            interpretation,
+        })
+    }
+
+    fn claimed_id(&self, inbound: &Inbound<'_>) -> Option<String> {
+        peek_event_id(inbound.body)
+    }
 }
 
 /// A checked Stripe event envelope.

@@ -1,0 +1,178 @@
+//! Host tests of the webhook table (`sources::WEBHOOKS`): every supplier route's verify → parse
+//! path, exactly as `POST /webhooks/<source>` runs it, with the configuration parsed from vars.
+
+use base64::engine::general_purpose::STANDARD as BASE64;
+use base64::Engine as _;
+use booking_email_engine::config::Config;
+use booking_email_engine::domain::event::{Interpretation, Source};
+use booking_email_engine::sources::{
+    webhook, Inbound, ParseError, SignatureError, Unauthenticated, WebhookSource, WEBHOOKS,
+};
+use hmac::{Hmac, Mac};
+use sha2::Sha256;
+use std::collections::HashMap;
+
+const NOW: i64 = 1_900_000_000;
+const LITEAPI_TOKEN: &str = "liteapi-token";
+const DUFFEL_SECRET: &str = "duffel-secret";
+const STRIPE_SECRET: &str = "whsec_stripe";
+
+fn generic_secret() -> String {
+    format!(
+        "whsec_{}",
+        BASE64.encode(b"generic-webhook-secret-0123456789")
+    )
+}
+
+fn config() -> Config {
+    let map: HashMap<&str, String> = HashMap::from([
+        ("OWNER_EMAIL", "owner@example.com".to_string()),
+        ("SENDER_EMAIL", "bookings@mail.example.com".to_string()),
+        ("LITEAPI_WEBHOOK_TOKEN", LITEAPI_TOKEN.to_string()),
+        ("DUFFEL_WEBHOOK_SECRETS", format!("old {DUFFEL_SECRET}")),
+        ("STRIPE_WEBHOOK_SECRETS", STRIPE_SECRET.to_string()),
+        ("GENERIC_WEBHOOK_SECRETS", generic_secret()),
+    ]);
+    Config::parse(|k| map.get(k).cloned()).unwrap()
+}
+
+fn fixture(name: &str) -> Vec<u8> {
+    let path = format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read(&path).unwrap_or_else(|e| panic!("reading {path}: {e}"))
+}
+
+fn t_v1(secret: &str, body: &[u8]) -> String {
+    let mut mac = Hmac::<Sha256>::new_from_slice(secret.as_bytes()).unwrap();
+    mac.update(format!("{NOW}.").as_bytes());
+    mac.update(body);
+    format!("t={NOW},v1={}", hex::encode(mac.finalize().into_bytes()))
+}
+
+fn standard(id: &str, body: &[u8]) -> String {
+    let key = BASE64
+        .decode(generic_secret().strip_prefix("whsec_").unwrap())
+        .unwrap();
+    let mut mac = Hmac::<Sha256>::new_from_slice(&key).unwrap();
+    mac.update(format!("{id}.{NOW}.").as_bytes());
+    mac.update(body);
+    format!("v1,{}", BASE64.encode(mac.finalize().into_bytes()))
+}
+
+/// Runs verify then parse as the route does; headers are matched case-insensitively.
+fn run(
+    hook: &dyn WebhookSource,
+    headers: &[(&str, String)],
+    body: &[u8],
+) -> Result<Result<(String, String, bool), ParseError>, Unauthenticated> {
+    let get = |name: &str| {
+        headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.clone())
+    };
+    let inbound = Inbound {
+        body,
+        header: &get,
+        now_s: NOW,
+    };
+    hook.verify(&config(), &inbound)?;
+    Ok(hook.parse(&inbound).map(|d| {
+        let journey = matches!(d.interpretation, Interpretation::Journey(_));
+        (d.event_id.as_str().to_string(), d.event_name, journey)
+    }))
+}
+
+#[test]
+fn the_table_names_each_source_by_its_path_segment() {
+    let names: Vec<&str> = WEBHOOKS.iter().map(|w| w.source().as_str()).collect();
+    assert_eq!(names, ["liteapi", "duffel", "stripe", "generic"]);
+    assert_eq!(webhook("duffel").unwrap().source(), Source::Duffel);
+    // Resend's reports have their own route; unknown names are not webhooks.
+    assert!(webhook("resend").is_none());
+    assert!(webhook("nope").is_none());
+}
+
+#[test]
+fn liteapi_delivery_with_the_token_parses() {
+    let body = fixture("liteapi-booking-confirmed.json");
+    let hook = webhook("liteapi").unwrap();
+    let (_, name, journey) = run(hook, &[("Authorization", LITEAPI_TOKEN.into())], &body)
+        .unwrap()
+        .unwrap();
+    assert_eq!((name.as_str(), journey), ("booking.book", true));
+    assert!(matches!(
+        run(hook, &[("authorization", "wrong".into())], &body),
+        Err(Unauthenticated::Token(_))
+    ));
+}
+
+#[test]
+fn duffel_delivery_signed_with_any_configured_secret_parses() {
+    let body = fixture("duffel-order-created.json");
+    let hook = webhook("duffel").unwrap();
+    let sig = t_v1(DUFFEL_SECRET, &body);
+    let (_, name, journey) = run(hook, &[("x-duffel-signature", sig)], &body)
+        .unwrap()
+        .unwrap();
+    assert_eq!((name.as_str(), journey), ("order.created", true));
+    assert_eq!(
+        run(hook, &[], &body).unwrap_err(),
+        Unauthenticated::Signature(SignatureError::Missing("X-Duffel-Signature"))
+    );
+}
+
+#[test]
+fn stripe_delivery_signed_with_the_endpoint_secret_parses() {
+    let body = fixture("stripe-checkout-session-expired.json");
+    let hook = webhook("stripe").unwrap();
+    let sig = t_v1(STRIPE_SECRET, &body);
+    let (id, name, _) = run(hook, &[("Stripe-Signature", sig)], &body)
+        .unwrap()
+        .unwrap();
+    assert!(id.starts_with("evt_"), "{id}");
+    assert_eq!(name, "checkout.session.expired");
+    let wrong = t_v1("whsec_other", &body);
+    assert!(matches!(
+        run(hook, &[("Stripe-Signature", wrong)], &body),
+        Err(Unauthenticated::Signature(SignatureError::Mismatch))
+    ));
+}
+
+#[test]
+fn generic_delivery_takes_its_event_id_from_webhook_id() {
+    let body = br#"{"type": "loyalty.points", "data": {}}"#;
+    let hook = webhook("generic").unwrap();
+    let headers = [
+        ("webhook-id", "msg_1".to_string()),
+        ("webhook-timestamp", NOW.to_string()),
+        ("webhook-signature", standard("msg_1", body)),
+    ];
+    assert_eq!(
+        run(hook, &headers, body).unwrap(),
+        Ok(("msg_1".into(), "loyalty.points".into(), false))
+    );
+    assert_eq!(
+        hook.claimed_id(&Inbound {
+            body,
+            header: &|n: &str| (n == "webhook-id").then(|| "msg_1".to_string()),
+            now_s: NOW,
+        }),
+        Some("msg_1".into())
+    );
+}
+
+#[test]
+fn malformed_bodies_are_parse_errors_after_verification() {
+    let body = br#"{"event_id": "ev_1"}"#;
+    let hook = webhook("liteapi").unwrap();
+    let parsed = run(hook, &[("authorization", LITEAPI_TOKEN.into())], body).unwrap();
+    assert_eq!(parsed, Err(ParseError::Missing("event_name".into())));
+    assert_eq!(
+        hook.claimed_id(&Inbound {
+            body,
+            header: &|_: &str| None,
+            now_s: NOW
+        }),
+        Some("ev_1".into())
+    );
+}
