@@ -1,4 +1,4 @@
-//! Resend as a main provider: request body, idempotency key, error classification (formats.md §5)
+//! Resend as a main provider: request body, idempotency key, error classification (https://resend.com/docs/api-reference/errors)
 //! and the fixtures `resend-send-email-request.json` / `resend-error-daily-quota.json`.
 
 use booking_email_engine::domain::email::{Audience, DedupeKey, EmailKind, OutgoingEmail};
@@ -181,7 +181,7 @@ fn idempotency_key_is_the_dedupe_key_or_its_hash() {
     }
 }
 
-/// Every error name of formats.md §5 (plus the older `invalid_to_address`), with its status.
+/// Every error name of Resend's error reference (https://resend.com/docs/api-reference/errors) (plus the older `invalid_to_address`), with its status.
 #[test]
 fn error_name_table() {
     use ProviderErrorClass::*;

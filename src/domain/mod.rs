@@ -28,14 +28,7 @@ pub mod unsubscribe;
 
 /// At most `max` bytes of `s`, cut on a char boundary (for quotes in messages and stored details).
 pub(crate) fn cut_bytes(s: &str, max: usize) -> &str {
-    if s.len() <= max {
-        return s;
-    }
-    let mut i = max;
-    while !s.is_char_boundary(i) {
-        i -= 1;
-    }
-    &s[..i]
+    &s[..s.floor_char_boundary(max)]
 }
 
 /// `as_str` / `parse` / `Display` of a closed set whose stored names strum derives

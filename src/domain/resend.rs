@@ -1,5 +1,5 @@
 //! Resend (<https://resend.com>) as an alternative main provider: the `POST /emails` body, the
-//! `Idempotency-Key`, and what an error answer means (formats.md §5). Pure: the shell does the
+//! `Idempotency-Key`, and what an error answer means (https://resend.com/docs/api-reference/errors). Pure: the shell does the
 //! `fetch`, passes the status, body and `retry-after` header here, and feeds the class to
 //! [`crate::domain::outbox::after_failure_with_hint`].
 //!

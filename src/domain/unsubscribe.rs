@@ -1,4 +1,4 @@
-//! One-click unsubscribe (RFC 8058; formats.md §6): signed tokens, the two headers, and the POST
+//! One-click unsubscribe (RFC 8058, https://www.rfc-editor.org/rfc/rfc8058): signed tokens, the two headers, and the POST
 //! body check.
 //!
 //! - A token names one address and one list, signed with HMAC-SHA256 under `key`
@@ -169,37 +169,12 @@ pub fn is_one_click_body(body: &str) -> bool {
     if body.starts_with("--") {
         return is_one_click_multipart(body);
     }
-    body.split('&').any(|pair| {
-        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
-        match (form_decode(k), form_decode(v)) {
-            (Some(k), Some(v)) => {
-                k.trim().eq_ignore_ascii_case("List-Unsubscribe")
-                    && v.trim().eq_ignore_ascii_case("One-Click")
-            }
-            _ => false,
-        }
+    // application/x-www-form-urlencoded (WHATWG URL standard §5), decoded by `form_urlencoded`:
+    // a malformed escape cannot spell the expected pair, so lossy decoding accepts nothing more.
+    form_urlencoded::parse(body.as_bytes()).any(|(k, v)| {
+        k.trim().eq_ignore_ascii_case("List-Unsubscribe")
+            && v.trim().eq_ignore_ascii_case("One-Click")
     })
-}
-
-/// Percent-decoding of one form component (`+` is a space); `None` when not valid UTF-8 or when
-/// a `%` is not followed by two hex digits.
-fn form_decode(s: &str) -> Option<String> {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'+' => out.push(b' '),
-            b'%' => {
-                let hex = s.get(i + 1..i + 3)?;
-                out.push(u8::from_str_radix(hex, 16).ok()?);
-                i += 2;
-            }
-            b => out.push(b),
-        }
-        i += 1;
-    }
-    String::from_utf8(out).ok()
 }
 
 /// A minimal `multipart/form-data` reader: the boundary is the body's first line.
@@ -240,11 +215,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn form_decoding() {
-        assert_eq!(form_decode("a%2Db+c").as_deref(), Some("a-b c"));
-        assert_eq!(form_decode("%zz"), None);
-        assert_eq!(form_decode("%4"), None);
-        assert_eq!(form_decode("%FF"), None);
+    fn form_bodies_are_decoded_and_malformed_escapes_spell_nothing() {
+        assert!(is_one_click_body("List-Unsubscribe=One-Click"));
+        assert!(is_one_click_body("x=1&List%2DUnsubscribe=One%2dClick"));
+        assert!(is_one_click_body("List-Unsubscribe=One-Click\r\n"));
+        assert!(!is_one_click_body("List-Unsubscribe=One%zzClick"));
+        assert!(!is_one_click_body("List-Unsubscribe=One-Click%FF"));
+        assert!(!is_one_click_body("List-Unsubscribe=One+Click"));
     }
 
     #[test]

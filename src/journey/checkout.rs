@@ -67,7 +67,10 @@ pub fn action_links(cfg: &Config, hold_id: &str, now_s: i64) -> Vec<(OwnerAction
             now_s + cfg.action_link_ttl_s,
             cfg.action_signing_key.as_bytes(),
         );
-        (action, format!("{}/actions/{token}", cfg.public_base_url))
+        (
+            action,
+            cfg.public_link(&format!("/actions/{token}")).to_string(),
+        )
     })
     .collect()
 }

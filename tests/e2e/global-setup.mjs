@@ -72,7 +72,7 @@ function startSupplierApi() {
   return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
 }
 
-/** Resend's error body: `{statusCode, message, name}` (formats.md §5). */
+/** Resend's error body: `{statusCode, message, name}` (https://resend.com/docs/api-reference/errors). */
 function resendError(res, status, name, message, headers = {}) {
   res.writeHead(status, { "content-type": "application/json", ...headers });
   res.end(JSON.stringify({ statusCode: status, message, name }));
