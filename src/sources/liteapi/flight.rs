@@ -27,16 +27,7 @@ pub(super) fn flight_booking_at(env: &Envelope) -> At<'_> {
 
 /// The booking id of a flight event: the booking's `bookingId`, else `request.bookingId`.
 pub(super) fn flight_booking_id(env: &Envelope) -> Result<BookingRef, ParseError> {
-    let at = flight_booking_at(env).get("bookingId");
-    if at.is_present() {
-        return at.booking_ref_req();
-    }
-    let request = At::root(&env.request, "request").get("bookingId");
-    if request.is_present() {
-        request.booking_ref_req()
-    } else {
-        Err(at.missing())
-    }
+    super::booking_id_or_request(flight_booking_at(env).get("bookingId"), env)
 }
 
 /// `flight.book.confirmed` → the canonical flight booking, read from liteAPI's flight booking

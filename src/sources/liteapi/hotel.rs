@@ -253,16 +253,7 @@ pub fn checkout_attempt(env: &Envelope) -> Result<CheckoutAttempt, ParseError> {
 /// The booking id of a hotel event: `response…bookingId`, else `request.bookingId`. Errors name
 /// the response path.
 fn hotel_booking_id(env: &Envelope) -> Result<BookingRef, ParseError> {
-    let at = response_data(env).get("bookingId");
-    if at.is_present() {
-        return at.booking_ref_req();
-    }
-    let request = At::root(&env.request, "request").get("bookingId");
-    if request.is_present() {
-        request.booking_ref_req()
-    } else {
-        Err(at.missing())
-    }
+    super::booking_id_or_request(response_data(env).get("bookingId"), env)
 }
 
 /// `booking.book.hotelConfirmationNumber`: `bookingId` + `hotelConfirmationCode` (also read as

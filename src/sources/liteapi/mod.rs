@@ -31,7 +31,9 @@ use super::{
     secrets_match, AuthError, Delivery, Inbound, ParseError, Unauthenticated, WebhookSource,
 };
 use crate::config::Config;
-use crate::domain::event::{Cancellation, EventId, Interpretation, Source, SupplierEvent};
+use crate::domain::event::{
+    BookingRef, Cancellation, EventId, Interpretation, Source, SupplierEvent,
+};
 use chrono::NaiveDate;
 use serde_json::{Map, Value};
 
@@ -276,6 +278,20 @@ pub fn interpret(env: &Envelope) -> Result<Interpretation, ParseError> {
 
 /// `response.data` when it is an object, else `response` itself (the inner shapes are
 /// unpublished), with its path for error messages.
+/// The booking id at `at` (the response's `bookingId`), else the request's `bookingId`; when
+/// both are absent the error names `at`'s path.
+fn booking_id_or_request(at: At<'_>, env: &Envelope) -> Result<BookingRef, ParseError> {
+    if at.is_present() {
+        return at.booking_ref_req();
+    }
+    let request = At::root(&env.request, "request").get("bookingId");
+    if request.is_present() {
+        request.booking_ref_req()
+    } else {
+        Err(at.missing())
+    }
+}
+
 fn response_data(env: &Envelope) -> At<'_> {
     let root = At::root(&env.response, "response");
     let data = root.get("data");
