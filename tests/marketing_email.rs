@@ -9,13 +9,14 @@ use booking_email_engine::domain::email::{Audience, DedupeKey, EmailKind, Rank};
 use booking_email_engine::domain::event::EmailAddress;
 use booking_email_engine::domain::ids::message_id_for;
 use booking_email_engine::domain::marketing_email::{
-    base_url_allows_marketing, check_content, parse_send_request, render, unsubscribe_confirm_page,
-    unsubscribe_result_page, unsubscribe_url, Campaign, CampaignId, Rejected, SendReport, Skipped,
-    CAMPAIGN_ID_MAX, LIST, RECIPIENTS_MAX, SUBJECT_MAX, TEXT_MAX,
+    base_url_allows_marketing, check_content, parse_send_request, render, unsubscribe_url,
+    Campaign, CampaignId, Rejected, SendReport, Skipped, CAMPAIGN_ID_MAX, LIST, RECIPIENTS_MAX,
+    SUBJECT_MAX, TEXT_MAX,
 };
 use booking_email_engine::domain::operator::{
     check_bearer, parse_redrive_request, OperatorAuthError,
 };
+use booking_email_engine::domain::render::{unsubscribe_confirm_page, unsubscribe_result_page};
 use booking_email_engine::domain::render::{Branding, RenderError};
 use booking_email_engine::domain::unsubscribe::{self, ONE_CLICK};
 use booking_email_engine::sources::ParseError;

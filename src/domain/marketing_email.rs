@@ -42,11 +42,9 @@
 use crate::domain::content_lock::{self, ContentLock};
 use crate::domain::email::{DedupeKey, EmailKind, OutgoingEmail};
 use crate::domain::event::EmailAddress;
-use crate::domain::ids::message_id_for;
 use crate::domain::parse_error::ParseError;
-use crate::domain::render::{Branding, RenderError};
+use crate::domain::render::{compose, Branding, Envelope, RenderError};
 use crate::domain::unsubscribe;
-use askama::Template;
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::HashSet;
@@ -335,29 +333,17 @@ pub fn check_content(lock: &ContentLock, campaign: &Campaign) -> Result<(), Pars
     Ok(())
 }
 
-#[derive(Template)]
-#[template(path = "marketing.html")]
-struct MarketingHtml<'a> {
+/// What the marketing templates show: the campaign's subject and paragraphs (HTML) or its text
+/// (plain), and the visible unsubscribe link.
+struct MarketingView<'a> {
     brand: &'a str,
     subject: &'a str,
     paragraphs: Vec<Vec<&'a str>>,
-    unsubscribe_url: &'a str,
-}
-
-#[derive(Template)]
-#[template(path = "marketing.txt")]
-struct MarketingText<'a> {
-    brand: &'a str,
     body: String,
     unsubscribe_url: &'a str,
 }
 
-fn render_template<T: Template>(name: &'static str, t: &T) -> Result<String, RenderError> {
-    t.render().map_err(|source| RenderError::Template {
-        template: name,
-        source,
-    })
-}
+crate::domain::render::email_body!(MarketingView = "marketing.html", "marketing.txt");
 
 /// The unsubscribe URL of `to` for the marketing list: `https://<PUBLIC_BASE_URL host>/unsubscribe/
 /// <token>`.
@@ -388,37 +374,25 @@ pub fn render(
         .map(|p| p.join("\n"))
         .collect::<Vec<_>>()
         .join("\n\n");
-    let html = render_template(
-        "marketing.html",
-        &MarketingHtml {
+    let kind = EmailKind::Marketing;
+    let mut envelope = Envelope::unbooked(
+        kind,
+        DedupeKey::for_marketing(campaign.id.as_str(), to),
+        to,
+        campaign.subject.clone(),
+    );
+    envelope.headers = unsubscribe::headers(public_base_url, &token).to_vec();
+    compose(
+        envelope,
+        &MarketingView {
             brand: &branding.brand,
             subject: &campaign.subject,
             paragraphs,
-            unsubscribe_url: &url,
-        },
-    )?;
-    let text = render_template(
-        "marketing.txt",
-        &MarketingText {
-            brand: &branding.brand,
             body,
             unsubscribe_url: &url,
         },
-    )?;
-    let dedupe_key = DedupeKey::for_marketing(campaign.id.as_str(), to);
-    Ok(OutgoingEmail {
-        message_id: message_id_for(dedupe_key.as_str(), branding.from.domain()),
-        headers: unsubscribe::headers(public_base_url, &token).to_vec(),
-        dedupe_key,
-        kind: EmailKind::Marketing,
-        audience: EmailKind::Marketing.audience(),
-        rank: EmailKind::Marketing.rank(),
-        booking_id: None,
-        to: to.clone(),
-        subject: campaign.subject.clone(),
-        text,
-        html,
-    })
+        branding,
+    )
 }
 
 /// `true` when `base_url` may carry unsubscribe links: `https://…` ([`unsubscribe::is_https`]),
@@ -448,7 +422,3 @@ pub fn base_url_allows_marketing(base_url: &str) -> bool {
         "127.0.0.1" | "localhost" | "[::1]"
     )
 }
-
-// The unsubscribe pages live with the other HTML pages (`domain::render::pages`); re-exported
-// here so `routes/unsubscribe.rs` keeps compiling until it imports them from `domain::render`.
-pub use crate::domain::render::{unsubscribe_confirm_page, unsubscribe_result_page};

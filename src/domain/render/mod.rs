@@ -37,17 +37,17 @@ use crate::domain::ids::message_id_for;
 /// The templates read the view's fields by name (two private wrapper types deref to the view).
 macro_rules! email_body {
     ($view:ident = $html:tt, $text:tt) => {
-        email_body!(@impl [$view<'_>] $view, $html, $text, |view| view);
+        $crate::domain::render::email_body!(@impl [$view<'_>] $view, $html, $text, |view| view);
     };
     ($body:ident($view:ident) = $html:tt, $text:tt) => {
         #[doc = concat!("The view rendered with `", $html, "` and `", $text, "`.")]
         struct $body<'a, 'b>(&'b $view<'a>);
-        email_body!(@impl [$body<'_, '_>] $view, $html, $text, |body| body.0);
+        $crate::domain::render::email_body!(@impl [$body<'_, '_>] $view, $html, $text, |body| body.0);
     };
     (@impl [$($target:tt)*] $view:ident, $html:tt, $text:tt, |$this:ident| $get:expr) => {
         const _: () = {
-            email_body!(@template Html = $html over $view);
-            email_body!(@template Text = $text over $view);
+            $crate::domain::render::email_body!(@template Html = $html over $view);
+            $crate::domain::render::email_body!(@template Text = $text over $view);
 
             impl $crate::domain::render::Body for $($target)* {
                 fn parts(
@@ -76,6 +76,8 @@ macro_rules! email_body {
         }
     };
 }
+/// The one way to declare an email body, also for emails rendered outside this module (marketing).
+pub(crate) use email_body;
 
 pub mod cancellation;
 pub mod checkout;
