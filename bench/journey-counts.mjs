@@ -12,19 +12,28 @@
 import { readFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
 
-export const COUNTED_AT = "763af04";
+// Recounted at f7edf72 after the reshaping of issue #10 (functions moved to their new files; the
+// D1 calls and subrequests per path are unchanged: webhooks `liteapi` → `receive`, the outbox's
+// `hand_over` split into `hand_over` → `call_provider` → `apply`, `deliver` into the outbox client).
+export const COUNTED_AT = "f7edf72";
 
 export const FUNCTIONS = {
-  "src/routes/webhooks.rs": ["read_limited", "liteapi", "ingest", "reject"],
+  "src/routes/webhooks.rs": ["read_limited", "receive", "ingest", "reject"],
   "src/store/raw_events.rs": ["insert", "find", "mark"],
   "src/store/bookings.rs": ["insert_hotel_booking", "get", "update_facts", "mark_replaced"],
   "src/store/emails.rs": ["claim", "mark_queued", "record_outcome"],
   "src/store/schedule.rs": ["plan", "decide", "cached_location", "cache_location"],
-  "src/journey/mod.rs": ["deliver", "deliver_once"],
+  "src/outbox/client.rs": ["deliver", "enqueue"],
+  "src/journey/mod.rs": ["deliver_once"],
   "src/journey/hotel.rs": ["booked", "record", "run_plan", "make_plan", "scheduled_send", "hotel_location"],
+  "src/suppliers/liteapi.rs": ["hotel_location"],
+  "src/suppliers/mod.rs": ["get"],
   "src/journey/workflow.rs": ["create"],
-  "src/outbox/mod.rs": ["rearm", "process", "gate", "attempt", "hand_over", "learn_suppression", "sync_records", "fetch", "alarm"],
-  "src/outbox/client.rs": ["enqueue"],
+  "src/outbox/mod.rs": ["fetch", "alarm"],
+  "src/outbox/scheduler.rs": ["rearm", "process"],
+  "src/outbox/gate.rs": ["gate"],
+  "src/outbox/send.rs": ["attempt", "hand_over", "call_provider", "apply"],
+  "src/outbox/sync.rs": ["learn_suppression", "sync_records"],
   "src/outbox/providers.rs": ["send_cloudflare"],
   "src/outbox/resend.rs": ["send"],
   "src/store/suppressions.rs": ["get", "record"],
@@ -59,7 +68,7 @@ export function awaitsNow(root) {
 
 export const AWAITS = {
   "src/routes/webhooks.rs#read_limited": 1,
-  "src/routes/webhooks.rs#liteapi": 2,
+  "src/routes/webhooks.rs#receive": 2,
   "src/routes/webhooks.rs#ingest": 5,
   "src/routes/webhooks.rs#reject": 1,
   "src/store/raw_events.rs#insert": 1,
@@ -76,7 +85,8 @@ export const AWAITS = {
   "src/store/schedule.rs#decide": 1,
   "src/store/schedule.rs#cached_location": 1,
   "src/store/schedule.rs#cache_location": 1,
-  "src/journey/mod.rs#deliver": 3,
+  "src/outbox/client.rs#deliver": 3,
+  "src/outbox/client.rs#enqueue": 3,
   "src/journey/mod.rs#deliver_once": 2,
   "src/journey/hotel.rs#booked": 4,
   "src/journey/hotel.rs#record": 4,
@@ -84,21 +94,24 @@ export const AWAITS = {
   "src/journey/hotel.rs#make_plan": 3,
   "src/journey/hotel.rs#scheduled_send": 4,
   "src/journey/hotel.rs#hotel_location": 3,
+  "src/suppliers/liteapi.rs#hotel_location": 1,
+  "src/suppliers/mod.rs#get": 2,
   "src/journey/workflow.rs#create": 1,
-  "src/outbox/mod.rs#rearm": 1,
-  "src/outbox/mod.rs#process": 4,
-  "src/outbox/mod.rs#gate": 1,
-  "src/outbox/mod.rs#attempt": 3,
-  "src/outbox/mod.rs#hand_over": 3,
-  "src/outbox/mod.rs#learn_suppression": 1,
-  "src/outbox/mod.rs#sync_records": 1,
   "src/outbox/mod.rs#fetch": 5,
   "src/outbox/mod.rs#alarm": 2,
-  "src/outbox/client.rs#enqueue": 3,
+  "src/outbox/scheduler.rs#rearm": 1,
+  "src/outbox/scheduler.rs#process": 4,
+  "src/outbox/gate.rs#gate": 1,
+  "src/outbox/send.rs#attempt": 3,
+  "src/outbox/send.rs#hand_over": 1,
+  "src/outbox/send.rs#call_provider": 3,
+  "src/outbox/send.rs#apply": 1,
+  "src/outbox/sync.rs#learn_suppression": 1,
+  "src/outbox/sync.rs#sync_records": 1,
   "src/outbox/providers.rs#send_cloudflare": 1,
   "src/outbox/resend.rs#send": 2,
   "src/store/suppressions.rs#get": 1,
-  "src/store/suppressions.rs#record": 2
+  "src/store/suppressions.rs#record": 3,
 };
 
 /** Rows: [what, D1 calls, other subrequests, where]. */
@@ -137,20 +150,20 @@ export const JOURNEY_ROWS = [
     "step `email booking_confirmation:<id>`",
     "2",
     "1 DO fetch",
-    "journey/mod.rs `deliver`: `emails::claim`, outbox `POST /enqueue` (stub fetch), `emails::mark_queued`",
+    "outbox/client.rs `deliver`: `emails::claim`, outbox `POST /enqueue` (stub fetch), `emails::mark_queued`",
   ],
   ["step `email owner_new_booking:<id>`", "2", "1 DO fetch", "same as above"],
   [
     "step `plan <id> v1`",
     "3 (4 on a location cache miss)",
     "0 (1 fetch on a cache miss with LITEAPI_API_KEY set)",
-    "hotel.rs `make_plan`: `bookings::get`, `schedule::cached_location`, `schedule::plan` (one batch of one INSERT per kind); miss: liteAPI `GET /data/hotel` + `cache_location`",
+    "hotel.rs `make_plan`: `bookings::get`, `schedule::cached_location`, `schedule::plan` (one batch of one INSERT per kind); miss: liteAPI `GET /data/hotel` (suppliers/liteapi.rs) + `cache_location`",
   ],
   [
     "outbox alarm, per email sent",
     "2 for a client email, 1 for an owner alert",
     "1 send_email or 1 Resend fetch (2 hand-overs on a failover: + 1 SMTP socket)",
-    "outbox/mod.rs `gate` reads `suppressions::get` for a client email at its turn (marketing caps are SQLite counts), `attempt` (SQLite only), then `sync_records` → `emails::record_outcome`",
+    "outbox/gate.rs `gate` reads `suppressions::get` for a client email at its turn (marketing caps are SQLite counts), `attempt` (SQLite only), then `sync_records` (outbox/sync.rs) → `emails::record_outcome`",
   ],
   [
     "**booking.book, end to end** (webhook + journey + 2 immediate emails)",
