@@ -37,7 +37,7 @@ pub async fn insert_hotel_booking(
     source: Source,
     event_time_ms: i64,
 ) -> Result<bool> {
-    let details = serde_json::to_string(b).map_err(|e| worker::Error::RustError(e.to_string()))?;
+    let details = serde_json::to_string(b).map_err(crate::platform::rust_err)?;
     let contact = upsert_contact(db, &b.holder, event_time_ms)?;
     let booking = db
         .prepare(
@@ -205,7 +205,7 @@ pub async fn upsert_flight_booking(
     source: Source,
     event_time_ms: i64,
 ) -> Result<()> {
-    let details = serde_json::to_string(f).map_err(|e| worker::Error::RustError(e.to_string()))?;
+    let details = serde_json::to_string(f).map_err(crate::platform::rust_err)?;
     let first_departure = f
         .segments
         .first()
