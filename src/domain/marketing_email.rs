@@ -418,6 +418,7 @@ pub fn render(
         subject: campaign.subject.clone(),
         text,
         html,
+        intent: None,
     })
 }
 

@@ -97,9 +97,11 @@ struct EmailJson {
 impl Outbox {
     /// Stores `email` unless its dedupe key is already in the outbox. Returns `true` if new.
     pub(super) fn enqueue(&self, email: &OutgoingEmail, now: i64) -> Result<bool> {
+        let intent = email.intent.as_ref();
         let cursor = self.exec(
-            "INSERT INTO queue (dedupe_key, audience, rank, status, email_json, enqueued_at_ms, updated_at_ms, recipient) \
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(dedupe_key) DO NOTHING",
+            "INSERT INTO queue (dedupe_key, audience, rank, status, email_json, enqueued_at_ms, updated_at_ms, recipient, \
+             intent_booking_id, journey_version, expires_at_ms) \
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(dedupe_key) DO NOTHING",
             vec![
                 email.dedupe_key.as_str().into(),
                 email.audience.as_str().into(),
@@ -109,6 +111,12 @@ impl Outbox {
                 now.into(),
                 now.into(),
                 email.to.as_str().to_ascii_lowercase().into(),
+                intent
+                    .and(email.booking_id.as_deref())
+                    .map(str::to_string)
+                    .into(),
+                intent.and_then(|i| i.journey_version).into(),
+                intent.and_then(|i| i.expires_at_ms).into(),
             ],
         )?;
         Ok(cursor.rows_written() > 0)

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use worker::{D1Database, Result};
 
 /// Where a scheduled send stands (D1 `scheduled_sends.status`; stored names are the variants in
-/// `snake_case`): planned, then sent or skipped; or never planned (merged, late).
+/// `snake_case`): planned, then sent, skipped or failed; or never planned (merged, late).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[derive(strum::EnumString, strum::IntoStaticStr, strum::VariantArray)]
@@ -22,8 +22,10 @@ pub enum SendStatus {
     Late,
     /// Handed to the outbox at its time.
     Sent,
-    /// Not sent at its time (booking cancelled, replaced, or a newer journey version).
+    /// Not sent at its time (booking cancelled, replaced, a newer journey version, or stale).
     Skipped,
+    /// Its send step failed past every retry: the error is the reason; the journey went on.
+    Failed,
 }
 
 stored_names!(SendStatus);
