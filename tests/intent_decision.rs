@@ -25,6 +25,17 @@ const OPEN_V2: BookingNow = BookingNow {
     journey_version: 2,
 };
 
+/// name, kind, audience, intent, booking now, now (ms UTC), expected.
+type Case = (
+    &'static str,
+    EmailKind,
+    Audience,
+    Intent,
+    Option<BookingNow>,
+    i64,
+    SendDecision,
+);
+
 #[test]
 fn the_decision_table() {
     let moment = ms("2026-06-12T00:00:00+02:00");
@@ -49,15 +60,7 @@ fn the_decision_table() {
     let guide = EmailKind::ArrivalGuide;
     let client = Audience::Client;
     use SendDecision::{Send, Skip};
-    let cases: Vec<(
-        &str,
-        EmailKind,
-        Audience,
-        Intent,
-        Option<BookingNow>,
-        i64,
-        SendDecision,
-    )> = vec![
+    let cases: Vec<Case> = vec![
         (
             "current, in time",
             guide,

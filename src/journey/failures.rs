@@ -24,7 +24,7 @@ const MAX_ERROR_BYTES: usize = 500;
 #[derive(Debug, Clone)]
 pub enum Failed {
     /// An email handed over at once (its dedupe key is known).
-    Email(OutgoingEmail),
+    Email(Box<OutgoingEmail>),
     /// A scheduled send of `booking` planned under `version` (never rendered, or rendered inside
     /// the failed step).
     Scheduled {
@@ -76,7 +76,7 @@ pub async fn deliver_once(
     };
     match result {
         Ok(d) => out.emails.push((key, d)),
-        Err(e) => record(step, env, Failed::Email(email), &e, out).await,
+        Err(e) => record(step, env, Failed::Email(Box::new(email)), &e, out).await,
     }
 }
 

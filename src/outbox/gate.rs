@@ -63,8 +63,8 @@ impl Outbox {
             return Ok(Gate::Open);
         }
         // Intent at the send turn: cancelled, replaced, superseded or stale → skipped.
-        if let Some(intent) = &email.intent {
-            if self.check_intent(row, email, intent).await? == IntentCheck::Held {
+        if let Some((booking, intent)) = row.intent() {
+            if self.check_intent(row, email, booking, &intent).await? == IntentCheck::Held {
                 return Ok(Gate::Held);
             }
         }

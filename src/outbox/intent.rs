@@ -43,17 +43,15 @@ pub(super) enum IntentCheck {
 }
 
 impl Outbox {
-    /// Re-reads the booking of `email` and applies [`decide`]; a skip parks the row `skipped` with
+    /// Re-reads `booking_id` (the row's intent column) and applies [`decide`] to `email`; a skip parks the row `skipped` with
     /// its reason (written to D1 `emails` by the sync), a D1 failure parks it `waiting`.
     pub(super) async fn check_intent(
         &self,
         row: &Row,
         email: &OutgoingEmail,
+        booking_id: &str,
         intent: &Intent,
     ) -> Result<IntentCheck> {
-        let Some(booking_id) = email.booking_id.as_deref() else {
-            return Ok(IntentCheck::Pass);
-        };
         let booking = match self.env.d1(DB_BINDING) {
             Ok(db) => store::bookings::get(&db, booking_id).await,
             Err(e) => Err(e),

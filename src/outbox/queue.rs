@@ -9,6 +9,7 @@
 use super::storage::ValueRow;
 use super::Outbox;
 use crate::domain::email::{Audience, EmailStatus, OutgoingEmail, Rank};
+use crate::domain::intent::Intent;
 use crate::domain::outbox::{Provider, QueueFacts};
 use serde::Deserialize;
 use worker::Result;
@@ -22,6 +23,13 @@ pub(super) struct Row {
     pub(super) budget_from: i64,
     pub(super) maybe_handed_to: Option<String>,
     pub(super) maybe_handed_at_ms: Option<i64>,
+    /// The intent columns (`schema.rs`); `intent_booking_id` is NULL for email without intent.
+    #[serde(default)]
+    pub(super) intent_booking_id: Option<String>,
+    #[serde(default)]
+    pub(super) journey_version: Option<i64>,
+    #[serde(default)]
+    pub(super) expires_at_ms: Option<i64>,
 }
 
 impl Row {
@@ -29,6 +37,19 @@ impl Row {
     pub(super) fn maybe_handed_over(&self) -> Option<(Provider, i64)> {
         let provider = Provider::parse(self.maybe_handed_to.as_deref()?)?;
         Some((provider, self.maybe_handed_at_ms.unwrap_or(0)))
+    }
+
+    /// The intent this row was queued with, if any (read from its columns, so the record the
+    /// operator sees is the one the gate applies).
+    pub(super) fn intent(&self) -> Option<(&str, Intent)> {
+        let booking = self.intent_booking_id.as_deref()?;
+        Some((
+            booking,
+            Intent {
+                journey_version: self.journey_version,
+                expires_at_ms: self.expires_at_ms,
+            },
+        ))
     }
 
     /// A copy with the counts as they are after an attempt (for alerts).
@@ -159,7 +180,8 @@ impl Outbox {
     /// `queue_ready`.
     pub(super) fn pick(&self, audience: Audience, max_rank: i64) -> Result<Option<Row>> {
         let rows: Vec<Row> = self.rows(
-            "SELECT seq, email_json, attempts, budget_from, maybe_handed_to, maybe_handed_at_ms FROM queue \
+            "SELECT seq, email_json, attempts, budget_from, maybe_handed_to, maybe_handed_at_ms, \
+             intent_booking_id, journey_version, expires_at_ms FROM queue \
              WHERE status = 'queued' AND audience = ? AND rank <= ? ORDER BY rank, seq LIMIT 1",
             vec![audience.as_str().into(), max_rank.into()],
         )?;
