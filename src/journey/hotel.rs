@@ -218,6 +218,7 @@ async fn make_plan(env: &Env, id: &str, version: i64, booked_at_ms: i64) -> Resu
     let zone_desc = format!("{zone} ({source:?})");
     let plan = hotel_plan(b.checkin, b.checkout, &zone, booked_at_ms);
     let merged = "past at booking time: its facts are in the confirmation";
+    let expires = |kind| intent::expires_at_ms(kind, b.checkin, b.checkout, &zone);
     let rows: Vec<PlannedRow> = plan
         .sends
         .iter()
@@ -237,6 +238,7 @@ async fn make_plan(env: &Env, id: &str, version: i64, booked_at_ms: i64) -> Resu
             due_at_ms,
             status,
             reason,
+            expires_at_ms: due_at_ms.map(|_| expires(kind)),
         })
         .collect();
     store::schedule::plan(&db, id, version, &rows, &zone_desc, booked_at_ms).await?;
@@ -246,10 +248,7 @@ async fn make_plan(env: &Env, id: &str, version: i64, booked_at_ms: i64) -> Resu
         expires: plan
             .sends
             .iter()
-            .map(|s| {
-                let at = intent::expires_at_ms(s.kind, b.checkin, b.checkout, &zone);
-                (s.kind, at)
-            })
+            .map(|s| (s.kind, expires(s.kind)))
             .collect(),
     })
 }

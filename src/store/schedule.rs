@@ -38,6 +38,9 @@ pub struct PlannedRow<'a> {
     /// `Planned`, `Merged` or `Late`.
     pub status: SendStatus,
     pub reason: Option<&'a str>,
+    /// When it becomes pointless, ms UTC (`crate::domain::intent::expires_at_ms`); `None` for
+    /// merged / late rows.
+    pub expires_at_ms: Option<i64>,
 }
 
 /// Records the plan of one journey version in one batch. Idempotent: a replayed step writes
@@ -54,8 +57,8 @@ pub async fn plan(
     for r in rows {
         statements.push(
             db.prepare(
-                "INSERT INTO scheduled_sends (booking_id, kind, journey_version, due_at_ms, status, reason, zone, planned_at_ms) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT DO NOTHING",
+                "INSERT INTO scheduled_sends (booking_id, kind, journey_version, due_at_ms, status, reason, zone, planned_at_ms, expires_at_ms) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) ON CONFLICT DO NOTHING",
             )
             .bind(&[
                 s(booking_id),
@@ -66,6 +69,7 @@ pub async fn plan(
                 opt(r.reason),
                 s(zone),
                 n(now_ms),
+                r.expires_at_ms.map(n).unwrap_or(wasm_bindgen::JsValue::NULL),
             ])?,
         );
     }

@@ -117,6 +117,16 @@ describe("faults", () => {
       state.storage.sql.exec("SELECT expires_at_ms, journey_version FROM queue WHERE dedupe_key = ?", guideKey).one(),
     );
     expect(expires).toEqual({ expires_at_ms: utc(d.checkin, 0, 0, 0) - 15 * 60_000, journey_version: 1 });
+    // D1's plan holds the same moment, for whoever decides a send later.
+    const planned = await rows(
+      "SELECT kind, expires_at_ms FROM scheduled_sends WHERE booking_id = ? ORDER BY due_at_ms",
+      d.bookingId,
+    );
+    expect(planned).toEqual([
+      { kind: "arrival_guide", expires_at_ms: utc(d.checkin, 0, 0, 0) - 15 * 60_000 },
+      { kind: "checkin_day", expires_at_ms: utc(d.checkin, 1, 0, 0) - 15 * 60_000 },
+      { kind: "thank_you", expires_at_ms: utc(d.checkout, 15, 0, 0) - 15 * 60_000 },
+    ]);
     await runInDurableObject(outboxStub(), async (_o, state) => {
       state.storage.sql.exec("UPDATE queue SET expires_at_ms = ? WHERE dedupe_key = ?", Date.now() - 60_000, guideKey);
     });
