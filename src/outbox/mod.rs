@@ -2,8 +2,8 @@
 //!
 //! Queue rows live in the object's SQLite. The policy (`crate::domain::outbox`,
 //! `crate::domain::marketing`) decides; this file carries it out:
-//! - `POST /enqueue` stores an email once per dedupe key (a second enqueue is a no-op) and re-arms
-//!   the alarm;
+//! - `POST /enqueue` stores an email once per dedupe key (a second enqueue is a no-op, except a
+//!   newer journey version of an email not yet sent: `queue.rs`) and re-arms the alarm;
 //! - `alarm()` sends every queued owner alert at once, then at most one client email if the client
 //!   slot is open, records outcomes (also in D1), and re-arms for the next thing to do;
 //! - `POST /withdraw` (`{"bookingId", "except": [dedupe keys]}`) marks a cancelled booking's

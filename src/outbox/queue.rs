@@ -9,7 +9,7 @@
 use super::storage::ValueRow;
 use super::Outbox;
 use crate::domain::email::{Audience, EmailStatus, OutgoingEmail, Rank};
-use crate::domain::intent::Intent;
+use crate::domain::intent::{Intent, SkipReason};
 use crate::domain::outbox::{Provider, QueueFacts};
 use serde::Deserialize;
 use worker::Result;
@@ -116,13 +116,25 @@ struct EmailJson {
 }
 
 impl Outbox {
-    /// Stores `email` unless its dedupe key is already in the outbox. Returns `true` if new.
+    /// Stores `email` unless its dedupe key is already in the outbox. Returns `true` if new (or
+    /// re-planned, below).
+    ///
+    /// One exception to "a second enqueue is a no-op": the same key planned again under a newer
+    /// journey version (an amendment that kept the key, e.g. `thank_you:<booking>`) replaces a
+    /// row that is still waiting for its turn, or that its turn skipped as superseded, with the
+    /// new rendering and intent, back in line. Without it the newer plan's send would meet the
+    /// old row's key and never go out. Nothing sent or being sent is ever touched.
     pub(super) fn enqueue(&self, email: &OutgoingEmail, now: i64) -> Result<bool> {
         let intent = email.intent.as_ref();
         let cursor = self.exec(
             "INSERT INTO queue (dedupe_key, audience, rank, status, email_json, enqueued_at_ms, updated_at_ms, recipient, \
              intent_booking_id, journey_version, expires_at_ms) \
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(dedupe_key) DO NOTHING",
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) ON CONFLICT(dedupe_key) DO UPDATE SET \
+               email_json = excluded.email_json, journey_version = excluded.journey_version, \
+               expires_at_ms = excluded.expires_at_ms, status = 'queued', not_before_ms = 0, \
+               last_error = NULL, updated_at_ms = excluded.updated_at_ms, record_synced = 0 \
+             WHERE excluded.journey_version > queue.journey_version AND queue.sent_at_ms IS NULL \
+               AND (queue.status IN ('queued', 'waiting') OR (queue.status = 'skipped' AND queue.last_error = ?12))",
             vec![
                 email.dedupe_key.as_str().into(),
                 email.audience.as_str().into(),
@@ -138,6 +150,7 @@ impl Outbox {
                     .into(),
                 intent.and_then(|i| i.journey_version).into(),
                 intent.and_then(|i| i.expires_at_ms).into(),
+                SkipReason::Superseded.to_string().into(),
             ],
         )?;
         Ok(cursor.rows_written() > 0)

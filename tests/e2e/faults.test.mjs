@@ -5,6 +5,7 @@
 import { env, introspectWorkflowInstance, runInDurableObject } from "cloudflare:test";
 import { describe, it, expect } from "vitest";
 import {
+  dateInDays,
   futureBooking,
   instanceIdFor,
   item,
@@ -137,5 +138,59 @@ describe("faults", () => {
     expect(guide.last_error).toMatch(/^stale: pointless since \d{4}-\d\d-\d\dT\d\d:\d\dZ$/);
     const recorded = await rows("SELECT status, last_error FROM emails WHERE dedupe_key = ?", guideKey);
     expect(recorded).toEqual([{ status: "skipped", last_error: guide.last_error }]);
+  }, 120_000);
+
+  // The amendment's journey holds its own thank-you back (three failed attempts, 2 + 4 + 8 s of
+  // real backoff) so the old plan's thank-you reaches its turn first, the way a real amendment
+  // lands while old mail waits behind the pacing.
+  it("an amendment while old emails wait: the old plan's are skipped as superseded at their turn; a key the new plan keeps still goes out, re-planned", async () => {
+    const d = futureBooking({ checkinInDays: 30, nights: 3 });
+    const id = d.bookingId;
+    await runLiteapi(d);
+    const [oldGuide, thanks] = [`arrival_guide:${id}:${d.checkin}`, `thank_you:${id}`];
+    expect(item(await outboxState(), thanks).status).toBe("queued");
+
+    const [newCheckin, newCheckout] = [dateInDays(37), dateInDays(40)];
+    const amend = liteapiEvent("booking.amendment", { bookingId: id, checkin: newCheckin, checkout: newCheckout });
+    const instance = await introspectWorkflowInstance(env.JOURNEY, instanceIdFor(amend.eventId));
+    try {
+      await instance.modify(async (m) => {
+        await m.disableSleeps();
+        await m.mockStepError({ name: `send thank_you ${id} v2` }, new Error("held back by the test"), 3);
+      });
+      expect((await postLiteapi(amend.body)).status).toBe(202);
+      await instance.waitForStepResult({ name: `send checkin_day ${id} v2` });
+
+      // The old plan's guide (its key names the old check-in) and thank-you meet their turn.
+      for (const key of [oldGuide, thanks]) {
+        const state = await sendThrough(key);
+        expect(item(state, key), key).toMatchObject({
+          status: "skipped",
+          last_error: "superseded by a newer journey version",
+          attempts: 0,
+        });
+      }
+
+      await instance.waitForStatus("complete");
+      const out = await instance.getOutput();
+      expect(out.failed).toEqual([]);
+      expect(out.emails).toContainEqual([thanks, "already_claimed"]);
+    } finally {
+      await instance.dispose();
+    }
+    // The new plan's thank-you (same key) was put back in line with the new intent, and goes out.
+    const v = await runInDurableObject(outboxStub(), async (_o, state) =>
+      state.storage.sql.exec("SELECT journey_version FROM queue WHERE dedupe_key = ?", thanks).one(),
+    );
+    expect(v).toEqual({ journey_version: 2 });
+    const state = await sendThrough(thanks);
+    expect(item(state, thanks).status).toBe("sent");
+    expect(item(state, `arrival_guide:${id}:${newCheckin}`).status).toBe("sent");
+    const recorded = await rows("SELECT dedupe_key, status FROM emails WHERE booking_id = ? AND kind IN ('arrival_guide', 'thank_you') ORDER BY id", id);
+    expect(recorded).toEqual([
+      { dedupe_key: oldGuide, status: "skipped" },
+      { dedupe_key: thanks, status: "sent" },
+      { dedupe_key: `arrival_guide:${id}:${newCheckin}`, status: "sent" },
+    ]);
   }, 120_000);
 });
