@@ -42,20 +42,23 @@ function utc(date, days, hh, mm) {
 }
 
 describe("faults", () => {
-  it("a send step that keeps failing does not end the journey: recorded failed, one owner alert, the next send goes out", async () => {
+  it("send steps that keep failing do not end the journey: recorded failed, one owner alert, the next send goes out", async () => {
     const d = futureBooking({ checkinInDays: 30, nights: 3 });
     const id = d.bookingId;
     const out = await runLiteapi(d, async (m) => {
-      // Every attempt of two scheduled sends fails (13 retries each, delays off).
+      // Every attempt fails (13 retries each, delays off): the confirmation's hand-over and two
+      // scheduled sends.
+      await m.mockStepError({ name: `email booking_confirmation:${id}` }, new Error("outbox unavailable (injected)"));
       await m.mockStepError({ name: `send arrival_guide ${id} v1` }, new Error("outbox unavailable (injected)"));
       await m.mockStepError({ name: `send thank_you ${id} v1` }, new Error("outbox unavailable (injected)"));
     });
     expect(out.failed).toEqual([
+      [`booking_confirmation:${id}`, expect.stringContaining("outbox unavailable (injected)")],
       ["arrival_guide v1", expect.stringContaining("outbox unavailable (injected)")],
       ["thank_you v1", expect.stringContaining("outbox unavailable (injected)")],
     ]);
     const checkinKey = `checkin_day:${id}:${d.checkin}`;
-    expect(out.emails.map(([k]) => k)).toEqual([`booking_confirmation:${id}`, `owner_new_booking:${id}`, checkinKey]);
+    expect(out.emails.map(([k]) => k)).toEqual([`owner_new_booking:${id}`, checkinKey]);
 
     const plan = await rows("SELECT kind, status, reason FROM scheduled_sends WHERE booking_id = ? ORDER BY due_at_ms", id);
     expect(plan).toEqual([
