@@ -286,8 +286,13 @@ pub enum EmailStatus {
     /// Stopped by the content lock before any provider saw it (kept for inspection).
     Blocked,
     /// Not sent on purpose at send time: the address is suppressed (unsubscribed from marketing,
-    /// hard bounce, complaint) or already had its marketing email that UTC day. The reason is kept.
+    /// hard bounce, complaint) or already had its marketing email that UTC day; or its booking was
+    /// cancelled, replaced or re-planned, or its moment passed (`crate::domain::intent`). The
+    /// reason is kept.
     Skipped,
+    /// D1 only: the journey could not hand it to the outbox, even after every retry of its step;
+    /// the error is kept, the owner alerted, and the journey went on.
+    Failed,
 }
 
 stored_names!(EmailStatus);
@@ -314,6 +319,13 @@ pub struct OutgoingEmail {
     /// booking mail.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub headers: Vec<(String, String)>,
+    /// What this booking-bound guest email was planned under (journey version, the moment it
+    /// becomes pointless): the outbox re-checks it against the booking at its send turn
+    /// ([`crate::domain::intent::decide`]) and a cancellation withdraws it. `None` (owner alerts,
+    /// the cancellation notice, checkout and marketing email, rows queued before this field):
+    /// never re-checked, never withdrawn.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub intent: Option<crate::domain::intent::Intent>,
 }
 
 #[cfg(test)]
@@ -412,7 +424,8 @@ mod tests {
                 "dead",
                 "dropped",
                 "blocked",
-                "skipped"
+                "skipped",
+                "failed"
             ]
         );
         assert_eq!(

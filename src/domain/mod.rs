@@ -11,6 +11,7 @@ pub mod content_lock;
 pub mod email;
 pub mod event;
 pub mod ids;
+pub mod intent;
 pub mod marketing;
 pub mod marketing_email;
 pub mod operator;

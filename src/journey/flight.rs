@@ -7,6 +7,7 @@ use super::{config, deliver_once, known_booking, rust_err, JourneyOutput};
 use crate::config::DB_BINDING;
 use crate::domain::email::OutgoingEmail;
 use crate::domain::event::{BookingRef, FlightBooking, FlightChange, FlightSegment, JourneyParams};
+use crate::domain::intent::Intent;
 use crate::domain::render::{self, SegmentView};
 use crate::domain::schedule::segment_times;
 use crate::domain::snapshot::flight_snapshot;
@@ -37,13 +38,11 @@ pub async fn booked(
         .await?;
     }
     let cfg = config(env)?;
-    let email = render::flight_confirmation(f, &SegmentView::list(&f.segments), &cfg.branding)
+    let mut email = render::flight_confirmation(f, &SegmentView::list(&f.segments), &cfg.branding)
         .map_err(rust_err)?;
-    let key = email.dedupe_key.to_string();
-    out.emails.push((
-        key,
-        deliver_once(step, env, email, params.received_at_ms).await?,
-    ));
+    // Withdrawn if the order is cancelled before its turn; the version does not matter.
+    email.intent = Some(Intent::default());
+    deliver_once(step, env, email, params.received_at_ms, &mut out).await;
     Ok(out)
 }
 
@@ -161,12 +160,9 @@ pub async fn schedule_changed(
             "no traveller-visible change".into(),
         ));
     }
-    for email in emails {
-        let key = email.dedupe_key.to_string();
-        out.emails.push((
-            key,
-            deliver_once(step, env, email, params.received_at_ms).await?,
-        ));
+    for mut email in emails {
+        email.intent = Some(Intent::default());
+        deliver_once(step, env, email, params.received_at_ms, &mut out).await;
     }
     Ok(out)
 }

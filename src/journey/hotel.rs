@@ -3,14 +3,16 @@
 //! the day after check-out (10:00 hotel time). Amendments re-plan under a new journey version;
 //! cancellations stop every pending send (see `super` for the rules).
 
+use super::failures::{self, Failed};
 use super::workflow::{Step, StepConfig};
 use super::{config, deliver, deliver_once, known_booking, rust_err, JourneyOutput};
 use crate::config::{Config, DB_BINDING};
 use crate::domain::booking::BookingStatus;
-use crate::domain::email::OutgoingEmail;
+use crate::domain::email::{Audience, OutgoingEmail};
 use crate::domain::event::{
     BookingRef, HotelAmendment, HotelBooking, HotelLocation, JourneyParams,
 };
+use crate::domain::intent::{self, Intent, SendDecision};
 use crate::domain::render;
 use crate::domain::schedule::{hotel_plan, sleep_chunks, ScheduledKind};
 use crate::domain::snapshot::hotel_snapshot;
@@ -38,6 +40,10 @@ struct Plan {
     /// What to send, and when (ms since the epoch, UTC).
     sends: Vec<(ScheduledKind, i64)>,
     zone: String,
+    /// When each send becomes pointless (ms UTC, `domain::intent::expires_at_ms`); empty in plans
+    /// cached before intent existed (their sends then never go stale).
+    #[serde(default)]
+    expires: Vec<(ScheduledKind, i64)>,
 }
 
 /// A confirmed hotel booking (also a rebook replacing an older booking id).
@@ -60,7 +66,11 @@ pub async fn booked(
     };
 
     let cfg = config(env)?;
-    let confirmation = render::booking_confirmation(b, &cfg.branding).map_err(rust_err)?;
+    let mut confirmation = render::booking_confirmation(b, &cfg.branding).map_err(rust_err)?;
+    confirmation.intent = Some(Intent {
+        journey_version: Some(recorded.version),
+        expires_at_ms: None,
+    });
     let alert = render::owner_new_booking(
         b,
         params.source,
@@ -70,11 +80,7 @@ pub async fn booked(
     )
     .map_err(rust_err)?;
     for email in [confirmation, alert] {
-        let key = email.dedupe_key.to_string();
-        out.emails.push((
-            key,
-            deliver_once(step, env, email, params.received_at_ms).await?,
-        ));
+        deliver_once(step, env, email, params.received_at_ms, &mut out).await;
     }
     run_plan(step, env, params, &b.booking_id, recorded.version, &mut out).await?;
     Ok(out)
@@ -151,6 +157,11 @@ async fn run_plan(
         .await?
     };
     for (kind, at_ms) in plan.sends {
+        let expires_at_ms = plan
+            .expires
+            .iter()
+            .find(|(k, _)| *k == kind)
+            .map(|(_, t)| *t);
         let kind_name = kind.as_str();
         // Every wait is computed from fixed values (the event's receipt time and the plan), never
         // from a clock read, and is chunked under the platform's 365-day limit with a hard cap.
@@ -166,18 +177,31 @@ async fn run_plan(
             step.sleep_until(&format!("sleep {kind_name} {id} v{version} #{i}"), *wake)
                 .await?;
         }
-        let sent: (String, Option<super::Delivery>) = {
+        let intent = Intent {
+            journey_version: Some(version),
+            expires_at_ms,
+        };
+        let sent: Result<(String, Option<super::Delivery>)> = {
             let (env, id) = (env.clone(), id.clone());
             step.run(
                 &format!("send {kind_name} {id} v{version}"),
                 StepConfig::STORAGE,
-                async move || scheduled_send(&env, &id, kind, version, at_ms).await,
+                async move || scheduled_send(&env, &id, kind, intent, at_ms).await,
             )
-            .await?
+            .await
         };
+        // A send that failed past its retries is recorded and the journey goes on.
         match sent {
-            (key, Some(d)) => out.emails.push((key, d)),
-            (reason, None) => out.skipped.push((kind_name.to_string(), reason)),
+            Ok((key, Some(d))) => out.emails.push((key, d)),
+            Ok((reason, None)) => out.skipped.push((kind_name.to_string(), reason)),
+            Err(e) => {
+                let failed = Failed::Scheduled {
+                    booking: id.clone(),
+                    kind,
+                    version,
+                };
+                failures::record(step, env, failed, &e, out).await;
+            }
         }
     }
     Ok(())
@@ -194,6 +218,7 @@ async fn make_plan(env: &Env, id: &str, version: i64, booked_at_ms: i64) -> Resu
     let zone_desc = format!("{zone} ({source:?})");
     let plan = hotel_plan(b.checkin, b.checkout, &zone, booked_at_ms);
     let merged = "past at booking time: its facts are in the confirmation";
+    let expires = |kind| intent::expires_at_ms(kind, b.checkin, b.checkout, &zone);
     let rows: Vec<PlannedRow> = plan
         .sends
         .iter()
@@ -213,59 +238,67 @@ async fn make_plan(env: &Env, id: &str, version: i64, booked_at_ms: i64) -> Resu
             due_at_ms,
             status,
             reason,
+            expires_at_ms: due_at_ms.map(|_| expires(kind)),
         })
         .collect();
     store::schedule::plan(&db, id, version, &rows, &zone_desc, booked_at_ms).await?;
     Ok(Plan {
         sends: plan.sends.iter().map(|s| (s.kind, s.at_ms)).collect(),
         zone: zone_desc,
+        expires: plan
+            .sends
+            .iter()
+            .map(|s| (s.kind, expires(s.kind)))
+            .collect(),
     })
 }
 
-/// One scheduled send, decided against the booking as it is now. Returns `(dedupe key, delivery)`
-/// when sent, `(reason, None)` when skipped.
+/// One scheduled send, decided against the booking as it is now and the clock
+/// (`domain::intent::decide`: cancelled, replaced, superseded, stale → skipped). Returns
+/// `(dedupe key, delivery)` when sent, `(reason, None)` when skipped. The email carries `intent`,
+/// so the outbox decides again at its turn.
 async fn scheduled_send(
     env: &Env,
     id: &str,
     kind: ScheduledKind,
-    version: i64,
+    intent: Intent,
     due_at_ms: i64,
 ) -> Result<(String, Option<super::Delivery>)> {
     let db = env.d1(DB_BINDING)?;
-    let skip = |reason: &str| (reason.to_string(), None);
-    let Some(row) = store::bookings::get(&db, id).await? else {
-        return Ok(skip("booking unknown"));
+    let version = intent.journey_version.unwrap_or_default();
+    let row = store::bookings::get(&db, id).await?;
+    let booking = row.as_ref().map(|r| r.intent_view());
+    let now = crate::platform::now_ms();
+    let email_kind = intent::email_kind(kind);
+    let decision = intent::decide(email_kind, Audience::Client, &intent, booking.as_ref(), now);
+    let row = match (decision, row) {
+        (SendDecision::Send, Some(row)) => row,
+        (SendDecision::Skip(reason), _) => {
+            let reason = reason.to_string();
+            store::schedule::decide(
+                &db,
+                id,
+                kind,
+                version,
+                SendStatus::Skipped,
+                Some(&reason),
+                due_at_ms,
+            )
+            .await?;
+            return Ok((reason, None));
+        }
+        // `decide` skips an unknown booking; kept total without a panic.
+        (SendDecision::Send, None) => return Ok(("booking unknown".into(), None)),
     };
-    let reason = if row.replaced_by.is_some() {
-        Some("booking replaced by a rebook")
-    } else if row.status.is_cancelled() {
-        Some("booking cancelled")
-    } else if row.journey_version != version {
-        Some("superseded by a newer journey version")
-    } else {
-        None
-    };
-    if let Some(reason) = reason {
-        store::schedule::decide(
-            &db,
-            id,
-            kind,
-            version,
-            SendStatus::Skipped,
-            Some(reason),
-            due_at_ms,
-        )
-        .await?;
-        return Ok(skip(reason));
-    }
     let cfg = config(env)?;
     let b: HotelBooking = serde_json::from_str(&row.details_json)?;
-    let email = match kind {
+    let mut email = match kind {
         ScheduledKind::ArrivalGuide => render::arrival_guide(&b, &cfg.branding),
         ScheduledKind::CheckinDay => render::checkin_day(&b, &cfg.branding),
         ScheduledKind::ThankYou => render::thank_you(&b, &cfg.branding),
     }
     .map_err(rust_err)?;
+    email.intent = Some(intent);
     let delivery = deliver(env, &email, due_at_ms).await?;
     store::schedule::decide(&db, id, kind, version, SendStatus::Sent, None, due_at_ms).await?;
     Ok((email.dedupe_key.to_string(), Some(delivery)))
@@ -363,21 +396,20 @@ pub async fn confirmation_number(
                 };
                 store::bookings::write_facts(&db, &update).await?;
                 let cfg = config(&env)?;
-                Ok(Some(
-                    render::hotel_confirmation_number(&b, &number, &cfg.branding)
-                        .map_err(rust_err)?,
-                ))
+                let mut email = render::hotel_confirmation_number(&b, &number, &cfg.branding)
+                    .map_err(rust_err)?;
+                email.intent = Some(Intent {
+                    journey_version: Some(row.journey_version),
+                    expires_at_ms: None,
+                });
+                Ok(Some(email))
             },
         )
         .await?
     };
     match email {
         Some(email) => {
-            let key = email.dedupe_key.to_string();
-            out.emails.push((
-                key,
-                deliver_once(step, env, email, params.received_at_ms).await?,
-            ));
+            deliver_once(step, env, email, params.received_at_ms, &mut out).await;
         }
         None => out
             .skipped
@@ -501,18 +533,18 @@ pub async fn amended(
         )
         .await?
     };
-    let Some((version, email)) = result else {
+    let Some((version, mut email)) = result else {
         out.skipped.push((
             "booking_updated".into(),
             "no traveller-visible change, or booking closed".into(),
         ));
         return Ok(out);
     };
-    let key = email.dedupe_key.to_string();
-    out.emails.push((
-        key,
-        deliver_once(step, env, email, params.received_at_ms).await?,
-    ));
+    email.intent = Some(Intent {
+        journey_version: Some(version),
+        expires_at_ms: None,
+    });
+    deliver_once(step, env, email, params.received_at_ms, &mut out).await;
     run_plan(step, env, params, &booking_id, version, &mut out).await?;
     Ok(out)
 }

@@ -12,6 +12,7 @@
 //! plan then skips.
 
 pub mod checkout;
+pub mod failures;
 pub mod flight;
 pub mod hotel;
 pub mod workflow;
@@ -26,6 +27,7 @@ use crate::domain::render;
 pub use crate::outbox::client::{deliver, Delivery};
 use crate::store;
 use crate::store::bookings::FactsUpdate;
+pub use failures::deliver_once;
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 use worker::{Env, Error, Result};
@@ -40,6 +42,10 @@ pub struct JourneyOutput {
     pub emails: Vec<(String, Delivery)>,
     /// `(kind, reason)` for every planned email this run decided not to send.
     pub skipped: Vec<(String, String)>,
+    /// `(dedupe key or "<kind> v<version>", error)` for every email whose step failed past its
+    /// retries; the journey went on (see `failures`).
+    #[serde(default)]
+    pub failed: Vec<(String, String)>,
 }
 
 impl JourneyOutput {
@@ -104,22 +110,6 @@ async fn run(step: &Step, env: &Env, params: &JourneyParams) -> Result<JourneyOu
 }
 
 pub(crate) use crate::platform::{config_or_err as config, rust_err};
-
-/// Send-once as its own step, named after the dedupe key: a replay returns the cached result and a
-/// retry can neither lose nor double the email.
-pub async fn deliver_once(
-    step: &Step,
-    env: &Env,
-    email: OutgoingEmail,
-    at_ms: i64,
-) -> Result<Delivery> {
-    let name = format!("email {}", email.dedupe_key);
-    let env = env.clone();
-    step.run(&name, StepConfig::STORAGE, async move || {
-        deliver(&env, &email, at_ms).await
-    })
-    .await
-}
 
 /// The stored booking `id`, or the "not known yet" error that makes the engine retry the step.
 pub(crate) async fn known_booking(
@@ -187,12 +177,25 @@ async fn cancelled(
         )
         .await?
     };
+    // Withdraw the booking's queued emails at once (the cancellation notice and the owner's alert
+    // carry no intent, and are named as exceptions too). Not fatal: the send gate re-reads the
+    // booking at each email's turn anyway.
+    let except: Vec<String> = emails.iter().map(|e| e.dedupe_key.to_string()).collect();
+    let withdrawn: Result<u32> = {
+        let (env, id) = (env.clone(), c.booking_id.to_string());
+        step.run(
+            &format!("withdraw {}", c.booking_id),
+            StepConfig::STORAGE,
+            async move || crate::outbox::client::withdraw(&env, &id, &except).await,
+        )
+        .await
+    };
+    if let Err(e) = withdrawn {
+        out.failed
+            .push((format!("withdraw {}", c.booking_id), e.to_string()));
+    }
     for email in emails {
-        let key = email.dedupe_key.to_string();
-        out.emails.push((
-            key,
-            deliver_once(step, env, email, params.received_at_ms).await?,
-        ));
+        deliver_once(step, env, email, params.received_at_ms, &mut out).await;
     }
     Ok(out)
 }

@@ -92,9 +92,13 @@ pub struct StepConfig {
 }
 
 impl StepConfig {
-    /// Default for steps that talk to D1 / the outbox: 5 retries from 2 s, 60 s per attempt.
+    /// Default for steps that only touch storage (D1, the outbox): 13 retries from 2 s,
+    /// exponential (2 s, 4 s, … 8192 s: about 4.5 hours in all), 60 s per attempt — long enough
+    /// to ride out an outage. Every such step is idempotent (claims, upserts, keyed enqueues), so
+    /// each retry is safe. Retries and backoff:
+    /// <https://developers.cloudflare.com/workflows/build/sleeping-and-retrying/>.
     pub const STORAGE: StepConfig = StepConfig {
-        retries: 5,
+        retries: 13,
         delay_ms: 2_000,
         timeout_ms: 60_000,
     };

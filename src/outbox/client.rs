@@ -43,22 +43,36 @@ pub struct EnqueueReply {
 
 /// Hands one rendered email to the outbox. Idempotent on `email.dedupe_key`.
 pub async fn enqueue(env: &Env, email: &OutgoingEmail) -> Result<EnqueueReply> {
+    let mut resp = call(env, "enqueue", &serde_json::to_string(email)?).await?;
+    resp.json().await
+}
+
+/// `POST https://outbox/<route>` with a JSON `body`; any answer but 200 is an error naming the
+/// outbox's reason.
+async fn call(env: &Env, route: &str, body: &str) -> Result<worker::Response> {
     let stub = env
         .durable_object(OUTBOX_BINDING)?
         .get_by_name(OUTBOX_NAME)?;
     let mut init = RequestInit::new();
-    init.with_method(Method::Post)
-        .with_body(Some(serde_json::to_string(email)?.into()));
-    let req = Request::new_with_init("https://outbox/enqueue", &init)?;
+    init.with_method(Method::Post).with_body(Some(body.into()));
+    let req = Request::new_with_init(&format!("https://outbox/{route}"), &init)?;
     let mut resp = stub.fetch_with_request(req).await?;
     if resp.status_code() != 200 {
         // The outbox answers errors with `crate::platform::ErrorBody`; anything else is shown as is.
         let text = resp.text().await.unwrap_or_default();
         let reason = serde_json::from_str::<ErrorBody>(&text).map_or(text, |b| b.message);
         return Err(Error::RustError(format!(
-            "outbox refused the email: {} {reason}",
+            "outbox refused /{route}: {} {reason}",
             resp.status_code()
         )));
     }
-    resp.json().await
+    Ok(resp)
+}
+
+/// Withdraws the queued emails of `booking_id` that carry intent, except the dedupe keys in
+/// `except` (the outbox's `POST /withdraw`). Idempotent. Returns how many were withdrawn now.
+pub async fn withdraw(env: &Env, booking_id: &str, except: &[String]) -> Result<u32> {
+    let body = serde_json::json!({"bookingId": booking_id, "except": except});
+    let mut resp = call(env, "withdraw", &body.to_string()).await?;
+    Ok(resp.json::<super::WithdrawAnswer>().await?.withdrawn)
 }

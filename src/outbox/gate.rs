@@ -1,9 +1,11 @@
 //! The send gate: checks that must pass before an email reaches any provider. For every email the
-//! content lock; for client email the suppression list (D1, read at send time: an unsubscribe or a
+//! content lock; for client email with intent the booking as it is now (`intent.rs`); for client
+//! email the suppression list (D1, read at send time: an unsubscribe or a
 //! bounce since enqueue counts); for marketing the daily cap and one email per person per UTC day
 //! (`crate::domain::marketing::may_send`). A held email is already parked (blocked, skipped,
 //! waiting) or left queued behind a marketing hold.
 
+use super::intent::IntentCheck;
 use super::queue::Row;
 use super::storage::StateKey;
 use super::Outbox;
@@ -59,6 +61,12 @@ impl Outbox {
         }
         if email.audience == Audience::Owner {
             return Ok(Gate::Open);
+        }
+        // Intent at the send turn: cancelled, replaced, superseded or stale → skipped.
+        if let Some((booking, intent)) = row.intent() {
+            if self.check_intent(row, email, booking, &intent).await? == IntentCheck::Held {
+                return Ok(Gate::Held);
+            }
         }
         let suppression = match self.env.d1(DB_BINDING) {
             Ok(db) => store::suppressions::get(&db, email.to.as_str()).await,

@@ -2,10 +2,12 @@
 //!
 //! Queue rows live in the object's SQLite. The policy (`crate::domain::outbox`,
 //! `crate::domain::marketing`) decides; this file carries it out:
-//! - `POST /enqueue` stores an email once per dedupe key (a second enqueue is a no-op) and re-arms
-//!   the alarm;
+//! - `POST /enqueue` stores an email once per dedupe key (a second enqueue is a no-op, except a
+//!   newer journey version of an email not yet sent: `queue.rs`) and re-arms the alarm;
 //! - `alarm()` sends every queued owner alert at once, then at most one client email if the client
 //!   slot is open, records outcomes (also in D1), and re-arms for the next thing to do;
+//! - `POST /withdraw` (`{"bookingId", "except": [dedupe keys]}`) marks a cancelled booking's
+//!   queued emails that carry intent `skipped` ("booking cancelled") at once;
 //! - `POST /redrive` puts a dead letter back in line with a fresh attempt budget (same row, same
 //!   dedupe key: it cannot be sent twice).
 //!
@@ -32,7 +34,7 @@
 //! - this file: the object, its HTTP router and `alarm`;
 //! - `schema.rs`: tables, migrations, indexes; `storage.rs`: counted SQL and the `state` table;
 //! - `queue.rs`: rows, statuses, enqueue / pick / park / redrive; `scheduler.rs`: the alarm's
-//!   work and re-arming; `gate.rs`: the send gate; `send.rs`: one send, staged (hand-over →
+//!   work and re-arming; `gate.rs`: the send gate; `intent.rs`: intent at the send turn and withdrawal; `send.rs`: one send, staged (hand-over →
 //!   outcome → apply), with failover; `alerts.rs`: owner alerts; `sync.rs`: D1 writes;
 //!   `view.rs`: the operator view;
 //! - `client.rs`: how the rest of the Worker calls the object; `providers.rs`, `resend.rs`,
@@ -47,6 +49,7 @@ pub mod smtp;
 
 mod alerts;
 mod gate;
+mod intent;
 mod queue;
 mod scheduler;
 mod schema;
@@ -55,6 +58,7 @@ mod storage;
 mod sync;
 mod view;
 
+pub use intent::WithdrawAnswer;
 pub use send::SendFailure;
 
 use crate::config::Config;
@@ -189,6 +193,22 @@ impl DurableObject for Outbox {
                 self.sync_records().await;
                 self.rearm(now).await?;
                 Ok(resp)
+            }
+            (Method::Post, "/withdraw") => {
+                let body: intent::WithdrawRequest = match req.json().await {
+                    Ok(b) => b,
+                    Err(e) => {
+                        return invalid(
+                            format!("expected {{\"bookingId\": \"…\", \"except\": [\"…\"]}}: {e}"),
+                            Some("bookingId"),
+                        )
+                    }
+                };
+                let now = now_ms();
+                let withdrawn = self.withdraw(&body, now)?;
+                self.sync_records().await;
+                self.rearm(now).await?;
+                Response::from_json(&WithdrawAnswer { withdrawn })
             }
             (Method::Get, "/state") => match ViewFilter::from_url(&req.url()?) {
                 Ok(filter) => Response::from_json(&self.view(&filter)?),

@@ -9,6 +9,7 @@
 use super::storage::ValueRow;
 use super::Outbox;
 use crate::domain::email::{Audience, EmailStatus, OutgoingEmail, Rank};
+use crate::domain::intent::{Intent, SkipReason};
 use crate::domain::outbox::{Provider, QueueFacts};
 use serde::Deserialize;
 use worker::Result;
@@ -22,6 +23,13 @@ pub(super) struct Row {
     pub(super) budget_from: i64,
     pub(super) maybe_handed_to: Option<String>,
     pub(super) maybe_handed_at_ms: Option<i64>,
+    /// The intent columns (`schema.rs`); `intent_booking_id` is NULL for email without intent.
+    #[serde(default)]
+    pub(super) intent_booking_id: Option<String>,
+    #[serde(default)]
+    pub(super) journey_version: Option<i64>,
+    #[serde(default)]
+    pub(super) expires_at_ms: Option<i64>,
 }
 
 impl Row {
@@ -29,6 +37,19 @@ impl Row {
     pub(super) fn maybe_handed_over(&self) -> Option<(Provider, i64)> {
         let provider = Provider::parse(self.maybe_handed_to.as_deref()?)?;
         Some((provider, self.maybe_handed_at_ms.unwrap_or(0)))
+    }
+
+    /// The intent this row was queued with, if any (read from its columns, so the record the
+    /// operator sees is the one the gate applies).
+    pub(super) fn intent(&self) -> Option<(&str, Intent)> {
+        let booking = self.intent_booking_id.as_deref()?;
+        Some((
+            booking,
+            Intent {
+                journey_version: self.journey_version,
+                expires_at_ms: self.expires_at_ms,
+            },
+        ))
     }
 
     /// A copy with the counts as they are after an attempt (for alerts).
@@ -95,11 +116,25 @@ struct EmailJson {
 }
 
 impl Outbox {
-    /// Stores `email` unless its dedupe key is already in the outbox. Returns `true` if new.
+    /// Stores `email` unless its dedupe key is already in the outbox. Returns `true` if new (or
+    /// re-planned, below).
+    ///
+    /// One exception to "a second enqueue is a no-op": the same key planned again under a newer
+    /// journey version (an amendment that kept the key, e.g. `thank_you:<booking>`) replaces a
+    /// row that is still waiting for its turn, or that its turn skipped as superseded, with the
+    /// new rendering and intent, back in line. Without it the newer plan's send would meet the
+    /// old row's key and never go out. Nothing sent or being sent is ever touched.
     pub(super) fn enqueue(&self, email: &OutgoingEmail, now: i64) -> Result<bool> {
+        let intent = email.intent.as_ref();
         let cursor = self.exec(
-            "INSERT INTO queue (dedupe_key, audience, rank, status, email_json, enqueued_at_ms, updated_at_ms, recipient) \
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(dedupe_key) DO NOTHING",
+            "INSERT INTO queue (dedupe_key, audience, rank, status, email_json, enqueued_at_ms, updated_at_ms, recipient, \
+             intent_booking_id, journey_version, expires_at_ms) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) ON CONFLICT(dedupe_key) DO UPDATE SET \
+               email_json = excluded.email_json, journey_version = excluded.journey_version, \
+               expires_at_ms = excluded.expires_at_ms, status = 'queued', not_before_ms = 0, \
+               last_error = NULL, updated_at_ms = excluded.updated_at_ms, record_synced = 0 \
+             WHERE excluded.journey_version > queue.journey_version AND queue.sent_at_ms IS NULL \
+               AND (queue.status IN ('queued', 'waiting') OR (queue.status = 'skipped' AND queue.last_error = ?12))",
             vec![
                 email.dedupe_key.as_str().into(),
                 email.audience.as_str().into(),
@@ -109,6 +144,13 @@ impl Outbox {
                 now.into(),
                 now.into(),
                 email.to.as_str().to_ascii_lowercase().into(),
+                intent
+                    .and(email.booking_id.as_deref())
+                    .map(str::to_string)
+                    .into(),
+                intent.and_then(|i| i.journey_version).into(),
+                intent.and_then(|i| i.expires_at_ms).into(),
+                SkipReason::Superseded.to_string().into(),
             ],
         )?;
         Ok(cursor.rows_written() > 0)
@@ -151,7 +193,8 @@ impl Outbox {
     /// `queue_ready`.
     pub(super) fn pick(&self, audience: Audience, max_rank: i64) -> Result<Option<Row>> {
         let rows: Vec<Row> = self.rows(
-            "SELECT seq, email_json, attempts, budget_from, maybe_handed_to, maybe_handed_at_ms FROM queue \
+            "SELECT seq, email_json, attempts, budget_from, maybe_handed_to, maybe_handed_at_ms, \
+             intent_booking_id, journey_version, expires_at_ms FROM queue \
              WHERE status = 'queued' AND audience = ? AND rank <= ? ORDER BY rank, seq LIMIT 1",
             vec![audience.as_str().into(), max_rank.into()],
         )?;

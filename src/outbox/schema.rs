@@ -28,7 +28,10 @@ CREATE TABLE IF NOT EXISTS queue (
   recipient           TEXT,
   budget_from         INTEGER NOT NULL DEFAULT 0,
   maybe_handed_to     TEXT,
-  maybe_handed_at_ms  INTEGER
+  maybe_handed_at_ms  INTEGER,
+  intent_booking_id   TEXT,
+  journey_version     INTEGER,
+  expires_at_ms       INTEGER
 );
 CREATE TABLE IF NOT EXISTS attempts (
   seq      INTEGER NOT NULL,
@@ -44,11 +47,16 @@ CREATE TABLE IF NOT EXISTS state (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
 
 /// Columns added after the first release (an `ALTER` that finds the column already there fails
 /// harmlessly), then every index.
-const MIGRATIONS: [&str; 4] = [
+const MIGRATIONS: [&str; 7] = [
     "ALTER TABLE queue ADD COLUMN recipient TEXT",
     "ALTER TABLE queue ADD COLUMN budget_from INTEGER NOT NULL DEFAULT 0",
     "ALTER TABLE queue ADD COLUMN maybe_handed_to TEXT",
     "ALTER TABLE queue ADD COLUMN maybe_handed_at_ms INTEGER",
+    // Intent (`crate::domain::intent`): the booking an email is withdrawn with, its plan version
+    // and the moment it becomes pointless (ms UTC); NULL for email without intent.
+    "ALTER TABLE queue ADD COLUMN intent_booking_id TEXT",
+    "ALTER TABLE queue ADD COLUMN journey_version INTEGER",
+    "ALTER TABLE queue ADD COLUMN expires_at_ms INTEGER",
 ];
 
 /// The partial indexes. Their `WHERE` clauses name statuses literally (SQLite uses a partial index
@@ -65,10 +73,12 @@ CREATE INDEX IF NOT EXISTS queue_marketing_sent ON queue(sent_at_ms)
   WHERE rank = 3 AND sent_at_ms IS NOT NULL;
 CREATE INDEX IF NOT EXISTS queue_marketing_person ON queue(recipient, sent_at_ms)
   WHERE rank = 3 AND sent_at_ms IS NOT NULL;
+CREATE INDEX IF NOT EXISTS queue_intent_booking ON queue(intent_booking_id)
+  WHERE intent_booking_id IS NOT NULL AND status IN ('queued', 'waiting');
 ";
 
 /// Schema version kept in `state` (`schema_version`); bump when [`MIGRATIONS`] grows.
-const SCHEMA_VERSION: i64 = 2;
+const SCHEMA_VERSION: i64 = 3;
 
 impl Outbox {
     /// Creates the tables, runs the column migrations an older instance lacks, and creates the

@@ -82,6 +82,15 @@ impl BookingRow {
     pub fn is_closed(&self) -> bool {
         self.status.is_cancelled() || self.replaced_by.is_some()
     }
+
+    /// The booking as the send-turn decision sees it (`crate::domain::intent::decide`).
+    pub fn intent_view(&self) -> crate::domain::intent::BookingNow {
+        crate::domain::intent::BookingNow {
+            cancelled: self.status.is_cancelled(),
+            replaced: self.replaced_by.is_some(),
+            journey_version: self.journey_version,
+        }
+    }
 }
 
 /// Reads one booking.

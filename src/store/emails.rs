@@ -95,3 +95,34 @@ pub async fn record_outcome(db: &D1Database, o: &Outcome<'_>) -> Result<bool> {
         .await?;
     Ok(changes(&r) == 1)
 }
+
+/// Marks a row still `claimed` as `failed` with `error`: the journey could not hand it to the
+/// outbox after every retry. The row is found by `dedupe_key`, or — for a scheduled send whose key
+/// was never rendered — by booking and kind. A row the outbox already holds is left alone (its
+/// outcome comes from the outbox). Returns how many rows changed (0 when nothing was claimed).
+pub async fn mark_failed(
+    db: &D1Database,
+    dedupe_key: Option<&str>,
+    booking_id: &str,
+    kind: &str,
+    error: &str,
+    now_ms: i64,
+) -> Result<usize> {
+    let r = db
+        .prepare(
+            "UPDATE emails SET status = ?5, last_error = ?4, updated_at_ms = ?6 WHERE status = ?7 AND \
+             (dedupe_key = ?1 OR (?1 IS NULL AND booking_id = ?2 AND kind = ?3))",
+        )
+        .bind(&[
+            opt(dedupe_key),
+            s(booking_id),
+            s(kind),
+            s(error),
+            s(EmailStatus::Failed.as_str()),
+            n(now_ms),
+            s(EmailStatus::Claimed.as_str()),
+        ])?
+        .run()
+        .await?;
+    Ok(changes(&r))
+}

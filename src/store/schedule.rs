@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use worker::{D1Database, Result};
 
 /// Where a scheduled send stands (D1 `scheduled_sends.status`; stored names are the variants in
-/// `snake_case`): planned, then sent or skipped; or never planned (merged, late).
+/// `snake_case`): planned, then sent, skipped or failed; or never planned (merged, late).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[derive(strum::EnumString, strum::IntoStaticStr, strum::VariantArray)]
@@ -22,8 +22,10 @@ pub enum SendStatus {
     Late,
     /// Handed to the outbox at its time.
     Sent,
-    /// Not sent at its time (booking cancelled, replaced, or a newer journey version).
+    /// Not sent at its time (booking cancelled, replaced, a newer journey version, or stale).
     Skipped,
+    /// Its send step failed past every retry: the error is the reason; the journey went on.
+    Failed,
 }
 
 stored_names!(SendStatus);
@@ -36,6 +38,9 @@ pub struct PlannedRow<'a> {
     /// `Planned`, `Merged` or `Late`.
     pub status: SendStatus,
     pub reason: Option<&'a str>,
+    /// When it becomes pointless, ms UTC (`crate::domain::intent::expires_at_ms`); `None` for
+    /// merged / late rows.
+    pub expires_at_ms: Option<i64>,
 }
 
 /// Records the plan of one journey version in one batch. Idempotent: a replayed step writes
@@ -52,8 +57,8 @@ pub async fn plan(
     for r in rows {
         statements.push(
             db.prepare(
-                "INSERT INTO scheduled_sends (booking_id, kind, journey_version, due_at_ms, status, reason, zone, planned_at_ms) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT DO NOTHING",
+                "INSERT INTO scheduled_sends (booking_id, kind, journey_version, due_at_ms, status, reason, zone, planned_at_ms, expires_at_ms) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) ON CONFLICT DO NOTHING",
             )
             .bind(&[
                 s(booking_id),
@@ -64,6 +69,7 @@ pub async fn plan(
                 opt(r.reason),
                 s(zone),
                 n(now_ms),
+                r.expires_at_ms.map(n).unwrap_or(wasm_bindgen::JsValue::NULL),
             ])?,
         );
     }

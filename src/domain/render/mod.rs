@@ -97,8 +97,8 @@ pub use hotel::{
 };
 pub use mime::to_mime;
 pub use owner::{
-    owner_booking_cancelled, owner_checkout_hold, owner_email_failed, owner_new_booking,
-    owner_provider_paused, ProviderPaused,
+    owner_booking_cancelled, owner_checkout_hold, owner_email_failed, owner_journey_failed,
+    owner_new_booking, owner_provider_paused, JourneyFailure, ProviderPaused,
 };
 // Kept at its old path for callers other branches are editing (the unsubscribe pages used it).
 #[allow(unused_imports)]
@@ -231,6 +231,7 @@ pub fn compose(
         subject,
         text,
         html,
+        intent: None,
     })
 }
 

@@ -149,6 +149,51 @@ pub fn owner_email_failed(
     )
 }
 
+/// A journey step that could not hand an email to the outbox, past every retry.
+#[derive(Debug, Clone)]
+pub struct JourneyFailure<'a> {
+    /// The booking (or, for email about no booking, the failed email's dedupe key).
+    pub about: &'a str,
+    /// What failed: an email kind (`arrival_guide`) or dedupe key.
+    pub what: &'a str,
+    /// The last error, already bounded by the caller.
+    pub error: &'a str,
+    /// The UTC day of the failure, `YYYY-MM-DD`: one alert per `about` and day.
+    pub day: &'a str,
+}
+
+/// The owner's alert that a journey could not send an email (outcome `failed`): key
+/// `owner_email_failed:journey:<about>:<day>`, so one alert per booking and UTC day however many of
+/// its steps fail (the first failure's details; every failure is in D1 and the journey's output).
+pub fn owner_journey_failed(
+    f: &JourneyFailure<'_>,
+    owner: &EmailAddress,
+    branding: &Branding,
+) -> Result<OutgoingEmail, RenderError> {
+    let kind = EmailKind::OwnerEmailFailed;
+    compose(
+        Envelope {
+            kind,
+            dedupe_key: DedupeKey::new(kind, &format!("journey:{}:{}", f.about, f.day)),
+            booking_id: None,
+            to: owner,
+            subject: format!("Email failed: {} for {}", f.what, f.about),
+            headers: Vec::new(),
+        },
+        &EmailFailed {
+            brand: &branding.brand,
+            outcome: "failed",
+            kind: f.what,
+            dedupe_key: f.about,
+            to: "the guest of this booking",
+            subject: "(not sent)",
+            attempts: 0,
+            reason: f.error,
+        },
+        branding,
+    )
+}
+
 /// What an owner alert about a paused provider says.
 #[derive(Debug, Clone)]
 pub struct ProviderPaused<'a> {
