@@ -4,6 +4,7 @@
 use super::{n, opt, s};
 use crate::domain::schedule::ScheduledKind;
 use crate::domain::stored_names;
+use crate::domain::timezone::ZoneSource;
 use serde::{Deserialize, Serialize};
 use worker::{D1Database, Result};
 
@@ -36,24 +37,28 @@ pub struct PlannedRow<'a> {
     /// `Planned`, `Merged` or `Late`.
     pub status: SendStatus,
     pub reason: Option<&'a str>,
+    /// `due_at_ms` as a wall-clock time in the hotel's zone, RFC 3339 with its offset
+    /// (`2027-07-15T08:00:00+02:00`); `None` for merged / late rows.
+    pub local_time: Option<String>,
 }
 
-/// Records the plan of one journey version in one batch. Idempotent: a replayed step writes
-/// nothing new.
+/// Records the plan of one journey version in one batch, each row with the hotel's zone (display
+/// name, e.g. `Europe/Madrid`), how it was chosen and its local time. Idempotent: a replayed step
+/// writes nothing new.
 pub async fn plan(
     db: &D1Database,
     booking_id: &str,
     version: i64,
     rows: &[PlannedRow<'_>],
-    zone: &str,
+    (zone, zone_source): (&str, ZoneSource),
     now_ms: i64,
 ) -> Result<()> {
     let mut statements = Vec::with_capacity(rows.len());
     for r in rows {
         statements.push(
             db.prepare(
-                "INSERT INTO scheduled_sends (booking_id, kind, journey_version, due_at_ms, status, reason, zone, planned_at_ms) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT DO NOTHING",
+                "INSERT INTO scheduled_sends (booking_id, kind, journey_version, due_at_ms, status, reason, zone, planned_at_ms, zone_source, local_time) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) ON CONFLICT DO NOTHING",
             )
             .bind(&[
                 s(booking_id),
@@ -64,6 +69,8 @@ pub async fn plan(
                 opt(r.reason),
                 s(zone),
                 n(now_ms),
+                s(zone_source.as_str()),
+                opt(r.local_time.as_deref()),
             ])?,
         );
     }
