@@ -25,9 +25,10 @@ export const FUNCTIONS = {
   "src/store/schedule.rs": ["plan", "decide", "cached_location", "cache_location"],
   "src/outbox/client.rs": ["deliver", "enqueue"],
   "src/journey/mod.rs": ["deliver_once"],
-  "src/journey/hotel.rs": ["booked", "record", "run_plan", "make_plan", "scheduled_send", "hotel_location"],
+  "src/journey/hotel.rs": ["booked", "record", "run_plan", "make_plan", "plan_zone", "scheduled_send", "hotel_location"],
   "src/suppliers/liteapi.rs": ["hotel_location"],
   "src/suppliers/mod.rs": ["get"],
+  "src/store/hotel_zones.rs": ["stored", "record"],
   "src/journey/workflow.rs": ["create"],
   "src/outbox/mod.rs": ["fetch", "alarm"],
   "src/outbox/scheduler.rs": ["rearm", "process"],
@@ -92,6 +93,9 @@ export const AWAITS = {
   "src/journey/hotel.rs#record": 4,
   "src/journey/hotel.rs#run_plan": 5,
   "src/journey/hotel.rs#make_plan": 3,
+  "src/journey/hotel.rs#plan_zone": 3,
+  "src/store/hotel_zones.rs#stored": 1,
+  "src/store/hotel_zones.rs#record": 1,
   "src/journey/hotel.rs#scheduled_send": 4,
   "src/journey/hotel.rs#hotel_location": 3,
   "src/suppliers/liteapi.rs#hotel_location": 1,
@@ -155,9 +159,15 @@ export const JOURNEY_ROWS = [
   ["step `email owner_new_booking:<id>`", "2", "1 DO fetch", "same as above"],
   [
     "step `plan <id> v1`",
+<<<<<<< HEAD
     "3 (4 on a location cache miss)",
     "0 (1 fetch on a cache miss with LITEAPI_API_KEY set)",
     "hotel.rs `make_plan`: `bookings::get`, `schedule::cached_location`, `schedule::plan` (one batch of one INSERT per kind); miss: liteAPI `GET /data/hotel` (suppliers/liteapi.rs) + `cache_location`",
+=======
+    "3 (2 when the booking carries its location; 6 on a hotel's first plan)",
+    "0 (1 fetch on a hotel's first plan with LITEAPI_API_KEY set)",
+    "hotel.rs `make_plan` + `plan_zone`: `bookings::get`, `hotel_zones::stored` (the hotel's zone, resolved once), `schedule::plan` (one batch of one INSERT per kind); first plan of a hotel: + `schedule::cached_location`, liteAPI `GET /data/hotel`, `cache_location`, `hotel_zones::record`",
+>>>>>>> w13
   ],
   [
     "outbox alarm, per email sent",

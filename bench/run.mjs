@@ -642,6 +642,35 @@ await step("journey: D1 calls and subrequests (counted from the code; fingerprin
 });
 
 // ---------------------------------------------------------------------------------------------
+// 5. Hotel time zone lookup (issue #13): bench/tz.mjs, which also runs on its own.
+
+let tz = null;
+await step("hotel time zone lookup: data size, host lookup time, accuracy on held-out cities (node bench/tz.mjs)", async () => {
+  const out = await runCaptured(process.execPath, [join(root, "bench", "tz.mjs"), "--json"], { timeoutMs: 1_800_000, logFile: logs("tz.log") });
+  tz = JSON.parse(out.slice(out.indexOf("{\n")));
+  return `${tz.time.ns_per_lookup} ns/lookup; ${((100 * tz.accuracy.same_offsets) / tz.accuracy.cities).toFixed(2)} % same offsets`;
+});
+
+// At the lookup's introduction (docs/timezone-data.md): the Worker without it (f72db9b) and with it,
+// both `node scripts/build.mjs --force`, gzip -9. Not rebuilt here: the Worker now also holds every
+// change made since, so its size minus this "before" is not the lookup's cost.
+const TZ_BEFORE = { commit: "f72db9b", wasmRaw: 3_004_325, wasmGzip: 901_589, addedRaw: 74_110, addedGzip: 29_694 };
+const tzPct = (k) => `${((100 * tz.accuracy[k]) / tz.accuracy.cities).toFixed(2)} %`;
+const B = (n) => `${n.toLocaleString("en-US")} B`;
+const tzHeaders = ["figure", "value", "bound (issue #13)"];
+const tzRows = [
+  ["Worker wasm before the lookup (" + TZ_BEFORE.commit + ", measured once)", `${B(TZ_BEFORE.wasmRaw)} raw, ${B(TZ_BEFORE.wasmGzip)} gzip`, ""],
+  ["added by the lookup, measured at its introduction (before → after)", `+${B(TZ_BEFORE.addedRaw)} raw, +${B(TZ_BEFORE.addedGzip)} gzip`, "≤ 60 KiB gzip"],
+  ["compiled-in data now (quadtree.dat + zones.txt)", `${B(tz.sizes.dataRaw)} raw, ${B(tz.sizes.dataGzip)} gzip`, "≤ 60 KiB gzip"],
+  ["Worker wasm now (after), build/index_bg.wasm", tz.sizes.wasmRaw ? `${B(tz.sizes.wasmRaw)} raw, ${B(tz.sizes.wasmGzip)} gzip` : "not built", ""],
+  ["host lookup, steady state", `${tz.time.ns_per_lookup} ns (${tz.time.lookups.toLocaleString("en-US")} lookups)`, "≤ 50 µs"],
+  ["host lookup, first call of a process", `${(tz.time.first_call_ns / 1000).toFixed(1)} µs`, ""],
+  [`same UTC offset on 2027-01-15 and 2027-07-15 (${tz.accuracy.cities.toLocaleString("en-US")} cities, ${tz.heldOut})`, tzPct("same_offsets"), "≥ 97 %"],
+  ["exact zone name", tzPct("exact_name"), "≥ 90 %"],
+  ["misses by more than one hour", String(tz.accuracy.misses_over_1h), ""],
+];
+
+// ---------------------------------------------------------------------------------------------
 // Report.
 
 const W = (server, scenario, c) => results.webhooks.find((w) => w.server === server && w.scenario === scenario && w.c === c);
@@ -799,6 +828,17 @@ Journey of a \`booking.book\` (the Workflow instance, after the 202) and the out
 
 ${table(journeyHeaders, JOURNEY_ROWS)}
 
+## 5. Hotel time zone lookup (coordinates → IANA zone)
+
+\`src/domain/tz_lookup.rs\`, measured by \`node bench/tz.mjs\` (provenance, licence and method:
+docs/timezone-data.md). Accuracy is against a held-out table (npm \`city-timezones\`, used only here).
+
+${table(tzHeaders, tzRows)}
+
+Worst misses (looked-up zone instead of the table's):
+
+${tz.accuracy.worst.map((w) => `- ${w}`).join("\n")}
+
 ## Where we are slower than the reference or far from the floor, and why
 
 ${analysis.join("\n")}
@@ -841,6 +881,12 @@ ${analysis.join("\n")}
   \`next_slot_at_ms\` set to 0 and an alarm set, then \`runDurableObjectAlarm\`; rows read and wall ms
   are the object's own \`lastAlarm\` from \`GET /state\` (SQLite cursors' rowsRead; Date.now(), which in
   workerd advances only across I/O), and the caller's wall time around the alarm for comparison.
+- **Hotel time zone lookup.** \`node bench/tz.mjs --json\`: data sizes (gzip -9), the current
+  build/index_bg.wasm, host lookup time from the \`#[ignore]\`d test
+  \`bench_lookup_time_and_accuracy\` in tests/tz_lookup.rs (release profile, opt-level "s", 500,000
+  lookups of fixed pseudo-random points), accuracy on every city of npm \`city-timezones\` with a
+  zone (offsets from chrono-tz on both dates). The wasm "before" is the one-off measurement of
+  docs/timezone-data.md.
 - **D1 calls and subrequests.** Read from src/routes/webhooks.rs, src/store/*.rs,
   src/journey/{mod,hotel}.rs and src/outbox/*.rs: one \`.run()/.first()/.all()\` or one \`batch\` = one
   D1 call; stub fetches, Workflow calls, fetch, send_email and SMTP sockets = other subrequests.
@@ -874,6 +920,9 @@ const out = [
   "",
   "4. D1 calls and subrequests (counted from the code)",
   textTable(journeyHeaders.slice(0, 3), [...WEBHOOK_ROWS, ...JOURNEY_ROWS].map((r) => r.slice(0, 3).map((c) => c.replace(/\*\*/g, "").replace(/`/g, "")))),
+  "",
+  "5. Hotel time zone lookup",
+  textTable(tzHeaders, tzRows),
   "",
   `bench: ${totalS.toFixed(0)} s in all; written to ${QUICK ? ".local/BENCHMARKS.quick.md" : "BENCHMARKS.md"}`,
 ];

@@ -6,7 +6,9 @@ use booking_email_engine::domain::schedule::{
     format_local, hotel_plan, local_time_to_utc, segment_times, sleep_chunks, HotelPlan,
     PlannedSend, ScheduleError, ScheduledKind, DAY_MS, MAX_SLEEP_CHUNKS, MAX_SLEEP_MS,
 };
-use booking_email_engine::domain::timezone::{hotel_zone, HotelZone, ZoneSource};
+use booking_email_engine::domain::timezone::{
+    hotel_zone, hotel_zone_located, HotelZone, ZoneSource,
+};
 use chrono::{DateTime, NaiveDate, NaiveDateTime, NaiveTime, Utc};
 use proptest::prelude::*;
 
@@ -372,28 +374,28 @@ fn zone_table() {
             ZoneSource::Iana,
         ),
         (
-            "Barcelona coordinates → longitude 2.18 → +00:15",
+            "Barcelona coordinates → the zone lookup",
             Some(loc(None, Some(41.38), Some(2.18))),
-            "UTC+00:15",
-            ZoneSource::Longitude,
+            "Europe/Madrid",
+            ZoneSource::Coordinates,
         ),
         (
-            "Honolulu coordinates → longitude −157.8 → −10:30",
+            "Honolulu coordinates → the zone lookup",
             Some(loc(None, Some(21.31), Some(-157.8))),
-            "UTC-10:30",
-            ZoneSource::Longitude,
+            "Pacific/Honolulu",
+            ZoneSource::Coordinates,
         ),
         (
             "invalid IANA falls back to coordinates",
             Some(loc(Some("Europe/Atlantis"), Some(41.38), Some(2.18))),
-            "UTC+00:15",
-            ZoneSource::Longitude,
+            "Europe/Madrid",
+            ZoneSource::Coordinates,
         ),
         (
             "wrong-case IANA is not a name",
             Some(loc(Some("europe/madrid"), Some(21.31), Some(-157.8))),
-            "UTC-10:30",
-            ZoneSource::Longitude,
+            "Pacific/Honolulu",
+            ZoneSource::Coordinates,
         ),
         (
             "invalid IANA, no coordinates",
@@ -438,27 +440,46 @@ fn zone_table() {
             ZoneSource::Utc,
         ),
         (
-            "east edge",
+            "east edge: Vanua Levu, Fiji",
             Some(loc(None, Some(-16.5), Some(179.9))),
-            "UTC+12:00",
-            ZoneSource::Longitude,
+            "Pacific/Fiji",
+            ZoneSource::Coordinates,
         ),
         (
-            "west edge",
-            Some(loc(None, Some(-14.3), Some(-180.0))),
-            "UTC-12:00",
-            ZoneSource::Longitude,
+            "west of the date line: Apia, Samoa (UTC+13)",
+            Some(loc(None, Some(-13.83), Some(-171.76))),
+            "Pacific/Apia",
+            ZoneSource::Coordinates,
         ),
     ];
     for (name, location, want_zone, want_source) in cases {
-        let (z, source) = hotel_zone(location.as_ref());
+        let (z, source) = hotel_zone_located(location.as_ref());
         assert_eq!(z.to_string(), want_zone, "{name}");
         assert_eq!(source, want_source, "{name}");
     }
 }
 
+/// Barcelona by its coordinates: 08:00 is 06:00Z in summer (CEST), 07:00Z in winter (CET), and
+/// 06:00Z on the morning of the 2027-03-28 spring-forward day (the change is at 01:00Z). The old
+/// longitude rule said 07:45Z on every date.
 #[test]
-fn longitude_zone_is_a_fixed_offset() {
+fn coordinates_give_the_true_zone_instants() {
+    let (z, source) = hotel_zone_located(Some(&loc(None, Some(41.38), Some(2.18))));
+    assert_eq!(source, ZoneSource::Coordinates);
+    assert_eq!(utc_of("2026-06-12", "08:00", &z), "2026-06-12T06:00:00Z");
+    assert_eq!(utc_of("2027-01-15", "08:00", &z), "2027-01-15T07:00:00Z");
+    assert_eq!(utc_of("2027-03-28", "08:00", &z), "2027-03-28T06:00:00Z");
+    assert_eq!(utc_of("2027-10-31", "08:00", &z), "2027-10-31T07:00:00Z");
+    let plan = hotel_plan(date("2027-07-15"), date("2027-07-18"), &z, 0);
+    assert_eq!(iso(plan.sends[1].at_ms), "2027-07-15T06:00:00Z");
+    let (h, _) = hotel_zone_located(Some(&loc(None, Some(21.31), Some(-157.8))));
+    assert_eq!(utc_of("2026-06-12", "08:00", &h), "2026-06-12T18:00:00Z");
+}
+
+/// The fallback when the lookup has no answer (`hotel_zone` alone): a fixed offset of
+/// longitude / 15 h, no DST.
+#[test]
+fn longitude_fallback_is_a_fixed_offset() {
     let (z, _) = hotel_zone(Some(&loc(None, Some(41.38), Some(2.18))));
     assert_eq!(z, HotelZone::Fixed { offset_minutes: 15 });
     // 08:00 at UTC+00:15 = 07:45Z, summer or winter alike.

@@ -222,6 +222,50 @@ fn live_mode_order_is_not_sandbox() {
     }
 }
 
+/// An airport without a usable `time_zone` gets the zone at its coordinates (issue #13); without
+/// coordinates either, it keeps what Duffel gave (nothing, or unusable text).
+#[test]
+fn airport_without_a_zone_is_located_by_its_coordinates() {
+    let zones = |edit: fn(&mut Value, &mut Value)| {
+        let b = order_with(|o| {
+            let seg = &mut o["slices"][0]["segments"][0];
+            let (mut origin, mut destination) = (seg["origin"].take(), seg["destination"].take());
+            edit(&mut origin, &mut destination);
+            (seg["origin"], seg["destination"]) = (origin, destination);
+        });
+        let SupplierEvent::FlightBooked(f) = journey(&b) else {
+            panic!("expected FlightBooked")
+        };
+        let s = &f.segments[0];
+        (s.origin.time_zone.clone(), s.destination.time_zone.clone())
+    };
+    let zone = |z: &str| Some(z.to_string());
+    // No time_zone at all, and a name that is no zone: both from the coordinates.
+    assert_eq!(
+        zones(|o, d| {
+            o.as_object_mut().unwrap().remove("time_zone");
+            d["time_zone"] = json!("Mars/Olympus_Mons");
+        }),
+        (zone("Europe/London"), zone("Europe/Madrid"))
+    );
+    // Neither zone nor coordinates (or the (0, 0) placeholder): nothing to look up.
+    assert_eq!(
+        zones(|o, d| {
+            for k in ["time_zone", "latitude", "longitude"] {
+                o.as_object_mut().unwrap().remove(k);
+            }
+            d["time_zone"] = json!("Mars/Olympus_Mons");
+            (d["latitude"], d["longitude"]) = (json!(0.0), json!(0.0));
+        }),
+        (None, zone("Mars/Olympus_Mons"))
+    );
+    // A valid zone given by Duffel always wins over the coordinates.
+    assert_eq!(
+        zones(|o, _| o["time_zone"] = json!("Europe/Dublin")),
+        (zone("Europe/Dublin"), zone("Europe/Madrid"))
+    );
+}
+
 #[test]
 fn segments_of_all_slices_are_kept_in_travel_order() {
     let b = order_with(|o| {

@@ -307,7 +307,8 @@ pub struct Airport {
     pub iata_code: String,
     pub name: String,
     pub city_name: Option<String>,
-    /// IANA time zone of the airport (Duffel `time_zone`), e.g. `Europe/London`.
+    /// IANA time zone of the airport (Duffel `time_zone`, else the zone at Duffel's airport
+    /// coordinates), e.g. `Europe/London`; `None` for liteAPI, which gives neither.
     pub time_zone: Option<String>,
 }
 

@@ -13,8 +13,8 @@
 //!      ([`crate::domain::tz_lookup`]) → [`HotelZone::Iana`], [`ZoneSource::Coordinates`];
 //!      DST-correct, right for ~98 % of world cities (both January and July offsets; measured in
 //!      `docs/timezone-data.md`); at sea it is the nautical zone (`Etc/GMT+3`).
-//!    - [`hotel_zone`] (what the journeys call today, until they move to the lookup), and
-//!      [`hotel_zone_located`] should the lookup ever fail, use a fixed offset of
+//!    - should the lookup ever fail, [`hotel_zone_located`] (what the journeys call) falls back
+//!      to [`hotel_zone`], which uses a fixed offset of
 //!      **longitude / 15 hours, rounded to the nearest 15 minutes** → [`HotelZone::Fixed`],
 //!      [`ZoneSource::Longitude`]. Barcelona (2.18° E) is `UTC+00:15`, Honolulu (157.8° W) is
 //!      `UTC-10:30`. Such a zone knows nothing of DST or political borders: it can be off by an
@@ -96,6 +96,30 @@ impl HotelZone {
         parse_iana(name).map(HotelZone::Iana)
     }
 
+    /// The zone whose [`Display`](fmt::Display) form is `name`: `UTC`, `UTC+HH:MM` / `UTC-HH:MM`
+    /// (a fixed offset, less than 24 hours) or an IANA name of the tz database. `None` for anything
+    /// else. Used to read back a zone stored in D1 (`hotel_locations.zone`).
+    pub fn parse(name: &str) -> Option<HotelZone> {
+        let name = name.trim();
+        if name == "UTC" {
+            return Some(HotelZone::UTC);
+        }
+        if let Some(rest) = name.strip_prefix("UTC") {
+            let (sign, hhmm) = match rest.split_at_checked(1)? {
+                ("+", hhmm) => (1, hhmm),
+                ("-", hhmm) => (-1, hhmm),
+                _ => return None,
+            };
+            let (h, m) = hhmm.split_once(':')?;
+            let ok = h.len() == 2 && m.len() == 2;
+            let (h, m): (i32, i32) = (h.parse().ok()?, m.parse().ok()?);
+            return (ok && h < 24 && m < 60).then_some(HotelZone::Fixed {
+                offset_minutes: sign * (h * 60 + m),
+            });
+        }
+        HotelZone::iana(name)
+    }
+
     /// The UTC offset in force at `instant`.
     pub fn offset_at(&self, instant: DateTime<Utc>) -> FixedOffset {
         match self {
@@ -107,6 +131,17 @@ impl HotelZone {
     /// `instant` as a wall-clock time in this zone.
     pub fn to_local(&self, instant: DateTime<Utc>) -> DateTime<FixedOffset> {
         instant.with_timezone(&self.offset_at(instant))
+    }
+
+    /// The instant `at_ms` (ms since the epoch, UTC) as this zone's wall-clock time, RFC 3339 with
+    /// the offset in force then, whole seconds: `2027-07-15T08:00:00+02:00`. `None` when `at_ms`
+    /// is outside chrono's range.
+    pub fn local_rfc3339(&self, at_ms: i64) -> Option<String> {
+        let instant = DateTime::from_timestamp_millis(at_ms)?;
+        Some(
+            self.to_local(instant)
+                .to_rfc3339_opts(chrono::SecondsFormat::Secs, false),
+        )
     }
 
     /// The instant of the local wall-clock time `local`: ambiguous → the earlier instant;
@@ -270,6 +305,57 @@ mod tests {
             HotelZone::iana("Europe/Madrid").unwrap().to_string(),
             "Europe/Madrid"
         );
+    }
+
+    #[test]
+    fn stored_names_parse_back() {
+        for z in [
+            HotelZone::UTC,
+            HotelZone::Fixed { offset_minutes: 15 },
+            HotelZone::Fixed {
+                offset_minutes: -630,
+            },
+            HotelZone::Fixed {
+                offset_minutes: 765,
+            },
+            HotelZone::iana("Europe/Madrid").unwrap(),
+            HotelZone::iana("Etc/GMT+3").unwrap(),
+        ] {
+            assert_eq!(HotelZone::parse(&z.to_string()), Some(z), "{z}");
+        }
+        for bad in [
+            "",
+            "UTC+",
+            "UTC+1:00",
+            "UTC+24:00",
+            "UTC+01:60",
+            "UTC*01:00",
+            "UTC+ab:cd",
+            "Mars/Base",
+            "europe/madrid",
+        ] {
+            assert_eq!(HotelZone::parse(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn local_rfc3339_shows_the_offset_in_force() {
+        let madrid = HotelZone::iana("Europe/Madrid").unwrap();
+        let summer = madrid.resolve(at(2027, 7, 15, 8, 0)).timestamp_millis();
+        assert_eq!(
+            madrid.local_rfc3339(summer).as_deref(),
+            Some("2027-07-15T08:00:00+02:00")
+        );
+        let winter = madrid.resolve(at(2027, 1, 15, 8, 0)).timestamp_millis();
+        assert_eq!(
+            madrid.local_rfc3339(winter).as_deref(),
+            Some("2027-01-15T08:00:00+01:00")
+        );
+        assert_eq!(
+            HotelZone::UTC.local_rfc3339(summer).as_deref(),
+            Some("2027-07-15T06:00:00+00:00")
+        );
+        assert_eq!(HotelZone::UTC.local_rfc3339(i64::MAX), None);
     }
 
     #[test]

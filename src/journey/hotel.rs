@@ -16,7 +16,7 @@ use crate::domain::intent::{self, Intent, SendDecision};
 use crate::domain::render;
 use crate::domain::schedule::{hotel_plan, sleep_chunks, ScheduledKind};
 use crate::domain::snapshot::hotel_snapshot;
-use crate::domain::timezone::hotel_zone;
+use crate::domain::timezone::{hotel_zone_located, HotelZone, ZoneSource};
 use crate::store;
 use crate::store::bookings::FactsUpdate;
 use crate::store::schedule::{CachedLocation, PlannedRow, SendStatus};
@@ -213,9 +213,8 @@ async fn make_plan(env: &Env, id: &str, version: i64, booked_at_ms: i64) -> Resu
     let cfg = config(env)?;
     let row = known_booking(&db, id).await?;
     let b: HotelBooking = serde_json::from_str(&row.details_json)?;
-    let location = hotel_location(env, &cfg, &b).await;
-    let (zone, source) = hotel_zone(location.as_ref());
-    let zone_desc = format!("{zone} ({source:?})");
+    let (zone, source) = plan_zone(env, &cfg, &b).await;
+    let zone_name = zone.to_string();
     let plan = hotel_plan(b.checkin, b.checkout, &zone, booked_at_ms);
     let merged = "past at booking time: its facts are in the confirmation";
     let expires = |kind| intent::expires_at_ms(kind, b.checkin, b.checkout, &zone);
@@ -239,18 +238,55 @@ async fn make_plan(env: &Env, id: &str, version: i64, booked_at_ms: i64) -> Resu
             status,
             reason,
             expires_at_ms: due_at_ms.map(|_| expires(kind)),
+            local_time: due_at_ms.and_then(|ms| zone.local_rfc3339(ms)),
         })
         .collect();
-    store::schedule::plan(&db, id, version, &rows, &zone_desc, booked_at_ms).await?;
+    let zone_of_rows = (zone_name.as_str(), source);
+    store::schedule::plan(&db, id, version, &rows, zone_of_rows, booked_at_ms).await?;
     Ok(Plan {
         sends: plan.sends.iter().map(|s| (s.kind, s.at_ms)).collect(),
-        zone: zone_desc,
+        zone: format!("{zone_name} ({source})"),
         expires: plan
             .sends
             .iter()
             .map(|s| (s.kind, expires(s.kind)))
             .collect(),
     })
+}
+
+/// The hotel's zone and how it was chosen (`timezone::hotel_zone_located`: supplier IANA name →
+/// coordinates lookup → longitude / 15 h → UTC).
+/// - A booking that carries its own location (Duffel Stays coordinates, a generic `time_zone`) is
+///   resolved from it, a pure lookup with no D1 call.
+/// - Otherwise the hotel's zone is resolved once from its location in the supplier's hotel data
+///   API and stored with its source in `hotel_locations` (migration 0009); every later plan for the
+///   hotel reads it back (one D1 read, the one the location cache read cost before). A failed
+///   lookup stores no zone: the plan uses UTC until the location cache retries it.
+async fn plan_zone(env: &Env, cfg: &Config, b: &HotelBooking) -> (HotelZone, ZoneSource) {
+    let hotel_id = b.hotel_id.as_deref().filter(|_| own_location(b).is_none());
+    let db = env.d1(DB_BINDING).ok();
+    if let (Some(id), Some(db)) = (hotel_id, &db) {
+        match store::hotel_zones::stored(db, id).await {
+            Ok(Some(stored)) => return stored,
+            Ok(None) => {}
+            Err(e) => worker::console_warn!("reading the stored zone of hotel {id} failed: {e}"),
+        }
+    }
+    let location = hotel_location(env, cfg, b).await;
+    let (zone, source) = hotel_zone_located(location.as_ref());
+    if let (Some(id), Some(db), Some(_)) = (hotel_id, &db, &location) {
+        if let Err(e) = store::hotel_zones::record(db, id, &zone, source).await {
+            worker::console_warn!("storing the zone of hotel {id} failed: {e}");
+        }
+    }
+    (zone, source)
+}
+
+/// The booking's own location when it says where the hotel is (a zone name or both coordinates).
+fn own_location(b: &HotelBooking) -> Option<&HotelLocation> {
+    b.location
+        .as_ref()
+        .filter(|l| l.time_zone.is_some() || (l.latitude.is_some() && l.longitude.is_some()))
 }
 
 /// One scheduled send, decided against the booking as it is now and the clock
@@ -309,10 +345,8 @@ async fn scheduled_send(
 /// Any failure falls back to `None` (the schedule then uses UTC) and is cached with its error so a
 /// broken lookup is not retried on every plan.
 async fn hotel_location(env: &Env, cfg: &Config, b: &HotelBooking) -> Option<HotelLocation> {
-    if let Some(l) = &b.location {
-        if l.time_zone.is_some() || (l.latitude.is_some() && l.longitude.is_some()) {
-            return Some(l.clone());
-        }
+    if let Some(l) = own_location(b) {
+        return Some(l.clone());
     }
     let hotel_id = b.hotel_id.as_deref()?;
     let db = env.d1(DB_BINDING).ok()?;

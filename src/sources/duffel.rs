@@ -36,6 +36,8 @@ use crate::domain::event::{
     FlightSegment, Holder, HotelBooking, HotelLocation, Interpretation, Money, Source,
     SupplierEvent,
 };
+use crate::domain::timezone::parse_iana;
+use crate::domain::tz_lookup;
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
@@ -299,16 +301,29 @@ fn flight_segment(seg: &At<'_>) -> Result<FlightSegment, ParseError> {
     })
 }
 
-/// A Duffel Place of type airport. `name` falls back to the IATA code.
+/// A Duffel Place of type airport. `name` falls back to the IATA code. The zone is Duffel's
+/// `time_zone` when it is a tz-database name (Duffel documents it for every airport); else the zone
+/// the coordinate lookup (`domain::tz_lookup`) finds at the airport's `latitude`/`longitude`, when
+/// the payload has them; else the supplier's text as given (unusable: times stay without offset).
 fn airport(place: &At<'_>) -> Result<Airport, ParseError> {
     let iata_code = place.get("iata_code").str_req()?.to_ascii_uppercase();
+    let given = place.get("time_zone").str_opt();
+    let degrees = |k: &str| place.get(k).value().and_then(Value::as_f64);
+    let located = || match (degrees("latitude"), degrees("longitude")) {
+        (Some(lat), Some(lon)) if (lat, lon) != (0.0, 0.0) => tz_lookup::zone_name_at(lat, lon),
+        _ => None,
+    };
+    let time_zone = match given {
+        Some(name) if parse_iana(&name).is_some() => Some(name),
+        given => located().map(str::to_string).or(given),
+    };
     Ok(Airport {
         name: place
             .get("name")
             .str_opt()
             .unwrap_or_else(|| iata_code.clone()),
         city_name: place.get("city_name").str_opt(),
-        time_zone: place.get("time_zone").str_opt(),
+        time_zone,
         iata_code,
     })
 }

@@ -5,6 +5,7 @@ pub mod bookings;
 pub mod campaigns;
 pub mod checkout;
 pub mod emails;
+pub mod hotel_zones;
 pub mod raw_events;
 pub mod schedule;
 pub mod suppressions;

@@ -4,6 +4,7 @@
 use super::{n, opt, s};
 use crate::domain::schedule::ScheduledKind;
 use crate::domain::stored_names;
+use crate::domain::timezone::ZoneSource;
 use serde::{Deserialize, Serialize};
 use worker::{D1Database, Result};
 
@@ -41,24 +42,28 @@ pub struct PlannedRow<'a> {
     /// When it becomes pointless, ms UTC (`crate::domain::intent::expires_at_ms`); `None` for
     /// merged / late rows.
     pub expires_at_ms: Option<i64>,
+    /// `due_at_ms` as a wall-clock time in the hotel's zone, RFC 3339 with its offset
+    /// (`2027-07-15T08:00:00+02:00`); `None` for merged / late rows.
+    pub local_time: Option<String>,
 }
 
-/// Records the plan of one journey version in one batch. Idempotent: a replayed step writes
-/// nothing new.
+/// Records the plan of one journey version in one batch, each row with the hotel's zone (display
+/// name, e.g. `Europe/Madrid`), how it was chosen and its local time. Idempotent: a replayed step
+/// writes nothing new.
 pub async fn plan(
     db: &D1Database,
     booking_id: &str,
     version: i64,
     rows: &[PlannedRow<'_>],
-    zone: &str,
+    (zone, zone_source): (&str, ZoneSource),
     now_ms: i64,
 ) -> Result<()> {
     let mut statements = Vec::with_capacity(rows.len());
     for r in rows {
         statements.push(
             db.prepare(
-                "INSERT INTO scheduled_sends (booking_id, kind, journey_version, due_at_ms, status, reason, zone, planned_at_ms, expires_at_ms) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) ON CONFLICT DO NOTHING",
+                "INSERT INTO scheduled_sends (booking_id, kind, journey_version, due_at_ms, status, reason, zone, planned_at_ms, expires_at_ms, zone_source, local_time) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) ON CONFLICT DO NOTHING",
             )
             .bind(&[
                 s(booking_id),
@@ -70,6 +75,8 @@ pub async fn plan(
                 s(zone),
                 n(now_ms),
                 r.expires_at_ms.map(n).unwrap_or(wasm_bindgen::JsValue::NULL),
+                s(zone_source.as_str()),
+                opt(r.local_time.as_deref()),
             ])?,
         );
     }

@@ -65,6 +65,8 @@ function startSupplierApi() {
       if (req.headers["x-api-key"] !== "test-liteapi-key") return send(401, { error: "unauthorized" });
       const id = url.searchParams.get("hotelId") ?? "";
       if (id.includes("fail")) return send(500, { error: "internal" });
+      // Madrid, 3.7° W: the old longitude rule said UTC−00:15 there, the lookup says Europe/Madrid.
+      if (id.includes("madrid")) return send(200, { data: { id, name: "Example Gran Via Hotel", location: { latitude: 40.4203, longitude: -3.7058 } } });
       return send(200, { data: { id, name: "Example Harbour Hotel", location: { latitude: 41.38, longitude: 2.18 } } });
     }
     send(404, { error: "not found" });

@@ -28,6 +28,22 @@ async function runLiteapi(delivery, { sleeps = false } = {}) {
   }
 }
 
+/**
+ * Madrid's UTC offset in hours at a morning (after 01:00Z) of `date` + `days`: 2 from the last
+ * Sunday of March to the day before the last Sunday of October (EU summer time, Directive
+ * 2000/84/EC: both changes at 01:00 UTC), else 1. Independent of the engine's tz data.
+ */
+function madridOffsetHours(date, days) {
+  const [y, m, d] = date.split("-").map(Number);
+  const day = Date.UTC(y, m - 1, d + days);
+  const year = new Date(day).getUTCFullYear();
+  const lastSunday = (month) => {
+    const end = new Date(Date.UTC(year, month + 1, 0));
+    return Date.UTC(year, month, end.getUTCDate() - end.getUTCDay());
+  };
+  return day >= lastSunday(2) && day < lastSunday(9) ? 2 : 1;
+}
+
 /** UTC ms of `date` (YYYY-MM-DD) + `days` at hh:mm UTC. */
 function utc(date, days, hh, mm) {
   const [y, m, d] = date.split("-").map(Number);
@@ -49,18 +65,20 @@ describe("hotel journey", () => {
     expect(out.emails.every(([, what]) => what === "enqueued")).toBe(true);
 
     // The sleep targets: 08:00 / 08:00 / 10:00 hotel time. The hotel's coordinates come from the
-    // (fake) liteAPI hotel data API: Barcelona, 2.18° E → the longitude fallback, UTC+00:15.
+    // (fake) liteAPI hotel data API: Barcelona → the coordinate lookup, Europe/Madrid (CET/CEST).
     const plan = await rows(
-      "SELECT kind, due_at_ms, status, zone FROM scheduled_sends WHERE booking_id = ? ORDER BY due_at_ms",
+      "SELECT kind, due_at_ms, status, zone, zone_source FROM scheduled_sends WHERE booking_id = ? ORDER BY due_at_ms",
       d.bookingId,
     );
+    const madrid = (date, days, hh) => utc(date, days, hh - madridOffsetHours(date, days), 0);
+    const zone = { zone: "Europe/Madrid", zone_source: "coordinates" };
     expect(plan).toEqual([
-      { kind: "arrival_guide", due_at_ms: utc(d.checkin, -3, 7, 45), status: "sent", zone: expect.stringContaining("+00:15") },
-      { kind: "checkin_day", due_at_ms: utc(d.checkin, 0, 7, 45), status: "sent", zone: expect.any(String) },
-      { kind: "thank_you", due_at_ms: utc(d.checkout, 1, 9, 45), status: "sent", zone: expect.any(String) },
+      { kind: "arrival_guide", due_at_ms: madrid(d.checkin, -3, 8), status: "sent", ...zone },
+      { kind: "checkin_day", due_at_ms: madrid(d.checkin, 0, 8), status: "sent", ...zone },
+      { kind: "thank_you", due_at_ms: madrid(d.checkout, 1, 10), status: "sent", ...zone },
     ]);
-    const cached = await rows("SELECT latitude, longitude, error FROM hotel_locations WHERE hotel_id = 'lp_fake_1001'");
-    expect(cached).toEqual([{ latitude: 41.38, longitude: 2.18, error: null }]);
+    const cached = await rows("SELECT latitude, longitude, error, zone, zone_source FROM hotel_locations WHERE hotel_id = 'lp_fake_1001'");
+    expect(cached).toEqual([{ latitude: 41.38, longitude: 2.18, error: null, ...zone }]);
 
     // The same booking delivered again under another event id sends nothing new.
     const again = futureBooking({ bookingId: d.bookingId, checkinInDays: 30, nights: 3 });
@@ -95,12 +113,16 @@ describe("hotel journey", () => {
   });
 
   it("a hotel data lookup that fails falls back cleanly (UTC) and is cached", async () => {
-    const d = futureBooking({ checkinInDays: 20, hotelId: unique("lp_fail_") });
+    const hotelId = unique("lp_fail_");
+    const d = futureBooking({ checkinInDays: 20, hotelId });
     const out = await runLiteapi(d);
     expect(out.emails).toHaveLength(5);
-    const plan = await rows("SELECT due_at_ms, zone FROM scheduled_sends WHERE booking_id = ? AND kind = 'checkin_day'", d.bookingId);
+    const plan = await rows("SELECT due_at_ms, zone, zone_source FROM scheduled_sends WHERE booking_id = ? AND kind = 'checkin_day'", d.bookingId);
     expect(plan[0].due_at_ms).toBe(utc(d.checkin, 0, 8, 0));
-    expect(plan[0].zone).toMatch(/UTC/);
+    expect(plan[0]).toMatchObject({ zone: "UTC", zone_source: "utc" });
+    // The failure is cached for the retry back-off, with no zone: UTC is not stored as the hotel's.
+    const cached = await rows("SELECT zone, zone_source, error IS NOT NULL AS failed FROM hotel_locations WHERE hotel_id = ?", hotelId);
+    expect(cached).toEqual([{ zone: null, zone_source: null, failed: 1 }]);
   });
 
   // "In the middle": the journey's next scheduled step is held back by failing it a few times
