@@ -27,6 +27,7 @@ fn client(subject: &str, text: &str, html: &str) -> OutgoingEmail {
         html: html.into(),
         message_id: "<x@mail.example.com>".into(),
         headers: Vec::new(),
+        lock: None,
     }
 }
 

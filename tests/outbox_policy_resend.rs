@@ -32,6 +32,7 @@ fn email() -> OutgoingEmail {
         html: "<p>Hi Testa, your booking BK_fake_7Q2w is confirmed.</p>".into(),
         message_id: "<abc@mail.example.com>".into(),
         headers: Vec::new(),
+        lock: None,
     }
 }
 

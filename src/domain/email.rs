@@ -314,6 +314,11 @@ pub struct OutgoingEmail {
     /// booking mail.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub headers: Vec<(String, String)>,
+    /// The content lock's verdict made at render time on the template's own output
+    /// ([`crate::domain::render::guard`]); `None` for owner alerts and for email rendered without
+    /// one (checked whole at send time).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lock: Option<crate::domain::render::guard::LockVerdict>,
 }
 
 #[cfg(test)]

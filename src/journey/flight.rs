@@ -7,7 +7,7 @@ use super::{config, deliver_once, known_booking, rust_err, JourneyOutput};
 use crate::config::DB_BINDING;
 use crate::domain::email::OutgoingEmail;
 use crate::domain::event::{BookingRef, FlightBooking, FlightChange, FlightSegment, JourneyParams};
-use crate::domain::render::{self, SegmentView};
+use crate::domain::render::{self, guard::guarded, SegmentView};
 use crate::domain::schedule::segment_times;
 use crate::domain::snapshot::flight_snapshot;
 use crate::store;
@@ -37,8 +37,10 @@ pub async fn booked(
         .await?;
     }
     let cfg = config(env)?;
-    let email = render::flight_confirmation(f, &SegmentView::list(&f.segments), &cfg.branding)
-        .map_err(rust_err)?;
+    let email = guarded(&cfg.content_lock(), f, |f| {
+        render::flight_confirmation(f, &SegmentView::list(&f.segments), &cfg.branding)
+    })
+    .map_err(rust_err)?;
     let key = email.dedupe_key.to_string();
     out.emails.push((
         key,
@@ -127,14 +129,17 @@ pub async fn schedule_changed(
                     if next_hash == hash {
                         continue;
                     }
+                    let input = (next.clone(), change.clone());
                     emails.push(
-                        render::flight_changed(
-                            &next,
-                            &change.change_id,
-                            &SegmentView::list(&change.removed),
-                            &SegmentView::list(&change.added),
-                            &cfg.branding,
-                        )
+                        guarded(&cfg.content_lock(), &input, |(next, change)| {
+                            render::flight_changed(
+                                next,
+                                &change.change_id,
+                                &SegmentView::list(&change.removed),
+                                &SegmentView::list(&change.added),
+                                &cfg.branding,
+                            )
+                        })
                         .map_err(rust_err)?,
                     );
                     current = next;

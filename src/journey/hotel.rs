@@ -11,7 +11,7 @@ use crate::domain::email::OutgoingEmail;
 use crate::domain::event::{
     BookingRef, HotelAmendment, HotelBooking, HotelLocation, JourneyParams,
 };
-use crate::domain::render;
+use crate::domain::render::{self, guard::guarded};
 use crate::domain::schedule::{hotel_plan, sleep_chunks, ScheduledKind};
 use crate::domain::snapshot::hotel_snapshot;
 use crate::domain::timezone::hotel_zone;
@@ -60,7 +60,10 @@ pub async fn booked(
     };
 
     let cfg = config(env)?;
-    let confirmation = render::booking_confirmation(b, &cfg.branding).map_err(rust_err)?;
+    let confirmation = guarded(&cfg.content_lock(), b, |b| {
+        render::booking_confirmation(b, &cfg.branding)
+    })
+    .map_err(rust_err)?;
     let alert = render::owner_new_booking(
         b,
         params.source,
@@ -260,11 +263,11 @@ async fn scheduled_send(
     }
     let cfg = config(env)?;
     let b: HotelBooking = serde_json::from_str(&row.details_json)?;
-    let email = match kind {
-        ScheduledKind::ArrivalGuide => render::arrival_guide(&b, &cfg.branding),
-        ScheduledKind::CheckinDay => render::checkin_day(&b, &cfg.branding),
-        ScheduledKind::ThankYou => render::thank_you(&b, &cfg.branding),
-    }
+    let email = guarded(&cfg.content_lock(), &b, |b| match kind {
+        ScheduledKind::ArrivalGuide => render::arrival_guide(b, &cfg.branding),
+        ScheduledKind::CheckinDay => render::checkin_day(b, &cfg.branding),
+        ScheduledKind::ThankYou => render::thank_you(b, &cfg.branding),
+    })
     .map_err(rust_err)?;
     let delivery = deliver(env, &email, due_at_ms).await?;
     store::schedule::decide(&db, id, kind, version, SendStatus::Sent, None, due_at_ms).await?;
@@ -364,8 +367,10 @@ pub async fn confirmation_number(
                 store::bookings::write_facts(&db, &update).await?;
                 let cfg = config(&env)?;
                 Ok(Some(
-                    render::hotel_confirmation_number(&b, &number, &cfg.branding)
-                        .map_err(rust_err)?,
+                    guarded(&cfg.content_lock(), &(b, number.clone()), |(b, number)| {
+                        render::hotel_confirmation_number(b, number, &cfg.branding)
+                    })
+                    .map_err(rust_err)?,
                 ))
             },
         )
@@ -494,8 +499,11 @@ pub async fn amended(
                     .map(|c| (c.field, c.before, c.after))
                     .collect();
                 let cfg = config(&env)?;
-                let email = render::booking_updated(&after, &hash, &changes, &cfg.branding)
-                    .map_err(rust_err)?;
+                let input = (after, hash, changes);
+                let email = guarded(&cfg.content_lock(), &input, |(after, hash, changes)| {
+                    render::booking_updated(after, hash, changes, &cfg.branding)
+                })
+                .map_err(rust_err)?;
                 Ok(Some((row.journey_version + 1, email)))
             },
         )

@@ -7,7 +7,8 @@
 //! - `alarm()` sends every queued owner alert at once, then at most one client email if the client
 //!   slot is open, records outcomes (also in D1), and re-arms for the next thing to do;
 //! - `POST /redrive` puts a dead letter back in line with a fresh attempt budget (same row, same
-//!   dedupe key: it cannot be sent twice).
+//!   dedupe key: it cannot be sent twice);
+//! - `POST /release` records the operator's one decision on a blocked email (`release.rs`).
 //!
 //! # The gap between "provider accepted" and "we recorded it"
 //!
@@ -48,6 +49,7 @@ pub mod smtp;
 mod alerts;
 mod gate;
 mod queue;
+mod release;
 mod scheduler;
 mod schema;
 mod send;
@@ -190,6 +192,7 @@ impl DurableObject for Outbox {
                 self.rearm(now).await?;
                 Ok(resp)
             }
+            (Method::Post, "/release") => self.release_route(req).await,
             (Method::Get, "/state") => match ViewFilter::from_url(&req.url()?) {
                 Ok(filter) => Response::from_json(&self.view(&filter)?),
                 Err(message) => invalid(message, Some("query")),

@@ -28,7 +28,11 @@ CREATE TABLE IF NOT EXISTS queue (
   recipient           TEXT,
   budget_from         INTEGER NOT NULL DEFAULT 0,
   maybe_handed_to     TEXT,
-  maybe_handed_at_ms  INTEGER
+  maybe_handed_at_ms  INTEGER,
+  operator_decision   TEXT,
+  operator_by         TEXT,
+  operator_at_ms      INTEGER,
+  operator_reason     TEXT
 );
 CREATE TABLE IF NOT EXISTS attempts (
   seq      INTEGER NOT NULL,
@@ -44,11 +48,16 @@ CREATE TABLE IF NOT EXISTS state (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
 
 /// Columns added after the first release (an `ALTER` that finds the column already there fails
 /// harmlessly), then every index.
-const MIGRATIONS: [&str; 4] = [
+const MIGRATIONS: [&str; 8] = [
     "ALTER TABLE queue ADD COLUMN recipient TEXT",
     "ALTER TABLE queue ADD COLUMN budget_from INTEGER NOT NULL DEFAULT 0",
     "ALTER TABLE queue ADD COLUMN maybe_handed_to TEXT",
     "ALTER TABLE queue ADD COLUMN maybe_handed_at_ms INTEGER",
+    // The operator's decision on a blocked email (`release.rs`).
+    "ALTER TABLE queue ADD COLUMN operator_decision TEXT",
+    "ALTER TABLE queue ADD COLUMN operator_by TEXT",
+    "ALTER TABLE queue ADD COLUMN operator_at_ms INTEGER",
+    "ALTER TABLE queue ADD COLUMN operator_reason TEXT",
 ];
 
 /// The partial indexes. Their `WHERE` clauses name statuses literally (SQLite uses a partial index
@@ -68,7 +77,7 @@ CREATE INDEX IF NOT EXISTS queue_marketing_person ON queue(recipient, sent_at_ms
 ";
 
 /// Schema version kept in `state` (`schema_version`); bump when [`MIGRATIONS`] grows.
-const SCHEMA_VERSION: i64 = 2;
+const SCHEMA_VERSION: i64 = 3;
 
 impl Outbox {
     /// Creates the tables, runs the column migrations an older instance lacks, and creates the

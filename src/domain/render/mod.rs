@@ -80,6 +80,7 @@ macro_rules! email_body {
 pub mod cancellation;
 pub mod checkout;
 pub mod flight;
+pub mod guard;
 pub mod hotel;
 pub mod mime;
 pub mod owner;
@@ -229,6 +230,7 @@ pub fn compose(
         subject,
         text,
         html,
+        lock: None,
     })
 }
 
