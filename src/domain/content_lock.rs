@@ -1,6 +1,8 @@
-//! Content lock: client email must never leak internals. Checked on the rendered subject, text and
-//! HTML just before an email is enqueued (or sent); a locked email is refused (dead letter + owner
-//! alert naming the violations), never "fixed" silently.
+//! Content lock: client email must never leak internals. The rules below run on a rendered
+//! subject, text and HTML. For guest mail they run on the template's own output, every supplier
+//! value neutralised (`crate::domain::render::guard`), so a guest's or a hotel's name never trips
+//! them; a locked email is refused (`blocked` + owner alert naming the violations and where they
+//! came from), never "fixed" silently. Owner alerts are defanged instead (`guard`).
 //!
 //! Rules for client email:
 //! - **Admin URL** ([`LockViolation::AdminUrl`]): any occurrence of a configured admin marker — a

@@ -1,5 +1,6 @@
 //! The send gate: checks that must pass before an email reaches any provider. For every email the
-//! content lock; for client email the suppression list (D1, read at send time: an unsubscribe or a
+//! content lock (the render-time verdict, `crate::domain::render::guard::judge`; owner alerts are
+//! defanged, never held; an operator-released email is not checked again); for client email the suppression list (D1, read at send time: an unsubscribe or a
 //! bounce since enqueue counts); for marketing the daily cap and one email per person per UTC day
 //! (`crate::domain::marketing::may_send`). A held email is already parked (blocked, skipped,
 //! waiting) or left queued behind a marketing hold.
