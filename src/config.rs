@@ -319,6 +319,14 @@ impl Config {
 }
 
 impl Config {
+    /// The content lock of this configuration (`PUBLIC_BASE_URL`, `INTERNAL_NAMES`).
+    pub fn content_lock(&self) -> crate::domain::content_lock::ContentLock {
+        crate::domain::content_lock::ContentLock::from_config(
+            &self.public_base_url,
+            &self.internal_names,
+        )
+    }
+
     /// The public URL of `path` (`/actions/<token>`, `/unsubscribe/<token>`) on this Worker: the
     /// path of `PUBLIC_BASE_URL` (if any) followed by `path`, percent-encoded where needed.
     pub fn public_link(&self, path: &str) -> url::Url {

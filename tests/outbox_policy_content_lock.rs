@@ -28,6 +28,7 @@ fn client(subject: &str, text: &str, html: &str) -> OutgoingEmail {
         message_id: "<x@mail.example.com>".into(),
         headers: Vec::new(),
         intent: None,
+        lock: None,
     }
 }
 

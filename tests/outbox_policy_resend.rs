@@ -33,6 +33,7 @@ fn email() -> OutgoingEmail {
         message_id: "<abc@mail.example.com>".into(),
         headers: Vec::new(),
         intent: None,
+        lock: None,
     }
 }
 

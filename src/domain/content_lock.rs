@@ -1,6 +1,8 @@
-//! Content lock: client email must never leak internals. Checked on the rendered subject, text and
-//! HTML just before an email is enqueued (or sent); a locked email is refused (dead letter + owner
-//! alert naming the violations), never "fixed" silently.
+//! Content lock: client email must never leak internals. The rules below run on a rendered
+//! subject, text and HTML. For guest mail they run on the template's own output, every supplier
+//! value neutralised (`crate::domain::render::guard`), so a guest's or a hotel's name never trips
+//! them; a locked email is refused (`blocked` + owner alert naming the violations and where they
+//! came from), never "fixed" silently. Owner alerts are defanged instead (`guard`).
 //!
 //! Rules for client email:
 //! - **Admin URL** ([`LockViolation::AdminUrl`]): any occurrence of a configured admin marker — a
@@ -43,6 +45,7 @@
 
 use crate::domain::cut_bytes;
 use crate::domain::email::{Audience, OutgoingEmail};
+use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// Always an admin path (as a path segment), whatever the configuration.
@@ -63,8 +66,10 @@ const CLOSERS: [&str; 4] = ["}}", "%}", "#}", "]]"];
 const QUOTE_MAX: usize = 120;
 
 /// One reason a client email was refused. The string is the offending URL or text (cut to 120
-/// bytes), or the configured internal name.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+/// bytes), or the configured internal name. Stored with an email's [`crate::domain::render::guard::LockVerdict`]
+/// as `{"<snake_case variant>": "<text>"}`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum LockViolation {
     AdminUrl(String),
     ActionLink(String),
@@ -209,6 +214,25 @@ impl ContentLock {
         }
     }
 
+    /// Byte ranges of `s` (folded with [`fold_hiding_characters`] first by the caller) holding a
+    /// whole URL-ish token that the client rules refuse: an action link, an admin path or one of the
+    /// admin markers. Used to defang supplier values before a client email is rendered.
+    pub fn link_spans(&self, s: &str) -> Vec<(usize, usize)> {
+        let lower = s.to_ascii_lowercase();
+        let mut hits = path_matches(&lower, ACTION_PATH);
+        hits.extend(path_matches(&lower, ADMIN_PATH));
+        for marker in &self.admin_markers {
+            if marker.starts_with('/') {
+                hits.extend(path_matches(&lower, marker));
+            } else {
+                hits.extend(host_matches(&lower, marker));
+            }
+        }
+        hits.into_iter()
+            .map(|(start, end)| token_span(s, start, end))
+            .collect()
+    }
+
     fn scan_links(&self, part: &str, out: &mut Vec<LockViolation>) {
         let lower = part.to_ascii_lowercase();
         for (start, end) in path_matches(&lower, ACTION_PATH) {
@@ -338,7 +362,7 @@ fn is_public_engine_token(rest: &str) -> bool {
 /// ASCII, so `work\u{200b}flow` or `｛｛ name ｝｝` cannot slip past the rules. Look-alike letters
 /// of other scripts (Cyrillic `о` for `o`) are not folded: that needs Unicode confusables data, and
 /// the text is the engine's own templates or the operator's.
-fn fold_hiding_characters(s: &str) -> String {
+pub fn fold_hiding_characters(s: &str) -> String {
     s.chars()
         .filter(|&c| {
             !matches!(c,
@@ -363,6 +387,12 @@ fn is_delimiter(c: char) -> bool {
 
 /// The URL-ish token of `text` around the byte range `start..end`, cut to [`QUOTE_MAX`] bytes.
 fn token_around(text: &str, start: usize, end: usize) -> String {
+    let (from, to) = token_span(text, start, end);
+    cut_bytes(&text[from..to], QUOTE_MAX).to_string()
+}
+
+/// The byte range of the URL-ish token of `text` around `start..end` (up to the delimiters).
+fn token_span(text: &str, start: usize, end: usize) -> (usize, usize) {
     let from = text[..start]
         .char_indices()
         .rev()
@@ -372,7 +402,7 @@ fn token_around(text: &str, start: usize, end: usize) -> String {
         .char_indices()
         .find(|&(_, c)| is_delimiter(c))
         .map_or(text.len(), |(i, _)| end + i);
-    cut_bytes(&text[from..to], QUOTE_MAX).to_string()
+    (from, to)
 }
 
 /// `true` when the words of `name` (single-space separated, lower-case) occur in `lower` as whole

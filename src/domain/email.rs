@@ -326,6 +326,11 @@ pub struct OutgoingEmail {
     /// never re-checked, never withdrawn.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub intent: Option<crate::domain::intent::Intent>,
+    /// The content lock's verdict made at render time on the template's own output
+    /// ([`crate::domain::render::guard`]); `None` for owner alerts and for email rendered without
+    /// one (checked whole at send time).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lock: Option<crate::domain::render::guard::LockVerdict>,
 }
 
 #[cfg(test)]

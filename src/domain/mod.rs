@@ -17,6 +17,7 @@ pub mod marketing_email;
 pub mod operator;
 pub mod outbox;
 pub mod parse_error;
+pub mod release;
 pub mod render;
 pub mod resend;
 pub mod schedule;

@@ -14,7 +14,7 @@ use crate::domain::checkout::{
     self, AttemptFacts, CheckoutInput, CheckoutOutcome, RiskReason, Thresholds,
 };
 use crate::domain::event::{CheckoutAttempt, JourneyParams, PaymentOutcome, PaymentUpdate};
-use crate::domain::render;
+use crate::domain::render::{self, guard::guarded};
 use crate::store;
 use crate::store::checkout::AttemptRow;
 use serde::{Deserialize, Serialize};
@@ -196,9 +196,19 @@ async fn decide_and_act(env: &Env, prebook: &str, decide_at: i64) -> Result<Deci
             let to =
                 crate::domain::event::EmailAddress::parse(row.email.as_deref().unwrap_or_default())
                     .map_err(rust_err)?;
-            let email =
-                render::checkout_not_completed(&attempt, &to, &cfg.booking_site_url, &cfg.branding)
-                    .map_err(rust_err)?;
+            let email = guarded(
+                &cfg.content_lock(),
+                &(attempt.clone(), to.clone()),
+                |(attempt, to)| {
+                    render::checkout_not_completed(
+                        attempt,
+                        to,
+                        &cfg.booking_site_url,
+                        &cfg.branding,
+                    )
+                },
+            )
+            .map_err(rust_err)?;
             let key = email.dedupe_key.to_string();
             decided.email = Some((key, deliver(env, &email, decide_at).await?));
         }

@@ -8,7 +8,7 @@ use crate::config::DB_BINDING;
 use crate::domain::email::OutgoingEmail;
 use crate::domain::event::{BookingRef, FlightBooking, FlightChange, FlightSegment, JourneyParams};
 use crate::domain::intent::Intent;
-use crate::domain::render::{self, SegmentView};
+use crate::domain::render::{self, guard::guarded, SegmentView};
 use crate::domain::schedule::segment_times;
 use crate::domain::snapshot::flight_snapshot;
 use crate::store;
@@ -38,8 +38,10 @@ pub async fn booked(
         .await?;
     }
     let cfg = config(env)?;
-    let mut email = render::flight_confirmation(f, &SegmentView::list(&f.segments), &cfg.branding)
-        .map_err(rust_err)?;
+    let mut email = guarded(&cfg.content_lock(), f, |f| {
+        render::flight_confirmation(f, &SegmentView::list(&f.segments), &cfg.branding)
+    })
+    .map_err(rust_err)?;
     // Withdrawn if the order is cancelled before its turn; the version does not matter.
     email.intent = Some(Intent::default());
     deliver_once(step, env, email, params.received_at_ms, &mut out).await;
@@ -126,14 +128,17 @@ pub async fn schedule_changed(
                     if next_hash == hash {
                         continue;
                     }
+                    let input = (next.clone(), change.clone());
                     emails.push(
-                        render::flight_changed(
-                            &next,
-                            &change.change_id,
-                            &SegmentView::list(&change.removed),
-                            &SegmentView::list(&change.added),
-                            &cfg.branding,
-                        )
+                        guarded(&cfg.content_lock(), &input, |(next, change)| {
+                            render::flight_changed(
+                                next,
+                                &change.change_id,
+                                &SegmentView::list(&change.removed),
+                                &SegmentView::list(&change.added),
+                                &cfg.branding,
+                            )
+                        })
                         .map_err(rust_err)?,
                     );
                     current = next;

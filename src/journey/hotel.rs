@@ -13,7 +13,7 @@ use crate::domain::event::{
     BookingRef, HotelAmendment, HotelBooking, HotelLocation, JourneyParams,
 };
 use crate::domain::intent::{self, Intent, SendDecision};
-use crate::domain::render;
+use crate::domain::render::{self, guard::guarded};
 use crate::domain::schedule::{hotel_plan, sleep_chunks, ScheduledKind};
 use crate::domain::snapshot::hotel_snapshot;
 use crate::domain::timezone::{hotel_zone_located, HotelZone, ZoneSource};
@@ -66,7 +66,10 @@ pub async fn booked(
     };
 
     let cfg = config(env)?;
-    let mut confirmation = render::booking_confirmation(b, &cfg.branding).map_err(rust_err)?;
+    let mut confirmation = guarded(&cfg.content_lock(), b, |b| {
+        render::booking_confirmation(b, &cfg.branding)
+    })
+    .map_err(rust_err)?;
     confirmation.intent = Some(Intent {
         journey_version: Some(recorded.version),
         expires_at_ms: None,
@@ -328,11 +331,11 @@ async fn scheduled_send(
     };
     let cfg = config(env)?;
     let b: HotelBooking = serde_json::from_str(&row.details_json)?;
-    let mut email = match kind {
-        ScheduledKind::ArrivalGuide => render::arrival_guide(&b, &cfg.branding),
-        ScheduledKind::CheckinDay => render::checkin_day(&b, &cfg.branding),
-        ScheduledKind::ThankYou => render::thank_you(&b, &cfg.branding),
-    }
+    let mut email = guarded(&cfg.content_lock(), &b, |b| match kind {
+        ScheduledKind::ArrivalGuide => render::arrival_guide(b, &cfg.branding),
+        ScheduledKind::CheckinDay => render::checkin_day(b, &cfg.branding),
+        ScheduledKind::ThankYou => render::thank_you(b, &cfg.branding),
+    })
     .map_err(rust_err)?;
     email.intent = Some(intent);
     let delivery = deliver(env, &email, due_at_ms).await?;
@@ -430,7 +433,10 @@ pub async fn confirmation_number(
                 };
                 store::bookings::write_facts(&db, &update).await?;
                 let cfg = config(&env)?;
-                let mut email = render::hotel_confirmation_number(&b, &number, &cfg.branding)
+                let mut email =
+                    guarded(&cfg.content_lock(), &(b, number.clone()), |(b, number)| {
+                        render::hotel_confirmation_number(b, number, &cfg.branding)
+                    })
                     .map_err(rust_err)?;
                 email.intent = Some(Intent {
                     journey_version: Some(row.journey_version),
@@ -560,8 +566,11 @@ pub async fn amended(
                     .map(|c| (c.field, c.before, c.after))
                     .collect();
                 let cfg = config(&env)?;
-                let email = render::booking_updated(&after, &hash, &changes, &cfg.branding)
-                    .map_err(rust_err)?;
+                let input = (after, hash, changes);
+                let email = guarded(&cfg.content_lock(), &input, |(after, hash, changes)| {
+                    render::booking_updated(after, hash, changes, &cfg.branding)
+                })
+                .map_err(rust_err)?;
                 Ok(Some((row.journey_version + 1, email)))
             },
         )

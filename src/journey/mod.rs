@@ -23,7 +23,7 @@ use crate::domain::email::OutgoingEmail;
 use crate::domain::event::{
     Cancellation, FlightBooking, HotelBooking, JourneyParams, SupplierEvent,
 };
-use crate::domain::render;
+use crate::domain::render::{self, guard::guarded};
 pub use crate::outbox::client::{deliver, Delivery};
 use crate::store;
 use crate::store::bookings::FactsUpdate;
@@ -167,8 +167,32 @@ async fn cancelled(
                         render::CancelledBooking::for_hotel(&b)
                     }
                 };
-                let guest =
-                    render::booking_cancelled(&summary, &c, &cfg.branding).map_err(rust_err)?;
+                // The guest's email is rendered from the booking itself (not the summary) so the
+                // lock sees the template's own words around the supplier's values.
+                let lock = cfg.content_lock();
+                let guest = match row.kind {
+                    BookingKind::Flight => {
+                        let f: FlightBooking = serde_json::from_str(&row.details_json)?;
+                        guarded(&lock, &(f, c.clone()), |(f, c)| {
+                            render::booking_cancelled(
+                                &render::CancelledBooking::for_flight(f),
+                                c,
+                                &cfg.branding,
+                            )
+                        })
+                    }
+                    BookingKind::Hotel => {
+                        let b: HotelBooking = serde_json::from_str(&row.details_json)?;
+                        guarded(&lock, &(b, c.clone()), |(b, c)| {
+                            render::booking_cancelled(
+                                &render::CancelledBooking::for_hotel(b),
+                                c,
+                                &cfg.branding,
+                            )
+                        })
+                    }
+                }
+                .map_err(rust_err)?;
                 let owner =
                     render::owner_booking_cancelled(&summary, &c, &cfg.owner_email, &cfg.branding)
                         .map_err(rust_err)?;

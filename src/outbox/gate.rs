@@ -1,6 +1,8 @@
 //! The send gate: checks that must pass before an email reaches any provider. For every email the
-//! content lock; for client email with intent the booking as it is now (`intent.rs`); for client
-//! email the suppression list (D1, read at send time: an unsubscribe or a
+//! content lock (the render-time verdict, `crate::domain::render::guard::judge`; owner alerts are
+//! defanged, never held; an operator-released email is not checked again); for client email with
+//! intent the booking as it is now (`intent.rs`); for client email the suppression list (D1, read
+//! at send time: an unsubscribe or a
 //! bounce since enqueue counts); for marketing the daily cap and one email per person per UTC day
 //! (`crate::domain::marketing::may_send`). A held email is already parked (blocked, skipped,
 //! waiting) or left queued behind a marketing hold.
@@ -10,10 +12,10 @@ use super::queue::Row;
 use super::storage::StateKey;
 use super::Outbox;
 use crate::config::{Config, DB_BINDING};
-use crate::domain::content_lock::{self, ContentLock};
 use crate::domain::email::{Audience, EmailStatus, OutgoingEmail, Rank};
 use crate::domain::marketing::{self, DeferReason, MarketingDecision, SkipReason};
 use crate::domain::outbox::DAY_MS;
+use crate::domain::render::guard;
 use crate::platform::now_ms;
 use crate::store;
 use worker::Result;
@@ -23,9 +25,11 @@ use worker::Result;
 const SUPPRESSION_RETRY_MS: i64 = 30_000;
 
 /// Whether an email may go to a provider now ([`Outbox::gate`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum Gate {
     Open,
+    /// An owner alert that would trip the lock: send this copy, its markers broken apart.
+    Defanged(Box<OutgoingEmail>),
     Held,
 }
 
@@ -37,27 +41,22 @@ impl Outbox {
         email: &OutgoingEmail,
         cfg: &Config,
     ) -> Result<Gate> {
-        // Content lock: nothing internal reaches a client (owner alerts may carry admin and action
-        // links, never unrendered placeholders). A locked email never reaches a provider.
-        let lock = ContentLock::from_config(&cfg.public_base_url, &cfg.internal_names);
-        if let Err(violations) = lock.check(email) {
-            let reason = format!("content lock: {}", content_lock::describe(&violations));
-            let at = now_ms();
-            self.park(row.seq, EmailStatus::Blocked, 0, &reason, at)?;
-            // The alert names what was found without repeating template markers verbatim (the
-            // alert itself must pass the placeholder rule); the queue row keeps the full detail.
-            let for_owner: Vec<String> = violations
-                .iter()
-                .map(|v| match v {
-                    content_lock::LockViolation::Placeholder(_) => {
-                        "an unrendered template placeholder".to_string()
-                    }
-                    other => other.to_string(),
-                })
-                .collect();
-            let summary = format!("content lock: {}", for_owner.join("; "));
-            self.alert_owner(email, row, EmailStatus::Blocked, &summary, cfg, at)?;
-            return Ok(Gate::Held);
+        // Content lock on what we wrote (verdict made at render time, `domain::render::guard`).
+        // Owner alerts are never silenced: markers in them are defanged and they go out. An email
+        // the operator released (`POST /admin/outbox/release`) is not checked again.
+        if !row.released() {
+            if let Err(tripped) = guard::judge(&cfg.content_lock(), email) {
+                if email.audience == Audience::Owner {
+                    let mut defanged = email.clone();
+                    guard::defang_placeholders(&mut defanged);
+                    return Ok(Gate::Defanged(Box::new(defanged)));
+                }
+                let reason = tripped.describe();
+                let at = now_ms();
+                self.park(row.seq, EmailStatus::Blocked, 0, &reason, at)?;
+                self.alert_owner(email, row, EmailStatus::Blocked, &reason, cfg, at)?;
+                return Ok(Gate::Held);
+            }
         }
         if email.audience == Audience::Owner {
             return Ok(Gate::Open);

@@ -9,7 +9,8 @@
 //! - `POST /withdraw` (`{"bookingId", "except": [dedupe keys]}`) marks a cancelled booking's
 //!   queued emails that carry intent `skipped` ("booking cancelled") at once;
 //! - `POST /redrive` puts a dead letter back in line with a fresh attempt budget (same row, same
-//!   dedupe key: it cannot be sent twice).
+//!   dedupe key: it cannot be sent twice);
+//! - `POST /release` records the operator's one decision on a blocked email (`release.rs`).
 //!
 //! # The gap between "provider accepted" and "we recorded it"
 //!
@@ -51,6 +52,7 @@ mod alerts;
 mod gate;
 mod intent;
 mod queue;
+mod release;
 mod scheduler;
 mod schema;
 mod send;
@@ -210,6 +212,7 @@ impl DurableObject for Outbox {
                 self.rearm(now).await?;
                 Response::from_json(&WithdrawAnswer { withdrawn })
             }
+            (Method::Post, "/release") => self.release_route(req).await,
             (Method::Get, "/state") => match ViewFilter::from_url(&req.url()?) {
                 Ok(filter) => Response::from_json(&self.view(&filter)?),
                 Err(message) => invalid(message, Some("query")),

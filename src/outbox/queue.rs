@@ -11,6 +11,7 @@ use super::Outbox;
 use crate::domain::email::{Audience, EmailStatus, OutgoingEmail, Rank};
 use crate::domain::intent::{Intent, SkipReason};
 use crate::domain::outbox::{Provider, QueueFacts};
+use crate::domain::release::OperatorDecision;
 use serde::Deserialize;
 use worker::Result;
 
@@ -30,9 +31,17 @@ pub(super) struct Row {
     pub(super) journey_version: Option<i64>,
     #[serde(default)]
     pub(super) expires_at_ms: Option<i64>,
+    /// The operator's decision on a blocked email (`release` / `reject`), if any.
+    #[serde(default)]
+    pub(super) operator_decision: Option<String>,
 }
 
 impl Row {
+    /// The operator released this email past the content lock (once; see [`Outbox::decide_blocked`]).
+    pub(super) fn released(&self) -> bool {
+        self.operator_decision.as_deref() == Some(OperatorDecision::Release.as_str())
+    }
+
     /// The earlier hand-over whose outcome was never learned, if any: provider and time (ms UTC).
     pub(super) fn maybe_handed_over(&self) -> Option<(Provider, i64)> {
         let provider = Provider::parse(self.maybe_handed_to.as_deref()?)?;
@@ -194,7 +203,7 @@ impl Outbox {
     pub(super) fn pick(&self, audience: Audience, max_rank: i64) -> Result<Option<Row>> {
         let rows: Vec<Row> = self.rows(
             "SELECT seq, email_json, attempts, budget_from, maybe_handed_to, maybe_handed_at_ms, \
-             intent_booking_id, journey_version, expires_at_ms FROM queue \
+             intent_booking_id, journey_version, expires_at_ms, operator_decision FROM queue \
              WHERE status = 'queued' AND audience = ? AND rank <= ? ORDER BY rank, seq LIMIT 1",
             vec![audience.as_str().into(), max_rank.into()],
         )?;

@@ -31,7 +31,11 @@ CREATE TABLE IF NOT EXISTS queue (
   maybe_handed_at_ms  INTEGER,
   intent_booking_id   TEXT,
   journey_version     INTEGER,
-  expires_at_ms       INTEGER
+  expires_at_ms       INTEGER,
+  operator_decision   TEXT,
+  operator_by         TEXT,
+  operator_at_ms      INTEGER,
+  operator_reason     TEXT
 );
 CREATE TABLE IF NOT EXISTS attempts (
   seq      INTEGER NOT NULL,
@@ -47,7 +51,7 @@ CREATE TABLE IF NOT EXISTS state (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
 
 /// Columns added after the first release (an `ALTER` that finds the column already there fails
 /// harmlessly), then every index.
-const MIGRATIONS: [&str; 7] = [
+const MIGRATIONS: [&str; 11] = [
     "ALTER TABLE queue ADD COLUMN recipient TEXT",
     "ALTER TABLE queue ADD COLUMN budget_from INTEGER NOT NULL DEFAULT 0",
     "ALTER TABLE queue ADD COLUMN maybe_handed_to TEXT",
@@ -57,6 +61,11 @@ const MIGRATIONS: [&str; 7] = [
     "ALTER TABLE queue ADD COLUMN intent_booking_id TEXT",
     "ALTER TABLE queue ADD COLUMN journey_version INTEGER",
     "ALTER TABLE queue ADD COLUMN expires_at_ms INTEGER",
+    // The operator's decision on a blocked email (`release.rs`).
+    "ALTER TABLE queue ADD COLUMN operator_decision TEXT",
+    "ALTER TABLE queue ADD COLUMN operator_by TEXT",
+    "ALTER TABLE queue ADD COLUMN operator_at_ms INTEGER",
+    "ALTER TABLE queue ADD COLUMN operator_reason TEXT",
 ];
 
 /// The partial indexes. Their `WHERE` clauses name statuses literally (SQLite uses a partial index
@@ -78,7 +87,7 @@ CREATE INDEX IF NOT EXISTS queue_intent_booking ON queue(intent_booking_id)
 ";
 
 /// Schema version kept in `state` (`schema_version`); bump when [`MIGRATIONS`] grows.
-const SCHEMA_VERSION: i64 = 3;
+const SCHEMA_VERSION: i64 = 4;
 
 impl Outbox {
     /// Creates the tables, runs the column migrations an older instance lacks, and creates the

@@ -123,9 +123,11 @@ enum Next {
 impl Outbox {
     /// Tries to send one row: gate, then hand-overs until one is accepted or the row is parked.
     pub(super) async fn attempt(&self, row: Row, cfg: &Config) -> Result<Attempted> {
-        let email: OutgoingEmail = serde_json::from_str(&row.email_json)?;
-        if self.gate(&row, &email, cfg).await? == Gate::Held {
-            return Ok(Attempted::NotSent);
+        let mut email: OutgoingEmail = serde_json::from_str(&row.email_json)?;
+        match self.gate(&row, &email, cfg).await? {
+            Gate::Held => return Ok(Attempted::NotSent),
+            Gate::Defanged(defanged) => email = *defanged,
+            Gate::Open => {}
         }
         let mut progress = Progress {
             attempts: row.attempts,

@@ -10,7 +10,7 @@ use super::{config, Answer, AppError};
 use crate::config::DB_BINDING;
 use crate::domain::action_token::{self, OwnerAction, TokenError};
 use crate::domain::event::{CheckoutAttempt, EmailAddress};
-use crate::domain::render;
+use crate::domain::render::{self, guard::guarded};
 use crate::outbox::client::deliver;
 use crate::platform::{now_ms, Page};
 use crate::store;
@@ -167,12 +167,18 @@ pub async fn act(req: Request, env: &Env, token: &str) -> Answer {
         .answer();
     };
     let cfg = config(env)?;
-    let mail = render::checkout_declined(
-        &attempt,
-        &to,
-        claims.action,
-        &cfg.booking_site_url,
-        &cfg.branding,
+    let mail = guarded(
+        &cfg.content_lock(),
+        &(attempt.clone(), to.clone()),
+        |(attempt, to)| {
+            render::checkout_declined(
+                attempt,
+                to,
+                claims.action,
+                &cfg.booking_site_url,
+                &cfg.branding,
+            )
+        },
     )
     .map_err(AppError::unavailable)?;
     if let Err(e) = deliver(env, &mail, at).await {

@@ -19,6 +19,11 @@
 //!   (`POST https://outbox/redrive`); its status and JSON body are returned unchanged (200
 //!   `{"status":"queued","dedupeKey"}`, 404 `not_found`, 409 `conflict` when the email is not a
 //!   dead letter).
+//! - `POST /admin/outbox/release` `{"dedupeKey", "decision": "release"|"reject", "reason", "by"?}`:
+//!   the operator's one decision on an email the content lock blocked (`crate::domain::release`),
+//!   forwarded to the outbox (`POST https://outbox/release`): 200
+//!   `{"dedupeKey","decision","status","by","atMs"}`, 404 `not_found`, 409 `conflict` when the
+//!   email is not blocked or was already decided.
 //! - `GET /admin/outbox/email?dedupe_key=<key>`: one queued email as rendered (subject, text,
 //!   HTML, extra headers such as `List-Unsubscribe`), e.g. to inspect one the content lock
 //!   blocked; 404 when the outbox has no such key.
@@ -177,6 +182,17 @@ pub async fn outbox_redrive(mut req: Request, env: &Env) -> Answer {
     let key = operator::parse_redrive_request(&body)?;
     let forwarded = json!({ "dedupeKey": key.as_str() }).to_string();
     forward(env, Method::Post, "/redrive", Some(forwarded)).await
+}
+
+/// `POST /admin/outbox/release` (see the module docs).
+pub async fn outbox_release(mut req: Request, env: &Env) -> Answer {
+    let cfg = config(env)?;
+    authorize(&req, &cfg)?;
+    let body = read_limited(&mut req, MAX_REDRIVE_BODY_BYTES).await?;
+    // Parsed here for a clear 400 before the outbox is woken; the outbox parses the same body.
+    crate::domain::release::parse_release_request(&body)?;
+    let body = String::from_utf8_lossy(&body).into_owned();
+    forward(env, Method::Post, "/release", Some(body)).await
 }
 
 /// `GET /admin/outbox` (see the module docs).

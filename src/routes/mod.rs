@@ -36,9 +36,10 @@ pub async fn handle(req: Request, env: Env) -> Answer {
         (_, "/webhooks/resend") => Err(AppError::MethodNotAllowed("POST")),
         (Method::Post, "/admin/marketing/send") => admin::marketing_send(req, &env).await,
         (Method::Post, "/admin/outbox/redrive") => admin::outbox_redrive(req, &env).await,
+        (Method::Post, "/admin/outbox/release") => admin::outbox_release(req, &env).await,
         (Method::Get, "/admin/outbox") => admin::outbox_state(req, &env).await,
         (Method::Get, "/admin/outbox/email") => admin::outbox_email(req, &env).await,
-        (_, "/admin/marketing/send" | "/admin/outbox/redrive") => {
+        (_, "/admin/marketing/send" | "/admin/outbox/redrive" | "/admin/outbox/release") => {
             Err(AppError::MethodNotAllowed("POST"))
         }
         (_, "/admin/outbox" | "/admin/outbox/email") => Err(AppError::MethodNotAllowed("GET")),

@@ -60,6 +60,27 @@ pub async fn mark_queued(db: &D1Database, dedupe_key: &str, now_ms: i64) -> Resu
     Ok(())
 }
 
+/// Records the operator's decision on a blocked email (`crate::domain::release`): who, when (ms
+/// UTC), why. Writes only a row that has no decision yet; returns `false` otherwise.
+pub async fn record_operator_decision(
+    db: &D1Database,
+    dedupe_key: &str,
+    decision: &str,
+    by: &str,
+    at_ms: i64,
+    reason: &str,
+) -> Result<bool> {
+    let r = db
+        .prepare(
+            "UPDATE emails SET operator_decision = ?2, operator_by = ?3, operator_at_ms = ?4, operator_reason = ?5 \
+             WHERE dedupe_key = ?1 AND operator_decision IS NULL",
+        )
+        .bind(&[s(dedupe_key), s(decision), s(by), n(at_ms), s(reason)])?
+        .run()
+        .await?;
+    Ok(changes(&r) == 1)
+}
+
 /// What the outbox learned about one email; written back to D1 after each attempt.
 pub struct Outcome<'a> {
     pub dedupe_key: &'a str,

@@ -82,6 +82,7 @@ pub(crate) use email_body;
 pub mod cancellation;
 pub mod checkout;
 pub mod flight;
+pub mod guard;
 pub mod hotel;
 pub mod mime;
 pub mod owner;
@@ -232,6 +233,7 @@ pub fn compose(
         text,
         html,
         intent: None,
+        lock: None,
     })
 }
 
