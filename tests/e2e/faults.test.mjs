@@ -5,6 +5,7 @@
 import { env, introspectWorkflowInstance, runInDurableObject } from "cloudflare:test";
 import { describe, it, expect } from "vitest";
 import {
+  madridOffsetHours,
   dateInDays,
   futureBooking,
   instanceIdFor,
@@ -116,20 +117,21 @@ describe("faults", () => {
     expect(out.emails.map(([k]) => k)).toContain(guideKey);
 
     // Queued with its moment: 00:00 hotel time on the check-in day (the fake hotel data puts the
-    // hotel at UTC+00:15). Then a backlog holds it past that moment: its record says so.
+    // hotel near Barcelona: Europe/Madrid). Then a backlog holds it past that moment.
+    const midnight = (date, days) => utc(date, days, -madridOffsetHours(date, days), 0);
     const expires = await runInDurableObject(outboxStub(), async (_o, state) =>
       state.storage.sql.exec("SELECT expires_at_ms, journey_version FROM queue WHERE dedupe_key = ?", guideKey).one(),
     );
-    expect(expires).toEqual({ expires_at_ms: utc(d.checkin, 0, 0, 0) - 15 * 60_000, journey_version: 1 });
+    expect(expires).toEqual({ expires_at_ms: midnight(d.checkin, 0), journey_version: 1 });
     // D1's plan holds the same moment, for whoever decides a send later.
     const planned = await rows(
       "SELECT kind, expires_at_ms FROM scheduled_sends WHERE booking_id = ? ORDER BY due_at_ms",
       d.bookingId,
     );
     expect(planned).toEqual([
-      { kind: "arrival_guide", expires_at_ms: utc(d.checkin, 0, 0, 0) - 15 * 60_000 },
-      { kind: "checkin_day", expires_at_ms: utc(d.checkin, 1, 0, 0) - 15 * 60_000 },
-      { kind: "thank_you", expires_at_ms: utc(d.checkout, 15, 0, 0) - 15 * 60_000 },
+      { kind: "arrival_guide", expires_at_ms: midnight(d.checkin, 0) },
+      { kind: "checkin_day", expires_at_ms: midnight(d.checkin, 1) },
+      { kind: "thank_you", expires_at_ms: midnight(d.checkout, 15) },
     ]);
     await runInDurableObject(outboxStub(), async (_o, state) => {
       state.storage.sql.exec("UPDATE queue SET expires_at_ms = ? WHERE dedupe_key = ?", Date.now() - 60_000, guideKey);

@@ -272,3 +272,19 @@ export async function setOutboxState(key, value) {
     else st.storage.sql.exec("INSERT INTO state (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", key, value);
   });
 }
+
+/**
+ * Madrid's UTC offset in hours at a morning (after 01:00Z) of `date` + `days`: 2 from the last
+ * Sunday of March to the day before the last Sunday of October (EU summer time, Directive
+ * 2000/84/EC: both changes at 01:00 UTC), else 1. Independent of the engine's tz data.
+ */
+export function madridOffsetHours(date, days) {
+  const [y, m, d] = date.split("-").map(Number);
+  const day = Date.UTC(y, m - 1, d + days);
+  const year = new Date(day).getUTCFullYear();
+  const lastSunday = (month) => {
+    const end = new Date(Date.UTC(year, month + 1, 0));
+    return Date.UTC(year, month, end.getUTCDate() - end.getUTCDay());
+  };
+  return day >= lastSunday(2) && day < lastSunday(9) ? 2 : 1;
+}

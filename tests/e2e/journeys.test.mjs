@@ -4,6 +4,7 @@
 import { env, introspectWorkflowInstance } from "cloudflare:test";
 import { describe, it, expect } from "vitest";
 import {
+  madridOffsetHours,
   futureBooking,
   instanceIdFor,
   liteapiEvent,
@@ -26,22 +27,6 @@ async function runLiteapi(delivery, { sleeps = false } = {}) {
   } finally {
     await instance.dispose();
   }
-}
-
-/**
- * Madrid's UTC offset in hours at a morning (after 01:00Z) of `date` + `days`: 2 from the last
- * Sunday of March to the day before the last Sunday of October (EU summer time, Directive
- * 2000/84/EC: both changes at 01:00 UTC), else 1. Independent of the engine's tz data.
- */
-function madridOffsetHours(date, days) {
-  const [y, m, d] = date.split("-").map(Number);
-  const day = Date.UTC(y, m - 1, d + days);
-  const year = new Date(day).getUTCFullYear();
-  const lastSunday = (month) => {
-    const end = new Date(Date.UTC(year, month + 1, 0));
-    return Date.UTC(year, month, end.getUTCDate() - end.getUTCDay());
-  };
-  return day >= lastSunday(2) && day < lastSunday(9) ? 2 : 1;
 }
 
 /** UTC ms of `date` (YYYY-MM-DD) + `days` at hh:mm UTC. */
