@@ -14,6 +14,7 @@ use crate::domain::event::{
 use crate::domain::render;
 use crate::domain::schedule::{hotel_plan, sleep_chunks, ScheduledKind};
 use crate::domain::snapshot::hotel_snapshot;
+use crate::domain::text::step_part;
 use crate::domain::timezone::hotel_zone;
 use crate::store;
 use crate::store::bookings::FactsUpdate;
@@ -52,7 +53,7 @@ pub async fn booked(
     let recorded: Recorded = {
         let (env, b, source, at) = (env.clone(), b.clone(), params.source, params.received_at_ms);
         step.run(
-            &format!("record booking {id}"),
+            &format!("record booking {}", step_part(&id)),
             StepConfig::STORAGE,
             async move || record(&env, &b, source, at).await,
         )
@@ -144,7 +145,7 @@ async fn run_plan(
     let plan: Plan = {
         let (env, id, at) = (env.clone(), id.clone(), params.received_at_ms);
         step.run(
-            &format!("plan {id} v{version}"),
+            &format!("plan {} v{version}", step_part(&id)),
             StepConfig::STORAGE,
             async move || make_plan(&env, &id, version, at).await,
         )
@@ -163,13 +164,16 @@ async fn run_plan(
             }
         };
         for (i, wake) in chunks.iter().enumerate() {
-            step.sleep_until(&format!("sleep {kind_name} {id} v{version} #{i}"), *wake)
-                .await?;
+            step.sleep_until(
+                &format!("sleep {kind_name} {} v{version} #{i}", step_part(&id)),
+                *wake,
+            )
+            .await?;
         }
         let sent: (String, Option<super::Delivery>) = {
             let (env, id) = (env.clone(), id.clone());
             step.run(
-                &format!("send {kind_name} {id} v{version}"),
+                &format!("send {kind_name} {} v{version}", step_part(&id)),
                 StepConfig::STORAGE,
                 async move || scheduled_send(&env, &id, kind, version, at_ms).await,
             )
@@ -343,7 +347,7 @@ pub async fn confirmation_number(
             params.received_at_ms,
         );
         step.run(
-            &format!("store hcn {id} {number}"),
+            &format!("store hcn {} {}", step_part(&id), step_part(&number)),
             StepConfig::AWAIT_BOOKING,
             async move || {
                 let db = env.d1(DB_BINDING)?;
@@ -395,7 +399,10 @@ pub async fn checkin_instructions(
     booking_id: &BookingRef,
     instructions: &str,
 ) -> Result<JourneyOutput> {
-    let name = format!("store checkin instructions {booking_id}");
+    let name = format!(
+        "store checkin instructions {}",
+        step_part(booking_id.as_str())
+    );
     let (env, id, text, at) = (
         env.clone(),
         booking_id.to_string(),
@@ -462,7 +469,7 @@ pub async fn amended(
             params.received_at_ms,
         );
         step.run(
-            &format!("amend {id}"),
+            &format!("amend {}", step_part(&id)),
             StepConfig::AWAIT_BOOKING,
             async move || {
                 let db = env.d1(DB_BINDING)?;

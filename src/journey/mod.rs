@@ -23,6 +23,7 @@ use crate::domain::event::{
     Cancellation, FlightBooking, HotelBooking, JourneyParams, SupplierEvent,
 };
 use crate::domain::render;
+use crate::domain::text::step_part;
 pub use crate::outbox::client::{deliver, Delivery};
 use crate::store;
 use crate::store::bookings::FactsUpdate;
@@ -113,7 +114,7 @@ pub async fn deliver_once(
     email: OutgoingEmail,
     at_ms: i64,
 ) -> Result<Delivery> {
-    let name = format!("email {}", email.dedupe_key);
+    let name = format!("email {}", step_part(email.dedupe_key.as_str()));
     let env = env.clone();
     step.run(&name, StepConfig::STORAGE, async move || {
         deliver(&env, &email, at_ms).await
@@ -152,7 +153,7 @@ async fn cancelled(
     let emails: Vec<OutgoingEmail> = {
         let (env, c, at) = (env.clone(), c.clone(), params.received_at_ms);
         step.run(
-            &format!("cancel {}", c.booking_id),
+            &format!("cancel {}", step_part(c.booking_id.as_str())),
             StepConfig::AWAIT_BOOKING,
             async move || {
                 let db = env.d1(DB_BINDING)?;
@@ -205,7 +206,7 @@ async fn status_changed(
     booking_id: &str,
     status: &str,
 ) -> Result<JourneyOutput> {
-    let name = format!("status {booking_id} {status}");
+    let name = format!("status {} {}", step_part(booking_id), step_part(status));
     let (env, id, status, at) = (
         env.clone(),
         booking_id.to_string(),
