@@ -163,6 +163,15 @@ pub fn hotel_plan(
     plan
 }
 
+/// `true` when a stay was over before its booking event arrived: its check-out date is before the
+/// UTC day of `received_at_ms` (ms since the epoch). Such a booking is recorded and the owner
+/// alerted, but the guest gets no confirmation and no scheduled email (nothing to look forward
+/// to). A UTC day is a day's grace for hotels west of Greenwich, never a false "over".
+pub fn stay_is_over(checkout: NaiveDate, received_at_ms: i64) -> bool {
+    DateTime::<Utc>::from_timestamp_millis(received_at_ms)
+        .is_some_and(|received| checkout < received.date_naive())
+}
+
 /// The successive wake-up instants (ms since the epoch) that reach `target_ms` from `from_ms`
 /// with each wait at most [`MAX_SLEEP_MS`]: full 360-day chunks, then the remainder; the last
 /// element is `target_ms`. A target at or before `from_ms` needs no sleep (empty). More than

@@ -12,7 +12,7 @@ use crate::domain::event::{
     BookingRef, HotelAmendment, HotelBooking, HotelLocation, JourneyParams,
 };
 use crate::domain::render;
-use crate::domain::schedule::{hotel_plan, sleep_chunks, ScheduledKind};
+use crate::domain::schedule::{hotel_plan, sleep_chunks, stay_is_over, PlannedSend, ScheduledKind};
 use crate::domain::snapshot::hotel_snapshot;
 use crate::domain::text::step_part;
 use crate::domain::timezone::hotel_zone;
@@ -40,6 +40,9 @@ struct Plan {
     sends: Vec<(ScheduledKind, i64)>,
     zone: String,
 }
+
+/// Why a booking whose stay was already over gets no guest email (journey output and plan rows).
+const STAY_OVER: &str = "the stay was over when the booking event arrived: no guest email";
 
 /// A confirmed hotel booking (also a rebook replacing an older booking id).
 pub async fn booked(
@@ -70,7 +73,21 @@ pub async fn booked(
         &cfg.branding,
     )
     .map_err(rust_err)?;
-    for email in [confirmation, alert] {
+    // A stay that was over before the event arrived: recorded, the owner told, the guest not
+    // written to ("your stay is confirmed" would be wrong).
+    let over = stay_is_over(b.checkout, params.received_at_ms);
+    if over {
+        out.skipped.push((
+            confirmation.kind.as_str().to_string(),
+            STAY_OVER.to_string(),
+        ));
+    }
+    let emails = if over {
+        vec![alert]
+    } else {
+        vec![confirmation, alert]
+    };
+    for email in emails {
         let key = email.dedupe_key.to_string();
         out.emails.push((
             key,
@@ -197,16 +214,37 @@ async fn make_plan(env: &Env, id: &str, version: i64, booked_at_ms: i64) -> Resu
     let (zone, source) = hotel_zone(location.as_ref());
     let zone_desc = format!("{zone} ({source:?})");
     let plan = hotel_plan(b.checkin, b.checkout, &zone, booked_at_ms);
-    let merged = "past at booking time: its facts are in the confirmation";
-    let rows: Vec<PlannedRow> = plan
+    let over = stay_is_over(b.checkout, booked_at_ms);
+    let merged = if over {
+        STAY_OVER
+    } else {
+        "past at booking time: its facts are in the confirmation"
+    };
+    // A send the journey cannot wait for (further than the capped sleeps reach, e.g. an absurd
+    // check-out year) is recorded as skipped with the reason, never as planned.
+    let (sends, too_far): (Vec<&PlannedSend>, Vec<&PlannedSend>) = plan
         .sends
         .iter()
+        .partition(|s| sleep_chunks(booked_at_ms, s.at_ms).is_ok());
+    let rows: Vec<PlannedRow> = sends
+        .iter()
         .map(|s| (s.kind, Some(s.at_ms), SendStatus::Planned, None))
-        .chain(
-            plan.merged_into_confirmation
-                .iter()
-                .map(|&k| (k, None, SendStatus::Merged, Some(merged))),
-        )
+        .chain(too_far.iter().map(|s| {
+            (
+                s.kind,
+                Some(s.at_ms),
+                SendStatus::Skipped,
+                Some("too far ahead: beyond the longest wait a journey makes (about 7.9 years)"),
+            )
+        }))
+        .chain(plan.merged_into_confirmation.iter().map(|&k| {
+            let status = if over {
+                SendStatus::Skipped
+            } else {
+                SendStatus::Merged
+            };
+            (k, None, status, Some(merged))
+        }))
         .chain(
             plan.skipped
                 .iter()
@@ -221,7 +259,7 @@ async fn make_plan(env: &Env, id: &str, version: i64, booked_at_ms: i64) -> Resu
         .collect();
     store::schedule::plan(&db, id, version, &rows, &zone_desc, booked_at_ms).await?;
     Ok(Plan {
-        sends: plan.sends.iter().map(|s| (s.kind, s.at_ms)).collect(),
+        sends: sends.iter().map(|s| (s.kind, s.at_ms)).collect(),
         zone: zone_desc,
     })
 }

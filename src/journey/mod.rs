@@ -68,11 +68,41 @@ pub async fn run_journey(
     let json: String = js_sys::JSON::stringify(&payload)?.into();
     let params: JourneyParams = serde_json::from_str(&json)
         .map_err(|e| js_sys::Error::new(&format!("journey params are invalid: {e}")))?;
-    let output = run(&step, &env, &params)
-        .await
-        .map_err(|e| JsValue::from(js_sys::Error::new(&e.to_string())))?;
+    let output = match run(&step, &env, &params).await {
+        Ok(output) => output,
+        Err(e) => {
+            failed(&step, &env, &params, &e.to_string()).await;
+            return Err(JsValue::from(js_sys::Error::new(&e.to_string())));
+        }
+    };
     let text = serde_json::to_string(&output).map_err(|e| js_sys::Error::new(&e.to_string()))?;
     js_sys::JSON::parse(&text)
+}
+
+/// A journey that ends in a fatal error is never silent: its raw event is marked `errored` with
+/// the error (in a step of its own, so a replay does not write it twice) and the error is logged.
+/// Best effort: the instance fails either way.
+async fn failed(step: &Step, env: &Env, params: &JourneyParams, error: &str) {
+    worker::console_error!(
+        "journey {} {} failed: {error}",
+        params.source,
+        params.event_id
+    );
+    let (env, source, event_id, error) = (
+        env.clone(),
+        params.source,
+        params.event_id.to_string(),
+        error.to_string(),
+    );
+    let marked = step
+        .run("journey failed", StepConfig::STORAGE, async move || {
+            let db = env.d1(DB_BINDING)?;
+            store::raw_events::mark_errored(&db, source, &event_id, &error).await
+        })
+        .await;
+    if let Err(e) = marked {
+        worker::console_error!("journey failure could not be recorded: {e}");
+    }
 }
 
 async fn run(step: &Step, env: &Env, params: &JourneyParams) -> Result<JourneyOutput> {

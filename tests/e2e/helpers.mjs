@@ -14,7 +14,7 @@ export function unique(prefix) {
 
 /**
  * A liteAPI `booking.book` delivery built from the fixture, with its own event id, booking id and
- * guest email. Returns the raw body text and the ids.
+ * guest email, for a stay 30 days from now. Returns the raw body text and the ids.
  */
 export function bookingDelivery({ eventId = unique("evt_"), bookingId = unique("BK_"), email } = {}) {
   const envelope = structuredClone(confirmed);
@@ -22,6 +22,8 @@ export function bookingDelivery({ eventId = unique("evt_"), bookingId = unique("
   envelope.event_id = eventId;
   const response = JSON.parse(envelope.response);
   response.data.bookingId = bookingId;
+  // A stay in the future: a stay already over gets no guest email (issue #12).
+  Object.assign(response.data, { checkin: dateInDays(30), checkout: dateInDays(33) });
   if (email) {
     response.data.holder.email = email;
   }
