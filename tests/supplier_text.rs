@@ -13,9 +13,28 @@ use serde_json::Value;
 
 /// Keys whose values are structure, not text: mutating them only makes the delivery malformed.
 const STRUCTURAL: [&str; 22] = [
-    "event_id", "event", "type", "object", "email", "checkin", "checkout", "departing_at",
-    "arriving_at", "created_at", "createdAt", "updatedAt", "timestamp", "bookingId", "booking_id",
-    "prebookId", "prebook_id", "order_id", "id", "currency", "amount", "live_mode",
+    "event_id",
+    "event",
+    "type",
+    "object",
+    "email",
+    "checkin",
+    "checkout",
+    "departing_at",
+    "arriving_at",
+    "created_at",
+    "createdAt",
+    "updatedAt",
+    "timestamp",
+    "bookingId",
+    "booking_id",
+    "prebookId",
+    "prebook_id",
+    "order_id",
+    "id",
+    "currency",
+    "amount",
+    "live_mode",
 ];
 
 fn fixture(name: &str) -> Value {
@@ -85,7 +104,11 @@ fn assert_bounded(v: &Value, key: Option<&str>) {
             } else {
                 320
             };
-            assert!(s.chars().count() <= max, "{key:?} is {} chars", s.chars().count());
+            assert!(
+                s.chars().count() <= max,
+                "{key:?} is {} chars",
+                s.chars().count()
+            );
             for c in s.chars() {
                 assert!(
                     !is_unsafe_char(c) || (limit.multi_line && c == '\n'),
@@ -128,12 +151,18 @@ fn check(source: &str, body: &Value) -> Option<SupplierEvent> {
 fn deliveries() -> Vec<(&'static str, Value)> {
     vec![
         ("liteapi", fixture("liteapi-booking-confirmed.json")),
-        ("liteapi", fixture("liteapi-booking-hotel-confirmation-number.json")),
+        (
+            "liteapi",
+            fixture("liteapi-booking-hotel-confirmation-number.json"),
+        ),
         ("liteapi", fixture("liteapi-booking-cancelled.json")),
         ("liteapi", fixture("liteapi-booking-prebook.json")),
         ("duffel", fixture("duffel-order-created.json")),
         ("duffel", fixture("duffel-stays-booking-created.json")),
-        ("duffel", fixture("duffel-order-airline-initiated-change.json")),
+        (
+            "duffel",
+            fixture("duffel-order-airline-initiated-change.json"),
+        ),
         ("stripe", fixture("stripe-checkout-session-completed.json")),
         ("stripe", fixture("stripe-checkout-session-expired.json")),
         ("stripe", fixture("stripe-payment-intent-failed.json")),
@@ -218,9 +247,10 @@ fn liteapi_with(hotel_name: &str, hcn: &str) -> Value {
 #[test]
 fn crlf_hotel_name_and_long_multiline_hcn_parse_to_one_bounded_line_each() {
     let long = "H".repeat(300);
-    let Some(SupplierEvent::HotelBooked(b)) =
-        check("liteapi", &liteapi_with("Grand\r\nBcc: x@evil.example", &long))
-    else {
+    let Some(SupplierEvent::HotelBooked(b)) = check(
+        "liteapi",
+        &liteapi_with("Grand\r\nBcc: x@evil.example", &long),
+    ) else {
         panic!("a hotel booking")
     };
     assert_eq!(b.hotel_name, "Grand Bcc: x@evil.example");

@@ -12,7 +12,9 @@ use crate::domain::event::{
     BookingRef, HotelAmendment, HotelBooking, HotelLocation, JourneyParams,
 };
 use crate::domain::render;
-use crate::domain::schedule::{hotel_plan, sleep_chunks, stay_is_over, PlannedSend, ScheduledKind};
+use crate::domain::schedule::{
+    hotel_plan, sleep_chunks, stay_is_over, within_reach, ScheduledKind,
+};
 use crate::domain::snapshot::hotel_snapshot;
 use crate::domain::text::step_part;
 use crate::domain::timezone::hotel_zone;
@@ -213,53 +215,14 @@ async fn make_plan(env: &Env, id: &str, version: i64, booked_at_ms: i64) -> Resu
     let location = hotel_location(env, &cfg, &b).await;
     let (zone, source) = hotel_zone(location.as_ref());
     let zone_desc = format!("{zone} ({source:?})");
-    let plan = hotel_plan(b.checkin, b.checkout, &zone, booked_at_ms);
-    let over = stay_is_over(b.checkout, booked_at_ms);
-    let merged = if over {
-        STAY_OVER
-    } else {
-        "past at booking time: its facts are in the confirmation"
-    };
-    // A send the journey cannot wait for (further than the capped sleeps reach, e.g. an absurd
-    // check-out year) is recorded as skipped with the reason, never as planned.
-    let (sends, too_far): (Vec<&PlannedSend>, Vec<&PlannedSend>) = plan
-        .sends
-        .iter()
-        .partition(|s| sleep_chunks(booked_at_ms, s.at_ms).is_ok());
-    let rows: Vec<PlannedRow> = sends
-        .iter()
-        .map(|s| (s.kind, Some(s.at_ms), SendStatus::Planned, None))
-        .chain(too_far.iter().map(|s| {
-            (
-                s.kind,
-                Some(s.at_ms),
-                SendStatus::Skipped,
-                Some("too far ahead: beyond the longest wait a journey makes (about 7.9 years)"),
-            )
-        }))
-        .chain(plan.merged_into_confirmation.iter().map(|&k| {
-            let status = if over {
-                SendStatus::Skipped
-            } else {
-                SendStatus::Merged
-            };
-            (k, None, status, Some(merged))
-        }))
-        .chain(
-            plan.skipped
-                .iter()
-                .map(|&k| (k, None, SendStatus::Late, Some("past at booking time"))),
-        )
-        .map(|(kind, due_at_ms, status, reason)| PlannedRow {
-            kind,
-            due_at_ms,
-            status,
-            reason,
-        })
-        .collect();
+    let plan = within_reach(
+        hotel_plan(b.checkin, b.checkout, &zone, booked_at_ms),
+        booked_at_ms,
+    );
+    let rows = PlannedRow::of_plan(&plan, stay_is_over(b.checkout, booked_at_ms), STAY_OVER);
     store::schedule::plan(&db, id, version, &rows, &zone_desc, booked_at_ms).await?;
     Ok(Plan {
-        sends: sends.iter().map(|s| (s.kind, s.at_ms)).collect(),
+        sends: plan.sends.iter().map(|s| (s.kind, s.at_ms)).collect(),
         zone: zone_desc,
     })
 }

@@ -80,7 +80,8 @@ pub async fn run_journey(
 }
 
 /// A journey that ends in a fatal error is never silent: its raw event is marked `errored` with
-/// the error (in a step of its own, so a replay does not write it twice) and the error is logged.
+/// the error and the owner gets an `owner_journey_failed` alert (in a step of its own, so a replay
+/// does neither twice), and the error is logged.
 /// Best effort: the instance fails either way.
 async fn failed(step: &Step, env: &Env, params: &JourneyParams, error: &str) {
     worker::console_error!(
@@ -88,16 +89,23 @@ async fn failed(step: &Step, env: &Env, params: &JourneyParams, error: &str) {
         params.source,
         params.event_id
     );
-    let (env, source, event_id, error) = (
-        env.clone(),
-        params.source,
-        params.event_id.to_string(),
-        error.to_string(),
-    );
+    let (env, params, error) = (env.clone(), params.clone(), error.to_string());
     let marked = step
         .run("journey failed", StepConfig::STORAGE, async move || {
             let db = env.d1(DB_BINDING)?;
-            store::raw_events::mark_errored(&db, source, &event_id, &error).await
+            let (source, event_id) = (params.source, params.event_id.as_str());
+            store::raw_events::mark_errored(&db, source, event_id, &error).await?;
+            let cfg = config(&env)?;
+            let alert = render::owner_journey_failed(
+                source,
+                event_id,
+                &params.event_name,
+                &error,
+                &cfg.owner_email,
+                &cfg.branding,
+            )
+            .map_err(rust_err)?;
+            deliver(&env, &alert, params.received_at_ms).await
         })
         .await;
     if let Err(e) = marked {

@@ -144,4 +144,23 @@ describe("supplier data is data", () => {
     const plan = await rows("SELECT kind, status, reason FROM scheduled_sends WHERE booking_id = ? ORDER BY kind", d.bookingId);
     expect(plan.every((p) => p.status !== "planned")).toBe(true);
   });
+
+  it("a journey that ends in a fatal error is marked errored and reaches the owner", async () => {
+    // A confirmation number for a booking that never arrives: the step retries until its retries
+    // are spent (delays disabled here), then the journey fails.
+    const hcn = liteapiEvent("booking.book.hotelConfirmationNumber", { bookingId: unique("BK_never_"), status: "CONFIRMED", hotelConfirmationCode: "HCN-1" });
+    const instance = await introspectWorkflowInstance(env.JOURNEY, instanceIdFor(hcn.eventId));
+    try {
+      await instance.modify(async (m) => { await m.disableSleeps(); await m.disableRetryDelays(); });
+      expect((await postLiteapi(hcn.body)).status).toBe(202);
+      await instance.waitForStatus("errored");
+    } finally {
+      await instance.dispose();
+    }
+    const [raw] = await rows("SELECT status, error FROM raw_events WHERE event_id = ?", hcn.eventId);
+    expect(raw.status).toBe("errored");
+    expect(raw.error).toMatch(/not known yet/);
+    const alerts = await rows("SELECT kind, audience, subject FROM emails WHERE dedupe_key = ?", `owner_journey_failed:liteapi:${hcn.eventId}`);
+    expect(alerts).toEqual([{ kind: "owner_journey_failed", audience: "owner", subject: "Booking event not processed: liteapi booking.book.hotelConfirmationNumber" }]);
+  });
 });

@@ -82,6 +82,7 @@ pub mod cancellation;
 pub mod checkout;
 pub mod flight;
 pub mod hotel;
+pub mod journey_failed;
 pub mod mime;
 pub mod owner;
 pub mod pages;
@@ -94,6 +95,7 @@ pub use hotel::{
     arrival_guide, booking_confirmation, booking_updated, checkin_day, hotel_confirmation_number,
     thank_you,
 };
+pub use journey_failed::owner_journey_failed;
 pub use mime::to_mime;
 pub use owner::{
     owner_booking_cancelled, owner_checkout_hold, owner_email_failed, owner_new_booking,
