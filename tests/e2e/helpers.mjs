@@ -193,7 +193,19 @@ export async function postGeneric(body, { id = unique("msg_"), secret = GENERIC_
   return { response, id };
 }
 
-/** Posts a `booking.book` delivery and waits for its journey to complete; returns the ids. */
+/**
+ * Waits until a booking's confirmation and owner alert are in the outbox. The stay is ahead, so
+ * its journey then sleeps (until the arrival guide) instead of completing.
+ */
+export async function handedOver(bookingId) {
+  const { expect } = await import("vitest");
+  await eventually(async () => {
+    const keys = (await outboxState()).items.map((i) => i.dedupe_key);
+    expect(keys).toEqual(expect.arrayContaining([`booking_confirmation:${bookingId}`, `owner_new_booking:${bookingId}`]));
+  }, { ms: 30_000 });
+}
+
+/** Posts a `booking.book` delivery and waits until its journey has handed its first emails over and sleeps; returns the ids. */
 export async function book(options) {
   const { introspectWorkflowInstance } = await import("cloudflare:test");
   const { expect } = await import("vitest");
@@ -201,7 +213,7 @@ export async function book(options) {
   const instance = await introspectWorkflowInstance(env.JOURNEY, instanceIdFor(d.eventId));
   try {
     expect((await postLiteapi(d.body)).status).toBe(202);
-    await instance.waitForStatus("complete");
+    await handedOver(d.bookingId);
   } finally {
     await instance.dispose();
   }
