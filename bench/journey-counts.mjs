@@ -159,15 +159,9 @@ export const JOURNEY_ROWS = [
   ["step `email owner_new_booking:<id>`", "2", "1 DO fetch", "same as above"],
   [
     "step `plan <id> v1`",
-<<<<<<< HEAD
-    "3 (4 on a location cache miss)",
-    "0 (1 fetch on a cache miss with LITEAPI_API_KEY set)",
-    "hotel.rs `make_plan`: `bookings::get`, `schedule::cached_location`, `schedule::plan` (one batch of one INSERT per kind); miss: liteAPI `GET /data/hotel` (suppliers/liteapi.rs) + `cache_location`",
-=======
     "3 (2 when the booking carries its location; 6 on a hotel's first plan)",
     "0 (1 fetch on a hotel's first plan with LITEAPI_API_KEY set)",
-    "hotel.rs `make_plan` + `plan_zone`: `bookings::get`, `hotel_zones::stored` (the hotel's zone, resolved once), `schedule::plan` (one batch of one INSERT per kind); first plan of a hotel: + `schedule::cached_location`, liteAPI `GET /data/hotel`, `cache_location`, `hotel_zones::record`",
->>>>>>> w13
+    "hotel.rs `make_plan` + `plan_zone`: `bookings::get`, `hotel_zones::stored` (the hotel's zone, resolved once), `schedule::plan` (one batch of one INSERT per kind); first plan of a hotel: + `schedule::cached_location`, liteAPI `GET /data/hotel` (suppliers/liteapi.rs), `cache_location`, `hotel_zones::record`",
   ],
   [
     "outbox alarm, per email sent",

@@ -12,6 +12,9 @@ const stamp = Date.now().toString(36);
 envelope.event_id = `evt_sample_${stamp}`;
 const response = JSON.parse(envelope.response);
 response.data.bookingId = `BK_sample_${stamp}`;
+// A stay three weeks ahead, three nights: a stay already over would get no guest email.
+const day = (n) => new Date(Date.now() + n * 86_400_000).toISOString().slice(0, 10);
+Object.assign(response.data, { checkin: day(21), checkout: day(24) });
 envelope.response = JSON.stringify(response);
 
 const url = `http://127.0.0.1:${port}/webhooks/liteapi`;

@@ -455,6 +455,6 @@ fn from_field_quotes_display_names_only_when_needed() {
     assert_eq!(from_field("  ", "b@x.com"), "b@x.com");
     assert_eq!(
         from_field("A\r\nBcc: x", "b@x.com"),
-        "\"A  Bcc: x\" <b@x.com>"
+        "\"A Bcc: x\" <b@x.com>"
     );
 }

@@ -73,6 +73,7 @@ fn normal_booking_in_madrid_gets_three_sends_at_exact_instants() {
             ],
             merged_into_confirmation: vec![],
             skipped: vec![],
+            too_far: vec![],
         }
     );
     assert_eq!(iso(plan.sends[0].at_ms), "2026-06-09T06:00:00Z");
@@ -695,4 +696,36 @@ fn format_local_pads_nothing_but_the_time() {
     let z = zone("Asia/Tokyo");
     let t = z.to_local(local_time_to_utc(date("2027-01-03"), time("09:05"), &z));
     assert_eq!(format_local(&t), "Sun 3 January 2027, 09:05");
+}
+
+#[test]
+fn sends_further_than_a_journey_can_wait_are_too_far_not_planned() {
+    // Check-in in a month, check-out in the year 2200: the thank-you cannot be waited for.
+    let booked_at_ms = 1_777_629_600_000; // 2026-05-01
+    let plan = booking_email_engine::domain::schedule::within_reach(
+        hotel_plan(
+            date("2026-06-12"),
+            date("2200-01-01"),
+            &zone("Europe/Madrid"),
+            booked_at_ms,
+        ),
+        booked_at_ms,
+    );
+    assert_eq!(
+        plan.sends.iter().map(|s| s.kind).collect::<Vec<_>>(),
+        [ArrivalGuide, CheckinDay]
+    );
+    assert_eq!(
+        plan.too_far.iter().map(|s| s.kind).collect::<Vec<_>>(),
+        [ThankYou]
+    );
+}
+
+#[test]
+fn a_stay_is_over_only_when_check_out_is_before_the_day_the_event_arrived() {
+    use booking_email_engine::domain::schedule::stay_is_over;
+    let noon_june_15 = 1_781_524_800_000; // 2026-06-15T12:00Z
+    assert!(stay_is_over(date("2026-06-14"), noon_june_15));
+    assert!(!stay_is_over(date("2026-06-15"), noon_june_15));
+    assert!(!stay_is_over(date("2026-06-16"), noon_june_15));
 }

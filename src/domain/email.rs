@@ -100,6 +100,8 @@ pub enum EmailKind {
     Marketing,
     /// Owner: an email provider is paused (refused credentials, exhausted plan) until a time.
     OwnerProviderPaused,
+    /// Owner: a supplier event's journey ended in a fatal error after the supplier was answered.
+    OwnerJourneyFailed,
 }
 
 stored_names!(EmailKind);
@@ -132,7 +134,8 @@ impl EmailKind {
             | EmailKind::OwnerEmailFailed
             | EmailKind::OwnerBookingCancelled
             | EmailKind::OwnerCheckoutHold
-            | EmailKind::OwnerProviderPaused => Audience::Owner,
+            | EmailKind::OwnerProviderPaused
+            | EmailKind::OwnerJourneyFailed => Audience::Owner,
         }
     }
 
@@ -145,7 +148,8 @@ impl EmailKind {
             | EmailKind::OwnerEmailFailed
             | EmailKind::OwnerBookingCancelled
             | EmailKind::OwnerCheckoutHold
-            | EmailKind::OwnerProviderPaused => Rank::Urgent,
+            | EmailKind::OwnerProviderPaused
+            | EmailKind::OwnerJourneyFailed => Rank::Urgent,
             EmailKind::BookingConfirmation
             | EmailKind::HotelConfirmationNumber
             | EmailKind::BookingCancelled
@@ -453,7 +457,8 @@ mod tests {
                 "checkout_declined_security",
                 "owner_checkout_hold",
                 "marketing",
-                "owner_provider_paused"
+                "owner_provider_paused",
+                "owner_journey_failed"
             ]
         );
         assert_eq!(

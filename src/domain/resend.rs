@@ -63,6 +63,7 @@
 
 use crate::domain::email::OutgoingEmail;
 use crate::domain::outbox::ProviderErrorClass;
+use crate::domain::text::{header_value, HEADER_MAX_CHARS, SUBJECT_MAX_CHARS};
 use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
 use std::fmt;
@@ -104,7 +105,10 @@ pub fn request_body(
     let mut body = Map::new();
     body.insert("from".into(), Value::String(from.to_string()));
     body.insert("to".into(), json!([email.to.as_str()]));
-    body.insert("subject".into(), Value::String(email.subject.clone()));
+    body.insert(
+        "subject".into(),
+        Value::String(header_value(&email.subject, SUBJECT_MAX_CHARS)),
+    );
     body.insert("html".into(), Value::String(email.html.clone()));
     body.insert("text".into(), Value::String(email.text.clone()));
     if !extra_headers.is_empty() {
@@ -142,8 +146,9 @@ pub fn from_field(display_name: &str, address: &str) -> String {
     }
 }
 
+/// One line, bounded: the engine's one header-value builder ([`header_value`]).
 fn no_line_breaks(s: &str) -> String {
-    s.replace(['\r', '\n'], " ")
+    header_value(s, HEADER_MAX_CHARS)
 }
 
 /// `s` made acceptable as a Resend tag name or value: ASCII letters, digits, `_` and `-` kept,
@@ -382,6 +387,6 @@ mod tests {
 
     #[test]
     fn line_breaks_are_flattened() {
-        assert_eq!(no_line_breaks("a\r\nB: x"), "a  B: x");
+        assert_eq!(no_line_breaks("a\r\nB: x"), "a B: x");
     }
 }

@@ -105,6 +105,11 @@ pub struct HotelPlan {
     pub merged_into_confirmation: Vec<ScheduledKind>,
     /// Past at booking time and dropped (check-in-day note, thank-you).
     pub skipped: Vec<ScheduledKind>,
+    /// Further away than a journey can wait ([`sleep_chunks`] refuses it, e.g. an absurd
+    /// check-out year): recorded as skipped with the reason, never as planned. Filled by
+    /// [`within_reach`].
+    #[serde(default)]
+    pub too_far: Vec<PlannedSend>,
 }
 
 /// Why a sleep cannot be planned.
@@ -161,6 +166,27 @@ pub fn hotel_plan(
     }
     plan.sends.sort_by_key(|s| (s.at_ms, s.kind));
     plan
+}
+
+/// `plan` with every send that cannot be waited for from `from_ms` ([`sleep_chunks`] refuses it)
+/// moved from `sends` to `too_far`. The journey waits from the event's receipt time.
+pub fn within_reach(mut plan: HotelPlan, from_ms: i64) -> HotelPlan {
+    let (sends, too_far) = plan
+        .sends
+        .into_iter()
+        .partition(|s| sleep_chunks(from_ms, s.at_ms).is_ok());
+    plan.sends = sends;
+    plan.too_far = too_far;
+    plan
+}
+
+/// `true` when a stay was over before its booking event arrived: its check-out date is before the
+/// UTC day of `received_at_ms` (ms since the epoch). Such a booking is recorded and the owner
+/// alerted, but the guest gets no confirmation and no scheduled email (nothing to look forward
+/// to). A UTC day is a day's grace for hotels west of Greenwich, never a false "over".
+pub fn stay_is_over(checkout: NaiveDate, received_at_ms: i64) -> bool {
+    DateTime::<Utc>::from_timestamp_millis(received_at_ms)
+        .is_some_and(|received| checkout < received.date_naive())
 }
 
 /// The successive wake-up instants (ms since the epoch) that reach `target_ms` from `from_ms`

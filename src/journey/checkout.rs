@@ -15,6 +15,7 @@ use crate::domain::checkout::{
 };
 use crate::domain::event::{CheckoutAttempt, JourneyParams, PaymentOutcome, PaymentUpdate};
 use crate::domain::render::{self, guard::guarded};
+use crate::domain::text::step_part;
 use crate::store;
 use crate::store::checkout::AttemptRow;
 use serde::{Deserialize, Serialize};
@@ -96,7 +97,7 @@ pub async fn started(
     {
         let (env, a) = (env.clone(), a.clone());
         step.run(
-            &format!("record checkout {prebook}"),
+            &format!("record checkout {}", step_part(&prebook)),
             StepConfig::STORAGE,
             async move || {
                 let db = env.d1(DB_BINDING)?;
@@ -131,7 +132,7 @@ pub async fn started(
     // The wait ends a fixed time after this attempt, never "now" after the sleep: a Workflow replays
     // its body after every sleep, so a clock read here would move the target on each replay.
     step.sleep_until(
-        &format!("wait for payment {prebook}"),
+        &format!("wait for payment {}", step_part(&prebook)),
         at + cfg.checkout_follow_up_ms,
     )
     .await?;
@@ -140,7 +141,7 @@ pub async fn started(
     let decided: Decided = {
         let (env, prebook) = (env.clone(), prebook.clone());
         step.run(
-            &format!("decide checkout {prebook}"),
+            &format!("decide checkout {}", step_part(&prebook)),
             StepConfig::STORAGE,
             async move || decide_and_act(&env, &prebook, decide_at).await,
         )
@@ -259,10 +260,12 @@ pub async fn payment_updated(
     let mut out = JourneyOutput::new("payment_updated");
     let name = format!(
         "payment {} {}",
-        p.payment_intent
-            .as_deref()
-            .or(p.session_id.as_deref())
-            .unwrap_or("-"),
+        step_part(
+            p.payment_intent
+                .as_deref()
+                .or(p.session_id.as_deref())
+                .unwrap_or("-")
+        ),
         p.outcome
     );
     let matched: usize = {

@@ -12,6 +12,7 @@ use crate::domain::email::OutgoingEmail;
 use crate::domain::intent::utc_day;
 use crate::domain::render::{self, JourneyFailure};
 use crate::domain::schedule::ScheduledKind;
+use crate::domain::text::step_part;
 use crate::platform::now_ms;
 use crate::store;
 use crate::store::schedule::SendStatus;
@@ -65,7 +66,7 @@ pub async fn deliver_once(
     at_ms: i64,
     out: &mut JourneyOutput,
 ) {
-    let name = format!("email {}", email.dedupe_key);
+    let name = format!("email {}", step_part(email.dedupe_key.as_str()));
     let key = email.dedupe_key.to_string();
     let result: Result<Delivery> = {
         let (env, email) = (env.clone(), email.clone());
@@ -92,7 +93,7 @@ pub async fn record(
     let what = failed.what();
     let error = cut_bytes(&error.to_string(), MAX_ERROR_BYTES).to_string();
     out.failed.push((what.clone(), error.clone()));
-    let name = format!("failed {what} {}", failed.about());
+    let name = format!("failed {} {}", step_part(&what), step_part(&failed.about()));
     let recorded: Result<bool> = {
         let (env, error) = (env.clone(), error.clone());
         step.run(&name, StepConfig::STORAGE, async move || {
@@ -139,7 +140,7 @@ async fn record_in_d1(env: &Env, failed: &Failed, error: &str) -> Result<bool> {
     }
     let cfg = config(env)?;
     let (what, day) = (failed.what(), utc_day(now));
-    let alert = render::owner_journey_failed(
+    let alert = render::owner_sends_failed(
         &JourneyFailure {
             about: &about,
             what: &what,

@@ -11,6 +11,7 @@ use crate::domain::intent::Intent;
 use crate::domain::render::{self, guard::guarded, SegmentView};
 use crate::domain::schedule::segment_times;
 use crate::domain::snapshot::flight_snapshot;
+use crate::domain::text::step_part;
 use crate::store;
 use crate::store::bookings::FactsUpdate;
 use worker::{Env, Result};
@@ -26,7 +27,7 @@ pub async fn booked(
     {
         let (env, f, source, at) = (env.clone(), f.clone(), params.source, params.received_at_ms);
         step.run(
-            &format!("record flight {}", f.booking_id),
+            &format!("record flight {}", step_part(f.booking_id.as_str())),
             StepConfig::STORAGE,
             async move || {
                 let db = env.d1(DB_BINDING)?;
@@ -98,8 +99,9 @@ pub async fn schedule_changed(
         );
         step.run(
             &format!(
-                "apply change {order} {}",
-                change_id.as_deref().unwrap_or("all")
+                "apply change {} {}",
+                step_part(order.as_str()),
+                step_part(change_id.as_deref().unwrap_or("all"))
             ),
             StepConfig::AWAIT_BOOKING,
             async move || {

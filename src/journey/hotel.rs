@@ -14,8 +14,11 @@ use crate::domain::event::{
 };
 use crate::domain::intent::{self, Intent, SendDecision};
 use crate::domain::render::{self, guard::guarded};
-use crate::domain::schedule::{hotel_plan, sleep_chunks, ScheduledKind};
+use crate::domain::schedule::{
+    hotel_plan, sleep_chunks, stay_is_over, within_reach, ScheduledKind,
+};
 use crate::domain::snapshot::hotel_snapshot;
+use crate::domain::text::step_part;
 use crate::domain::timezone::{hotel_zone_located, HotelZone, ZoneSource};
 use crate::store;
 use crate::store::bookings::FactsUpdate;
@@ -46,6 +49,9 @@ struct Plan {
     expires: Vec<(ScheduledKind, i64)>,
 }
 
+/// Why a booking whose stay was already over gets no guest email (journey output and plan rows).
+const STAY_OVER: &str = "the stay was over when the booking event arrived: no guest email";
+
 /// A confirmed hotel booking (also a rebook replacing an older booking id).
 pub async fn booked(
     step: &Step,
@@ -58,7 +64,7 @@ pub async fn booked(
     let recorded: Recorded = {
         let (env, b, source, at) = (env.clone(), b.clone(), params.source, params.received_at_ms);
         step.run(
-            &format!("record booking {id}"),
+            &format!("record booking {}", step_part(&id)),
             StepConfig::STORAGE,
             async move || record(&env, &b, source, at).await,
         )
@@ -82,7 +88,21 @@ pub async fn booked(
         &cfg.branding,
     )
     .map_err(rust_err)?;
-    for email in [confirmation, alert] {
+    // A stay that was over before the event arrived: recorded, the owner told, the guest not
+    // written to ("your stay is confirmed" would be wrong).
+    let over = stay_is_over(b.checkout, params.received_at_ms);
+    if over {
+        out.skipped.push((
+            confirmation.kind.as_str().to_string(),
+            STAY_OVER.to_string(),
+        ));
+    }
+    let emails = if over {
+        vec![alert]
+    } else {
+        vec![confirmation, alert]
+    };
+    for email in emails {
         deliver_once(step, env, email, params.received_at_ms, &mut out).await;
     }
     run_plan(step, env, params, &b.booking_id, recorded.version, &mut out).await?;
@@ -153,7 +173,7 @@ async fn run_plan(
     let plan: Plan = {
         let (env, id, at) = (env.clone(), id.clone(), params.received_at_ms);
         step.run(
-            &format!("plan {id} v{version}"),
+            &format!("plan {} v{version}", step_part(&id)),
             StepConfig::STORAGE,
             async move || make_plan(&env, &id, version, at).await,
         )
@@ -177,8 +197,11 @@ async fn run_plan(
             }
         };
         for (i, wake) in chunks.iter().enumerate() {
-            step.sleep_until(&format!("sleep {kind_name} {id} v{version} #{i}"), *wake)
-                .await?;
+            step.sleep_until(
+                &format!("sleep {kind_name} {} v{version} #{i}", step_part(&id)),
+                *wake,
+            )
+            .await?;
         }
         let intent = Intent {
             journey_version: Some(version),
@@ -187,7 +210,7 @@ async fn run_plan(
         let sent: Result<(String, Option<super::Delivery>)> = {
             let (env, id) = (env.clone(), id.clone());
             step.run(
-                &format!("send {kind_name} {id} v{version}"),
+                &format!("send {kind_name} {} v{version}", step_part(&id)),
                 StepConfig::STORAGE,
                 async move || scheduled_send(&env, &id, kind, intent, at_ms).await,
             )
@@ -218,32 +241,20 @@ async fn make_plan(env: &Env, id: &str, version: i64, booked_at_ms: i64) -> Resu
     let b: HotelBooking = serde_json::from_str(&row.details_json)?;
     let (zone, source) = plan_zone(env, &cfg, &b).await;
     let zone_name = zone.to_string();
-    let plan = hotel_plan(b.checkin, b.checkout, &zone, booked_at_ms);
-    let merged = "past at booking time: its facts are in the confirmation";
+    let plan = within_reach(
+        hotel_plan(b.checkin, b.checkout, &zone, booked_at_ms),
+        booked_at_ms,
+    );
     let expires = |kind| intent::expires_at_ms(kind, b.checkin, b.checkout, &zone);
-    let rows: Vec<PlannedRow> = plan
-        .sends
-        .iter()
-        .map(|s| (s.kind, Some(s.at_ms), SendStatus::Planned, None))
-        .chain(
-            plan.merged_into_confirmation
-                .iter()
-                .map(|&k| (k, None, SendStatus::Merged, Some(merged))),
-        )
-        .chain(
-            plan.skipped
-                .iter()
-                .map(|&k| (k, None, SendStatus::Late, Some("past at booking time"))),
-        )
-        .map(|(kind, due_at_ms, status, reason)| PlannedRow {
-            kind,
-            due_at_ms,
-            status,
-            reason,
-            expires_at_ms: due_at_ms.map(|_| expires(kind)),
-            local_time: due_at_ms.and_then(|ms| zone.local_rfc3339(ms)),
-        })
-        .collect();
+    let rows: Vec<PlannedRow> =
+        PlannedRow::of_plan(&plan, stay_is_over(b.checkout, booked_at_ms), STAY_OVER)
+            .into_iter()
+            .map(|row| PlannedRow {
+                expires_at_ms: row.due_at_ms.map(|_| expires(row.kind)),
+                local_time: row.due_at_ms.and_then(|ms| zone.local_rfc3339(ms)),
+                ..row
+            })
+            .collect();
     let zone_of_rows = (zone_name.as_str(), source);
     store::schedule::plan(&db, id, version, &rows, zone_of_rows, booked_at_ms).await?;
     Ok(Plan {
@@ -413,7 +424,7 @@ pub async fn confirmation_number(
             params.received_at_ms,
         );
         step.run(
-            &format!("store hcn {id} {number}"),
+            &format!("store hcn {} {}", step_part(&id), step_part(&number)),
             StepConfig::AWAIT_BOOKING,
             async move || {
                 let db = env.d1(DB_BINDING)?;
@@ -467,7 +478,10 @@ pub async fn checkin_instructions(
     booking_id: &BookingRef,
     instructions: &str,
 ) -> Result<JourneyOutput> {
-    let name = format!("store checkin instructions {booking_id}");
+    let name = format!(
+        "store checkin instructions {}",
+        step_part(booking_id.as_str())
+    );
     let (env, id, text, at) = (
         env.clone(),
         booking_id.to_string(),
@@ -534,7 +548,7 @@ pub async fn amended(
             params.received_at_ms,
         );
         step.run(
-            &format!("amend {id}"),
+            &format!("amend {}", step_part(&id)),
             StepConfig::AWAIT_BOOKING,
             async move || {
                 let db = env.d1(DB_BINDING)?;

@@ -24,6 +24,7 @@ use crate::domain::event::{
     Cancellation, FlightBooking, HotelBooking, JourneyParams, SupplierEvent,
 };
 use crate::domain::render::{self, guard::guarded};
+use crate::domain::text::step_part;
 pub use crate::outbox::client::{deliver, Delivery};
 use crate::store;
 use crate::store::bookings::FactsUpdate;
@@ -73,11 +74,49 @@ pub async fn run_journey(
     let json: String = js_sys::JSON::stringify(&payload)?.into();
     let params: JourneyParams = serde_json::from_str(&json)
         .map_err(|e| js_sys::Error::new(&format!("journey params are invalid: {e}")))?;
-    let output = run(&step, &env, &params)
-        .await
-        .map_err(|e| JsValue::from(js_sys::Error::new(&e.to_string())))?;
+    let output = match run(&step, &env, &params).await {
+        Ok(output) => output,
+        Err(e) => {
+            failed(&step, &env, &params, &e.to_string()).await;
+            return Err(JsValue::from(js_sys::Error::new(&e.to_string())));
+        }
+    };
     let text = serde_json::to_string(&output).map_err(|e| js_sys::Error::new(&e.to_string()))?;
     js_sys::JSON::parse(&text)
+}
+
+/// A journey that ends in a fatal error is never silent: its raw event is marked `errored` with
+/// the error and the owner gets an `owner_journey_failed` alert (in a step of its own, so a replay
+/// does neither twice), and the error is logged.
+/// Best effort: the instance fails either way.
+async fn failed(step: &Step, env: &Env, params: &JourneyParams, error: &str) {
+    worker::console_error!(
+        "journey {} {} failed: {error}",
+        params.source,
+        params.event_id
+    );
+    let (env, params, error) = (env.clone(), params.clone(), error.to_string());
+    let marked = step
+        .run("journey failed", StepConfig::STORAGE, async move || {
+            let db = env.d1(DB_BINDING)?;
+            let (source, event_id) = (params.source, params.event_id.as_str());
+            store::raw_events::mark_errored(&db, source, event_id, &error).await?;
+            let cfg = config(&env)?;
+            let alert = render::owner_journey_failed(
+                source,
+                event_id,
+                &params.event_name,
+                &error,
+                &cfg.owner_email,
+                &cfg.branding,
+            )
+            .map_err(rust_err)?;
+            deliver(&env, &alert, params.received_at_ms).await
+        })
+        .await;
+    if let Err(e) = marked {
+        worker::console_error!("journey failure could not be recorded: {e}");
+    }
 }
 
 async fn run(step: &Step, env: &Env, params: &JourneyParams) -> Result<JourneyOutput> {
@@ -142,7 +181,7 @@ async fn cancelled(
     let emails: Vec<OutgoingEmail> = {
         let (env, c, at) = (env.clone(), c.clone(), params.received_at_ms);
         step.run(
-            &format!("cancel {}", c.booking_id),
+            &format!("cancel {}", step_part(c.booking_id.as_str())),
             StepConfig::AWAIT_BOOKING,
             async move || {
                 let db = env.d1(DB_BINDING)?;
@@ -208,7 +247,7 @@ async fn cancelled(
     let withdrawn: Result<u32> = {
         let (env, id) = (env.clone(), c.booking_id.to_string());
         step.run(
-            &format!("withdraw {}", c.booking_id),
+            &format!("withdraw {}", step_part(c.booking_id.as_str())),
             StepConfig::STORAGE,
             async move || crate::outbox::client::withdraw(&env, &id, &except).await,
         )
@@ -232,7 +271,7 @@ async fn status_changed(
     booking_id: &str,
     status: &str,
 ) -> Result<JourneyOutput> {
-    let name = format!("status {booking_id} {status}");
+    let name = format!("status {} {}", step_part(booking_id), step_part(status));
     let (env, id, status, at) = (
         env.clone(),
         booking_id.to_string(),

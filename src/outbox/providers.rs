@@ -5,6 +5,7 @@
 use crate::config::EMAIL_BINDING;
 use crate::domain::email::OutgoingEmail;
 use crate::domain::render::Branding;
+use crate::domain::text::{header_value, HEADER_MAX_CHARS, SUBJECT_MAX_CHARS};
 use wasm_bindgen::{JsCast, JsValue};
 use worker::{Env, Error};
 
@@ -46,10 +47,12 @@ pub async fn send_cloudflare(
         handed_over: false,
     })?;
     let from = worker::EmailAddress::new(&branding.brand, branding.from.as_str());
+    // One line, bounded: a CR/LF never reaches the binding as a header of its own.
+    let subject = header_value(&email.subject, SUBJECT_MAX_CHARS);
     let mut builder = worker::SendEmailBuilder::builder_with_email_address_and_str(
         &from,
         email.to.as_str(),
-        &email.subject,
+        &subject,
     )
     .text(&email.text)
     .html(&email.html);
@@ -60,7 +63,7 @@ pub async fn send_cloudflare(
             js_sys::Reflect::set(
                 &headers,
                 &JsValue::from_str(name),
-                &JsValue::from_str(value),
+                &JsValue::from_str(&header_value(value, HEADER_MAX_CHARS)),
             )
             .map_err(|_| MainFailure {
                 code: None,

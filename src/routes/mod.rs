@@ -18,50 +18,73 @@ use worker::{Env, Method, Request, Response};
 /// ([`AppError::into_response`]).
 pub type Answer = Result<Response, AppError>;
 
-/// Entry point for every HTTP request.
+/// The methods each path answers (the `Allow` header of a 405), `None` for an unknown path.
+/// HEAD is allowed where GET is (the runtime drops the body).
+pub fn allowed_methods(path: &str) -> Option<&'static str> {
+    if path
+        .strip_prefix("/webhooks/")
+        .and_then(sources::webhook)
+        .is_some()
+    {
+        return Some("POST");
+    }
+    match path {
+        "/" | "/health" => Some("GET, HEAD"),
+        "/webhooks/resend"
+        | "/admin/marketing/send"
+        | "/admin/outbox/redrive"
+        | "/admin/outbox/release" => Some("POST"),
+        "/admin/outbox" | "/admin/outbox/email" => Some("GET"),
+        p if p.starts_with("/unsubscribe/") => Some("GET, HEAD, POST"),
+        p if p.starts_with("/actions/") => Some("GET, HEAD, POST"),
+        _ => None,
+    }
+}
+
+/// Entry point for every HTTP request. The method is read as the client sent it: workers-rs maps
+/// any method it does not know to GET, so a method is matched on its exact name and anything not
+/// in [`allowed_methods`] answers 405 with `Allow`.
 pub async fn handle(req: Request, env: Env) -> Answer {
     let path = req.path();
+    let Some(allow) = allowed_methods(&path) else {
+        return Err(AppError::NotFound);
+    };
+    let method = match req.inner().method().as_str() {
+        "GET" => Method::Get,
+        "HEAD" => Method::Head,
+        "POST" => Method::Post,
+        _ => return Err(AppError::MethodNotAllowed(allow)),
+    };
+    if !allow.split(", ").any(|m| m == method.as_ref()) {
+        return Err(AppError::MethodNotAllowed(allow));
+    }
     // The supplier webhooks: one table (`sources::WEBHOOKS`), one handler.
     if let Some(hook) = path.strip_prefix("/webhooks/").and_then(sources::webhook) {
-        return match req.method() {
-            Method::Post => webhooks::receive(hook, req, &env).await,
-            _ => Err(AppError::MethodNotAllowed("POST")),
-        };
+        return webhooks::receive(hook, req, &env).await;
     }
-    match (req.method(), path.as_str()) {
-        (Method::Get, "/") | (Method::Get, "/health") => Ok(Response::from_json(
+    match path.as_str() {
+        "/" | "/health" => Ok(Response::from_json(
             &json!({"status": "ok", "service": "booking-email-engine"}),
         )?),
-        (Method::Post, "/webhooks/resend") => resend::resend(req, &env).await,
-        (_, "/webhooks/resend") => Err(AppError::MethodNotAllowed("POST")),
-        (Method::Post, "/admin/marketing/send") => admin::marketing_send(req, &env).await,
-        (Method::Post, "/admin/outbox/redrive") => admin::outbox_redrive(req, &env).await,
-        (Method::Post, "/admin/outbox/release") => admin::outbox_release(req, &env).await,
-        (Method::Get, "/admin/outbox") => admin::outbox_state(req, &env).await,
-        (Method::Get, "/admin/outbox/email") => admin::outbox_email(req, &env).await,
-        (_, "/admin/marketing/send" | "/admin/outbox/redrive" | "/admin/outbox/release") => {
-            Err(AppError::MethodNotAllowed("POST"))
-        }
-        (_, "/admin/outbox" | "/admin/outbox/email") => Err(AppError::MethodNotAllowed("GET")),
-        // HEAD answers like GET (the runtime drops the body): link checkers see a live link.
-        (Method::Get | Method::Head, p) if p.starts_with("/unsubscribe/") => {
+        "/webhooks/resend" => resend::resend(req, &env).await,
+        "/admin/marketing/send" => admin::marketing_send(req, &env).await,
+        "/admin/outbox/redrive" => admin::outbox_redrive(req, &env).await,
+        "/admin/outbox/release" => admin::outbox_release(req, &env).await,
+        "/admin/outbox" => admin::outbox_state(req, &env).await,
+        "/admin/outbox/email" => admin::outbox_email(req, &env).await,
+        p if p.starts_with("/unsubscribe/") => {
             let token = p.trim_start_matches("/unsubscribe/").to_string();
-            unsubscribe::confirm(req, &env, &token).await
+            match method {
+                Method::Post => unsubscribe::unsubscribe(req, &env, &token).await,
+                _ => unsubscribe::confirm(req, &env, &token).await,
+            }
         }
-        (Method::Post, p) if p.starts_with("/unsubscribe/") => {
-            let token = p.trim_start_matches("/unsubscribe/").to_string();
-            unsubscribe::unsubscribe(req, &env, &token).await
-        }
-        (_, p) if p.starts_with("/unsubscribe/") => {
-            Err(AppError::MethodNotAllowed("GET, HEAD, POST"))
-        }
-        (Method::Get, p) if p.starts_with("/actions/") => {
+        p if p.starts_with("/actions/") => {
             let token = p.trim_start_matches("/actions/").to_string();
-            actions::confirm(req, &env, &token).await
-        }
-        (Method::Post, p) if p.starts_with("/actions/") => {
-            let token = p.trim_start_matches("/actions/").to_string();
-            actions::act(req, &env, &token).await
+            match method {
+                Method::Post => actions::act(req, &env, &token).await,
+                _ => actions::confirm(req, &env, &token).await,
+            }
         }
         _ => Err(AppError::NotFound),
     }

@@ -94,6 +94,7 @@ pub async fn resend(mut req: Request, env: &Env) -> Answer {
                     headers_json: &headers_json,
                     body: &text,
                     received_at_ms,
+                    normalised: None,
                 },
             )
             .await?;
@@ -115,6 +116,7 @@ pub async fn resend(mut req: Request, env: &Env) -> Answer {
             headers_json: &headers_json,
             body: &text,
             received_at_ms,
+            normalised: None,
         },
     )
     .await?;

@@ -2,16 +2,20 @@
 //!
 //! Every supplier of [`crate::sources::WEBHOOKS`] goes through [`receive`]; what differs between
 //! suppliers (authentication, body format) is its [`WebhookSource`]. Order of checks:
-//! 1. size (413, nothing read past the limit is kept);
-//! 2. authenticity (401, body not processed or stored);
-//! 3. parse; malformed → the raw body is stored with `status = 'rejected'`, then 400 naming the field;
-//! 4. store the raw event, unique on `(source, event_id)`; a duplicate answers 200 `duplicate`;
-//! 5. unknown / not-acted-on names → 200 `ignored`, nothing started;
-//! 6. create the Journey instance with a deterministic id; "already exists" is a duplicate.
+//! 1. a source that authenticates with a header alone (liteAPI's token) is checked before the
+//!    body is read (401);
+//! 2. size, enforced while the body streams in (413, nothing read past the limit);
+//! 3. authenticity of a signed body (401, body not processed or stored);
+//! 4. parse and normalise its text (`domain::text`; what was cut goes to `raw_events.normalised`);
+//!    malformed → the raw body is stored with `status = 'rejected'`, then 400 naming the field;
+//! 5. store the raw event, unique on `(source, event_id)`; a duplicate answers 200 `duplicate`;
+//! 6. unknown / not-acted-on names → 200 `ignored`, nothing started;
+//! 7. create the Journey instance with a deterministic id; "already exists" is a duplicate.
 
 use super::{config, Answer, AppError};
 use crate::domain::event::{Interpretation, JourneyParams, Source, PARAMS_VERSION};
 use crate::domain::ids::InstanceId;
+use crate::domain::text::Cut;
 use crate::journey::workflow;
 use crate::platform::now_ms;
 use crate::sources::{Delivery, Inbound, ParseError, WebhookSource};
@@ -43,9 +47,11 @@ pub(super) fn kept_headers(req: &Request) -> String {
     serde_json::Value::Object(map).to_string()
 }
 
-/// Reads the body, refusing anything over `limit` bytes (checked on `content-length` first, then
-/// on the bytes actually received).
+/// Reads the body as a stream, refusing anything over `limit` bytes: on `content-length` first,
+/// then while reading, so a body without a length (chunked) is refused at the first chunk past
+/// the limit; nothing past it is read or kept (dropping the stream cancels it).
 pub(super) async fn read_limited(req: &mut Request, limit: usize) -> Result<Vec<u8>, AppError> {
+    use futures::StreamExt;
     if let Ok(Some(len)) = req.headers().get("content-length") {
         if let Ok(size) = len.trim().parse::<usize>() {
             if size > limit {
@@ -53,20 +59,40 @@ pub(super) async fn read_limited(req: &mut Request, limit: usize) -> Result<Vec<
             }
         }
     }
-    let body = req.bytes().await?;
-    if body.len() > limit {
-        return Err(AppError::TooLarge {
-            size: body.len(),
-            limit,
-        });
+    if req.inner().body().is_none() {
+        return Ok(Vec::new());
+    }
+    let mut stream = req.stream()?;
+    let mut body = Vec::new();
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk?;
+        if body.len() + chunk.len() > limit {
+            return Err(AppError::TooLarge {
+                size: body.len() + chunk.len(),
+                limit,
+            });
+        }
+        body.extend_from_slice(&chunk);
     }
     Ok(body)
 }
 
-/// `POST /webhooks/<source>` for every source of [`crate::sources::WEBHOOKS`]: read the body
-/// within `MAX_WEBHOOK_BODY_BYTES`, verify it (401), parse it, then [`ingest`].
+/// `POST /webhooks/<source>` for every source of [`crate::sources::WEBHOOKS`]: a source that
+/// authenticates with a header alone is verified before the body is read (401 without reading
+/// it); then the body is read within `MAX_WEBHOOK_BODY_BYTES` (413), verified (401) by the
+/// sources that sign it, parsed and normalised ([`crate::sources::read`]), then [`ingest`]ed.
 pub async fn receive(hook: &dyn WebhookSource, mut req: Request, env: &Env) -> Answer {
     let cfg = config(env)?;
+    if hook.header_only() {
+        let get = |name: &str| header(&req, name);
+        let headers_only = Inbound {
+            body: &[],
+            header: &get,
+            now_s: now_s(),
+        };
+        hook.verify(&cfg, &headers_only)
+            .map_err(AppError::unauthorized)?;
+    }
     let body = read_limited(&mut req, cfg.max_webhook_body_bytes).await?;
     let get = |name: &str| header(&req, name);
     let inbound = Inbound {
@@ -74,9 +100,11 @@ pub async fn receive(hook: &dyn WebhookSource, mut req: Request, env: &Env) -> A
         header: &get,
         now_s: now_s(),
     };
-    hook.verify(&cfg, &inbound)
-        .map_err(AppError::unauthorized)?;
-    let parsed = hook.parse(&inbound);
+    if !hook.header_only() {
+        hook.verify(&cfg, &inbound)
+            .map_err(AppError::unauthorized)?;
+    }
+    let parsed = crate::sources::read(hook, &inbound);
     let claimed_id = || hook.claimed_id(&inbound);
     ingest(env, &req, hook.source(), &body, parsed, claimed_id).await
 }
@@ -96,7 +124,7 @@ pub async fn ingest(
     req: &Request,
     source: Source,
     body: &[u8],
-    parsed: Result<Delivery, ParseError>,
+    parsed: Result<(Delivery, Vec<Cut>), ParseError>,
     claimed_id: impl Fn() -> Option<String>,
 ) -> Answer {
     let received_at_ms = now_ms();
@@ -104,7 +132,7 @@ pub async fn ingest(
     let db = env.d1(crate::config::DB_BINDING)?;
     let text = stored_body(body);
 
-    let delivery = match parsed {
+    let (delivery, cuts) = match parsed {
         Ok(d) => d,
         Err(e) => {
             return reject(
@@ -120,6 +148,7 @@ pub async fn ingest(
         }
     };
     let event_id = delivery.event_id.as_str();
+    let normalised = (!cuts.is_empty()).then(|| json!(cuts).to_string());
     let (status, name) = match &delivery.interpretation {
         Interpretation::Journey(_) => (RawEventStatus::Received, delivery.event_name.as_str()),
         Interpretation::Ignored(name) => (RawEventStatus::Ignored, name.as_str()),
@@ -135,6 +164,7 @@ pub async fn ingest(
             headers_json: &headers_json,
             body: &text,
             received_at_ms,
+            normalised: normalised.as_deref(),
         },
     )
     .await?;
@@ -236,6 +266,7 @@ async fn reject(
             headers_json,
             body: text,
             received_at_ms,
+            normalised: None,
         },
     )
     .await?;

@@ -26,7 +26,8 @@ pub use crate::domain::parse_error::ParseError;
 pub use crate::domain::secret::secrets_match;
 
 use crate::config::Config;
-use crate::domain::event::{EventId, Interpretation, Source};
+use crate::domain::event::{EventId, Interpretation, Source, SupplierEvent};
+use crate::domain::text::{self, Cut, TextKind};
 
 /// The supplier webhooks the engine takes at `POST /webhooks/<source>` (`<source>` =
 /// [`Source::as_str`]), one line each. A new source is one file implementing [`WebhookSource`]
@@ -65,6 +66,60 @@ pub struct Delivery {
     pub interpretation: Interpretation,
 }
 
+impl Delivery {
+    /// The delivery with every supplier text normalised once ([`crate::domain::text`]): NFC,
+    /// controls folded, each field bounded by its kind. Returns what was changed, for the raw
+    /// event. Every route reads deliveries through [`read`], so no adapter can skip this.
+    pub fn normalised(self) -> Result<(Delivery, Vec<Cut>), ParseError> {
+        let mut cuts = Vec::new();
+        let mut line = |field: &str, raw: String| {
+            let (clean, controls, truncated) = text::normalise(&raw, TextKind::Status);
+            if clean != raw {
+                cuts.push(Cut {
+                    field: field.to_string(),
+                    kind: TextKind::Status,
+                    chars_before: raw.chars().count(),
+                    chars_after: clean.chars().count(),
+                    controls,
+                    truncated,
+                });
+            }
+            clean
+        };
+        let event_name = line("event_name", self.event_name);
+        let interpretation = match self.interpretation {
+            Interpretation::Ignored(name) => Interpretation::Ignored(line("event_name", name)),
+            Interpretation::Journey(event) => {
+                let invalid = |e: serde_json::Error| ParseError::Invalid {
+                    field: "event".into(),
+                    reason: format!("cannot be normalised: {e}"),
+                };
+                let mut json = serde_json::to_value(&event).map_err(invalid)?;
+                cuts.extend(text::normalise_json(&mut json, "event"));
+                let event: SupplierEvent = serde_json::from_value(json).map_err(invalid)?;
+                Interpretation::Journey(event)
+            }
+        };
+        Ok((
+            Delivery {
+                event_id: self.event_id,
+                event_name,
+                interpretation,
+            },
+            cuts,
+        ))
+    }
+}
+
+/// Parses a delivery with `hook` and normalises its text ([`Delivery::normalised`]): the one way
+/// the shell reads a webhook body.
+pub fn read(
+    hook: &dyn WebhookSource,
+    inbound: &Inbound<'_>,
+) -> Result<(Delivery, Vec<Cut>), ParseError> {
+    hook.parse(inbound)?.normalised()
+}
+
 /// Why a delivery was not authentic (→ HTTP 401; the body is neither processed nor stored).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Unauthenticated {
@@ -87,6 +142,11 @@ pub trait WebhookSource: Sync {
     fn verify(&self, cfg: &Config, inbound: &Inbound<'_>) -> Result<(), Unauthenticated>;
     /// Reads the delivery into its event id, name and [`Interpretation`].
     fn parse(&self, inbound: &Inbound<'_>) -> Result<Delivery, ParseError>;
+    /// `true` when [`Self::verify`] reads headers only (a static token): the shell then verifies
+    /// before reading the body, so an unauthenticated sender cannot make it read one.
+    fn header_only(&self) -> bool {
+        false
+    }
     /// The event id a malformed delivery claims, if it can be read (labels a rejected row).
     fn claimed_id(&self, inbound: &Inbound<'_>) -> Option<String>;
 }

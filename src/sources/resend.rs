@@ -50,6 +50,7 @@ use super::ParseError;
 use crate::domain::cut_bytes;
 use crate::domain::event::EmailAddress;
 use crate::domain::marketing::Suppression;
+use crate::domain::text::{clean, TextKind};
 use serde_json::{Map, Value};
 
 /// Svix message id header (stable across retries; the event id of a delivery).
@@ -209,16 +210,17 @@ fn bounce_report(
         Some(Value::Object(b)) => Some(b),
         Some(_) => return Err(invalid("data.bounce", "must be an object")),
     };
-    let text = |key: &str| -> Result<Option<&str>, ParseError> {
+    let text = |key: &str| -> Result<Option<String>, ParseError> {
         match bounce.and_then(|b| b.get(key)) {
             None | Some(Value::Null) => Ok(None),
-            Some(Value::String(s)) => Ok(Some(s.trim()).filter(|s| !s.is_empty())),
+            Some(Value::String(s)) => Ok(Some(clean(s, TextKind::Other)).filter(|s| !s.is_empty())),
             Some(_) => Err(invalid(format!("data.bounce.{key}"), "must be a string")),
         }
     };
     let kind = text("type")?;
     let sub_type = text("subType")?;
     let message = text("message")?;
+    let (kind, sub_type, message) = (kind.as_deref(), sub_type.as_deref(), message.as_deref());
     if let Some(kind) = kind {
         if !kind.eq_ignore_ascii_case("permanent") {
             return Ok(Report::Ignored(format!(
@@ -253,7 +255,7 @@ pub fn parse_event(body: &[u8]) -> Result<ResendEvent, ParseError> {
     let obj = v.as_object().ok_or(ParseError::NotAnObject)?;
     let event_type = match obj.get("type") {
         None | Some(Value::Null) => return Err(ParseError::Missing("type".into())),
-        Some(Value::String(s)) if !s.trim().is_empty() => s.trim().to_string(),
+        Some(Value::String(s)) if !s.trim().is_empty() => clean(s, TextKind::Status),
         Some(_) => return Err(invalid("type", "must be a non-empty string")),
     };
     let acted = matches!(event_type.as_str(), "email.bounced" | "email.complained");
@@ -267,7 +269,7 @@ pub fn parse_event(body: &[u8]) -> Result<ResendEvent, ParseError> {
     let email_id = data
         .and_then(|d| d.get("email_id"))
         .and_then(Value::as_str)
-        .map(str::to_string);
+        .map(|id| clean(id, TextKind::Id));
     let report = match (event_type.as_str(), data) {
         ("email.bounced", Some(d)) => bounce_report(d, recipients(d)?)?,
         ("email.complained", Some(d)) => {

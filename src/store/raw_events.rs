@@ -3,7 +3,7 @@
 //! same id is still processed).
 //!
 //! Status ([`RawEventStatus`]): `received` (stored, journey not yet started) → `started` |
-//! `ignored`; or `rejected`.
+//! `ignored`; or `rejected`; a started journey that ended in a fatal error → `errored`.
 
 use super::{changes, n, opt, s};
 use crate::domain::event::Source;
@@ -26,6 +26,8 @@ pub enum RawEventStatus {
     Ignored,
     /// Malformed: stored with `event_id` NULL and the error.
     Rejected,
+    /// Its journey ended in a fatal error (the error is stored and the owner alerted).
+    Errored,
 }
 
 stored_names!(RawEventStatus);
@@ -48,6 +50,8 @@ pub struct NewRawEvent<'a> {
     pub headers_json: &'a str,
     pub body: &'a str,
     pub received_at_ms: i64,
+    /// What normalising the delivery's text changed (JSON array of `domain::text::Cut`), if any.
+    pub normalised: Option<&'a str>,
 }
 
 /// Inserts a delivery. Returns `true` when it was new, `false` when `(source, event_id)` already
@@ -55,8 +59,8 @@ pub struct NewRawEvent<'a> {
 pub async fn insert(db: &D1Database, e: &NewRawEvent<'_>) -> Result<bool> {
     let r = db
         .prepare(
-            "INSERT INTO raw_events (source, event_id, event_name, status, error, headers_json, body, received_at_ms) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT(source, event_id) DO NOTHING",
+            "INSERT INTO raw_events (source, event_id, event_name, status, error, headers_json, body, received_at_ms, normalised) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) ON CONFLICT(source, event_id) DO NOTHING",
         )
         .bind(&[
             s(e.source.as_str()),
@@ -67,6 +71,7 @@ pub async fn insert(db: &D1Database, e: &NewRawEvent<'_>) -> Result<bool> {
             s(e.headers_json),
             s(e.body),
             n(e.received_at_ms),
+            opt(e.normalised),
         ])?
         .run()
         .await?;
@@ -121,6 +126,27 @@ pub async fn mark(
         s(event_id),
         s(status.as_str()),
         opt(instance_id),
+    ])?
+    .run()
+    .await?;
+    Ok(())
+}
+
+/// Marks the delivery whose journey ended in a fatal error: `status = 'errored'` and the error
+/// (cut at 1,000 bytes).
+pub async fn mark_errored(
+    db: &D1Database,
+    source: Source,
+    event_id: &str,
+    error: &str,
+) -> Result<()> {
+    db.prepare(
+        "UPDATE raw_events SET status = 'errored', error = ?3 WHERE source = ?1 AND event_id = ?2",
+    )
+    .bind(&[
+        s(source.as_str()),
+        s(event_id),
+        s(crate::domain::cut_bytes(error, 1000)),
     ])?
     .run()
     .await?;

@@ -2,7 +2,7 @@
 //! hotel coordinates used for local time.
 
 use super::{n, opt, s};
-use crate::domain::schedule::ScheduledKind;
+use crate::domain::schedule::{HotelPlan, ScheduledKind};
 use crate::domain::stored_names;
 use crate::domain::timezone::ZoneSource;
 use serde::{Deserialize, Serialize};
@@ -36,7 +36,7 @@ pub struct PlannedRow<'a> {
     pub kind: ScheduledKind,
     /// When it is due, ms since the epoch (UTC); `None` for merged / late rows.
     pub due_at_ms: Option<i64>,
-    /// `Planned`, `Merged` or `Late`.
+    /// `Planned`, `Merged`, `Late` or (too far ahead, stay already over) `Skipped`.
     pub status: SendStatus,
     pub reason: Option<&'a str>,
     /// When it becomes pointless, ms UTC (`crate::domain::intent::expires_at_ms`); `None` for
@@ -45,6 +45,51 @@ pub struct PlannedRow<'a> {
     /// `due_at_ms` as a wall-clock time in the hotel's zone, RFC 3339 with its offset
     /// (`2027-07-15T08:00:00+02:00`); `None` for merged / late rows.
     pub local_time: Option<String>,
+}
+
+impl<'a> PlannedRow<'a> {
+    /// The rows recording `plan`: every send `planned`; sends too far ahead `skipped` with the
+    /// reason; the arrival guide past at booking time `merged` into the confirmation, or `skipped`
+    /// with `stay_over_reason` when the stay was already over (`stay_over`: no confirmation went
+    /// out); other past sends `late`. Their `expires_at_ms` and `local_time` are left `None` for
+    /// the caller, which knows the hotel's zone.
+    pub fn of_plan(plan: &HotelPlan, stay_over: bool, stay_over_reason: &'a str) -> Vec<Self> {
+        let row = |kind, due_at_ms, status, reason| PlannedRow {
+            kind,
+            due_at_ms,
+            status,
+            reason,
+            expires_at_ms: None,
+            local_time: None,
+        };
+        let too_far = "too far ahead: beyond the longest wait a journey makes (about 7.9 years)";
+        let (merged_status, merged) = if stay_over {
+            (SendStatus::Skipped, stay_over_reason)
+        } else {
+            (
+                SendStatus::Merged,
+                "past at booking time: its facts are in the confirmation",
+            )
+        };
+        let late = "past at booking time";
+        let planned = plan
+            .sends
+            .iter()
+            .map(|s| row(s.kind, Some(s.at_ms), SendStatus::Planned, None));
+        let far = plan
+            .too_far
+            .iter()
+            .map(|s| row(s.kind, Some(s.at_ms), SendStatus::Skipped, Some(too_far)));
+        let merged = plan
+            .merged_into_confirmation
+            .iter()
+            .map(|&k| row(k, None, merged_status, Some(merged)));
+        let past = plan
+            .skipped
+            .iter()
+            .map(|&k| row(k, None, SendStatus::Late, Some(late)));
+        planned.chain(far).chain(merged).chain(past).collect()
+    }
 }
 
 /// Records the plan of one journey version in one batch, each row with the hotel's zone (display

@@ -18,6 +18,8 @@ const FAULTS = {
 /** Per-address counts: calls seen and sends accepted by the real binding (module state). */
 const calls = new Map();
 const accepted = new Map();
+/** The last message handed to the binding per address: what the provider got. */
+const last = new Map();
 
 function addressOf(to) {
   const first = Array.isArray(to) ? to[0] : to;
@@ -35,6 +37,7 @@ export class EmailWithFaults extends WorkerEntrypoint {
     const address = addressOf(message.to);
     const n = (calls.get(address) ?? 0) + 1;
     calls.set(address, n);
+    last.set(address, { subject: message.subject, headers: message.headers ?? null });
     const command = /\+([a-z0-9-]+)@/.exec(address)?.[1] ?? "";
     if (FAULTS[command]) fail(FAULTS[command]);
     const failFirst = /^fail-(\d+)$/.exec(command);
@@ -45,6 +48,11 @@ export class EmailWithFaults extends WorkerEntrypoint {
       await new Promise((resolve) => setTimeout(resolve, 30_000));
     }
     return { messageId: result.messageId };
+  }
+
+  /** The subject and extra headers of the last message to `address`, as the binding got them. */
+  async lastMessage(address) {
+    return last.get(address.toLowerCase()) ?? null;
   }
 
   /** How many sends to `address` the real binding accepted (and how many calls were made). */

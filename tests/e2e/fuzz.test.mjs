@@ -21,20 +21,11 @@ const STRIPE_SECRET = "whsec_test_stripe_secret";
 const RESEND_SECRET = "whsec_dGVzdC1yZXNlbmQtd2ViaG9vay1zZWNyZXQtMDEyMzQ1";
 
 /**
- * Journeys that may end `errored` on this branch for a cause another branch fixes, by a pattern of
- * their error; every other errored (or unfinished) journey fails the test. Drop an entry once its
- * fix is merged.
+ * Journeys that may end `errored` for a known cause being fixed elsewhere, by a pattern of their
+ * error (`{reason, pattern}`); every other errored (or unfinished) journey fails the test. Empty:
+ * the step-name crash it once listed (long or multi-line hotel confirmation numbers) is fixed.
  */
-const KNOWN_ELSEWHERE = [
-  {
-    // Issue #12, branch w12a: step names built from bounded, safe identifiers. Here a liteAPI hotel
-    // confirmation number of 257+ characters, or with a newline or NUL, becomes part of the step
-    // name `store hcn <booking> <number>`, which the platform refuses (256 characters, no control
-    // characters): a fatal error after the supplier was answered 202.
-    reason: "w12a: step name from long or multi-line supplier text (store hcn …)",
-    pattern: /Step name .* exceeds max length \(256 chars\) or invalid characters found|"message":"store hcn /s,
-  },
-];
+const KNOWN_ELSEWHERE = [];
 
 /** mulberry32: a small seeded PRNG; same seed, same run. */
 function prng(seed) {

@@ -14,7 +14,7 @@ export function unique(prefix) {
 
 /**
  * A liteAPI `booking.book` delivery built from the fixture, with its own event id, booking id and
- * guest email. Returns the raw body text and the ids.
+ * guest email, for a stay 30 days from now. Returns the raw body text and the ids.
  */
 export function bookingDelivery({ eventId = unique("evt_"), bookingId = unique("BK_"), email } = {}) {
   const envelope = structuredClone(confirmed);
@@ -22,6 +22,8 @@ export function bookingDelivery({ eventId = unique("evt_"), bookingId = unique("
   envelope.event_id = eventId;
   const response = JSON.parse(envelope.response);
   response.data.bookingId = bookingId;
+  // A stay in the future: a stay already over gets no guest email (issue #12).
+  Object.assign(response.data, { checkin: dateInDays(30), checkout: dateInDays(33) });
   if (email) {
     response.data.holder.email = email;
   }
@@ -191,7 +193,19 @@ export async function postGeneric(body, { id = unique("msg_"), secret = GENERIC_
   return { response, id };
 }
 
-/** Posts a `booking.book` delivery and waits for its journey to complete; returns the ids. */
+/**
+ * Waits until a booking's confirmation and owner alert are in the outbox. The stay is ahead, so
+ * its journey then sleeps (until the arrival guide) instead of completing.
+ */
+export async function handedOver(bookingId) {
+  const { expect } = await import("vitest");
+  await eventually(async () => {
+    const keys = (await outboxState()).items.map((i) => i.dedupe_key);
+    expect(keys).toEqual(expect.arrayContaining([`booking_confirmation:${bookingId}`, `owner_new_booking:${bookingId}`]));
+  }, { ms: 30_000 });
+}
+
+/** Posts a `booking.book` delivery and waits until its journey has handed its first emails over and sleeps; returns the ids. */
 export async function book(options) {
   const { introspectWorkflowInstance } = await import("cloudflare:test");
   const { expect } = await import("vitest");
@@ -199,7 +213,7 @@ export async function book(options) {
   const instance = await introspectWorkflowInstance(env.JOURNEY, instanceIdFor(d.eventId));
   try {
     expect((await postLiteapi(d.body)).status).toBe(202);
-    await instance.waitForStatus("complete");
+    await handedOver(d.bookingId);
   } finally {
     await instance.dispose();
   }

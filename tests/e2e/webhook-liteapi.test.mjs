@@ -1,7 +1,7 @@
 // POST /webhooks/liteapi: authenticity, storage of every delivery, dedupe, one Journey per event.
 import { env, introspectWorkflow, introspectWorkflowInstance } from "cloudflare:test";
 import { describe, it, expect } from "vitest";
-import { bookingDelivery, instanceIdFor, postLiteapi, rows, unique, TOKEN } from "./helpers.mjs";
+import { bookingDelivery, handedOver, instanceIdFor, postLiteapi, rows, unique, TOKEN } from "./helpers.mjs";
 
 describe("liteAPI webhook", () => {
   it("the same booking.book delivered twice starts one journey and claims one email", async () => {
@@ -11,7 +11,7 @@ describe("liteAPI webhook", () => {
       const first = await postLiteapi(d.body);
       expect(first.status).toBe(202);
       expect(await first.json()).toMatchObject({ status: "accepted", instanceId: instanceIdFor(d.eventId) });
-      await instance.waitForStatus("complete");
+      await handedOver(d.bookingId); // then asleep until its arrival guide
 
       const second = await postLiteapi(d.body);
       expect(second.status).toBe(200);
@@ -37,7 +37,7 @@ describe("liteAPI webhook", () => {
       expect(statuses.filter(([code, s]) => code === 200 && s === "duplicate")).toHaveLength(9);
       const instances = await introspector.get();
       expect(instances).toHaveLength(1);
-      await instances[0].waitForStatus("complete");
+      await handedOver(d.bookingId);
     } finally {
       await introspector.dispose();
     }
@@ -105,7 +105,7 @@ describe("liteAPI webhook", () => {
     const instance = await introspectWorkflowInstance(env.JOURNEY, instanceIdFor(d.eventId));
     try {
       expect((await postLiteapi(d.body)).status).toBe(202);
-      await instance.waitForStatus("complete");
+      await handedOver(d.bookingId); // then asleep until its arrival guide
     } finally {
       await instance.dispose();
     }

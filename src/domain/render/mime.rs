@@ -3,9 +3,11 @@
 
 use super::{Branding, RenderError};
 use crate::domain::email::OutgoingEmail;
+use crate::domain::text::{header_value, SUBJECT_MAX_CHARS};
 
 /// Builds the RFC 5322 message for SMTP: multipart/alternative (text + HTML), encoded UTF-8
-/// headers, the email's own deterministic Message-ID, `Date` from `date_unix_s` (UTC seconds).
+/// headers (the subject through [`header_value`]: one line, bounded), the email's own
+/// deterministic Message-ID, `Date` from `date_unix_s` (UTC seconds).
 pub fn to_mime(
     email: &OutgoingEmail,
     branding: &Branding,
@@ -19,7 +21,7 @@ pub fn to_mime(
     let bytes = mail_builder::MessageBuilder::new()
         .from((branding.brand.as_str(), branding.from.as_str()))
         .to(email.to.as_str())
-        .subject(email.subject.as_str())
+        .subject(header_value(&email.subject, SUBJECT_MAX_CHARS))
         .message_id(message_id)
         .date(date_unix_s)
         .text_body(email.text.as_str())

@@ -27,6 +27,7 @@
 use crate::domain::email::{DedupeKey, EmailKind, OutgoingEmail};
 use crate::domain::event::{BookingRef, EmailAddress};
 use crate::domain::ids::message_id_for;
+use crate::domain::text::{header_value, HEADER_MAX_CHARS, SUBJECT_MAX_CHARS};
 
 /// Declares the HTML and the text template of one email over one view, and implements [`Body`].
 ///
@@ -84,6 +85,7 @@ pub mod checkout;
 pub mod flight;
 pub mod guard;
 pub mod hotel;
+pub mod journey_failed;
 pub mod mime;
 pub mod owner;
 pub mod pages;
@@ -96,10 +98,11 @@ pub use hotel::{
     arrival_guide, booking_confirmation, booking_updated, checkin_day, hotel_confirmation_number,
     thank_you,
 };
+pub use journey_failed::owner_journey_failed;
 pub use mime::to_mime;
 pub use owner::{
-    owner_booking_cancelled, owner_checkout_hold, owner_email_failed, owner_journey_failed,
-    owner_new_booking, owner_provider_paused, JourneyFailure, ProviderPaused,
+    owner_booking_cancelled, owner_checkout_hold, owner_email_failed, owner_new_booking,
+    owner_provider_paused, owner_sends_failed, JourneyFailure, ProviderPaused,
 };
 // Kept at its old path for callers other branches are editing (the unsubscribe pages used it).
 #[allow(unused_imports)]
@@ -163,7 +166,8 @@ pub struct Envelope<'a> {
     pub booking_id: Option<String>,
     /// The recipient: the guest, the customer or the owner.
     pub to: &'a EmailAddress,
-    /// The subject as written; mail-builder RFC 2047-encodes it when it is not ASCII.
+    /// The subject as written; [`compose`] makes it one line of at most
+    /// [`SUBJECT_MAX_CHARS`] characters, and mail-builder RFC 2047-encodes it when not ASCII.
     pub subject: String,
     /// Extra headers every provider sends, e.g. the RFC 8058 `List-Unsubscribe` pair of a
     /// marketing email; empty for booking mail.
@@ -222,14 +226,17 @@ pub fn compose(
     } = envelope;
     Ok(OutgoingEmail {
         message_id: message_id_for(dedupe_key.as_str(), branding.from.domain()),
-        headers,
+        headers: headers
+            .into_iter()
+            .map(|(name, value)| (name, header_value(&value, HEADER_MAX_CHARS)))
+            .collect(),
         dedupe_key,
         kind,
         audience: kind.audience(),
         rank: kind.rank(),
         booking_id,
         to: to.clone(),
-        subject,
+        subject: header_value(&subject, SUBJECT_MAX_CHARS),
         text,
         html,
         intent: None,

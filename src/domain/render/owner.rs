@@ -165,7 +165,7 @@ pub struct JourneyFailure<'a> {
 /// The owner's alert that a journey could not send an email (outcome `failed`): key
 /// `owner_email_failed:journey:<about>:<day>`, so one alert per booking and UTC day however many of
 /// its steps fail (the first failure's details; every failure is in D1 and the journey's output).
-pub fn owner_journey_failed(
+pub fn owner_sends_failed(
     f: &JourneyFailure<'_>,
     owner: &EmailAddress,
     branding: &Branding,

@@ -82,6 +82,10 @@ impl WebhookSource for Webhook {
         Ok(verify_token(header.as_deref(), &cfg.liteapi_webhook_token)?)
     }
 
+    fn header_only(&self) -> bool {
+        true
+    }
+
     fn parse(&self, inbound: &Inbound<'_>) -> Result<Delivery, ParseError> {
         let envelope = parse_envelope(inbound.body)?;
         let interpretation = interpret(&envelope)?;
