@@ -14,15 +14,12 @@ use crate::domain::event::{
 use crate::domain::render;
 use crate::domain::schedule::{hotel_plan, sleep_chunks, ScheduledKind};
 use crate::domain::snapshot::hotel_snapshot;
-use crate::domain::timezone::hotel_zone;
+use crate::domain::timezone::{hotel_zone, location_lookup, LocationLookup};
 use crate::store;
 use crate::store::bookings::FactsUpdate;
 use crate::store::schedule::{CachedLocation, PlannedRow, SendStatus};
 use serde::{Deserialize, Serialize};
 use worker::{Env, Result};
-
-/// How long a failed hotel data lookup is trusted before it is tried again, ms (1 day).
-const LOOKUP_RETRY_AFTER_MS: i64 = 86_400_000;
 
 /// What the record step found.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -284,18 +281,24 @@ async fn hotel_location(env: &Env, cfg: &Config, b: &HotelBooking) -> Option<Hot
     let hotel_id = b.hotel_id.as_deref()?;
     let db = env.d1(DB_BINDING).ok()?;
     let now = crate::platform::now_ms();
-    if let Ok(Some(cached)) = store::schedule::cached_location(&db, hotel_id).await {
-        if cached.error.is_none() {
+    let cached = store::schedule::cached_location(&db, hotel_id)
+        .await
+        .ok()
+        .flatten();
+    let seen = cached
+        .as_ref()
+        .map(|c| (c.error.is_some(), c.fetched_at_ms));
+    match (location_lookup(seen, now), cached) {
+        (LocationLookup::UseCached, Some(c)) => {
             return Some(HotelLocation {
-                time_zone: cached.time_zone,
-                latitude: cached.latitude,
-                longitude: cached.longitude,
-            });
+                time_zone: c.time_zone,
+                latitude: c.latitude,
+                longitude: c.longitude,
+            })
         }
         // A failed lookup is retried after a day, not on every plan in between.
-        if now - cached.fetched_at_ms < LOOKUP_RETRY_AFTER_MS {
-            return None;
-        }
+        (LocationLookup::BackOff, _) => return None,
+        _ => {}
     }
     if cfg.liteapi_api_key.is_empty() {
         return None;
