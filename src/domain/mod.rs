@@ -22,6 +22,7 @@ pub mod schedule;
 pub mod secret;
 pub mod smtp;
 pub mod snapshot;
+pub mod sweep;
 pub mod timezone;
 pub mod tz_lookup;
 pub mod unsubscribe;
