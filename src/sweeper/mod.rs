@@ -8,12 +8,13 @@
 //!   instance id (an instance that already exists means someone else started it: fine);
 //! - retention: bodies of finished raw events older than `RETENTION_RAW_BODY_DAYS` are blanked
 //!   (the row stays);
+//! - the outbox is asked to re-arm: due work and no alarm (a lost alarm) → armed again;
 //! - every repair is recorded once in D1 `repairs` (unique on its key).
 //!
 //! Exactly once: starting a journey is idempotent on its instance id, marking is a conditional
 //! `UPDATE … WHERE status = 'received'`, and repairs are `INSERT … ON CONFLICT DO NOTHING`.
 
-use crate::config::DB_BINDING;
+use crate::config::{DB_BINDING, OUTBOX_BINDING, OUTBOX_NAME};
 use crate::domain::event::{Interpretation, JourneyParams, Source, PARAMS_VERSION};
 use crate::domain::ids::InstanceId;
 use crate::domain::sweep::{repair_key, RepairKind, SweepConfig};
@@ -22,7 +23,7 @@ use crate::sources::Inbound;
 use crate::store::raw_events::{self, RawEventStatus};
 use crate::store::{changes, n, s};
 use serde::Deserialize;
-use worker::{D1Database, Env, Error, Result};
+use worker::{D1Database, Env, Error, Method, Request, RequestInit, Result};
 
 /// What one tick did (logged; returned for tests and the bench).
 #[derive(Debug, Default, Clone, Copy, serde::Serialize)]
@@ -33,6 +34,8 @@ pub struct TickReport {
     pub raw_events_failed: u32,
     /// Raw bodies pruned.
     pub raw_bodies_pruned: u32,
+    /// Whether the outbox had due work and no alarm, and was re-armed.
+    pub outbox_rearmed: bool,
     /// Repairs newly recorded in D1 (not counting ones another tick recorded first).
     pub repairs_recorded: u32,
 }
@@ -59,6 +62,14 @@ pub async fn tick(env: &Env, now_ms: i64) -> Result<TickReport> {
     )
     .await?;
     report.raw_bodies_pruned = prune_raw_bodies(&db, cut.raw_body_before_ms, cfg.batch).await?;
+    if let Some(at) = rearm_outbox(env).await? {
+        report.outbox_rearmed = true;
+        let key = repair_key(RepairKind::OutboxRearmed, &at.to_string());
+        let why = "the outbox had due work and no alarm";
+        if record(&db, &key, RepairKind::OutboxRearmed, "outbox", why, now_ms).await? {
+            report.repairs_recorded += 1;
+        }
+    }
     Ok(report)
 }
 
@@ -172,6 +183,32 @@ async fn start_one(
     )
     .await?;
     Ok((instance_id, created))
+}
+
+/// Asks the outbox to re-arm (`POST /rearm`). `Some(alarm at, ms UTC)` when it had due work and
+/// no alarm, `None` when its alarm was in place or it has nothing to do.
+async fn rearm_outbox(env: &Env) -> Result<Option<i64>> {
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Answer {
+        rearmed: bool,
+        alarm_at_ms: Option<i64>,
+    }
+    let stub = env
+        .durable_object(OUTBOX_BINDING)?
+        .get_by_name(OUTBOX_NAME)?;
+    let mut init = RequestInit::new();
+    init.with_method(Method::Post);
+    let req = Request::new_with_init("https://outbox/rearm", &init)?;
+    let mut resp = stub.fetch_with_request(req).await?;
+    if resp.status_code() != 200 {
+        return Err(Error::RustError(format!(
+            "outbox /rearm answered {}",
+            resp.status_code()
+        )));
+    }
+    let a: Answer = resp.json().await?;
+    Ok(if a.rearmed { a.alarm_at_ms } else { None })
 }
 
 /// The bytes of a stored body (`routes::webhooks::stored_body`: UTF-8 as is, else `base64:…`).

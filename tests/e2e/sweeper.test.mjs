@@ -1,10 +1,22 @@
 // The sweeper (Cron Trigger → src/sweeper/): D1 is the authority on due work. Faults are injected
 // by leaving rows in D1 the way a crash would (a delivery stored but its journey never started),
 // then the Worker's own scheduled handler runs, as the cron would run it.
-import { env, introspectWorkflowInstance, createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
+import { env, introspectWorkflowInstance, runInDurableObject, runDurableObjectAlarm, createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
 import Engine from "../../src/entry.mjs";
 import { describe, it, expect } from "vitest";
-import { bookingDelivery, instanceIdFor, postLiteapi, rows } from "./helpers.mjs";
+import {
+  bookingDelivery,
+  enqueueEmail,
+  instanceIdFor,
+  item,
+  outboxState,
+  outboxStub,
+  postLiteapi,
+  rows,
+  sendThrough,
+  setOutboxState,
+  unique,
+} from "./helpers.mjs";
 
 const MINUTE = 60_000;
 const DAY = 86_400_000;
@@ -116,5 +128,34 @@ describe("sweeper", () => {
       { event_id: `${tag}_old_started`, body: "" },
     ]);
     await env.DB.prepare("UPDATE raw_events SET status = 'rejected' WHERE event_id = ?").bind(`${tag}_old_received`).run();
+  });
+
+  it("a lost outbox alarm with queued mail is re-armed by the sweeper, once, and the mail goes out", async () => {
+    await outboxState(); // the outbox creates its tables on first use
+    // Mail waits behind the client gap (as it does for 150–160 s in production)…
+    await setOutboxState("next_slot_at_ms", Date.now() + 10 * MINUTE);
+    const key = await enqueueEmail(`${unique("rearm")}@example.com`);
+    expect(item(await outboxState(), key).status).toBe("queued");
+    // The fault: the alarm is gone while mail waits, and its slot is due.
+    await runInDurableObject(outboxStub(), async (_o, st) => {
+      await st.storage.deleteAlarm();
+      st.storage.sql.exec("UPDATE state SET value = 0 WHERE key = 'next_slot_at_ms'");
+    });
+    // Without the sweeper it stays stuck: there is no alarm to run.
+    expect(await runDurableObjectAlarm(outboxStub())).toBe(false);
+    expect(item(await outboxState(), key).status).toBe("queued");
+    const before = await rows("SELECT COUNT(*) AS n FROM repairs WHERE kind = 'outbox_rearmed'");
+
+    await Promise.all([sweep(), sweep()]);
+    expect(await rows("SELECT COUNT(*) AS n FROM repairs WHERE kind = 'outbox_rearmed'")).toEqual([{ n: before[0].n + 1 }]);
+    // With its alarm back, the outbox sends the mail (after any older mail ahead of it, one per
+    // client slot; the slots are passed at once here).
+    const state = await sendThrough(key);
+    expect(item(state, key)).toMatchObject({ status: "sent", attempts: 1 });
+
+    // A sweep with the alarm in place records nothing more.
+    await sweep();
+    expect(await rows("SELECT COUNT(*) AS n FROM repairs WHERE kind = 'outbox_rearmed'")).toEqual([{ n: before[0].n + 1 }]);
+    expect(item(await outboxState(), key).attempts).toBe(1);
   });
 });
