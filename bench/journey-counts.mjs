@@ -92,7 +92,7 @@ export const AWAITS = {
   "src/outbox/mod.rs#hand_over": 3,
   "src/outbox/mod.rs#learn_suppression": 1,
   "src/outbox/mod.rs#sync_records": 1,
-  "src/outbox/mod.rs#fetch": 5,
+  "src/outbox/mod.rs#fetch": 7, // +2: the sweeper's POST /rearm (get_alarm, rearm), off the counted paths
   "src/outbox/mod.rs#alarm": 2,
   "src/outbox/client.rs#enqueue": 3,
   "src/outbox/providers.rs#send_cloudflare": 1,
