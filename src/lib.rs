@@ -34,7 +34,10 @@ async fn fetch(req: Request, env: Env, _ctx: Context) -> Result<Response> {
 #[event(scheduled)]
 async fn scheduled(_event: ScheduledEvent, env: Env, _ctx: ScheduleContext) {
     match sweeper::tick(&env, platform::now_ms()).await {
-        Ok(report) => worker::console_log!("sweeper: {report:?}"),
+        Ok(report) => worker::console_log!(
+            "sweeper: {}",
+            serde_json::to_string(&report).unwrap_or_default()
+        ),
         Err(e) => worker::console_error!("sweeper tick failed: {e}"),
     }
 }

@@ -38,6 +38,18 @@ pub struct TickReport {
     pub outbox_rearmed: bool,
     /// Repairs newly recorded in D1 (not counting ones another tick recorded first).
     pub repairs_recorded: u32,
+    /// D1 rows read by the sweeper's own queries (D1 `meta.rows_read`; the journey starts and
+    /// the outbox's re-arm are not included).
+    pub rows_read: u64,
+}
+
+/// D1 rows a statement read (`meta.rows_read`, 0 when absent).
+fn rows_read(r: &worker::D1Result) -> u64 {
+    r.meta()
+        .ok()
+        .flatten()
+        .and_then(|m| m.rows_read)
+        .map_or(0, |n| n as u64)
 }
 
 /// The sweeper's variables, read through the Worker's env.
@@ -61,7 +73,9 @@ pub async fn tick(env: &Env, now_ms: i64) -> Result<TickReport> {
         &mut report,
     )
     .await?;
-    report.raw_bodies_pruned = prune_raw_bodies(&db, cut.raw_body_before_ms, cfg.batch).await?;
+    let (pruned, read) = prune_raw_bodies(&db, cut.raw_body_before_ms, cfg.batch).await?;
+    report.raw_bodies_pruned = pruned;
+    report.rows_read += read;
     if let Some(at) = rearm_outbox(env).await? {
         report.outbox_rearmed = true;
         let key = repair_key(RepairKind::OutboxRearmed, &at.to_string());
@@ -92,7 +106,7 @@ async fn start_stuck_journeys(
     now_ms: i64,
     report: &mut TickReport,
 ) -> Result<()> {
-    let rows = db
+    let found = db
         .prepare(
             "SELECT source, event_id, headers_json, body, received_at_ms FROM raw_events \
              WHERE status = 'received' AND received_at_ms < ?1 AND event_id IS NOT NULL \
@@ -100,8 +114,9 @@ async fn start_stuck_journeys(
         )
         .bind(&[n(before_ms), n(i64::from(batch))])?
         .all()
-        .await?
-        .results::<StuckEvent>()?;
+        .await?;
+    report.rows_read += rows_read(&found);
+    let rows = found.results::<StuckEvent>()?;
     for row in rows {
         match start_one(env, db, &row, now_ms).await {
             // Someone else (a supplier redelivery, an overlapping tick) started it: not our repair.
@@ -221,7 +236,8 @@ fn stored_bytes(stored: &str) -> Option<Vec<u8>> {
 }
 
 /// Blanks the bodies of finished raw events received before `before_ms`, at most `batch` rows.
-async fn prune_raw_bodies(db: &D1Database, before_ms: i64, batch: u32) -> Result<u32> {
+/// Returns `(bodies pruned, D1 rows read)`.
+async fn prune_raw_bodies(db: &D1Database, before_ms: i64, batch: u32) -> Result<(u32, u64)> {
     let r = db
         .prepare(
             "UPDATE raw_events SET body = '' WHERE id IN (SELECT id FROM raw_events \
@@ -231,7 +247,10 @@ async fn prune_raw_bodies(db: &D1Database, before_ms: i64, batch: u32) -> Result
         .bind(&[n(before_ms), n(i64::from(batch))])?
         .run()
         .await?;
-    Ok(u32::try_from(changes(&r)).unwrap_or(u32::MAX))
+    Ok((
+        u32::try_from(changes(&r)).unwrap_or(u32::MAX),
+        rows_read(&r),
+    ))
 }
 
 /// Records a repair once. Returns `true` when this call recorded it, `false` when another tick
