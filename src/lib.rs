@@ -15,11 +15,12 @@ pub mod routes;
 pub mod sources;
 pub mod store;
 pub mod suppliers;
+pub mod sweeper;
 
 pub use journey::run_journey;
 pub use outbox::Outbox;
 
-use worker::{event, Context, Env, Request, Response, Result};
+use worker::{event, Context, Env, Request, Response, Result, ScheduleContext, ScheduledEvent};
 
 #[event(fetch)]
 async fn fetch(req: Request, env: Env, _ctx: Context) -> Result<Response> {
@@ -27,4 +28,16 @@ async fn fetch(req: Request, env: Env, _ctx: Context) -> Result<Response> {
     routes::handle(req, env)
         .await
         .or_else(routes::AppError::into_response)
+}
+
+/// The Cron Trigger (`[triggers] crons` in wrangler.toml): one sweep, see [`sweeper`].
+#[event(scheduled)]
+async fn scheduled(_event: ScheduledEvent, env: Env, _ctx: ScheduleContext) {
+    match sweeper::tick(&env, platform::now_ms()).await {
+        Ok(report) => worker::console_log!(
+            "sweeper: {}",
+            serde_json::to_string(&report).unwrap_or_default()
+        ),
+        Err(e) => worker::console_error!("sweeper tick failed: {e}"),
+    }
 }

@@ -24,6 +24,7 @@ pub mod schedule;
 pub mod secret;
 pub mod smtp;
 pub mod snapshot;
+pub mod sweep;
 pub mod text;
 pub mod timezone;
 pub mod tz_lookup;

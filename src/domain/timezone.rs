@@ -275,6 +275,33 @@ fn first_instant_after_gap<Z: TimeZone>(zone: &Z, local: NaiveDateTime) -> DateT
     DateTime::from_timestamp(hi, 0).unwrap_or(as_utc)
 }
 
+/// How long a failed hotel data lookup is trusted before it is tried again, ms (1 day).
+pub const LOOKUP_RETRY_AFTER_MS: i64 = 86_400_000;
+
+/// What to do about a hotel's location, given its cached row (if any) and `now`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LocationLookup {
+    /// The cache holds a good location: use it.
+    UseCached,
+    /// The last lookup failed less than [`LOOKUP_RETRY_AFTER_MS`] ago: no location, no lookup.
+    BackOff,
+    /// Nothing cached, or the failure is older than a day: ask the supplier.
+    Fetch,
+}
+
+/// Decide a location lookup. `cached` is `(failed, fetched_at_ms)` of the cached row: `failed`
+/// when it records an error; `fetched_at_ms` when it was fetched or failed (ms since the Unix
+/// epoch, UTC); `now_ms` on the same clock. A failure is retried after a day, not on every plan.
+pub fn location_lookup(cached: Option<(bool, i64)>, now_ms: i64) -> LocationLookup {
+    match cached {
+        Some((false, _)) => LocationLookup::UseCached,
+        Some((true, at)) if now_ms.saturating_sub(at) < LOOKUP_RETRY_AFTER_MS => {
+            LocationLookup::BackOff
+        }
+        _ => LocationLookup::Fetch,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -285,6 +312,29 @@ mod tests {
             .unwrap()
             .and_hms_opt(h, min, 0)
             .unwrap()
+    }
+
+    #[test]
+    fn a_failed_lookup_is_not_retried_within_a_day() {
+        let day = LOOKUP_RETRY_AFTER_MS;
+        let failed_at = 1_780_000_000_000;
+        assert_eq!(location_lookup(None, failed_at), LocationLookup::Fetch);
+        assert_eq!(
+            location_lookup(Some((true, failed_at)), failed_at + 1),
+            LocationLookup::BackOff
+        );
+        assert_eq!(
+            location_lookup(Some((true, failed_at)), failed_at + day - 1),
+            LocationLookup::BackOff
+        );
+        assert_eq!(
+            location_lookup(Some((true, failed_at)), failed_at + day),
+            LocationLookup::Fetch
+        );
+        assert_eq!(
+            location_lookup(Some((false, failed_at)), failed_at + 10 * day),
+            LocationLookup::UseCached
+        );
     }
 
     #[test]

@@ -4,14 +4,13 @@
 //! cancellations stop every pending send (see `super` for the rules).
 
 use super::failures::{self, Failed};
+use super::hotel_zone::plan_zone;
 use super::workflow::{Step, StepConfig};
 use super::{config, deliver, deliver_once, known_booking, rust_err, JourneyOutput};
-use crate::config::{Config, DB_BINDING};
+use crate::config::DB_BINDING;
 use crate::domain::booking::BookingStatus;
 use crate::domain::email::{Audience, OutgoingEmail};
-use crate::domain::event::{
-    BookingRef, HotelAmendment, HotelBooking, HotelLocation, JourneyParams,
-};
+use crate::domain::event::{BookingRef, HotelAmendment, HotelBooking, JourneyParams};
 use crate::domain::intent::{self, Intent, SendDecision};
 use crate::domain::render::{self, guard::guarded};
 use crate::domain::schedule::{
@@ -19,15 +18,11 @@ use crate::domain::schedule::{
 };
 use crate::domain::snapshot::hotel_snapshot;
 use crate::domain::text::step_part;
-use crate::domain::timezone::{hotel_zone_located, HotelZone, ZoneSource};
 use crate::store;
 use crate::store::bookings::FactsUpdate;
-use crate::store::schedule::{CachedLocation, PlannedRow, SendStatus};
+use crate::store::schedule::{PlannedRow, SendStatus};
 use serde::{Deserialize, Serialize};
 use worker::{Env, Result};
-
-/// How long a failed hotel data lookup is trusted before it is tried again, ms (1 day).
-const LOOKUP_RETRY_AFTER_MS: i64 = 86_400_000;
 
 /// What the record step found.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -268,41 +263,6 @@ async fn make_plan(env: &Env, id: &str, version: i64, booked_at_ms: i64) -> Resu
     })
 }
 
-/// The hotel's zone and how it was chosen (`timezone::hotel_zone_located`: supplier IANA name →
-/// coordinates lookup → longitude / 15 h → UTC).
-/// - A booking that carries its own location (Duffel Stays coordinates, a generic `time_zone`) is
-///   resolved from it, a pure lookup with no D1 call.
-/// - Otherwise the hotel's zone is resolved once from its location in the supplier's hotel data
-///   API and stored with its source in `hotel_locations` (migration 0009); every later plan for the
-///   hotel reads it back (one D1 read, the one the location cache read cost before). A failed
-///   lookup stores no zone: the plan uses UTC until the location cache retries it.
-async fn plan_zone(env: &Env, cfg: &Config, b: &HotelBooking) -> (HotelZone, ZoneSource) {
-    let hotel_id = b.hotel_id.as_deref().filter(|_| own_location(b).is_none());
-    let db = env.d1(DB_BINDING).ok();
-    if let (Some(id), Some(db)) = (hotel_id, &db) {
-        match store::hotel_zones::stored(db, id).await {
-            Ok(Some(stored)) => return stored,
-            Ok(None) => {}
-            Err(e) => worker::console_warn!("reading the stored zone of hotel {id} failed: {e}"),
-        }
-    }
-    let location = hotel_location(env, cfg, b).await;
-    let (zone, source) = hotel_zone_located(location.as_ref());
-    if let (Some(id), Some(db), Some(_)) = (hotel_id, &db, &location) {
-        if let Err(e) = store::hotel_zones::record(db, id, &zone, source).await {
-            worker::console_warn!("storing the zone of hotel {id} failed: {e}");
-        }
-    }
-    (zone, source)
-}
-
-/// The booking's own location when it says where the hotel is (a zone name or both coordinates).
-fn own_location(b: &HotelBooking) -> Option<&HotelLocation> {
-    b.location
-        .as_ref()
-        .filter(|l| l.time_zone.is_some() || (l.latitude.is_some() && l.longitude.is_some()))
-}
-
 /// One scheduled send, decided against the booking as it is now and the clock
 /// (`domain::intent::decide`: cancelled, replaced, superseded, stale → skipped). Returns
 /// `(dedupe key, delivery)` when sent, `(reason, None)` when skipped. The email carries `intent`,
@@ -352,59 +312,6 @@ async fn scheduled_send(
     let delivery = deliver(env, &email, due_at_ms).await?;
     store::schedule::decide(&db, id, kind, version, SendStatus::Sent, None, due_at_ms).await?;
     Ok((email.dedupe_key.to_string(), Some(delivery)))
-}
-
-/// The hotel's location: from the booking when it has one; else from the supplier's hotel data
-/// API (liteAPI `GET /data/hotel?hotelId=…` → `data.location{latitude,longitude}`), cached in D1.
-/// Any failure falls back to `None` (the schedule then uses UTC) and is cached with its error so a
-/// broken lookup is not retried on every plan.
-async fn hotel_location(env: &Env, cfg: &Config, b: &HotelBooking) -> Option<HotelLocation> {
-    if let Some(l) = own_location(b) {
-        return Some(l.clone());
-    }
-    let hotel_id = b.hotel_id.as_deref()?;
-    let db = env.d1(DB_BINDING).ok()?;
-    let now = crate::platform::now_ms();
-    if let Ok(Some(cached)) = store::schedule::cached_location(&db, hotel_id).await {
-        if cached.error.is_none() {
-            return Some(HotelLocation {
-                time_zone: cached.time_zone,
-                latitude: cached.latitude,
-                longitude: cached.longitude,
-            });
-        }
-        // A failed lookup is retried after a day, not on every plan in between.
-        if now - cached.fetched_at_ms < LOOKUP_RETRY_AFTER_MS {
-            return None;
-        }
-    }
-    if cfg.liteapi_api_key.is_empty() {
-        return None;
-    }
-    let fetched = crate::suppliers::liteapi::hotel_location(cfg, hotel_id).await;
-    let cached = match &fetched {
-        Ok(l) => CachedLocation {
-            latitude: l.latitude,
-            longitude: l.longitude,
-            time_zone: l.time_zone.clone(),
-            error: None,
-            fetched_at_ms: now,
-        },
-        Err(e) => {
-            worker::console_warn!("hotel data lookup for {hotel_id} failed: {e}");
-            CachedLocation {
-                latitude: None,
-                longitude: None,
-                time_zone: None,
-                error: Some(e.to_string()),
-                fetched_at_ms: now,
-            }
-        }
-    };
-    if let Err(e) = store::schedule::cache_location(&db, hotel_id, &cached, now).await {
-        worker::console_warn!("caching the location of hotel {hotel_id} failed: {e}");
-    }
-    fetched.ok()
 }
 
 /// The hotel's confirmation number arrived: store it and send it once per distinct number.

@@ -15,6 +15,7 @@ pub mod checkout;
 pub mod failures;
 pub mod flight;
 pub mod hotel;
+mod hotel_zone;
 pub mod workflow;
 
 use crate::config::DB_BINDING;

@@ -213,6 +213,16 @@ impl DurableObject for Outbox {
                 Response::from_json(&WithdrawAnswer { withdrawn })
             }
             (Method::Post, "/release") => self.release_route(req).await,
+            // The sweeper's check: due work and no alarm (a lost alarm) → armed again.
+            // Answers `{"rearmed": bool, "alarmAtMs": ms UTC | null}`.
+            (Method::Post, "/rearm") => {
+                let had_alarm = self.state.storage().get_alarm().await?.is_some();
+                let at = self.rearm(now_ms()).await?;
+                Response::from_json(&serde_json::json!({
+                    "rearmed": !had_alarm && at.is_some(),
+                    "alarmAtMs": at,
+                }))
+            }
             (Method::Get, "/state") => match ViewFilter::from_url(&req.url()?) {
                 Ok(filter) => Response::from_json(&self.view(&filter)?),
                 Err(message) => invalid(message, Some("query")),

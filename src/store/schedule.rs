@@ -173,7 +173,7 @@ pub struct CachedLocation {
 
 pub async fn cached_location(db: &D1Database, hotel_id: &str) -> Result<Option<CachedLocation>> {
     db.prepare(
-        "SELECT latitude, longitude, time_zone, error FROM hotel_locations WHERE hotel_id = ?1",
+        "SELECT latitude, longitude, time_zone, error, fetched_at_ms FROM hotel_locations WHERE hotel_id = ?1",
     )
     .bind(&[s(hotel_id)])?
     .first::<CachedLocation>(None)

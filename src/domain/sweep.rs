@@ -1,0 +1,200 @@
+//! The sweeper's decisions (issue #11 item 3): D1 is the authority on due work, and every few
+//! minutes a Cron Trigger finds work nobody is doing. This module is pure: it turns the
+//! configuration and `now` into the cut-off instants the shell (`crate::sweeper`) queries with,
+//! names each repair with a stable key (so two overlapping ticks record it once), and decides
+//! which Workflow instance states leave a due send orphaned.
+//!
+//! All instants are ms since the Unix epoch, UTC.
+
+/// Grace before a `received` raw event or a past-due scheduled send counts as abandoned, ms.
+pub const DEFAULT_GRACE_MS: i64 = 15 * 60_000;
+/// Raw event bodies are kept this many days (then blanked; the row stays).
+pub const DEFAULT_RAW_BODY_DAYS: i64 = 30;
+/// Finished outbox rows are kept this many days (the D1 `emails` record stays).
+pub const DEFAULT_OUTBOX_DAYS: i64 = 30;
+/// Most rows one tick handles per kind of work: the tick's cost is flat in the table sizes.
+pub const DEFAULT_BATCH: u32 = 50;
+
+const DAY_MS: i64 = 86_400_000;
+
+/// The sweeper's configuration (Worker vars, all optional).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SweepConfig {
+    /// `SWEEP_GRACE_MS`: how long past its moment work must be before the sweeper takes it, ms.
+    pub grace_ms: i64,
+    /// `RETENTION_RAW_BODY_DAYS`: age after which a raw event's body is pruned, days.
+    pub raw_body_days: i64,
+    /// `RETENTION_OUTBOX_DAYS`: age after which the outbox's finished rows are pruned, days.
+    pub outbox_days: i64,
+    /// `SWEEP_BATCH`: most rows per kind of work and tick.
+    pub batch: u32,
+}
+
+/// A sweeper variable that is not a positive integer.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{name} must be a positive integer, got {value:?}")]
+pub struct SweepConfigError {
+    pub name: &'static str,
+    pub value: String,
+}
+
+impl SweepConfig {
+    /// Reads the variables through `get` (name → value when set); unset ones take the defaults.
+    pub fn from_vars(get: impl Fn(&str) -> Option<String>) -> Result<Self, SweepConfigError> {
+        let num = |name: &'static str, default: i64| -> Result<i64, SweepConfigError> {
+            match get(name) {
+                None => Ok(default),
+                Some(v) => match v.trim().parse::<i64>() {
+                    Ok(n) if n > 0 => Ok(n),
+                    _ => Err(SweepConfigError { name, value: v }),
+                },
+            }
+        };
+        Ok(SweepConfig {
+            grace_ms: num("SWEEP_GRACE_MS", DEFAULT_GRACE_MS)?,
+            raw_body_days: num("RETENTION_RAW_BODY_DAYS", DEFAULT_RAW_BODY_DAYS)?,
+            outbox_days: num("RETENTION_OUTBOX_DAYS", DEFAULT_OUTBOX_DAYS)?,
+            batch: u32::try_from(num("SWEEP_BATCH", i64::from(DEFAULT_BATCH))?).unwrap_or(u32::MAX),
+        })
+    }
+
+    /// The instants one tick at `now_ms` queries with.
+    pub fn cutoffs(&self, now_ms: i64) -> Cutoffs {
+        Cutoffs {
+            abandoned_before_ms: now_ms.saturating_sub(self.grace_ms),
+            raw_body_before_ms: now_ms.saturating_sub(self.raw_body_days.saturating_mul(DAY_MS)),
+            outbox_before_ms: now_ms.saturating_sub(self.outbox_days.saturating_mul(DAY_MS)),
+        }
+    }
+}
+
+/// Cut-off instants of one tick (ms, UTC): rows strictly older than these qualify.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cutoffs {
+    /// A `received` raw event or a due scheduled send older than this is abandoned.
+    pub abandoned_before_ms: i64,
+    /// Raw event bodies received before this are pruned.
+    pub raw_body_before_ms: i64,
+    /// Outbox rows finished before this are pruned.
+    pub outbox_before_ms: i64,
+}
+
+/// What the sweeper repaired (D1 `repairs.kind`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr, strum::EnumString)]
+#[strum(serialize_all = "snake_case")]
+pub enum RepairKind {
+    /// A raw event stayed `received`: its journey was started.
+    JourneyStarted,
+    /// A scheduled send was past due with no live instance: decided and sent (or skipped) here.
+    ScheduledSend,
+    /// An email was claimed or queued in D1 but not in the outbox: enqueued.
+    Enqueued,
+    /// The outbox had due work and no alarm: re-armed.
+    OutboxRearmed,
+}
+
+impl RepairKind {
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
+}
+
+/// The repair's unique key: one kind, one subject (an instance id, a dedupe key, …). Two ticks
+/// repairing the same thing produce the same key, so D1 records it once.
+pub fn repair_key(kind: RepairKind, subject: &str) -> String {
+    format!("{}:{subject}", kind.as_str())
+}
+
+/// Dedupe key of the owner's repair summary for the UTC day holding `now_ms`: at most one a day.
+pub fn summary_key(now_ms: i64) -> String {
+    let day = chrono::DateTime::from_timestamp_millis(now_ms)
+        .map(|t| t.format("%Y-%m-%d").to_string())
+        .unwrap_or_else(|| "invalid-day".into());
+    format!("owner_sweep_summary:{day}")
+}
+
+/// Whether a Workflow instance in `status` (the platform's `InstanceStatus.status`:
+/// `queued`, `running`, `paused`, `errored`, `terminated`, `complete`, `waiting`,
+/// `waitingForPause`, `unknown`; see
+/// <https://developers.cloudflare.com/workflows/build/workers-api/#instancestatus>) will never
+/// make its due sends, so the sweeper must. `None` = no such instance.
+pub fn instance_is_dead(status: Option<&str>) -> bool {
+    !matches!(
+        status,
+        Some("queued" | "running" | "paused" | "waiting" | "waitingForPause")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vars<'a>(pairs: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
+        move |n| {
+            pairs
+                .iter()
+                .find(|(k, _)| *k == n)
+                .map(|(_, v)| v.to_string())
+        }
+    }
+
+    #[test]
+    fn defaults_and_overrides() {
+        let d = SweepConfig::from_vars(vars(&[])).unwrap();
+        assert_eq!(d.grace_ms, DEFAULT_GRACE_MS);
+        assert_eq!(d.batch, DEFAULT_BATCH);
+        let c = SweepConfig::from_vars(vars(&[("RETENTION_RAW_BODY_DAYS", " 7 ")])).unwrap();
+        assert_eq!(c.raw_body_days, 7);
+    }
+
+    #[test]
+    fn bad_values_name_the_variable() {
+        for bad in ["0", "-3", "ten", ""] {
+            let e = SweepConfig::from_vars(vars(&[("SWEEP_GRACE_MS", bad)])).unwrap_err();
+            assert_eq!(e.name, "SWEEP_GRACE_MS");
+            assert!(e.to_string().contains("SWEEP_GRACE_MS"));
+        }
+    }
+
+    #[test]
+    fn cutoffs_are_now_minus_each_age() {
+        let c = SweepConfig {
+            grace_ms: 60_000,
+            raw_body_days: 2,
+            outbox_days: 1,
+            batch: 10,
+        };
+        let now = 1_780_000_000_000;
+        let k = c.cutoffs(now);
+        assert_eq!(k.abandoned_before_ms, now - 60_000);
+        assert_eq!(k.raw_body_before_ms, now - 2 * DAY_MS);
+        assert_eq!(k.outbox_before_ms, now - DAY_MS);
+    }
+
+    #[test]
+    fn repair_keys_are_stable_per_subject() {
+        let a = repair_key(RepairKind::JourneyStarted, "e-liteapi-x-1");
+        assert_eq!(a, "journey_started:e-liteapi-x-1");
+        assert_eq!(a, repair_key(RepairKind::JourneyStarted, "e-liteapi-x-1"));
+        assert_ne!(a, repair_key(RepairKind::Enqueued, "e-liteapi-x-1"));
+    }
+
+    #[test]
+    fn one_summary_per_utc_day() {
+        let midnight = 1_780_012_800_000; // 2026-05-29T00:00:00Z
+        assert_eq!(summary_key(midnight), "owner_sweep_summary:2026-05-29");
+        assert_eq!(summary_key(midnight + DAY_MS - 1), summary_key(midnight));
+        assert_ne!(summary_key(midnight - 1), summary_key(midnight));
+    }
+
+    #[test]
+    fn only_live_instances_keep_their_sends() {
+        for live in ["queued", "running", "paused", "waiting", "waitingForPause"] {
+            assert!(!instance_is_dead(Some(live)), "{live}");
+        }
+        for dead in ["errored", "terminated", "complete", "unknown"] {
+            assert!(instance_is_dead(Some(dead)), "{dead}");
+        }
+        assert!(instance_is_dead(None));
+    }
+}
