@@ -15,7 +15,7 @@ import { join } from "node:path";
 // Recounted at f7edf72 after the reshaping of issue #10 (functions moved to their new files; the
 // D1 calls and subrequests per path are unchanged: webhooks `liteapi` → `receive`, the outbox's
 // `hand_over` split into `hand_over` → `call_provider` → `apply`, `deliver` into the outbox client).
-export const COUNTED_AT = "f7edf72";
+export const COUNTED_AT = "f7edf72"; // recounted for #11–#13 at their merge: +1 D1 read per booking-bound client email (intent at the send turn)
 
 export const FUNCTIONS = {
   "src/routes/webhooks.rs": ["read_limited", "receive", "ingest", "reject"],
@@ -24,7 +24,7 @@ export const FUNCTIONS = {
   "src/store/emails.rs": ["claim", "mark_queued", "record_outcome"],
   "src/store/schedule.rs": ["plan", "decide", "cached_location", "cache_location"],
   "src/outbox/client.rs": ["deliver", "enqueue"],
-  "src/journey/mod.rs": ["deliver_once"],
+  "src/journey/failures.rs": ["deliver_once"],
   "src/journey/hotel.rs": ["booked", "record", "run_plan", "make_plan", "scheduled_send"],
   "src/journey/hotel_zone.rs": ["plan_zone", "hotel_location"],
   "src/suppliers/liteapi.rs": ["hotel_location"],
@@ -88,25 +88,25 @@ export const AWAITS = {
   "src/store/schedule.rs#cached_location": 1,
   "src/store/schedule.rs#cache_location": 1,
   "src/outbox/client.rs#deliver": 3,
-  "src/outbox/client.rs#enqueue": 3,
-  "src/journey/mod.rs#deliver_once": 2,
+  "src/outbox/client.rs#enqueue": 2,
+  "src/journey/failures.rs#deliver_once": 3,
   "src/journey/hotel.rs#booked": 4,
   "src/journey/hotel.rs#record": 4,
-  "src/journey/hotel.rs#run_plan": 5,
+  "src/journey/hotel.rs#run_plan": 6,
   "src/journey/hotel.rs#make_plan": 3,
-  "src/journey/hotel_zone.rs#plan_zone": 3,
-  "src/store/hotel_zones.rs#stored": 1,
-  "src/store/hotel_zones.rs#record": 1,
   "src/journey/hotel.rs#scheduled_send": 4,
+  "src/journey/hotel_zone.rs#plan_zone": 3,
   "src/journey/hotel_zone.rs#hotel_location": 3,
   "src/suppliers/liteapi.rs#hotel_location": 1,
   "src/suppliers/mod.rs#get": 2,
+  "src/store/hotel_zones.rs#stored": 1,
+  "src/store/hotel_zones.rs#record": 1,
   "src/journey/workflow.rs#create": 1,
-  "src/outbox/mod.rs#fetch": 7, // +2: the sweeper's POST /rearm (get_alarm, rearm), off the counted paths
+  "src/outbox/mod.rs#fetch": 11, // the routes /withdraw, /release, /rearm add awaits off the counted paths
   "src/outbox/mod.rs#alarm": 2,
   "src/outbox/scheduler.rs#rearm": 1,
   "src/outbox/scheduler.rs#process": 4,
-  "src/outbox/gate.rs#gate": 1,
+  "src/outbox/gate.rs#gate": 2,
   "src/outbox/send.rs#attempt": 3,
   "src/outbox/send.rs#hand_over": 1,
   "src/outbox/send.rs#call_provider": 3,
@@ -166,20 +166,20 @@ export const JOURNEY_ROWS = [
   ],
   [
     "outbox alarm, per email sent",
-    "2 for a client email, 1 for an owner alert",
+    "3 for a booking-bound client email, 2 for other client email, 1 for an owner alert",
     "1 send_email or 1 Resend fetch (2 hand-overs on a failover: + 1 SMTP socket)",
-    "outbox/gate.rs `gate` reads `suppressions::get` for a client email at its turn (marketing caps are SQLite counts), `attempt` (SQLite only), then `sync_records` (outbox/sync.rs) → `emails::record_outcome`",
+    "outbox/gate.rs `gate`: a booking-bound email re-reads its booking (`bookings::get`, outbox/intent.rs: cancelled / superseded / stale → skipped), a client email reads `suppressions::get` at its turn (marketing caps are SQLite counts), `attempt` (SQLite only), then `sync_records` (outbox/sync.rs) → `emails::record_outcome`",
   ],
   [
     "**booking.book, end to end** (webhook + journey + 2 immediate emails)",
-    "**14**",
+    "**15**",
     "**5** (1 Workflow create, 2 DO fetches, 2 send_email)",
-    "2 + 2 + 2 + 2 + 3 + 2 (client email) + 1 (owner alert); Workflow step state is the engine's own storage, not ours",
+    "2 + 2 + 2 + 2 + 3 + 3 (client email, booking re-read at its turn) + 1 (owner alert); Workflow step state is the engine's own storage, not ours",
   ],
   [
     "**per scheduled email** (arrival guide, check-in day, thank-you)",
-    "**6**",
+    "**7**",
     "**2** (1 DO fetch, 1 send_email)",
-    "hotel.rs `scheduled_send`: `bookings::get`, `claim`, enqueue, `mark_queued`, `schedule::decide`; then the outbox's `suppressions::get` and `record_outcome`. Skipped (cancelled/superseded): 2 D1 (`get`, `decide`)",
+    "hotel.rs `scheduled_send`: `bookings::get`, `claim`, enqueue, `mark_queued`, `schedule::decide`; then the outbox's booking re-read, `suppressions::get` and `record_outcome`. Skipped (cancelled/superseded): 2 D1 (`get`, `decide`)",
   ],
 ];
