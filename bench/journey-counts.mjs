@@ -15,7 +15,7 @@ import { join } from "node:path";
 // Recounted at f7edf72 after the reshaping of issue #10 (functions moved to their new files; the
 // D1 calls and subrequests per path are unchanged: webhooks `liteapi` → `receive`, the outbox's
 // `hand_over` split into `hand_over` → `call_provider` → `apply`, `deliver` into the outbox client).
-export const COUNTED_AT = "f7edf72"; // recounted for #11–#13 at their merge: +1 D1 read per booking-bound client email (intent at the send turn)
+export const COUNTED_AT = "a9925a2";
 
 export const FUNCTIONS = {
   "src/routes/webhooks.rs": ["read_limited", "receive", "ingest", "reject"],
