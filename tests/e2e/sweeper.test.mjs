@@ -73,7 +73,7 @@ describe("sweeper", () => {
     expect(await repairsFor(instanceIdFor(d.eventId))).toEqual([
       { kind: "journey_started", subject: instanceIdFor(d.eventId) },
     ]);
-    expect(await rows("SELECT COUNT(*) AS n FROM emails WHERE booking_id = ?", d.bookingId)).toEqual([{ n: 2 }]);
+    expect(await rows("SELECT COUNT(*) AS n FROM emails WHERE booking_id = ?", d.bookingId)).toEqual([{ n: 5 }]); // confirmation, owner alert, arrival guide, check-in note, thank-you (a stay ahead)
   });
 
   it("a raw event still within the grace period is left to its own delivery", async () => {
@@ -94,14 +94,14 @@ describe("sweeper", () => {
     expect([200, 202]).toContain(answer.status);
     expect((await repairsFor(instanceIdFor(d.eventId))).length).toBeLessThanOrEqual(1);
     expect(await rows("SELECT status FROM raw_events WHERE event_id = ?", d.eventId)).toEqual([{ status: "started" }]);
-    expect(await rows("SELECT COUNT(*) AS n FROM emails WHERE booking_id = ?", d.bookingId)).toEqual([{ n: 2 }]);
+    expect(await rows("SELECT COUNT(*) AS n FROM emails WHERE booking_id = ?", d.bookingId)).toEqual([{ n: 5 }]); // confirmation, owner alert, arrival guide, check-in note, thank-you (a stay ahead)
   });
 
   it("two sweeps at the same time over one stuck event: one journey, one repair record", async () => {
     const d = await stuckDelivery();
     await withJourney(d.eventId, () => Promise.all([sweep(), sweep()]));
     expect(await repairsFor(instanceIdFor(d.eventId))).toHaveLength(1);
-    expect(await rows("SELECT COUNT(*) AS n FROM emails WHERE booking_id = ?", d.bookingId)).toEqual([{ n: 2 }]);
+    expect(await rows("SELECT COUNT(*) AS n FROM emails WHERE booking_id = ?", d.bookingId)).toEqual([{ n: 5 }]); // confirmation, owner alert, arrival guide, check-in note, thank-you (a stay ahead)
   });
 
   it("retention prunes only bodies that are old and finished; the rows stay", async () => {
