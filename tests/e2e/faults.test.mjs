@@ -17,30 +17,9 @@ import {
   rows,
   runOutbox,
   sendThrough,
+  runLiteapi,
+  utc,
 } from "./helpers.mjs";
-
-/** Posts a liteAPI delivery and runs its journey to completion, sleeps and retry delays off. */
-async function runLiteapi(delivery, modify = async () => {}) {
-  const instance = await introspectWorkflowInstance(env.JOURNEY, instanceIdFor(delivery.eventId));
-  try {
-    await instance.modify(async (m) => {
-      await m.disableSleeps();
-      await m.disableRetryDelays();
-      await modify(m);
-    });
-    const r = await postLiteapi(delivery.body);
-    expect(r.status, await r.clone().text()).toBe(202);
-    await instance.waitForStatus("complete");
-    return await instance.getOutput();
-  } finally {
-    await instance.dispose();
-  }
-}
-
-function utc(date, days, hh, mm) {
-  const [y, m, d] = date.split("-").map(Number);
-  return Date.UTC(y, m - 1, d + days, hh, mm);
-}
 
 describe("faults", () => {
   it("send steps that keep failing do not end the journey: recorded failed, one owner alert, the next send goes out", async () => {

@@ -302,3 +302,33 @@ export function madridOffsetHours(date, days) {
   };
   return day >= lastSunday(2) && day < lastSunday(9) ? 2 : 1;
 }
+
+/**
+ * Posts a liteAPI delivery (expects 202) and runs its journey to completion with sleeps and retry
+ * delays off; `modify` can add more instance controls (e.g. step mocks). Returns the journey's
+ * output.
+ */
+export async function runLiteapi(delivery, modify = async () => {}) {
+  const { introspectWorkflowInstance } = await import("cloudflare:test");
+  const { expect } = await import("vitest");
+  const instance = await introspectWorkflowInstance(env.JOURNEY, instanceIdFor(delivery.eventId));
+  try {
+    await instance.modify(async (m) => {
+      await m.disableSleeps();
+      await m.disableRetryDelays();
+      await modify(m);
+    });
+    const r = await postLiteapi(delivery.body);
+    expect(r.status, await r.clone().text()).toBe(202);
+    await instance.waitForStatus("complete");
+    return await instance.getOutput();
+  } finally {
+    await instance.dispose();
+  }
+}
+
+/** UTC ms of `date` (YYYY-MM-DD) + `days` at hh:mm UTC. */
+export function utc(date, days, hh, mm) {
+  const [y, m, d] = date.split("-").map(Number);
+  return Date.UTC(y, m - 1, d + days, hh, mm);
+}

@@ -13,27 +13,9 @@ import {
   rows,
   sendThrough,
   unique,
+  runLiteapi,
+  utc,
 } from "./helpers.mjs";
-
-/** Posts a liteAPI delivery and runs its journey to completion with sleeps disabled. */
-async function runLiteapi(delivery, { sleeps = false } = {}) {
-  const instance = await introspectWorkflowInstance(env.JOURNEY, instanceIdFor(delivery.eventId));
-  try {
-    if (!sleeps) await instance.modify(async (m) => { await m.disableSleeps(); await m.disableRetryDelays(); });
-    const r = await postLiteapi(delivery.body);
-    expect(r.status, await r.clone().text()).toBe(202);
-    await instance.waitForStatus("complete");
-    return await instance.getOutput();
-  } finally {
-    await instance.dispose();
-  }
-}
-
-/** UTC ms of `date` (YYYY-MM-DD) + `days` at hh:mm UTC. */
-function utc(date, days, hh, mm) {
-  const [y, m, d] = date.split("-").map(Number);
-  return Date.UTC(y, m - 1, d + days, hh, mm);
-}
 
 describe("hotel journey", () => {
   it("a confirmed booking walks its whole journey and sends each email exactly once", async () => {

@@ -3,21 +3,8 @@
 // unknown methods are 405, and a stay already over gets no guest confirmation.
 import { env, introspectWorkflowInstance, SELF } from "cloudflare:test";
 import { describe, it, expect } from "vitest";
-import { futureBooking, instanceIdFor, liteapiEvent, postLiteapi, rows, sendThrough, unique } from "./helpers.mjs";
-
-/** Posts a liteAPI delivery and runs its journey to completion with sleeps disabled. */
-async function runLiteapi(delivery) {
-  const instance = await introspectWorkflowInstance(env.JOURNEY, instanceIdFor(delivery.eventId));
-  try {
-    await instance.modify(async (m) => { await m.disableSleeps(); await m.disableRetryDelays(); });
-    const r = await postLiteapi(delivery.body);
-    expect(r.status, await r.clone().text()).toBe(202);
-    await instance.waitForStatus("complete");
-    return await instance.getOutput();
-  } finally {
-    await instance.dispose();
-  }
-}
+import { futureBooking, instanceIdFor, liteapiEvent, postLiteapi, rows, runLiteapi, sendThrough, unique }
+  from "./helpers.mjs";
 
 /** `futureBooking` with the hotel's name replaced. */
 function bookingAt(hotelName, options = {}) {
