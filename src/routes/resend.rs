@@ -22,13 +22,14 @@
 //! 200 `{"status":"ignored","eventId","message"}`, 200 `{"status":"duplicate","eventId"}`, and the
 //! shared error shapes (400, 401, 413, 503 — Resend retries 5xx).
 
-use super::webhooks::{header, kept_headers, now_s, read_limited, stored_body};
+use super::webhooks::{header, kept_headers, now_s, read_limited};
 use super::{config, Answer, AppError};
 use crate::config::DB_BINDING;
 use crate::domain::event::{EventId, Source};
 use crate::platform::now_ms;
 use crate::sources::resend::{self, Report, ResendEvent};
 use crate::sources::ParseError;
+use crate::store::raw_events::stored_body;
 use crate::store::raw_events::{self, NewRawEvent, RawEventStatus};
 use crate::store::suppressions;
 use serde_json::json;

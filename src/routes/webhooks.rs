@@ -19,7 +19,7 @@ use crate::domain::text::Cut;
 use crate::journey::workflow;
 use crate::platform::now_ms;
 use crate::sources::{Delivery, Inbound, ParseError, WebhookSource};
-use crate::store::raw_events::{self, NewRawEvent, RawEventStatus};
+use crate::store::raw_events::{self, stored_body, NewRawEvent, RawEventStatus};
 use serde_json::json;
 use worker::{D1Database, Env, Request, Response};
 
@@ -218,21 +218,6 @@ pub async fn ingest(
         "instanceId": instance_id.as_str(),
     }))?
     .with_status(202))
-}
-
-/// The body as stored: UTF-8 text as is; anything else base64 with a `base64:` prefix, so no byte a
-/// supplier sent is lost.
-pub(super) fn stored_body(body: &[u8]) -> String {
-    match std::str::from_utf8(body) {
-        Ok(text) => text.to_string(),
-        Err(_) => {
-            use base64::Engine;
-            format!(
-                "base64:{}",
-                base64::engine::general_purpose::STANDARD.encode(body)
-            )
-        }
-    }
 }
 
 fn duplicate(event_id: &str) -> Answer {

@@ -7,6 +7,7 @@ pub mod checkout;
 pub mod emails;
 pub mod hotel_zones;
 pub mod raw_events;
+pub mod repairs;
 pub mod schedule;
 pub mod suppressions;
 
@@ -30,4 +31,13 @@ pub(crate) fn n(v: i64) -> JsValue {
 /// Rows changed by a write, from D1's result metadata.
 pub(crate) fn changes(r: &worker::D1Result) -> usize {
     r.meta().ok().flatten().and_then(|m| m.changes).unwrap_or(0)
+}
+
+/// D1 rows a statement read (`meta.rows_read`, 0 when absent).
+pub(crate) fn rows_read(r: &worker::D1Result) -> u64 {
+    r.meta()
+        .ok()
+        .flatten()
+        .and_then(|m| m.rows_read)
+        .map_or(0, |n| n as u64)
 }

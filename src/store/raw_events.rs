@@ -5,7 +5,7 @@
 //! Status ([`RawEventStatus`]): `received` (stored, journey not yet started) → `started` |
 //! `ignored`; or `rejected`; a started journey that ended in a fatal error → `errored`.
 
-use super::{changes, n, opt, s};
+use super::{changes, n, opt, rows_read, s};
 use crate::domain::event::Source;
 use crate::domain::stored_names;
 use serde::{Deserialize, Serialize};
@@ -151,4 +151,96 @@ pub async fn mark_errored(
     .run()
     .await?;
     Ok(())
+}
+
+/// The body as stored: UTF-8 text as is; anything else base64 with a `base64:` prefix, so no byte a
+/// supplier sent is lost. Inverse: [`body_bytes`].
+pub fn stored_body(body: &[u8]) -> String {
+    use base64::Engine;
+    match std::str::from_utf8(body) {
+        Ok(text) => text.to_string(),
+        Err(_) => format!(
+            "base64:{}",
+            base64::engine::general_purpose::STANDARD.encode(body)
+        ),
+    }
+}
+
+/// The bytes of a stored body ([`stored_body`]); `None` for a `base64:` value that does not decode.
+pub fn body_bytes(stored: &str) -> Option<Vec<u8>> {
+    use base64::Engine;
+    match stored.strip_prefix("base64:") {
+        Some(b64) => base64::engine::general_purpose::STANDARD.decode(b64).ok(),
+        None => Some(stored.as_bytes().to_vec()),
+    }
+}
+
+/// A raw event whose journey never started, as the sweeper re-reads it.
+#[derive(Debug, Deserialize)]
+pub struct StuckEvent {
+    pub source: String,
+    pub event_id: String,
+    pub headers_json: String,
+    /// As stored ([`stored_body`]).
+    pub body: String,
+    /// ms since the Unix epoch, UTC.
+    pub received_at_ms: i64,
+}
+
+/// Raw events still `received` that arrived before `before_ms` (ms UTC), oldest first, at most
+/// `limit`; with the D1 rows read (index `raw_events_by_status`).
+pub async fn stuck_received(
+    db: &D1Database,
+    before_ms: i64,
+    limit: u32,
+) -> Result<(Vec<StuckEvent>, u64)> {
+    let r = db
+        .prepare(
+            "SELECT source, event_id, headers_json, body, received_at_ms FROM raw_events \
+             WHERE status = ?1 AND received_at_ms < ?2 AND event_id IS NOT NULL \
+             ORDER BY received_at_ms LIMIT ?3",
+        )
+        .bind(&[
+            s(RawEventStatus::Received.as_str()),
+            n(before_ms),
+            n(i64::from(limit)),
+        ])?
+        .all()
+        .await?;
+    let read = rows_read(&r);
+    Ok((r.results()?, read))
+}
+
+/// Retention: blanks the bodies of finished raw events received before `before_ms` (ms UTC), at
+/// most `limit` rows; the rows stay. Returns `(bodies pruned, D1 rows read)`. The status literal
+/// repeats the partial index's own `WHERE` (SQLite uses a partial index only then).
+pub async fn prune_bodies(db: &D1Database, before_ms: i64, limit: u32) -> Result<(u32, u64)> {
+    let r = db
+        .prepare(
+            "UPDATE raw_events SET body = '' WHERE id IN (SELECT id FROM raw_events \
+             INDEXED BY raw_events_body_kept WHERE body <> '' AND status <> 'received' \
+             AND received_at_ms < ?1 ORDER BY received_at_ms LIMIT ?2)",
+        )
+        .bind(&[n(before_ms), n(i64::from(limit))])?
+        .run()
+        .await?;
+    Ok((
+        u32::try_from(changes(&r)).unwrap_or(u32::MAX),
+        rows_read(&r),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stored_bodies_round_trip_text_and_bytes() {
+        assert_eq!(stored_body(b"{\"a\":1}"), "{\"a\":1}");
+        assert_eq!(stored_body(&[0xff]), "base64:/w==");
+        for body in [&b"{\"a\":1}"[..], &[0xff, 0x00, 0xfe][..], &[][..]] {
+            assert_eq!(body_bytes(&stored_body(body)).unwrap(), body);
+        }
+        assert!(body_bytes("base64:***").is_none());
+    }
 }

@@ -20,8 +20,8 @@ use crate::domain::ids::InstanceId;
 use crate::domain::sweep::{repair_key, RepairKind, SweepConfig};
 use crate::journey::workflow;
 use crate::sources::Inbound;
-use crate::store::raw_events::{self, RawEventStatus};
-use crate::store::{changes, n, s};
+use crate::store::raw_events::{self, RawEventStatus, StuckEvent};
+use crate::store::repairs;
 use serde::Deserialize;
 use worker::{D1Database, Env, Error, Method, Request, RequestInit, Result};
 
@@ -41,15 +41,6 @@ pub struct TickReport {
     /// D1 rows read by the sweeper's own queries (D1 `meta.rows_read`; the journey starts and
     /// the outbox's re-arm are not included).
     pub rows_read: u64,
-}
-
-/// D1 rows a statement read (`meta.rows_read`, 0 when absent).
-fn rows_read(r: &worker::D1Result) -> u64 {
-    r.meta()
-        .ok()
-        .flatten()
-        .and_then(|m| m.rows_read)
-        .map_or(0, |n| n as u64)
 }
 
 /// The sweeper's variables, read through the Worker's env.
@@ -73,27 +64,18 @@ pub async fn tick(env: &Env, now_ms: i64) -> Result<TickReport> {
         &mut report,
     )
     .await?;
-    let (pruned, read) = prune_raw_bodies(&db, cut.raw_body_before_ms, cfg.batch).await?;
+    let (pruned, read) = raw_events::prune_bodies(&db, cut.raw_body_before_ms, cfg.batch).await?;
     report.raw_bodies_pruned = pruned;
     report.rows_read += read;
     if let Some(at) = rearm_outbox(env).await? {
         report.outbox_rearmed = true;
         let key = repair_key(RepairKind::OutboxRearmed, &at.to_string());
         let why = "the outbox had due work and no alarm";
-        if record(&db, &key, RepairKind::OutboxRearmed, "outbox", why, now_ms).await? {
+        if repairs::record(&db, &key, RepairKind::OutboxRearmed, "outbox", why, now_ms).await? {
             report.repairs_recorded += 1;
         }
     }
     Ok(report)
-}
-
-#[derive(Deserialize)]
-struct StuckEvent {
-    source: String,
-    event_id: String,
-    headers_json: String,
-    body: String,
-    received_at_ms: i64,
 }
 
 /// Raw events left `received` (their journey never started): re-read the stored delivery (it was
@@ -106,17 +88,8 @@ async fn start_stuck_journeys(
     now_ms: i64,
     report: &mut TickReport,
 ) -> Result<()> {
-    let found = db
-        .prepare(
-            "SELECT source, event_id, headers_json, body, received_at_ms FROM raw_events \
-             WHERE status = 'received' AND received_at_ms < ?1 AND event_id IS NOT NULL \
-             ORDER BY received_at_ms LIMIT ?2",
-        )
-        .bind(&[n(before_ms), n(i64::from(batch))])?
-        .all()
-        .await?;
-    report.rows_read += rows_read(&found);
-    let rows = found.results::<StuckEvent>()?;
+    let (rows, read) = raw_events::stuck_received(db, before_ms, batch).await?;
+    report.rows_read += read;
     for row in rows {
         match start_one(env, db, &row, now_ms).await {
             // Someone else (a supplier redelivery, an overlapping tick) started it: not our repair.
@@ -125,7 +98,7 @@ async fn start_stuck_journeys(
                 report.journeys_started += 1;
                 let key = repair_key(RepairKind::JourneyStarted, instance.as_str());
                 let why = "raw event still received after the grace period";
-                if record(
+                if repairs::record(
                     db,
                     &key,
                     RepairKind::JourneyStarted,
@@ -165,7 +138,7 @@ async fn start_one(
             .find(|(k, _)| k.eq_ignore_ascii_case(name))
             .and_then(|(_, v)| v.as_str().map(str::to_string))
     };
-    let body = stored_bytes(&row.body).ok_or_else(|| bad("undecodable body"))?;
+    let body = raw_events::body_bytes(&row.body).ok_or_else(|| bad("undecodable body"))?;
     let inbound = Inbound {
         body: &body,
         header: &header,
@@ -224,64 +197,4 @@ async fn rearm_outbox(env: &Env) -> Result<Option<i64>> {
     }
     let a: Answer = resp.json().await?;
     Ok(if a.rearmed { a.alarm_at_ms } else { None })
-}
-
-/// The bytes of a stored body (`routes::webhooks::stored_body`: UTF-8 as is, else `base64:…`).
-fn stored_bytes(stored: &str) -> Option<Vec<u8>> {
-    use base64::Engine;
-    match stored.strip_prefix("base64:") {
-        Some(b64) => base64::engine::general_purpose::STANDARD.decode(b64).ok(),
-        None => Some(stored.as_bytes().to_vec()),
-    }
-}
-
-/// Blanks the bodies of finished raw events received before `before_ms`, at most `batch` rows.
-/// Returns `(bodies pruned, D1 rows read)`.
-async fn prune_raw_bodies(db: &D1Database, before_ms: i64, batch: u32) -> Result<(u32, u64)> {
-    let r = db
-        .prepare(
-            "UPDATE raw_events SET body = '' WHERE id IN (SELECT id FROM raw_events \
-             INDEXED BY raw_events_body_kept WHERE body <> '' AND status <> 'received' \
-             AND received_at_ms < ?1 ORDER BY received_at_ms LIMIT ?2)",
-        )
-        .bind(&[n(before_ms), n(i64::from(batch))])?
-        .run()
-        .await?;
-    Ok((
-        u32::try_from(changes(&r)).unwrap_or(u32::MAX),
-        rows_read(&r),
-    ))
-}
-
-/// Records a repair once. Returns `true` when this call recorded it, `false` when another tick
-/// had already.
-async fn record(
-    db: &D1Database,
-    key: &str,
-    kind: RepairKind,
-    subject: &str,
-    reason: &str,
-    now_ms: i64,
-) -> Result<bool> {
-    let r = db
-        .prepare(
-            "INSERT INTO repairs (repair_key, kind, subject, reason, at_ms) VALUES (?1, ?2, ?3, ?4, ?5) \
-             ON CONFLICT(repair_key) DO NOTHING",
-        )
-        .bind(&[s(key), s(kind.as_str()), s(subject), s(reason), n(now_ms)])?
-        .run()
-        .await?;
-    Ok(changes(&r) == 1)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn stored_bodies_round_trip() {
-        assert_eq!(stored_bytes("{\"a\":1}").unwrap(), b"{\"a\":1}");
-        assert_eq!(stored_bytes("base64:/w==").unwrap(), vec![0xff]);
-        assert!(stored_bytes("base64:***").is_none());
-    }
 }
