@@ -47,6 +47,12 @@ impl InstanceId {
             && chars.all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
     }
 
+    /// A stored instance id (D1 `scheduled_sends.instance_id`, `raw_events.instance_id`) read back;
+    /// `None` when it is not a valid id.
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::is_valid(s).then(|| Self(s.to_string()))
+    }
+
     pub fn as_str(&self) -> &str {
         &self.0
     }

@@ -11,6 +11,7 @@ use crate::config::DB_BINDING;
 use crate::domain::booking::BookingStatus;
 use crate::domain::email::{Audience, OutgoingEmail};
 use crate::domain::event::{BookingRef, HotelAmendment, HotelBooking, JourneyParams};
+use crate::domain::ids::InstanceId;
 use crate::domain::intent::{self, Intent, SendDecision};
 use crate::domain::render::{self, guard::guarded};
 use crate::domain::schedule::{
@@ -167,10 +168,12 @@ async fn run_plan(
     let id = booking_id.to_string();
     let plan: Plan = {
         let (env, id, at) = (env.clone(), id.clone(), params.received_at_ms);
+        // This journey's own instance: the sweeper asks it before taking a past-due send over.
+        let instance = InstanceId::for_event(params.source, &params.event_id);
         step.run(
             &format!("plan {} v{version}", step_part(&id)),
             StepConfig::STORAGE,
-            async move || make_plan(&env, &id, version, at).await,
+            async move || make_plan(&env, &id, version, at, &instance).await,
         )
         .await?
     };
@@ -229,7 +232,13 @@ async fn run_plan(
 }
 
 /// The plan step: where the hotel is (zone), what to send when, recorded in `scheduled_sends`.
-async fn make_plan(env: &Env, id: &str, version: i64, booked_at_ms: i64) -> Result<Plan> {
+async fn make_plan(
+    env: &Env,
+    id: &str,
+    version: i64,
+    booked_at_ms: i64,
+    instance: &InstanceId,
+) -> Result<Plan> {
     let db = env.d1(DB_BINDING)?;
     let cfg = config(env)?;
     let row = known_booking(&db, id).await?;
@@ -251,7 +260,17 @@ async fn make_plan(env: &Env, id: &str, version: i64, booked_at_ms: i64) -> Resu
             })
             .collect();
     let zone_of_rows = (zone_name.as_str(), source);
-    store::schedule::plan(&db, id, version, &rows, zone_of_rows, booked_at_ms).await?;
+    let instance = instance.as_str();
+    store::schedule::plan(
+        &db,
+        id,
+        version,
+        &rows,
+        zone_of_rows,
+        instance,
+        booked_at_ms,
+    )
+    .await?;
     Ok(Plan {
         sends: plan.sends.iter().map(|s| (s.kind, s.at_ms)).collect(),
         zone: format!("{zone_name} ({source})"),
@@ -267,7 +286,7 @@ async fn make_plan(env: &Env, id: &str, version: i64, booked_at_ms: i64) -> Resu
 /// (`domain::intent::decide`: cancelled, replaced, superseded, stale → skipped). Returns
 /// `(dedupe key, delivery)` when sent, `(reason, None)` when skipped. The email carries `intent`,
 /// so the outbox decides again at its turn.
-async fn scheduled_send(
+pub(crate) async fn scheduled_send(
     env: &Env,
     id: &str,
     kind: ScheduledKind,

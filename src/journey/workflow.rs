@@ -81,6 +81,45 @@ pub async fn create(env: &Env, id: &InstanceId, params: &JourneyParams) -> Resul
     }
 }
 
+/// The status of Journey instance `id` (`InstanceStatus.status`: `queued`, `running`, `paused`,
+/// `errored`, `terminated`, `complete`, `waiting`, `waitingForPause`, `unknown`;
+/// <https://developers.cloudflare.com/workflows/build/workers-api/#instancestatus>). `Ok(None)` when
+/// no instance has that id; `Err` when the binding could not be asked (the caller must not treat
+/// that as a dead instance).
+pub async fn status(env: &Env, id: &InstanceId) -> Result<Option<String>> {
+    let binding = Reflect::get(env.as_ref(), &JsValue::from_str(JOURNEY_BINDING))
+        .map_err(|e| js_err("JOURNEY binding", e))?;
+    if binding.is_undefined() {
+        return Err(Error::RustError(
+            "the JOURNEY Workflow binding is missing".into(),
+        ));
+    }
+    let got = Promise::resolve(
+        &call(&binding, "get", &[JsValue::from_str(id.as_str())])
+            .map_err(|e| js_err("JOURNEY.get", e))?,
+    );
+    let instance = match JsFuture::from(got).await {
+        Ok(instance) => instance,
+        Err(e) => {
+            let err = js_err("JOURNEY.get", e);
+            let text = err.to_string();
+            // Observed text: "(instance.not_found) Instance not found".
+            if text.contains("not_found") || text.contains("not found") {
+                return Ok(None);
+            }
+            return Err(err);
+        }
+    };
+    let asked = Promise::resolve(&call(&instance, "status", &[]).map_err(|e| js_err("status", e))?);
+    let answer = JsFuture::from(asked)
+        .await
+        .map_err(|e| js_err("instance.status", e))?;
+    let status = Reflect::get(&answer, &JsValue::from_str("status"))
+        .map_err(|e| js_err("status", e))?
+        .as_string();
+    Ok(Some(status.unwrap_or_else(|| "unknown".into())))
+}
+
 /// Retry settings of one step (the engine's `WorkflowStepConfig`).
 #[derive(Debug, Clone, Copy)]
 pub struct StepConfig {

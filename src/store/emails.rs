@@ -11,13 +11,14 @@ pub struct EmailRow {
     pub status: EmailStatus,
 }
 
-/// Claims the dedupe key. Returns `true` if this call created the row, `false` if the key was
+/// Claims the dedupe key, keeping the email itself (`payload_json`) until the outbox records its
+/// outcome, so the sweeper can hand it over again if it never reached the outbox. Returns `true` if this call created the row, `false` if the key was
 /// already claimed (by an earlier attempt of the same step, or another journey).
 pub async fn claim(db: &D1Database, e: &OutgoingEmail, now_ms: i64) -> Result<bool> {
     let r = db
         .prepare(
-            "INSERT INTO emails (dedupe_key, kind, audience, booking_id, to_addr, subject, rank, status, message_id, attempts, created_at_ms, updated_at_ms) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?10, ?8, 0, ?9, ?9) ON CONFLICT(dedupe_key) DO NOTHING",
+            "INSERT INTO emails (dedupe_key, kind, audience, booking_id, to_addr, subject, rank, status, message_id, attempts, created_at_ms, updated_at_ms, payload_json) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?10, ?8, 0, ?9, ?9, ?11) ON CONFLICT(dedupe_key) DO NOTHING",
         )
         .bind(&[
             s(e.dedupe_key.as_str()),
@@ -30,6 +31,7 @@ pub async fn claim(db: &D1Database, e: &OutgoingEmail, now_ms: i64) -> Result<bo
             s(&e.message_id),
             n(now_ms),
             s(EmailStatus::Claimed.as_str()),
+            s(&serde_json::to_string(e)?),
         ])?
         .run()
         .await?;
@@ -93,14 +95,15 @@ pub struct Outcome<'a> {
     pub now_ms: i64,
 }
 
-/// Records an attempt's outcome. Returns `false` if no row matched (should not happen: rows are
+/// Records an attempt's outcome, written by the outbox; the kept payload is dropped (the outbox holds
+/// the email from now on, and the D1 record keeps no body). Returns `false` if no row matched (should not happen: rows are
 /// claimed before enqueue).
 pub async fn record_outcome(db: &D1Database, o: &Outcome<'_>) -> Result<bool> {
     let r = db
         .prepare(
             "UPDATE emails SET status = ?2, provider = COALESCE(?3, provider), provider_message_id = COALESCE(?4, provider_message_id), \
-             attempts = MAX(attempts, ?5), last_error = ?6, sent_at_ms = COALESCE(?7, sent_at_ms), updated_at_ms = ?8 \
-             WHERE dedupe_key = ?1",
+             attempts = MAX(attempts, ?5), last_error = ?6, sent_at_ms = COALESCE(?7, sent_at_ms), updated_at_ms = ?8, \
+             payload_json = NULL WHERE dedupe_key = ?1",
         )
         .bind(&[
             s(o.dedupe_key),
@@ -146,4 +149,53 @@ pub async fn mark_failed(
         .run()
         .await?;
     Ok(changes(&r))
+}
+
+/// An unsettled row (`claimed` or `queued`) as the sweeper checks it.
+#[derive(Debug, Clone, Deserialize)]
+pub struct UnsettledEmail {
+    pub dedupe_key: String,
+    pub status: EmailStatus,
+    /// JSON of the `OutgoingEmail`; `None` for rows claimed before migration 0011.
+    pub payload_json: Option<String>,
+    /// ms since the epoch, UTC.
+    pub created_at_ms: i64,
+}
+
+/// Unsettled rows last touched before `before_ms` and last checked before `checked_before_ms` (ms
+/// UTC), least recently checked first, at most `limit`, through the partial index
+/// `emails_unsettled` (its size is the outbox's backlog, not the number of bookings). The status
+/// literals repeat the index's own `WHERE`. Returns `(rows, D1 rows read)`.
+pub async fn unsettled(
+    db: &D1Database,
+    before_ms: i64,
+    checked_before_ms: i64,
+    limit: u32,
+) -> Result<(Vec<UnsettledEmail>, u64)> {
+    let r = db
+        .prepare(
+            "SELECT dedupe_key, status, payload_json, created_at_ms FROM emails INDEXED BY emails_unsettled \
+             WHERE status IN ('claimed', 'queued') AND swept_at_ms < ?2 AND updated_at_ms < ?1 \
+             ORDER BY swept_at_ms LIMIT ?3",
+        )
+        .bind(&[n(before_ms), n(checked_before_ms), n(i64::from(limit))])?
+        .all()
+        .await?;
+    let read = super::rows_read(&r);
+    Ok((r.results()?, read))
+}
+
+/// Notes that the sweeper checked these rows at `now_ms` (ms UTC): one batch.
+pub async fn mark_swept(db: &D1Database, dedupe_keys: &[&str], now_ms: i64) -> Result<()> {
+    let statements = dedupe_keys
+        .iter()
+        .map(|k| {
+            db.prepare("UPDATE emails SET swept_at_ms = ?2 WHERE dedupe_key = ?1")
+                .bind(&[s(k), n(now_ms)])
+        })
+        .collect::<Result<Vec<_>>>()?;
+    if !statements.is_empty() {
+        db.batch(statements).await?;
+    }
+    Ok(())
 }

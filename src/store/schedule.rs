@@ -101,14 +101,15 @@ pub async fn plan(
     version: i64,
     rows: &[PlannedRow<'_>],
     (zone, zone_source): (&str, ZoneSource),
+    instance_id: &str,
     now_ms: i64,
 ) -> Result<()> {
     let mut statements = Vec::with_capacity(rows.len());
     for r in rows {
         statements.push(
             db.prepare(
-                "INSERT INTO scheduled_sends (booking_id, kind, journey_version, due_at_ms, status, reason, zone, planned_at_ms, expires_at_ms, zone_source, local_time) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) ON CONFLICT DO NOTHING",
+                "INSERT INTO scheduled_sends (booking_id, kind, journey_version, due_at_ms, status, reason, zone, planned_at_ms, expires_at_ms, zone_source, local_time, instance_id) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) ON CONFLICT DO NOTHING",
             )
             .bind(&[
                 s(booking_id),
@@ -122,6 +123,7 @@ pub async fn plan(
                 r.expires_at_ms.map(n).unwrap_or(wasm_bindgen::JsValue::NULL),
                 s(zone_source.as_str()),
                 opt(r.local_time.as_deref()),
+                s(instance_id),
             ])?,
         );
     }
@@ -129,6 +131,40 @@ pub async fn plan(
         db.batch(statements).await?;
     }
     Ok(())
+}
+
+/// A planned send past its due time (D1 `scheduled_sends`), as the sweeper reads it.
+#[derive(Debug, Clone, Deserialize)]
+pub struct DueSend {
+    pub booking_id: String,
+    /// Stored name of a [`ScheduledKind`].
+    pub kind: String,
+    pub journey_version: i64,
+    /// ms since the epoch, UTC.
+    pub due_at_ms: i64,
+    /// ms since the epoch, UTC; `None` = never stale.
+    pub expires_at_ms: Option<i64>,
+    /// The Workflow instance that planned it; `None` for rows planned before migration 0011.
+    pub instance_id: Option<String>,
+}
+
+/// Sends still `planned` whose due time is before `before_ms` (ms UTC), oldest first, at most
+/// `limit`, through the index `scheduled_sends_due`. Returns `(rows, D1 rows read)`.
+pub async fn past_due(db: &D1Database, before_ms: i64, limit: u32) -> Result<(Vec<DueSend>, u64)> {
+    let r = db
+        .prepare(
+            "SELECT booking_id, kind, journey_version, due_at_ms, expires_at_ms, instance_id \
+             FROM scheduled_sends WHERE status = ?1 AND due_at_ms < ?2 ORDER BY due_at_ms LIMIT ?3",
+        )
+        .bind(&[
+            s(SendStatus::Planned.as_str()),
+            n(before_ms),
+            n(i64::from(limit)),
+        ])?
+        .all()
+        .await?;
+    let read = super::rows_read(&r);
+    Ok((r.results()?, read))
 }
 
 /// Records what became of a planned send (`Sent` / `Skipped`, with the reason).
