@@ -76,3 +76,21 @@ pub async fn withdraw(env: &Env, booking_id: &str, except: &[String]) -> Result<
     let mut resp = call(env, "withdraw", &body.to_string()).await?;
     Ok(resp.json::<super::WithdrawAnswer>().await?.withdrawn)
 }
+
+/// Which of `dedupe_keys` the outbox holds, in any status (`POST /held`; at most
+/// [`super::maintenance::MAX_HELD_KEYS`] keys per call).
+pub async fn held(env: &Env, dedupe_keys: &[String]) -> Result<Vec<String>> {
+    let body = serde_json::to_string(&super::HeldRequest {
+        dedupe_keys: dedupe_keys.to_vec(),
+    })?;
+    let mut resp = call(env, "held", &body).await?;
+    Ok(resp.json::<super::HeldAnswer>().await?.held)
+}
+
+/// Retention (`POST /prune`): deletes at most `limit` finished rows last changed before
+/// `before_ms` (ms UTC). Returns how many were deleted.
+pub async fn prune(env: &Env, before_ms: i64, limit: u32) -> Result<u32> {
+    let body = serde_json::to_string(&super::PruneRequest { before_ms, limit })?;
+    let mut resp = call(env, "prune", &body).await?;
+    Ok(resp.json::<super::PruneAnswer>().await?.pruned)
+}

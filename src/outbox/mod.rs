@@ -10,7 +10,9 @@
 //!   queued emails that carry intent `skipped` ("booking cancelled") at once;
 //! - `POST /redrive` puts a dead letter back in line with a fresh attempt budget (same row, same
 //!   dedupe key: it cannot be sent twice);
-//! - `POST /release` records the operator's one decision on a blocked email (`release.rs`).
+//! - `POST /release` records the operator's one decision on a blocked email (`release.rs`);
+//! - `POST /rearm`, `POST /held`, `POST /prune`: the sweeper's checks (lost alarm, emails D1 says
+//!   were handed over, retention of finished rows; `maintenance.rs`).
 //!
 //! # The gap between "provider accepted" and "we recorded it"
 //!
@@ -51,6 +53,7 @@ pub mod smtp;
 mod alerts;
 mod gate;
 mod intent;
+mod maintenance;
 mod queue;
 mod release;
 mod scheduler;
@@ -61,6 +64,7 @@ mod sync;
 mod view;
 
 pub use intent::WithdrawAnswer;
+pub use maintenance::{HeldAnswer, HeldRequest, PruneAnswer, PruneRequest};
 pub use send::SendFailure;
 
 use crate::config::Config;
@@ -222,6 +226,46 @@ impl DurableObject for Outbox {
                     "rearmed": !had_alarm && at.is_some(),
                     "alarmAtMs": at,
                 }))
+            }
+            // The sweeper: which of these dedupe keys does the outbox hold (any status)?
+            (Method::Post, "/held") => {
+                let body: HeldRequest = match req.json().await {
+                    Ok(b) => b,
+                    Err(e) => {
+                        return invalid(
+                            format!("expected {{\"dedupeKeys\": [\"…\"]}}: {e}"),
+                            Some("dedupeKeys"),
+                        )
+                    }
+                };
+                if body.dedupe_keys.len() > maintenance::MAX_HELD_KEYS {
+                    return invalid(
+                        format!(
+                            "at most {} dedupe keys per call, got {}",
+                            maintenance::MAX_HELD_KEYS,
+                            body.dedupe_keys.len()
+                        ),
+                        Some("dedupeKeys"),
+                    );
+                }
+                Response::from_json(&HeldAnswer {
+                    held: self.held(&body.dedupe_keys)?,
+                })
+            }
+            // The sweeper's retention of finished rows.
+            (Method::Post, "/prune") => {
+                let body: PruneRequest = match req.json().await {
+                    Ok(b) => b,
+                    Err(e) => {
+                        return invalid(
+                            format!("expected {{\"beforeMs\": ms, \"limit\": n}}: {e}"),
+                            None,
+                        )
+                    }
+                };
+                Response::from_json(&PruneAnswer {
+                    pruned: self.prune(body.before_ms, body.limit)?,
+                })
             }
             (Method::Get, "/state") => match ViewFilter::from_url(&req.url()?) {
                 Ok(filter) => Response::from_json(&self.view(&filter)?),

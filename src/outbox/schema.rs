@@ -84,6 +84,8 @@ CREATE INDEX IF NOT EXISTS queue_marketing_person ON queue(recipient, sent_at_ms
   WHERE rank = 3 AND sent_at_ms IS NOT NULL;
 CREATE INDEX IF NOT EXISTS queue_intent_booking ON queue(intent_booking_id)
   WHERE intent_booking_id IS NOT NULL AND status IN ('queued', 'waiting');
+CREATE INDEX IF NOT EXISTS queue_finished ON queue(updated_at_ms)
+  WHERE status IN ('sent', 'sent_possibly_twice', 'dropped', 'skipped') AND record_synced = 1;
 ";
 
 /// Schema version kept in `state` (`schema_version`); bump when [`MIGRATIONS`] grows.
