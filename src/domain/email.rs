@@ -102,6 +102,8 @@ pub enum EmailKind {
     OwnerProviderPaused,
     /// Owner: a supplier event's journey ended in a fatal error after the supplier was answered.
     OwnerJourneyFailed,
+    /// Owner: once a UTC day, what the sweeper repaired the day before (`crate::domain::sweep`).
+    OwnerSweepSummary,
 }
 
 stored_names!(EmailKind);
@@ -135,7 +137,8 @@ impl EmailKind {
             | EmailKind::OwnerBookingCancelled
             | EmailKind::OwnerCheckoutHold
             | EmailKind::OwnerProviderPaused
-            | EmailKind::OwnerJourneyFailed => Audience::Owner,
+            | EmailKind::OwnerJourneyFailed
+            | EmailKind::OwnerSweepSummary => Audience::Owner,
         }
     }
 
@@ -149,7 +152,8 @@ impl EmailKind {
             | EmailKind::OwnerBookingCancelled
             | EmailKind::OwnerCheckoutHold
             | EmailKind::OwnerProviderPaused
-            | EmailKind::OwnerJourneyFailed => Rank::Urgent,
+            | EmailKind::OwnerJourneyFailed
+            | EmailKind::OwnerSweepSummary => Rank::Urgent,
             EmailKind::BookingConfirmation
             | EmailKind::HotelConfirmationNumber
             | EmailKind::BookingCancelled
@@ -458,7 +462,8 @@ mod tests {
                 "owner_checkout_hold",
                 "marketing",
                 "owner_provider_paused",
-                "owner_journey_failed"
+                "owner_journey_failed",
+                "owner_sweep_summary"
             ]
         );
         assert_eq!(

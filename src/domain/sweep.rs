@@ -91,6 +91,9 @@ pub enum RepairKind {
     Enqueued,
     /// The outbox had due work and no alarm: re-armed.
     OutboxRearmed,
+    /// An email was claimed or queued in D1, not in the outbox, and could not be handed over
+    /// safely (no kept copy, or older than the outbox's retention): reported, not sent.
+    Unrestorable,
 }
 
 impl RepairKind {
@@ -123,6 +126,51 @@ pub fn instance_is_dead(status: Option<&str>) -> bool {
         status,
         Some("queued" | "running" | "paused" | "waiting" | "waitingForPause")
     )
+}
+
+/// What the sweeper does with an email D1 says is unsettled (`claimed` or `queued`) and that
+/// nobody touched for a grace period.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnsettledAction {
+    /// The outbox holds it and D1 already says `queued`: its outcome will come from the outbox.
+    Leave,
+    /// The outbox holds it but D1 still says `claimed` (the mark after the enqueue was lost).
+    MarkQueued,
+    /// The outbox does not hold it: hand the kept email over again (idempotent on its key).
+    Enqueue,
+    /// The outbox does not hold it and it cannot be handed over safely; the reason is recorded.
+    CannotRestore(&'static str),
+}
+
+/// Decides an unsettled email: `held` = the outbox holds its key; `has_payload` = D1 kept the
+/// email; `created_at_ms` vs `outbox_before_ms` (the outbox's retention cut-off, ms UTC): an email
+/// claimed before the cut-off may have been sent and then pruned from the outbox, so handing it
+/// over again could send it twice — it is reported instead.
+pub fn unsettled_action(
+    held: bool,
+    claimed_only: bool,
+    has_payload: bool,
+    created_at_ms: i64,
+    outbox_before_ms: i64,
+) -> UnsettledAction {
+    match (held, claimed_only) {
+        (true, true) => UnsettledAction::MarkQueued,
+        (true, false) => UnsettledAction::Leave,
+        (false, _) if !has_payload => {
+            UnsettledAction::CannotRestore("the email was claimed before D1 kept its content")
+        }
+        (false, _) if created_at_ms < outbox_before_ms => UnsettledAction::CannotRestore(
+            "older than the outbox's retention: it may have been sent and pruned",
+        ),
+        (false, _) => UnsettledAction::Enqueue,
+    }
+}
+
+/// The previous UTC day of `now_ms`, as `[start, end)` in ms UTC: what the owner's daily repair
+/// summary covers.
+pub fn previous_utc_day(now_ms: i64) -> (i64, i64) {
+    let today = now_ms.div_euclid(DAY_MS) * DAY_MS;
+    (today - DAY_MS, today)
 }
 
 #[cfg(test)]
@@ -196,5 +244,36 @@ mod tests {
             assert!(instance_is_dead(Some(dead)), "{dead}");
         }
         assert!(instance_is_dead(None));
+    }
+    #[test]
+    fn unsettled_emails_are_restored_only_when_safe() {
+        use UnsettledAction::*;
+        let cut = 1_000;
+        assert_eq!(unsettled_action(true, false, true, 5_000, cut), Leave);
+        assert_eq!(unsettled_action(true, true, false, 5_000, cut), MarkQueued);
+        assert_eq!(unsettled_action(false, true, true, 5_000, cut), Enqueue);
+        assert_eq!(unsettled_action(false, false, true, 5_000, cut), Enqueue);
+        assert!(matches!(
+            unsettled_action(false, false, false, 5_000, cut),
+            CannotRestore(r) if r.contains("content")
+        ));
+        assert!(matches!(
+            unsettled_action(false, false, true, 999, cut),
+            CannotRestore(r) if r.contains("retention")
+        ));
+    }
+
+    #[test]
+    fn summary_covers_the_previous_utc_day() {
+        let midnight = 1_780_012_800_000; // 2026-05-29T00:00:00Z
+        assert_eq!(previous_utc_day(midnight), (midnight - DAY_MS, midnight));
+        assert_eq!(
+            previous_utc_day(midnight + DAY_MS - 1),
+            (midnight - DAY_MS, midnight)
+        );
+        assert_eq!(
+            previous_utc_day(midnight - 1),
+            (midnight - 2 * DAY_MS, midnight - DAY_MS)
+        );
     }
 }

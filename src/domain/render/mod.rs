@@ -89,6 +89,7 @@ pub mod journey_failed;
 pub mod mime;
 pub mod owner;
 pub mod pages;
+pub mod sweep_summary;
 pub mod text;
 
 pub use cancellation::{booking_cancelled, CancelledBooking};
@@ -104,6 +105,7 @@ pub use owner::{
     owner_booking_cancelled, owner_checkout_hold, owner_email_failed, owner_new_booking,
     owner_provider_paused, owner_sends_failed, JourneyFailure, ProviderPaused,
 };
+pub use sweep_summary::{owner_sweep_summary, RepairLine};
 // Kept at its old path for callers other branches are editing (the unsubscribe pages used it).
 #[allow(unused_imports)]
 pub(crate) use pages::fallback_page;
