@@ -1,26 +1,36 @@
 //! The sweeper (issue #11 item 3): a Cron Trigger (`[triggers] crons` in wrangler.toml) that
 //! treats D1 as the authority on due work and does what nobody is doing. Its decisions are pure
-//! ([`crate::domain::sweep`]); this module carries them out, each kind of work bounded by
-//! `SWEEP_BATCH` rows read through an index, so a tick costs the same with 0 or 100,000 bookings.
+//! ([`crate::domain::sweep`], [`crate::domain::intent`]); this module carries them out, each kind
+//! of work bounded by `SWEEP_BATCH` rows read through an index, so a tick costs the same with 0 or
+//! 100,000 bookings.
 //!
-//! Per tick:
-//! - raw events still `received` after `SWEEP_GRACE_MS` → their journey is started with the same
-//!   instance id (an instance that already exists means someone else started it: fine);
-//! - retention: bodies of finished raw events older than `RETENTION_RAW_BODY_DAYS` are blanked
-//!   (the row stays);
+//! Per tick, each part on its own (one failing is logged and counted; the others still run):
+//! - `journeys.rs`: raw events still `received` after `SWEEP_GRACE_MS` → their journey is started
+//!   with the same instance id (an instance that already exists means someone else started it);
+//! - `sends.rs`: scheduled sends still `planned` more than `SWEEP_GRACE_MS` past due whose Workflow
+//!   instance will never make them (errored, terminated, complete, unknown) → decided here with
+//!   the journey's own rules (cancelled / replaced / superseded / stale → `skipped`) and sent;
+//! - `emails.rs`: emails D1 says are `claimed` or `queued` but the outbox does not hold → handed
+//!   over again from the copy D1 kept (idempotent on the dedupe key);
 //! - the outbox is asked to re-arm: due work and no alarm (a lost alarm) → armed again;
-//! - every repair is recorded once in D1 `repairs` (unique on its key).
+//! - retention: bodies of finished raw events older than `RETENTION_RAW_BODY_DAYS` are blanked
+//!   (the row stays); the outbox's finished rows older than `RETENTION_OUTBOX_DAYS` are deleted
+//!   (the D1 `emails` record stays);
+//! - every repair is recorded once in D1 `repairs` (unique on its key), and `summary.rs` sends the
+//!   owner the previous UTC day's repairs, at most once a day.
 //!
-//! Exactly once: starting a journey is idempotent on its instance id, marking is a conditional
-//! `UPDATE … WHERE status = 'received'`, and repairs are `INSERT … ON CONFLICT DO NOTHING`.
+//! Exactly once: starting a journey is idempotent on its instance id; a send claims its dedupe key
+//! in D1 before the outbox sees it; marking is a conditional `UPDATE … WHERE status = …`; repairs
+//! are `INSERT … ON CONFLICT DO NOTHING`. Two overlapping ticks therefore send nothing twice.
+
+mod emails;
+mod journeys;
+mod sends;
+mod summary;
 
 use crate::config::{DB_BINDING, OUTBOX_BINDING, OUTBOX_NAME};
-use crate::domain::event::{Interpretation, JourneyParams, Source, PARAMS_VERSION};
-use crate::domain::ids::InstanceId;
 use crate::domain::sweep::{repair_key, RepairKind, SweepConfig};
-use crate::journey::workflow;
-use crate::sources::Inbound;
-use crate::store::raw_events::{self, RawEventStatus, StuckEvent};
+use crate::store::raw_events;
 use crate::store::repairs;
 use serde::Deserialize;
 use worker::{D1Database, Env, Error, Method, Request, RequestInit, Result};
@@ -32,14 +42,30 @@ pub struct TickReport {
     pub journeys_started: u32,
     /// Stuck raw events that could not be started (logged with the reason).
     pub raw_events_failed: u32,
+    /// Past-due scheduled sends of dead instances decided here: sent.
+    pub scheduled_sent: u32,
+    /// Past-due scheduled sends of dead instances decided here: skipped (cancelled, stale, …).
+    pub scheduled_skipped: u32,
+    /// Past-due scheduled sends left alone because their instance is alive (or could not be asked).
+    pub scheduled_left: u32,
+    /// Emails handed to the outbox again (D1 said claimed/queued, the outbox did not hold them).
+    pub emails_enqueued: u32,
+    /// Unsettled emails that could not be handed over again (reported to the owner).
+    pub emails_unrestorable: u32,
     /// Raw bodies pruned.
     pub raw_bodies_pruned: u32,
+    /// Finished outbox rows pruned.
+    pub outbox_rows_pruned: u32,
     /// Whether the outbox had due work and no alarm, and was re-armed.
     pub outbox_rearmed: bool,
+    /// Whether this tick sent the owner the previous day's repair summary.
+    pub summary_sent: bool,
     /// Repairs newly recorded in D1 (not counting ones another tick recorded first).
     pub repairs_recorded: u32,
-    /// D1 rows read by the sweeper's own queries (D1 `meta.rows_read`; the journey starts and
-    /// the outbox's re-arm are not included).
+    /// Parts of the tick that failed (each logged; the rest of the tick still ran).
+    pub parts_failed: u32,
+    /// D1 rows read by the sweeper's own queries (D1 `meta.rows_read`; the journey starts, the
+    /// sends and the outbox's work are not included).
     pub rows_read: u64,
 }
 
@@ -49,128 +75,94 @@ fn sweep_config(env: &Env) -> Result<SweepConfig> {
         .map_err(|e| Error::RustError(e.to_string()))
 }
 
-/// One sweep at `now_ms` (ms since the Unix epoch, UTC).
+/// Logs a failed part of the tick and counts it; the tick goes on.
+fn part(report: &mut TickReport, name: &str, result: Result<()>) {
+    if let Err(e) = result {
+        report.parts_failed += 1;
+        worker::console_error!("sweeper: {name} failed: {e}");
+    }
+}
+
+/// Records a repair once (its key is `<kind>:<subject>`) and counts it when this tick recorded it.
+async fn note_repair(
+    db: &D1Database,
+    kind: RepairKind,
+    subject: &str,
+    why: &str,
+    now_ms: i64,
+    report: &mut TickReport,
+) -> Result<()> {
+    let key = repair_key(kind, subject);
+    if repairs::record(db, &key, kind, subject, why, now_ms).await? {
+        report.repairs_recorded += 1;
+    }
+    Ok(())
+}
+
+/// One sweep at `now_ms` (ms since the Unix epoch, UTC). `Err` only when the sweeper cannot run
+/// at all (bad configuration, no D1 binding); each part's own failure is in
+/// [`TickReport::parts_failed`].
 pub async fn tick(env: &Env, now_ms: i64) -> Result<TickReport> {
     let cfg = sweep_config(env)?;
     let cut = cfg.cutoffs(now_ms);
     let db = env.d1(DB_BINDING)?;
-    let mut report = TickReport::default();
-    start_stuck_journeys(
+    let mut r = TickReport::default();
+    let result = journeys::start_stuck_journeys(
         env,
         &db,
         cut.abandoned_before_ms,
         cfg.batch,
         now_ms,
-        &mut report,
+        &mut r,
     )
-    .await?;
-    let (pruned, read) = raw_events::prune_bodies(&db, cut.raw_body_before_ms, cfg.batch).await?;
-    report.raw_bodies_pruned = pruned;
-    report.rows_read += read;
-    if let Some(at) = rearm_outbox(env).await? {
-        report.outbox_rearmed = true;
-        let key = repair_key(RepairKind::OutboxRearmed, &at.to_string());
-        let why = "the outbox had due work and no alarm";
-        if repairs::record(&db, &key, RepairKind::OutboxRearmed, "outbox", why, now_ms).await? {
-            report.repairs_recorded += 1;
-        }
-    }
-    Ok(report)
+    .await;
+    part(&mut r, "starting stuck journeys", result);
+    let result = sends::take_over(env, &db, &cfg, now_ms, &mut r).await;
+    part(&mut r, "past-due scheduled sends", result);
+    let result = emails::restore(env, &db, &cfg, now_ms, &mut r).await;
+    part(&mut r, "unsettled emails", result);
+    let result = rearm(env, &db, now_ms, &mut r).await;
+    part(&mut r, "outbox re-arm", result);
+    let result = retention(env, &db, &cfg, now_ms, &mut r).await;
+    part(&mut r, "retention", result);
+    let result = summary::send_daily(env, &db, now_ms, &mut r).await;
+    part(&mut r, "daily summary", result);
+    Ok(r)
 }
 
-/// Raw events left `received` (their journey never started): re-read the stored delivery (it was
-/// verified when it arrived) and start its journey under the same instance id.
-async fn start_stuck_journeys(
-    env: &Env,
-    db: &D1Database,
-    before_ms: i64,
-    batch: u32,
-    now_ms: i64,
-    report: &mut TickReport,
-) -> Result<()> {
-    let (rows, read) = raw_events::stuck_received(db, before_ms, batch).await?;
-    report.rows_read += read;
-    for row in rows {
-        match start_one(env, db, &row, now_ms).await {
-            // Someone else (a supplier redelivery, an overlapping tick) started it: not our repair.
-            Ok((_, false)) => {}
-            Ok((instance, true)) => {
-                report.journeys_started += 1;
-                let key = repair_key(RepairKind::JourneyStarted, instance.as_str());
-                let why = "raw event still received after the grace period";
-                if repairs::record(
-                    db,
-                    &key,
-                    RepairKind::JourneyStarted,
-                    instance.as_str(),
-                    why,
-                    now_ms,
-                )
-                .await?
-                {
-                    report.repairs_recorded += 1;
-                }
-            }
-            Err(e) => {
-                report.raw_events_failed += 1;
-                worker::console_warn!("sweeper: raw event could not be started: {e}");
-            }
-        }
+/// A lost outbox alarm with due work: armed again, recorded once per alarm time.
+async fn rearm(env: &Env, db: &D1Database, now_ms: i64, report: &mut TickReport) -> Result<()> {
+    if let Some(at) = rearm_outbox(env).await? {
+        report.outbox_rearmed = true;
+        let why = "the outbox had due work and no alarm";
+        note_repair(
+            db,
+            RepairKind::OutboxRearmed,
+            &at.to_string(),
+            why,
+            now_ms,
+            report,
+        )
+        .await?;
     }
     Ok(())
 }
 
-/// Starts one stuck event's journey; `(instance id, whether this call created the instance)`.
-async fn start_one(
+/// Retention of raw bodies (D1) and finished outbox rows, each at most one batch a tick.
+async fn retention(
     env: &Env,
     db: &D1Database,
-    row: &StuckEvent,
+    cfg: &SweepConfig,
     now_ms: i64,
-) -> Result<(InstanceId, bool)> {
-    let bad = |what: &str| Error::RustError(format!("stored event: {what}"));
-    let source = Source::parse(&row.source).ok_or_else(|| bad("unknown source"))?;
-    let hook = crate::sources::webhook(source.as_str()).ok_or_else(|| bad("no adapter"))?;
-    let headers: serde_json::Map<String, serde_json::Value> =
-        serde_json::from_str(&row.headers_json).unwrap_or_default();
-    let header = |name: &str| {
-        headers
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(name))
-            .and_then(|(_, v)| v.as_str().map(str::to_string))
-    };
-    let body = raw_events::body_bytes(&row.body).ok_or_else(|| bad("undecodable body"))?;
-    let inbound = Inbound {
-        body: &body,
-        header: &header,
-        now_s: now_ms.div_euclid(1000),
-    };
-    let delivery = hook.parse(&inbound).map_err(|e| bad(&e.to_string()))?;
-    if delivery.event_id.as_str() != row.event_id {
-        return Err(bad("event id changed on re-read"));
-    }
-    let Interpretation::Journey(event) = delivery.interpretation else {
-        return Err(bad("no journey for this event"));
-    };
-    let instance_id = InstanceId::for_event(source, &delivery.event_id);
-    let params = JourneyParams {
-        params_version: PARAMS_VERSION,
-        source,
-        event_id: delivery.event_id.clone(),
-        event_name: delivery.event_name.clone(),
-        received_at_ms: row.received_at_ms,
-        event,
-    };
-    // `false` = the instance exists already (a redelivery started it): still ours to mark.
-    let created = workflow::create(env, &instance_id, &params).await?;
-    raw_events::mark(
-        db,
-        source,
-        &row.event_id,
-        RawEventStatus::Started,
-        Some(instance_id.as_str()),
-    )
-    .await?;
-    Ok((instance_id, created))
+    report: &mut TickReport,
+) -> Result<()> {
+    let cut = cfg.cutoffs(now_ms);
+    let (pruned, read) = raw_events::prune_bodies(db, cut.raw_body_before_ms, cfg.batch).await?;
+    report.raw_bodies_pruned = pruned;
+    report.rows_read += read;
+    report.outbox_rows_pruned =
+        crate::outbox::client::prune(env, cut.outbox_before_ms, cfg.batch).await?;
+    Ok(())
 }
 
 /// Asks the outbox to re-arm (`POST /rearm`). `Some(alarm at, ms UTC)` when it had due work and

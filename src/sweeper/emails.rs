@@ -1,0 +1,101 @@
+//! Emails D1 says are unsettled (`claimed`: the send-once protocol died between its claim and the
+//! outbox; `queued`: D1 says the outbox took it) that nobody touched for `SWEEP_GRACE_MS`: the
+//! outbox is asked whether it holds them, and the ones it does not are handed over again from the
+//! copy D1 kept at the claim ([`crate::domain::sweep::unsettled_action`] decides). Enqueueing is
+//! idempotent on the dedupe key, so two overlapping ticks hand an email over once.
+
+use super::{note_repair, TickReport};
+use crate::domain::email::{EmailStatus, OutgoingEmail};
+use crate::domain::sweep::{unsettled_action, RepairKind, SweepConfig, UnsettledAction};
+use crate::outbox::client;
+use crate::store::emails::{self, UnsettledEmail};
+use worker::{D1Database, Env, Result};
+
+pub(super) async fn restore(
+    env: &Env,
+    db: &D1Database,
+    cfg: &SweepConfig,
+    now_ms: i64,
+    report: &mut TickReport,
+) -> Result<()> {
+    let cut = cfg.cutoffs(now_ms);
+    // Each unsettled row is checked at most once per grace period: a long, healthy backlog is
+    // looked at in turn instead of starving an orphan behind it.
+    let (rows, read) = emails::unsettled(
+        db,
+        cut.abandoned_before_ms,
+        cut.abandoned_before_ms,
+        cfg.batch,
+    )
+    .await?;
+    report.rows_read += read;
+    if rows.is_empty() {
+        return Ok(());
+    }
+    let keys: Vec<String> = rows.iter().map(|r| r.dedupe_key.clone()).collect();
+    let held = client::held(env, &keys).await?;
+    for row in &rows {
+        let action = unsettled_action(
+            held.contains(&row.dedupe_key),
+            row.status == EmailStatus::Claimed,
+            row.payload_json.is_some(),
+            row.created_at_ms,
+            cut.outbox_before_ms,
+        );
+        if let Err(e) = apply(env, db, row, action, now_ms, report).await {
+            worker::console_warn!("sweeper: email {} not restored: {e}", row.dedupe_key);
+        }
+    }
+    let checked: Vec<&str> = keys.iter().map(String::as_str).collect();
+    emails::mark_swept(db, &checked, now_ms).await
+}
+
+async fn apply(
+    env: &Env,
+    db: &D1Database,
+    row: &UnsettledEmail,
+    action: UnsettledAction,
+    now_ms: i64,
+    report: &mut TickReport,
+) -> Result<()> {
+    match action {
+        UnsettledAction::Leave => Ok(()),
+        UnsettledAction::MarkQueued => emails::mark_queued(db, &row.dedupe_key, now_ms).await,
+        UnsettledAction::Enqueue => {
+            let email: OutgoingEmail =
+                serde_json::from_str(row.payload_json.as_deref().unwrap_or_default())?;
+            client::enqueue(env, &email).await?;
+            emails::mark_queued(db, &row.dedupe_key, now_ms).await?;
+            report.emails_enqueued += 1;
+            let why = format!(
+                "D1 said {} but the outbox did not hold it: handed over again",
+                row.status.as_str()
+            );
+            note_repair(
+                db,
+                RepairKind::Enqueued,
+                &row.dedupe_key,
+                &why,
+                now_ms,
+                report,
+            )
+            .await
+        }
+        UnsettledAction::CannotRestore(why) => {
+            report.emails_unrestorable += 1;
+            let why = format!(
+                "{} and not in the outbox, not handed over: {why}",
+                row.status.as_str()
+            );
+            note_repair(
+                db,
+                RepairKind::Unrestorable,
+                &row.dedupe_key,
+                &why,
+                now_ms,
+                report,
+            )
+            .await
+        }
+    }
+}

@@ -1,0 +1,116 @@
+//! Scheduled sends still `planned` well past due whose Workflow instance will never make them
+//! (errored, terminated, complete, unknown): decided and sent here, with the journey's own code
+//! ([`crate::journey::hotel::scheduled_send`]: cancelled / replaced / superseded / stale →
+//! `skipped`). A live instance (queued, running, paused, waiting) keeps its sends, and so does one
+//! whose status cannot be read this tick. Sending twice is impossible either way: the send claims
+//! its dedupe key in D1 first, so an instance that wakes up late finds it claimed.
+
+use super::{note_repair, TickReport};
+use crate::domain::ids::InstanceId;
+use crate::domain::intent::Intent;
+use crate::domain::schedule::ScheduledKind;
+use crate::domain::sweep::{instance_is_dead, RepairKind, SweepConfig};
+use crate::journey::{hotel, workflow};
+use crate::store::schedule::{self, DueSend};
+use std::collections::HashMap;
+use worker::{D1Database, Env, Result};
+
+pub(super) async fn take_over(
+    env: &Env,
+    db: &D1Database,
+    cfg: &SweepConfig,
+    now_ms: i64,
+    report: &mut TickReport,
+) -> Result<()> {
+    let before = cfg.cutoffs(now_ms).abandoned_before_ms;
+    let (rows, read) = schedule::past_due(db, before, cfg.batch).await?;
+    report.rows_read += read;
+    // One status call per instance this tick, however many of its sends are due.
+    let mut statuses: HashMap<String, Option<bool>> = HashMap::new();
+    for row in rows {
+        let key = row.instance_id.clone().unwrap_or_default();
+        let dead = match statuses.get(&key) {
+            Some(known) => *known,
+            None => {
+                let known = instance_dead(env, row.instance_id.as_deref()).await;
+                statuses.insert(key, known);
+                known
+            }
+        };
+        if dead != Some(true) {
+            report.scheduled_left += 1;
+            continue;
+        }
+        if let Err(e) = send_one(env, db, &row, now_ms, report).await {
+            // Left `planned`: the next tick tries again.
+            worker::console_warn!(
+                "sweeper: scheduled send {} of {} not made: {e}",
+                row.kind,
+                row.booking_id
+            );
+        }
+    }
+    Ok(())
+}
+
+/// `Some(true)` when the instance will never make its sends, `Some(false)` when it is alive,
+/// `None` when its status could not be read (left for the next tick). A row with no stored
+/// instance (planned before migration 0011) or an invalid one counts as unknown: dead.
+async fn instance_dead(env: &Env, instance_id: Option<&str>) -> Option<bool> {
+    let Some(id) = instance_id.and_then(InstanceId::parse) else {
+        return Some(true);
+    };
+    match workflow::status(env, &id).await {
+        Ok(status) => Some(instance_is_dead(status.as_deref())),
+        Err(e) => {
+            worker::console_warn!("sweeper: status of {id} unknown: {e}");
+            None
+        }
+    }
+}
+
+async fn send_one(
+    env: &Env,
+    db: &D1Database,
+    row: &DueSend,
+    now_ms: i64,
+    report: &mut TickReport,
+) -> Result<()> {
+    let Some(kind) = ScheduledKind::parse(&row.kind) else {
+        return Err(worker::Error::RustError(format!(
+            "unknown scheduled kind {:?}",
+            row.kind
+        )));
+    };
+    let intent = Intent {
+        journey_version: Some(row.journey_version),
+        expires_at_ms: row.expires_at_ms,
+    };
+    let (what, delivery) =
+        hotel::scheduled_send(env, &row.booking_id, kind, intent, row.due_at_ms).await?;
+    let why = match delivery {
+        Some(_) => {
+            report.scheduled_sent += 1;
+            "past due and its journey had stopped: sent by the sweeper".to_string()
+        }
+        None => {
+            report.scheduled_skipped += 1;
+            format!("past due and its journey had stopped: skipped ({what})")
+        }
+    };
+    let subject = format!(
+        "{}:{}:v{}",
+        row.booking_id,
+        kind.as_str(),
+        row.journey_version
+    );
+    note_repair(
+        db,
+        RepairKind::ScheduledSend,
+        &subject,
+        &why,
+        now_ms,
+        report,
+    )
+    .await
+}
