@@ -7,6 +7,8 @@ import { describe, it, expect } from "vitest";
 import {
   bookingDelivery,
   enqueueEmail,
+  eventually,
+  handedOver,
   instanceIdFor,
   item,
   outboxState,
@@ -157,5 +159,185 @@ describe("sweeper", () => {
     await sweep();
     expect(await rows("SELECT COUNT(*) AS n FROM repairs WHERE kind = 'outbox_rearmed'")).toEqual([{ n: before[0].n + 1 }]);
     expect(item(await outboxState(), key).attempts).toBe(1);
+  });
+  it("a journey instance terminated between two sends: the sweeper sends the next due email once; a live instance keeps its own", async () => {
+    // A real (not introspected) instance: it hands over its first emails, then sleeps for days.
+    const d = bookingDelivery();
+    expect((await postLiteapi(d.body)).status).toBe(202);
+    await handedOver(d.bookingId);
+    const instance = await env.JOURNEY.get(instanceIdFor(d.eventId));
+    expect(["waiting", "running"]).toContain((await instance.status()).status);
+    const emailsOf = (kind) => rows("SELECT dedupe_key, status FROM emails WHERE booking_id = ? AND kind = ?", d.bookingId, kind);
+    const plannedRow = async (kind) =>
+      (await rows("SELECT status, reason, instance_id FROM scheduled_sends WHERE booking_id = ? AND kind = ?", d.bookingId, kind))[0];
+    expect(await plannedRow("arrival_guide")).toEqual({ status: "planned", reason: null, instance_id: instanceIdFor(d.eventId) });
+    // The arrival guide is due (an outage kept it past its time, or the clock moved on).
+    const due = Date.now() - 20 * MINUTE;
+    await env.DB.prepare("UPDATE scheduled_sends SET due_at_ms = ? WHERE booking_id = ? AND kind = 'arrival_guide'").bind(due, d.bookingId).run();
+    // Its instance is alive (sleeping): the sweeper leaves the send to it.
+    await sweep();
+    expect(await plannedRow("arrival_guide")).toMatchObject({ status: "planned" });
+    expect(await emailsOf("arrival_guide")).toEqual([]);
+
+    // The fault: the instance is terminated between the confirmation and the arrival guide.
+    await instance.terminate();
+    await eventually(async () => expect((await instance.status()).status).toBe("terminated"));
+    // Two overlapping sweeps, then a third: one arrival guide, one repair.
+    await Promise.all([sweep(), sweep()]);
+    await sweep();
+    expect(await plannedRow("arrival_guide")).toMatchObject({ status: "sent" });
+    const guide = await emailsOf("arrival_guide");
+    expect(guide).toEqual([{ dedupe_key: expect.stringMatching(/^arrival_guide:/), status: "queued" }]);
+    expect((await outboxState()).items.filter((i) => i.dedupe_key === guide[0].dedupe_key)).toEqual([
+      expect.objectContaining({ status: "queued" }),
+    ]);
+    expect(await rows("SELECT kind, subject FROM repairs WHERE kind = 'scheduled_send' AND subject LIKE ?", `${d.bookingId}:%`)).toEqual([
+      { kind: "scheduled_send", subject: `${d.bookingId}:arrival_guide:v1` },
+    ]);
+    // Not due yet: the check-in note and the thank-you stay planned.
+    expect(await plannedRow("checkin_day")).toMatchObject({ status: "planned" });
+    expect(await plannedRow("thank_you")).toMatchObject({ status: "planned" });
+
+    // The check-in note's moment passed while nobody sent it: skipped as stale, recorded, not sent.
+    await env.DB.prepare("UPDATE scheduled_sends SET due_at_ms = ?, expires_at_ms = ? WHERE booking_id = ? AND kind = 'checkin_day'")
+      .bind(Date.now() - 2 * DAY, Date.now() - DAY, d.bookingId)
+      .run();
+    await sweep();
+    const note = await plannedRow("checkin_day");
+    expect(note.status).toBe("skipped");
+    expect(note.reason).toMatch(/stale/);
+    expect(await emailsOf("checkin_day")).toEqual([]);
+    expect(await rows("SELECT reason FROM repairs WHERE subject = ?", `${d.bookingId}:checkin_day:v1`)).toEqual([
+      { reason: expect.stringMatching(/skipped \(.*stale/) },
+    ]);
+
+    // A cancelled booking's due send is skipped, never sent, by the sweeper too.
+    await env.DB.prepare("UPDATE bookings SET status = 'CANCELLED' WHERE booking_id = ?").bind(d.bookingId).run();
+    await env.DB.prepare("UPDATE scheduled_sends SET due_at_ms = ? WHERE booking_id = ? AND kind = 'thank_you'").bind(due, d.bookingId).run();
+    await sweep();
+    expect(await plannedRow("thank_you")).toMatchObject({ status: "skipped", reason: expect.stringMatching(/cancel/) });
+    expect(await emailsOf("thank_you")).toEqual([]);
+  });
+
+  it("emails D1 holds as claimed or queued but the outbox does not are handed over once; the ones it cannot restore are reported", async () => {
+    await outboxState();
+    const old = Date.now() - 20 * MINUTE;
+    const claimRow = (email, status, payload) =>
+      env.DB.prepare(
+        "INSERT INTO emails (dedupe_key, kind, audience, booking_id, to_addr, subject, rank, status, message_id, attempts, created_at_ms, updated_at_ms, payload_json) VALUES (?, ?, 'client', ?, ?, ?, 2, ?, ?, 0, ?, ?, ?)",
+      )
+        .bind(email.dedupeKey, email.kind, email.bookingId, email.to, email.subject, status, email.messageId, old, old, payload)
+        .run();
+    const email = (tag) => {
+      const bookingId = unique(`BK_${tag}_`);
+      return {
+        dedupeKey: `booking_confirmation:${bookingId}`,
+        kind: "booking_confirmation",
+        audience: "client",
+        rank: "booking",
+        bookingId,
+        to: `${bookingId.toLowerCase()}@example.com`,
+        subject: "Your stay is confirmed",
+        text: "Hello, your stay is confirmed.",
+        html: "<p>Hello, your stay is confirmed.</p>",
+        messageId: `<${bookingId.toLowerCase()}@example.com>`,
+      };
+    };
+    // Claimed, then the step died before the outbox saw it.
+    const claimed = email("claimed");
+    await claimRow(claimed, "claimed", JSON.stringify(claimed));
+    // Queued in D1, but the outbox lost it.
+    const lost = email("lost");
+    await claimRow(lost, "queued", JSON.stringify(lost));
+    // Claimed before D1 kept a copy: cannot be handed over, reported.
+    const bare = email("bare");
+    await claimRow(bare, "claimed", null);
+    // In the outbox, but the mark after the enqueue was lost: D1 catches up, no repair.
+    const marked = email("marked");
+    await claimRow(marked, "claimed", JSON.stringify(marked));
+    await outboxStub().fetch("https://outbox/enqueue", { method: "POST", body: JSON.stringify(marked) });
+
+    await Promise.all([sweep(), sweep()]);
+    await sweep();
+    const state = await outboxState();
+    for (const e of [claimed, lost, marked]) {
+      expect(state.items.filter((i) => i.dedupe_key === e.dedupeKey)).toHaveLength(1);
+    }
+    expect(item(state, bare.dedupeKey)).toBeUndefined();
+    const status = async (e) => (await rows("SELECT status FROM emails WHERE dedupe_key = ?", e.dedupeKey))[0].status;
+    expect(await status(claimed)).toBe("queued");
+    expect(await status(lost)).toBe("queued");
+    expect(await status(marked)).toBe("queued");
+    expect(await status(bare)).toBe("claimed");
+    const repaired = async (e) => rows("SELECT kind FROM repairs WHERE subject = ?", e.dedupeKey);
+    expect(await repaired(claimed)).toEqual([{ kind: "enqueued" }]);
+    expect(await repaired(lost)).toEqual([{ kind: "enqueued" }]);
+    expect(await repaired(marked)).toEqual([]);
+    expect(await repaired(bare)).toEqual([{ kind: "unrestorable" }]);
+    // The outbox sends the restored email once, and its outcome clears D1's kept copy.
+    const sent = await sendThrough(claimed.dedupeKey);
+    expect(item(sent, claimed.dedupeKey)).toMatchObject({ status: "sent", attempts: 1 });
+    await eventually(async () =>
+      expect(await rows("SELECT status, payload_json FROM emails WHERE dedupe_key = ?", claimed.dedupeKey)).toEqual([
+        { status: "sent", payload_json: null },
+      ]),
+    );
+  });
+
+  it("outbox retention deletes only finished rows older than the retention; dead letters, queued mail and the D1 record stay", async () => {
+    await outboxState();
+    const sentKey = await enqueueEmail(`${unique("ret-sent")}@example.com`);
+    await sendThrough(sentKey);
+    const deadKey = await enqueueEmail(`${unique("ret-dead")}@example.com`);
+    const queuedKey = await enqueueEmail(`${unique("ret-queued")}@example.com`);
+    const recentKey = await enqueueEmail(`${unique("ret-recent")}@example.com`);
+    await sendThrough(recentKey);
+    const longAgo = Date.now() - 31 * DAY;
+    await runInDurableObject(outboxStub(), async (_o, st) => {
+      st.storage.sql.exec("UPDATE queue SET status = 'dead' WHERE dedupe_key = ?", deadKey);
+      for (const k of [sentKey, deadKey, queuedKey]) st.storage.sql.exec("UPDATE queue SET updated_at_ms = ? WHERE dedupe_key = ?", longAgo, k);
+      // Keep the queued one from being sent during this test.
+      st.storage.sql.exec("UPDATE queue SET status = 'waiting', not_before_ms = ? WHERE dedupe_key = ?", Date.now() + DAY, queuedKey);
+    });
+    const sentSeq = item(await outboxState(), sentKey).seq;
+    await sweep();
+    const state = await outboxState();
+    expect(item(state, sentKey)).toBeUndefined();
+    expect(state.attempts.filter((a) => a.seq === sentSeq)).toEqual([]);
+    expect(item(state, deadKey)).toMatchObject({ status: "dead" });
+    expect(item(state, queuedKey)).toMatchObject({ status: "waiting" });
+    expect(item(state, recentKey)).toMatchObject({ status: "sent" });
+    // A pruned email cannot be sent again: its dedupe key is still claimed in D1 by the journey's
+    // send-once protocol, and re-enqueueing through the outbox alone is for the sweeper's
+    // restore, which never touches emails older than the retention.
+    await runInDurableObject(outboxStub(), async (_o, st) => {
+      st.storage.sql.exec("UPDATE queue SET status = 'skipped' WHERE dedupe_key IN (?, ?)", deadKey, queuedKey);
+    });
+  });
+
+  it("the owner gets the previous UTC day's repairs once, whatever the number of ticks", async () => {
+    const today = Math.floor(Date.now() / DAY) * DAY;
+    const tag = unique("sum_");
+    for (let i = 0; i < 3; i += 1) {
+      await env.DB.prepare("INSERT INTO repairs (repair_key, kind, subject, reason, at_ms) VALUES (?, 'journey_started', ?, 'raw event still received after the grace period', ?)")
+        .bind(`journey_started:${tag}_${i}`, `${tag}_${i}`, today - DAY + (i + 1) * 3_600_000)
+        .run();
+    }
+    // Today's repairs wait for tomorrow's summary.
+    await env.DB.prepare("INSERT INTO repairs (repair_key, kind, subject, reason, at_ms) VALUES (?, 'outbox_rearmed', 'today', 'x', ?)")
+      .bind(`outbox_rearmed:${tag}_today`, today + 1)
+      .run();
+    await Promise.all([sweep(), sweep()]);
+    await sweep();
+    const day = new Date(today).toISOString().slice(0, 10);
+    const key = `owner_sweep_summary:${day}`;
+    expect(await rows("SELECT audience, to_addr FROM emails WHERE kind = 'owner_sweep_summary'")).toEqual([
+      { audience: "owner", to_addr: "owner@example.com" },
+    ]);
+    const r = await outboxStub().fetch(`https://outbox/email?dedupe_key=${encodeURIComponent(key)}`);
+    const email = await r.json();
+    expect(email.subject).toMatch(/^Engine repairs on \d{4}-\d{2}-\d{2}: \d+$/);
+    for (let i = 0; i < 3; i += 1) expect(email.text).toContain(`${tag}_${i}`);
+    expect(email.text).not.toContain(`${tag}_today`);
   });
 });
