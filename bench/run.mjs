@@ -651,6 +651,27 @@ await step("hotel time zone lookup: data size, host lookup time, accuracy on hel
   return `${tz.time.ns_per_lookup} ns/lookup; ${((100 * tz.accuracy.same_offsets) / tz.accuracy.cities).toFixed(2)} % same offsets`;
 });
 
+// ---------------------------------------------------------------------------------------------
+// 6. The sweeper's tick against table size (issue #11): bench/sweeper.mjs, which also runs alone.
+
+let sweeper = [];
+await step("sweeper tick: D1 rows read and wall time with 0 / 10,000 / 100,000 of each table, 0 or 10 due (node bench/sweeper.mjs)", async () => {
+  const out = await runCaptured(process.execPath, [join(root, "bench", "sweeper.mjs"), "--json"], { timeoutMs: 1_800_000, logFile: logs("sweeper.log") });
+  sweeper = JSON.parse(out.slice(out.indexOf("[")));
+  return sweeper.map((r) => `${r.n}/${r.due}: ${r.rows_read} rows`).join(", ");
+});
+const sweeperHeaders = ["bookings, scheduled sends, emails, raw events (each)", "due (of each kind)", "D1 rows read", "wall ms", "journeys started", "sends decided", "emails handed over", "bodies pruned"];
+const sweeperRows = sweeper.map((r) => [
+  r.n.toLocaleString("en-US"),
+  String(r.due),
+  String(r.rows_read),
+  String(r.ms),
+  String(r.journeys_started),
+  String((r.scheduled_sent ?? 0) + (r.scheduled_skipped ?? 0)),
+  String(r.emails_enqueued ?? 0),
+  String(r.raw_bodies_pruned),
+]);
+
 // At the lookup's introduction (docs/timezone-data.md): the Worker without it (f72db9b) and with it,
 // both `node scripts/build.mjs --force`, gzip -9. Not rebuilt here: the Worker now also holds every
 // change made since, so its size minus this "before" is not the lookup's cost.
@@ -838,6 +859,17 @@ ${table(tzHeaders, tzRows)}
 Worst misses (looked-up zone instead of the table's):
 
 ${tz.accuracy.worst.map((w) => `- ${w}`).join("\n")}
+
+## 6. Sweeper tick (cron, every 5 minutes)
+
+One tick through the Worker's own scheduled handler inside workerd (bench/sweeper.bench.mjs): D1
+filled with N bookings, N planned scheduled sends (future), N sent emails and N finished raw
+events; "due" adds that many of each kind of due work (stuck raw events, old raw bodies, past-due
+sends of a stopped instance, emails claimed but not in the outbox). "D1 rows read" is the sum of
+D1's \`meta.rows_read\` over the sweeper's own queries (the journeys it starts and the sends it
+makes are not included); wall ms is around the whole tick, including those.
+
+${table(sweeperHeaders, sweeperRows)}
 
 ## Where we are slower than the reference or far from the floor, and why
 

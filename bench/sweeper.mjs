@@ -24,8 +24,21 @@ if (run.status !== 0 || rows.length === 0) {
   console.error(`bench/sweeper: vitest exited ${run.status} with ${rows.length} measurements`);
   process.exit(1);
 }
-console.log("| bookings + scheduled sends + raw events | due | D1 rows read | wall ms | journeys started | bodies pruned |");
-console.log("|---:|---:|---:|---:|---:|---:|");
-for (const r of rows) {
-  console.log(`| ${r.n.toLocaleString("en")} | ${r.due} | ${r.rows_read} | ${r.ms} | ${r.journeys_started} | ${r.raw_bodies_pruned} |`);
+if (process.argv.includes("--json")) {
+  console.log(JSON.stringify(rows, null, 1));
+} else {
+  for (const line of sweeperTable(rows)) console.log(line);
+}
+
+/** The markdown table of the measurements. */
+function sweeperTable(rows) {
+  const out = [
+    "| bookings, scheduled sends, emails, raw events (each) | due (of each kind) | D1 rows read | wall ms | journeys started | sends decided | emails handed over | bodies pruned |",
+    "|---:|---:|---:|---:|---:|---:|---:|---:|",
+  ];
+  for (const r of rows) {
+    const decided = (r.scheduled_sent ?? 0) + (r.scheduled_skipped ?? 0);
+    out.push(`| ${r.n.toLocaleString("en")} | ${r.due} | ${r.rows_read} | ${r.ms} | ${r.journeys_started} | ${decided} | ${r.emails_enqueued ?? 0} | ${r.raw_bodies_pruned} |`);
+  }
+  return out;
 }
