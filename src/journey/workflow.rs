@@ -7,15 +7,16 @@
 //! retry config, `sleepUntil`): <https://developers.cloudflare.com/workflows/build/workers-api/>.
 
 use crate::config::JOURNEY_BINDING;
-use crate::domain::event::JourneyParams;
+use crate::domain::event::{EventId, JourneyParams, Source, SupplierEvent, PARAMS_VERSION};
 use crate::domain::ids::InstanceId;
+use crate::store::raw_events::{self, RawEventStatus};
 use js_sys::{Function, Object, Promise, Reflect};
 use serde::{de::DeserializeOwned, Serialize};
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::{future_to_promise, JsFuture};
-use worker::{Env, Error, Result};
+use worker::{D1Database, Env, Error, Result};
 
 fn js_err(context: &str, e: JsValue) -> Error {
     let message = e
@@ -79,6 +80,41 @@ pub async fn create(env: &Env, id: &InstanceId, params: &JourneyParams) -> Resul
             }
         }
     }
+}
+
+/// Starts the journey of a stored supplier event and marks its raw event `started` with the
+/// instance id ([`InstanceId::for_event`]: the same id for every delivery of one event id, so
+/// a redelivery, the sweeper and the first delivery start one instance between them).
+/// `received_at_ms` is when the delivery first arrived (ms UTC). Returns `(instance id, whether
+/// this call created it)`; `false` = it existed already (the row is still marked).
+pub async fn start_for_event(
+    env: &Env,
+    db: &D1Database,
+    source: Source,
+    event_id: &EventId,
+    event_name: &str,
+    received_at_ms: i64,
+    event: SupplierEvent,
+) -> Result<(InstanceId, bool)> {
+    let instance_id = InstanceId::for_event(source, event_id);
+    let params = JourneyParams {
+        params_version: PARAMS_VERSION,
+        source,
+        event_id: event_id.clone(),
+        event_name: event_name.to_string(),
+        received_at_ms,
+        event,
+    };
+    let created = create(env, &instance_id, &params).await?;
+    raw_events::mark(
+        db,
+        source,
+        event_id.as_str(),
+        RawEventStatus::Started,
+        Some(instance_id.as_str()),
+    )
+    .await?;
+    Ok((instance_id, created))
 }
 
 /// The status of Journey instance `id` (`InstanceStatus.status`: `queued`, `running`, `paused`,

@@ -13,8 +13,7 @@
 //! 7. create the Journey instance with a deterministic id; "already exists" is a duplicate.
 
 use super::{config, Answer, AppError};
-use crate::domain::event::{Interpretation, JourneyParams, Source, PARAMS_VERSION};
-use crate::domain::ids::InstanceId;
+use crate::domain::event::{Interpretation, Source};
 use crate::domain::text::Cut;
 use crate::journey::workflow;
 use crate::platform::now_ms;
@@ -191,22 +190,14 @@ pub async fn ingest(
         Interpretation::Journey(event) => event,
     };
 
-    let instance_id = InstanceId::for_event(source, &delivery.event_id);
-    let params = JourneyParams {
-        params_version: PARAMS_VERSION,
-        source,
-        event_id: delivery.event_id.clone(),
-        event_name: delivery.event_name.clone(),
-        received_at_ms: first_received_at_ms,
-        event,
-    };
-    let created = workflow::create(env, &instance_id, &params).await?;
-    raw_events::mark(
+    let (instance_id, created) = workflow::start_for_event(
+        env,
         &db,
         source,
-        event_id,
-        RawEventStatus::Started,
-        Some(instance_id.as_str()),
+        &delivery.event_id,
+        &delivery.event_name,
+        first_received_at_ms,
+        event,
     )
     .await?;
     if !created {

@@ -2,12 +2,12 @@
 //! delivery, under the same instance id, so a concurrent supplier redelivery starts nothing twice.
 
 use super::{note_repair, TickReport};
-use crate::domain::event::{Interpretation, JourneyParams, Source, PARAMS_VERSION};
+use crate::domain::event::{Interpretation, Source};
 use crate::domain::ids::InstanceId;
 use crate::domain::sweep::RepairKind;
 use crate::journey::workflow;
 use crate::sources::Inbound;
-use crate::store::raw_events::{self, RawEventStatus, StuckEvent};
+use crate::store::raw_events::{self, StuckEvent};
 use worker::{D1Database, Env, Error, Result};
 
 /// Raw events left `received` (their journey never started): re-read the stored delivery (it was
@@ -79,24 +79,14 @@ async fn start_one(
     let Interpretation::Journey(event) = delivery.interpretation else {
         return Err(bad("no journey for this event"));
     };
-    let instance_id = InstanceId::for_event(source, &delivery.event_id);
-    let params = JourneyParams {
-        params_version: PARAMS_VERSION,
-        source,
-        event_id: delivery.event_id.clone(),
-        event_name: delivery.event_name.clone(),
-        received_at_ms: row.received_at_ms,
-        event,
-    };
-    // `false` = the instance exists already (a redelivery started it): still ours to mark.
-    let created = workflow::create(env, &instance_id, &params).await?;
-    raw_events::mark(
+    workflow::start_for_event(
+        env,
         db,
         source,
-        &row.event_id,
-        RawEventStatus::Started,
-        Some(instance_id.as_str()),
+        &delivery.event_id,
+        &delivery.event_name,
+        row.received_at_ms,
+        event,
     )
-    .await?;
-    Ok((instance_id, created))
+    .await
 }
