@@ -305,6 +305,31 @@ pub enum EmailStatus {
 
 stored_names!(EmailStatus);
 
+impl EmailStatus {
+    /// Whether an email whose dedupe key is already claimed with this D1 status may be handed to
+    /// the outbox again (the send-once protocol's repeat, `crate::outbox::client::deliver`).
+    /// `true` while no provider has it for good: not yet in the outbox or still in line there
+    /// (a repeat is a no-op on the dedupe key), skipped (a newer journey version may re-plan it;
+    /// the outbox's send gate decides again), or failed before the outbox took it. `false` once a
+    /// provider accepted it, or it is dead, dropped or blocked: those stay for an operator, and
+    /// the outbox's retention may have pruned its row, so a repeat would be a second send.
+    pub fn may_hand_over_again(self) -> bool {
+        match self {
+            EmailStatus::Claimed
+            | EmailStatus::Queued
+            | EmailStatus::Waiting
+            | EmailStatus::Sending
+            | EmailStatus::Skipped
+            | EmailStatus::Failed => true,
+            EmailStatus::Sent
+            | EmailStatus::SentPossiblyTwice
+            | EmailStatus::Dead
+            | EmailStatus::Dropped
+            | EmailStatus::Blocked => false,
+        }
+    }
+}
+
 /// A rendered email, ready for the outbox: what the journey hands over and the outbox stores.
 ///
 /// `message_id` is deterministic (see [`crate::domain::ids::message_id_for`]) so every attempt and
@@ -344,6 +369,19 @@ pub struct OutgoingEmail {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_key_once_sent_or_refused_is_never_handed_over_again() {
+        let again: Vec<&str> = <EmailStatus as strum::VariantArray>::VARIANTS
+            .iter()
+            .filter(|s| s.may_hand_over_again())
+            .map(|s| s.as_str())
+            .collect();
+        assert_eq!(
+            again,
+            ["claimed", "queued", "waiting", "sending", "skipped", "failed"]
+        );
+    }
 
     #[test]
     fn dedupe_key_is_kind_then_booking() {

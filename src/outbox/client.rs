@@ -14,8 +14,10 @@ use worker::{Env, Error, Method, Request, RequestInit, Result};
 pub enum Delivery {
     /// First claim of this dedupe key: claimed in D1 and enqueued.
     Enqueued,
-    /// The key was claimed before (a retry of this step, or another journey); the outbox was
-    /// asked again, idempotently, in case the earlier attempt died between claim and enqueue.
+    /// The key was claimed before (a retry of this step, or another journey). While the email is
+    /// unsettled the outbox was asked again, idempotently, in case the earlier attempt died
+    /// between claim and enqueue; once it was sent, dead, dropped or blocked, nothing was done
+    /// ([`crate::domain::email::EmailStatus::may_hand_over_again`]).
     AlreadyClaimed,
 }
 
@@ -25,6 +27,15 @@ pub enum Delivery {
 pub async fn deliver(env: &Env, email: &OutgoingEmail, at_ms: i64) -> Result<Delivery> {
     let db = env.d1(DB_BINDING)?;
     let fresh = store::emails::claim(&db, email, at_ms).await?;
+    if !fresh {
+        // A repeat: ask the outbox again only while no provider has the email for good. Once it
+        // was sent (or is dead, dropped, blocked) the outbox's retention may have pruned its row,
+        // and a second enqueue would be a second send.
+        let known = store::emails::find(&db, email.dedupe_key.as_str()).await?;
+        if known.is_some_and(|row| !row.status.may_hand_over_again()) {
+            return Ok(Delivery::AlreadyClaimed);
+        }
+    }
     enqueue(env, email).await?;
     store::emails::mark_queued(&db, email.dedupe_key.as_str(), at_ms).await?;
     Ok(if fresh {

@@ -57,9 +57,12 @@ impl Outbox {
             };
             match store::emails::record_outcome(&db, &outcome).await {
                 Ok(_) => {
+                    // Only if the row is still what was recorded: a withdrawal, re-plan or
+                    // redrive during the D1 write set `record_synced = 0` again, and that newer
+                    // state must reach D1 before retention may prune the row.
                     if let Err(e) = self.exec(
-                        "UPDATE queue SET record_synced = 1 WHERE seq = ?",
-                        vec![r.seq.into()],
+                        "UPDATE queue SET record_synced = 1 WHERE seq = ? AND status = ? AND attempts = ?",
+                        vec![r.seq.into(), r.status.as_str().into(), r.attempts.into()],
                     ) {
                         worker::console_error!(
                             "outbox: marking {} synced failed: {e}",

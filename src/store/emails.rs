@@ -134,7 +134,7 @@ pub async fn mark_failed(
 ) -> Result<usize> {
     let r = db
         .prepare(
-            "UPDATE emails SET status = ?5, last_error = ?4, updated_at_ms = ?6 WHERE status = ?7 AND \
+            "UPDATE emails SET status = ?5, last_error = ?4, updated_at_ms = ?6, payload_json = NULL WHERE status = ?7 AND \
              (dedupe_key = ?1 OR (?1 IS NULL AND booking_id = ?2 AND kind = ?3))",
         )
         .bind(&[
@@ -158,8 +158,10 @@ pub struct UnsettledEmail {
     pub status: EmailStatus,
     /// JSON of the `OutgoingEmail`; `None` for rows claimed before migration 0011.
     pub payload_json: Option<String>,
-    /// ms since the epoch, UTC.
+    /// ms since the epoch, UTC (the journey's logical time of the claim).
     pub created_at_ms: i64,
+    /// When a tick last checked it (ms UTC); 0 = never.
+    pub swept_at_ms: i64,
 }
 
 /// Unsettled rows last touched before `before_ms` and last checked before `checked_before_ms` (ms
@@ -174,7 +176,7 @@ pub async fn unsettled(
 ) -> Result<(Vec<UnsettledEmail>, u64)> {
     let r = db
         .prepare(
-            "SELECT dedupe_key, status, payload_json, created_at_ms FROM emails INDEXED BY emails_unsettled \
+            "SELECT dedupe_key, status, payload_json, created_at_ms, swept_at_ms FROM emails INDEXED BY emails_unsettled \
              WHERE status IN ('claimed', 'queued') AND swept_at_ms < ?2 AND updated_at_ms < ?1 \
              ORDER BY swept_at_ms LIMIT ?3",
         )
