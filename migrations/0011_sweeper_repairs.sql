@@ -5,6 +5,12 @@
 -- src/domain/ids.rs). The sweeper asks that instance's status before taking a past-due send over.
 -- NULL for rows planned before this column: treated as an unknown instance.
 ALTER TABLE scheduled_sends ADD COLUMN instance_id TEXT;
+-- When the sweeper last looked at this planned send and left it (its instance alive, or the send
+-- failed; 0 = never), so a send it must keep leaving cannot starve newer orphans behind it.
+ALTER TABLE scheduled_sends ADD COLUMN swept_at_ms INTEGER NOT NULL DEFAULT 0;
+-- Only planned rows: `swept_at_ms = 0 AND due_at_ms < ?` finds new orphans, `swept_at_ms` ranges
+-- the ones to look at again; both stay flat in the number of bookings.
+CREATE INDEX scheduled_sends_sweep ON scheduled_sends(swept_at_ms, due_at_ms) WHERE status = 'planned';
 
 -- The email as handed to the outbox (JSON of OutgoingEmail), kept while the email is unsettled
 -- (claimed or queued) so the sweeper can hand it to the outbox again if the outbox does not hold

@@ -14,6 +14,8 @@ pub const DEFAULT_RAW_BODY_DAYS: i64 = 30;
 pub const DEFAULT_OUTBOX_DAYS: i64 = 30;
 /// Most rows one tick handles per kind of work: the tick's cost is flat in the table sizes.
 pub const DEFAULT_BATCH: u32 = 50;
+/// Largest `SWEEP_BATCH` accepted: the outbox answers `/held` for at most 500 keys at a time.
+pub const MAX_BATCH: u32 = 500;
 
 const DAY_MS: i64 = 86_400_000;
 
@@ -32,7 +34,7 @@ pub struct SweepConfig {
 
 /// A sweeper variable that is not a positive integer.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{name} must be a positive integer, got {value:?}")]
+#[error("{name} must be a positive integer (SWEEP_BATCH at most 500), got {value:?}")]
 pub struct SweepConfigError {
     pub name: &'static str,
     pub value: String,
@@ -54,7 +56,15 @@ impl SweepConfig {
             grace_ms: num("SWEEP_GRACE_MS", DEFAULT_GRACE_MS)?,
             raw_body_days: num("RETENTION_RAW_BODY_DAYS", DEFAULT_RAW_BODY_DAYS)?,
             outbox_days: num("RETENTION_OUTBOX_DAYS", DEFAULT_OUTBOX_DAYS)?,
-            batch: u32::try_from(num("SWEEP_BATCH", i64::from(DEFAULT_BATCH))?).unwrap_or(u32::MAX),
+            batch: match num("SWEEP_BATCH", i64::from(DEFAULT_BATCH))? {
+                n if n <= i64::from(MAX_BATCH) => u32::try_from(n).unwrap_or(MAX_BATCH),
+                _ => {
+                    return Err(SweepConfigError {
+                        name: "SWEEP_BATCH",
+                        value: get("SWEEP_BATCH").unwrap_or_default(),
+                    })
+                }
+            },
         })
     }
 
@@ -85,12 +95,18 @@ pub struct Cutoffs {
 pub enum RepairKind {
     /// A raw event stayed `received`: its journey was started.
     JourneyStarted,
+    /// A raw event stayed `received` and its stored delivery cannot start a journey (it no longer
+    /// parses, its event id changed): marked `errored` with the reason.
+    EventErrored,
     /// A scheduled send was past due with no live instance: decided and sent (or skipped) here.
     ScheduledSend,
     /// An email was claimed or queued in D1 but not in the outbox: enqueued.
     Enqueued,
     /// The outbox had due work and no alarm: re-armed.
     OutboxRearmed,
+    /// A past-due scheduled send of a stopped journey could not be made by the sweeper either
+    /// (rendering, content lock, storage): recorded once with the error; tried again each grace.
+    SendFailed,
     /// An email was claimed or queued in D1, not in the outbox, and could not be handed over
     /// safely (no kept copy, or older than the outbox's retention): reported, not sent.
     Unrestorable,
@@ -142,24 +158,37 @@ pub enum UnsettledAction {
     CannotRestore(&'static str),
 }
 
-/// Decides an unsettled email: `held` = the outbox holds its key; `has_payload` = D1 kept the
-/// email; `created_at_ms` vs `outbox_before_ms` (the outbox's retention cut-off, ms UTC): an email
-/// claimed before the cut-off may have been sent and then pruned from the outbox, so handing it
-/// over again could send it twice — it is reported instead.
-pub fn unsettled_action(
-    held: bool,
-    claimed_only: bool,
-    has_payload: bool,
-    created_at_ms: i64,
-    outbox_before_ms: i64,
-) -> UnsettledAction {
-    match (held, claimed_only) {
+/// What the sweeper knows of one unsettled email when it decides.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UnsettledFacts {
+    /// The outbox holds its dedupe key (in any status).
+    pub held: bool,
+    /// D1 says `claimed` (not yet `queued`).
+    pub claimed_only: bool,
+    /// D1 kept the email's content (`payload_json`).
+    pub has_payload: bool,
+    /// An earlier tick, at least a grace period ago, already found it unsettled. A row's own
+    /// times are the journey's logical times (the event's receipt, the send's due time), not when
+    /// it was claimed, so only a second look proves that nobody is still between claim and
+    /// enqueue.
+    pub seen_before: bool,
+    /// When it was claimed (logical time, ms UTC).
+    pub created_at_ms: i64,
+}
+
+/// Decides an unsettled email. `outbox_before_ms` is the outbox's retention cut-off (ms UTC): an
+/// email claimed before it may have been sent and then pruned from the outbox, so handing it over
+/// again could send it twice — it is reported instead. Nothing is handed over or reported on a
+/// first look ([`UnsettledFacts::seen_before`]).
+pub fn unsettled_action(f: UnsettledFacts, outbox_before_ms: i64) -> UnsettledAction {
+    match (f.held, f.claimed_only) {
         (true, true) => UnsettledAction::MarkQueued,
         (true, false) => UnsettledAction::Leave,
-        (false, _) if !has_payload => {
+        (false, _) if !f.seen_before => UnsettledAction::Leave,
+        (false, _) if !f.has_payload => {
             UnsettledAction::CannotRestore("the email was claimed before D1 kept its content")
         }
-        (false, _) if created_at_ms < outbox_before_ms => UnsettledAction::CannotRestore(
+        (false, _) if f.created_at_ms < outbox_before_ms => UnsettledAction::CannotRestore(
             "older than the outbox's retention: it may have been sent and pruned",
         ),
         (false, _) => UnsettledAction::Enqueue,
@@ -202,6 +231,10 @@ mod tests {
             assert_eq!(e.name, "SWEEP_GRACE_MS");
             assert!(e.to_string().contains("SWEEP_GRACE_MS"));
         }
+        let ok = SweepConfig::from_vars(vars(&[("SWEEP_BATCH", "500")])).unwrap();
+        assert_eq!(ok.batch, MAX_BATCH);
+        let e = SweepConfig::from_vars(vars(&[("SWEEP_BATCH", "501")])).unwrap_err();
+        assert_eq!((e.name, e.value.as_str()), ("SWEEP_BATCH", "501"));
     }
 
     #[test]
@@ -249,16 +282,43 @@ mod tests {
     fn unsettled_emails_are_restored_only_when_safe() {
         use UnsettledAction::*;
         let cut = 1_000;
-        assert_eq!(unsettled_action(true, false, true, 5_000, cut), Leave);
-        assert_eq!(unsettled_action(true, true, false, 5_000, cut), MarkQueued);
-        assert_eq!(unsettled_action(false, true, true, 5_000, cut), Enqueue);
-        assert_eq!(unsettled_action(false, false, true, 5_000, cut), Enqueue);
+        let f = |held, claimed_only, has_payload, seen_before, created_at_ms| UnsettledFacts {
+            held,
+            claimed_only,
+            has_payload,
+            seen_before,
+            created_at_ms,
+        };
+        assert_eq!(
+            unsettled_action(f(true, false, true, true, 5_000), cut),
+            Leave
+        );
+        assert_eq!(
+            unsettled_action(f(true, true, false, false, 5_000), cut),
+            MarkQueued
+        );
+        assert_eq!(
+            unsettled_action(f(false, true, true, true, 5_000), cut),
+            Enqueue
+        );
+        assert_eq!(
+            unsettled_action(f(false, false, true, true, 5_000), cut),
+            Enqueue
+        );
+        // A first look never hands over or reports: the step may still be between claim and
+        // enqueue.
+        for payload in [true, false] {
+            assert_eq!(
+                unsettled_action(f(false, true, payload, false, 5_000), cut),
+                Leave
+            );
+        }
         assert!(matches!(
-            unsettled_action(false, false, false, 5_000, cut),
+            unsettled_action(f(false, false, false, true, 5_000), cut),
             CannotRestore(r) if r.contains("content")
         ));
         assert!(matches!(
-            unsettled_action(false, false, true, 999, cut),
+            unsettled_action(f(false, false, true, true, 999), cut),
             CannotRestore(r) if r.contains("retention")
         ));
     }

@@ -148,23 +148,71 @@ pub struct DueSend {
     pub instance_id: Option<String>,
 }
 
-/// Sends still `planned` whose due time is before `before_ms` (ms UTC), oldest first, at most
-/// `limit`, through the index `scheduled_sends_due`. Returns `(rows, D1 rows read)`.
-pub async fn past_due(db: &D1Database, before_ms: i64, limit: u32) -> Result<(Vec<DueSend>, u64)> {
-    let r = db
-        .prepare(
-            "SELECT booking_id, kind, journey_version, due_at_ms, expires_at_ms, instance_id \
-             FROM scheduled_sends WHERE status = ?1 AND due_at_ms < ?2 ORDER BY due_at_ms LIMIT ?3",
-        )
-        .bind(&[
-            s(SendStatus::Planned.as_str()),
-            n(before_ms),
-            n(i64::from(limit)),
-        ])?
+/// Planned sends the sweeper should look at, at most `limit`, through the partial index
+/// `scheduled_sends_sweep`: first (at most half the batch) the ones it left before
+/// `checked_before_ms` (ms UTC), least recently checked first, then the ones it never looked at
+/// that were due before `before_ms` (ms UTC), oldest first. A send it must keep leaving (a paused
+/// instance, a send that keeps failing) therefore never hides a newer orphan. The status literal
+/// repeats the index's own `WHERE`. Returns `(rows, D1 rows read)`.
+pub async fn past_due(
+    db: &D1Database,
+    before_ms: i64,
+    checked_before_ms: i64,
+    limit: u32,
+) -> Result<(Vec<DueSend>, u64)> {
+    const COLUMNS: &str =
+        "booking_id, kind, journey_version, due_at_ms, expires_at_ms, instance_id";
+    let again = db
+        .prepare(format!(
+            "SELECT {COLUMNS} FROM scheduled_sends INDEXED BY scheduled_sends_sweep \
+             WHERE status = 'planned' AND swept_at_ms > 0 AND swept_at_ms < ?1 \
+             ORDER BY swept_at_ms LIMIT ?2"
+        ))
+        .bind(&[n(checked_before_ms), n(i64::from(limit / 2))])?
         .all()
         .await?;
-    let read = super::rows_read(&r);
-    Ok((r.results()?, read))
+    let mut read = super::rows_read(&again);
+    let mut rows: Vec<DueSend> = again.results()?;
+    let left = limit.saturating_sub(u32::try_from(rows.len()).unwrap_or(limit));
+    if left > 0 {
+        let new = db
+            .prepare(format!(
+                "SELECT {COLUMNS} FROM scheduled_sends INDEXED BY scheduled_sends_sweep \
+                 WHERE status = 'planned' AND swept_at_ms = 0 AND due_at_ms < ?1 \
+                 ORDER BY due_at_ms LIMIT ?2"
+            ))
+            .bind(&[n(before_ms), n(i64::from(left))])?
+            .all()
+            .await?;
+        read += super::rows_read(&new);
+        rows.extend(new.results::<DueSend>()?);
+    }
+    Ok((rows, read))
+}
+
+/// Notes that the sweeper looked at these planned sends at `now_ms` (ms UTC) and left them: one
+/// batch. A row decided meanwhile (no longer `planned`) is not touched.
+pub async fn mark_swept(db: &D1Database, sends: &[&DueSend], now_ms: i64) -> Result<()> {
+    let statements = sends
+        .iter()
+        .map(|d| {
+            db.prepare(
+                "UPDATE scheduled_sends SET swept_at_ms = ?4 \
+                 WHERE booking_id = ?1 AND kind = ?2 AND journey_version = ?3 AND status = ?5",
+            )
+            .bind(&[
+                s(&d.booking_id),
+                s(&d.kind),
+                n(d.journey_version),
+                n(now_ms),
+                s(SendStatus::Planned.as_str()),
+            ])
+        })
+        .collect::<Result<Vec<_>>>()?;
+    if !statements.is_empty() {
+        db.batch(statements).await?;
+    }
+    Ok(())
 }
 
 /// Records what became of a planned send (`Sent` / `Skipped`, with the reason).

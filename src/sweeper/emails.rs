@@ -1,12 +1,15 @@
 //! Emails D1 says are unsettled (`claimed`: the send-once protocol died between its claim and the
 //! outbox; `queued`: D1 says the outbox took it) that nobody touched for `SWEEP_GRACE_MS`: the
-//! outbox is asked whether it holds them, and the ones it does not are handed over again from the
-//! copy D1 kept at the claim ([`crate::domain::sweep::unsettled_action`] decides). Enqueueing is
+//! outbox is asked whether it holds them, and the ones it does not — still unsettled at a second
+//! look at least a grace period after the first — are handed over again from the copy D1 kept at
+//! the claim ([`crate::domain::sweep::unsettled_action`] decides). Enqueueing is
 //! idempotent on the dedupe key, so two overlapping ticks hand an email over once.
 
 use super::{note_repair, TickReport};
 use crate::domain::email::{EmailStatus, OutgoingEmail};
-use crate::domain::sweep::{unsettled_action, RepairKind, SweepConfig, UnsettledAction};
+use crate::domain::sweep::{
+    unsettled_action, RepairKind, SweepConfig, UnsettledAction, UnsettledFacts,
+};
 use crate::outbox::client;
 use crate::store::emails::{self, UnsettledEmail};
 use worker::{D1Database, Env, Result};
@@ -35,13 +38,14 @@ pub(super) async fn restore(
     let keys: Vec<String> = rows.iter().map(|r| r.dedupe_key.clone()).collect();
     let held = client::held(env, &keys).await?;
     for row in &rows {
-        let action = unsettled_action(
-            held.contains(&row.dedupe_key),
-            row.status == EmailStatus::Claimed,
-            row.payload_json.is_some(),
-            row.created_at_ms,
-            cut.outbox_before_ms,
-        );
+        let facts = UnsettledFacts {
+            held: held.contains(&row.dedupe_key),
+            claimed_only: row.status == EmailStatus::Claimed,
+            has_payload: row.payload_json.is_some(),
+            seen_before: row.swept_at_ms > 0,
+            created_at_ms: row.created_at_ms,
+        };
+        let action = unsettled_action(facts, cut.outbox_before_ms);
         if let Err(e) = apply(env, db, row, action, now_ms, report).await {
             worker::console_warn!("sweeper: email {} not restored: {e}", row.dedupe_key);
         }

@@ -7,7 +7,7 @@ use crate::domain::ids::InstanceId;
 use crate::domain::sweep::RepairKind;
 use crate::journey::workflow;
 use crate::sources::Inbound;
-use crate::store::raw_events::{self, StuckEvent};
+use crate::store::raw_events::{self, RawEventStatus, StuckEvent};
 use worker::{D1Database, Env, Error, Result};
 
 /// Raw events left `received` (their journey never started): re-read the stored delivery (it was
@@ -24,9 +24,10 @@ pub(super) async fn start_stuck_journeys(
     report.rows_read += read;
     for row in rows {
         match start_one(env, db, &row, now_ms).await {
-            // Someone else (a supplier redelivery, an overlapping tick) started it: not our repair.
-            Ok((_, false)) => {}
-            Ok((instance, true)) => {
+            // Someone else (a supplier redelivery, an overlapping tick) started it, or it starts
+            // no journey (marked `ignored`): not our repair.
+            Ok(None | Some((_, false))) => {}
+            Ok(Some((instance, true))) => {
                 report.journeys_started += 1;
                 let why = "raw event still received after the grace period";
                 note_repair(
@@ -39,7 +40,24 @@ pub(super) async fn start_stuck_journeys(
                 )
                 .await?;
             }
-            Err(e) => {
+            // The stored delivery itself cannot start a journey (it will not change): marked
+            // `errored` with the reason, so it leaves the sweeper's queue, and recorded once.
+            Err(Start::Never(source, why)) => {
+                report.raw_events_failed += 1;
+                raw_events::mark_errored(db, source, &row.event_id, &why).await?;
+                let subject = format!("{}:{}", source.as_str(), row.event_id);
+                note_repair(
+                    db,
+                    RepairKind::EventErrored,
+                    &subject,
+                    &format!("raw event still received; it cannot start a journey: {why}"),
+                    now_ms,
+                    report,
+                )
+                .await?;
+            }
+            // Transient (the Workflow binding, D1) or no known source: tried again next tick.
+            Err(Start::NotNow(e)) => {
                 report.raw_events_failed += 1;
                 worker::console_warn!("sweeper: raw event could not be started: {e}");
             }
@@ -48,16 +66,31 @@ pub(super) async fn start_stuck_journeys(
     Ok(())
 }
 
-/// Starts one stuck event's journey; `(instance id, whether this call created the instance)`.
+/// Why a stuck event was not started.
+enum Start {
+    /// The stored delivery cannot start a journey, now or later (the reason).
+    Never(Source, String),
+    /// Transient: the next tick tries again.
+    NotNow(Error),
+}
+
+/// Starts one stuck event's journey: `Some((instance id, whether this call created the
+/// instance))`, or `None` when the event starts no journey (marked `ignored`).
 async fn start_one(
     env: &Env,
     db: &D1Database,
     row: &StuckEvent,
     now_ms: i64,
-) -> Result<(InstanceId, bool)> {
-    let bad = |what: &str| Error::RustError(format!("stored event: {what}"));
-    let source = Source::parse(&row.source).ok_or_else(|| bad("unknown source"))?;
-    let hook = crate::sources::webhook(source.as_str()).ok_or_else(|| bad("no adapter"))?;
+) -> std::result::Result<Option<(InstanceId, bool)>, Start> {
+    let Some(source) = Source::parse(&row.source) else {
+        return Err(Start::NotNow(Error::RustError(format!(
+            "stored event: unknown source {:?}",
+            row.source
+        ))));
+    };
+    let never = |what: String| Start::Never(source, format!("stored event: {what}"));
+    let hook =
+        crate::sources::webhook(source.as_str()).ok_or_else(|| never("no adapter".into()))?;
     let headers: serde_json::Map<String, serde_json::Value> =
         serde_json::from_str(&row.headers_json).unwrap_or_default();
     let header = |name: &str| {
@@ -66,18 +99,24 @@ async fn start_one(
             .find(|(k, _)| k.eq_ignore_ascii_case(name))
             .and_then(|(_, v)| v.as_str().map(str::to_string))
     };
-    let body = raw_events::body_bytes(&row.body).ok_or_else(|| bad("undecodable body"))?;
+    let body = raw_events::body_bytes(&row.body).ok_or_else(|| never("undecodable body".into()))?;
     let inbound = Inbound {
         body: &body,
         header: &header,
         now_s: now_ms.div_euclid(1000),
     };
-    let delivery = hook.parse(&inbound).map_err(|e| bad(&e.to_string()))?;
+    let delivery = hook.parse(&inbound).map_err(|e| never(e.to_string()))?;
     if delivery.event_id.as_str() != row.event_id {
-        return Err(bad("event id changed on re-read"));
+        return Err(never("event id changed on re-read".into()));
     }
-    let Interpretation::Journey(event) = delivery.interpretation else {
-        return Err(bad("no journey for this event"));
+    let event = match delivery.interpretation {
+        Interpretation::Journey(event) => event,
+        Interpretation::Ignored(_) => {
+            raw_events::mark(db, source, &row.event_id, RawEventStatus::Ignored, None)
+                .await
+                .map_err(Start::NotNow)?;
+            return Ok(None);
+        }
     };
     workflow::start_for_event(
         env,
@@ -89,4 +128,6 @@ async fn start_one(
         event,
     )
     .await
+    .map(Some)
+    .map_err(Start::NotNow)
 }

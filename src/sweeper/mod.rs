@@ -48,6 +48,9 @@ pub struct TickReport {
     pub scheduled_skipped: u32,
     /// Past-due scheduled sends left alone because their instance is alive (or could not be asked).
     pub scheduled_left: u32,
+    /// Past-due scheduled sends of dead instances the sweeper could not make either (recorded,
+    /// tried again a grace period later).
+    pub scheduled_failed: u32,
     /// Emails handed to the outbox again (D1 said claimed/queued, the outbox did not hold them).
     pub emails_enqueued: u32,
     /// Unsettled emails that could not be handed over again (reported to the owner).

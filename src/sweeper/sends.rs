@@ -2,7 +2,8 @@
 //! (errored, terminated, complete, unknown): decided and sent here, with the journey's own code
 //! ([`crate::journey::hotel::scheduled_send`]: cancelled / replaced / superseded / stale →
 //! `skipped`). A live instance (queued, running, paused, waiting) keeps its sends, and so does one
-//! whose status cannot be read this tick. Sending twice is impossible either way: the send claims
+//! whose status cannot be read this tick; a send left (or one the sweeper fails to make, recorded
+//! once for the owner) is looked at again a grace period later, behind newer orphans. Sending twice is impossible either way: the send claims
 //! its dedupe key in D1 first, so an instance that wakes up late finds it claimed.
 
 use super::{note_repair, TickReport};
@@ -23,11 +24,13 @@ pub(super) async fn take_over(
     report: &mut TickReport,
 ) -> Result<()> {
     let before = cfg.cutoffs(now_ms).abandoned_before_ms;
-    let (rows, read) = schedule::past_due(db, before, cfg.batch).await?;
+    let (rows, read) = schedule::past_due(db, before, before, cfg.batch).await?;
     report.rows_read += read;
     // One status call per instance this tick, however many of its sends are due.
     let mut statuses: HashMap<String, Option<bool>> = HashMap::new();
-    for row in rows {
+    // Sends left `planned` this tick: looked at again after a grace period, behind newer orphans.
+    let mut left: Vec<&DueSend> = Vec::new();
+    for row in &rows {
         let key = row.instance_id.clone().unwrap_or_default();
         let dead = match statuses.get(&key) {
             Some(known) => *known,
@@ -39,18 +42,32 @@ pub(super) async fn take_over(
         };
         if dead != Some(true) {
             report.scheduled_left += 1;
+            left.push(row);
             continue;
         }
-        if let Err(e) = send_one(env, db, &row, now_ms, report).await {
-            // Left `planned`: the next tick tries again.
-            worker::console_warn!(
-                "sweeper: scheduled send {} of {} not made: {e}",
-                row.kind,
-                row.booking_id
-            );
+        if let Err(e) = send_one(env, db, row, now_ms, report).await {
+            // Left `planned` (tried again after a grace period), and recorded once for the owner.
+            report.scheduled_failed += 1;
+            left.push(row);
+            let why =
+                format!("past due and its journey had stopped; the sweeper could not send it: {e}");
+            note_repair(
+                db,
+                RepairKind::SendFailed,
+                &subject(row),
+                &why,
+                now_ms,
+                report,
+            )
+            .await?;
         }
     }
-    Ok(())
+    schedule::mark_swept(db, &left, now_ms).await
+}
+
+/// A scheduled send's repair subject: `<booking>:<kind>:v<journey version>`.
+fn subject(row: &DueSend) -> String {
+    format!("{}:{}:v{}", row.booking_id, row.kind, row.journey_version)
 }
 
 /// `Some(true)` when the instance will never make its sends, `Some(false)` when it is alive,
@@ -98,16 +115,10 @@ async fn send_one(
             format!("past due and its journey had stopped: skipped ({what})")
         }
     };
-    let subject = format!(
-        "{}:{}:v{}",
-        row.booking_id,
-        kind.as_str(),
-        row.journey_version
-    );
     note_repair(
         db,
         RepairKind::ScheduledSend,
-        &subject,
+        &subject(row),
         &why,
         now_ms,
         report,
