@@ -7,7 +7,8 @@
 // past the grace period (valid liteAPI deliveries: the tick starts their journeys), old finished
 // raw events (their bodies are pruned), scheduled sends past due whose instance does not exist (of
 // cancelled bookings: the tick decides them `skipped`), and emails `claimed` long ago that the
-// outbox does not hold (the tick hands them over again). Then one tick through the Worker's own scheduled handler. Its report (JSON, logged as
+// outbox does not hold and an earlier tick already found unsettled (the tick hands them over
+// again). Then one tick through the Worker's own scheduled handler. Its report (JSON, logged as
 // `sweeper: {…}`) gives the D1 rows read by the sweeper's queries; the wall time is measured around
 // the call. One line per tick: `BENCH_SWEEPER {json}`.
 import { env, applyD1Migrations, createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
@@ -126,9 +127,9 @@ it("sweeper tick: rows read and wall time against table size", async () => {
           messageId: `<claimed_${tag}_${i}@example.com>`,
         };
         await env.DB.prepare(
-          "INSERT INTO emails (dedupe_key, kind, audience, booking_id, to_addr, subject, rank, status, message_id, attempts, created_at_ms, updated_at_ms, payload_json) VALUES (?, 'booking_confirmation', 'client', ?, ?, ?, 1, 'claimed', ?, 0, ?, ?, ?)",
+          "INSERT INTO emails (dedupe_key, kind, audience, booking_id, to_addr, subject, rank, status, message_id, attempts, created_at_ms, updated_at_ms, payload_json, swept_at_ms) VALUES (?, 'booking_confirmation', 'client', ?, ?, ?, 1, 'claimed', ?, 0, ?, ?, ?, ?)",
         )
-          .bind(email.dedupeKey, email.bookingId, email.to, email.subject, email.messageId, now - 3_600_000, now - 3_600_000, JSON.stringify(email))
+          .bind(email.dedupeKey, email.bookingId, email.to, email.subject, email.messageId, now - 3_600_000, now - 3_600_000, JSON.stringify(email), now - 3_600_000)
           .run();
       }
       const { ms, report } = await tick();
