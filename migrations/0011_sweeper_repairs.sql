@@ -21,3 +21,9 @@ ALTER TABLE emails ADD COLUMN payload_json TEXT;
 ALTER TABLE emails ADD COLUMN swept_at_ms INTEGER NOT NULL DEFAULT 0;
 -- Only unsettled rows are in it: its size is the outbox's backlog, not the number of bookings.
 CREATE INDEX emails_unsettled ON emails(swept_at_ms) WHERE status IN ('claimed', 'queued');
+
+-- When the sweeper last tried to start this `received` raw event and could not (0 = never), so an
+-- event it keeps failing to start (a transient error, a source this build does not know) never
+-- hides newer ones: never-tried rows by `received_at_ms`, tried ones again after a grace period.
+ALTER TABLE raw_events ADD COLUMN swept_at_ms INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX raw_events_stuck ON raw_events(swept_at_ms, received_at_ms) WHERE status = 'received';

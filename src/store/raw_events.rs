@@ -187,28 +187,64 @@ pub struct StuckEvent {
     pub received_at_ms: i64,
 }
 
-/// Raw events still `received` that arrived before `before_ms` (ms UTC), oldest first, at most
-/// `limit`; with the D1 rows read (index `raw_events_by_status`).
+/// Raw events still `received` the sweeper should look at, at most `limit`, through the partial
+/// index `raw_events_stuck`: first (at most half the batch) the ones it could not start before
+/// `checked_before_ms` (ms UTC), least recently tried first, then the ones it never tried that
+/// arrived before `before_ms` (ms UTC), oldest first. An event it keeps failing to start never
+/// hides a newer one. The status literal repeats the index's own `WHERE`. Returns the rows with
+/// the D1 rows read.
 pub async fn stuck_received(
     db: &D1Database,
     before_ms: i64,
+    checked_before_ms: i64,
     limit: u32,
 ) -> Result<(Vec<StuckEvent>, u64)> {
-    let r = db
-        .prepare(
-            "SELECT source, event_id, headers_json, body, received_at_ms FROM raw_events \
-             WHERE status = ?1 AND received_at_ms < ?2 AND event_id IS NOT NULL \
-             ORDER BY received_at_ms LIMIT ?3",
-        )
-        .bind(&[
-            s(RawEventStatus::Received.as_str()),
-            n(before_ms),
-            n(i64::from(limit)),
-        ])?
+    const COLUMNS: &str = "source, event_id, headers_json, body, received_at_ms";
+    let again = db
+        .prepare(format!(
+            "SELECT {COLUMNS} FROM raw_events INDEXED BY raw_events_stuck \
+             WHERE status = 'received' AND swept_at_ms > 0 AND swept_at_ms < ?1 \
+             AND event_id IS NOT NULL ORDER BY swept_at_ms LIMIT ?2"
+        ))
+        .bind(&[n(checked_before_ms), n(i64::from(limit / 2))])?
         .all()
         .await?;
-    let read = rows_read(&r);
-    Ok((r.results()?, read))
+    let mut read = rows_read(&again);
+    let mut rows: Vec<StuckEvent> = again.results()?;
+    let left = limit.saturating_sub(u32::try_from(rows.len()).unwrap_or(limit));
+    if left > 0 {
+        let new = db
+            .prepare(format!(
+                "SELECT {COLUMNS} FROM raw_events INDEXED BY raw_events_stuck \
+                 WHERE status = 'received' AND swept_at_ms = 0 AND received_at_ms < ?1 \
+                 AND event_id IS NOT NULL ORDER BY received_at_ms LIMIT ?2"
+            ))
+            .bind(&[n(before_ms), n(i64::from(left))])?
+            .all()
+            .await?;
+        read += rows_read(&new);
+        rows.extend(new.results::<StuckEvent>()?);
+    }
+    Ok((rows, read))
+}
+
+/// Notes that the sweeper tried these stuck events at `now_ms` (ms UTC) and could not start
+/// them: one batch. A row that moved on meanwhile is not touched.
+pub async fn mark_swept(db: &D1Database, events: &[&StuckEvent], now_ms: i64) -> Result<()> {
+    let statements = events
+        .iter()
+        .map(|e| {
+            db.prepare(
+                "UPDATE raw_events SET swept_at_ms = ?3 \
+                 WHERE source = ?1 AND event_id = ?2 AND status = 'received'",
+            )
+            .bind(&[s(&e.source), s(&e.event_id), n(now_ms)])
+        })
+        .collect::<Result<Vec<_>>>()?;
+    if !statements.is_empty() {
+        db.batch(statements).await?;
+    }
+    Ok(())
 }
 
 /// Retention: blanks the bodies of finished raw events received before `before_ms` (ms UTC), at

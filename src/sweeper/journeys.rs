@@ -20,10 +20,12 @@ pub(super) async fn start_stuck_journeys(
     now_ms: i64,
     report: &mut TickReport,
 ) -> Result<()> {
-    let (rows, read) = raw_events::stuck_received(db, before_ms, batch).await?;
+    let (rows, read) = raw_events::stuck_received(db, before_ms, before_ms, batch).await?;
     report.rows_read += read;
-    for row in rows {
-        match start_one(env, db, &row, now_ms).await {
+    // Events that could not be started this tick (transient, or a source this build lacks).
+    let mut left: Vec<&StuckEvent> = Vec::new();
+    for row in &rows {
+        match start_one(env, db, row, now_ms).await {
             // Someone else (a supplier redelivery, an overlapping tick) started it, or it starts
             // no journey (marked `ignored`): not our repair.
             Ok(None | Some((_, false))) => {}
@@ -57,12 +59,15 @@ pub(super) async fn start_stuck_journeys(
                 .await?;
             }
             // Transient (the Workflow binding, D1) or no known source: tried again next tick.
+            // Looked at again a grace period later, behind never-seen events.
             Err(Start::NotNow(e)) => {
                 report.raw_events_failed += 1;
                 worker::console_warn!("sweeper: raw event could not be started: {e}");
+                left.push(row);
             }
         }
     }
+    raw_events::mark_swept(db, &left, now_ms).await?;
     Ok(())
 }
 
@@ -105,7 +110,9 @@ async fn start_one(
         header: &header,
         now_s: now_ms.div_euclid(1000),
     };
-    let delivery = hook.parse(&inbound).map_err(|e| never(e.to_string()))?;
+    // Read as the route reads it: parsed, then every supplier text normalised and bounded.
+    let (delivery, _cuts) =
+        crate::sources::read(hook, &inbound).map_err(|e| never(e.to_string()))?;
     if delivery.event_id.as_str() != row.event_id {
         return Err(never("event id changed on re-read".into()));
     }
