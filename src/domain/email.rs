@@ -306,21 +306,23 @@ pub enum EmailStatus {
 stored_names!(EmailStatus);
 
 impl EmailStatus {
-    /// Whether an email whose dedupe key is already claimed with this D1 status may be handed to
-    /// the outbox again (the send-once protocol's repeat, `crate::outbox::client::deliver`).
-    /// `true` while no provider has it for good: not yet in the outbox or still in line there
-    /// (a repeat is a no-op on the dedupe key), skipped (a newer journey version may re-plan it;
-    /// the outbox's send gate decides again), or failed before the outbox took it. `false` once a
-    /// provider accepted it, or it is dead, dropped or blocked: those stay for an operator, and
-    /// the outbox's retention may have pruned its row, so a repeat would be a second send.
-    pub fn may_hand_over_again(self) -> bool {
+    /// Whether an email whose dedupe key is already claimed with this D1 status (and, for
+    /// `skipped`, this `last_error`) may be handed to the outbox again (the send-once protocol's
+    /// repeat, `crate::outbox::client::deliver`). `true` while no provider has it for good: not
+    /// yet in the outbox or still in line there (a repeat is a no-op on the dedupe key), failed
+    /// before the outbox took it, or skipped as superseded (a newer journey version re-plans it,
+    /// `superseded_reason`; the outbox's send gate decides again). `false` once a provider
+    /// accepted it, it is dead, dropped or blocked, or skipped for any other reason (cancelled,
+    /// stale, suppressed, an operator's rejection): those stay as they are, and the outbox's
+    /// retention may have pruned its row, so a repeat would send what was decided against.
+    pub fn may_hand_over_again(self, last_error: Option<&str>, superseded_reason: &str) -> bool {
         match self {
             EmailStatus::Claimed
             | EmailStatus::Queued
             | EmailStatus::Waiting
             | EmailStatus::Sending
-            | EmailStatus::Skipped
             | EmailStatus::Failed => true,
+            EmailStatus::Skipped => last_error == Some(superseded_reason),
             EmailStatus::Sent
             | EmailStatus::SentPossiblyTwice
             | EmailStatus::Dead
@@ -372,15 +374,21 @@ mod tests {
 
     #[test]
     fn a_key_once_sent_or_refused_is_never_handed_over_again() {
+        let superseded = "superseded by a newer journey version";
         let again: Vec<&str> = <EmailStatus as strum::VariantArray>::VARIANTS
             .iter()
-            .filter(|s| s.may_hand_over_again())
+            .filter(|s| s.may_hand_over_again(None, superseded))
             .map(|s| s.as_str())
             .collect();
-        assert_eq!(
-            again,
-            ["claimed", "queued", "waiting", "sending", "skipped", "failed"]
-        );
+        assert_eq!(again, ["claimed", "queued", "waiting", "sending", "failed"]);
+        assert!(EmailStatus::Skipped.may_hand_over_again(Some(superseded), superseded));
+        for other in [
+            "booking cancelled",
+            "stale: pointless since …",
+            "rejected by operator",
+        ] {
+            assert!(!EmailStatus::Skipped.may_hand_over_again(Some(other), superseded));
+        }
     }
 
     #[test]

@@ -3,6 +3,7 @@
 
 use crate::config::{DB_BINDING, OUTBOX_BINDING, OUTBOX_NAME};
 use crate::domain::email::OutgoingEmail;
+use crate::domain::intent::SkipReason;
 use crate::platform::ErrorBody;
 use crate::store;
 use serde::{Deserialize, Serialize};
@@ -28,11 +29,15 @@ pub async fn deliver(env: &Env, email: &OutgoingEmail, at_ms: i64) -> Result<Del
     let db = env.d1(DB_BINDING)?;
     let fresh = store::emails::claim(&db, email, at_ms).await?;
     if !fresh {
-        // A repeat: ask the outbox again only while no provider has the email for good. Once it
-        // was sent (or is dead, dropped, blocked) the outbox's retention may have pruned its row,
-        // and a second enqueue would be a second send.
+        // A repeat: ask the outbox again only while the email is still open. Once it was sent,
+        // or decided against (dead, dropped, blocked, skipped other than as superseded), the
+        // outbox's retention may have pruned its row, and a second enqueue would send it.
         let known = store::emails::find(&db, email.dedupe_key.as_str()).await?;
-        if known.is_some_and(|row| !row.status.may_hand_over_again()) {
+        let superseded = SkipReason::Superseded.to_string();
+        if known.is_some_and(|row| {
+            !row.status
+                .may_hand_over_again(row.last_error.as_deref(), &superseded)
+        }) {
             return Ok(Delivery::AlreadyClaimed);
         }
     }

@@ -9,6 +9,8 @@ use worker::{D1Database, Result};
 #[derive(Debug, Clone, Deserialize)]
 pub struct EmailRow {
     pub status: EmailStatus,
+    /// The error or skip reason recorded with the status.
+    pub last_error: Option<String>,
 }
 
 /// Claims the dedupe key, keeping the email itself (`payload_json`) until the outbox records its
@@ -40,7 +42,7 @@ pub async fn claim(db: &D1Database, e: &OutgoingEmail, now_ms: i64) -> Result<bo
 
 /// The row for a dedupe key.
 pub async fn find(db: &D1Database, dedupe_key: &str) -> Result<Option<EmailRow>> {
-    db.prepare("SELECT status FROM emails WHERE dedupe_key = ?1")
+    db.prepare("SELECT status, last_error FROM emails WHERE dedupe_key = ?1")
         .bind(&[s(dedupe_key)])?
         .first::<EmailRow>(None)
         .await
