@@ -15,6 +15,7 @@ pub const DEFAULT_OUTBOX_DAYS: i64 = 30;
 /// Most rows one tick handles per kind of work: the tick's cost is flat in the table sizes.
 pub const DEFAULT_BATCH: u32 = 50;
 /// Largest `SWEEP_BATCH` accepted: the outbox answers `/held` for at most 500 keys at a time.
+/// The smallest is 2: half of each batch is for work looked at again, half for new work.
 pub const MAX_BATCH: u32 = 500;
 
 const DAY_MS: i64 = 86_400_000;
@@ -34,7 +35,7 @@ pub struct SweepConfig {
 
 /// A sweeper variable that is not a positive integer.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{name} must be a positive integer (SWEEP_BATCH at most 500), got {value:?}")]
+#[error("{name} must be a positive integer (SWEEP_BATCH from 2 to 500), got {value:?}")]
 pub struct SweepConfigError {
     pub name: &'static str,
     pub value: String,
@@ -57,7 +58,9 @@ impl SweepConfig {
             raw_body_days: num("RETENTION_RAW_BODY_DAYS", DEFAULT_RAW_BODY_DAYS)?,
             outbox_days: num("RETENTION_OUTBOX_DAYS", DEFAULT_OUTBOX_DAYS)?,
             batch: match num("SWEEP_BATCH", i64::from(DEFAULT_BATCH))? {
-                n if n <= i64::from(MAX_BATCH) => u32::try_from(n).unwrap_or(MAX_BATCH),
+                n if (2..=i64::from(MAX_BATCH)).contains(&n) => {
+                    u32::try_from(n).unwrap_or(MAX_BATCH)
+                }
                 _ => {
                     return Err(SweepConfigError {
                         name: "SWEEP_BATCH",
@@ -233,8 +236,10 @@ mod tests {
         }
         let ok = SweepConfig::from_vars(vars(&[("SWEEP_BATCH", "500")])).unwrap();
         assert_eq!(ok.batch, MAX_BATCH);
-        let e = SweepConfig::from_vars(vars(&[("SWEEP_BATCH", "501")])).unwrap_err();
-        assert_eq!((e.name, e.value.as_str()), ("SWEEP_BATCH", "501"));
+        for bad in ["501", "1"] {
+            let e = SweepConfig::from_vars(vars(&[("SWEEP_BATCH", bad)])).unwrap_err();
+            assert_eq!((e.name, e.value.as_str()), ("SWEEP_BATCH", bad));
+        }
     }
 
     #[test]

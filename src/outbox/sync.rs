@@ -61,8 +61,14 @@ impl Outbox {
                     // redrive during the D1 write set `record_synced = 0` again, and that newer
                     // state must reach D1 before retention may prune the row.
                     if let Err(e) = self.exec(
-                        "UPDATE queue SET record_synced = 1 WHERE seq = ? AND status = ? AND attempts = ?",
-                        vec![r.seq.into(), r.status.as_str().into(), r.attempts.into()],
+                        "UPDATE queue SET record_synced = 1 WHERE seq = ? AND status = ? AND attempts = ? \
+                         AND updated_at_ms = ?",
+                        vec![
+                            r.seq.into(),
+                            r.status.as_str().into(),
+                            r.attempts.into(),
+                            r.updated_at_ms.into(),
+                        ],
                     ) {
                         worker::console_error!(
                             "outbox: marking {} synced failed: {e}",

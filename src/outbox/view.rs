@@ -27,6 +27,8 @@ pub(super) struct ItemView {
     pub(super) budget_from: i64,
     pub(super) not_before_ms: i64,
     pub(super) enqueued_at_ms: i64,
+    /// When the row last changed (every writer sets it).
+    pub(super) updated_at_ms: i64,
     pub(super) provider: Option<String>,
     pub(super) provider_message_id: Option<String>,
     pub(super) last_error: Option<String>,
@@ -37,7 +39,8 @@ pub(super) struct ItemView {
 /// The `queue` columns of an [`ItemView`], in order.
 pub(super) const ITEM_COLUMNS: &str =
     "seq, dedupe_key, audience, rank, status, attempts, budget_from, not_before_ms, \
-     enqueued_at_ms, provider, provider_message_id, last_error, sent_at_ms, maybe_handed_to";
+     enqueued_at_ms, updated_at_ms, provider, provider_message_id, last_error, sent_at_ms, \
+     maybe_handed_to";
 
 /// One attempt log entry (`GET /state` `attempts[]`).
 #[derive(Debug, Clone, Serialize, Deserialize)]
