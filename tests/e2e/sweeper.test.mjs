@@ -165,6 +165,38 @@ describe("sweeper", () => {
     expect(await rows("SELECT COUNT(*) AS n FROM repairs WHERE subject LIKE ?", `%${quiet.eventId}%`)).toEqual([{ n: 0 }]);
   });
 
+  it("stuck events the sweeper cannot start yet never hide a newer one", async () => {
+    const tag = unique("blocked_");
+    // More un-startable events (a source this build does not know) than the test batch (SWEEP_BATCH), all older.
+    const insert = (source, id, body, at) =>
+      env.DB.prepare(
+        "INSERT INTO raw_events (source, event_id, event_name, status, headers_json, body, received_at_ms) VALUES (?, ?, 'booking.book', 'received', '{}', ?, ?)",
+      )
+        .bind(source, id, body, at)
+        .run();
+    const batch = Number(env.SWEEP_BATCH ?? 50);
+    for (let i = 0; i < batch + 2; i += 1) await insert("newsource", `${tag}_${i}`, "{}", Date.now() - DAY - i);
+    // A newer stuck delivery, with a control character in its hotel name: started, and read as
+    // the route reads it (normalised).
+    const d = bookingDelivery();
+    const envelope = JSON.parse(d.body);
+    const response = JSON.parse(envelope.response);
+    response.data.hotel.name = "Harbour\u0007 Hotel";
+    envelope.response = JSON.stringify(response);
+    await insert("liteapi", d.eventId, JSON.stringify(envelope), Date.now() - 20 * MINUTE);
+    await withJourney(d.eventId, async () => {
+      await sweep(); // tries the oldest `batch` blocked ones
+      await sweep(); // the newer delivery comes first among never-tried rows
+    });
+    expect(await rows("SELECT status FROM raw_events WHERE event_id = ?", d.eventId)).toEqual([{ status: "started" }]);
+    const [booking] = await rows("SELECT hotel_name FROM bookings WHERE booking_id = ?", d.bookingId);
+    expect(booking.hotel_name).not.toMatch(/\u0007/);
+    expect(await rows("SELECT COUNT(*) AS n FROM raw_events WHERE event_id LIKE ? AND status = 'received' AND swept_at_ms > 0", `${tag}_%`)).toEqual([
+      { n: batch + 2 },
+    ]);
+    await env.DB.prepare("UPDATE raw_events SET status = 'rejected' WHERE event_id LIKE ?").bind(`${tag}_%`).run();
+  });
+
   it("a lost outbox alarm with queued mail is re-armed by the sweeper, once, and the mail goes out", async () => {
     await outboxState(); // the outbox creates its tables on first use
     // Mail waits behind the client gap (as it does for 150–160 s in production)…
@@ -264,8 +296,17 @@ describe("sweeper", () => {
       .bind(bookingId, Date.now() - 20 * MINUTE, Date.now() - DAY, `e-liteapi-x-${bookingId.toLowerCase()}`)
       .run();
     const row = () => rows("SELECT status, swept_at_ms > 0 AS looked FROM scheduled_sends WHERE booking_id = ?", bookingId);
+    const sweptAt = async () => (await rows("SELECT swept_at_ms FROM scheduled_sends WHERE booking_id = ?", bookingId))[0].swept_at_ms;
     await Promise.all([sweep(), sweep()]);
+    expect(await row()).toEqual([{ status: "planned", looked: 1 }]);
+    const firstLook = await sweptAt();
+    // Within the grace period it is not looked at again.
     await sweep();
+    expect(await sweptAt()).toBe(firstLook);
+    // A grace period later it is (and fails again; still one record).
+    await env.DB.prepare("UPDATE scheduled_sends SET swept_at_ms = ? WHERE booking_id = ?").bind(Date.now() - 20 * MINUTE, bookingId).run();
+    await sweep();
+    expect(await sweptAt()).toBeGreaterThan(Date.now() - MINUTE);
     expect(await row()).toEqual([{ status: "planned", looked: 1 }]);
     expect(await rows("SELECT kind, reason FROM repairs WHERE subject = ?", `${bookingId}:postcard:v1`)).toEqual([
       { kind: "send_failed", reason: expect.stringMatching(/could not send it: .*unknown scheduled kind/) },
