@@ -865,9 +865,10 @@ ${tz.accuracy.worst.map((w) => `- ${w}`).join("\n")}
 One tick through the Worker's own scheduled handler inside workerd (bench/sweeper.bench.mjs): D1
 filled with N bookings, N planned scheduled sends (future), N sent emails and N finished raw
 events; "due" adds that many of each kind of due work (stuck raw events, old raw bodies, past-due
-sends of a stopped instance, emails claimed but not in the outbox). "D1 rows read" is the sum of
-D1's \`meta.rows_read\` over the sweeper's own queries (the journeys it starts and the sends it
-makes are not included); wall ms is around the whole tick, including those.
+sends of a stopped instance, emails claimed but not in the outbox, already seen once by an earlier
+tick). "D1 rows read" is the sum of D1's \`meta.rows_read\` over the sweeper's own queries (the
+journeys it starts and the sends it makes are not included); wall ms is around the whole tick,
+including those. Flat means the same rows read at every N.
 
 ${table(sweeperHeaders, sweeperRows)}
 
