@@ -41,3 +41,39 @@ pub(crate) fn rows_read(r: &worker::D1Result) -> u64 {
         .and_then(|m| m.rows_read)
         .map_or(0, |n| n as u64)
 }
+
+/// The sweeper's rotating read of one kind of work, at most `limit` rows: first `again` (work it
+/// looked at before and left, at most half the batch), then `new` (work it never looked at) for
+/// the rest, so work it must keep leaving never hides newer work. Each query's SQL ends with the
+/// `LIMIT` placeholder numbered one past its binds; the limit is bound here. Returns the rows in
+/// that order with the D1 rows read by both.
+pub(crate) async fn again_then_new<T: serde::de::DeserializeOwned>(
+    db: &worker::D1Database,
+    again: (&str, &[JsValue]),
+    new: (&str, &[JsValue]),
+    limit: u32,
+) -> worker::Result<(Vec<T>, u64)> {
+    let with_limit = |binds: &[JsValue], limit: u32| {
+        let mut all = binds.to_vec();
+        all.push(n(i64::from(limit)));
+        all
+    };
+    let first = db
+        .prepare(again.0)
+        .bind(&with_limit(again.1, limit / 2))?
+        .all()
+        .await?;
+    let mut read = rows_read(&first);
+    let mut rows: Vec<T> = first.results()?;
+    let left = limit.saturating_sub(u32::try_from(rows.len()).unwrap_or(limit));
+    if left > 0 {
+        let second = db
+            .prepare(new.0)
+            .bind(&with_limit(new.1, left))?
+            .all()
+            .await?;
+        read += rows_read(&second);
+        rows.extend(second.results::<T>()?);
+    }
+    Ok((rows, read))
+}

@@ -200,32 +200,23 @@ pub async fn stuck_received(
     limit: u32,
 ) -> Result<(Vec<StuckEvent>, u64)> {
     const COLUMNS: &str = "source, event_id, headers_json, body, received_at_ms";
-    let again = db
-        .prepare(format!(
-            "SELECT {COLUMNS} FROM raw_events INDEXED BY raw_events_stuck \
-             WHERE status = 'received' AND swept_at_ms > 0 AND swept_at_ms < ?1 \
-             AND event_id IS NOT NULL ORDER BY swept_at_ms LIMIT ?2"
-        ))
-        .bind(&[n(checked_before_ms), n(i64::from(limit / 2))])?
-        .all()
-        .await?;
-    let mut read = rows_read(&again);
-    let mut rows: Vec<StuckEvent> = again.results()?;
-    let left = limit.saturating_sub(u32::try_from(rows.len()).unwrap_or(limit));
-    if left > 0 {
-        let new = db
-            .prepare(format!(
-                "SELECT {COLUMNS} FROM raw_events INDEXED BY raw_events_stuck \
-                 WHERE status = 'received' AND swept_at_ms = 0 AND received_at_ms < ?1 \
-                 AND event_id IS NOT NULL ORDER BY received_at_ms LIMIT ?2"
-            ))
-            .bind(&[n(before_ms), n(i64::from(left))])?
-            .all()
-            .await?;
-        read += rows_read(&new);
-        rows.extend(new.results::<StuckEvent>()?);
-    }
-    Ok((rows, read))
+    let again = format!(
+        "SELECT {COLUMNS} FROM raw_events INDEXED BY raw_events_stuck \
+         WHERE status = 'received' AND swept_at_ms > 0 AND swept_at_ms < ?1 \
+         AND event_id IS NOT NULL ORDER BY swept_at_ms LIMIT ?2"
+    );
+    let new = format!(
+        "SELECT {COLUMNS} FROM raw_events INDEXED BY raw_events_stuck \
+         WHERE status = 'received' AND swept_at_ms = 0 AND received_at_ms < ?1 \
+         AND event_id IS NOT NULL ORDER BY received_at_ms LIMIT ?2"
+    );
+    super::again_then_new(
+        db,
+        (&again, &[n(checked_before_ms)]),
+        (&new, &[n(before_ms)]),
+        limit,
+    )
+    .await
 }
 
 /// Notes that the sweeper tried these stuck events at `now_ms` (ms UTC) and could not start

@@ -162,32 +162,23 @@ pub async fn past_due(
 ) -> Result<(Vec<DueSend>, u64)> {
     const COLUMNS: &str =
         "booking_id, kind, journey_version, due_at_ms, expires_at_ms, instance_id";
-    let again = db
-        .prepare(format!(
-            "SELECT {COLUMNS} FROM scheduled_sends INDEXED BY scheduled_sends_sweep \
-             WHERE status = 'planned' AND swept_at_ms > 0 AND swept_at_ms < ?1 \
-             ORDER BY swept_at_ms LIMIT ?2"
-        ))
-        .bind(&[n(checked_before_ms), n(i64::from(limit / 2))])?
-        .all()
-        .await?;
-    let mut read = super::rows_read(&again);
-    let mut rows: Vec<DueSend> = again.results()?;
-    let left = limit.saturating_sub(u32::try_from(rows.len()).unwrap_or(limit));
-    if left > 0 {
-        let new = db
-            .prepare(format!(
-                "SELECT {COLUMNS} FROM scheduled_sends INDEXED BY scheduled_sends_sweep \
-                 WHERE status = 'planned' AND swept_at_ms = 0 AND due_at_ms < ?1 \
-                 ORDER BY due_at_ms LIMIT ?2"
-            ))
-            .bind(&[n(before_ms), n(i64::from(left))])?
-            .all()
-            .await?;
-        read += super::rows_read(&new);
-        rows.extend(new.results::<DueSend>()?);
-    }
-    Ok((rows, read))
+    let again = format!(
+        "SELECT {COLUMNS} FROM scheduled_sends INDEXED BY scheduled_sends_sweep \
+         WHERE status = 'planned' AND swept_at_ms > 0 AND swept_at_ms < ?1 \
+         ORDER BY swept_at_ms LIMIT ?2"
+    );
+    let new = format!(
+        "SELECT {COLUMNS} FROM scheduled_sends INDEXED BY scheduled_sends_sweep \
+         WHERE status = 'planned' AND swept_at_ms = 0 AND due_at_ms < ?1 \
+         ORDER BY due_at_ms LIMIT ?2"
+    );
+    super::again_then_new(
+        db,
+        (&again, &[n(checked_before_ms)]),
+        (&new, &[n(before_ms)]),
+        limit,
+    )
+    .await
 }
 
 /// Notes that the sweeper looked at these planned sends at `now_ms` (ms UTC) and left them: one
