@@ -66,7 +66,9 @@ await step(`local SMTP server + web inbox (maildev, SMTP :${SMTP_PORT}, inbox :$
 await step(`wrangler dev on :${ENGINE_PORT} (Worker, Workflow, Durable Object, D1, send_email — all local)`, async () => {
   // No Request.cf download: it needs the internet and only prints errors offline.
   const wrangler = background("wrangler", join(nodeBin, "wrangler"), [
-    "dev", "--ip", "127.0.0.1", "--port", String(ENGINE_PORT),
+    // --test-scheduled: `wrangler dev` runs no Cron Trigger on its own; this exposes
+    // /__scheduled so one sweeper tick can be run by hand (printed below).
+    "dev", "--ip", "127.0.0.1", "--port", String(ENGINE_PORT), "--test-scheduled",
   ], { CLOUDFLARE_CF_FETCH_ENABLED: "false" });
   children.push(wrangler);
   wrangler.on("exit", (code) => {
@@ -93,5 +95,12 @@ or the fixed fixture with curl (a second post of the same event answers "duplica
   curl -X POST http://127.0.0.1:${ENGINE_PORT}/webhooks/liteapi -H 'authorization: dev-liteapi-token' -H 'content-type: application/json' --data @tests/fixtures/liteapi-booking-confirmed.json
 
 The owner's "new booking" alert is sent at once; the guest's confirmation within one outbox slot
-(5–6 s locally, 150–160 s in production). Ctrl-C stops everything.
+(5–6 s locally, 150–160 s in production).
+
+Run one sweeper tick (the Cron Trigger, every 5 minutes in production; its report is logged
+below as "sweeper: {…}"):
+
+  curl 'http://127.0.0.1:${ENGINE_PORT}/__scheduled?cron=*/5+*+*+*+*'
+
+Ctrl-C stops everything.
 `);
