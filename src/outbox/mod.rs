@@ -117,6 +117,11 @@ pub struct Outbox {
     /// is set; after a crash or eviction the new instance starts with `false`, which is how
     /// interrupted hand-overs are told apart from live ones.
     busy: Cell<bool>,
+    /// A `sync_records` run is in flight (it awaits D1): a second call meanwhile (from the alarm
+    /// or a fetch) sets `sync_again` and returns, and the running one makes one more pass, so
+    /// outcomes reach D1 in order and an older status can never land after a newer one.
+    syncing: Cell<bool>,
+    sync_again: Cell<bool>,
 }
 
 impl Outbox {
@@ -151,6 +156,8 @@ impl DurableObject for Outbox {
             schema_ready: Cell::new(false),
             rows_read: Cell::new(0),
             busy: Cell::new(false),
+            syncing: Cell::new(false),
+            sync_again: Cell::new(false),
         }
     }
 

@@ -17,8 +17,24 @@ const SYNC_BATCH: u32 = 20;
 
 impl Outbox {
     /// Writes outcomes to D1 for rows whose record lags (`record_synced = 0`). A D1 failure leaves
-    /// the row unsynced for the next alarm.
+    /// the row unsynced for the next alarm. One run at a time per instance (`syncing`): a call
+    /// while another run awaits D1 only asks that run for one more pass (`sync_again`), which
+    /// writes the newer states after the older ones.
     pub(super) async fn sync_records(&self) {
+        if self.syncing.replace(true) {
+            self.sync_again.set(true);
+            return;
+        }
+        loop {
+            self.sync_batch().await;
+            if !self.sync_again.replace(false) {
+                break;
+            }
+        }
+        self.syncing.set(false);
+    }
+
+    async fn sync_batch(&self) {
         let rows: Vec<ItemView> = match self.rows(
             &format!(
                 "SELECT {ITEM_COLUMNS} FROM queue WHERE record_synced = 0 ORDER BY seq LIMIT {SYNC_BATCH}"
