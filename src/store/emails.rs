@@ -166,23 +166,23 @@ pub struct UnsettledEmail {
     pub swept_at_ms: i64,
 }
 
-/// Unsettled rows last touched before `before_ms` and last checked before `checked_before_ms` (ms
-/// UTC), least recently checked first, at most `limit`, through the partial index
-/// `emails_unsettled` (its size is the outbox's backlog, not the number of bookings). The status
-/// literals repeat the index's own `WHERE`. Returns `(rows, D1 rows read)`.
+/// Unsettled rows last checked before `checked_before_ms` (ms UTC; never-checked rows count as
+/// checked at 0), least recently checked first, at most `limit`, through the partial index
+/// `emails_unsettled` (its size is the outbox's backlog, not the number of bookings): the rows
+/// read are at most `limit`, whatever the backlog. The status literals repeat the index's own
+/// `WHERE`. Returns `(rows, D1 rows read)`.
 pub async fn unsettled(
     db: &D1Database,
-    before_ms: i64,
     checked_before_ms: i64,
     limit: u32,
 ) -> Result<(Vec<UnsettledEmail>, u64)> {
     let r = db
         .prepare(
             "SELECT dedupe_key, status, payload_json, created_at_ms, swept_at_ms FROM emails INDEXED BY emails_unsettled \
-             WHERE status IN ('claimed', 'queued') AND swept_at_ms < ?2 AND updated_at_ms < ?1 \
-             ORDER BY swept_at_ms LIMIT ?3",
+             WHERE status IN ('claimed', 'queued') AND swept_at_ms < ?1 \
+             ORDER BY swept_at_ms LIMIT ?2",
         )
-        .bind(&[n(before_ms), n(checked_before_ms), n(i64::from(limit))])?
+        .bind(&[n(checked_before_ms), n(i64::from(limit))])?
         .all()
         .await?;
     let read = super::rows_read(&r);

@@ -1,5 +1,5 @@
 //! Emails D1 says are unsettled (`claimed`: the send-once protocol died between its claim and the
-//! outbox; `queued`: D1 says the outbox took it) that nobody touched for `SWEEP_GRACE_MS`: the
+//! outbox; `queued`: D1 says the outbox took it), each looked at once per `SWEEP_GRACE_MS`: the
 //! outbox is asked whether it holds them, and the ones it does not — still unsettled at a second
 //! look at least a grace period after the first — are handed over again from the copy D1 kept at
 //! the claim ([`crate::domain::sweep::unsettled_action`] decides). Enqueueing is
@@ -23,14 +23,9 @@ pub(super) async fn restore(
 ) -> Result<()> {
     let cut = cfg.cutoffs(now_ms);
     // Each unsettled row is checked at most once per grace period: a long, healthy backlog is
-    // looked at in turn instead of starving an orphan behind it.
-    let (rows, read) = emails::unsettled(
-        db,
-        cut.abandoned_before_ms,
-        cut.abandoned_before_ms,
-        cfg.batch,
-    )
-    .await?;
+    // looked at in turn instead of starving an orphan behind it, and a row is acted on only at
+    // its second look (`UnsettledFacts::seen_before`), a grace period after the first.
+    let (rows, read) = emails::unsettled(db, cut.abandoned_before_ms, cfg.batch).await?;
     report.rows_read += read;
     if rows.is_empty() {
         return Ok(());
