@@ -191,15 +191,10 @@ pub async fn unsettled(
 
 /// Notes that the sweeper checked these rows at `now_ms` (ms UTC): one batch.
 pub async fn mark_swept(db: &D1Database, dedupe_keys: &[&str], now_ms: i64) -> Result<()> {
-    let statements = dedupe_keys
-        .iter()
-        .map(|k| {
-            db.prepare("UPDATE emails SET swept_at_ms = ?2 WHERE dedupe_key = ?1")
-                .bind(&[s(k), n(now_ms)])
-        })
-        .collect::<Result<Vec<_>>>()?;
-    if !statements.is_empty() {
-        db.batch(statements).await?;
-    }
-    Ok(())
+    super::run_each(
+        db,
+        "UPDATE emails SET swept_at_ms = ?2 WHERE dedupe_key = ?1",
+        dedupe_keys.iter().map(|k| vec![s(k), n(now_ms)]),
+    )
+    .await
 }

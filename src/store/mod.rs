@@ -77,3 +77,20 @@ pub(crate) async fn again_then_new<T: serde::de::DeserializeOwned>(
     }
     Ok((rows, read))
 }
+
+/// Runs `sql` once per bind row, all in one D1 batch (one round trip; nothing when `rows` is
+/// empty).
+pub(crate) async fn run_each(
+    db: &worker::D1Database,
+    sql: &str,
+    rows: impl IntoIterator<Item = Vec<JsValue>>,
+) -> worker::Result<()> {
+    let statements = rows
+        .into_iter()
+        .map(|binds| db.prepare(sql).bind(&binds))
+        .collect::<worker::Result<Vec<_>>>()?;
+    if !statements.is_empty() {
+        db.batch(statements).await?;
+    }
+    Ok(())
+}

@@ -222,20 +222,15 @@ pub async fn stuck_received(
 /// Notes that the sweeper tried these stuck events at `now_ms` (ms UTC) and could not start
 /// them: one batch. A row that moved on meanwhile is not touched.
 pub async fn mark_swept(db: &D1Database, events: &[&StuckEvent], now_ms: i64) -> Result<()> {
-    let statements = events
-        .iter()
-        .map(|e| {
-            db.prepare(
-                "UPDATE raw_events SET swept_at_ms = ?3 \
-                 WHERE source = ?1 AND event_id = ?2 AND status = 'received'",
-            )
-            .bind(&[s(&e.source), s(&e.event_id), n(now_ms)])
-        })
-        .collect::<Result<Vec<_>>>()?;
-    if !statements.is_empty() {
-        db.batch(statements).await?;
-    }
-    Ok(())
+    super::run_each(
+        db,
+        "UPDATE raw_events SET swept_at_ms = ?3 \
+         WHERE source = ?1 AND event_id = ?2 AND status = 'received'",
+        events
+            .iter()
+            .map(|e| vec![s(&e.source), s(&e.event_id), n(now_ms)]),
+    )
+    .await
 }
 
 /// Retention: blanks the bodies of finished raw events received before `before_ms` (ms UTC), at

@@ -184,26 +184,20 @@ pub async fn past_due(
 /// Notes that the sweeper looked at these planned sends at `now_ms` (ms UTC) and left them: one
 /// batch. A row decided meanwhile (no longer `planned`) is not touched.
 pub async fn mark_swept(db: &D1Database, sends: &[&DueSend], now_ms: i64) -> Result<()> {
-    let statements = sends
-        .iter()
-        .map(|d| {
-            db.prepare(
-                "UPDATE scheduled_sends SET swept_at_ms = ?4 \
-                 WHERE booking_id = ?1 AND kind = ?2 AND journey_version = ?3 AND status = ?5",
-            )
-            .bind(&[
+    super::run_each(
+        db,
+        "UPDATE scheduled_sends SET swept_at_ms = ?4 \
+         WHERE booking_id = ?1 AND kind = ?2 AND journey_version = ?3 AND status = 'planned'",
+        sends.iter().map(|d| {
+            vec![
                 s(&d.booking_id),
                 s(&d.kind),
                 n(d.journey_version),
                 n(now_ms),
-                s(SendStatus::Planned.as_str()),
-            ])
-        })
-        .collect::<Result<Vec<_>>>()?;
-    if !statements.is_empty() {
-        db.batch(statements).await?;
-    }
-    Ok(())
+            ]
+        }),
+    )
+    .await
 }
 
 /// Records what became of a planned send (`Sent` / `Skipped`, with the reason).
