@@ -5,33 +5,24 @@
 //! the claim ([`crate::domain::sweep::unsettled_action`] decides). Enqueueing is
 //! idempotent on the dedupe key, so two overlapping ticks hand an email over once.
 
-use super::{note_repair, TickReport};
+use super::Tick;
 use crate::domain::email::{EmailStatus, OutgoingEmail};
-use crate::domain::sweep::{
-    unsettled_action, RepairKind, SweepConfig, UnsettledAction, UnsettledFacts,
-};
+use crate::domain::sweep::{unsettled_action, RepairKind, UnsettledAction, UnsettledFacts};
 use crate::outbox::client;
 use crate::store::emails::{self, UnsettledEmail};
-use worker::{D1Database, Env, Result};
+use worker::Result;
 
-pub(super) async fn restore(
-    env: &Env,
-    db: &D1Database,
-    cfg: &SweepConfig,
-    now_ms: i64,
-    report: &mut TickReport,
-) -> Result<()> {
-    let cut = cfg.cutoffs(now_ms);
+pub(super) async fn restore(t: &mut Tick<'_>) -> Result<()> {
     // Each unsettled row is checked at most once per grace period: a long, healthy backlog is
     // looked at in turn instead of starving an orphan behind it, and a row is acted on only at
     // its second look (`UnsettledFacts::seen_before`), a grace period after the first.
-    let (rows, read) = emails::unsettled(db, cut.abandoned_before_ms, cfg.batch).await?;
-    report.rows_read += read;
+    let (rows, read) = emails::unsettled(&t.db, t.cut.abandoned_before_ms, t.cfg.batch).await?;
+    t.report.rows_read += read;
     if rows.is_empty() {
         return Ok(());
     }
     let keys: Vec<String> = rows.iter().map(|r| r.dedupe_key.clone()).collect();
-    let held = client::held(env, &keys).await?;
+    let held = client::held(t.env, &keys).await?;
     for row in &rows {
         let facts = UnsettledFacts {
             held: held.contains(&row.dedupe_key),
@@ -40,61 +31,44 @@ pub(super) async fn restore(
             seen_before: row.swept_at_ms > 0,
             created_at_ms: row.created_at_ms,
         };
-        let action = unsettled_action(facts, cut.outbox_before_ms);
-        if let Err(e) = apply(env, db, row, action, now_ms, report).await {
-            worker::console_warn!("sweeper: email {} not restored: {e}", row.dedupe_key);
+        let action = unsettled_action(facts, t.cut.outbox_before_ms);
+        if let Err(e) = apply(t, row, action).await {
+            // Looked at again a grace period later; recorded once for the owner.
+            t.report.emails_failed += 1;
+            let why = format!("the sweeper could not hand it over again: {e}");
+            t.note_repair(RepairKind::SendFailed, &row.dedupe_key, &why)
+                .await?;
         }
     }
     let checked: Vec<&str> = keys.iter().map(String::as_str).collect();
-    emails::mark_swept(db, &checked, now_ms).await
+    emails::mark_swept(&t.db, &checked, t.now_ms).await
 }
 
-async fn apply(
-    env: &Env,
-    db: &D1Database,
-    row: &UnsettledEmail,
-    action: UnsettledAction,
-    now_ms: i64,
-    report: &mut TickReport,
-) -> Result<()> {
+async fn apply(t: &mut Tick<'_>, row: &UnsettledEmail, action: UnsettledAction) -> Result<()> {
     match action {
         UnsettledAction::Leave => Ok(()),
-        UnsettledAction::MarkQueued => emails::mark_queued(db, &row.dedupe_key, now_ms).await,
+        UnsettledAction::MarkQueued => emails::mark_queued(&t.db, &row.dedupe_key, t.now_ms).await,
         UnsettledAction::Enqueue => {
             let email: OutgoingEmail =
                 serde_json::from_str(row.payload_json.as_deref().unwrap_or_default())?;
-            client::enqueue(env, &email).await?;
-            emails::mark_queued(db, &row.dedupe_key, now_ms).await?;
-            report.emails_enqueued += 1;
+            client::enqueue(t.env, &email).await?;
+            emails::mark_queued(&t.db, &row.dedupe_key, t.now_ms).await?;
+            t.report.emails_enqueued += 1;
             let why = format!(
                 "D1 said {} but the outbox did not hold it: handed over again",
                 row.status.as_str()
             );
-            note_repair(
-                db,
-                RepairKind::Enqueued,
-                &row.dedupe_key,
-                &why,
-                now_ms,
-                report,
-            )
-            .await
+            t.note_repair(RepairKind::Enqueued, &row.dedupe_key, &why)
+                .await
         }
         UnsettledAction::CannotRestore(why) => {
-            report.emails_unrestorable += 1;
+            t.report.emails_unrestorable += 1;
             let why = format!(
                 "{} and not in the outbox, not handed over: {why}",
                 row.status.as_str()
             );
-            note_repair(
-                db,
-                RepairKind::Unrestorable,
-                &row.dedupe_key,
-                &why,
-                now_ms,
-                report,
-            )
-            .await
+            t.note_repair(RepairKind::Unrestorable, &row.dedupe_key, &why)
+                .await
         }
     }
 }

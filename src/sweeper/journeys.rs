@@ -1,7 +1,7 @@
 //! Raw events left `received` (their journey never started): started again from the stored
 //! delivery, under the same instance id, so a concurrent supplier redelivery starts nothing twice.
 
-use super::{note_repair, TickReport};
+use super::Tick;
 use crate::domain::event::{Interpretation, Source};
 use crate::domain::ids::InstanceId;
 use crate::domain::sweep::RepairKind;
@@ -12,62 +12,43 @@ use worker::{D1Database, Env, Error, Result};
 
 /// Raw events left `received` (their journey never started): re-read the stored delivery (it was
 /// verified when it arrived) and start its journey under the same instance id.
-pub(super) async fn start_stuck_journeys(
-    env: &Env,
-    db: &D1Database,
-    before_ms: i64,
-    batch: u32,
-    now_ms: i64,
-    report: &mut TickReport,
-) -> Result<()> {
-    let (rows, read) = raw_events::stuck_received(db, before_ms, before_ms, batch).await?;
-    report.rows_read += read;
+pub(super) async fn start_stuck_journeys(t: &mut Tick<'_>) -> Result<()> {
+    let before = t.cut.abandoned_before_ms;
+    let (rows, read) = raw_events::stuck_received(&t.db, before, before, t.cfg.batch).await?;
+    t.report.rows_read += read;
     // Events that could not be started this tick (transient, or a source this build lacks).
     let mut left: Vec<&StuckEvent> = Vec::new();
     for row in &rows {
-        match start_one(env, db, row, now_ms).await {
+        match start_one(t.env, &t.db, row, t.now_ms).await {
             // Someone else (a supplier redelivery, an overlapping tick) started it, or it starts
             // no journey (marked `ignored`): not our repair.
             Ok(None | Some((_, false))) => {}
             Ok(Some((instance, true))) => {
-                report.journeys_started += 1;
+                t.report.journeys_started += 1;
                 let why = "raw event still received after the grace period";
-                note_repair(
-                    db,
-                    RepairKind::JourneyStarted,
-                    instance.as_str(),
-                    why,
-                    now_ms,
-                    report,
-                )
-                .await?;
+                t.note_repair(RepairKind::JourneyStarted, instance.as_str(), why)
+                    .await?;
             }
             // The stored delivery itself cannot start a journey (it will not change): marked
             // `errored` with the reason, so it leaves the sweeper's queue, and recorded once.
             Err(Start::Never(source, why)) => {
-                report.raw_events_failed += 1;
-                raw_events::mark_errored(db, source, &row.event_id, &why).await?;
+                t.report.raw_events_failed += 1;
+                raw_events::mark_errored(&t.db, source, &row.event_id, &why).await?;
                 let subject = format!("{}:{}", source.as_str(), row.event_id);
-                note_repair(
-                    db,
-                    RepairKind::EventErrored,
-                    &subject,
-                    &format!("raw event still received; it cannot start a journey: {why}"),
-                    now_ms,
-                    report,
-                )
-                .await?;
+                let why = format!("raw event still received; it cannot start a journey: {why}");
+                t.note_repair(RepairKind::EventErrored, &subject, &why)
+                    .await?;
             }
             // Transient (the Workflow binding, D1) or no known source: tried again next tick.
             // Looked at again a grace period later, behind never-seen events.
             Err(Start::NotNow(e)) => {
-                report.raw_events_failed += 1;
+                t.report.raw_events_failed += 1;
                 worker::console_warn!("sweeper: raw event could not be started: {e}");
                 left.push(row);
             }
         }
     }
-    raw_events::mark_swept(db, &left, now_ms).await?;
+    raw_events::mark_swept(&t.db, &left, t.now_ms).await?;
     Ok(())
 }
 

@@ -29,7 +29,7 @@ mod sends;
 mod summary;
 
 use crate::config::{DB_BINDING, OUTBOX_BINDING, OUTBOX_NAME};
-use crate::domain::sweep::{repair_key, RepairKind, SweepConfig};
+use crate::domain::sweep::{repair_key, Cutoffs, RepairKind, SweepConfig};
 use crate::store::raw_events;
 use crate::store::repairs;
 use serde::Deserialize;
@@ -55,6 +55,9 @@ pub struct TickReport {
     pub emails_enqueued: u32,
     /// Unsettled emails that could not be handed over again (reported to the owner).
     pub emails_unrestorable: u32,
+    /// Unsettled emails whose hand-over failed this tick (recorded once; tried again a grace
+    /// period later).
+    pub emails_failed: u32,
     /// Raw bodies pruned.
     pub raw_bodies_pruned: u32,
     /// Finished outbox rows pruned.
@@ -78,28 +81,37 @@ fn sweep_config(env: &Env) -> Result<SweepConfig> {
         .map_err(|e| Error::RustError(e.to_string()))
 }
 
-/// Logs a failed part of the tick and counts it; the tick goes on.
-fn part(report: &mut TickReport, name: &str, result: Result<()>) {
-    if let Err(e) = result {
-        report.parts_failed += 1;
-        worker::console_error!("sweeper: {name} failed: {e}");
-    }
+/// One tick's context: the bindings, the configuration and its cut-offs at `now_ms`, and the
+/// report every part adds to.
+pub(super) struct Tick<'a> {
+    env: &'a Env,
+    db: D1Database,
+    cfg: SweepConfig,
+    /// The cut-off instants at `now_ms` (ms UTC).
+    cut: Cutoffs,
+    /// ms since the Unix epoch, UTC.
+    now_ms: i64,
+    report: TickReport,
 }
 
-/// Records a repair once (its key is `<kind>:<subject>`) and counts it when this tick recorded it.
-async fn note_repair(
-    db: &D1Database,
-    kind: RepairKind,
-    subject: &str,
-    why: &str,
-    now_ms: i64,
-    report: &mut TickReport,
-) -> Result<()> {
-    let key = repair_key(kind, subject);
-    if repairs::record(db, &key, kind, subject, why, now_ms).await? {
-        report.repairs_recorded += 1;
+impl Tick<'_> {
+    /// Logs a failed part of the tick and counts it; the tick goes on.
+    fn part(&mut self, name: &str, result: Result<()>) {
+        if let Err(e) = result {
+            self.report.parts_failed += 1;
+            worker::console_error!("sweeper: {name} failed: {e}");
+        }
     }
-    Ok(())
+
+    /// Records a repair once (its key is `<kind>:<subject>`) and counts it when this tick
+    /// recorded it.
+    async fn note_repair(&mut self, kind: RepairKind, subject: &str, why: &str) -> Result<()> {
+        let key = repair_key(kind, subject);
+        if repairs::record(&self.db, &key, kind, subject, why, self.now_ms).await? {
+            self.report.repairs_recorded += 1;
+        }
+        Ok(())
+    }
 }
 
 /// One sweep at `now_ms` (ms since the Unix epoch, UTC). `Err` only when the sweeper cannot run
@@ -107,64 +119,48 @@ async fn note_repair(
 /// [`TickReport::parts_failed`].
 pub async fn tick(env: &Env, now_ms: i64) -> Result<TickReport> {
     let cfg = sweep_config(env)?;
-    let cut = cfg.cutoffs(now_ms);
-    let db = env.d1(DB_BINDING)?;
-    let mut r = TickReport::default();
-    let result = journeys::start_stuck_journeys(
+    let mut t = Tick {
         env,
-        &db,
-        cut.abandoned_before_ms,
-        cfg.batch,
+        db: env.d1(DB_BINDING)?,
+        cfg,
+        cut: cfg.cutoffs(now_ms),
         now_ms,
-        &mut r,
-    )
-    .await;
-    part(&mut r, "starting stuck journeys", result);
-    let result = sends::take_over(env, &db, &cfg, now_ms, &mut r).await;
-    part(&mut r, "past-due scheduled sends", result);
-    let result = emails::restore(env, &db, &cfg, now_ms, &mut r).await;
-    part(&mut r, "unsettled emails", result);
-    let result = rearm(env, &db, now_ms, &mut r).await;
-    part(&mut r, "outbox re-arm", result);
-    let result = retention(env, &db, &cfg, now_ms, &mut r).await;
-    part(&mut r, "retention", result);
-    let result = summary::send_daily(env, &db, now_ms, &mut r).await;
-    part(&mut r, "daily summary", result);
-    Ok(r)
+        report: TickReport::default(),
+    };
+    let result = journeys::start_stuck_journeys(&mut t).await;
+    t.part("starting stuck journeys", result);
+    let result = sends::take_over(&mut t).await;
+    t.part("past-due scheduled sends", result);
+    let result = emails::restore(&mut t).await;
+    t.part("unsettled emails", result);
+    let result = rearm(&mut t).await;
+    t.part("outbox re-arm", result);
+    let result = retention(&mut t).await;
+    t.part("retention", result);
+    let result = summary::send_daily(&mut t).await;
+    t.part("daily summary", result);
+    Ok(t.report)
 }
 
 /// A lost outbox alarm with due work: armed again, recorded once per alarm time.
-async fn rearm(env: &Env, db: &D1Database, now_ms: i64, report: &mut TickReport) -> Result<()> {
-    if let Some(at) = rearm_outbox(env).await? {
-        report.outbox_rearmed = true;
+async fn rearm(t: &mut Tick<'_>) -> Result<()> {
+    if let Some(at) = rearm_outbox(t.env).await? {
+        t.report.outbox_rearmed = true;
         let why = "the outbox had due work and no alarm";
-        note_repair(
-            db,
-            RepairKind::OutboxRearmed,
-            &at.to_string(),
-            why,
-            now_ms,
-            report,
-        )
-        .await?;
+        t.note_repair(RepairKind::OutboxRearmed, &at.to_string(), why)
+            .await?;
     }
     Ok(())
 }
 
 /// Retention of raw bodies (D1) and finished outbox rows, each at most one batch a tick.
-async fn retention(
-    env: &Env,
-    db: &D1Database,
-    cfg: &SweepConfig,
-    now_ms: i64,
-    report: &mut TickReport,
-) -> Result<()> {
-    let cut = cfg.cutoffs(now_ms);
-    let (pruned, read) = raw_events::prune_bodies(db, cut.raw_body_before_ms, cfg.batch).await?;
-    report.raw_bodies_pruned = pruned;
-    report.rows_read += read;
-    report.outbox_rows_pruned =
-        crate::outbox::client::prune(env, cut.outbox_before_ms, cfg.batch).await?;
+async fn retention(t: &mut Tick<'_>) -> Result<()> {
+    let (pruned, read) =
+        raw_events::prune_bodies(&t.db, t.cut.raw_body_before_ms, t.cfg.batch).await?;
+    t.report.raw_bodies_pruned = pruned;
+    t.report.rows_read += read;
+    t.report.outbox_rows_pruned =
+        crate::outbox::client::prune(t.env, t.cut.outbox_before_ms, t.cfg.batch).await?;
     Ok(())
 }
 

@@ -6,26 +6,20 @@
 //! once for the owner) is looked at again a grace period later, behind newer orphans. Sending twice is impossible either way: the send claims
 //! its dedupe key in D1 first, so an instance that wakes up late finds it claimed.
 
-use super::{note_repair, TickReport};
+use super::Tick;
 use crate::domain::ids::InstanceId;
 use crate::domain::intent::Intent;
 use crate::domain::schedule::ScheduledKind;
-use crate::domain::sweep::{instance_is_dead, RepairKind, SweepConfig};
+use crate::domain::sweep::{instance_is_dead, RepairKind};
 use crate::journey::{hotel, workflow};
 use crate::store::schedule::{self, DueSend};
 use std::collections::HashMap;
-use worker::{D1Database, Env, Result};
+use worker::{Env, Result};
 
-pub(super) async fn take_over(
-    env: &Env,
-    db: &D1Database,
-    cfg: &SweepConfig,
-    now_ms: i64,
-    report: &mut TickReport,
-) -> Result<()> {
-    let before = cfg.cutoffs(now_ms).abandoned_before_ms;
-    let (rows, read) = schedule::past_due(db, before, before, cfg.batch).await?;
-    report.rows_read += read;
+pub(super) async fn take_over(t: &mut Tick<'_>) -> Result<()> {
+    let before = t.cut.abandoned_before_ms;
+    let (rows, read) = schedule::past_due(&t.db, before, before, t.cfg.batch).await?;
+    t.report.rows_read += read;
     // One status call per instance this tick, however many of its sends are due.
     let mut statuses: HashMap<String, Option<bool>> = HashMap::new();
     // Sends left `planned` this tick: looked at again after a grace period, behind newer orphans.
@@ -35,34 +29,27 @@ pub(super) async fn take_over(
         let dead = match statuses.get(&key) {
             Some(known) => *known,
             None => {
-                let known = instance_dead(env, row.instance_id.as_deref()).await;
+                let known = instance_dead(t.env, row.instance_id.as_deref()).await;
                 statuses.insert(key, known);
                 known
             }
         };
         if dead != Some(true) {
-            report.scheduled_left += 1;
+            t.report.scheduled_left += 1;
             left.push(row);
             continue;
         }
-        if let Err(e) = send_one(env, db, row, now_ms, report).await {
+        if let Err(e) = send_one(t, row).await {
             // Left `planned` (tried again after a grace period), and recorded once for the owner.
-            report.scheduled_failed += 1;
+            t.report.scheduled_failed += 1;
             left.push(row);
             let why =
                 format!("past due and its journey had stopped; the sweeper could not send it: {e}");
-            note_repair(
-                db,
-                RepairKind::SendFailed,
-                &subject(row),
-                &why,
-                now_ms,
-                report,
-            )
-            .await?;
+            t.note_repair(RepairKind::SendFailed, &subject(row), &why)
+                .await?;
         }
     }
-    schedule::mark_swept(db, &left, now_ms).await
+    schedule::mark_swept(&t.db, &left, t.now_ms).await
 }
 
 /// A scheduled send's repair subject: `<booking>:<kind>:v<journey version>`.
@@ -86,13 +73,7 @@ async fn instance_dead(env: &Env, instance_id: Option<&str>) -> Option<bool> {
     }
 }
 
-async fn send_one(
-    env: &Env,
-    db: &D1Database,
-    row: &DueSend,
-    now_ms: i64,
-    report: &mut TickReport,
-) -> Result<()> {
+async fn send_one(t: &mut Tick<'_>, row: &DueSend) -> Result<()> {
     let Some(kind) = ScheduledKind::parse(&row.kind) else {
         return Err(worker::Error::RustError(format!(
             "unknown scheduled kind {:?}",
@@ -104,24 +85,17 @@ async fn send_one(
         expires_at_ms: row.expires_at_ms,
     };
     let (what, delivery) =
-        hotel::scheduled_send(env, &row.booking_id, kind, intent, row.due_at_ms).await?;
+        hotel::scheduled_send(t.env, &row.booking_id, kind, intent, row.due_at_ms).await?;
     let why = match delivery {
         Some(_) => {
-            report.scheduled_sent += 1;
+            t.report.scheduled_sent += 1;
             "past due and its journey had stopped: sent by the sweeper".to_string()
         }
         None => {
-            report.scheduled_skipped += 1;
+            t.report.scheduled_skipped += 1;
             format!("past due and its journey had stopped: skipped ({what})")
         }
     };
-    note_repair(
-        db,
-        RepairKind::ScheduledSend,
-        &subject(row),
-        &why,
-        now_ms,
-        report,
-    )
-    .await
+    t.note_repair(RepairKind::ScheduledSend, &subject(row), &why)
+        .await
 }

@@ -2,13 +2,13 @@
 //! repairs (if any) go to the owner in one email, dedupe key `owner_sweep_summary:<today>`, so a
 //! day has at most one summary whatever the number of ticks or their overlap.
 
-use super::TickReport;
+use super::Tick;
 use crate::domain::render::{owner_sweep_summary, sweep_summary::LISTED_MAX, RepairLine};
 use crate::domain::sweep::{previous_utc_day, summary_key};
 use crate::outbox::client;
 use crate::platform::config_or_err;
 use crate::store::{emails, repairs};
-use worker::{D1Database, Env, Result};
+use worker::Result;
 
 fn day_of(ms: i64) -> String {
     chrono::DateTime::from_timestamp_millis(ms)
@@ -16,12 +16,8 @@ fn day_of(ms: i64) -> String {
         .unwrap_or_default()
 }
 
-pub(super) async fn send_daily(
-    env: &Env,
-    db: &D1Database,
-    now_ms: i64,
-    report: &mut TickReport,
-) -> Result<()> {
+pub(super) async fn send_daily(t: &mut Tick<'_>) -> Result<()> {
+    let (env, db, now_ms) = (t.env, &t.db, t.now_ms);
     // Cheap on every tick but the first of a day: one read by the unique dedupe key.
     if emails::find(db, &summary_key(now_ms)).await?.is_some() {
         return Ok(());
@@ -29,7 +25,7 @@ pub(super) async fn send_daily(
     let (from, to) = previous_utc_day(now_ms);
     let (total, rows, read) =
         repairs::in_window(db, from, to, u32::try_from(LISTED_MAX).unwrap_or(50)).await?;
-    report.rows_read += read;
+    t.report.rows_read += read;
     if total == 0 {
         return Ok(());
     }
@@ -53,7 +49,7 @@ pub(super) async fn send_daily(
     )
     .map_err(crate::platform::rust_err)?;
     if client::deliver(env, &email, now_ms).await? == client::Delivery::Enqueued {
-        report.summary_sent = true;
+        t.report.summary_sent = true;
     }
     Ok(())
 }
