@@ -348,6 +348,9 @@ describe("sweeper", () => {
     // Claimed before D1 kept a copy: cannot be handed over, reported.
     const bare = email("bare");
     await claimRow(bare, "claimed", null);
+    // Its kept copy is damaged: the hand-over fails, recorded once, left for a later look.
+    const broken = email("broken");
+    await claimRow(broken, "claimed", "{not json");
     // In the outbox, but the mark after the enqueue was lost: D1 catches up, no repair.
     const marked = email("marked");
     await claimRow(marked, "claimed", JSON.stringify(marked));
@@ -371,7 +374,7 @@ describe("sweeper", () => {
     await sweep();
     expect(item(await outboxState(), firstLook.dedupeKey)).toMatchObject({ status: "queued" });
     for (const e of [claimed, lost, marked]) {
-      expect(state.items.filter((i) => i.dedupe_key === e.dedupeKey)).toHaveLength(1);
+      expect(item(state, e.dedupeKey), e.dedupeKey).toMatchObject({ status: "queued", attempts: 0 });
     }
     expect(item(state, bare.dedupeKey)).toBeUndefined();
     const status = async (e) => (await rows("SELECT status FROM emails WHERE dedupe_key = ?", e.dedupeKey))[0].status;
@@ -384,9 +387,15 @@ describe("sweeper", () => {
     expect(await repaired(lost)).toEqual([{ kind: "enqueued" }]);
     expect(await repaired(marked)).toEqual([]);
     expect(await repaired(bare)).toEqual([{ kind: "unrestorable" }]);
-    // The outbox sends the restored email once, and its outcome clears D1's kept copy.
+    expect(item(state, broken.dedupeKey)).toBeUndefined();
+    expect(await status(broken)).toBe("claimed");
+    expect(await rows("SELECT kind, reason FROM repairs WHERE subject = ?", broken.dedupeKey)).toEqual([
+      { kind: "send_failed", reason: expect.stringMatching(/could not hand it over again/) },
+    ]);
+    // The outbox sends each restored email once, and its outcome clears D1's kept copy.
     const sent = await sendThrough(claimed.dedupeKey);
     expect(item(sent, claimed.dedupeKey)).toMatchObject({ status: "sent", attempts: 1 });
+    expect(item(await sendThrough(lost.dedupeKey), lost.dedupeKey)).toMatchObject({ status: "sent", attempts: 1 });
     await eventually(async () =>
       expect(await rows("SELECT status, payload_json FROM emails WHERE dedupe_key = ?", claimed.dedupeKey)).toEqual([
         { status: "sent", payload_json: null },
@@ -417,9 +426,8 @@ describe("sweeper", () => {
     expect(item(state, deadKey)).toMatchObject({ status: "dead" });
     expect(item(state, queuedKey)).toMatchObject({ status: "waiting" });
     expect(item(state, recentKey)).toMatchObject({ status: "sent" });
-    // A pruned email cannot be sent again: its dedupe key is still claimed in D1 by the journey's
-    // send-once protocol, and re-enqueueing through the outbox alone is for the sweeper's
-    // restore, which never touches emails older than the retention.
+    // Cleanup: keep these two from being sent by later tests. (That a pruned email is never
+    // handed over again is the test "an email sent and then pruned …" below.)
     await runInDurableObject(outboxStub(), async (_o, st) => {
       st.storage.sql.exec("UPDATE queue SET status = 'skipped' WHERE dedupe_key IN (?, ?)", deadKey, queuedKey);
     });
