@@ -26,11 +26,14 @@ await step("Rust tests on the host (cargo test)", () => {
 
 await step("build the Worker", () => run("node", [join(root, "scripts", "build.mjs")]));
 
-// Two runs of the same Worker: Cloudflare Email Service as the main provider, then Resend (a local
-// fake) as the main provider. Both always run, so one failing run never hides the other's results.
+// Three runs of the same Worker: Cloudflare Email Service as the main provider, then Resend (a local
+// fake) as the main provider, then automatic refunds (COMPENSATION_REFUND_POLICY = automatic; the
+// default, owner, runs in the first). All always run, so one failing run never hides another's
+// results.
 const runs = [
   ["end-to-end tests inside workerd, main provider Cloudflare Email Service (vitest)", "vitest.config.mjs", "vitest-report.json"],
   ["end-to-end tests inside workerd, main provider Resend (vitest)", "vitest.resend.config.mjs", "vitest-resend-report.json"],
+  ["end-to-end tests inside workerd, automatic refunds (vitest)", "vitest.automatic.config.mjs", "vitest-automatic-report.json"],
 ];
 const failures = [];
 for (const [title, config, reportName] of runs) {

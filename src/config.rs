@@ -132,6 +132,16 @@ pub struct Config {
     pub unsubscribe_signing_key: String,
     /// `MARKETING_DAILY_CAP` (50, all recipients, per UTC day) and `MARKETING_PER_PERSON_PER_DAY` (1).
     pub marketing: MarketingPolicy,
+    /// Compensation (`COMPENSATION_REFUND_POLICY`): who refunds a paid booking the supplier
+    /// failed — `owner` (default: one-click links) or `automatic`.
+    pub refund_policy: crate::domain::compensation::RefundPolicy,
+    /// How long a compensation whose payment is not known yet waits for the payment record
+    /// before going on without it (`COMPENSATION_PAYMENT_WAIT_MS`, ms, default 600 000 = 10 min).
+    pub compensation_payment_wait_ms: i64,
+    /// Stripe API (`STRIPE_API_BASE_URL`, default `https://api.stripe.com`) and its secret key
+    /// (`STRIPE_SECRET_KEY`, a secret; empty = refunds cannot be made, the owner is told).
+    pub stripe_api_base_url: String,
+    pub stripe_secret_key: String,
 }
 
 fn list(get: &impl Fn(&str) -> Option<String>, name: &'static str) -> Vec<String> {
@@ -314,6 +324,21 @@ impl Config {
                     MarketingPolicy::DEFAULT.per_person_per_day,
                 )?,
             },
+            refund_policy: match text(&get, "COMPENSATION_REFUND_POLICY")? {
+                None => Default::default(),
+                Some(v) => crate::domain::compensation::RefundPolicy::parse(&v).ok_or_else(|| {
+                    ConfigError::Invalid {
+                        name: "COMPENSATION_REFUND_POLICY",
+                        reason: format!("{v:?} is neither \"owner\" nor \"automatic\""),
+                    }
+                })?,
+            },
+            compensation_payment_wait_ms: number(&get, "COMPENSATION_PAYMENT_WAIT_MS", 600_000i64)?,
+            stripe_api_base_url: text(&get, "STRIPE_API_BASE_URL")?
+                .unwrap_or_else(|| "https://api.stripe.com".into())
+                .trim_end_matches('/')
+                .to_string(),
+            stripe_secret_key: text(&get, "STRIPE_SECRET_KEY")?.unwrap_or_default(),
         })
     }
 }

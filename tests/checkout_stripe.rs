@@ -67,6 +67,8 @@ fn payment_failed_fixture_records_the_decline_code() {
             email: email("guest@example.com"),
             name: testa(),
             decline_code: Some("insufficient_funds".into()),
+            amount_minor: None,
+            currency: Some("EUR".into()),
         }
     );
 }
@@ -83,6 +85,8 @@ fn completed_paid_session_fixture_is_paid() {
             email: email("guest@example.com"),
             name: testa(),
             decline_code: None,
+            amount_minor: Some(54_000),
+            currency: Some("EUR".into()),
         }
     );
 }
@@ -99,6 +103,8 @@ fn expired_session_fixture_is_expired() {
             email: email("guest@example.com"),
             name: testa(),
             decline_code: None,
+            amount_minor: Some(54_000),
+            currency: Some("EUR".into()),
         }
     );
 }
@@ -122,6 +128,8 @@ fn signature_vector_body_is_a_minimal_expired_session() {
             email: None,
             name: None,
             decline_code: None,
+            amount_minor: None,
+            currency: None,
         }
     );
 }
@@ -206,6 +214,8 @@ fn failed_without_an_error_or_metadata_still_names_the_payment_intent() {
                 email: None,
                 name: None,
                 decline_code: None,
+                amount_minor: None,
+                currency: None,
             }
         ),
         other => panic!("{other:?}"),

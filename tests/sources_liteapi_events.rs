@@ -521,7 +521,6 @@ fn other_flight_statuses_are_status_changes() {
     for (name, expected) in [
         ("flight.book.created", "CREATED"),
         ("flight.book.pending.confirmation", "PENDING_CONFIRMATION"),
-        ("flight.book.failed", "FAILED"),
         ("flight.book.expired", "EXPIRED"),
     ] {
         let b = envelope(name, json!({"bookingId": "fl_fake_1"}), json!({"data": {}}));
@@ -551,7 +550,7 @@ fn other_flight_statuses_are_status_changes() {
 
 #[test]
 fn flight_status_without_booking_id_is_rejected() {
-    let b = envelope("flight.book.failed", json!({}), json!({"data": {}}));
+    let b = envelope("flight.book.expired", json!({}), json!({"data": {}}));
     assert_missing(&failure(&b), "response.data.bookingId");
 }
 
@@ -562,7 +561,6 @@ fn prebook_errors_refunds_and_unknown_names_stay_ignored() {
     // `booking.prebook` itself now starts a checkout attempt (tests/checkout_liteapi.rs).
     for name in [
         "booking.prebook_error",
-        "booking.book_error",
         "booking.cancel_error",
         "booking.refund",
         "booking.compensation",

@@ -51,12 +51,18 @@ pub enum OwnerAction {
     SendSecurityCheck,
     /// Close the hold; nothing is sent.
     Dismiss,
+    /// Compensation: refund the guest's payment now through Stripe (the token's subject is a
+    /// compensation id, `comp-…`).
+    RefundNow,
+    /// Compensation: the owner already refunded (or settled) it outside the engine; nothing is
+    /// sent to Stripe.
+    RefundHandled,
 }
 
 crate::domain::stored_names!(OwnerAction);
 
 impl OwnerAction {
-    /// Every action, in the order the owner sees them.
+    /// Every action on a card-testing hold, in the order the owner sees them.
     pub const ALL: [OwnerAction; 3] = [
         OwnerAction::SendInsufficientFunds,
         OwnerAction::SendSecurityCheck,
@@ -71,12 +77,23 @@ impl OwnerAction {
                 "Send \u{201c}blocked by security check\u{201d} email"
             }
             OwnerAction::Dismiss => "Dismiss (send nothing)",
+            OwnerAction::RefundNow => "Refund now (through Stripe)",
+            OwnerAction::RefundHandled => "Already handled (refund nothing)",
         }
     }
 
     /// `true` for the two actions that email the customer.
     pub fn sends_email(self) -> bool {
-        !matches!(self, OwnerAction::Dismiss)
+        matches!(
+            self,
+            OwnerAction::SendInsufficientFunds | OwnerAction::SendSecurityCheck
+        )
+    }
+
+    /// `true` for the two actions on a compensation's refund (their token names a compensation,
+    /// not a hold).
+    pub fn is_refund(self) -> bool {
+        matches!(self, OwnerAction::RefundNow | OwnerAction::RefundHandled)
     }
 }
 

@@ -30,6 +30,9 @@ pub enum BookingStatus {
     Cancelled,
     CancelledWithCharges,
     Replaced,
+    /// The supplier failed the booking after payment: compensated (`crate::domain::compensation`);
+    /// no email of it goes out any more.
+    Failed,
     /// A status the engine does not decide on (e.g. `TICKETED`, `AWAITING_PAYMENT`), as given.
     #[strum(default, transparent)]
     Other(String),
@@ -41,11 +44,14 @@ impl BookingStatus {
         self.as_ref()
     }
 
-    /// `true` for a cancelled booking: the engine's two cancellation statuses, and any other
+    /// `true` for a cancelled booking: the engine's two cancellation statuses, `FAILED` (a
+    /// compensated booking), and any other
     /// supplier status starting with `CANCELLED` (no email of such a booking goes out any more).
     pub fn is_cancelled(&self) -> bool {
         match self {
-            BookingStatus::Cancelled | BookingStatus::CancelledWithCharges => true,
+            BookingStatus::Cancelled
+            | BookingStatus::CancelledWithCharges
+            | BookingStatus::Failed => true,
             BookingStatus::Other(text) => text.starts_with("CANCELLED"),
             BookingStatus::Confirmed | BookingStatus::Replaced => false,
         }

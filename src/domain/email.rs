@@ -104,6 +104,11 @@ pub enum EmailKind {
     OwnerJourneyFailed,
     /// Owner: once a UTC day, what the sweeper repaired the day before (`crate::domain::sweep`).
     OwnerSweepSummary,
+    /// Guest: the supplier failed (or cancelled) a paid booking: "we could not confirm your
+    /// booking" with the refund's real state (`crate::domain::compensation`).
+    BookingNotConfirmed,
+    /// Owner: a compensation's facts, steps and refund state, with one-click refund links.
+    OwnerCompensation,
 }
 
 stored_names!(EmailKind);
@@ -131,6 +136,7 @@ impl EmailKind {
             | EmailKind::CheckoutNotCompleted
             | EmailKind::CheckoutDeclinedFunds
             | EmailKind::CheckoutDeclinedSecurity
+            | EmailKind::BookingNotConfirmed
             | EmailKind::Marketing => Audience::Client,
             EmailKind::OwnerNewBooking
             | EmailKind::OwnerEmailFailed
@@ -138,7 +144,8 @@ impl EmailKind {
             | EmailKind::OwnerCheckoutHold
             | EmailKind::OwnerProviderPaused
             | EmailKind::OwnerJourneyFailed
-            | EmailKind::OwnerSweepSummary => Audience::Owner,
+            | EmailKind::OwnerSweepSummary
+            | EmailKind::OwnerCompensation => Audience::Owner,
         }
     }
 
@@ -153,12 +160,14 @@ impl EmailKind {
             | EmailKind::OwnerCheckoutHold
             | EmailKind::OwnerProviderPaused
             | EmailKind::OwnerJourneyFailed
-            | EmailKind::OwnerSweepSummary => Rank::Urgent,
+            | EmailKind::OwnerSweepSummary
+            | EmailKind::OwnerCompensation => Rank::Urgent,
             EmailKind::BookingConfirmation
             | EmailKind::HotelConfirmationNumber
             | EmailKind::BookingCancelled
             | EmailKind::BookingUpdated
-            | EmailKind::FlightConfirmation => Rank::Booking,
+            | EmailKind::FlightConfirmation
+            | EmailKind::BookingNotConfirmed => Rank::Booking,
             EmailKind::ArrivalGuide
             | EmailKind::ThankYou
             | EmailKind::CheckoutNotCompleted

@@ -7,6 +7,7 @@
 pub mod action_token;
 pub mod booking;
 pub mod checkout;
+pub mod compensation;
 pub mod content_lock;
 pub mod email;
 pub mod event;

@@ -254,7 +254,7 @@ async fn decide_and_act(env: &Env, prebook: &str, decide_at: i64) -> Result<Deci
 pub async fn payment_updated(
     step: &Step,
     env: &Env,
-    _params: &JourneyParams,
+    params: &JourneyParams,
     p: &PaymentUpdate,
 ) -> Result<JourneyOutput> {
     let mut out = JourneyOutput::new("payment_updated");
@@ -269,7 +269,7 @@ pub async fn payment_updated(
         p.outcome
     );
     let matched: usize = {
-        let (env, p) = (env.clone(), p.clone());
+        let (env, p, at) = (env.clone(), p.clone(), params.received_at_ms);
         step.run(&name, StepConfig::STORAGE, async move || {
             let db = env.d1(DB_BINDING)?;
             let email = p.email.as_ref().map(|e| e.as_str().to_ascii_lowercase());
@@ -278,6 +278,8 @@ pub async fn payment_updated(
                 .as_ref()
                 .map(|n| checkout::normalize_name(&n.full()))
                 .filter(|n| !n.is_empty());
+            // Kept whether or not its attempt is known yet: a compensation may need it later.
+            store::compensation::record_payment(&db, &p, at).await?;
             store::checkout::record_payment(
                 &db,
                 p.payment_intent.as_deref(),
@@ -296,6 +298,27 @@ pub async fn payment_updated(
             "payment_updated".into(),
             "no matching checkout attempt".into(),
         ));
+    }
+    // A compensation that opened before this payment was known resumes its refund now.
+    if p.outcome.is_paid() {
+        let emails: Vec<crate::domain::email::OutgoingEmail> = {
+            let (env, p, claimant) = (env.clone(), p.clone(), params.event_id.to_string());
+            step.run(
+                &format!("compensation resume {}", step_part(p.payment_intent.as_deref().or(p.session_id.as_deref()).unwrap_or("-"))),
+                StepConfig::STORAGE,
+                async move || {
+                    let intents: Vec<&str> = p.payment_intent.as_deref().into_iter().collect();
+                    let references: Vec<&str> =
+                        p.client_reference.as_deref().into_iter().collect();
+                    super::compensation::resume_waiting(&env, &intents, &references, &claimant)
+                        .await
+                },
+            )
+            .await?
+        };
+        for email in emails {
+            super::deliver_once(step, env, email, params.received_at_ms, &mut out).await;
+        }
     }
     Ok(out)
 }

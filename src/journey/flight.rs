@@ -24,7 +24,7 @@ pub async fn booked(
     f: &FlightBooking,
 ) -> Result<JourneyOutput> {
     let mut out = JourneyOutput::new("flight_booked");
-    {
+    let compensated: Option<String> = {
         let (env, f, source, at) = (env.clone(), f.clone(), params.source, params.received_at_ms);
         step.run(
             &format!("record flight {}", step_part(f.booking_id.as_str())),
@@ -33,10 +33,25 @@ pub async fn booked(
                 let db = env.d1(DB_BINDING)?;
                 let hash = flight_snapshot(&f).hash();
                 store::bookings::upsert_flight_booking(&db, &f, &hash, source, at).await?;
-                Ok(true)
+                // The supplier failed this order after payment and said so first.
+                super::compensation::closed_by_compensation(
+                    &db,
+                    f.booking_id.as_str(),
+                    None,
+                    None,
+                    at,
+                )
+                .await
             },
         )
-        .await?;
+        .await?
+    };
+    if let Some(c) = compensated {
+        out.skipped.push((
+            "flight_confirmation".into(),
+            format!("compensated ({c}): the supplier reported this booking failed after payment"),
+        ));
+        return Ok(out);
     }
     let cfg = config(env)?;
     let mut email = guarded(&cfg.content_lock(), f, |f| {

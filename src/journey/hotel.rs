@@ -30,6 +30,10 @@ use worker::{Env, Result};
 struct Recorded {
     /// Journey version this run owns from now on (moved on when a redelivery carried new facts).
     version: i64,
+    /// The compensation that closed this booking (the supplier failed it after payment, and said
+    /// so before this event arrived): nothing is confirmed or planned.
+    #[serde(default)]
+    compensated: Option<String>,
 }
 
 /// The plan of one journey version, as returned by the plan step (cached on replay; the kinds are
@@ -62,10 +66,32 @@ pub async fn booked(
         step.run(
             &format!("record booking {}", step_part(&id)),
             StepConfig::STORAGE,
-            async move || record(&env, &b, source, at).await,
+            async move || {
+                let recorded = record(&env, &b, source, at).await?;
+                let db = env.d1(DB_BINDING)?;
+                let compensated = super::compensation::closed_by_compensation(
+                    &db,
+                    b.booking_id.as_str(),
+                    b.prebook_id.as_deref(),
+                    b.client_reference.as_deref(),
+                    at,
+                )
+                .await?;
+                Ok(Recorded {
+                    compensated,
+                    ..recorded
+                })
+            },
         )
         .await?
     };
+    if let Some(c) = &recorded.compensated {
+        out.skipped.push((
+            "booking_confirmation".into(),
+            format!("compensated ({c}): the supplier reported this booking failed after payment"),
+        ));
+        return Ok(out);
+    }
 
     let cfg = config(env)?;
     let mut confirmation = guarded(&cfg.content_lock(), b, |b| {
@@ -125,10 +151,14 @@ async fn record(
                 // Inserted by a concurrent journey: the retried step takes the branches below.
                 return Err(rust_err("booking inserted concurrently; retrying"));
             }
-            Ok(Recorded { version: 1 })
+            Ok(Recorded {
+                version: 1,
+                compensated: None,
+            })
         }
         Some(row) if row.snapshot_hash.as_deref() == Some(hash.as_str()) => Ok(Recorded {
             version: row.journey_version,
+            compensated: None,
         }),
         Some(row) => {
             let details = serde_json::to_string(b)?;
@@ -150,6 +180,7 @@ async fn record(
             store::bookings::write_facts(&db, &update).await?;
             Ok(Recorded {
                 version: row.journey_version + 1,
+                compensated: None,
             })
         }
     }

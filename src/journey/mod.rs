@@ -12,6 +12,7 @@
 //! plan then skips.
 
 pub mod checkout;
+pub mod compensation;
 pub mod failures;
 pub mod flight;
 pub mod hotel;
@@ -146,6 +147,8 @@ async fn run(step: &Step, env: &Env, params: &JourneyParams) -> Result<JourneyOu
         }
         SupplierEvent::CheckoutStarted(a) => checkout::started(step, env, params, a).await,
         SupplierEvent::PaymentUpdated(p) => checkout::payment_updated(step, env, params, p).await,
+        SupplierEvent::BookingFailed(f) => compensation::booking_failed(step, env, params, f).await,
+        SupplierEvent::RefundUpdated(r) => compensation::refund_updated(step, env, params, r).await,
     }
 }
 
@@ -261,6 +264,8 @@ async fn cancelled(
     for email in emails {
         deliver_once(step, env, email, params.received_at_ms, &mut out).await;
     }
+    // A booking the guest paid for, cancelled by the supplier: its refund (by policy).
+    compensation::for_cancellation(step, env, params, c, &mut out).await?;
     Ok(out)
 }
 

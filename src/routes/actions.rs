@@ -5,6 +5,10 @@
 //! devices, does nothing more. A hold is closed once (`held` → `acted` / `dismissed`): a second,
 //! different action on it is refused too. Used, expired, tampered or foreign links get a clear
 //! page and change nothing.
+//!
+//! The same links act on a compensation's refund ([`OwnerAction::RefundNow`],
+//! [`OwnerAction::RefundHandled`]; the token's subject is the compensation id): GET shows the
+//! facts, POST refunds once through Stripe or records it handled.
 
 use super::{config, Answer, AppError};
 use crate::config::DB_BINDING;
@@ -14,6 +18,8 @@ use crate::domain::render::{self, guard::guarded};
 use crate::outbox::client::deliver;
 use crate::platform::{now_ms, Page};
 use crate::store;
+use crate::domain::compensation::{CompensationRow, StepKind, StepRow, StepStatus};
+use crate::journey::compensation::{self, OwnerRefund};
 use worker::{Env, Request};
 
 /// A result page (`title`, `message`) with `status`.
@@ -25,11 +31,8 @@ fn client_ip(req: &Request) -> Option<String> {
     req.headers().get("cf-connecting-ip").ok().flatten()
 }
 
-/// Checks a token and its hold; an [`AppError::Page`] is the page to show instead.
-async fn check(
-    env: &Env,
-    token: &str,
-) -> Result<(action_token::ActionClaims, store::checkout::HoldRow), AppError> {
+/// Checks a token's signature and expiry; an [`AppError::Page`] is the page to show instead.
+fn verified(env: &Env, token: &str) -> Result<action_token::ActionClaims, AppError> {
     let cfg = config(env)?;
     if cfg.action_signing_key.is_empty() {
         return Err(page(
@@ -46,6 +49,14 @@ async fn check(
         }
         Err(_) => return Err(page(403, "This link is not valid", "It may have been altered or belong to another engine. Nothing was changed.").into()),
     };
+    Ok(claims)
+}
+
+/// Checks a hold action's token and its hold; an [`AppError::Page`] is the page to show instead.
+async fn check(
+    env: &Env,
+    claims: action_token::ActionClaims,
+) -> Result<(action_token::ActionClaims, store::checkout::HoldRow), AppError> {
     let db = env.d1(DB_BINDING)?;
     let Some(hold) = store::checkout::get_hold(&db, &claims.hold_id).await? else {
         return Err(page(
@@ -94,7 +105,11 @@ async fn attempt_of(
 
 /// `GET /actions/{token}`: the confirmation page; changes nothing.
 pub async fn confirm(req: Request, env: &Env, token: &str) -> Answer {
-    let (claims, hold) = check(env, token).await?;
+    let claims = verified(env, token)?;
+    if claims.action.is_refund() {
+        return refund_confirm(req, env, claims).await;
+    }
+    let (claims, hold) = check(env, claims).await?;
     let (attempt, email) = attempt_of(env, &hold).await?;
     let post_url = req.url()?.to_string();
     let html = render::action_confirm_page(
@@ -110,7 +125,11 @@ pub async fn confirm(req: Request, env: &Env, token: &str) -> Answer {
 
 /// `POST /actions/{token}`: acts once.
 pub async fn act(req: Request, env: &Env, token: &str) -> Answer {
-    let (claims, hold) = check(env, token).await?;
+    let claims = verified(env, token)?;
+    if claims.action.is_refund() {
+        return refund_act(req, env, claims).await;
+    }
+    let (claims, hold) = check(env, claims).await?;
     let db = env.d1(DB_BINDING)?;
     let at = now_ms();
     let from = client_ip(&req);
@@ -194,4 +213,129 @@ pub async fn act(req: Request, env: &Env, token: &str) -> Answer {
         &format!("The email to {to} is queued in the outbox. The hold is closed."),
     )
     .answer()
+}
+
+/// A compensation's refund link, checked: the compensation exists, the token is unused, and the
+/// refund still waits for the owner (`awaiting_owner` or `failed`).
+async fn refund_check(
+    env: &Env,
+    claims: &action_token::ActionClaims,
+) -> Result<(CompensationRow, StepRow), AppError> {
+    let db = env.d1(DB_BINDING)?;
+    let id = &claims.hold_id;
+    let Some(c) = store::compensation::get(&db, id).await? else {
+        return Err(page(
+            404,
+            "Unknown compensation",
+            "This link does not match any compensation on this engine. Nothing was changed.",
+        )
+        .into());
+    };
+    if store::checkout::token_used(&db, &claims.token_id).await? {
+        return Err(page(
+            410,
+            "This link was already used",
+            "Each action link works once. Nothing more was refunded.",
+        )
+        .into());
+    }
+    let refund = store::compensation::step(&db, id, StepKind::Refund)
+        .await?
+        .ok_or_else(|| AppError::Unavailable(format!("compensation {id} has no refund step")))?;
+    if !matches!(
+        refund.status,
+        StepStatus::AwaitingOwner | StepStatus::Failed
+    ) {
+        let msg = format!(
+            "The refund of this compensation is already {} ({}). Nothing more was refunded.",
+            refund.status,
+            refund.detail.as_deref().unwrap_or("no detail")
+        );
+        return Err(page(409, "Already handled", &msg).into());
+    }
+    Ok((c, refund))
+}
+
+/// `GET /actions/{token}` of a refund link: the facts and one form; changes nothing.
+async fn refund_confirm(req: Request, env: &Env, claims: action_token::ActionClaims) -> Answer {
+    let (c, refund) = refund_check(env, &claims).await?;
+    let post_url = req.url()?.to_string();
+    Page::new(
+        200,
+        render::refund_confirm_page(&c, &refund, claims.action, &post_url),
+    )
+    .answer()
+}
+
+/// `POST /actions/{token}` of a refund link: refunds once (or records it handled). The token is
+/// spent first (unique in `owner_actions`), so a second POST, or two at once, refunds nothing
+/// more; the refund step's own claim in D1 keeps the owner and a journey from both acting. When
+/// Stripe could not be reached (or rate-limited), the token is given back.
+async fn refund_act(req: Request, env: &Env, claims: action_token::ActionClaims) -> Answer {
+    let (c, _) = refund_check(env, &claims).await?;
+    let db = env.d1(DB_BINDING)?;
+    let at = now_ms();
+    let from = client_ip(&req);
+    if !store::checkout::use_token(
+        &db,
+        &claims.token_id,
+        &c.compensation_id,
+        claims.action.as_str(),
+        at,
+        from.as_deref(),
+    )
+    .await?
+    {
+        return page(
+            410,
+            "This link was already used",
+            "Each action link works once. Nothing more was refunded.",
+        )
+        .answer();
+    }
+    let result = if claims.action == OwnerAction::RefundNow {
+        compensation::owner_refund(env, &c.compensation_id, &format!("owner:{}", claims.token_id))
+            .await?
+    } else {
+        compensation::owner_handled(env, &c.compensation_id).await?
+    };
+    match result {
+        OwnerRefund::Refunded(o) => page(
+            200,
+            "Refund requested",
+            &format!(
+                "Stripe accepted the refund ({}). {}",
+                o.state.as_str(),
+                o.detail
+            ),
+        )
+        .answer(),
+        OwnerRefund::Handled => page(
+            200,
+            "Recorded as handled",
+            "Nothing was sent to Stripe. The compensation is closed.",
+        )
+        .answer(),
+        OwnerRefund::Refused(why) => page(
+            502,
+            "Stripe refused the refund",
+            &format!("{why}. Nothing was refunded; refund it from the Stripe dashboard, then use \u{201c}already handled\u{201d} from a new alert."),
+        )
+        .answer(),
+        OwnerRefund::TryAgain(why) => {
+            store::checkout::release_token(&db, &claims.token_id).await?;
+            page(
+                503,
+                "Stripe could not be reached",
+                &format!("{why}. Nothing was refunded; the link works again."),
+            )
+            .answer()
+        }
+        OwnerRefund::AlreadyDecided(why) => page(
+            409,
+            "Already handled",
+            &format!("{why}. Nothing more was refunded."),
+        )
+        .answer(),
+    }
 }

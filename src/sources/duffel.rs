@@ -17,6 +17,7 @@
 //! | `order_cancellation.confirmed`             | `BookingCancelled` (the order)   |
 //! | `stays.booking.created`                    | `HotelBooked`                    |
 //! | `stays.booking.cancelled`                  | `BookingCancelled` (the booking) |
+//! | `order.creation_failed`, `stays.booking_creation_failed` | `BookingFailed` (compensation, see [`booking_failure`]) |
 //! | anything else                              | `Ignored(type)`                  |
 //!
 //! `air.order.changed` is ignored on purpose: v2 sends the order as it is *now*, with no previous
@@ -36,6 +37,8 @@ use crate::domain::event::{
     FlightSegment, Holder, HotelBooking, HotelLocation, Interpretation, Money, Source,
     SupplierEvent,
 };
+use crate::domain::event::{BookingFailure, EmailAddress, FailedKind};
+use crate::domain::text::{clean, TextKind};
 use crate::domain::timezone::parse_iana;
 use crate::domain::tz_lookup;
 use chrono::{DateTime, Utc};
@@ -165,6 +168,12 @@ pub fn interpret(env: &Envelope) -> Result<Interpretation, ParseError> {
                 cancellation_fee: None,
                 refund: None,
             })
+        }
+        "order.creation_failed" => {
+            SupplierEvent::BookingFailed(Box::new(booking_failure(env, FailedKind::Flight)?))
+        }
+        "stays.booking_creation_failed" => {
+            SupplierEvent::BookingFailed(Box::new(booking_failure(env, FailedKind::Hotel)?))
         }
         // `air.order.changed`: see the module docs (not detectable from the payload alone).
         other => return Ok(Interpretation::Ignored(other.to_string())),
@@ -499,4 +508,65 @@ fn checkin_information(info: &At<'_>) -> Option<String> {
         text = first.to_ascii_uppercase() + &text[1..];
     }
     Some(text)
+}
+
+/// `order.creation_failed` (an order accepted with `202` that could not be created) and
+/// `stays.booking_creation_failed` → [`BookingFailure`]. Duffel documents the event names, not the
+/// object's fields; read tolerantly from `data.object`: `metadata.client_reference` (else
+/// `metadata.trip_id`; the booking site puts it on the order or booking request, as Duffel
+/// metadata allows), `metadata.payment_intent` (the Stripe payment), `id` when it is an order or
+/// booking id (`ord_…`, `bok_…`), the guest from `email` / `passengers[0]` / `guests[0]`, the
+/// accommodation name, and the reason from `errors[0].message` (else `.title`).
+///
+/// Required: a client reference or an order/booking id (the error names
+/// `data.object.metadata.client_reference`): without one the failure matches no checkout.
+pub fn booking_failure(env: &Envelope, kind: FailedKind) -> Result<BookingFailure, ParseError> {
+    let obj = At::root(&env.object, "data.object");
+    let metadata = obj.get("metadata");
+    let client_reference = metadata
+        .get("client_reference")
+        .str_opt()
+        .or_else(|| metadata.get("trip_id").str_opt());
+    let booking_id = obj
+        .get("id")
+        .str_opt()
+        .filter(|id| id.starts_with("ord_") || id.starts_with("bok_"))
+        .map(|id| BookingRef::parse(&id).map_err(|e| obj.get("id").invalid(e.to_string())))
+        .transpose()?;
+    if client_reference.is_none() && booking_id.is_none() {
+        return Err(metadata.get("client_reference").invalid(
+            "is missing, and data.object.id is no order or booking id: the failure matches no checkout",
+        ));
+    }
+    let passenger = obj.get("passengers").index(0);
+    let guest = obj.get("guests").index(0);
+    let email = [obj.get("email"), passenger.get("email")]
+        .iter()
+        .filter_map(At::str_opt)
+        .find_map(|e| EmailAddress::parse(&e).ok());
+    let guest_name = [passenger, guest]
+        .iter()
+        .map(|p| p.person("given_name", "family_name"))
+        .find(|n| !n.full().is_empty());
+    let error = obj.get("errors").index(0);
+    let reason = error
+        .get("message")
+        .str_opt()
+        .or_else(|| error.get("title").str_opt());
+    Ok(BookingFailure {
+        booking_kind: kind,
+        booking_id,
+        prebook_id: None,
+        client_reference,
+        transaction_id: metadata.get("payment_intent").str_opt(),
+        email,
+        guest_name,
+        description: obj
+            .get("accommodation")
+            .get("name")
+            .str_opt()
+            .map(|d| clean(&d, TextKind::PlaceName)),
+        reason: super::liteapi::reason_text(reason),
+        fee: None,
+    })
 }

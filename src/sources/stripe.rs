@@ -16,7 +16,13 @@
 //! | `payment_intent.payment_failed`  | `PaymentUpdated` `failed` (+ `decline_code`)            |
 //! | `checkout.session.completed`     | `PaymentUpdated` `paid` when `payment_status` is `paid` or `no_payment_required`; `processing` when `unpaid`; otherwise `Ignored` |
 //! | `checkout.session.expired`       | `PaymentUpdated` `expired` (counts as unpaid)           |
+//! | `refund.created`, `refund.updated` | `RefundUpdated` (the Refund object: `id`, `status`, `payment_intent`, `amount`, `currency`, `failure_reason`) |
+//! | `charge.refunded`                | `RefundUpdated` `succeeded` when the Charge is `refunded` (fully), else `pending`; `amount_refunded`, the first listed refund's id |
 //! | anything else                    | `Ignored(type)`                                         |
+//!
+//! Amounts: a session's `amount_total` and a payment intent's `amount_received`
+//! become `amount_minor` with the `currency` upper-cased: the captured amount a compensation
+//! refunds.
 //!
 //! `checkout.session.completed` with `payment_status: "unpaid"` is a delayed payment method still
 //! processing (Stripe later sends `checkout.session.async_payment_succeeded` / `_failed`): it is
@@ -39,8 +45,8 @@ use super::signature::{verify_t_v1, SignatureError, STRIPE_SIGNATURE_HEADER};
 use super::{strs, Delivery, Inbound, ParseError, Unauthenticated, WebhookSource};
 use crate::config::Config;
 use crate::domain::event::{
-    EmailAddress, EventId, Interpretation, PaymentOutcome, PaymentUpdate, PersonName, Source,
-    SupplierEvent,
+    EmailAddress, EventId, Interpretation, PaymentOutcome, PaymentUpdate, PersonName,
+    RefundUpdate, Source, SupplierEvent,
 };
 use serde_json::Value;
 
@@ -183,6 +189,16 @@ pub fn interpret(env: &Envelope) -> Result<Interpretation, ParseError> {
             }
         }
         "checkout.session.expired" => session(&object(env)?, PaymentOutcome::Expired)?,
+        "refund.created" | "refund.updated" => {
+            return Ok(Interpretation::Journey(SupplierEvent::RefundUpdated(
+                Box::new(refund(&object(env)?)?),
+            )))
+        }
+        "charge.refunded" => {
+            return Ok(Interpretation::Journey(SupplierEvent::RefundUpdated(
+                Box::new(charge_refunded(&object(env)?)?),
+            )))
+        }
         other => return Ok(Interpretation::Ignored(other.to_string())),
     };
     Ok(Interpretation::Journey(SupplierEvent::PaymentUpdated(
@@ -245,7 +261,69 @@ fn payment_failed(pi: &At<'_>) -> Result<PaymentUpdate, ParseError> {
             .get("decline_code")
             .str_opt()
             .or_else(|| error.get("code").str_opt()),
+        // Only what was received: a failed intent's `amount` was asked for, never captured.
+        amount_minor: amount(&pi.get("amount_received")),
+        currency: currency(pi),
     })
+}
+
+/// A Stripe amount (an integer of the currency's minor unit, ≥ 0), when present.
+fn amount(at: &At<'_>) -> Option<i64> {
+    at.value().and_then(Value::as_i64).filter(|a| *a >= 0)
+}
+
+/// `currency`, upper case (Stripe writes ISO 4217 in lower case), when it is three letters.
+fn currency(obj: &At<'_>) -> Option<String> {
+    obj.get("currency")
+        .str_opt()
+        .filter(|c| c.len() == 3 && c.chars().all(|ch| ch.is_ascii_alphabetic()))
+        .map(|c| c.to_ascii_uppercase())
+}
+
+/// Stripe ids are short ASCII (`re_…`, `pi_…`): anything else reads as absent.
+fn stripe_id(at: &At<'_>) -> Option<String> {
+    id_or_expanded(at).filter(|id| {
+        id.len() <= 255
+            && id
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    })
+}
+
+/// `refund.created` / `refund.updated`: the Refund object (`status` required).
+fn refund(r: &At<'_>) -> Result<RefundUpdate, ParseError> {
+    let status = r.get("status").str_req()?;
+    Ok(RefundUpdate {
+        refund_id: stripe_id(&r.get("id")),
+        payment_intent: stripe_id(&r.get("payment_intent")),
+        status: bounded_word(&status),
+        amount_minor: amount(&r.get("amount")),
+        currency: currency(r),
+        failure_reason: r.get("failure_reason").str_opt().map(|f| bounded_word(&f)),
+    })
+}
+
+/// `charge.refunded`: the Charge (`refunded` true when fully refunded; `amount_refunded`).
+fn charge_refunded(c: &At<'_>) -> Result<RefundUpdate, ParseError> {
+    let full = c.get("refunded").bool_opt().unwrap_or(false);
+    let first = c.get("refunds").get("data").index(0);
+    Ok(RefundUpdate {
+        refund_id: stripe_id(&first.get("id")),
+        payment_intent: stripe_id(&c.get("payment_intent")),
+        status: if full { "succeeded" } else { "pending" }.into(),
+        amount_minor: amount(&c.get("amount_refunded")),
+        currency: currency(c),
+        failure_reason: None,
+    })
+}
+
+/// A status or reason word from Stripe, kept short and plain (`a-z0-9_`, ≤ 64).
+fn bounded_word(s: &str) -> String {
+    s.chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .take(64)
+        .collect::<String>()
+        .to_ascii_lowercase()
 }
 
 /// `checkout.session.*`: the Checkout Session (`id` required).
@@ -265,5 +343,48 @@ fn session(s: &At<'_>, outcome: PaymentOutcome) -> Result<PaymentUpdate, ParseEr
         email: first_email(&[details.get("email"), s.get("customer_email")]),
         name: split_name(&details.get("name")),
         decline_code: None,
+        amount_minor: amount(&s.get("amount_total")),
+        currency: currency(s),
     })
+}
+
+/// A Refund object as Stripe returns it from `POST /v1/refunds` → [`RefundUpdate`] (`status`
+/// required).
+pub fn refund_answer(body: &[u8]) -> Result<RefundUpdate, ParseError> {
+    let v: Value = serde_json::from_slice(body).map_err(|e| ParseError::Json(e.to_string()))?;
+    refund(&At::root(&v, ""))
+}
+
+/// `GET /v1/refunds` → its `data` list (entries without a `status` are left out).
+pub fn refund_list(body: &[u8]) -> Result<Vec<RefundUpdate>, ParseError> {
+    let v: Value = serde_json::from_slice(body).map_err(|e| ParseError::Json(e.to_string()))?;
+    let root = At::root(&v, "");
+    Ok(root
+        .get("data")
+        .array_req()?
+        .iter()
+        .filter_map(|r| refund(r).ok())
+        .collect())
+}
+
+/// Stripe's error body `{error: {type, code, message, decline_code}}`
+/// (<https://docs.stripe.com/api/errors>) → `(code, one-line message ≤ 300 chars)`; the code is
+/// `error.code`, else `error.type`. A body that is not Stripe's shape gives `(None, its first
+/// 300 characters on one line)`.
+pub fn api_error(body: &[u8]) -> (Option<String>, String) {
+    let v: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
+    let e = At::root(&v, "").get("error");
+    let code = e
+        .get("code")
+        .str_opt()
+        .or_else(|| e.get("type").str_opt())
+        .map(|c| bounded_word(&c));
+    let message = e
+        .get("message")
+        .str_opt()
+        .unwrap_or_else(|| String::from_utf8_lossy(body).into_owned());
+    (
+        code,
+        crate::domain::text::cut_chars(&crate::domain::text::clean(&message, crate::domain::text::TextKind::Other), 300),
+    )
 }

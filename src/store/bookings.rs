@@ -243,3 +243,66 @@ pub async fn upsert_flight_booking(
     db.batch(vec![contact, booking]).await?;
     Ok(())
 }
+
+/// The booking id recorded for a checkout's prebook id (a hotel booking), if any.
+pub async fn by_prebook(db: &D1Database, prebook_id: &str) -> Result<Option<String>> {
+    #[derive(serde::Deserialize)]
+    struct Id {
+        booking_id: String,
+    }
+    Ok(db
+        .prepare("SELECT booking_id FROM bookings WHERE prebook_id = ?1 LIMIT 1")
+        .bind(&[s(prebook_id)])?
+        .first::<Id>(None)
+        .await?
+        .map(|i| i.booking_id))
+}
+
+/// What a cancelled booking's compensation needs to find its payment and write to the guest.
+#[derive(Debug, Clone)]
+pub struct PaymentKeys {
+    pub prebook_id: Option<String>,
+    /// The booking's client reference (from its stored details), when it has one.
+    pub client_reference: Option<String>,
+    pub contact_email: String,
+    /// Hotel and dates, one line (hotels only).
+    pub trip: Option<String>,
+}
+
+/// [`PaymentKeys`] of one booking; `None` when the booking is unknown.
+pub async fn payment_keys(db: &D1Database, booking_id: &str) -> Result<Option<PaymentKeys>> {
+    #[derive(serde::Deserialize)]
+    struct Row {
+        prebook_id: Option<String>,
+        contact_email: String,
+        hotel_name: Option<String>,
+        checkin: Option<String>,
+        checkout: Option<String>,
+        details_json: String,
+    }
+    let Some(r) = db
+        .prepare(
+            "SELECT prebook_id, contact_email, hotel_name, checkin, checkout, details_json \
+             FROM bookings WHERE booking_id = ?1",
+        )
+        .bind(&[s(booking_id)])?
+        .first::<Row>(None)
+        .await?
+    else {
+        return Ok(None);
+    };
+    let details: serde_json::Value = serde_json::from_str(&r.details_json).unwrap_or_default();
+    let trip = r.hotel_name.map(|h| match (r.checkin, r.checkout) {
+        (Some(i), Some(o)) => format!("{h}, {i} to {o}"),
+        _ => h,
+    });
+    Ok(Some(PaymentKeys {
+        prebook_id: r.prebook_id,
+        client_reference: details
+            .get("client_reference")
+            .and_then(|v| v.as_str())
+            .map(str::to_string),
+        contact_email: r.contact_email,
+        trip,
+    }))
+}

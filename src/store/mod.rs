@@ -4,6 +4,7 @@
 pub mod bookings;
 pub mod campaigns;
 pub mod checkout;
+pub mod compensation;
 pub mod emails;
 pub mod hotel_zones;
 pub mod raw_events;

@@ -5,10 +5,13 @@
 //!
 //! - [`liteapi::hotel_location`]: liteAPI `GET /data/hotel` → the hotel's coordinates;
 //! - [`duffel::airline_initiated_changes`]: Duffel `GET /air/airline_initiated_changes` → the
-//!   order's schedule changes.
+//!   order's schedule changes;
+//! - [`stripe::create_refund`] / [`stripe::list_refunds`]: Stripe refunds (the compensation's
+//!   one write call).
 
 pub mod duffel;
 pub mod liteapi;
+pub mod stripe;
 
 use crate::sources::ParseError;
 use worker::{Fetch, Headers, Method, Request, RequestInit};

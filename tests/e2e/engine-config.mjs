@@ -46,6 +46,11 @@ export async function engineTestConfig({ include, bindings = () => ({}) }) {
             LITEAPI_DATA_BASE_URL: `http://127.0.0.1:${inject("supplierApiPort")}`,
             LITEAPI_API_KEY: "test-liteapi-key",
             STRIPE_WEBHOOK_SECRETS: "whsec_test_stripe_secret",
+            STRIPE_API_BASE_URL: `http://127.0.0.1:${inject("stripePort")}`,
+            STRIPE_FAKE_API: `http://127.0.0.1:${inject("stripePort")}`,
+            STRIPE_SECRET_KEY: "sk_test_engine",
+            // A failure whose payment is not known yet waits this long for it (production: 10 min).
+            COMPENSATION_PAYMENT_WAIT_MS: "4000",
             ACTION_SIGNING_KEY: "test-action-signing-key-0123456789abcdef",
             PUBLIC_BASE_URL: "https://engine.test",
             BOOKING_SITE_URL: "https://book.example.com",

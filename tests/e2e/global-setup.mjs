@@ -5,12 +5,15 @@
 // - a fake Resend API (resendPort) that keeps Idempotency-Keys like Resend does and fails on
 //   command;
 // - an SMTP server that requires AUTH and refuses every password but one (authSmtpPort), built on
-//   the `smtp-server` library (the one maildev uses).
+//   the `smtp-server` library (the one maildev uses);
+// - a fake of Stripe's refunds API (stripePort, tests/e2e/fake-stripe.mjs) that keeps
+//   Idempotency-Keys like Stripe does and fails on command.
 import { spawn } from "node:child_process";
 import { createServer } from "node:net";
 import { createServer as createHttpServer } from "node:http";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { startFakeStripe } from "./fake-stripe.mjs";
 
 function freePort() {
   return new Promise((resolve, reject) => {
@@ -174,6 +177,8 @@ export default async function setup(project) {
   project.provide("resendPort", resend.address().port);
   const authSmtp = await startAuthSmtp();
   project.provide("authSmtpPort", authSmtp.port);
+  const stripe = await startFakeStripe();
+  project.provide("stripePort", stripe.address().port);
   const api = await startSupplierApi();
   project.provide("supplierApiPort", api.address().port);
   const smtpPort = await freePort();
@@ -190,6 +195,7 @@ export default async function setup(project) {
     child.kill("SIGTERM");
     api.close();
     resend.close();
+    stripe.close();
     authSmtp.server.close();
   };
 }

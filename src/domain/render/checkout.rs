@@ -163,10 +163,10 @@ pub fn checkout_declined(
             false,
             "Your payment was stopped by a security check",
         ),
-        OwnerAction::Dismiss => {
-            return Err(RenderError::Refused(
-                "the dismiss action sends no customer email".into(),
-            ))
+        OwnerAction::Dismiss | OwnerAction::RefundNow | OwnerAction::RefundHandled => {
+            return Err(RenderError::Refused(format!(
+                "the {reason} action sends no decline email"
+            )))
         }
     };
     let view = CheckoutFollowUp::of(a, retry_url, title, funds, branding)?;

@@ -82,6 +82,7 @@ pub(crate) use email_body;
 
 pub mod cancellation;
 pub mod checkout;
+pub mod compensation;
 pub mod flight;
 pub mod guard;
 pub mod hotel;
@@ -94,6 +95,9 @@ pub mod text;
 
 pub use cancellation::{booking_cancelled, CancelledBooking};
 pub use checkout::{checkout_declined, checkout_not_completed};
+pub use compensation::{
+    booking_not_confirmed, owner_compensation, CompensationNotice, OwnerCompensation,
+};
 pub use flight::{flight_changed, flight_confirmation, SegmentView};
 pub use hotel::{
     arrival_guide, booking_confirmation, booking_updated, checkin_day, hotel_confirmation_number,
@@ -110,7 +114,7 @@ pub use sweep_summary::{owner_sweep_summary, RepairLine};
 #[allow(unused_imports)]
 pub(crate) use pages::fallback_page;
 pub use pages::{
-    action_confirm_page, action_result_page, unsubscribe_confirm_page, unsubscribe_result_page,
+    action_confirm_page, action_result_page, refund_confirm_page, unsubscribe_confirm_page, unsubscribe_result_page,
 };
 pub use text::plain_instructions;
 

@@ -7,6 +7,7 @@
 use super::checkout::{checkout_dates, checkout_hotel, checkout_name};
 use super::text::{money, non_empty};
 use crate::domain::action_token::OwnerAction;
+use crate::domain::compensation::{CompensationRow, StepRow};
 use crate::domain::event::{CheckoutAttempt, EmailAddress};
 use crate::domain::unsubscribe;
 use askama::filters::{escape, Html};
@@ -76,7 +77,47 @@ fn effect(action: OwnerAction, email: Option<&str>) -> String {
         (OwnerAction::Dismiss, _) => {
             "The hold closes and nothing is sent to the customer.".to_string()
         }
+        (OwnerAction::RefundNow, _) => "Stripe is asked once to refund the guest's payment (the amount below, else everything captured). The guest is not emailed again.".to_string(),
+        (OwnerAction::RefundHandled, _) => "The refund is recorded as handled by you outside the engine. Nothing is sent to Stripe or to the guest.".to_string(),
     }
+}
+
+#[derive(Template)]
+#[template(path = "refund_confirm.html")]
+struct RefundConfirmPage<'a> {
+    label: &'static str,
+    effect: String,
+    c: &'a CompensationRow,
+    refund_status: &'static str,
+    amount: Option<String>,
+    error: Option<&'a str>,
+    post_url: &'a str,
+}
+
+/// The page a compensation's one-click link opens (`GET`): the compensation's facts, the refund
+/// step as recorded, and **one** `POST` form to `post_url` performing `action`
+/// ([`OwnerAction::RefundNow`] or [`OwnerAction::RefundHandled`]). Changes nothing. Every value
+/// is HTML-escaped.
+pub fn refund_confirm_page(
+    c: &CompensationRow,
+    refund: &StepRow,
+    action: OwnerAction,
+    post_url: &str,
+) -> String {
+    let page = RefundConfirmPage {
+        label: action.label(),
+        effect: effect(action, None),
+        c,
+        refund_status: refund.status.as_str(),
+        amount: match (refund.amount_minor, refund.currency.as_deref()) {
+            (Some(a), Some(cur)) => Some(crate::domain::compensation::format_minor(a, cur)),
+            _ => None,
+        },
+        error: refund.error.as_deref(),
+        post_url,
+    };
+    page.render()
+        .unwrap_or_else(|e| fallback_page("Confirm this action", &e.to_string()))
 }
 
 /// The page a one-click link opens (`GET`): the hold's facts and **one** `POST` form to

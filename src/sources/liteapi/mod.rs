@@ -19,9 +19,10 @@
 //! | `booking.amendment`, `booking.amendment.relocation` | `HotelAmended` (facts present only) |
 //! | `flight.book.confirmed`                        | `FlightBooked`                          |
 //! | `flight.book.cancelled`                        | `BookingCancelled`                      |
-//! | `flight.book.created`, `.pending.confirmation`, `.failed`, `.expired` | `StatusChanged` |
+//! | `flight.book.created`, `.pending.confirmation`, `.expired` | `StatusChanged`        |
+//! | `booking.book_error`, `flight.book.failed`     | `BookingFailed` (compensation, see [`failure`]) |
 //! | `booking.prebook`                              | `CheckoutStarted` (see [`checkout_attempt`]) |
-//! | `*_error`, `booking.refund`, `booking.compensation`, `flight.prebook`, unknown | `Ignored(name)` |
+//! | other `*_error`, `booking.refund`, `booking.compensation`, `flight.prebook`, unknown | `Ignored(name)` |
 //!
 //! Booking ids are read from the response (`bookingId`), falling back to `request.bookingId`;
 //! errors name the response path.
@@ -32,11 +33,13 @@ use super::{
 };
 use crate::config::Config;
 use crate::domain::event::{
-    BookingRef, Cancellation, EventId, Interpretation, Source, SupplierEvent,
+    BookingRef, Cancellation, EventId, FailedKind, Interpretation, Source, SupplierEvent,
 };
 use chrono::NaiveDate;
 use serde_json::{Map, Value};
 
+mod failure;
+pub(crate) use failure::reason_text;
 mod flight;
 mod hotel;
 
@@ -260,10 +263,15 @@ pub fn interpret(env: &Envelope) -> Result<Interpretation, ParseError> {
             cancellation_fee: None,
             refund: None,
         }),
-        "flight.book.created"
-        | "flight.book.pending.confirmation"
-        | "flight.book.failed"
-        | "flight.book.expired" => {
+        "booking.book_error" => SupplierEvent::BookingFailed(Box::new(failure::booking_failure(
+            env,
+            FailedKind::Hotel,
+        )?)),
+        "flight.book.failed" => SupplierEvent::BookingFailed(Box::new(failure::booking_failure(
+            env,
+            FailedKind::Flight,
+        )?)),
+        "flight.book.created" | "flight.book.pending.confirmation" | "flight.book.expired" => {
             let booking = flight_booking_at(env);
             SupplierEvent::StatusChanged {
                 booking_id: flight_booking_id(env)?,

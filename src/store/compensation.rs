@@ -1,0 +1,459 @@
+//! `payments`, `compensations`, `compensation_steps` (migration 0012): the processor's word on
+//! each payment, and the record of every compensation and each of its steps, so the owner and the
+//! tests can see exactly what was undone. Every lookup is served by an index of migration 0012.
+
+use super::{changes, n, opt, s};
+use crate::domain::compensation::{Cause, PaymentFacts, RefundState, StepKind, StepStatus};
+pub use crate::domain::compensation::{CompensationRow, StepRow};
+use crate::domain::event::{PaymentOutcome, PaymentUpdate};
+use serde::Deserialize;
+use worker::{D1Database, Result};
+
+/// Stores the processor's latest word on one payment (keyed by its payment intent, else its
+/// session), whether or not its checkout attempt is known yet. A payment with neither id is not
+/// stored (nothing could refund it).
+pub async fn record_payment(db: &D1Database, p: &PaymentUpdate, at_ms: i64) -> Result<bool> {
+    let Some(key) = p.payment_intent.as_deref().or(p.session_id.as_deref()) else {
+        return Ok(false);
+    };
+    let r = db
+        .prepare(
+            "INSERT INTO payments (payment_key, payment_intent, session_id, client_reference, outcome, amount_minor, currency, updated_at_ms) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) \
+             ON CONFLICT(payment_key) DO UPDATE SET outcome = excluded.outcome, \
+             payment_intent = COALESCE(excluded.payment_intent, payment_intent), \
+             session_id = COALESCE(excluded.session_id, session_id), \
+             client_reference = COALESCE(excluded.client_reference, client_reference), \
+             amount_minor = COALESCE(excluded.amount_minor, amount_minor), \
+             currency = COALESCE(excluded.currency, currency), updated_at_ms = excluded.updated_at_ms \
+             WHERE excluded.updated_at_ms >= payments.updated_at_ms",
+        )
+        .bind(&[
+            s(key),
+            opt(p.payment_intent.as_deref()),
+            opt(p.session_id.as_deref()),
+            opt(p.client_reference.as_deref()),
+            s(p.outcome.as_str()),
+            p.amount_minor.map(n).unwrap_or(wasm_bindgen::JsValue::NULL),
+            opt(p.currency.as_deref()),
+            n(at_ms),
+        ])?
+        .run()
+        .await?;
+    Ok(changes(&r) == 1)
+}
+
+#[derive(Debug, Deserialize)]
+struct PaymentRow {
+    payment_intent: Option<String>,
+    outcome: String,
+    amount_minor: Option<f64>,
+    currency: Option<String>,
+}
+
+/// The payment of a checkout: the newest row whose payment intent is one of `intents` or whose
+/// client reference is one of `references` (empty strings ignored), a paid one before any other.
+pub async fn find_payment(
+    db: &D1Database,
+    intents: &[&str],
+    references: &[&str],
+) -> Result<Option<PaymentFacts>> {
+    let mut found: Vec<PaymentRow> = Vec::new();
+    for pi in intents.iter().filter(|v| !v.is_empty()) {
+        found.extend(
+            db.prepare("SELECT payment_intent, outcome, amount_minor, currency FROM payments WHERE payment_intent = ?1 ORDER BY updated_at_ms DESC LIMIT 5")
+                .bind(&[s(pi)])?
+                .all()
+                .await?
+                .results::<PaymentRow>()?,
+        );
+    }
+    for r in references.iter().filter(|v| !v.is_empty()) {
+        found.extend(
+            db.prepare("SELECT payment_intent, outcome, amount_minor, currency FROM payments WHERE client_reference = ?1 ORDER BY updated_at_ms DESC LIMIT 5")
+                .bind(&[s(r)])?
+                .all()
+                .await?
+                .results::<PaymentRow>()?,
+        );
+    }
+    let facts = |r: PaymentRow| {
+        PaymentOutcome::parse(&r.outcome).map(|outcome| PaymentFacts {
+            payment_intent: r.payment_intent,
+            outcome,
+            amount_minor: r.amount_minor.map(|a| a as i64),
+            currency: r.currency,
+        })
+    };
+    let all: Vec<PaymentFacts> = found.into_iter().filter_map(facts).collect();
+    Ok(all
+        .iter()
+        .find(|p| p.outcome.is_paid())
+        .or(all.first())
+        .cloned())
+}
+
+const COLUMNS: &str = "compensation_id, cause, booking_id, prebook_id, client_reference, payment_intent, guest_email, \
+     guest_name, trip, source, event_id, event_name, reason, fee_amount, fee_currency, supplier_refund, state, created_at_ms";
+
+/// What opens (or completes) a compensation row.
+pub struct NewCompensation<'a> {
+    pub compensation_id: &'a str,
+    pub cause: Cause,
+    pub booking_id: Option<&'a str>,
+    pub prebook_id: Option<&'a str>,
+    pub client_reference: Option<&'a str>,
+    pub payment_intent: Option<&'a str>,
+    pub guest_email: Option<&'a str>,
+    pub guest_name: Option<&'a str>,
+    pub trip: Option<&'a str>,
+    pub source: &'a str,
+    pub event_id: &'a str,
+    pub event_name: &'a str,
+    pub reason: &'a str,
+    pub fee_amount: Option<&'a str>,
+    pub fee_currency: Option<&'a str>,
+    pub supplier_refund: Option<&'a str>,
+    pub at_ms: i64,
+}
+
+/// Inserts the compensation and its five step rows (`pending`), or — when it exists (the failure
+/// delivered twice, or named by another event first) — fills in facts it lacked and keeps
+/// everything else. One batch; returns the row as stored.
+pub async fn open(db: &D1Database, c: &NewCompensation<'_>) -> Result<CompensationRow> {
+    let row = db
+        .prepare(
+            "INSERT INTO compensations (compensation_id, cause, booking_id, prebook_id, client_reference, payment_intent, \
+             guest_email, guest_name, trip, source, event_id, event_name, reason, fee_amount, fee_currency, supplier_refund, \
+             state, created_at_ms, updated_at_ms) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, 'open', ?17, ?17) \
+             ON CONFLICT(compensation_id) DO UPDATE SET \
+             booking_id = COALESCE(compensations.booking_id, excluded.booking_id), \
+             prebook_id = COALESCE(compensations.prebook_id, excluded.prebook_id), \
+             client_reference = COALESCE(compensations.client_reference, excluded.client_reference), \
+             payment_intent = COALESCE(compensations.payment_intent, excluded.payment_intent), \
+             guest_email = COALESCE(compensations.guest_email, excluded.guest_email), \
+             guest_name = COALESCE(compensations.guest_name, excluded.guest_name), \
+             trip = COALESCE(compensations.trip, excluded.trip)",
+        )
+        .bind(&[
+            s(c.compensation_id),
+            s(c.cause.as_str()),
+            opt(c.booking_id),
+            opt(c.prebook_id),
+            opt(c.client_reference),
+            opt(c.payment_intent),
+            opt(c.guest_email),
+            opt(c.guest_name),
+            opt(c.trip),
+            s(c.source),
+            s(c.event_id),
+            s(c.event_name),
+            s(c.reason),
+            opt(c.fee_amount),
+            opt(c.fee_currency),
+            opt(c.supplier_refund),
+            n(c.at_ms),
+        ])?;
+    let mut batch = vec![row];
+    for kind in StepKind::ALL {
+        batch.push(
+            db.prepare(
+                "INSERT INTO compensation_steps (compensation_id, step, position, status, updated_at_ms) \
+                 VALUES (?1, ?2, ?3, 'pending', ?4) ON CONFLICT(compensation_id, step) DO NOTHING",
+            )
+            .bind(&[
+                s(c.compensation_id),
+                s(kind.as_str()),
+                n(kind.position()),
+                n(c.at_ms),
+            ])?,
+        );
+    }
+    db.batch(batch).await?;
+    get(db, c.compensation_id)
+        .await?
+        .ok_or_else(|| worker::Error::RustError("compensation vanished after its insert".into()))
+}
+
+/// One compensation by id.
+pub async fn get(db: &D1Database, id: &str) -> Result<Option<CompensationRow>> {
+    db.prepare(format!(
+        "SELECT {COLUMNS} FROM compensations WHERE compensation_id = ?1"
+    ))
+    .bind(&[s(id)])?
+    .first::<CompensationRow>(None)
+    .await
+}
+
+/// The compensation of a booking, by booking id, prebook id or client reference (any given).
+pub async fn find_for_booking(
+    db: &D1Database,
+    booking_id: Option<&str>,
+    prebook_id: Option<&str>,
+    client_reference: Option<&str>,
+) -> Result<Option<CompensationRow>> {
+    for (column, value) in [
+        ("booking_id", booking_id),
+        ("prebook_id", prebook_id),
+        ("client_reference", client_reference),
+    ] {
+        let Some(v) = value.filter(|v| !v.trim().is_empty()) else {
+            continue;
+        };
+        let row = db
+            .prepare(format!(
+                "SELECT {COLUMNS} FROM compensations WHERE {column} = ?1 LIMIT 1"
+            ))
+            .bind(&[s(v)])?
+            .first::<CompensationRow>(None)
+            .await?;
+        if row.is_some() {
+            return Ok(row);
+        }
+    }
+    Ok(None)
+}
+
+/// Ids of the compensations whose refund waits for a payment that `intents` / `references`
+/// (payment intents, client references, prebook ids of the matching checkout) may be.
+pub async fn waiting_for_payment(
+    db: &D1Database,
+    intents: &[&str],
+    references: &[&str],
+    prebooks: &[&str],
+) -> Result<Vec<String>> {
+    #[derive(Deserialize)]
+    struct Id {
+        compensation_id: String,
+    }
+    let mut ids: Vec<String> = Vec::new();
+    for (column, values) in [
+        ("payment_intent", intents),
+        ("client_reference", references),
+        ("prebook_id", prebooks),
+    ] {
+        for v in values.iter().filter(|v| !v.is_empty()) {
+            let found = db
+                .prepare(format!(
+                    "SELECT c.compensation_id FROM compensations c JOIN compensation_steps st \
+                     ON st.compensation_id = c.compensation_id AND st.step = 'refund' \
+                     WHERE c.{column} = ?1 AND st.status = 'waiting_payment'"
+                ))
+                .bind(&[s(v)])?
+                .all()
+                .await?
+                .results::<Id>()?;
+            for f in found {
+                if !ids.contains(&f.compensation_id) {
+                    ids.push(f.compensation_id);
+                }
+            }
+        }
+    }
+    Ok(ids)
+}
+
+/// Sets the compensation's payment intent (once) and its state.
+pub async fn set_state(
+    db: &D1Database,
+    id: &str,
+    state: RefundState,
+    payment_intent: Option<&str>,
+    at_ms: i64,
+) -> Result<()> {
+    db.prepare(
+        "UPDATE compensations SET state = ?2, payment_intent = COALESCE(payment_intent, ?3), \
+         updated_at_ms = MAX(updated_at_ms, ?4) WHERE compensation_id = ?1",
+    )
+    .bind(&[s(id), s(state.as_str()), opt(payment_intent), n(at_ms)])?
+    .run()
+    .await?;
+    Ok(())
+}
+
+/// Attaches the booking id a compensation lacked (the booking event came after the failure).
+pub async fn attach_booking(db: &D1Database, id: &str, booking_id: &str) -> Result<()> {
+    db.prepare(
+        "UPDATE compensations SET booking_id = COALESCE(booking_id, ?2) WHERE compensation_id = ?1",
+    )
+    .bind(&[s(id), s(booking_id)])?
+    .run()
+    .await?;
+    Ok(())
+}
+
+const STEP_COLUMNS: &str = "step, status, claimed_by, idempotency_key, round, provider_id, provider_status, \
+     amount_minor, currency, attempts, error, detail";
+
+/// Every step of a compensation, in order.
+pub async fn steps(db: &D1Database, id: &str) -> Result<Vec<StepRow>> {
+    db.prepare(format!(
+        "SELECT {STEP_COLUMNS} FROM compensation_steps WHERE compensation_id = ?1 ORDER BY position"
+    ))
+    .bind(&[s(id)])?
+    .all()
+    .await?
+    .results::<StepRow>()
+}
+
+/// One step of a compensation.
+pub async fn step(db: &D1Database, id: &str, kind: StepKind) -> Result<Option<StepRow>> {
+    db.prepare(format!(
+        "SELECT {STEP_COLUMNS} FROM compensation_steps WHERE compensation_id = ?1 AND step = ?2"
+    ))
+    .bind(&[s(id), s(kind.as_str())])?
+    .first::<StepRow>(None)
+    .await
+}
+
+/// What a step's record becomes; `None` fields keep their stored value.
+#[derive(Default)]
+pub struct StepUpdate<'a> {
+    pub status: Option<StepStatus>,
+    pub idempotency_key: Option<&'a str>,
+    pub provider_id: Option<&'a str>,
+    pub provider_status: Option<&'a str>,
+    pub amount_minor: Option<i64>,
+    pub currency: Option<&'a str>,
+    /// `Some("")` clears the error.
+    pub error: Option<&'a str>,
+    pub detail: Option<&'a str>,
+}
+
+/// Writes a step's record. With `only_if` set, only while the step's status is one of them
+/// (returns whether it was written).
+pub async fn update_step(
+    db: &D1Database,
+    id: &str,
+    kind: StepKind,
+    u: &StepUpdate<'_>,
+    only_if: &[StepStatus],
+    at_ms: i64,
+) -> Result<bool> {
+    let guard = if only_if.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " AND status IN ({})",
+            only_if
+                .iter()
+                .map(|st| format!("'{}'", st.as_str()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
+    let r = db
+        .prepare(format!(
+            "UPDATE compensation_steps SET status = COALESCE(?3, status), \
+             idempotency_key = COALESCE(?4, idempotency_key), provider_id = COALESCE(?5, provider_id), \
+             provider_status = COALESCE(?6, provider_status), amount_minor = COALESCE(?7, amount_minor), \
+             currency = COALESCE(?8, currency), error = CASE WHEN ?9 IS NULL THEN error WHEN ?9 = '' THEN NULL ELSE ?9 END, \
+             detail = COALESCE(?10, detail), updated_at_ms = MAX(updated_at_ms, ?11) \
+             WHERE compensation_id = ?1 AND step = ?2{guard}"
+        ))
+        .bind(&[
+            s(id),
+            s(kind.as_str()),
+            opt(u.status.map(StepStatus::as_str)),
+            opt(u.idempotency_key),
+            opt(u.provider_id),
+            opt(u.provider_status),
+            u.amount_minor.map(n).unwrap_or(wasm_bindgen::JsValue::NULL),
+            opt(u.currency),
+            opt(u.error),
+            opt(u.detail),
+            n(at_ms),
+        ])?
+        .run()
+        .await?;
+    Ok(changes(&r) == 1)
+}
+
+/// Claims the refund step for `claimant` (an event id, or `owner:<token id>`): from one of `from`,
+/// or again by the same claimant while it is `running` (a retried Workflow step). A claim from
+/// `failed` starts a new round (a new idempotency key). Counts the attempt. `None` when another
+/// actor holds it or its status is not one of `from`: then nothing may be refunded by this caller.
+pub async fn claim_refund(
+    db: &D1Database,
+    id: &str,
+    claimant: &str,
+    from: &[StepStatus],
+    at_ms: i64,
+) -> Result<Option<StepRow>> {
+    let allowed = from
+        .iter()
+        .map(|st| format!("'{}'", st.as_str()))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let r = db
+        .prepare(format!(
+            "UPDATE compensation_steps SET status = 'running', claimed_by = ?2, attempts = attempts + 1, \
+             round = round + CASE WHEN status = 'failed' THEN 1 ELSE 0 END, updated_at_ms = MAX(updated_at_ms, ?3) \
+             WHERE compensation_id = ?1 AND step = 'refund' \
+             AND (status IN ({allowed}) OR (status = 'running' AND claimed_by = ?2))"
+        ))
+        .bind(&[s(id), s(claimant), n(at_ms)])?
+        .run()
+        .await?;
+    if changes(&r) != 1 {
+        return Ok(None);
+    }
+    step(db, id, StepKind::Refund).await
+}
+
+/// Another compensation that already refunded (or is refunding) `payment_intent`: a payment is
+/// refunded at most once whatever opened the compensations.
+pub async fn refunded_elsewhere(
+    db: &D1Database,
+    payment_intent: &str,
+    except: &str,
+) -> Result<Option<String>> {
+    #[derive(Deserialize)]
+    struct Id {
+        compensation_id: String,
+    }
+    Ok(db
+        .prepare(
+            "SELECT c.compensation_id FROM compensations c JOIN compensation_steps st \
+             ON st.compensation_id = c.compensation_id AND st.step = 'refund' \
+             WHERE c.payment_intent = ?1 AND c.compensation_id != ?2 AND st.status IN ('done', 'running') LIMIT 1",
+        )
+        .bind(&[s(payment_intent), s(except)])?
+        .first::<Id>(None)
+        .await?
+        .map(|i| i.compensation_id))
+}
+
+/// The compensation whose refund Stripe reports on: by refund id (`re_…`), else by payment intent.
+pub async fn find_by_refund(
+    db: &D1Database,
+    refund_id: Option<&str>,
+    payment_intent: Option<&str>,
+) -> Result<Option<String>> {
+    #[derive(Deserialize)]
+    struct Id {
+        compensation_id: String,
+    }
+    if let Some(re) = refund_id.filter(|r| !r.is_empty()) {
+        let found = db
+            .prepare(
+                "SELECT compensation_id FROM compensation_steps WHERE provider_id = ?1 LIMIT 1",
+            )
+            .bind(&[s(re)])?
+            .first::<Id>(None)
+            .await?;
+        if let Some(f) = found {
+            return Ok(Some(f.compensation_id));
+        }
+    }
+    if let Some(pi) = payment_intent.filter(|p| !p.is_empty()) {
+        return Ok(db
+            .prepare("SELECT compensation_id FROM compensations WHERE payment_intent = ?1 LIMIT 1")
+            .bind(&[s(pi)])?
+            .first::<Id>(None)
+            .await?
+            .map(|i| i.compensation_id));
+    }
+    Ok(None)
+}

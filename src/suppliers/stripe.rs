@@ -1,0 +1,172 @@
+//! Stripe refunds (<https://docs.stripe.com/api/refunds/create>,
+//! <https://docs.stripe.com/api/refunds/list>): the one payment-processor call the engine makes,
+//! for the compensation of a paid booking the supplier failed (`crate::journey::compensation`).
+//!
+//! `POST {STRIPE_API_BASE_URL}/v1/refunds` (form-encoded `payment_intent`, `amount` when not the
+//! whole capture, `reason=requested_by_customer`, `metadata[compensation_id]`) with
+//! `Authorization: Bearer {STRIPE_SECRET_KEY}` and an `Idempotency-Key`
+//! (<https://docs.stripe.com/api/idempotent_requests>): every retry of one refund round sends the
+//! same key, so Stripe creates at most one refund for it. Answers are parsed by
+//! [`crate::sources::stripe`] (pure); classified by
+//! [`crate::domain::compensation::classify_refund_error`].
+
+use crate::config::Config;
+use crate::domain::event::RefundUpdate;
+use crate::sources::stripe as parse;
+use futures::future::{select, Either};
+use worker::{AbortController, Delay, Fetch, Headers, Method, Request, RequestInit};
+
+/// Per-request bound, ms: an answer later than this counts as no answer (retried with the same
+/// key, so a refund Stripe did make is returned, not made again).
+pub const TIMEOUT_MS: u64 = 20_000;
+
+/// A refund request that did not create a refund.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RefundError {
+    /// HTTP status; `None` when there was no answer (network error, timeout).
+    pub status: Option<u16>,
+    /// Stripe's `error.code` (e.g. `charge_already_refunded`, `expired_card`), when given.
+    pub code: Option<String>,
+    /// One line for the owner and the step record (bounded).
+    pub message: String,
+}
+
+impl std::fmt::Display for RefundError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.status {
+            Some(s) => write!(f, "Stripe answered {s}: {}", self.message),
+            None => write!(f, "Stripe did not answer: {}", self.message),
+        }
+    }
+}
+
+/// Sends one request with the timeout; `(status, body)` of any answer.
+async fn call(
+    method: Method,
+    url: &str,
+    headers: &[(&str, &str)],
+    body: Option<String>,
+) -> Result<(u16, String), RefundError> {
+    let no_answer = |message: String| RefundError {
+        status: None,
+        code: None,
+        message,
+    };
+    let h = Headers::new();
+    for (name, value) in headers {
+        h.set(name, value)
+            .map_err(|e| no_answer(format!("request header {name}: {e}")))?;
+    }
+    let mut init = RequestInit::new();
+    init.with_method(method).with_headers(h);
+    if let Some(b) = body {
+        init.with_body(Some(b.into()));
+    }
+    let request =
+        Request::new_with_init(url, &init).map_err(|e| no_answer(format!("{url}: {e}")))?;
+    let controller = AbortController::default();
+    let signal = controller.signal();
+    let fetcher = Fetch::Request(request);
+    let fetch = Box::pin(fetcher.send_with_signal(&signal));
+    let timer = Box::pin(Delay::from(std::time::Duration::from_millis(TIMEOUT_MS)));
+    let mut response = match select(fetch, timer).await {
+        Either::Left((Ok(r), _)) => r,
+        Either::Left((Err(e), _)) => return Err(no_answer(e.to_string())),
+        Either::Right(_) => {
+            controller.abort();
+            return Err(no_answer(format!("no answer within {TIMEOUT_MS} ms")));
+        }
+    };
+    let status = response.status_code();
+    let text = response
+        .text()
+        .await
+        .unwrap_or_else(|e| format!("(body unreadable: {e})"));
+    Ok((status, text))
+}
+
+fn error_of(status: u16, body: &str) -> RefundError {
+    let (code, message) = parse::api_error(body.as_bytes());
+    RefundError {
+        status: Some(status),
+        code,
+        message,
+    }
+}
+
+/// Creates a refund of `payment_intent` (`amount_minor` `None` = everything captured) under
+/// `idempotency_key`. `Ok` is Stripe's Refund (its `status`: `succeeded`, `pending`,
+/// `requires_action`, …); an error is any other answer or none.
+pub async fn create_refund(
+    cfg: &Config,
+    payment_intent: &str,
+    amount_minor: Option<i64>,
+    compensation_id: &str,
+    idempotency_key: &str,
+) -> Result<RefundUpdate, RefundError> {
+    if cfg.stripe_secret_key.is_empty() {
+        return Err(RefundError {
+            status: Some(401),
+            code: Some("not_configured".into()),
+            message: "STRIPE_SECRET_KEY is not set on this engine".into(),
+        });
+    }
+    let mut form = form_urlencoded::Serializer::new(String::new());
+    form.append_pair("payment_intent", payment_intent);
+    if let Some(a) = amount_minor {
+        form.append_pair("amount", &a.to_string());
+    }
+    form.append_pair("reason", "requested_by_customer");
+    form.append_pair("metadata[compensation_id]", compensation_id);
+    let bearer = format!("Bearer {}", cfg.stripe_secret_key);
+    let url = format!("{}/v1/refunds", cfg.stripe_api_base_url);
+    let (status, body) = call(
+        Method::Post,
+        &url,
+        &[
+            ("Authorization", &bearer),
+            ("Content-Type", "application/x-www-form-urlencoded"),
+            ("Idempotency-Key", idempotency_key),
+        ],
+        Some(form.finish()),
+    )
+    .await?;
+    if status != 200 {
+        return Err(error_of(status, &body));
+    }
+    parse::refund_answer(body.as_bytes()).map_err(|e| RefundError {
+        // A 200 we cannot read: the refund may exist; retrying with the same key returns it.
+        status: None,
+        code: None,
+        message: format!("Stripe answered 200 with an unreadable refund: {e}"),
+    })
+}
+
+/// The refunds Stripe already has for `payment_intent` (`GET /v1/refunds?payment_intent=…`,
+/// first 100): looked at before a new refund round so a refund made by an earlier round (whose
+/// answer was lost, or saved by Stripe as an error) is never made again.
+pub async fn list_refunds(
+    cfg: &Config,
+    payment_intent: &str,
+) -> Result<Vec<RefundUpdate>, RefundError> {
+    let mut url = url::Url::parse(&format!("{}/v1/refunds", cfg.stripe_api_base_url)).map_err(
+        |e| RefundError {
+            status: None,
+            code: None,
+            message: format!("STRIPE_API_BASE_URL: {e}"),
+        },
+    )?;
+    url.query_pairs_mut()
+        .append_pair("payment_intent", payment_intent)
+        .append_pair("limit", "100");
+    let bearer = format!("Bearer {}", cfg.stripe_secret_key);
+    let (status, body) = call(Method::Get, url.as_str(), &[("Authorization", &bearer)], None).await?;
+    if status != 200 {
+        return Err(error_of(status, &body));
+    }
+    parse::refund_list(body.as_bytes()).map_err(|e| RefundError {
+        status: Some(status),
+        code: None,
+        message: format!("refund list unreadable: {e}"),
+    })
+}

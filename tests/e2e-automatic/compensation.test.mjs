@@ -1,0 +1,306 @@
+// Compensation with COMPENSATION_REFUND_POLICY = automatic (vitest.automatic.config.mjs), inside
+// workerd with the fake Stripe API of tests/e2e/fake-stripe.mjs: a paid booking the supplier
+// failed is refunded once, whatever the order or number of the events and whatever Stripe answers;
+// the guest gets one honest notice, the owner one alert.
+import { env, introspectWorkflowInstance } from "cloudflare:test";
+import { describe, it, expect } from "vitest";
+import { handedOver, postDuffel, postLiteapi, rows, sendThrough, unique } from "../e2e/helpers.mjs";
+import {
+  bookedBody,
+  bookErrorBody,
+  checkout,
+  compensationOf,
+  emailsLike,
+  failStripe,
+  getLink,
+  paidSession,
+  postLink,
+  queuedEmail,
+  refundLinks,
+  refundPosts,
+  runJourney,
+  runLiteapiEvent,
+  runStripeEvent,
+  stripeRequests,
+} from "../e2e/compensation-helpers.mjs";
+import duffelFailed from "../fixtures/duffel-order-creation-failed.json";
+
+/** A checkout whose payment Stripe has reported paid. */
+async function paid() {
+  const c = checkout();
+  const out = await runStripeEvent(paidSession(c));
+  expect(out.kind).toBe("payment_updated");
+  return c;
+}
+
+async function notice(c) {
+  const comp = await compensationOf(c);
+  return queuedEmail(`booking_not_confirmed:${comp.compensation_id}`);
+}
+
+describe("compensation, automatic refunds", () => {
+  it("paid checkout + booking.book_error: one refund under one key, one honest notice, no confirmation, one owner alert, every step recorded", async () => {
+    const c = await paid();
+    const out = await runLiteapiEvent(bookErrorBody(c));
+    expect(out.kind).toBe("booking_failed");
+    expect(out.failed).toEqual([]);
+
+    const posts = await refundPosts(c.pi);
+    expect(posts).toHaveLength(1);
+    const comp = await compensationOf(c);
+    expect(posts[0].key).toBe(`${comp.compensation_id}-refund-r1`);
+    expect(posts[0].params).toMatchObject({ payment_intent: c.pi, reason: "requested_by_customer", "metadata[compensation_id]": comp.compensation_id });
+    expect(posts[0].params.amount).toBeUndefined(); // everything captured: no supplier fee
+
+    expect(comp.cause).toBe("supplier_failed");
+    expect(comp.state).toBe("refunded");
+    expect(comp.reason).toBe("Room is no longer available at the hotel");
+    expect(comp.order).toEqual(["close_booking", "withdraw_emails", "refund", "guest_notice", "owner_alert"]);
+    expect(comp.steps.close_booking.status).toBe("skipped");
+    expect(comp.steps.withdraw_emails.status).toBe("skipped");
+    expect(comp.steps.refund).toMatchObject({ status: "done", provider_status: "succeeded", amount_minor: 54000, currency: "EUR", attempts: 1, round: 1 });
+    expect(comp.steps.refund.provider_id).toMatch(/^re_fake_/);
+    expect(comp.steps.guest_notice.status).toBe("done");
+    expect(comp.steps.owner_alert.status).toBe("done");
+
+    const guest = await notice(c);
+    expect(guest.to).toBe(c.email);
+    expect(guest.subject).toBe("We could not confirm your booking");
+    expect(guest.text).toContain("Your payment of EUR 540.00 has been refunded");
+    expect(guest.text).not.toMatch(/confirmed|liteapi|comp-/i);
+    const owner = await queuedEmail(`owner_compensation:${comp.compensation_id}`);
+    expect(owner.to).toBe("owner@example.com");
+    expect(owner.text).toContain("Refund: refunded (EUR 540.00)");
+    expect(owner.text).toContain("Nothing is waiting for you");
+    expect(await emailsLike(`booking_confirmation:${c.bookingId}`)).toEqual([]);
+    expect(await emailsLike(`booking_not_confirmed:${comp.compensation_id}`)).toHaveLength(1);
+    expect(await emailsLike(`owner_compensation:${comp.compensation_id}`)).toHaveLength(1);
+  });
+
+  it("the same failure delivered twice, and again under another event id: one refund, one notice", async () => {
+    const c = await paid();
+    const first = bookErrorBody(c);
+    await runLiteapiEvent(first);
+    const again = await postLiteapi(first.body);
+    expect(again.status).toBe(200); // a duplicate delivery starts nothing
+    const out = await runLiteapiEvent(bookErrorBody(c)); // the supplier re-sent it with a new id
+    expect(out.emails.map(([k, d]) => d)).toEqual(["already_claimed", "already_claimed"]);
+    expect(await refundPosts(c.pi)).toHaveLength(1);
+    const comp = await compensationOf(c);
+    expect(comp.steps.refund.attempts).toBe(1);
+    expect(await emailsLike(`booking_not_confirmed:${comp.compensation_id}`)).toHaveLength(1);
+    expect(await emailsLike(`owner_compensation:${comp.compensation_id}`)).toHaveLength(1);
+  });
+
+  it("the failure before the payment record: the journey waits for it, then one refund and one notice with the refund wording", async () => {
+    const c = checkout();
+    const failure = bookErrorBody(c);
+    const failed = runLiteapiEvent(failure); // sleeps COMPENSATION_PAYMENT_WAIT_MS (4 s) for the payment
+    await new Promise((r) => setTimeout(r, 500));
+    const paidOut = await runStripeEvent(paidSession(c));
+    expect(paidOut.skipped).toContainEqual(["payment_updated", "no matching checkout attempt"]);
+    const out = await failed;
+    expect(out.failed).toEqual([]);
+    expect(await refundPosts(c.pi)).toHaveLength(1);
+    const guest = await notice(c);
+    expect(guest.text).toContain("has been refunded");
+    expect((await compensationOf(c)).state).toBe("refunded");
+  });
+
+  it("a payment that arrives after the wait still resumes the refund: one refund, the notice never claimed one", async () => {
+    const c = checkout();
+    const out = await runLiteapiEvent(bookErrorBody(c)); // waits 4 s, finds nothing
+    expect(out.failed).toEqual([]);
+    let comp = await compensationOf(c);
+    expect(comp.steps.refund.status).toBe("waiting_payment");
+    expect(comp.steps.refund.detail).toMatch(/no payment is known/);
+    const guest = await notice(c);
+    expect(guest.text).toContain("If any payment was taken for this booking, it will be refunded in full");
+    expect(guest.text).not.toMatch(/has been refunded|is being refunded/);
+    expect(await refundPosts(c.pi)).toHaveLength(0);
+
+    const paidOut = await runStripeEvent(paidSession(c));
+    expect(paidOut.emails.map(([k]) => k)).toEqual([`owner_compensation:${comp.compensation_id}:payment`]);
+    expect(await refundPosts(c.pi)).toHaveLength(1);
+    comp = await compensationOf(c);
+    expect(comp.steps.refund.status).toBe("done");
+    expect(await emailsLike(`booking_not_confirmed:${comp.compensation_id}`)).toHaveLength(1);
+  });
+
+  it("the failure before the booking event: the late booking is recorded FAILED and confirms nothing", async () => {
+    const c = await paid();
+    await runLiteapiEvent(bookErrorBody(c));
+    const out = await runLiteapiEvent(bookedBody(c));
+    expect(out.kind).toBe("hotel_booked");
+    expect(out.emails).toEqual([]);
+    expect(out.skipped[0][0]).toBe("booking_confirmation");
+    expect(out.skipped[0][1]).toMatch(/^compensated \(comp-/);
+    expect(await rows("SELECT status FROM bookings WHERE booking_id = ?", c.bookingId)).toEqual([{ status: "FAILED" }]);
+    expect(await emailsLike(`booking_confirmation:${c.bookingId}`)).toEqual([]);
+    expect(await rows("SELECT COUNT(*) AS n FROM scheduled_sends WHERE booking_id = ?", c.bookingId)).toEqual([{ n: 0 }]);
+    expect((await compensationOf(c)).booking_id).toBe(c.bookingId);
+    expect(await refundPosts(c.pi)).toHaveLength(1);
+  });
+
+  it("the supplier fails after the confirmation went out: the notice is a cancellation, the refund is made, later emails stop", async () => {
+    const c = await paid();
+    await bookCheckout(c);
+    await sendThrough(`booking_confirmation:${c.bookingId}`);
+    expect(await emailsLike(`booking_confirmation:${c.bookingId}`)).toEqual([{ dedupe_key: `booking_confirmation:${c.bookingId}`, status: "sent" }]);
+
+    await runLiteapiEvent(bookErrorBody(c));
+    const comp = await compensationOf(c);
+    expect(comp.steps.close_booking.status).toBe("done");
+    expect(comp.steps.withdraw_emails.detail).toMatch(/confirmation had already been sent/);
+    expect(await rows("SELECT status FROM bookings WHERE booking_id = ?", c.bookingId)).toEqual([{ status: "FAILED" }]);
+    const guest = await notice(c);
+    expect(guest.subject).toBe("Your booking has been cancelled");
+    expect(guest.text).toContain("has been cancelled");
+    expect(guest.text).toContain("has been refunded");
+    expect(await refundPosts(c.pi)).toHaveLength(1);
+    // Every planned send of the booking now skips at its turn (the booking is closed).
+    const planned = await rows("SELECT status FROM scheduled_sends WHERE booking_id = ? AND status = 'planned'", c.bookingId);
+    expect(planned.length).toBeGreaterThan(0);
+    expect(await rows("SELECT journey_version FROM bookings WHERE booking_id = ?", c.bookingId)).toEqual([{ journey_version: 2 }]);
+  });
+
+  it("the refund API fails with 500, then succeeds: one refund, two requests under the same key", async () => {
+    const c = await paid();
+    await failStripe(c.pi, ["500"]);
+    const out = await runLiteapiEvent(bookErrorBody(c));
+    expect(out.failed).toEqual([]);
+    const posts = await refundPosts(c.pi);
+    expect(posts.map((p) => p.status)).toEqual([500, 200]);
+    expect(new Set(posts.map((p) => p.key)).size).toBe(1);
+    const comp = await compensationOf(c);
+    expect(comp.steps.refund).toMatchObject({ status: "done", attempts: 2, error: null });
+    expect(comp.state).toBe("refunded");
+  });
+
+  it("a lost answer (the refund was made, the connection dropped): the retry gets Stripe's saved refund, never a second one", async () => {
+    const c = await paid();
+    await failStripe(c.pi, ["drop"]);
+    await runLiteapiEvent(bookErrorBody(c));
+    const posts = await refundPosts(c.pi);
+    // The first answer was lost (-1); the retry under the same key got the saved refund.
+    expect(posts.map((p) => p.status)).toEqual([-1, 200]);
+    expect(posts[0].key).toBe(posts[1].key);
+    const comp = await compensationOf(c);
+    expect(comp.steps.refund).toMatchObject({ status: "done", attempts: 2 });
+    expect(comp.state).toBe("refunded");
+  });
+
+  it("a permanent refusal (expired card): the owner gets working links; the POST refunds once in a new round, a second POST does nothing", async () => {
+    const c = await paid();
+    await failStripe(c.pi, ["expired_card"]);
+    await runLiteapiEvent(bookErrorBody(c));
+    let comp = await compensationOf(c);
+    expect(comp.steps.refund).toMatchObject({ status: "failed", round: 1 });
+    expect(comp.steps.refund.error).toMatch(/402.*expired/);
+    const guest = await notice(c);
+    expect(guest.text).toContain("We are arranging your refund");
+    const owner = await queuedEmail(`owner_compensation:${comp.compensation_id}`);
+    const links = refundLinks(owner.text);
+    expect(links.now).toMatch(/^https:\/\/engine\.test\/actions\//);
+
+    const page = await getLink(links.now);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain(comp.compensation_id);
+    expect(html).toContain("Refund now");
+    expect(await refundPosts(c.pi)).toHaveLength(1); // GET changed nothing
+
+    const acted = await postLink(links.now);
+    expect(acted.status, await acted.clone().text()).toBe(200);
+    const requests = await stripeRequests(c.pi);
+    // Round 2: the existing refunds are listed first, then one POST under a new key.
+    expect(requests.map((r) => r.method)).toEqual(["POST", "GET", "POST"]);
+    expect(requests[2].key).toBe(`${comp.compensation_id}-refund-r2`);
+    comp = await compensationOf(c);
+    expect(comp.steps.refund).toMatchObject({ status: "done", round: 2 });
+    expect(comp.state).toBe("refunded");
+
+    const twice = await postLink(links.now);
+    expect(twice.status).toBe(410);
+    const handled = await postLink(links.handled);
+    expect(handled.status).toBe(409);
+    expect(await refundPosts(c.pi)).toHaveLength(2);
+  });
+
+  it("Stripe says the charge was already refunded: recorded as done, not as an error", async () => {
+    const c = await paid();
+    await failStripe(c.pi, ["charge_already_refunded"]);
+    await runLiteapiEvent(bookErrorBody(c));
+    const comp = await compensationOf(c);
+    expect(comp.steps.refund).toMatchObject({ status: "done", error: null });
+    expect(comp.steps.refund.detail).toMatch(/already refunded/);
+    expect(comp.state).toBe("refunded");
+  });
+
+  it("an unknown payment: the emails still go, the refund step says why it could not act", async () => {
+    const c = checkout();
+    await runLiteapiEvent(bookErrorBody(c));
+    const comp = await compensationOf(c);
+    expect(comp.state).toBe("payment_unknown");
+    expect(comp.steps.refund.status).toBe("waiting_payment");
+    const owner = await queuedEmail(`owner_compensation:${comp.compensation_id}`);
+    expect(owner.text).toContain("no payment known yet");
+    expect(await notice(c)).not.toBeNull();
+    expect(await stripeRequests(c.pi)).toEqual([]);
+  });
+
+  it("Duffel order.creation_failed opens the same compensation by its client reference and refunds the Stripe payment in its metadata", async () => {
+    const c = await paid();
+    const body = structuredClone(duffelFailed);
+    delete body._modeled_on;
+    body.id = unique("wev_fail_");
+    body.data.object.metadata = { client_reference: c.reference, payment_intent: c.pi };
+    body.data.object.passengers[0].email = c.email;
+    const raw = JSON.stringify(body);
+    const out = await runJourney(`e-duffel-x-${body.id}`, () => postDuffel(raw));
+    expect(out.kind).toBe("booking_failed");
+    expect(await refundPosts(c.pi)).toHaveLength(1);
+    const comp = await compensationOf(c);
+    expect(comp.source).toBe("duffel");
+    expect(comp.reason).toBe("The airline could not confirm the fare");
+    expect((await notice(c)).to).toBe(c.email);
+  });
+
+  it("a supplier cancellation of a paid, confirmed booking refunds what the supplier says is refundable", async () => {
+    const c = await paid();
+    await bookCheckout(c);
+    const cancel = {
+      eventId: unique("evt_cx_"),
+      body: JSON.stringify({
+        event_id: unique("evt_cx_"),
+        event_name: "booking.cancel",
+        sandbox: false,
+        request: JSON.stringify({ bookingId: c.bookingId }),
+        response: JSON.stringify({ data: { bookingId: c.bookingId, status: "CANCELLED_WITH_CHARGES", cancellation_fee: 40.5, refund_amount: 499.5, currency: "EUR" } }),
+      }),
+    };
+    cancel.eventId = JSON.parse(cancel.body).event_id;
+    const out = await runLiteapiEvent(cancel);
+    expect(out.kind).toBe("booking_cancelled");
+    const posts = await refundPosts(c.pi);
+    expect(posts).toHaveLength(1);
+    expect(posts[0].params.amount).toBe("49950");
+    const comp = await compensationOf(c);
+    expect(comp.cause).toBe("booking_cancelled");
+    expect(comp.steps.guest_notice.status).toBe("skipped");
+    expect(await queuedEmail(`owner_compensation:${comp.compensation_id}`)).not.toBeNull();
+    expect(await emailsLike(`booking_cancelled:${c.bookingId}`)).toHaveLength(1);
+  });
+});
+
+/** Posts the checkout's booking.book and waits until its confirmation is handed over. */
+async function bookCheckout(c) {
+  const booked = bookedBody(c);
+  const instance = await introspectWorkflowInstance(env.JOURNEY, `e-liteapi-x-${booked.eventId}`);
+  try {
+    expect((await postLiteapi(booked.body)).status).toBe(202);
+    await handedOver(c.bookingId);
+  } finally {
+    await instance.dispose();
+  }
+}

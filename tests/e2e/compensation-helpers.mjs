@@ -1,0 +1,182 @@
+// Helpers for the compensation tests (issue #14): one paid checkout's ids, the supplier's
+// failure and booking events, Stripe's payment and refund events (signed), the fake Stripe API's
+// record, and the compensation's D1 rows. Used by tests/e2e (owner policy, the default) and
+// tests/e2e-automatic (COMPENSATION_REFUND_POLICY = automatic).
+import { env, introspectWorkflowInstance, SELF } from "cloudflare:test";
+import { expect } from "vitest";
+import bookError from "../fixtures/liteapi-booking-book-error.json";
+import confirmed from "../fixtures/liteapi-booking-confirmed.json";
+import { dateInDays, instanceIdFor, outboxStub, postLiteapi, rows, unique } from "./helpers.mjs";
+
+/** The ids of one paid checkout: prebook, client reference, Stripe payment intent, guest. */
+export function checkout() {
+  const n = unique("");
+  return {
+    prebookId: `PB_${n}`,
+    reference: `trip_${n}`,
+    pi: `pi_${n}`,
+    email: `guest${n}@example.com`,
+    bookingId: `BK_${n}`,
+  };
+}
+
+/** A liteAPI `booking.book_error` for the checkout (fixture shape, its ids). */
+export function bookErrorBody(c, { eventId = unique("evt_err_"), message = "Room is no longer available at the hotel" } = {}) {
+  const envelope = structuredClone(bookError);
+  delete envelope._modeled_on;
+  envelope.event_id = eventId;
+  const request = JSON.parse(envelope.request);
+  request.prebookId = c.prebookId;
+  request.clientReference = c.reference;
+  request.holder.email = c.email;
+  request.guests[0].email = c.email;
+  request.payment.transactionId = c.pi;
+  envelope.request = JSON.stringify(request);
+  envelope.response = JSON.stringify({ error: { code: 2013, message } });
+  return { eventId, body: JSON.stringify(envelope) };
+}
+
+/** A liteAPI `booking.book` of the checkout (its prebook id and client reference), 30 days ahead. */
+export function bookedBody(c, { eventId = unique("evt_bk_") } = {}) {
+  const envelope = structuredClone(confirmed);
+  delete envelope._modeled_on;
+  envelope.event_id = eventId;
+  const response = JSON.parse(envelope.response);
+  Object.assign(response.data, {
+    bookingId: c.bookingId,
+    prebookId: c.prebookId,
+    clientReference: c.reference,
+    checkin: dateInDays(30),
+    checkout: dateInDays(33),
+  });
+  response.data.holder.email = c.email;
+  envelope.response = JSON.stringify(response);
+  return { eventId, body: JSON.stringify(envelope) };
+}
+
+/** Stripe `checkout.session.completed` (paid, EUR 540.00) for the checkout. */
+export function paidSession(c, { id = unique("evt_paid_") } = {}) {
+  return {
+    id,
+    object: "event",
+    type: "checkout.session.completed",
+    created: Math.floor(Date.now() / 1000),
+    livemode: false,
+    data: {
+      object: {
+        id: `cs_${c.pi}`,
+        object: "checkout.session",
+        payment_status: "paid",
+        amount_total: 54000,
+        currency: "eur",
+        client_reference_id: c.reference,
+        payment_intent: c.pi,
+        customer_details: { email: c.email, name: "Testa Guestington" },
+      },
+    },
+  };
+}
+
+/** Stripe `refund.updated` for a refund of the checkout's payment. */
+export function refundUpdated(c, refundId, status, { id = unique("evt_ref_"), failure_reason } = {}) {
+  return {
+    id,
+    object: "event",
+    type: "refund.updated",
+    created: Math.floor(Date.now() / 1000),
+    livemode: false,
+    data: { object: { id: refundId, object: "refund", amount: 54000, currency: "eur", payment_intent: c.pi, status, failure_reason } },
+  };
+}
+
+/** Posts a Stripe event signed with `secret` at time `t` (Unix seconds). */
+export async function postStripe(event, { secret = "whsec_test_stripe_secret", t = Math.floor(Date.now() / 1000), body = JSON.stringify(event) } = {}) {
+  const enc = new TextEncoder();
+  const k = await crypto.subtle.importKey("raw", enc.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const mac = new Uint8Array(await crypto.subtle.sign("HMAC", k, enc.encode(`${t}.${body}`)));
+  const hex = [...mac].map((b) => b.toString(16).padStart(2, "0")).join("");
+  return SELF.fetch("https://engine.test/webhooks/stripe", {
+    method: "POST",
+    headers: { "content-type": "application/json", "stripe-signature": `t=${t},v1=${hex}` },
+    body,
+  });
+}
+
+/**
+ * Posts a delivery with `post()` and waits for the journey `instanceId` to complete; returns its
+ * output. `disableSleeps` for journeys whose sleeps the test does not wait out.
+ */
+export async function runJourney(instanceId, post, { disableSleeps = false } = {}) {
+  const instance = await introspectWorkflowInstance(env.JOURNEY, instanceId);
+  try {
+    if (disableSleeps) await instance.modify(async (m) => m.disableSleeps());
+    const r = await post();
+    expect(r.status, await r.clone().text()).toBe(202);
+    await instance.waitForStatus("complete");
+    return await instance.getOutput();
+  } finally {
+    await instance.dispose();
+  }
+}
+
+/** Posts a liteAPI body and waits for its journey. */
+export function runLiteapiEvent({ eventId, body }, options) {
+  return runJourney(instanceIdFor(eventId), () => postLiteapi(body), options);
+}
+
+/** Posts a Stripe event and waits for its journey. */
+export function runStripeEvent(event, options) {
+  return runJourney(`e-stripe-x-${event.id}`, () => postStripe(event), options);
+}
+
+/** Every request the fake Stripe received about `pi`, in order: `{method, key, params, status}`. */
+export async function stripeRequests(pi) {
+  const r = await fetch(`${env.STRIPE_FAKE_API}/__requests?payment_intent=${encodeURIComponent(pi)}`);
+  return r.json();
+}
+
+/** The POSTs to /v1/refunds about `pi`. */
+export async function refundPosts(pi) {
+  return (await stripeRequests(pi)).filter((r) => r.method === "POST");
+}
+
+/** Makes the fake Stripe answer the next requests about `pi` with `plan` (see fake-stripe.mjs). */
+export async function failStripe(pi, plan) {
+  const r = await fetch(`${env.STRIPE_FAKE_API}/__fail`, { method: "POST", body: JSON.stringify({ payment_intent: pi, plan }) });
+  expect(r.status).toBe(200);
+}
+
+/** The compensation of a checkout (by client reference) and its steps `{step: {status, …}}`. */
+export async function compensationOf(c) {
+  const [row] = await rows("SELECT * FROM compensations WHERE client_reference = ?", c.reference);
+  if (!row) return null;
+  const steps = await rows("SELECT * FROM compensation_steps WHERE compensation_id = ? ORDER BY position", row.compensation_id);
+  return { ...row, steps: Object.fromEntries(steps.map((s) => [s.step, s])), order: steps.map((s) => s.step) };
+}
+
+/** The outbox's copy of the email `key` (null when the outbox has none). */
+export async function queuedEmail(key) {
+  const r = await outboxStub().fetch(`https://outbox/email?dedupe_key=${encodeURIComponent(key)}`);
+  return r.status === 200 ? r.json() : null;
+}
+
+/** D1 email rows whose key starts with `prefix`. */
+export async function emailsLike(prefix) {
+  // D1 refuses LIKE patterns over 50 bytes: compare the prefix instead.
+  return rows("SELECT dedupe_key, status FROM emails WHERE substr(dedupe_key, 1, length(?1)) = ?1 ORDER BY dedupe_key", prefix);
+}
+
+/** The signed one-click links in an owner alert's text: `{refund_now, already_handled}` paths. */
+export function refundLinks(text) {
+  const now = /Refund now \(through Stripe\): (\S+)/.exec(text)?.[1];
+  const handled = /Already handled \(refund nothing\): (\S+)/.exec(text)?.[1];
+  return { now, handled };
+}
+
+/** GET then POST an action link through the Worker. */
+export async function getLink(url) {
+  return SELF.fetch(url);
+}
+export async function postLink(url) {
+  return SELF.fetch(url, { method: "POST" });
+}
