@@ -138,6 +138,30 @@ pub fn refund_idempotency_key(compensation_id: &str, round: i64) -> String {
     format!("{compensation_id}-refund-r{round}")
 }
 
+/// The subject a one-click refund link is signed for: `<compensation id>.r<round>`, the refund
+/// round the link may start. Links of an earlier round (a refund that failed since) no longer act,
+/// and a new alert's links are new tokens even when signed in the same second.
+pub fn link_subject(compensation_id: &str, round: i64) -> String {
+    format!("{compensation_id}.r{round}")
+}
+
+/// Inverse of [`link_subject`]: `(compensation id, round)`; `None` for any other text.
+pub fn parse_link_subject(subject: &str) -> Option<(String, i64)> {
+    let (id, round) = subject.rsplit_once(".r")?;
+    let round: i64 = round.parse().ok().filter(|r| *r >= 1)?;
+    (id.starts_with("comp-") && !id.is_empty()).then(|| (id.to_string(), round))
+}
+
+/// The round a refund link acts on now: the step's round while it waits for the owner, the next
+/// one after a failure (a new round, a new idempotency key).
+pub fn next_owner_round(status: StepStatus, round: i64) -> i64 {
+    if status == StepStatus::Failed {
+        round + 1
+    } else {
+        round
+    }
+}
+
 /// What the payment processor said about the checkout's payment (D1 `payments`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PaymentFacts {
@@ -519,6 +543,18 @@ mod tests {
             format!("{a}-refund-r2"),
             "one key per round"
         );
+    }
+
+    #[test]
+    fn refund_links_name_their_round() {
+        let s = link_subject("comp-abc", 2);
+        assert_eq!(s, "comp-abc.r2");
+        assert_eq!(parse_link_subject(&s), Some(("comp-abc".into(), 2)));
+        for bad in ["comp-abc", "hold-1.r2", "comp-abc.r0", "comp-abc.rx", ".r1"] {
+            assert_eq!(parse_link_subject(bad), None, "{bad}");
+        }
+        assert_eq!(next_owner_round(StepStatus::AwaitingOwner, 1), 1);
+        assert_eq!(next_owner_round(StepStatus::Failed, 1), 2);
     }
 
     #[test]

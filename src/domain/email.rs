@@ -518,7 +518,9 @@ mod tests {
                 "marketing",
                 "owner_provider_paused",
                 "owner_journey_failed",
-                "owner_sweep_summary"
+                "owner_sweep_summary",
+                "booking_not_confirmed",
+                "owner_compensation"
             ]
         );
         assert_eq!(

@@ -18,7 +18,7 @@ use crate::config::{Config, DB_BINDING};
 use crate::domain::action_token::{self, OwnerAction};
 use crate::domain::booking::BookingStatus;
 use crate::domain::compensation::{
-    classify_refund_error, compensation_id, format_minor, plan_refund,
+    self, classify_refund_error, compensation_id, format_minor, plan_refund,
     refund_idempotency_key, Cause, PaymentFacts, RefundErrorClass, RefundPlan, RefundState,
     StepKind, StepStatus,
 };
@@ -807,7 +807,8 @@ async fn notices(
         refund.status,
         StepStatus::AwaitingOwner | StepStatus::Failed
     ) {
-        refund_links(&cfg, id, now / 1000)
+        let round = compensation::next_owner_round(refund.status, refund.round);
+        refund_links(&cfg, id, round, now / 1000)
     } else {
         Vec::new()
     };
@@ -848,8 +849,9 @@ async fn notices(
     Ok(emails)
 }
 
-/// The owner's one-click links of a compensation's refund, signed like card-testing holds.
-pub fn refund_links(cfg: &Config, id: &str, now_s: i64) -> Vec<(OwnerAction, String)> {
+/// The owner's one-click links of a compensation's refund round `round`, signed like
+/// card-testing holds (subject [`compensation::link_subject`]).
+pub fn refund_links(cfg: &Config, id: &str, round: i64, now_s: i64) -> Vec<(OwnerAction, String)> {
     if cfg.action_signing_key.is_empty() {
         return Vec::new();
     }
@@ -857,7 +859,7 @@ pub fn refund_links(cfg: &Config, id: &str, now_s: i64) -> Vec<(OwnerAction, Str
         .into_iter()
         .map(|action| {
             let token = action_token::sign(
-                id,
+                &compensation::link_subject(id, round),
                 action,
                 now_s + cfg.action_link_ttl_s,
                 cfg.action_signing_key.as_bytes(),

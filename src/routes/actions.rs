@@ -18,7 +18,9 @@ use crate::domain::render::{self, guard::guarded};
 use crate::outbox::client::deliver;
 use crate::platform::{now_ms, Page};
 use crate::store;
-use crate::domain::compensation::{CompensationRow, StepKind, StepRow, StepStatus};
+use crate::domain::compensation::{
+    next_owner_round, parse_link_subject, CompensationRow, StepKind, StepRow, StepStatus,
+};
 use crate::journey::compensation::{self, OwnerRefund};
 use worker::{Env, Request};
 
@@ -222,7 +224,15 @@ async fn refund_check(
     claims: &action_token::ActionClaims,
 ) -> Result<(CompensationRow, StepRow), AppError> {
     let db = env.d1(DB_BINDING)?;
-    let id = &claims.hold_id;
+    let Some((id, round)) = parse_link_subject(&claims.hold_id) else {
+        return Err(page(
+            404,
+            "Unknown compensation",
+            "This link does not match any compensation on this engine. Nothing was changed.",
+        )
+        .into());
+    };
+    let id = &id;
     let Some(c) = store::compensation::get(&db, id).await? else {
         return Err(page(
             404,
@@ -252,6 +262,14 @@ async fn refund_check(
             refund.detail.as_deref().unwrap_or("no detail")
         );
         return Err(page(409, "Already handled", &msg).into());
+    }
+    if next_owner_round(refund.status, refund.round) != round {
+        return Err(page(
+            409,
+            "This link is out of date",
+            "It was sent for an earlier refund attempt. Use the links of the newest alert. Nothing was changed.",
+        )
+        .into());
     }
     Ok((c, refund))
 }

@@ -10,7 +10,11 @@
 //!
 //! - `type` (required string): a canonical kind, exactly as `SupplierEvent::kind()` names it —
 //!   `hotel_booked`, `hotel_confirmation_number`, `checkin_instructions`, `hotel_amended`,
-//!   `booking_cancelled`, `flight_booked`, `flight_schedule_changed`, `status_changed`. Any other
+//!   `booking_cancelled`, `flight_booked`, `flight_schedule_changed`, `status_changed`,
+//!   `booking_failed` (the supplier failed a booking after payment: `booking_kind` `hotel` |
+//!   `flight`, `reason`, and at least one of `booking_id`, `prebook_id`, `client_reference`;
+//!   optional `transaction_id` (the Stripe payment intent), `email`, `guest_name`, `description`,
+//!   `fee`). Any other
 //!   `type` is stored and acknowledged as `Ignored(type)` (its `data` is not read).
 //! - `timestamp` (optional string): RFC 3339 time the sender produced the event; checked when
 //!   present, otherwise unused (the engine times everything from its own receipt time).
@@ -74,7 +78,7 @@ use chrono::DateTime;
 use serde_json::Value;
 
 /// The canonical kinds this source accepts as `type` (the names of `SupplierEvent::kind()`).
-pub const KINDS: [&str; 8] = [
+pub const KINDS: [&str; 9] = [
     "hotel_booked",
     "hotel_confirmation_number",
     "checkin_instructions",
@@ -83,6 +87,7 @@ pub const KINDS: [&str; 8] = [
     "flight_booked",
     "flight_schedule_changed",
     "status_changed",
+    "booking_failed",
 ];
 
 /// The generic webhook in [`super::WEBHOOKS`]: Standard Webhooks headers against
@@ -210,6 +215,20 @@ fn check(event: &SupplierEvent) -> Result<(), ParseError> {
         SupplierEvent::FlightBooked(f) if f.segments.is_empty() => Err(ParseError::Invalid {
             field: "data.segments".into(),
             reason: "has no segments".into(),
+        }),
+        SupplierEvent::BookingFailed(f)
+            if f.booking_id.is_none()
+                && f.prebook_id.as_deref().is_none_or(|p| p.trim().is_empty())
+                && f.client_reference.as_deref().is_none_or(|r| r.trim().is_empty()) =>
+        {
+            Err(ParseError::Invalid {
+                field: "data.prebook_id".into(),
+                reason: "is missing, and so are booking_id and client_reference: the failure matches no checkout".into(),
+            })
+        }
+        SupplierEvent::BookingFailed(f) if f.reason.trim().is_empty() => Err(ParseError::Invalid {
+            field: "data.reason".into(),
+            reason: "must be a non-empty string".into(),
         }),
         _ => Ok(()),
     }

@@ -89,8 +89,8 @@ export function refundUpdated(c, refundId, status, { id = unique("evt_ref_"), fa
   };
 }
 
-/** Posts a Stripe event signed with `secret` at time `t` (Unix seconds). */
-export async function postStripe(event, { secret = "whsec_test_stripe_secret", t = Math.floor(Date.now() / 1000), body = JSON.stringify(event) } = {}) {
+/** Posts a Stripe event signed with `secret` at time `t` (Unix seconds) over `body`; `sent` is the body actually sent (to forge one). */
+export async function postStripe(event, { secret = "whsec_test_stripe_secret", t = Math.floor(Date.now() / 1000), body = JSON.stringify(event), sent = body } = {}) {
   const enc = new TextEncoder();
   const k = await crypto.subtle.importKey("raw", enc.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
   const mac = new Uint8Array(await crypto.subtle.sign("HMAC", k, enc.encode(`${t}.${body}`)));
@@ -98,7 +98,7 @@ export async function postStripe(event, { secret = "whsec_test_stripe_secret", t
   return SELF.fetch("https://engine.test/webhooks/stripe", {
     method: "POST",
     headers: { "content-type": "application/json", "stripe-signature": `t=${t},v1=${hex}` },
-    body,
+    body: sent,
   });
 }
 
@@ -143,6 +143,12 @@ export async function refundPosts(pi) {
 /** Makes the fake Stripe answer the next requests about `pi` with `plan` (see fake-stripe.mjs). */
 export async function failStripe(pi, plan) {
   const r = await fetch(`${env.STRIPE_FAKE_API}/__fail`, { method: "POST", body: JSON.stringify({ payment_intent: pi, plan }) });
+  expect(r.status).toBe(200);
+}
+
+/** Moves a refund's status in the fake Stripe (as the bank's answer would). */
+export async function setRefundStatus(id, status) {
+  const r = await fetch(`${env.STRIPE_FAKE_API}/__refund_status`, { method: "POST", body: JSON.stringify({ id, status }) });
   expect(r.status).toBe(200);
 }
 

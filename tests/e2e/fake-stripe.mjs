@@ -16,7 +16,9 @@
 //   card_error, saved), "charge_already_refunded" (400, saved), "pending" (the refund is made with
 //   status pending);
 // - GET  /__requests?payment_intent=… → every refund request received for it
-//   [{method, key, params, status}], in order.
+//   [{method, key, params, status}], in order;
+// - POST /__refund_status {id, status}: a refund's status moves on (as Stripe's does when the bank
+//   answers), so a later list shows it.
 import { createServer } from "node:http";
 
 export function startFakeStripe() {
@@ -40,6 +42,13 @@ export function startFakeStripe() {
         const { payment_intent, plan } = JSON.parse(raw);
         plans.set(payment_intent, [...(plans.get(payment_intent) ?? []), ...plan]);
         return json(200, { ok: true });
+      }
+      if (url.pathname === "/__refund_status" && req.method === "POST") {
+        const { id, status } = JSON.parse(raw);
+        const refund = refunds.find((r) => r.id === id);
+        if (!refund) return json(404, { error: "no such refund" });
+        refund.status = status;
+        return json(200, refund);
       }
       if (url.pathname === "/__requests") {
         const pi = url.searchParams.get("payment_intent");
@@ -86,7 +95,8 @@ export function startFakeStripe() {
       }
       if (command === "expired_card") return save(402, { error: { type: "card_error", code: "expired_card", message: "The card has expired." } });
       if (command === "charge_already_refunded") return save(400, { error: { type: "invalid_request_error", code: "charge_already_refunded", message: "Charge has already been refunded." } });
-      if (refunds.some((r) => r.payment_intent === params.payment_intent && !params.amount)) {
+      const live = (r) => !["failed", "canceled"].includes(r.status);
+      if (refunds.some((r) => r.payment_intent === params.payment_intent && live(r) && !params.amount)) {
         return save(400, { error: { type: "invalid_request_error", code: "charge_already_refunded", message: "Charge has already been refunded." } });
       }
       const refund = {

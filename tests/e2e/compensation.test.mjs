@@ -1,0 +1,191 @@
+// Compensation under the default policy (COMPENSATION_REFUND_POLICY = owner), inside workerd with
+// the fake Stripe API of tests/e2e/fake-stripe.mjs: nothing is refunded until the owner's POST on
+// a signed single-use link; Stripe's refund webhooks confirm or reopen the refund, and a forged or
+// replayed one changes nothing. (Automatic refunds: tests/e2e-automatic/.)
+import { describe, it, expect } from "vitest";
+import {
+  bookErrorBody,
+  checkout,
+  compensationOf,
+  failStripe,
+  getLink,
+  paidSession,
+  postLink,
+  postStripe,
+  queuedEmail,
+  refundLinks,
+  refundPosts,
+  refundUpdated,
+  runLiteapiEvent,
+  runStripeEvent,
+  setRefundStatus,
+  stripeRequests,
+} from "./compensation-helpers.mjs";
+import { rows, unique } from "./helpers.mjs";
+
+/** A paid checkout the supplier then failed; returns its ids, compensation and owner links. */
+async function failedAfterPayment() {
+  const c = checkout();
+  await runStripeEvent(paidSession(c));
+  const out = await runLiteapiEvent(bookErrorBody(c));
+  expect(out.failed).toEqual([]);
+  const comp = await compensationOf(c);
+  const owner = await queuedEmail(`owner_compensation:${comp.compensation_id}`);
+  return { c, comp, owner, links: refundLinks(owner.text) };
+}
+
+describe("compensation, owner policy (the default)", () => {
+  it("no refund request until the owner's POST; the guest reads that the refund is being arranged", async () => {
+    const { c, comp, owner, links } = await failedAfterPayment();
+    expect(await stripeRequests(c.pi)).toEqual([]);
+    expect(comp.state).toBe("arranging");
+    expect(comp.steps.refund.status).toBe("awaiting_owner");
+    expect(comp.steps.refund.detail).toMatch(/COMPENSATION_REFUND_POLICY is owner/);
+    const guest = await queuedEmail(`booking_not_confirmed:${comp.compensation_id}`);
+    expect(guest.text).toContain("We are arranging your refund");
+    expect(guest.text).not.toMatch(/has been refunded|is being refunded|not been charged/);
+    expect(guest.html).not.toContain("/actions/");
+    expect(owner.text).toContain("Refund: waiting for you");
+    expect(links.now).toMatch(/^https:\/\/engine\.test\/actions\//);
+    expect(links.handled).toMatch(/^https:\/\/engine\.test\/actions\//);
+    expect(owner.html).toContain(links.now.replace(/&/g, "&amp;"));
+
+    const page = await getLink(links.now);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain(c.email);
+    expect(await stripeRequests(c.pi)).toEqual([]); // opening the page refunds nothing
+
+    const acted = await postLink(links.now);
+    const text = await acted.text();
+    expect(acted.status, text).toBe(200);
+    expect(text).toContain("Refund requested");
+    const posts = await refundPosts(c.pi);
+    expect(posts).toHaveLength(1);
+    expect(posts[0].key).toBe(`${comp.compensation_id}-refund-r1`);
+    const after = await compensationOf(c);
+    expect(after.steps.refund).toMatchObject({ status: "done", provider_status: "succeeded" });
+    expect(after.state).toBe("refunded");
+    expect(await rows("SELECT action FROM owner_actions WHERE hold_id = ?", comp.compensation_id)).toEqual([{ action: "refund_now" }]);
+
+    // The same link again, and the other link: nothing more.
+    expect((await postLink(links.now)).status).toBe(410);
+    expect((await postLink(links.handled)).status).toBe(409);
+    expect(await refundPosts(c.pi)).toHaveLength(1);
+  });
+
+  it("\u201calready handled\u201d records the refund as settled outside the engine and calls Stripe never", async () => {
+    const { c, links } = await failedAfterPayment();
+    const r = await postLink(links.handled);
+    expect(r.status, await r.clone().text()).toBe(200);
+    const comp = await compensationOf(c);
+    expect(comp.steps.refund).toMatchObject({ status: "done", detail: "marked handled by the owner outside the engine" });
+    expect(comp.state).toBe("handled");
+    expect((await postLink(links.now)).status).toBe(409);
+    expect(await stripeRequests(c.pi)).toEqual([]);
+  });
+
+  it("Stripe unreachable on the owner's click: nothing refunded, the link works again and then refunds once", async () => {
+    const { c, links } = await failedAfterPayment();
+    await failStripe(c.pi, ["503"]);
+    const first = await postLink(links.now);
+    expect(first.status).toBe(503);
+    expect(await first.text()).toContain("the link works again");
+    expect((await compensationOf(c)).steps.refund.status).toBe("awaiting_owner");
+    const second = await postLink(links.now);
+    expect(second.status, await second.clone().text()).toBe(200);
+    const posts = await refundPosts(c.pi);
+    expect(posts.map((p) => p.status)).toEqual([503, 200]);
+    expect(new Set(posts.map((p) => p.key)).size).toBe(1);
+  });
+
+  it("a tampered, foreign or unknown refund link changes nothing", async () => {
+    const { c, links } = await failedAfterPayment();
+    const tampered = links.now.slice(0, -3) + (links.now.endsWith("AAA") ? "BBB" : "AAA");
+    expect((await postLink(tampered)).status).toBe(403);
+    expect((await postLink("https://engine.test/actions/not-a-token")).status).toBe(403);
+    expect(await stripeRequests(c.pi)).toEqual([]);
+    expect((await compensationOf(c)).steps.refund.status).toBe("awaiting_owner");
+  });
+
+  it("Stripe's refund.updated confirms a refund; a later \u201cfailed\u201d reopens it for the owner with new links, once", async () => {
+    const { c, links } = await failedAfterPayment();
+    await failStripe(c.pi, ["pending"]);
+    expect((await postLink(links.now)).status).toBe(200);
+    let comp = await compensationOf(c);
+    expect(comp.state).toBe("refunding");
+    const refundId = comp.steps.refund.provider_id;
+
+    await runStripeEvent(refundUpdated(c, refundId, "succeeded"));
+    comp = await compensationOf(c);
+    expect(comp.state).toBe("refunded");
+    expect(comp.steps.refund.provider_status).toBe("succeeded");
+
+    await setRefundStatus(refundId, "failed");
+    const failed = refundUpdated(c, refundId, "failed", { failure_reason: "expired_or_canceled_card" });
+    const out = await runStripeEvent(failed);
+    expect(out.emails.map(([k]) => k)).toEqual([`owner_compensation:${comp.compensation_id}:refund_failed_1`]);
+    comp = await compensationOf(c);
+    expect(comp.state).toBe("refund_failed");
+    expect(comp.steps.refund).toMatchObject({ status: "failed", provider_status: "failed" });
+    expect(comp.steps.refund.error).toContain("expired_or_canceled_card");
+    const alert = await queuedEmail(`owner_compensation:${comp.compensation_id}:refund_failed_1`);
+    expect(alert.text).toContain("Refund failed at Stripe");
+    const again = refundLinks(alert.text);
+    expect(again.now).toBeTruthy();
+    expect(again.now).not.toBe(links.now);
+    // The first alert's unused link was for round 1: out of date now.
+    const stale = await postLink(links.handled);
+    expect(stale.status).toBe(409);
+    expect(await stale.text()).toContain("out of date");
+
+    // A second "failed" for the same refund (another event id) adds no second alert.
+    const twice = await runStripeEvent(refundUpdated(c, refundId, "failed"));
+    expect(twice.emails).toEqual([]);
+
+    // The new link refunds in round 2 under a new key, after looking at the refunds Stripe has:
+    // the earlier one failed, so one new refund is made.
+    expect((await postLink(again.now)).status).toBe(200);
+    const requests = await stripeRequests(c.pi);
+    expect(requests.map((r) => [r.method, r.key])).toEqual([
+      ["POST", `${comp.compensation_id}-refund-r1`],
+      ["GET", null],
+      ["POST", `${comp.compensation_id}-refund-r2`],
+    ]);
+    comp = await compensationOf(c);
+    expect(comp.steps.refund).toMatchObject({ status: "done", round: 2 });
+    expect(comp.steps.refund.provider_id).not.toBe(refundId);
+  });
+
+  it("a forged or replayed Stripe refund webhook changes nothing", async () => {
+    const { c, links } = await failedAfterPayment();
+    expect((await postLink(links.now)).status).toBe(200);
+    const comp = await compensationOf(c);
+    const before = JSON.stringify(comp.steps.refund);
+    const event = refundUpdated(c, comp.steps.refund.provider_id, "failed");
+
+    const forged = await postStripe(event, { secret: "whsec_attacker" });
+    expect(forged.status).toBe(401);
+    const stale = await postStripe(event, { t: Math.floor(Date.now() / 1000) - 3600 });
+    expect(stale.status).toBe(401);
+    const altered = await postStripe(event, { sent: JSON.stringify(event).replace('"failed"', '"canceled"') });
+    expect(altered.status).toBe(401);
+    expect(JSON.stringify((await compensationOf(c)).steps.refund)).toBe(before);
+    expect(await rows("SELECT COUNT(*) AS n FROM raw_events WHERE event_id = ? AND status != 'rejected'", event.id)).toEqual([{ n: 0 }]);
+
+    // Delivered properly once, then replayed: the replay is a duplicate and starts nothing.
+    await runStripeEvent(event);
+    const once = JSON.stringify((await compensationOf(c)).steps.refund);
+    const replay = await postStripe(event);
+    expect(replay.status).toBe(200);
+    expect(await replay.json()).toMatchObject({ status: "duplicate" });
+    expect(JSON.stringify((await compensationOf(c)).steps.refund)).toBe(once);
+    expect(await rows("SELECT COUNT(*) AS n FROM emails WHERE dedupe_key = ?", `owner_compensation:${comp.compensation_id}:refund_failed_1`)).toEqual([{ n: 1 }]);
+  });
+
+  it("a refund event for a payment no compensation refunded is recorded and changes nothing", async () => {
+    const c = checkout();
+    const out = await runStripeEvent(refundUpdated(c, unique("re_dash_"), "succeeded"));
+    expect(out.skipped).toEqual([["refund_updated", "no compensation refund changed"]]);
+    expect(await compensationOf(c)).toBeNull();
+  });
+});
