@@ -4,8 +4,8 @@
 //! names no checkout.
 
 use booking_email_engine::domain::event::{
-    BookingFailure, BookingRef, EmailAddress, FailedKind, Interpretation, PersonName,
-    RefundUpdate, SupplierEvent,
+    BookingFailure, BookingRef, EmailAddress, FailedKind, Interpretation, PersonName, RefundUpdate,
+    SupplierEvent,
 };
 use booking_email_engine::sources::{duffel, generic, liteapi, stripe, ParseError};
 use serde_json::{json, Value};
@@ -98,25 +98,27 @@ fn the_suppliers_reason_is_one_bounded_line_and_defaults_when_absent() {
     assert!(f.reason.starts_with("line one line"));
     v["response"] = json!("{}");
     let f = failure_of(liteapi_event(&v).unwrap());
-    assert_eq!(
-        f.reason,
-        "the supplier reported an error without a message"
-    );
+    assert_eq!(f.reason, "the supplier reported an error without a message");
 }
 
 #[test]
 fn duffel_creation_failures_read_metadata_and_errors() {
-    let env = duffel::parse_envelope(&bytes(&fixture("duffel-order-creation-failed.json"))).unwrap();
+    let env =
+        duffel::parse_envelope(&bytes(&fixture("duffel-order-creation-failed.json"))).unwrap();
     let f = failure_of(duffel::interpret(&env).unwrap());
     assert_eq!(f.booking_kind, FailedKind::Flight);
     assert_eq!(f.client_reference.as_deref(), Some("trip_fake_duffel_0001"));
-    assert_eq!(f.transaction_id.as_deref(), Some("pi_3FAKEduffelintent0001"));
+    assert_eq!(
+        f.transaction_id.as_deref(),
+        Some("pi_3FAKEduffelintent0001")
+    );
     assert_eq!(f.reason, "The airline could not confirm the fare");
     assert_eq!(f.guest_name, testa());
 
-    let env =
-        duffel::parse_envelope(&bytes(&fixture("duffel-stays-booking-creation-failed.json")))
-            .unwrap();
+    let env = duffel::parse_envelope(&bytes(&fixture(
+        "duffel-stays-booking-creation-failed.json",
+    )))
+    .unwrap();
     let f = failure_of(duffel::interpret(&env).unwrap());
     assert_eq!(f.booking_kind, FailedKind::Hotel);
     assert_eq!(f.client_reference.as_deref(), Some("trip_fake_stays_0001"));
@@ -182,7 +184,10 @@ fn stripe_api_answers_parse() {
     assert_eq!(r.status, "pending");
     assert_eq!(r.amount_minor, Some(49_950));
     assert!(stripe::refund_answer(b"{}").is_err());
-    let list = stripe::refund_list(br#"{"object":"list","data":[{"id":"re_1","status":"succeeded"},{"id":"re_2"}]}"#).unwrap();
+    let list = stripe::refund_list(
+        br#"{"object":"list","data":[{"id":"re_1","status":"succeeded"},{"id":"re_2"}]}"#,
+    )
+    .unwrap();
     assert_eq!(list.len(), 1);
     assert_eq!(
         stripe::api_error(br#"{"error":{"type":"card_error","code":"expired_card","message":"The card has expired."}}"#),

@@ -451,9 +451,7 @@ impl RefundState {
                  business days to appear on your statement.",
                 capitalize(&payment)
             ),
-            RefundState::Arranging
-            | RefundState::Handled
-            | RefundState::RefundFailed => {
+            RefundState::Arranging | RefundState::Handled | RefundState::RefundFailed => {
                 "We are arranging your refund and will confirm by email once it has been made."
                     .into()
             }
@@ -508,7 +506,6 @@ pub struct StepRow {
     pub error: Option<String>,
     pub detail: Option<String>,
 }
-
 
 #[cfg(test)]
 mod tests {

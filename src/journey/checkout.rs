@@ -304,12 +304,19 @@ pub async fn payment_updated(
         let emails: Vec<crate::domain::email::OutgoingEmail> = {
             let (env, p, claimant) = (env.clone(), p.clone(), params.event_id.to_string());
             step.run(
-                &format!("compensation resume {}", step_part(p.payment_intent.as_deref().or(p.session_id.as_deref()).unwrap_or("-"))),
+                &format!(
+                    "compensation resume {}",
+                    step_part(
+                        p.payment_intent
+                            .as_deref()
+                            .or(p.session_id.as_deref())
+                            .unwrap_or("-")
+                    )
+                ),
                 StepConfig::STORAGE,
                 async move || {
                     let intents: Vec<&str> = p.payment_intent.as_deref().into_iter().collect();
-                    let references: Vec<&str> =
-                        p.client_reference.as_deref().into_iter().collect();
+                    let references: Vec<&str> = p.client_reference.as_deref().into_iter().collect();
                     super::compensation::resume_waiting(&env, &intents, &references, &claimant)
                         .await
                 },

@@ -75,8 +75,10 @@ pub async fn booking_failed(
         f.booking_id.as_ref().map(|b| b.as_str()),
     ) else {
         // The adapters refuse such an event; the generic source's JSON could still carry one.
-        out.skipped
-            .push(("compensation".into(), "the failure names no checkout".into()));
+        out.skipped.push((
+            "compensation".into(),
+            "the failure names no checkout".into(),
+        ));
         return Ok(out);
     };
     let open_step = |name: String| {
@@ -343,7 +345,10 @@ async fn close_booking(db: &D1Database, booking_id: &str, at: i64) -> Result<boo
 /// being handed over right now).
 async fn confirmation_sent(db: &D1Database, booking_id: &str) -> Result<bool> {
     use crate::domain::email::EmailStatus::*;
-    for kind in [EmailKind::BookingConfirmation, EmailKind::FlightConfirmation] {
+    for kind in [
+        EmailKind::BookingConfirmation,
+        EmailKind::FlightConfirmation,
+    ] {
         let key = format!("{}:{booking_id}", kind.as_str());
         if let Some(row) = store::emails::find(db, &key).await? {
             if matches!(row.status, Sent | SentPossiblyTwice | Sending) {
@@ -600,8 +605,7 @@ async fn make_refund(
                     now,
                 )
                 .await?;
-                store::compensation::set_state(db, id, RefundState::Arranging, None, now)
-                    .await?;
+                store::compensation::set_state(db, id, RefundState::Arranging, None, now).await?;
                 Ok(Made::Failed(RefundOutcome {
                     status: StepStatus::Failed,
                     state: RefundState::Arranging,
@@ -702,7 +706,10 @@ fn refund_state_of(c: &CompensationRow, refund: &StepRow) -> RefundState {
 /// The amount the notices name: the refund's when known, else `None` (the wording then says
 /// "your payment").
 fn amount_text(refund: &StepRow) -> Option<String> {
-    Some(format_minor(refund.amount_minor?, refund.currency.as_deref()?))
+    Some(format_minor(
+        refund.amount_minor?,
+        refund.currency.as_deref()?,
+    ))
 }
 
 /// Steps 4 and 5: the guest's notice (once per compensation) and the owner's alert (`stage`
@@ -934,7 +941,10 @@ pub(crate) async fn for_cancellation(
     let opened: Option<String> = {
         let (env, c, params) = (env.clone(), c.clone(), params.clone());
         step.run(
-            &format!("compensation for cancel {}", step_part(c.booking_id.as_str())),
+            &format!(
+                "compensation for cancel {}",
+                step_part(c.booking_id.as_str())
+            ),
             StepConfig::STORAGE,
             async move || open_for_cancellation(&env, &c, &params).await,
         )
@@ -997,8 +1007,7 @@ async fn open_for_cancellation(
         .into_iter()
         .flatten()
         .collect();
-    let Some(payment) = store::compensation::find_payment(&db, &intents, &references).await?
-    else {
+    let Some(payment) = store::compensation::find_payment(&db, &intents, &references).await? else {
         return Ok(None);
     };
     if !payment.outcome.is_paid() {
@@ -1034,9 +1043,7 @@ async fn open_for_cancellation(
             event_name: &params.event_name,
             reason,
             fee_amount: fee.map(|m| m.amount.as_str()),
-            fee_currency: fee
-                .or(c.refund.as_ref())
-                .map(|m| m.currency.as_str()),
+            fee_currency: fee.or(c.refund.as_ref()).map(|m| m.currency.as_str()),
             supplier_refund: c.refund.as_ref().map(|m| m.amount.as_str()),
             at_ms: params.received_at_ms,
         },
@@ -1044,7 +1051,10 @@ async fn open_for_cancellation(
     .await?;
     let now = now_or(params.received_at_ms);
     for (kind, detail) in [
-        (StepKind::CloseBooking, "the cancellation closed the booking"),
+        (
+            StepKind::CloseBooking,
+            "the cancellation closed the booking",
+        ),
         (
             StepKind::WithdrawEmails,
             "the cancellation withdrew the booking's queued emails",
@@ -1078,7 +1088,12 @@ pub async fn refund_updated(
     let mut out = JourneyOutput::new("refund_updated");
     let name = format!(
         "refund update {} {}",
-        step_part(r.refund_id.as_deref().or(r.payment_intent.as_deref()).unwrap_or("-")),
+        step_part(
+            r.refund_id
+                .as_deref()
+                .or(r.payment_intent.as_deref())
+                .unwrap_or("-")
+        ),
         step_part(&r.status)
     );
     let emails: Vec<crate::domain::email::OutgoingEmail> = {
@@ -1107,9 +1122,12 @@ async fn apply_refund_update(
     at: i64,
 ) -> Result<Vec<crate::domain::email::OutgoingEmail>> {
     let db = env.d1(DB_BINDING)?;
-    let Some(id) =
-        store::compensation::find_by_refund(&db, r.refund_id.as_deref(), r.payment_intent.as_deref())
-            .await?
+    let Some(id) = store::compensation::find_by_refund(
+        &db,
+        r.refund_id.as_deref(),
+        r.payment_intent.as_deref(),
+    )
+    .await?
     else {
         return Ok(Vec::new());
     };
@@ -1226,7 +1244,13 @@ pub async fn owner_refund(env: &Env, id: &str, claimant: &str) -> Result<OwnerRe
         .and_then(|p| p.payment_intent.clone())
         .or(c.payment_intent.clone())
     else {
-        release(&db, id, before.status, "no Stripe payment intent is known for this payment").await?;
+        release(
+            &db,
+            id,
+            before.status,
+            "no Stripe payment intent is known for this payment",
+        )
+        .await?;
         return Ok(OwnerRefund::Refused(
             "no Stripe payment intent is known for this payment: refund it from the Stripe dashboard, then use \u{201c}already handled\u{201d}".into(),
         ));

@@ -13,15 +13,15 @@
 use super::{config, Answer, AppError};
 use crate::config::DB_BINDING;
 use crate::domain::action_token::{self, OwnerAction, TokenError};
-use crate::domain::event::{CheckoutAttempt, EmailAddress};
-use crate::domain::render::{self, guard::guarded};
-use crate::outbox::client::deliver;
-use crate::platform::{now_ms, Page};
-use crate::store;
 use crate::domain::compensation::{
     next_owner_round, parse_link_subject, CompensationRow, StepKind, StepRow, StepStatus,
 };
+use crate::domain::event::{CheckoutAttempt, EmailAddress};
+use crate::domain::render::{self, guard::guarded};
 use crate::journey::compensation::{self, OwnerRefund};
+use crate::outbox::client::deliver;
+use crate::platform::{now_ms, Page};
+use crate::store;
 use worker::{Env, Request};
 
 /// A result page (`title`, `message`) with `status`.
@@ -312,8 +312,12 @@ async fn refund_act(req: Request, env: &Env, claims: action_token::ActionClaims)
         .answer();
     }
     let result = if claims.action == OwnerAction::RefundNow {
-        compensation::owner_refund(env, &c.compensation_id, &format!("owner:{}", claims.token_id))
-            .await?
+        compensation::owner_refund(
+            env,
+            &c.compensation_id,
+            &format!("owner:{}", claims.token_id),
+        )
+        .await?
     } else {
         compensation::owner_handled(env, &c.compensation_id).await?
     };

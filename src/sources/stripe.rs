@@ -45,8 +45,8 @@ use super::signature::{verify_t_v1, SignatureError, STRIPE_SIGNATURE_HEADER};
 use super::{strs, Delivery, Inbound, ParseError, Unauthenticated, WebhookSource};
 use crate::config::Config;
 use crate::domain::event::{
-    EmailAddress, EventId, Interpretation, PaymentOutcome, PaymentUpdate, PersonName,
-    RefundUpdate, Source, SupplierEvent,
+    EmailAddress, EventId, Interpretation, PaymentOutcome, PaymentUpdate, PersonName, RefundUpdate,
+    Source, SupplierEvent,
 };
 use serde_json::Value;
 
@@ -385,6 +385,9 @@ pub fn api_error(body: &[u8]) -> (Option<String>, String) {
         .unwrap_or_else(|| String::from_utf8_lossy(body).into_owned());
     (
         code,
-        crate::domain::text::cut_chars(&crate::domain::text::clean(&message, crate::domain::text::TextKind::Other), 300),
+        crate::domain::text::cut_chars(
+            &crate::domain::text::clean(&message, crate::domain::text::TextKind::Other),
+            300,
+        ),
     )
 }

@@ -277,7 +277,9 @@ pub async fn get_ids(
         client_reference: Option<String>,
     }
     Ok(db
-        .prepare("SELECT transaction_id, client_reference FROM checkout_attempts WHERE prebook_id = ?1")
+        .prepare(
+            "SELECT transaction_id, client_reference FROM checkout_attempts WHERE prebook_id = ?1",
+        )
         .bind(&[s(prebook_id)])?
         .first::<Ids>(None)
         .await?
@@ -296,7 +298,10 @@ pub async fn prebooks_of(
         prebook_id: String,
     }
     let mut out: Vec<String> = Vec::new();
-    for (column, values) in [("transaction_id", intents), ("client_reference", references)] {
+    for (column, values) in [
+        ("transaction_id", intents),
+        ("client_reference", references),
+    ] {
         for v in values.iter().filter(|v| !v.is_empty()) {
             for id in db
                 .prepare(format!(

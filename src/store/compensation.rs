@@ -283,7 +283,8 @@ pub async fn attach_booking(db: &D1Database, id: &str, booking_id: &str) -> Resu
     Ok(())
 }
 
-const STEP_COLUMNS: &str = "step, status, claimed_by, idempotency_key, round, provider_id, provider_status, \
+const STEP_COLUMNS: &str =
+    "step, status, claimed_by, idempotency_key, round, provider_id, provider_status, \
      amount_minor, currency, attempts, error, detail";
 
 /// Every step of a compensation, in order.

@@ -149,18 +149,25 @@ pub async fn list_refunds(
     cfg: &Config,
     payment_intent: &str,
 ) -> Result<Vec<RefundUpdate>, RefundError> {
-    let mut url = url::Url::parse(&format!("{}/v1/refunds", cfg.stripe_api_base_url)).map_err(
-        |e| RefundError {
-            status: None,
-            code: None,
-            message: format!("STRIPE_API_BASE_URL: {e}"),
-        },
-    )?;
+    let mut url =
+        url::Url::parse(&format!("{}/v1/refunds", cfg.stripe_api_base_url)).map_err(|e| {
+            RefundError {
+                status: None,
+                code: None,
+                message: format!("STRIPE_API_BASE_URL: {e}"),
+            }
+        })?;
     url.query_pairs_mut()
         .append_pair("payment_intent", payment_intent)
         .append_pair("limit", "100");
     let bearer = format!("Bearer {}", cfg.stripe_secret_key);
-    let (status, body) = call(Method::Get, url.as_str(), &[("Authorization", &bearer)], None).await?;
+    let (status, body) = call(
+        Method::Get,
+        url.as_str(),
+        &[("Authorization", &bearer)],
+        None,
+    )
+    .await?;
     if status != 200 {
         return Err(error_of(status, &body));
     }

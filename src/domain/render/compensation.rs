@@ -209,3 +209,234 @@ pub fn owner_compensation(
         branding,
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::branding;
+    use super::*;
+    use crate::domain::compensation::{Cause, StepKind, StepStatus};
+
+    fn notice(state: RefundState, sent: bool) -> CompensationNotice {
+        CompensationNotice {
+            compensation_id: "comp-0123456789abcdef01234567".into(),
+            booking_id: None,
+            guest_name: Some("Zoë <script>alert(1)</script> Guest".into()),
+            trip: Some("Hôtel <Harbour> & Spa, 12 to 15 June 2026".into()),
+            confirmation_sent: sent,
+            state,
+            amount: Some("EUR 540.00".into()),
+        }
+    }
+
+    pub(crate) fn row() -> CompensationRow {
+        CompensationRow {
+            compensation_id: "comp-0123456789abcdef01234567".into(),
+            cause: Cause::SupplierFailed,
+            booking_id: None,
+            prebook_id: Some("PB_fake_9xYz".into()),
+            client_reference: Some("trip_fake_0001".into()),
+            payment_intent: Some("pi_3FAKEpaymentintent0002".into()),
+            guest_email: Some("guest@example.com".into()),
+            guest_name: Some("Testa Guestington".into()),
+            trip: Some("Example Harbour Hotel, 2026-06-12 to 2026-06-15".into()),
+            source: "liteapi".into(),
+            event_id: "evt_fake_liteapi_book_error_0001".into(),
+            event_name: "booking.book_error".into(),
+            reason: "Room is no longer available at the hotel".into(),
+            fee_amount: None,
+            fee_currency: None,
+            supplier_refund: None,
+            state: RefundState::Arranging,
+            created_at_ms: 0,
+        }
+    }
+
+    pub(crate) fn steps() -> Vec<StepRow> {
+        let step = |step, status, detail: &str| StepRow {
+            step,
+            status,
+            claimed_by: None,
+            idempotency_key: None,
+            round: 1,
+            provider_id: None,
+            provider_status: None,
+            amount_minor: None,
+            currency: None,
+            attempts: 0,
+            error: None,
+            detail: Some(detail.into()),
+        };
+        vec![
+            step(
+                StepKind::CloseBooking,
+                StepStatus::Skipped,
+                "no booking is recorded for this checkout",
+            ),
+            step(
+                StepKind::WithdrawEmails,
+                StepStatus::Skipped,
+                "no booking is recorded for this checkout",
+            ),
+            step(
+                StepKind::Refund,
+                StepStatus::AwaitingOwner,
+                "COMPENSATION_REFUND_POLICY is owner: the refund waits for your click",
+            ),
+            step(
+                StepKind::GuestNotice,
+                StepStatus::Done,
+                "not confirmed notice, refund wording: arranging",
+            ),
+            step(StepKind::OwnerAlert, StepStatus::Pending, ""),
+        ]
+    }
+
+    fn guest() -> EmailAddress {
+        EmailAddress::parse("guest@example.com").unwrap()
+    }
+
+    #[test]
+    fn the_notice_is_keyed_per_compensation_and_escapes_supplier_text() {
+        let e = booking_not_confirmed(
+            &notice(RefundState::Arranging, false),
+            &guest(),
+            &branding(),
+        )
+        .unwrap();
+        assert_eq!(
+            e.dedupe_key.as_str(),
+            "booking_not_confirmed:comp-0123456789abcdef01234567"
+        );
+        assert_eq!(e.kind, EmailKind::BookingNotConfirmed);
+        assert_eq!(e.subject, "We could not confirm your booking");
+        assert!(
+            e.html.contains("Hôtel &#60;Harbour&#62; &#38; Spa"),
+            "{}",
+            e.html
+        );
+        assert!(!e.html.contains("<script>") && !e.html.contains("<Harbour>"));
+        assert!(e.text.contains("Hi Zoë,"));
+        assert!(e.text.contains("We are arranging your refund"));
+        assert!(!e.text.contains("comp-") && !e.html.contains("comp-"));
+    }
+
+    #[test]
+    fn the_wording_follows_the_refund_and_the_confirmation() {
+        let text = |state, sent| {
+            booking_not_confirmed(&notice(state, sent), &guest(), &branding())
+                .unwrap()
+                .text
+        };
+        assert!(text(RefundState::NotCharged, false).contains("You have not been charged."));
+        assert!(text(RefundState::Refunded, false)
+            .contains("Your payment of EUR 540.00 has been refunded"));
+        assert!(text(RefundState::Refunding, false)
+            .contains("Your payment of EUR 540.00 is being refunded"));
+        let cancelled =
+            booking_not_confirmed(&notice(RefundState::Refunded, true), &guest(), &branding())
+                .unwrap();
+        assert_eq!(cancelled.subject, "Your booking has been cancelled");
+        assert!(cancelled.text.contains("has been cancelled"));
+        assert!(!cancelled.text.contains("could not confirm"));
+    }
+
+    #[test]
+    fn the_owner_alert_shows_the_steps_and_the_links() {
+        let owner = EmailAddress::parse("owner@example.com").unwrap();
+        let links = vec![
+            (
+                OwnerAction::RefundNow,
+                "https://engine.example/actions/aaa".to_string(),
+            ),
+            (
+                OwnerAction::RefundHandled,
+                "https://engine.example/actions/bbb".to_string(),
+            ),
+        ];
+        let (c, steps) = (row(), steps());
+        let e = owner_compensation(
+            &OwnerCompensation {
+                compensation: &c,
+                steps: &steps,
+                state: RefundState::Arranging,
+                amount: None,
+                links: &links,
+                stage: "opened",
+            },
+            &owner,
+            &branding(),
+        )
+        .unwrap();
+        assert_eq!(
+            e.dedupe_key.as_str(),
+            "owner_compensation:comp-0123456789abcdef01234567"
+        );
+        assert_eq!(
+            e.subject,
+            "Paid booking failed at the supplier: guest@example.com"
+        );
+        assert!(e.text.contains("Refund: waiting for you"));
+        assert!(e.text.contains("3. refund: awaiting_owner"));
+        assert!(e
+            .text
+            .contains("- Refund now (through Stripe): https://engine.example/actions/aaa"));
+        let later = owner_compensation(
+            &OwnerCompensation {
+                compensation: &c,
+                steps: &steps,
+                state: RefundState::RefundFailed,
+                amount: Some("EUR 540.00"),
+                links: &[],
+                stage: "refund_failed_1",
+            },
+            &owner,
+            &branding(),
+        )
+        .unwrap();
+        assert!(later.dedupe_key.as_str().ends_with(":refund_failed_1"));
+        assert!(later.subject.starts_with("Refund failed at Stripe"));
+        assert!(later.text.contains("Nothing is waiting for you"));
+    }
+
+    /// Writes the sample renders of the README (`cargo test -- --ignored write_docs_renders`).
+    #[test]
+    #[ignore]
+    fn write_docs_renders() {
+        let root = env!("CARGO_MANIFEST_DIR");
+        let mut n = notice(RefundState::Refunding, false);
+        n.guest_name = Some("Testa Guestington".into());
+        n.trip = Some("Example Harbour Hotel, Fri 12 – Mon 15 June 2026".into());
+        let e = booking_not_confirmed(&n, &guest(), &branding()).unwrap();
+        std::fs::write(format!("{root}/docs/booking-not-confirmed.txt"), &e.text).unwrap();
+        std::fs::write(format!("{root}/docs/booking-not-confirmed.html"), &e.html).unwrap();
+        let owner = EmailAddress::parse("owner@example.com").unwrap();
+        let links = vec![
+            (
+                OwnerAction::RefundNow,
+                "https://booking-email-engine.example.workers.dev/actions/<signed-token>"
+                    .to_string(),
+            ),
+            (
+                OwnerAction::RefundHandled,
+                "https://booking-email-engine.example.workers.dev/actions/<signed-token>"
+                    .to_string(),
+            ),
+        ];
+        let (c, steps) = (row(), steps());
+        let a = owner_compensation(
+            &OwnerCompensation {
+                compensation: &c,
+                steps: &steps,
+                state: RefundState::Arranging,
+                amount: None,
+                links: &links,
+                stage: "opened",
+            },
+            &owner,
+            &branding(),
+        )
+        .unwrap();
+        std::fs::write(format!("{root}/docs/owner-compensation.txt"), &a.text).unwrap();
+        std::fs::write(format!("{root}/docs/owner-compensation.html"), &a.html).unwrap();
+    }
+}

@@ -114,7 +114,8 @@ pub use sweep_summary::{owner_sweep_summary, RepairLine};
 #[allow(unused_imports)]
 pub(crate) use pages::fallback_page;
 pub use pages::{
-    action_confirm_page, action_result_page, refund_confirm_page, unsubscribe_confirm_page, unsubscribe_result_page,
+    action_confirm_page, action_result_page, refund_confirm_page, unsubscribe_confirm_page,
+    unsubscribe_result_page,
 };
 pub use text::plain_instructions;
 

@@ -72,8 +72,7 @@ pub(super) fn booking_failure(
     };
     let booking_id = booking_id
         .map(|id| {
-            BookingRef::parse(&id)
-                .map_err(|e| booking.get("bookingId").invalid(e.to_string()))
+            BookingRef::parse(&id).map_err(|e| booking.get("bookingId").invalid(e.to_string()))
         })
         .transpose()?;
     if prebook_id.is_none() && client_reference.is_none() && booking_id.is_none() {

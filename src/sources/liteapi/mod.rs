@@ -244,47 +244,46 @@ impl<'a> Inner<'a> {
 /// known ones the engine does not act on, are `Ignored(name)`: stored and acknowledged.
 pub fn interpret(env: &Envelope) -> Result<Interpretation, ParseError> {
     let name = env.event_name.as_str();
-    let event = match name {
-        "booking.book" | "booking.rebook.rfn" | "booking.rebook.nrfn" => {
-            SupplierEvent::HotelBooked(Box::new(hotel_booking(env)?))
-        }
-        "booking.book.hotelConfirmationNumber" => hotel_confirmation_number(env)?,
-        "booking.cancel" => SupplierEvent::BookingCancelled(hotel_cancellation(env)?),
-        "booking.checkinInstruction" => checkin_instructions(env)?,
-        "booking.prebook" => SupplierEvent::CheckoutStarted(Box::new(checkout_attempt(env)?)),
-        "booking.amendment" => SupplierEvent::HotelAmended(Box::new(amendment(env, false)?)),
-        "booking.amendment.relocation" => {
-            SupplierEvent::HotelAmended(Box::new(amendment(env, true)?))
-        }
-        "flight.book.confirmed" => SupplierEvent::FlightBooked(Box::new(flight_booking(env)?)),
-        "flight.book.cancelled" => SupplierEvent::BookingCancelled(Cancellation {
-            booking_id: flight_booking_id(env)?,
-            with_charges: false,
-            cancellation_fee: None,
-            refund: None,
-        }),
-        "booking.book_error" => SupplierEvent::BookingFailed(Box::new(failure::booking_failure(
-            env,
-            FailedKind::Hotel,
-        )?)),
-        "flight.book.failed" => SupplierEvent::BookingFailed(Box::new(failure::booking_failure(
-            env,
-            FailedKind::Flight,
-        )?)),
-        "flight.book.created" | "flight.book.pending.confirmation" | "flight.book.expired" => {
-            let booking = flight_booking_at(env);
-            SupplierEvent::StatusChanged {
-                booking_id: flight_booking_id(env)?,
-                status: booking.get("status").str_opt().unwrap_or_else(|| {
-                    name["flight.book.".len()..]
-                        .replace('.', "_")
-                        .to_ascii_uppercase()
-                }),
+    let event =
+        match name {
+            "booking.book" | "booking.rebook.rfn" | "booking.rebook.nrfn" => {
+                SupplierEvent::HotelBooked(Box::new(hotel_booking(env)?))
             }
-        }
-        // Errors, refunds, compensations and anything unknown.
-        other => return Ok(Interpretation::Ignored(other.to_string())),
-    };
+            "booking.book.hotelConfirmationNumber" => hotel_confirmation_number(env)?,
+            "booking.cancel" => SupplierEvent::BookingCancelled(hotel_cancellation(env)?),
+            "booking.checkinInstruction" => checkin_instructions(env)?,
+            "booking.prebook" => SupplierEvent::CheckoutStarted(Box::new(checkout_attempt(env)?)),
+            "booking.amendment" => SupplierEvent::HotelAmended(Box::new(amendment(env, false)?)),
+            "booking.amendment.relocation" => {
+                SupplierEvent::HotelAmended(Box::new(amendment(env, true)?))
+            }
+            "flight.book.confirmed" => SupplierEvent::FlightBooked(Box::new(flight_booking(env)?)),
+            "flight.book.cancelled" => SupplierEvent::BookingCancelled(Cancellation {
+                booking_id: flight_booking_id(env)?,
+                with_charges: false,
+                cancellation_fee: None,
+                refund: None,
+            }),
+            "booking.book_error" => SupplierEvent::BookingFailed(Box::new(
+                failure::booking_failure(env, FailedKind::Hotel)?,
+            )),
+            "flight.book.failed" => SupplierEvent::BookingFailed(Box::new(
+                failure::booking_failure(env, FailedKind::Flight)?,
+            )),
+            "flight.book.created" | "flight.book.pending.confirmation" | "flight.book.expired" => {
+                let booking = flight_booking_at(env);
+                SupplierEvent::StatusChanged {
+                    booking_id: flight_booking_id(env)?,
+                    status: booking.get("status").str_opt().unwrap_or_else(|| {
+                        name["flight.book.".len()..]
+                            .replace('.', "_")
+                            .to_ascii_uppercase()
+                    }),
+                }
+            }
+            // Errors, refunds, compensations and anything unknown.
+            other => return Ok(Interpretation::Ignored(other.to_string())),
+        };
     Ok(Interpretation::Journey(event))
 }
 
