@@ -67,3 +67,12 @@ CREATE TABLE compensation_steps (
   PRIMARY KEY (compensation_id, step)
 );
 CREATE INDEX compensation_steps_by_provider ON compensation_steps(provider_id);
+
+-- One refund per payment: the first compensation to claim a payment intent's refund owns it; any
+-- other compensation of the same payment (a failure and a cancellation named by different ids)
+-- is handed to the owner instead of refunding again. Inserted in the same batch as the claim.
+CREATE TABLE refund_claims (
+  payment_intent   TEXT PRIMARY KEY,
+  compensation_id  TEXT NOT NULL,
+  claimed_at_ms    INTEGER NOT NULL
+);

@@ -197,16 +197,21 @@ pub enum RefundPlan {
 
 /// Decides the refund of a compensation.
 ///
-/// - no payment → [`RefundPlan::PaymentUnknown`]; failed / expired → [`RefundPlan::NotCharged`];
+/// - no payment, or only a failed card attempt (a customer may retry another card on the same
+///   payment intent, and a late failure event says nothing about the capture) →
+///   [`RefundPlan::PaymentUnknown`]; an expired checkout → [`RefundPlan::NotCharged`];
 /// - paid or processing: the amount is `supplier_refund` when the supplier reported one (capped at
 ///   what was captured), else what was captured minus `fee` when the supplier reported a fee, else
 ///   everything captured (no amount sent). A fee in another currency, a fee with no captured
 ///   amount to subtract from, a fee that covers the whole payment, or a payment without a payment
 ///   intent → [`RefundPlan::AwaitOwner`] whatever the policy (a human must look);
+/// - a cancellation ([`Cause::BookingCancelled`]) → [`RefundPlan::AwaitOwner`] whatever the
+///   policy: the event does not say who cancelled, and the booking site may have refunded already;
 /// - otherwise [`RefundPolicy::Automatic`] → [`RefundPlan::Refund`], [`RefundPolicy::Owner`] →
 ///   [`RefundPlan::AwaitOwner`].
 pub fn plan_refund(
     policy: RefundPolicy,
+    cause: Cause,
     payment: Option<&PaymentFacts>,
     fee: Option<&Money>,
     supplier_refund: Option<&Money>,
@@ -214,8 +219,10 @@ pub fn plan_refund(
     let Some(p) = payment else {
         return RefundPlan::PaymentUnknown;
     };
-    if !p.outcome.is_paid() {
-        return RefundPlan::NotCharged;
+    match p.outcome {
+        PaymentOutcome::Expired => return RefundPlan::NotCharged,
+        PaymentOutcome::Failed => return RefundPlan::PaymentUnknown,
+        PaymentOutcome::Paid | PaymentOutcome::Processing => {}
     }
     let owner = |amount_minor: Option<i64>, why: String| RefundPlan::AwaitOwner {
         payment_intent: p.payment_intent.clone(),
@@ -236,6 +243,14 @@ pub fn plan_refund(
         return owner(
             Some(0),
             "the supplier's fee covers the whole payment: nothing would be refunded".into(),
+        );
+    }
+    if cause == Cause::BookingCancelled {
+        return owner(
+            amount,
+            "a cancellation: the event does not say who cancelled (the booking site may have \
+             refunded already), so the refund waits for your click"
+                .into(),
         );
     }
     match policy {
@@ -575,28 +590,53 @@ mod tests {
     fn the_plan_follows_the_payment_and_the_policy() {
         use RefundPolicy::*;
         assert_eq!(
-            plan_refund(Automatic, None, None, None),
+            plan_refund(Automatic, Cause::SupplierFailed, None, None, None),
             RefundPlan::PaymentUnknown
         );
-        for outcome in [PaymentOutcome::Failed, PaymentOutcome::Expired] {
+        for (outcome, plan) in [
+            (PaymentOutcome::Failed, RefundPlan::PaymentUnknown),
+            (PaymentOutcome::Expired, RefundPlan::NotCharged),
+        ] {
             let p = PaymentFacts {
                 outcome,
                 ..paid(100)
             };
             assert_eq!(
-                plan_refund(Automatic, Some(&p), None, None),
-                RefundPlan::NotCharged
+                plan_refund(Automatic, Cause::SupplierFailed, Some(&p), None, None),
+                plan
             );
         }
+        assert!(matches!(
+            plan_refund(
+                Automatic,
+                Cause::BookingCancelled,
+                Some(&paid(100)),
+                None,
+                None
+            ),
+            RefundPlan::AwaitOwner { .. }
+        ));
         assert_eq!(
-            plan_refund(Automatic, Some(&paid(54_000)), None, None),
+            plan_refund(
+                Automatic,
+                Cause::SupplierFailed,
+                Some(&paid(54_000)),
+                None,
+                None
+            ),
             RefundPlan::Refund {
                 payment_intent: "pi_1".into(),
                 amount_minor: None
             }
         );
         assert!(matches!(
-            plan_refund(Owner, Some(&paid(54_000)), None, None),
+            plan_refund(
+                Owner,
+                Cause::SupplierFailed,
+                Some(&paid(54_000)),
+                None,
+                None
+            ),
             RefundPlan::AwaitOwner {
                 amount_minor: None,
                 ..
@@ -608,21 +648,39 @@ mod tests {
     fn a_fee_is_subtracted_and_a_supplier_refund_is_capped() {
         let p = paid(54_000);
         assert_eq!(
-            plan_refund(RefundPolicy::Automatic, Some(&p), Some(&eur("40.50")), None),
+            plan_refund(
+                RefundPolicy::Automatic,
+                Cause::SupplierFailed,
+                Some(&p),
+                Some(&eur("40.50")),
+                None
+            ),
             RefundPlan::Refund {
                 payment_intent: "pi_1".into(),
                 amount_minor: Some(49_950)
             }
         );
         assert_eq!(
-            plan_refund(RefundPolicy::Automatic, Some(&p), None, Some(&eur("600"))),
+            plan_refund(
+                RefundPolicy::Automatic,
+                Cause::SupplierFailed,
+                Some(&p),
+                None,
+                Some(&eur("600"))
+            ),
             RefundPlan::Refund {
                 payment_intent: "pi_1".into(),
                 amount_minor: Some(54_000)
             }
         );
         assert_eq!(
-            plan_refund(RefundPolicy::Automatic, Some(&p), Some(&eur("0.00")), None),
+            plan_refund(
+                RefundPolicy::Automatic,
+                Cause::SupplierFailed,
+                Some(&p),
+                Some(&eur("0.00")),
+                None
+            ),
             RefundPlan::Refund {
                 payment_intent: "pi_1".into(),
                 amount_minor: None
@@ -650,7 +708,13 @@ mod tests {
             (no_pi, None),
             (no_amount, Some(&eur("5"))),
         ] {
-            let plan = plan_refund(RefundPolicy::Automatic, Some(&p), fee, None);
+            let plan = plan_refund(
+                RefundPolicy::Automatic,
+                Cause::SupplierFailed,
+                Some(&p),
+                fee,
+                None,
+            );
             assert!(
                 matches!(plan, RefundPlan::AwaitOwner { .. }),
                 "{p:?} {fee:?} → {plan:?}"

@@ -13,7 +13,7 @@
 //! - the failure after the confirmation went out → the guest notice is a cancellation.
 
 use super::workflow::{Step, StepConfig};
-use super::{config, deliver_once, rust_err, JourneyOutput};
+use super::{config, deliver, deliver_once, rust_err, JourneyOutput};
 use crate::config::{Config, DB_BINDING};
 use crate::domain::action_token::{self, OwnerAction};
 use crate::domain::booking::BookingStatus;
@@ -217,11 +217,12 @@ async fn undo(
     };
     if let Err(e) = refund {
         let (env2, id2, error) = (env.clone(), id.clone(), e.to_string());
+        let claimant = params.event_id.to_string();
         let _: bool = step
             .run(
                 &format!("compensation refund gave up {}", step_part(&id)),
                 StepConfig::STORAGE,
-                async move || gave_up(&env2, &id2, &error).await,
+                async move || gave_up(&env2, &id2, &claimant, &error).await,
             )
             .await?;
         out.failed.push((format!("refund {id}"), e.to_string()));
@@ -256,7 +257,22 @@ async fn close_and_withdraw(env: &Env, id: &str, at: i64) -> Result<bool> {
         .await?
         .ok_or_else(|| rust_err("compensation vanished"))?;
     let now = now_or(at);
-    let Some(booking_id) = c.booking_id.clone() else {
+    // The booking event may have been recorded since the compensation opened (the two journeys
+    // ran side by side): look again by prebook id before deciding there is none.
+    let booking_id = match c.booking_id.clone() {
+        Some(b) => Some(b),
+        None => match c.prebook_id.as_deref() {
+            Some(p) => {
+                let found = store::bookings::by_prebook(&db, p).await?;
+                if let Some(b) = &found {
+                    store::compensation::attach_booking(&db, id, b).await?;
+                }
+                found
+            }
+            None => None,
+        },
+    };
+    let Some(booking_id) = booking_id else {
         for kind in [StepKind::CloseBooking, StepKind::WithdrawEmails] {
             store::compensation::update_step(
                 &db,
@@ -370,12 +386,46 @@ async fn refund_by_journey(env: &Env, id: &str, claimant: &str) -> Result<Refund
         .await?
         .ok_or_else(|| rust_err("refund step missing"))?;
     let now = now_ms();
-    // Decided already (a duplicate event, a replay, the owner): report, never act again.
-    if !matches!(
-        row.status,
-        StepStatus::Pending | StepStatus::WaitingPayment | StepStatus::Running
-    ) || (row.status == StepStatus::Running && row.claimed_by.as_deref() != Some(claimant))
-    {
+    // A retry of this claimant's own round: finish it with the key and amount already sent,
+    // never re-plan (a new amount under the same key is refused by Stripe).
+    if row.status == StepStatus::Running && row.claimed_by.as_deref() == Some(claimant) {
+        let Some(pi) = c.payment_intent.clone() else {
+            return Err(rust_err("a running refund without a payment intent"));
+        };
+        // Renew the claim (counts the attempt); `Pending` never matches a running step, so only
+        // this claimant's own claim (or an expired one) is taken.
+        let row = match store::compensation::claim_refund(
+            &db,
+            id,
+            claimant,
+            &[StepStatus::Pending],
+            Some(&pi),
+            now,
+        )
+        .await?
+        {
+            Ok(Some(row)) => row,
+            _ => {
+                let row = store::compensation::step(&db, id, StepKind::Refund)
+                    .await?
+                    .ok_or_else(|| rust_err("refund step missing"))?;
+                return Ok(outcome_of(&c, &row));
+            }
+        };
+        return finish(
+            &db,
+            &cfg,
+            &c,
+            &pi,
+            row.amount_minor,
+            row.currency.as_deref(),
+            claimant,
+            &row,
+        )
+        .await;
+    }
+    // Decided already (a duplicate event, a replay, the owner, another actor): report, never act.
+    if !matches!(row.status, StepStatus::Pending | StepStatus::WaitingPayment) {
         return Ok(outcome_of(&c, &row));
     }
     let payment = payment_of(&db, &c).await?;
@@ -383,6 +433,7 @@ async fn refund_by_journey(env: &Env, id: &str, claimant: &str) -> Result<Refund
     let supplier_refund = money(c.supplier_refund.as_deref(), c.fee_currency.as_deref());
     let plan = plan_refund(
         cfg.refund_policy,
+        c.cause,
         payment.as_ref(),
         fee.as_ref(),
         supplier_refund.as_ref(),
@@ -421,7 +472,7 @@ async fn refund_by_journey(env: &Env, id: &str, claimant: &str) -> Result<Refund
             decided(
                 StepStatus::Skipped,
                 RefundState::NotCharged,
-                "not charged: the payment processor says this payment failed or expired".into(),
+                "not charged: the payment processor says this checkout expired unpaid".into(),
                 None,
             )
             .await
@@ -430,8 +481,8 @@ async fn refund_by_journey(env: &Env, id: &str, claimant: &str) -> Result<Refund
             decided(
                 StepStatus::WaitingPayment,
                 RefundState::PaymentUnknown,
-                "no payment is known for this checkout, so nothing was refunded; a paid payment \
-                 recorded later resumes this refund"
+                "no captured payment is known for this checkout, so nothing was refunded; a paid \
+                 payment recorded later resumes this refund"
                     .into(),
                 None,
             )
@@ -452,43 +503,92 @@ async fn refund_by_journey(env: &Env, id: &str, claimant: &str) -> Result<Refund
             payment_intent,
             amount_minor,
         } => {
-            if let Some(other) =
-                store::compensation::refunded_elsewhere(&db, &payment_intent, id).await?
-            {
-                return decided(
-                    StepStatus::Done,
-                    RefundState::Refunding,
-                    format!("this payment is refunded by compensation {other}"),
-                    None,
-                )
-                .await;
-            }
             store::compensation::set_state(&db, id, RefundState::Open, Some(&payment_intent), now)
                 .await?;
-            let Some(claimed) =
-                store::compensation::claim_refund(&db, id, claimant, &open, now).await?
-            else {
-                let row = store::compensation::step(&db, id, StepKind::Refund)
-                    .await?
-                    .ok_or_else(|| rust_err("refund step missing"))?;
-                return Ok(outcome_of(&c, &row));
+            store::compensation::update_step(
+                &db,
+                id,
+                StepKind::Refund,
+                &StepUpdate {
+                    amount_minor,
+                    currency,
+                    ..Default::default()
+                },
+                &open,
+                now,
+            )
+            .await?;
+            let claimed = match store::compensation::claim_refund(
+                &db,
+                id,
+                claimant,
+                &open,
+                Some(&payment_intent),
+                now,
+            )
+            .await?
+            {
+                Ok(Some(claimed)) => claimed,
+                Ok(None) => {
+                    let row = store::compensation::step(&db, id, StepKind::Refund)
+                        .await?
+                        .ok_or_else(|| rust_err("refund step missing"))?;
+                    return Ok(outcome_of(&c, &row));
+                }
+                // One refund per payment: another compensation of the same payment owns it. A
+                // human looks (the guest reads "we are arranging your refund", never "refunded").
+                Err(other) => {
+                    return decided(
+                        StepStatus::AwaitingOwner,
+                        RefundState::Arranging,
+                        format!("this payment's refund belongs to compensation {other}: check it before refunding here"),
+                        None,
+                    )
+                    .await
+                }
             };
-            let result = make_refund(
+            finish(
                 &db,
                 &cfg,
-                id,
+                &c,
                 &payment_intent,
                 amount_minor,
                 currency,
+                claimant,
                 &claimed,
             )
-            .await?;
-            match result {
-                Made::Done(o) | Made::Failed(o) => Ok(o),
-                // The step fails; the engine retries it with the same key.
-                Made::Retry(e) => Err(rust_err(format!("refund not made yet, retrying: {e}"))),
-            }
+            .await
         }
+    }
+}
+
+/// One refund request of a claimed round, as a journey step: a retryable error fails the step
+/// (the engine retries it, same key).
+#[allow(clippy::too_many_arguments)]
+async fn finish(
+    db: &D1Database,
+    cfg: &Config,
+    c: &CompensationRow,
+    pi: &str,
+    amount_minor: Option<i64>,
+    currency: Option<&str>,
+    claimant: &str,
+    claimed: &StepRow,
+) -> Result<RefundOutcome> {
+    match make_refund(
+        db,
+        cfg,
+        &c.compensation_id,
+        pi,
+        amount_minor,
+        currency,
+        claimant,
+        claimed,
+    )
+    .await?
+    {
+        Made::Done(o) | Made::Failed(o) => Ok(o),
+        Made::Retry(e) => Err(rust_err(format!("refund not made yet, retrying: {e}"))),
     }
 }
 
@@ -502,7 +602,9 @@ enum Made {
     Retry(stripe::RefundError),
 }
 
-/// One refund request for a claimed step (round `claimed.round`, its key), recorded.
+/// One refund request for a claimed step (round `claimed.round`, its key), recorded under the
+/// claim (a write is refused once another actor took the step over).
+#[allow(clippy::too_many_arguments)]
 async fn make_refund(
     db: &D1Database,
     cfg: &Config,
@@ -510,10 +612,38 @@ async fn make_refund(
     payment_intent: &str,
     amount_minor: Option<i64>,
     currency: Option<&str>,
+    claimant: &str,
     claimed: &StepRow,
 ) -> Result<Made> {
     let key = refund_idempotency_key(id, claimed.round);
     let now = now_ms();
+    // A key was sent before (a retry, a taken-over claim, a new round): Stripe may hold a refund
+    // whose answer was lost, saved as an error, or older than its 24 h idempotency window. Never
+    // refund twice: look first, and make no request when the look itself fails.
+    if claimed.idempotency_key.is_some() {
+        match stripe::list_refunds(cfg, payment_intent).await {
+            Ok(existing) => {
+                if let Some(r) = existing.iter().find(|r| {
+                    matches!(
+                        r.status.as_str(),
+                        "succeeded" | "pending" | "requires_action"
+                    )
+                }) {
+                    return Ok(Made::Done(
+                        record_made(
+                            db,
+                            id,
+                            r,
+                            claimant,
+                            "Stripe already held a refund of this payment",
+                        )
+                        .await?,
+                    ));
+                }
+            }
+            Err(e) => return Ok(Made::Retry(e)),
+        }
+    }
     store::compensation::update_step(
         db,
         id,
@@ -522,31 +652,16 @@ async fn make_refund(
             idempotency_key: Some(&key),
             amount_minor,
             currency,
+            if_claimed_by: Some(claimant),
             ..Default::default()
         },
-        &[],
+        &[StepStatus::Running],
         now,
     )
     .await?;
-    // A new round after a permanent error: Stripe may hold a refund an earlier round made (its
-    // answer lost, or a 500 it saved). Never refund twice: look first.
-    if claimed.round >= 2 {
-        if let Ok(existing) = stripe::list_refunds(cfg, payment_intent).await {
-            if let Some(r) = existing.iter().find(|r| {
-                matches!(
-                    r.status.as_str(),
-                    "succeeded" | "pending" | "requires_action"
-                )
-            }) {
-                return Ok(Made::Done(
-                    record_made(db, id, r, "Stripe already held a refund of this payment").await?,
-                ));
-            }
-        }
-    }
     match stripe::create_refund(cfg, payment_intent, amount_minor, id, &key).await {
         Ok(r) => Ok(Made::Done(
-            record_made(db, id, &r, "refund accepted by Stripe").await?,
+            record_made(db, id, &r, claimant, "refund accepted by Stripe").await?,
         )),
         Err(e) => match classify_refund_error(e.status, e.code.as_deref()) {
             RefundErrorClass::AlreadyRefunded => {
@@ -560,6 +675,7 @@ async fn make_refund(
                         provider_status: Some("succeeded"),
                         error: Some(""),
                         detail: Some(detail),
+                        if_claimed_by: Some(claimant),
                         ..Default::default()
                     },
                     &[StepStatus::Running],
@@ -581,9 +697,10 @@ async fn make_refund(
                     StepKind::Refund,
                     &StepUpdate {
                         error: Some(&error),
+                        if_claimed_by: Some(claimant),
                         ..Default::default()
                     },
-                    &[],
+                    &[StepStatus::Running],
                     now,
                 )
                 .await?;
@@ -599,6 +716,7 @@ async fn make_refund(
                         status: Some(StepStatus::Failed),
                         error: Some(&error),
                         detail: Some("Stripe refused the refund; the owner decides"),
+                        if_claimed_by: Some(claimant),
                         ..Default::default()
                     },
                     &[StepStatus::Running],
@@ -621,6 +739,7 @@ async fn record_made(
     db: &D1Database,
     id: &str,
     r: &RefundUpdate,
+    claimant: &str,
     detail: &str,
 ) -> Result<RefundOutcome> {
     let now = now_ms();
@@ -637,6 +756,7 @@ async fn record_made(
             currency: r.currency.as_deref(),
             error: Some(""),
             detail: Some(detail),
+            if_claimed_by: Some(claimant),
             ..Default::default()
         },
         &[StepStatus::Running],
@@ -651,12 +771,13 @@ async fn record_made(
     })
 }
 
-/// The refund step failed past its retries: recorded `failed` (the owner gets the links).
-async fn gave_up(env: &Env, id: &str, error: &str) -> Result<bool> {
+/// The refund step failed past its retries: recorded `failed` (the owner gets the links) — only
+/// while this claimant still holds it (or nobody claimed it yet).
+async fn gave_up(env: &Env, id: &str, claimant: &str, error: &str) -> Result<bool> {
     let db = env.d1(DB_BINDING)?;
     let now = now_ms();
     let error = crate::domain::text::cut_chars(error, 500);
-    store::compensation::update_step(
+    let moved = store::compensation::update_step(
         &db,
         id,
         StepKind::Refund,
@@ -664,14 +785,17 @@ async fn gave_up(env: &Env, id: &str, error: &str) -> Result<bool> {
             status: Some(StepStatus::Failed),
             error: Some(&error),
             detail: Some("the refund request kept failing (rate limit, server error or no answer); the owner decides"),
+            if_claimed_by: Some(claimant),
             ..Default::default()
         },
         &[StepStatus::Running, StepStatus::Pending],
         now,
     )
     .await?;
-    store::compensation::set_state(&db, id, RefundState::Arranging, None, now).await?;
-    Ok(true)
+    if moved {
+        store::compensation::set_state(&db, id, RefundState::Arranging, None, now).await?;
+    }
+    Ok(moved)
 }
 
 fn money(amount: Option<&str>, currency: Option<&str>) -> Option<Money> {
@@ -916,11 +1040,20 @@ pub(crate) async fn resume_waiting(
     let db = env.d1(DB_BINDING)?;
     let prebooks = store::checkout::prebooks_of(&db, intents, references).await?;
     let prebooks: Vec<&str> = prebooks.iter().map(String::as_str).collect();
-    let ids = store::compensation::waiting_for_payment(&db, intents, references, &prebooks).await?;
+    let ids =
+        store::compensation::waiting_for_payment(&db, intents, references, &prebooks, claimant)
+            .await?;
     let mut emails = Vec::new();
     for id in ids {
-        let o = refund_by_journey(env, &id, claimant).await?;
-        if o.status != StepStatus::WaitingPayment {
+        let status = match refund_by_journey(env, &id, claimant).await {
+            Ok(o) => o.status,
+            // One try here (this is the payment's journey): past it the owner decides, with links.
+            Err(e) => {
+                gave_up(env, &id, claimant, &e.to_string()).await?;
+                StepStatus::Failed
+            }
+        };
+        if status != StepStatus::WaitingPayment {
             emails.extend(notices(env, &id, false, "payment", now_ms()).await?);
         }
     }
@@ -964,11 +1097,12 @@ pub(crate) async fn for_cancellation(
     };
     if let Err(e) = refund {
         let (env, id2, error) = (env.clone(), id.clone(), e.to_string());
+        let claimant = params.event_id.to_string();
         let _: bool = step
             .run(
                 &format!("compensation refund gave up {}", step_part(&id2)),
                 StepConfig::STORAGE,
-                async move || gave_up(&env, &id2, &error).await,
+                async move || gave_up(&env, &id2, &claimant, &error).await,
             )
             .await?;
         out.failed.push((format!("refund {id}"), e.to_string()));
@@ -1143,6 +1277,18 @@ async fn apply_refund_update(
     if !same_refund {
         return Ok(Vec::new());
     }
+    // Stripe's word arrived while the request that made the refund is still being recorded: the
+    // step fails and the engine retries it, so the word is applied to the recorded refund.
+    if row.status == StepStatus::Running {
+        return Err(rust_err(
+            "the refund is still being recorded; retrying Stripe's update after it",
+        ));
+    }
+    // Final statuses win: a late `pending` never moves a succeeded refund back.
+    let final_status = |s: Option<&str>| matches!(s, Some("succeeded" | "failed" | "canceled"));
+    if final_status(row.provider_status.as_deref()) && !final_status(Some(&r.status)) {
+        return Ok(Vec::new());
+    }
     let now = now_or(at);
     let state = RefundState::of_provider_status(&r.status);
     match state {
@@ -1224,36 +1370,46 @@ pub async fn owner_refund(env: &Env, id: &str, claimant: &str) -> Result<OwnerRe
     let before = store::compensation::step(&db, id, StepKind::Refund)
         .await?
         .ok_or_else(|| rust_err("refund step missing"))?;
-    let Some(claimed) = store::compensation::claim_refund(
-        &db,
-        id,
-        claimant,
-        &[StepStatus::AwaitingOwner, StepStatus::Failed],
-        now_ms(),
-    )
-    .await?
-    else {
-        return Ok(OwnerRefund::AlreadyDecided(format!(
-            "the refund is {}",
-            before.status
-        )));
-    };
+    if before.amount_minor == Some(0) {
+        // The supplier's fee covers the payment: "everything" (no amount) would be wrong.
+        return Ok(OwnerRefund::Refused(
+            "the supplier's fee covers the whole payment, so the engine will not refund it; if you \
+             decide otherwise, refund from the Stripe dashboard, then use \u{201c}already handled\u{201d}"
+                .into(),
+        ));
+    }
     let payment = payment_of(&db, &c).await?;
     let Some(pi) = payment
         .as_ref()
         .and_then(|p| p.payment_intent.clone())
         .or(c.payment_intent.clone())
     else {
-        release(
-            &db,
-            id,
-            before.status,
-            "no Stripe payment intent is known for this payment",
-        )
-        .await?;
         return Ok(OwnerRefund::Refused(
             "no Stripe payment intent is known for this payment: refund it from the Stripe dashboard, then use \u{201c}already handled\u{201d}".into(),
         ));
+    };
+    let claimed = match store::compensation::claim_refund(
+        &db,
+        id,
+        claimant,
+        &[StepStatus::AwaitingOwner, StepStatus::Failed],
+        Some(&pi),
+        now_ms(),
+    )
+    .await?
+    {
+        Ok(Some(claimed)) => claimed,
+        Ok(None) => {
+            return Ok(OwnerRefund::AlreadyDecided(format!(
+                "the refund is {}",
+                before.status
+            )))
+        }
+        Err(other) => {
+            return Ok(OwnerRefund::AlreadyDecided(format!(
+                "this payment's refund belongs to compensation {other}"
+            )))
+        }
     };
     let currency = payment.as_ref().and_then(|p| p.currency.clone());
     match make_refund(
@@ -1261,30 +1417,53 @@ pub async fn owner_refund(env: &Env, id: &str, claimant: &str) -> Result<OwnerRe
         &cfg,
         id,
         &pi,
-        before.amount_minor.filter(|a| *a > 0),
+        before.amount_minor,
         currency.as_deref(),
+        claimant,
         &claimed,
     )
     .await?
     {
         Made::Done(o) => Ok(OwnerRefund::Refunded(o)),
-        Made::Failed(o) => Ok(OwnerRefund::Refused(o.detail)),
+        Made::Failed(o) => {
+            // The owner's links of this round are spent: a new alert carries the next round's.
+            let now = now_ms();
+            let stage = format!("refund_failed_{}", claimed.round);
+            for email in notices(env, id, false, &stage, now).await? {
+                deliver(env, &email, now).await?;
+            }
+            Ok(OwnerRefund::Refused(o.detail))
+        }
         Made::Retry(e) => {
-            release(&db, id, before.status, &e.to_string()).await?;
+            release(&db, id, claimant, &before, &e.to_string()).await?;
             Ok(OwnerRefund::TryAgain(e.to_string()))
         }
     }
 }
 
-/// Gives a claimed refund step back to the owner (status as before the claim).
-async fn release(db: &D1Database, id: &str, to: StepStatus, error: &str) -> Result<()> {
+/// Gives a claimed refund step back to the owner: status and round as before the claim, so the
+/// same link works again.
+async fn release(
+    db: &D1Database,
+    id: &str,
+    claimant: &str,
+    before: &StepRow,
+    error: &str,
+) -> Result<()> {
+    let status = if before.status == StepStatus::Running {
+        StepStatus::Failed
+    } else {
+        before.status
+    };
     store::compensation::update_step(
         db,
         id,
         StepKind::Refund,
         &StepUpdate {
-            status: Some(to),
+            status: Some(status),
+            round: Some(before.round),
             error: Some(error),
+            if_claimed_by: Some(claimant),
             ..Default::default()
         },
         &[StepStatus::Running],

@@ -11,7 +11,9 @@ use worker::{D1Database, Result};
 
 /// Stores the processor's latest word on one payment (keyed by its payment intent, else its
 /// session), whether or not its checkout attempt is known yet. A payment with neither id is not
-/// stored (nothing could refund it).
+/// stored (nothing could refund it). `paid` / `processing` is sticky: a late or redelivered
+/// failure of an earlier card attempt on the same intent never turns a captured payment back into
+/// "not charged", and a zero amount never overwrites the captured one.
 pub async fn record_payment(db: &D1Database, p: &PaymentUpdate, at_ms: i64) -> Result<bool> {
     let Some(key) = p.payment_intent.as_deref().or(p.session_id.as_deref()) else {
         return Ok(false);
@@ -20,11 +22,13 @@ pub async fn record_payment(db: &D1Database, p: &PaymentUpdate, at_ms: i64) -> R
         .prepare(
             "INSERT INTO payments (payment_key, payment_intent, session_id, client_reference, outcome, amount_minor, currency, updated_at_ms) \
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) \
-             ON CONFLICT(payment_key) DO UPDATE SET outcome = excluded.outcome, \
+             ON CONFLICT(payment_key) DO UPDATE SET \
+             outcome = CASE WHEN payments.outcome IN ('paid', 'processing') AND excluded.outcome IN ('failed', 'expired') \
+               THEN payments.outcome ELSE excluded.outcome END, \
              payment_intent = COALESCE(excluded.payment_intent, payment_intent), \
              session_id = COALESCE(excluded.session_id, session_id), \
              client_reference = COALESCE(excluded.client_reference, client_reference), \
-             amount_minor = COALESCE(excluded.amount_minor, amount_minor), \
+             amount_minor = COALESCE(NULLIF(excluded.amount_minor, 0), amount_minor), \
              currency = COALESCE(excluded.currency, currency), updated_at_ms = excluded.updated_at_ms \
              WHERE excluded.updated_at_ms >= payments.updated_at_ms",
         )
@@ -216,12 +220,14 @@ pub async fn find_for_booking(
 }
 
 /// Ids of the compensations whose refund waits for a payment that `intents` / `references`
-/// (payment intents, client references, prebook ids of the matching checkout) may be.
+/// (payment intents, client references, prebook ids of the matching checkout) may be, or is
+/// claimed by `claimant` already (a retried step of the same payment journey).
 pub async fn waiting_for_payment(
     db: &D1Database,
     intents: &[&str],
     references: &[&str],
     prebooks: &[&str],
+    claimant: &str,
 ) -> Result<Vec<String>> {
     #[derive(Deserialize)]
     struct Id {
@@ -238,9 +244,10 @@ pub async fn waiting_for_payment(
                 .prepare(format!(
                     "SELECT c.compensation_id FROM compensations c JOIN compensation_steps st \
                      ON st.compensation_id = c.compensation_id AND st.step = 'refund' \
-                     WHERE c.{column} = ?1 AND st.status = 'waiting_payment'"
+                     WHERE c.{column} = ?1 AND (st.status = 'waiting_payment' \
+                     OR (st.status = 'running' AND st.claimed_by = ?2))"
                 ))
-                .bind(&[s(v)])?
+                .bind(&[s(v), s(claimant)])?
                 .all()
                 .await?
                 .results::<Id>()?;
@@ -320,6 +327,10 @@ pub struct StepUpdate<'a> {
     /// `Some("")` clears the error.
     pub error: Option<&'a str>,
     pub detail: Option<&'a str>,
+    /// Sets the refund round (a released claim gives its round back).
+    pub round: Option<i64>,
+    /// Guard, not a value: write only while the step is claimed by this claimant (or `pending`).
+    pub if_claimed_by: Option<&'a str>,
 }
 
 /// Writes a step's record. With `only_if` set, only while the step's status is one of them
@@ -350,8 +361,9 @@ pub async fn update_step(
              idempotency_key = COALESCE(?4, idempotency_key), provider_id = COALESCE(?5, provider_id), \
              provider_status = COALESCE(?6, provider_status), amount_minor = COALESCE(?7, amount_minor), \
              currency = COALESCE(?8, currency), error = CASE WHEN ?9 IS NULL THEN error WHEN ?9 = '' THEN NULL ELSE ?9 END, \
-             detail = COALESCE(?10, detail), updated_at_ms = MAX(updated_at_ms, ?11) \
-             WHERE compensation_id = ?1 AND step = ?2{guard}"
+             detail = COALESCE(?10, detail), round = COALESCE(?12, round), updated_at_ms = MAX(updated_at_ms, ?11) \
+             WHERE compensation_id = ?1 AND step = ?2{guard} \
+             AND (?13 IS NULL OR status = 'pending' OR claimed_by = ?13)"
         ))
         .bind(&[
             s(id),
@@ -365,65 +377,81 @@ pub async fn update_step(
             opt(u.error),
             opt(u.detail),
             n(at_ms),
+            u.round.map(n).unwrap_or(wasm_bindgen::JsValue::NULL),
+            opt(u.if_claimed_by),
         ])?
         .run()
         .await?;
     Ok(changes(&r) == 1)
 }
 
+/// How long a claim on a refund step holds, ms: longer than a Workflow step's timeout (60 s) and
+/// an owner's request with Stripe's timeout (20 s). A claim older than this belongs to an actor
+/// that died mid-way (a cancelled request, a failed journey); anyone may take it over, and the
+/// refund then looks at Stripe's refunds of the payment before any request.
+pub const CLAIM_LEASE_MS: i64 = 5 * 60_000;
+
 /// Claims the refund step for `claimant` (an event id, or `owner:<token id>`): from one of `from`,
-/// or again by the same claimant while it is `running` (a retried Workflow step). A claim from
-/// `failed` starts a new round (a new idempotency key). Counts the attempt. `None` when another
-/// actor holds it or its status is not one of `from`: then nothing may be refunded by this caller.
+/// again by the same claimant while it is `running` (a retried Workflow step), or from anyone's
+/// `running` claim older than [`CLAIM_LEASE_MS`]. A claim from `failed` starts a new round (a new
+/// idempotency key). Counts the attempt. With `payment_intent`, the payment's refund is claimed
+/// for this compensation in the same batch (D1 `refund_claims`): if another compensation owns it,
+/// nothing is claimed.
+///
+/// Returns the claimed row, or `Err(owner)` naming the compensation that owns the payment's
+/// refund, or `Ok(None)` when another actor holds the step or its status is not one of `from`.
 pub async fn claim_refund(
     db: &D1Database,
     id: &str,
     claimant: &str,
     from: &[StepStatus],
+    payment_intent: Option<&str>,
     at_ms: i64,
-) -> Result<Option<StepRow>> {
+) -> Result<std::result::Result<Option<StepRow>, String>> {
+    #[derive(Deserialize)]
+    struct Owner {
+        compensation_id: String,
+    }
     let allowed = from
         .iter()
         .map(|st| format!("'{}'", st.as_str()))
         .collect::<Vec<_>>()
         .join(", ");
-    let r = db
-        .prepare(format!(
+    let mut batch = Vec::new();
+    if let Some(pi) = payment_intent {
+        batch.push(
+            db.prepare(
+                "INSERT INTO refund_claims (payment_intent, compensation_id, claimed_at_ms) VALUES (?1, ?2, ?3) \
+                 ON CONFLICT(payment_intent) DO NOTHING",
+            )
+            .bind(&[s(pi), s(id), n(at_ms)])?,
+        );
+    }
+    batch.push(
+        db.prepare(format!(
             "UPDATE compensation_steps SET status = 'running', claimed_by = ?2, attempts = attempts + 1, \
              round = round + CASE WHEN status = 'failed' THEN 1 ELSE 0 END, updated_at_ms = MAX(updated_at_ms, ?3) \
              WHERE compensation_id = ?1 AND step = 'refund' \
-             AND (status IN ({allowed}) OR (status = 'running' AND claimed_by = ?2))"
+             AND (status IN ({allowed}) OR (status = 'running' AND (claimed_by = ?2 OR updated_at_ms < ?4))) \
+             AND (?5 IS NULL OR EXISTS (SELECT 1 FROM refund_claims WHERE payment_intent = ?5 AND compensation_id = ?1))"
         ))
-        .bind(&[s(id), s(claimant), n(at_ms)])?
-        .run()
-        .await?;
-    if changes(&r) != 1 {
-        return Ok(None);
+        .bind(&[s(id), s(claimant), n(at_ms), n(at_ms - CLAIM_LEASE_MS), opt(payment_intent)])?,
+    );
+    let results = db.batch(batch).await?;
+    if results.last().map(changes) != Some(1) {
+        if let Some(pi) = payment_intent {
+            let owner = db
+                .prepare("SELECT compensation_id FROM refund_claims WHERE payment_intent = ?1")
+                .bind(&[s(pi)])?
+                .first::<Owner>(None)
+                .await?;
+            if let Some(o) = owner.filter(|o| o.compensation_id != id) {
+                return Ok(Err(o.compensation_id));
+            }
+        }
+        return Ok(Ok(None));
     }
-    step(db, id, StepKind::Refund).await
-}
-
-/// Another compensation that already refunded (or is refunding) `payment_intent`: a payment is
-/// refunded at most once whatever opened the compensations.
-pub async fn refunded_elsewhere(
-    db: &D1Database,
-    payment_intent: &str,
-    except: &str,
-) -> Result<Option<String>> {
-    #[derive(Deserialize)]
-    struct Id {
-        compensation_id: String,
-    }
-    Ok(db
-        .prepare(
-            "SELECT c.compensation_id FROM compensations c JOIN compensation_steps st \
-             ON st.compensation_id = c.compensation_id AND st.step = 'refund' \
-             WHERE c.payment_intent = ?1 AND c.compensation_id != ?2 AND st.status IN ('done', 'running') LIMIT 1",
-        )
-        .bind(&[s(payment_intent), s(except)])?
-        .first::<Id>(None)
-        .await?
-        .map(|i| i.compensation_id))
+    Ok(Ok(step(db, id, StepKind::Refund).await?))
 }
 
 /// The compensation whose refund Stripe reports on: by refund id (`re_…`), else by payment intent.

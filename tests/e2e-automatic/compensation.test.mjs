@@ -117,7 +117,7 @@ describe("compensation, automatic refunds", () => {
     expect(out.failed).toEqual([]);
     let comp = await compensationOf(c);
     expect(comp.steps.refund.status).toBe("waiting_payment");
-    expect(comp.steps.refund.detail).toMatch(/no payment is known/);
+    expect(comp.steps.refund.detail).toMatch(/no captured payment is known/);
     const guest = await notice(c);
     expect(guest.text).toContain("If any payment was taken for this booking, it will be refunded in full");
     expect(guest.text).not.toMatch(/has been refunded|is being refunded/);
@@ -185,12 +185,13 @@ describe("compensation, automatic refunds", () => {
     const c = await paid();
     await failStripe(c.pi, ["drop"]);
     await runLiteapiEvent(bookErrorBody(c));
-    const posts = await refundPosts(c.pi);
-    // The first answer was lost (-1); the retry under the same key got the saved refund.
-    expect(posts.map((p) => p.status)).toEqual([-1, 200]);
-    expect(posts[0].key).toBe(posts[1].key);
+    // The first answer was lost (-1); the retry looks at the payment's refunds first, finds the
+    // one Stripe made, and records it without a second request.
+    const requests = await stripeRequests(c.pi);
+    expect(requests.map((r) => [r.method, r.status])).toEqual([["POST", -1], ["GET", 200]]);
     const comp = await compensationOf(c);
     expect(comp.steps.refund).toMatchObject({ status: "done", attempts: 2 });
+    expect(comp.steps.refund.provider_id).toMatch(/^re_fake_/);
     expect(comp.state).toBe("refunded");
   });
 
@@ -229,6 +230,26 @@ describe("compensation, automatic refunds", () => {
     const handled = await postLink(links.handled);
     expect(handled.status).toBe(409);
     expect(await refundPosts(c.pi)).toHaveLength(2);
+  });
+
+  it("a new round whose look at Stripe's refunds fails makes no refund request; the link works again", async () => {
+    const c = await paid();
+    await failStripe(c.pi, ["expired_card"]);
+    await runLiteapiEvent(bookErrorBody(c));
+    const comp = await compensationOf(c);
+    const links = refundLinks((await queuedEmail(`owner_compensation:${comp.compensation_id}`)).text);
+    await failStripe(c.pi, ["list500"]);
+    const first = await postLink(links.now);
+    expect(first.status).toBe(503);
+    expect((await stripeRequests(c.pi)).map((r) => [r.method, r.status])).toEqual([["POST", 402], ["GET", 500]]);
+    expect((await compensationOf(c)).steps.refund).toMatchObject({ status: "failed", round: 1 });
+    const second = await postLink(links.now);
+    expect(second.status, await second.clone().text()).toBe(200);
+    const posts = await refundPosts(c.pi);
+    expect(posts.map((p) => [p.key, p.status])).toEqual([
+      [`${comp.compensation_id}-refund-r1`, 402],
+      [`${comp.compensation_id}-refund-r2`, 200],
+    ]);
   });
 
   it("Stripe says the charge was already refunded: recorded as done, not as an error", async () => {
@@ -270,7 +291,24 @@ describe("compensation, automatic refunds", () => {
     expect((await notice(c)).to).toBe(c.email);
   });
 
-  it("a supplier cancellation of a paid, confirmed booking refunds what the supplier says is refundable", async () => {
+  it("a late failure of an earlier card attempt never turns a captured payment into \u201cnot charged\u201d", async () => {
+    const c = await paid();
+    const declined = {
+      id: unique("evt_pf_"),
+      object: "event",
+      type: "payment_intent.payment_failed",
+      created: Math.floor(Date.now() / 1000),
+      livemode: false,
+      data: { object: { id: c.pi, object: "payment_intent", amount: 54000, amount_received: 0, currency: "eur", last_payment_error: { code: "card_declined", decline_code: "insufficient_funds" } } },
+    };
+    await runStripeEvent(declined);
+    expect(await rows("SELECT outcome, amount_minor FROM payments WHERE payment_key = ?", c.pi)).toEqual([{ outcome: "paid", amount_minor: 54000 }]);
+    await runLiteapiEvent(bookErrorBody(c));
+    expect(await refundPosts(c.pi)).toHaveLength(1);
+    expect((await notice(c)).text).not.toContain("not been charged");
+  });
+
+  it("a supplier cancellation of a paid, confirmed booking: the refund waits for the owner whatever the policy (who cancelled is unknown), then refunds what the supplier says is refundable", async () => {
     const c = await paid();
     await bookCheckout(c);
     const cancel = {
@@ -286,13 +324,19 @@ describe("compensation, automatic refunds", () => {
     cancel.eventId = JSON.parse(cancel.body).event_id;
     const out = await runLiteapiEvent(cancel);
     expect(out.kind).toBe("booking_cancelled");
+    expect(await refundPosts(c.pi)).toHaveLength(0);
+    const comp = await compensationOf(c);
+    expect(comp.cause).toBe("booking_cancelled");
+    expect(comp.steps.refund).toMatchObject({ status: "awaiting_owner", amount_minor: 49950 });
+    expect(comp.steps.refund.detail).toMatch(/does not say who cancelled/);
+    expect(comp.steps.guest_notice.status).toBe("skipped");
+    const owner = await queuedEmail(`owner_compensation:${comp.compensation_id}`);
+    expect(owner.text).toContain("Paid booking cancelled by the supplier");
+    const acted = await postLink(refundLinks(owner.text).now);
+    expect(acted.status, await acted.clone().text()).toBe(200);
     const posts = await refundPosts(c.pi);
     expect(posts).toHaveLength(1);
     expect(posts[0].params.amount).toBe("49950");
-    const comp = await compensationOf(c);
-    expect(comp.cause).toBe("booking_cancelled");
-    expect(comp.steps.guest_notice.status).toBe("skipped");
-    expect(await queuedEmail(`owner_compensation:${comp.compensation_id}`)).not.toBeNull();
     expect(await emailsLike(`booking_cancelled:${c.bookingId}`)).toHaveLength(1);
   });
 });

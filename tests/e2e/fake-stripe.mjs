@@ -14,7 +14,7 @@
 //   layer never started executing), "429" (rate limit, not saved), "drop" (the connection closes
 //   with no answer, after the refund IS made: the answer is lost), "expired_card" (402
 //   card_error, saved), "charge_already_refunded" (400, saved), "pending" (the refund is made with
-//   status pending);
+//   status pending), "list500" (the next GET /v1/refunds for it answers 500);
 // - GET  /__requests?payment_intent=… → every refund request received for it
 //   [{method, key, params, status}], in order;
 // - POST /__refund_status {id, status}: a refund's status moves on (as Stripe's does when the bank
@@ -59,6 +59,12 @@ export function startFakeStripe() {
       }
       if (url.pathname === "/v1/refunds" && req.method === "GET") {
         const pi = url.searchParams.get("payment_intent");
+        const plan = plans.get(pi) ?? [];
+        if (plan[0] === "list500") {
+          plan.shift();
+          requests.push({ method: "GET", key: null, params: { payment_intent: pi }, status: 500 });
+          return error(500, "api_error", null, "An unknown error occurred.");
+        }
         requests.push({ method: "GET", key: null, params: { payment_intent: pi }, status: 200 });
         return json(200, { object: "list", data: refunds.filter((r) => r.payment_intent === pi), has_more: false });
       }
