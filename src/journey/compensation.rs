@@ -205,9 +205,25 @@ async fn undo(
         )
         .await?
     };
-    // 3: the refund, by policy. Retryable errors fail the step (same key each retry).
+    refund_then_notify(step, env, params, &id, confirmation_sent, out).await
+}
+
+/// Steps 3–5, shared by a failure and a cancellation: the refund by policy (retryable errors
+/// fail the step and the engine retries it with the same key; past the retries it is recorded
+/// `failed` for the owner), then the guest's notice and the owner's alert from the state the
+/// refund left.
+async fn refund_then_notify(
+    step: &Step,
+    env: &Env,
+    params: &JourneyParams,
+    id: &str,
+    confirmation_sent: bool,
+    out: &mut JourneyOutput,
+) -> Result<()> {
+    let at = params.received_at_ms;
+    let claimant = params.event_id.to_string();
     let refund: Result<RefundOutcome> = {
-        let (env, id, claimant) = (env.clone(), id.clone(), params.event_id.to_string());
+        let (env, id, claimant) = (env.clone(), id.to_string(), claimant.clone());
         step.run(
             &format!("compensation refund {}", step_part(&id)),
             REFUND,
@@ -216,20 +232,18 @@ async fn undo(
         .await
     };
     if let Err(e) = refund {
-        let (env2, id2, error) = (env.clone(), id.clone(), e.to_string());
-        let claimant = params.event_id.to_string();
+        let (env, owned, error) = (env.clone(), id.to_string(), e.to_string());
         let _: bool = step
             .run(
-                &format!("compensation refund gave up {}", step_part(&id)),
+                &format!("compensation refund gave up {}", step_part(id)),
                 StepConfig::STORAGE,
-                async move || gave_up(&env2, &id2, &claimant, &error).await,
+                async move || gave_up(&env, &owned, &claimant, &error).await,
             )
             .await?;
         out.failed.push((format!("refund {id}"), e.to_string()));
     }
-    // 4 + 5: the guest's notice and the owner's alert, from the state the refund left.
     let emails: Vec<crate::domain::email::OutgoingEmail> = {
-        let (env, id) = (env.clone(), id.clone());
+        let (env, id) = (env.clone(), id.to_string());
         step.run(
             &format!("compensation notices {}", step_part(&id)),
             StepConfig::STORAGE,
@@ -1086,41 +1100,8 @@ pub(crate) async fn for_cancellation(
     let Some(id) = opened else {
         return Ok(());
     };
-    let refund: Result<RefundOutcome> = {
-        let (env, id, claimant) = (env.clone(), id.clone(), params.event_id.to_string());
-        step.run(
-            &format!("compensation refund {}", step_part(&id)),
-            REFUND,
-            async move || refund_by_journey(&env, &id, &claimant).await,
-        )
-        .await
-    };
-    if let Err(e) = refund {
-        let (env, id2, error) = (env.clone(), id.clone(), e.to_string());
-        let claimant = params.event_id.to_string();
-        let _: bool = step
-            .run(
-                &format!("compensation refund gave up {}", step_part(&id2)),
-                StepConfig::STORAGE,
-                async move || gave_up(&env, &id2, &claimant, &error).await,
-            )
-            .await?;
-        out.failed.push((format!("refund {id}"), e.to_string()));
-    }
-    let emails: Vec<crate::domain::email::OutgoingEmail> = {
-        let (env, id) = (env.clone(), id.clone());
-        let at = params.received_at_ms;
-        step.run(
-            &format!("compensation notices {}", step_part(&id)),
-            StepConfig::STORAGE,
-            async move || notices(&env, &id, true, "opened", now_or(at)).await,
-        )
-        .await?
-    };
-    for email in emails {
-        deliver_once(step, env, email, params.received_at_ms, out).await;
-    }
-    Ok(())
+    // The guest's cancellation email is the notice; its confirmation had gone out.
+    refund_then_notify(step, env, params, &id, true, out).await
 }
 
 async fn open_for_cancellation(

@@ -3,6 +3,7 @@
 import { env, introspectWorkflowInstance, SELF } from "cloudflare:test";
 import { describe, it, expect } from "vitest";
 import { dateInDays, instanceIdFor, outboxStub, postLiteapi, rows, unique } from "./helpers.mjs";
+import { postStripe } from "./compensation-helpers.mjs";
 
 /** A liteAPI booking.prebook with a guest (request.holder) and a transaction id. */
 function prebook({ email, first = "Testa", last = unique("Guest"), hotelId = "lp_fake_1001", checkin = dateInDays(20), reference = unique("trip_") } = {}) {
@@ -206,20 +207,6 @@ describe("card testing", () => {
 });
 
 describe("Stripe", () => {
-  async function postStripe(event, secret = "whsec_test_stripe_secret") {
-    const body = JSON.stringify(event);
-    const t = Math.floor(Date.now() / 1000);
-    const enc = new TextEncoder();
-    const k = await crypto.subtle.importKey("raw", enc.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-    const mac = new Uint8Array(await crypto.subtle.sign("HMAC", k, enc.encode(`${t}.${body}`)));
-    const hex = [...mac].map((b) => b.toString(16).padStart(2, "0")).join("");
-    return SELF.fetch("https://engine.test/webhooks/stripe", {
-      method: "POST",
-      headers: { "content-type": "application/json", "stripe-signature": `t=${t},v1=${hex}` },
-      body,
-    });
-  }
-
   async function runStripe(event) {
     const instance = await introspectWorkflowInstance(env.JOURNEY, `e-stripe-x-${event.id}`);
     try {
@@ -265,7 +252,7 @@ describe("Stripe", () => {
       livemode: false,
       data: { object: { id: unique("cs_"), object: "checkout.session", status: "complete", payment_status: "paid", client_reference_id: p.reference, payment_intent: unique("pi_") } },
     };
-    const bad = await postStripe(completed, "whsec_wrong");
+    const bad = await postStripe(completed, { secret: "whsec_wrong" });
     expect(bad.status).toBe(401);
     await runStripe(completed);
     const out = await finish(instance);
