@@ -1,0 +1,444 @@
+//! Compensation journeys (shell of `crate::domain::compensation`): a paid booking the supplier
+//! failed is undone step by step, each step a named Workflow step that records itself in D1
+//! (`compensations`, `compensation_steps`), so a replay or a duplicate event repeats nothing.
+//!
+//! Order of events does not matter:
+//! - the failure twice → the same compensation id, every step already recorded, the same send-once
+//!   keys: nothing more happens;
+//! - the failure before the payment record → the journey waits `COMPENSATION_PAYMENT_WAIT_MS` for
+//!   it, then goes on; a paid payment arriving later still resumes the refund
+//!   ([`resume_waiting`], from the payment's own journey);
+//! - the failure before the booking event → the booking journey finds the compensation, records
+//!   the booking closed and sends no confirmation ([`closed_by_compensation`]);
+//! - the failure after the confirmation went out → the guest notice is a cancellation.
+
+use super::workflow::{Step, StepConfig};
+use super::{config, deliver, deliver_once, rust_err, JourneyOutput};
+use crate::config::{Config, DB_BINDING};
+use crate::domain::action_token::{self, OwnerAction};
+use crate::domain::booking::BookingStatus;
+use crate::domain::compensation::{
+    self, classify_refund_error, compensation_id, format_minor, plan_refund,
+    refund_idempotency_key, Cause, PaymentFacts, RefundErrorClass, RefundPlan, RefundState,
+    StepKind, StepStatus,
+};
+use crate::domain::email::EmailKind;
+use crate::domain::event::{
+    BookingFailure, Cancellation, EmailAddress, JourneyParams, Money, RefundUpdate,
+};
+use crate::domain::render::{self, guard::guarded};
+use crate::domain::text::step_part;
+use crate::platform::now_ms;
+use crate::store;
+use crate::store::bookings::FactsUpdate;
+use crate::store::compensation::{CompensationRow, NewCompensation, StepRow, StepUpdate};
+use crate::suppliers::stripe;
+use serde::{Deserialize, Serialize};
+
+mod cancellation;
+mod notices;
+mod owner;
+mod refund;
+mod updates;
+
+pub(crate) use cancellation::for_cancellation;
+pub use notices::refund_links;
+use notices::*;
+pub use owner::{owner_handled, owner_refund, OwnerRefund};
+pub use refund::RefundOutcome;
+use refund::*;
+pub use updates::refund_updated;
+use worker::{D1Database, Env, Result};
+
+/// What the open step found.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Opened {
+    id: String,
+    booking_id: Option<String>,
+    payment_known: bool,
+}
+
+/// The supplier failed a booking: open (or find) its compensation and undo every step.
+pub async fn booking_failed(
+    step: &Step,
+    env: &Env,
+    params: &JourneyParams,
+    f: &BookingFailure,
+) -> Result<JourneyOutput> {
+    let mut out = JourneyOutput::new("booking_failed");
+    let Some(id) = compensation_id(
+        f.prebook_id.as_deref(),
+        f.client_reference.as_deref(),
+        f.booking_id.as_ref().map(|b| b.as_str()),
+    ) else {
+        // The adapters refuse such an event; the generic source's JSON could still carry one.
+        out.skipped.push((
+            "compensation".into(),
+            "the failure names no checkout".into(),
+        ));
+        return Ok(out);
+    };
+    let open_step = |name: String| {
+        let (env, f, params) = (env.clone(), f.clone(), params.clone());
+        let id = id.clone();
+        async move {
+            step.run(&name, StepConfig::STORAGE, async move || {
+                open_for_failure(&env, &id, &f, &params).await
+            })
+            .await
+        }
+    };
+    let mut opened: Opened = open_step(format!("compensation open {}", step_part(&id))).await?;
+    if !opened.payment_known {
+        // Webhooks are unordered: give the payment record a fixed time (from the event's receipt,
+        // never from a clock read after the sleep) to arrive, then look once more.
+        let cfg = config(env)?;
+        step.sleep_until(
+            &format!("compensation wait for payment {}", step_part(&id)),
+            params.received_at_ms + cfg.compensation_payment_wait_ms,
+        )
+        .await?;
+        opened = open_step(format!("compensation look again {}", step_part(&id))).await?;
+    }
+    undo(step, env, params, &opened, &mut out).await?;
+    Ok(out)
+}
+
+/// The body of the open step: the compensation row (inserted or completed), its booking and
+/// whether a payment is known.
+async fn open_for_failure(
+    env: &Env,
+    id: &str,
+    f: &BookingFailure,
+    params: &JourneyParams,
+) -> Result<Opened> {
+    let db = env.d1(DB_BINDING)?;
+    let attempt = match f.prebook_id.as_deref() {
+        Some(p) => store::checkout::get(&db, p).await?,
+        None => None,
+    };
+    let booking_id = match f.booking_id.as_ref() {
+        Some(b) => Some(b.to_string()),
+        None => match f.prebook_id.as_deref() {
+            Some(p) => store::bookings::by_prebook(&db, p).await?,
+            None => None,
+        },
+    };
+    let email = f
+        .email
+        .as_ref()
+        .map(|e| e.as_str().to_string())
+        .or_else(|| attempt.as_ref().and_then(|a| a.email.clone()));
+    let name = f
+        .guest_name
+        .as_ref()
+        .map(|n| n.full())
+        .filter(|n| !n.is_empty());
+    let row = store::compensation::open(
+        &db,
+        &NewCompensation {
+            compensation_id: id,
+            cause: Cause::SupplierFailed,
+            booking_id: booking_id.as_deref(),
+            prebook_id: f.prebook_id.as_deref(),
+            client_reference: f.client_reference.as_deref(),
+            payment_intent: f.transaction_id.as_deref(),
+            guest_email: email.as_deref(),
+            guest_name: name.as_deref(),
+            trip: f.description.as_deref(),
+            source: params.source.as_str(),
+            event_id: params.event_id.as_str(),
+            event_name: &params.event_name,
+            reason: &f.reason,
+            fee_amount: f.fee.as_ref().map(|m| m.amount.as_str()),
+            fee_currency: f.fee.as_ref().map(|m| m.currency.as_str()),
+            supplier_refund: None,
+            at_ms: params.received_at_ms,
+        },
+    )
+    .await?;
+    Ok(Opened {
+        id: id.to_string(),
+        booking_id: row.booking_id.clone(),
+        payment_known: payment_of(&db, &row).await?.is_some(),
+    })
+}
+
+/// The checkout attempt's transaction id and client reference, with the compensation's own.
+async fn payment_of(db: &D1Database, c: &CompensationRow) -> Result<Option<PaymentFacts>> {
+    let attempt = match c.prebook_id.as_deref() {
+        Some(p) => store::checkout::get_ids(db, p).await?,
+        None => None,
+    };
+    let (tx, reference) = attempt.unwrap_or_default();
+    let intents: Vec<&str> = [c.payment_intent.as_deref(), tx.as_deref()]
+        .into_iter()
+        .flatten()
+        .collect();
+    let references: Vec<&str> = [c.client_reference.as_deref(), reference.as_deref()]
+        .into_iter()
+        .flatten()
+        .collect();
+    store::compensation::find_payment(db, &intents, &references).await
+}
+
+/// Steps 1–5 of a supplier failure, each a Workflow step recorded in D1.
+async fn undo(
+    step: &Step,
+    env: &Env,
+    params: &JourneyParams,
+    opened: &Opened,
+    out: &mut JourneyOutput,
+) -> Result<()> {
+    let id = opened.id.clone();
+    let at = params.received_at_ms;
+    // 1 + 2: close the booking (its scheduled sends stop) and withdraw its queued emails.
+    let confirmation_sent: bool = {
+        let (env, id) = (env.clone(), id.clone());
+        step.run(
+            &format!("compensation close {}", step_part(&id)),
+            StepConfig::STORAGE,
+            async move || close_and_withdraw(&env, &id, at).await,
+        )
+        .await?
+    };
+    refund_then_notify(step, env, params, &id, confirmation_sent, out).await
+}
+
+/// Steps 3–5, shared by a failure and a cancellation: the refund by policy (retryable errors
+/// fail the step and the engine retries it with the same key; past the retries it is recorded
+/// `failed` for the owner), then the guest's notice and the owner's alert from the state the
+/// refund left.
+async fn refund_then_notify(
+    step: &Step,
+    env: &Env,
+    params: &JourneyParams,
+    id: &str,
+    confirmation_sent: bool,
+    out: &mut JourneyOutput,
+) -> Result<()> {
+    let at = params.received_at_ms;
+    let claimant = params.event_id.to_string();
+    let refund: Result<RefundOutcome> = {
+        let (env, id, claimant) = (env.clone(), id.to_string(), claimant.clone());
+        step.run(
+            &format!("compensation refund {}", step_part(&id)),
+            REFUND,
+            async move || refund_by_journey(&env, &id, &claimant).await,
+        )
+        .await
+    };
+    if let Err(e) = refund {
+        let (env, owned, error) = (env.clone(), id.to_string(), e.to_string());
+        let _: bool = step
+            .run(
+                &format!("compensation refund gave up {}", step_part(id)),
+                StepConfig::STORAGE,
+                async move || gave_up(&env, &owned, &claimant, &error).await,
+            )
+            .await?;
+        out.failed.push((format!("refund {id}"), e.to_string()));
+    }
+    let emails: Vec<crate::domain::email::OutgoingEmail> = {
+        let (env, id) = (env.clone(), id.to_string());
+        step.run(
+            &format!("compensation notices {}", step_part(&id)),
+            StepConfig::STORAGE,
+            async move || notices(&env, &id, confirmation_sent, "opened", now_or(at)).await,
+        )
+        .await?
+    };
+    for email in emails {
+        deliver_once(step, env, email, at, out).await;
+    }
+    Ok(())
+}
+
+/// Step times inside a step body may read the clock (a step's result is cached); the event time
+/// is the floor.
+fn now_or(at: i64) -> i64 {
+    now_ms().max(at)
+}
+
+/// Steps 1 and 2: the booking closed (status `FAILED`, version moved on) and its queued emails
+/// withdrawn. Returns whether the booking's confirmation already reached a provider.
+async fn close_and_withdraw(env: &Env, id: &str, at: i64) -> Result<bool> {
+    let db = env.d1(DB_BINDING)?;
+    let c = store::compensation::get(&db, id)
+        .await?
+        .ok_or_else(|| rust_err("compensation vanished"))?;
+    let now = now_or(at);
+    // The booking event may have been recorded since the compensation opened (the two journeys
+    // ran side by side): look again by prebook id before deciding there is none.
+    let booking_id = match c.booking_id.clone() {
+        Some(b) => Some(b),
+        None => match c.prebook_id.as_deref() {
+            Some(p) => {
+                let found = store::bookings::by_prebook(&db, p).await?;
+                if let Some(b) = &found {
+                    store::compensation::attach_booking(&db, id, b).await?;
+                }
+                found
+            }
+            None => None,
+        },
+    };
+    let Some(booking_id) = booking_id else {
+        for kind in [StepKind::CloseBooking, StepKind::WithdrawEmails] {
+            store::compensation::update_step(
+                &db,
+                id,
+                kind,
+                &StepUpdate {
+                    status: Some(StepStatus::Skipped),
+                    detail: Some("no booking is recorded for this checkout"),
+                    ..Default::default()
+                },
+                &[StepStatus::Pending],
+                now,
+            )
+            .await?;
+        }
+        return Ok(false);
+    };
+    let closed = close_booking(&db, &booking_id, at).await?;
+    store::compensation::update_step(
+        &db,
+        id,
+        StepKind::CloseBooking,
+        &StepUpdate {
+            status: Some(StepStatus::Done),
+            detail: Some(if closed {
+                "booking recorded as FAILED; its scheduled emails stop"
+            } else {
+                "booking was already closed"
+            }),
+            ..Default::default()
+        },
+        &[StepStatus::Pending],
+        now,
+    )
+    .await?;
+    let withdrawn = crate::outbox::client::withdraw(env, &booking_id, &[]).await?;
+    let sent = confirmation_sent(&db, &booking_id).await?;
+    let detail = format!(
+        "{withdrawn} queued email(s) withdrawn; confirmation {}",
+        if sent {
+            "had already been sent"
+        } else {
+            "never sent"
+        }
+    );
+    store::compensation::update_step(
+        &db,
+        id,
+        StepKind::WithdrawEmails,
+        &StepUpdate {
+            status: Some(StepStatus::Done),
+            detail: Some(&detail),
+            ..Default::default()
+        },
+        &[StepStatus::Pending],
+        now,
+    )
+    .await?;
+    // What this step decided is kept in the detail; a retry reads it back the same.
+    let stored = store::compensation::step(&db, id, StepKind::WithdrawEmails).await?;
+    Ok(stored
+        .and_then(|s| s.detail)
+        .is_some_and(|d| d.contains("already been sent")))
+}
+
+/// Marks a booking `FAILED` and moves its journey version on (every planned send then skips);
+/// `false` when it was already closed.
+async fn close_booking(db: &D1Database, booking_id: &str, at: i64) -> Result<bool> {
+    let Some(row) = store::bookings::get(db, booking_id).await? else {
+        return Ok(false);
+    };
+    if row.is_closed() {
+        return Ok(false);
+    }
+    let status = BookingStatus::Failed;
+    let update = FactsUpdate {
+        bump: true,
+        status: &status,
+        ..FactsUpdate::keep(&row, at)
+    };
+    store::bookings::write_facts(db, &update).await?;
+    Ok(true)
+}
+
+/// Whether the guest's confirmation of `booking_id` reached a provider (sent, possibly twice, or
+/// being handed over right now).
+async fn confirmation_sent(db: &D1Database, booking_id: &str) -> Result<bool> {
+    use crate::domain::email::EmailStatus::*;
+    for kind in [
+        EmailKind::BookingConfirmation,
+        EmailKind::FlightConfirmation,
+    ] {
+        let key = format!("{}:{booking_id}", kind.as_str());
+        if let Some(row) = store::emails::find(db, &key).await? {
+            if matches!(row.status, Sent | SentPossiblyTwice | Sending) {
+                return Ok(true);
+            }
+        }
+    }
+    Ok(false)
+}
+
+/// A booking journey's check before it confirms anything: is this booking (by id, prebook id or
+/// client reference) being compensated? If so the booking is recorded closed (`FAILED`) and the
+/// compensation learns its booking id; returns the compensation id.
+pub(crate) async fn closed_by_compensation(
+    db: &D1Database,
+    booking_id: &str,
+    prebook_id: Option<&str>,
+    client_reference: Option<&str>,
+    at: i64,
+) -> Result<Option<String>> {
+    let Some(c) =
+        store::compensation::find_for_booking(db, Some(booking_id), prebook_id, client_reference)
+            .await?
+    else {
+        return Ok(None);
+    };
+    if c.cause != Cause::SupplierFailed {
+        return Ok(None);
+    }
+    store::compensation::attach_booking(db, &c.compensation_id, booking_id).await?;
+    close_booking(db, booking_id, at).await?;
+    Ok(Some(c.compensation_id))
+}
+
+/// A payment's own journey, after recording it: resumes every compensation whose refund waited
+/// for this payment (matched by payment intent, client reference, or the prebook of the checkout
+/// attempts it matched). Returns the emails to send (one owner alert per resumed compensation,
+/// stage `payment`).
+pub(crate) async fn resume_waiting(
+    env: &Env,
+    intents: &[&str],
+    references: &[&str],
+    claimant: &str,
+) -> Result<Vec<crate::domain::email::OutgoingEmail>> {
+    let db = env.d1(DB_BINDING)?;
+    let prebooks = store::checkout::prebooks_of(&db, intents, references).await?;
+    let prebooks: Vec<&str> = prebooks.iter().map(String::as_str).collect();
+    let ids =
+        store::compensation::waiting_for_payment(&db, intents, references, &prebooks, claimant)
+            .await?;
+    let mut emails = Vec::new();
+    for id in ids {
+        let status = match refund_by_journey(env, &id, claimant).await {
+            Ok(o) => o.status,
+            // One try here (this is the payment's journey): past it the owner decides, with links.
+            Err(e) => {
+                gave_up(env, &id, claimant, &e.to_string()).await?;
+                StepStatus::Failed
+            }
+        };
+        if status != StepStatus::WaitingPayment {
+            emails.extend(notices(env, &id, false, "payment", now_ms()).await?);
+        }
+    }
+    Ok(emails)
+}

@@ -1,0 +1,192 @@
+//! Steps 4 and 5: the guest's notice and the owner's alert, from the refund as recorded.
+
+use super::*;
+
+/// What the guest's notice says about the money, from the refund step as recorded.
+pub(super) fn refund_state_of(c: &CompensationRow, refund: &StepRow) -> RefundState {
+    match refund.status {
+        StepStatus::Done => match refund.provider_status.as_deref() {
+            Some(s) => RefundState::of_provider_status(s),
+            None => RefundState::Refunding,
+        },
+        StepStatus::Skipped if c.state == RefundState::NotCharged => RefundState::NotCharged,
+        StepStatus::WaitingPayment => RefundState::PaymentUnknown,
+        _ => RefundState::Arranging,
+    }
+}
+
+/// The amount the notices name: the refund's when known, else `None` (the wording then says
+/// "your payment").
+pub(super) fn amount_text(refund: &StepRow) -> Option<String> {
+    Some(format_minor(
+        refund.amount_minor?,
+        refund.currency.as_deref()?,
+    ))
+}
+
+/// Steps 4 and 5: the guest's notice (once per compensation) and the owner's alert (`stage`
+/// names which: `opened`, `payment`, `refund_failed_<n>`; one alert per stage).
+pub(super) async fn notices(
+    env: &Env,
+    id: &str,
+    confirmation_sent: bool,
+    stage: &str,
+    now: i64,
+) -> Result<Vec<crate::domain::email::OutgoingEmail>> {
+    let db = env.d1(DB_BINDING)?;
+    let cfg = config(env)?;
+    let c = store::compensation::get(&db, id)
+        .await?
+        .ok_or_else(|| rust_err("compensation vanished"))?;
+    let steps = store::compensation::steps(&db, id).await?;
+    let refund = steps
+        .iter()
+        .find(|s| s.step == StepKind::Refund)
+        .cloned()
+        .ok_or_else(|| rust_err("refund step missing"))?;
+    let state = refund_state_of(&c, &refund);
+    let amount = amount_text(&refund);
+    let mut emails = Vec::new();
+    let guest = c
+        .guest_email
+        .as_deref()
+        .and_then(|e| EmailAddress::parse(e).ok());
+    if stage == "opened" && c.cause == Cause::SupplierFailed {
+        match &guest {
+            Some(to) => {
+                let view = render::CompensationNotice {
+                    compensation_id: c.compensation_id.clone(),
+                    booking_id: c.booking_id.clone(),
+                    guest_name: c.guest_name.clone(),
+                    trip: c.trip.clone(),
+                    confirmation_sent,
+                    state,
+                    amount: amount.clone(),
+                };
+                let email = guarded(&cfg.content_lock(), &view, |v| {
+                    render::booking_not_confirmed(v, to, &cfg.branding)
+                })
+                .map_err(rust_err)?;
+                emails.push(email);
+                store::compensation::update_step(
+                    &db,
+                    id,
+                    StepKind::GuestNotice,
+                    &StepUpdate {
+                        status: Some(StepStatus::Done),
+                        detail: Some(&format!(
+                            "{} notice, refund wording: {}",
+                            if confirmation_sent {
+                                "cancellation"
+                            } else {
+                                "not confirmed"
+                            },
+                            state.as_str()
+                        )),
+                        ..Default::default()
+                    },
+                    &[StepStatus::Pending],
+                    now,
+                )
+                .await?;
+            }
+            None => {
+                store::compensation::update_step(
+                    &db,
+                    id,
+                    StepKind::GuestNotice,
+                    &StepUpdate {
+                        status: Some(StepStatus::Skipped),
+                        detail: Some("no usable guest email address"),
+                        ..Default::default()
+                    },
+                    &[StepStatus::Pending],
+                    now,
+                )
+                .await?;
+            }
+        }
+    } else if stage == "opened" {
+        // A cancellation: the guest's cancellation email is the notice.
+        store::compensation::update_step(
+            &db,
+            id,
+            StepKind::GuestNotice,
+            &StepUpdate {
+                status: Some(StepStatus::Skipped),
+                detail: Some("the guest's cancellation email is the notice"),
+                ..Default::default()
+            },
+            &[StepStatus::Pending],
+            now,
+        )
+        .await?;
+    }
+    let links = if matches!(
+        refund.status,
+        StepStatus::AwaitingOwner | StepStatus::Failed
+    ) {
+        let round = compensation::next_owner_round(refund.status, refund.round);
+        refund_links(&cfg, id, round, now / 1000)
+    } else {
+        Vec::new()
+    };
+    let steps = store::compensation::steps(&db, id).await?;
+    let alert = render::owner_compensation(
+        &render::OwnerCompensation {
+            compensation: &c,
+            steps: &steps,
+            state,
+            amount: amount.as_deref(),
+            links: &links,
+            stage,
+        },
+        &cfg.owner_email,
+        &cfg.branding,
+    )
+    .map_err(rust_err)?;
+    emails.push(alert);
+    if stage == "opened" {
+        store::compensation::update_step(
+            &db,
+            id,
+            StepKind::OwnerAlert,
+            &StepUpdate {
+                status: Some(StepStatus::Done),
+                detail: Some(if links.is_empty() {
+                    "alert with the facts"
+                } else {
+                    "alert with the facts and one-click refund links"
+                }),
+                ..Default::default()
+            },
+            &[StepStatus::Pending],
+            now,
+        )
+        .await?;
+    }
+    Ok(emails)
+}
+
+/// The owner's one-click links of a compensation's refund round `round`, signed like
+/// card-testing holds (subject [`compensation::link_subject`]).
+pub fn refund_links(cfg: &Config, id: &str, round: i64, now_s: i64) -> Vec<(OwnerAction, String)> {
+    if cfg.action_signing_key.is_empty() {
+        return Vec::new();
+    }
+    [OwnerAction::RefundNow, OwnerAction::RefundHandled]
+        .into_iter()
+        .map(|action| {
+            let token = action_token::sign(
+                &compensation::link_subject(id, round),
+                action,
+                now_s + cfg.action_link_ttl_s,
+                cfg.action_signing_key.as_bytes(),
+            );
+            (
+                action,
+                cfg.public_link(&format!("/actions/{token}")).to_string(),
+            )
+        })
+        .collect()
+}

@@ -1,0 +1,159 @@
+//! The owner's one-click actions on a compensation's refund ("refund now", "already handled"),
+//! called by `crate::routes::actions`.
+
+use super::*;
+
+/// What the owner's POST on a refund link did.
+#[derive(Debug, Clone)]
+pub enum OwnerRefund {
+    /// Refunded (or Stripe already had the refund).
+    Refunded(RefundOutcome),
+    /// Stripe refused for good; the step is `failed` again.
+    Refused(String),
+    /// No answer / rate limit / 5xx: nothing changed, the link works again.
+    TryAgain(String),
+    /// Another actor holds the refund, or it is already decided.
+    AlreadyDecided(String),
+    /// Marked handled outside the engine.
+    Handled,
+}
+
+/// The owner's "refund now" (`claimant` = `owner:<token id>`): claims the step from
+/// `awaiting_owner` or `failed` (a new round), refunds once, records.
+pub async fn owner_refund(env: &Env, id: &str, claimant: &str) -> Result<OwnerRefund> {
+    let db = env.d1(DB_BINDING)?;
+    let cfg = config(env)?;
+    let c = store::compensation::get(&db, id)
+        .await?
+        .ok_or_else(|| rust_err("unknown compensation"))?;
+    let before = store::compensation::step(&db, id, StepKind::Refund)
+        .await?
+        .ok_or_else(|| rust_err("refund step missing"))?;
+    if before.amount_minor == Some(0) {
+        // The supplier's fee covers the payment: "everything" (no amount) would be wrong.
+        return Ok(OwnerRefund::Refused(
+            "the supplier's fee covers the whole payment, so the engine will not refund it; if you \
+             decide otherwise, refund from the Stripe dashboard, then use \u{201c}already handled\u{201d}"
+                .into(),
+        ));
+    }
+    let payment = payment_of(&db, &c).await?;
+    let Some(pi) = payment
+        .as_ref()
+        .and_then(|p| p.payment_intent.clone())
+        .or(c.payment_intent.clone())
+    else {
+        return Ok(OwnerRefund::Refused(
+            "no Stripe payment intent is known for this payment: refund it from the Stripe dashboard, then use \u{201c}already handled\u{201d}".into(),
+        ));
+    };
+    let claimed = match store::compensation::claim_refund(
+        &db,
+        id,
+        claimant,
+        &[StepStatus::AwaitingOwner, StepStatus::Failed],
+        Some(&pi),
+        now_ms(),
+    )
+    .await?
+    {
+        Ok(Some(claimed)) => claimed,
+        Ok(None) => {
+            return Ok(OwnerRefund::AlreadyDecided(format!(
+                "the refund is {}",
+                before.status
+            )))
+        }
+        Err(other) => {
+            return Ok(OwnerRefund::AlreadyDecided(format!(
+                "this payment's refund belongs to compensation {other}"
+            )))
+        }
+    };
+    let currency = payment.as_ref().and_then(|p| p.currency.clone());
+    match make_refund(
+        &db,
+        &cfg,
+        id,
+        &pi,
+        before.amount_minor,
+        currency.as_deref(),
+        claimant,
+        &claimed,
+    )
+    .await?
+    {
+        Made::Done(o) => Ok(OwnerRefund::Refunded(o)),
+        Made::Failed(o) => {
+            // The owner's links of this round are spent: a new alert carries the next round's.
+            let now = now_ms();
+            let stage = format!("refund_failed_{}", claimed.round);
+            for email in notices(env, id, false, &stage, now).await? {
+                deliver(env, &email, now).await?;
+            }
+            Ok(OwnerRefund::Refused(o.detail))
+        }
+        Made::Retry(e) => {
+            release(&db, id, claimant, &before, &e.to_string()).await?;
+            Ok(OwnerRefund::TryAgain(e.to_string()))
+        }
+    }
+}
+
+/// Gives a claimed refund step back to the owner: status and round as before the claim, so the
+/// same link works again.
+pub(super) async fn release(
+    db: &D1Database,
+    id: &str,
+    claimant: &str,
+    before: &StepRow,
+    error: &str,
+) -> Result<()> {
+    let status = if before.status == StepStatus::Running {
+        StepStatus::Failed
+    } else {
+        before.status
+    };
+    store::compensation::update_step(
+        db,
+        id,
+        StepKind::Refund,
+        &StepUpdate {
+            status: Some(status),
+            round: Some(before.round),
+            error: Some(error),
+            if_claimed_by: Some(claimant),
+            ..Default::default()
+        },
+        &[StepStatus::Running],
+        now_ms(),
+    )
+    .await?;
+    Ok(())
+}
+
+/// The owner's "already handled": the step is done without a Stripe call.
+pub async fn owner_handled(env: &Env, id: &str) -> Result<OwnerRefund> {
+    let db = env.d1(DB_BINDING)?;
+    let now = now_ms();
+    let moved = store::compensation::update_step(
+        &db,
+        id,
+        StepKind::Refund,
+        &StepUpdate {
+            status: Some(StepStatus::Done),
+            detail: Some("marked handled by the owner outside the engine"),
+            ..Default::default()
+        },
+        &[StepStatus::AwaitingOwner, StepStatus::Failed],
+        now,
+    )
+    .await?;
+    if !moved {
+        return Ok(OwnerRefund::AlreadyDecided(
+            "the refund was already decided".into(),
+        ));
+    }
+    store::compensation::set_state(&db, id, RefundState::Handled, None, now).await?;
+    Ok(OwnerRefund::Handled)
+}

@@ -1,0 +1,465 @@
+//! The refund step (`crate::domain::compensation::plan_refund`, Stripe through
+//! `crate::suppliers::stripe`): claimed by one actor at a time, one idempotency key per round,
+//! every write guarded by its claimant.
+
+use super::*;
+
+/// Retries of the refund step: 6 from 5 s, exponential (5 s … 160 s, about 5 minutes in all),
+/// for rate limits, 5xx and no answer, always with the same idempotency key. Past them the step
+/// is recorded `failed` and the owner gets the links.
+pub(super) const REFUND: StepConfig = StepConfig {
+    retries: 6,
+    delay_ms: 5_000,
+    timeout_ms: 60_000,
+};
+
+/// What the refund step left.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RefundOutcome {
+    pub status: StepStatus,
+    pub state: RefundState,
+    pub detail: String,
+}
+
+/// The refund step as the journey runs it (claimant: the event id, stable across retries).
+pub(super) async fn refund_by_journey(
+    env: &Env,
+    id: &str,
+    claimant: &str,
+) -> Result<RefundOutcome> {
+    let db = env.d1(DB_BINDING)?;
+    let cfg = config(env)?;
+    let c = store::compensation::get(&db, id)
+        .await?
+        .ok_or_else(|| rust_err("compensation vanished"))?;
+    let row = store::compensation::step(&db, id, StepKind::Refund)
+        .await?
+        .ok_or_else(|| rust_err("refund step missing"))?;
+    let now = now_ms();
+    // A retry of this claimant's own round: finish it with the key and amount already sent,
+    // never re-plan (a new amount under the same key is refused by Stripe).
+    if row.status == StepStatus::Running && row.claimed_by.as_deref() == Some(claimant) {
+        let Some(pi) = c.payment_intent.clone() else {
+            return Err(rust_err("a running refund without a payment intent"));
+        };
+        // Renew the claim (counts the attempt); `Pending` never matches a running step, so only
+        // this claimant's own claim (or an expired one) is taken.
+        let row = match store::compensation::claim_refund(
+            &db,
+            id,
+            claimant,
+            &[StepStatus::Pending],
+            Some(&pi),
+            now,
+        )
+        .await?
+        {
+            Ok(Some(row)) => row,
+            _ => {
+                let row = store::compensation::step(&db, id, StepKind::Refund)
+                    .await?
+                    .ok_or_else(|| rust_err("refund step missing"))?;
+                return Ok(outcome_of(&c, &row));
+            }
+        };
+        return finish(
+            &db,
+            &cfg,
+            &c,
+            &pi,
+            row.amount_minor,
+            row.currency.as_deref(),
+            claimant,
+            &row,
+        )
+        .await;
+    }
+    // Decided already (a duplicate event, a replay, the owner, another actor): report, never act.
+    if !matches!(row.status, StepStatus::Pending | StepStatus::WaitingPayment) {
+        return Ok(outcome_of(&c, &row));
+    }
+    let payment = payment_of(&db, &c).await?;
+    let fee = money(c.fee_amount.as_deref(), c.fee_currency.as_deref());
+    let supplier_refund = money(c.supplier_refund.as_deref(), c.fee_currency.as_deref());
+    let plan = plan_refund(
+        cfg.refund_policy,
+        c.cause,
+        payment.as_ref(),
+        fee.as_ref(),
+        supplier_refund.as_ref(),
+    );
+    let pi = payment.as_ref().and_then(|p| p.payment_intent.as_deref());
+    let currency = payment.as_ref().and_then(|p| p.currency.as_deref());
+    let open = [StepStatus::Pending, StepStatus::WaitingPayment];
+    let decided = |status: StepStatus, state: RefundState, detail: String, amount: Option<i64>| {
+        let db = &db;
+        async move {
+            store::compensation::update_step(
+                db,
+                id,
+                StepKind::Refund,
+                &StepUpdate {
+                    status: Some(status),
+                    detail: Some(&detail),
+                    amount_minor: amount,
+                    currency,
+                    ..Default::default()
+                },
+                &open,
+                now,
+            )
+            .await?;
+            store::compensation::set_state(db, id, state, pi, now).await?;
+            Ok::<RefundOutcome, worker::Error>(RefundOutcome {
+                status,
+                state,
+                detail,
+            })
+        }
+    };
+    match plan {
+        RefundPlan::NotCharged => {
+            decided(
+                StepStatus::Skipped,
+                RefundState::NotCharged,
+                "not charged: the payment processor says this checkout expired unpaid".into(),
+                None,
+            )
+            .await
+        }
+        RefundPlan::PaymentUnknown => {
+            decided(
+                StepStatus::WaitingPayment,
+                RefundState::PaymentUnknown,
+                "no captured payment is known for this checkout, so nothing was refunded; a paid \
+                 payment recorded later resumes this refund"
+                    .into(),
+                None,
+            )
+            .await
+        }
+        RefundPlan::AwaitOwner {
+            amount_minor, why, ..
+        } => {
+            decided(
+                StepStatus::AwaitingOwner,
+                RefundState::Arranging,
+                why,
+                amount_minor,
+            )
+            .await
+        }
+        RefundPlan::Refund {
+            payment_intent,
+            amount_minor,
+        } => {
+            store::compensation::set_state(&db, id, RefundState::Open, Some(&payment_intent), now)
+                .await?;
+            store::compensation::update_step(
+                &db,
+                id,
+                StepKind::Refund,
+                &StepUpdate {
+                    amount_minor,
+                    currency,
+                    ..Default::default()
+                },
+                &open,
+                now,
+            )
+            .await?;
+            let claimed = match store::compensation::claim_refund(
+                &db,
+                id,
+                claimant,
+                &open,
+                Some(&payment_intent),
+                now,
+            )
+            .await?
+            {
+                Ok(Some(claimed)) => claimed,
+                Ok(None) => {
+                    let row = store::compensation::step(&db, id, StepKind::Refund)
+                        .await?
+                        .ok_or_else(|| rust_err("refund step missing"))?;
+                    return Ok(outcome_of(&c, &row));
+                }
+                // One refund per payment: another compensation of the same payment owns it. A
+                // human looks (the guest reads "we are arranging your refund", never "refunded").
+                Err(other) => {
+                    return decided(
+                        StepStatus::AwaitingOwner,
+                        RefundState::Arranging,
+                        format!("this payment's refund belongs to compensation {other}: check it before refunding here"),
+                        None,
+                    )
+                    .await
+                }
+            };
+            finish(
+                &db,
+                &cfg,
+                &c,
+                &payment_intent,
+                amount_minor,
+                currency,
+                claimant,
+                &claimed,
+            )
+            .await
+        }
+    }
+}
+
+/// One refund request of a claimed round, as a journey step: a retryable error fails the step
+/// (the engine retries it, same key).
+#[allow(clippy::too_many_arguments)]
+pub(super) async fn finish(
+    db: &D1Database,
+    cfg: &Config,
+    c: &CompensationRow,
+    pi: &str,
+    amount_minor: Option<i64>,
+    currency: Option<&str>,
+    claimant: &str,
+    claimed: &StepRow,
+) -> Result<RefundOutcome> {
+    match make_refund(
+        db,
+        cfg,
+        &c.compensation_id,
+        pi,
+        amount_minor,
+        currency,
+        claimant,
+        claimed,
+    )
+    .await?
+    {
+        Made::Done(o) | Made::Failed(o) => Ok(o),
+        Made::Retry(e) => Err(rust_err(format!("refund not made yet, retrying: {e}"))),
+    }
+}
+
+/// What one refund request came to.
+pub(super) enum Made {
+    /// Stripe made (or had already made) the refund.
+    Done(RefundOutcome),
+    /// A permanent error: recorded `failed`; the owner decides.
+    Failed(RefundOutcome),
+    /// Worth retrying with the same key (recorded as the step's error, status kept `running`).
+    Retry(stripe::RefundError),
+}
+
+/// One refund request for a claimed step (round `claimed.round`, its key), recorded under the
+/// claim (a write is refused once another actor took the step over).
+#[allow(clippy::too_many_arguments)]
+pub(super) async fn make_refund(
+    db: &D1Database,
+    cfg: &Config,
+    id: &str,
+    payment_intent: &str,
+    amount_minor: Option<i64>,
+    currency: Option<&str>,
+    claimant: &str,
+    claimed: &StepRow,
+) -> Result<Made> {
+    let key = refund_idempotency_key(id, claimed.round);
+    let now = now_ms();
+    // A key was sent before (a retry, a taken-over claim, a new round): Stripe may hold a refund
+    // whose answer was lost, saved as an error, or older than its 24 h idempotency window. Never
+    // refund twice: look first, and make no request when the look itself fails.
+    if claimed.idempotency_key.is_some() {
+        match stripe::list_refunds(cfg, payment_intent).await {
+            Ok(existing) => {
+                if let Some(r) = existing.iter().find(|r| {
+                    matches!(
+                        r.status.as_str(),
+                        "succeeded" | "pending" | "requires_action"
+                    )
+                }) {
+                    return Ok(Made::Done(
+                        record_made(
+                            db,
+                            id,
+                            r,
+                            claimant,
+                            "Stripe already held a refund of this payment",
+                        )
+                        .await?,
+                    ));
+                }
+            }
+            Err(e) => return Ok(Made::Retry(e)),
+        }
+    }
+    store::compensation::update_step(
+        db,
+        id,
+        StepKind::Refund,
+        &StepUpdate {
+            idempotency_key: Some(&key),
+            amount_minor,
+            currency,
+            if_claimed_by: Some(claimant),
+            ..Default::default()
+        },
+        &[StepStatus::Running],
+        now,
+    )
+    .await?;
+    match stripe::create_refund(cfg, payment_intent, amount_minor, id, &key).await {
+        Ok(r) => Ok(Made::Done(
+            record_made(db, id, &r, claimant, "refund accepted by Stripe").await?,
+        )),
+        Err(e) => match classify_refund_error(e.status, e.code.as_deref()) {
+            RefundErrorClass::AlreadyRefunded => {
+                let detail = "Stripe says this charge was already refunded: nothing more to do";
+                store::compensation::update_step(
+                    db,
+                    id,
+                    StepKind::Refund,
+                    &StepUpdate {
+                        status: Some(StepStatus::Done),
+                        provider_status: Some("succeeded"),
+                        error: Some(""),
+                        detail: Some(detail),
+                        if_claimed_by: Some(claimant),
+                        ..Default::default()
+                    },
+                    &[StepStatus::Running],
+                    now,
+                )
+                .await?;
+                store::compensation::set_state(db, id, RefundState::Refunded, None, now).await?;
+                Ok(Made::Done(RefundOutcome {
+                    status: StepStatus::Done,
+                    state: RefundState::Refunded,
+                    detail: detail.into(),
+                }))
+            }
+            RefundErrorClass::Retry => {
+                let error = e.to_string();
+                store::compensation::update_step(
+                    db,
+                    id,
+                    StepKind::Refund,
+                    &StepUpdate {
+                        error: Some(&error),
+                        if_claimed_by: Some(claimant),
+                        ..Default::default()
+                    },
+                    &[StepStatus::Running],
+                    now,
+                )
+                .await?;
+                Ok(Made::Retry(e))
+            }
+            RefundErrorClass::Permanent => {
+                let error = e.to_string();
+                store::compensation::update_step(
+                    db,
+                    id,
+                    StepKind::Refund,
+                    &StepUpdate {
+                        status: Some(StepStatus::Failed),
+                        error: Some(&error),
+                        detail: Some("Stripe refused the refund; the owner decides"),
+                        if_claimed_by: Some(claimant),
+                        ..Default::default()
+                    },
+                    &[StepStatus::Running],
+                    now,
+                )
+                .await?;
+                store::compensation::set_state(db, id, RefundState::Arranging, None, now).await?;
+                Ok(Made::Failed(RefundOutcome {
+                    status: StepStatus::Failed,
+                    state: RefundState::Arranging,
+                    detail: error,
+                }))
+            }
+        },
+    }
+}
+
+/// Records a refund Stripe made (`r`), and the compensation's state from its status.
+pub(super) async fn record_made(
+    db: &D1Database,
+    id: &str,
+    r: &RefundUpdate,
+    claimant: &str,
+    detail: &str,
+) -> Result<RefundOutcome> {
+    let now = now_ms();
+    let state = RefundState::of_provider_status(&r.status);
+    store::compensation::update_step(
+        db,
+        id,
+        StepKind::Refund,
+        &StepUpdate {
+            status: Some(StepStatus::Done),
+            provider_id: r.refund_id.as_deref(),
+            provider_status: Some(&r.status),
+            amount_minor: r.amount_minor,
+            currency: r.currency.as_deref(),
+            error: Some(""),
+            detail: Some(detail),
+            if_claimed_by: Some(claimant),
+            ..Default::default()
+        },
+        &[StepStatus::Running],
+        now,
+    )
+    .await?;
+    store::compensation::set_state(db, id, state, r.payment_intent.as_deref(), now).await?;
+    Ok(RefundOutcome {
+        status: StepStatus::Done,
+        state,
+        detail: detail.into(),
+    })
+}
+
+/// The refund step failed past its retries: recorded `failed` (the owner gets the links) — only
+/// while this claimant still holds it (or nobody claimed it yet).
+pub(super) async fn gave_up(env: &Env, id: &str, claimant: &str, error: &str) -> Result<bool> {
+    let db = env.d1(DB_BINDING)?;
+    let now = now_ms();
+    let error = crate::domain::text::cut_chars(error, 500);
+    let moved = store::compensation::update_step(
+        &db,
+        id,
+        StepKind::Refund,
+        &StepUpdate {
+            status: Some(StepStatus::Failed),
+            error: Some(&error),
+            detail: Some("the refund request kept failing (rate limit, server error or no answer); the owner decides"),
+            if_claimed_by: Some(claimant),
+            ..Default::default()
+        },
+        &[StepStatus::Running, StepStatus::Pending],
+        now,
+    )
+    .await?;
+    if moved {
+        store::compensation::set_state(&db, id, RefundState::Arranging, None, now).await?;
+    }
+    Ok(moved)
+}
+
+pub(super) fn money(amount: Option<&str>, currency: Option<&str>) -> Option<Money> {
+    Some(Money {
+        amount: amount?.to_string(),
+        currency: currency?.to_string(),
+    })
+}
+
+/// The outcome a recorded refund step stands for.
+pub(super) fn outcome_of(c: &CompensationRow, row: &StepRow) -> RefundOutcome {
+    RefundOutcome {
+        status: row.status,
+        state: c.state,
+        detail: row.detail.clone().unwrap_or_default(),
+    }
+}
