@@ -520,6 +520,9 @@ pub struct StepRow {
     pub attempts: i64,
     pub error: Option<String>,
     pub detail: Option<String>,
+    /// Last write, ms UTC: a `running` claim older than the store's lease was abandoned.
+    #[serde(default)]
+    pub updated_at_ms: i64,
 }
 
 #[cfg(test)]

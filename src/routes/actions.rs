@@ -252,10 +252,16 @@ async fn refund_check(
     let refund = store::compensation::step(&db, id, StepKind::Refund)
         .await?
         .ok_or_else(|| AppError::Unavailable(format!("compensation {id} has no refund step")))?;
-    if !matches!(
-        refund.status,
-        StepStatus::AwaitingOwner | StepStatus::Failed
-    ) {
+    // A `running` claim older than the lease belongs to an actor that died mid-way (a request
+    // cut off, a journey that failed): the owner may take it over.
+    let abandoned = refund.status == StepStatus::Running
+        && refund.updated_at_ms < now_ms() - store::compensation::CLAIM_LEASE_MS;
+    if !abandoned
+        && !matches!(
+            refund.status,
+            StepStatus::AwaitingOwner | StepStatus::Failed
+        )
+    {
         let msg = format!(
             "The refund of this compensation is already {} ({}). Nothing more was refunded.",
             refund.status,
@@ -311,15 +317,11 @@ async fn refund_act(req: Request, env: &Env, claims: action_token::ActionClaims)
         )
         .answer();
     }
+    let claimant = format!("owner:{}", claims.token_id);
     let result = if claims.action == OwnerAction::RefundNow {
-        compensation::owner_refund(
-            env,
-            &c.compensation_id,
-            &format!("owner:{}", claims.token_id),
-        )
-        .await?
+        compensation::owner_refund(env, &c.compensation_id, &claimant).await?
     } else {
-        compensation::owner_handled(env, &c.compensation_id).await?
+        compensation::owner_handled(env, &c.compensation_id, &claimant).await?
     };
     match result {
         OwnerRefund::Refunded(o) => page(

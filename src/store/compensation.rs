@@ -292,7 +292,7 @@ pub async fn attach_booking(db: &D1Database, id: &str, booking_id: &str) -> Resu
 
 const STEP_COLUMNS: &str =
     "step, status, claimed_by, idempotency_key, round, provider_id, provider_status, \
-     amount_minor, currency, attempts, error, detail";
+     amount_minor, currency, attempts, error, detail, updated_at_ms";
 
 /// Every step of a compensation, in order.
 pub async fn steps(db: &D1Database, id: &str) -> Result<Vec<StepRow>> {

@@ -98,6 +98,30 @@ describe("compensation, owner policy (the default)", () => {
     expect(new Set(posts.map((p) => p.key)).size).toBe(1);
   });
 
+  it("a refund claim abandoned mid-way (a request cut off) is taken over by the owner's link after the lease, looking at Stripe first", async () => {
+    const { c, comp, links } = await failedAfterPayment();
+    // The fault: an actor claimed the refund, sent its key, and died before recording anything.
+    const key = `${comp.compensation_id}-refund-r1`;
+    const stuck = (ms) =>
+      rows(
+        "UPDATE compensation_steps SET status = 'running', claimed_by = 'owner:dead', idempotency_key = ?, updated_at_ms = ? WHERE compensation_id = ? AND step = 'refund' RETURNING status",
+        key,
+        ms,
+        comp.compensation_id,
+      );
+    await stuck(Date.now());
+    const fresh = await postLink(links.now);
+    expect(fresh.status).toBe(409); // a live claim is never taken over
+    await stuck(Date.now() - 6 * 60_000);
+    const acted = await postLink(links.handled);
+    expect(acted.status, await acted.clone().text()).toBe(200);
+    const after = await compensationOf(c);
+    expect(after.steps.refund).toMatchObject({ status: "done", detail: "marked handled by the owner outside the engine" });
+    expect(after.steps.refund.claimed_by).toMatch(/^owner:/);
+    expect(after.steps.refund.claimed_by).not.toBe("owner:dead");
+    expect(await stripeRequests(c.pi)).toEqual([]);
+  });
+
   it("a tampered, foreign or unknown refund link changes nothing", async () => {
     const { c, links } = await failedAfterPayment();
     const tampered = links.now.slice(0, -3) + (links.now.endsWith("AAA") ? "BBB" : "AAA");

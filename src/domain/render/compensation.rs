@@ -265,6 +265,7 @@ mod tests {
             attempts: 0,
             error: None,
             detail: Some(detail.into()),
+            updated_at_ms: 0,
         };
         vec![
             step(

@@ -132,28 +132,40 @@ pub(super) async fn release(
     Ok(())
 }
 
-/// The owner's "already handled": the step is done without a Stripe call.
-pub async fn owner_handled(env: &Env, id: &str) -> Result<OwnerRefund> {
+/// The owner's "already handled": the step is done without a Stripe call. Claimed first like a
+/// refund (from `awaiting_owner`, `failed`, or a `running` claim abandoned past the lease), so it
+/// never lands on a refund another actor is making right now.
+pub async fn owner_handled(env: &Env, id: &str, claimant: &str) -> Result<OwnerRefund> {
     let db = env.d1(DB_BINDING)?;
     let now = now_ms();
-    let moved = store::compensation::update_step(
+    let claimed = store::compensation::claim_refund(
+        &db,
+        id,
+        claimant,
+        &[StepStatus::AwaitingOwner, StepStatus::Failed],
+        None,
+        now,
+    )
+    .await?;
+    if !matches!(claimed, Ok(Some(_))) {
+        return Ok(OwnerRefund::AlreadyDecided(
+            "the refund was already decided".into(),
+        ));
+    }
+    store::compensation::update_step(
         &db,
         id,
         StepKind::Refund,
         &StepUpdate {
             status: Some(StepStatus::Done),
             detail: Some("marked handled by the owner outside the engine"),
+            if_claimed_by: Some(claimant),
             ..Default::default()
         },
-        &[StepStatus::AwaitingOwner, StepStatus::Failed],
+        &[StepStatus::Running],
         now,
     )
     .await?;
-    if !moved {
-        return Ok(OwnerRefund::AlreadyDecided(
-            "the refund was already decided".into(),
-        ));
-    }
     store::compensation::set_state(&db, id, RefundState::Handled, None, now).await?;
     Ok(OwnerRefund::Handled)
 }
