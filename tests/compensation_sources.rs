@@ -148,6 +148,7 @@ fn stripe_refund_events_become_refund_updates() {
             amount_minor: Some(54_000),
             currency: Some("EUR".into()),
             failure_reason: Some("expired_or_canceled_card".into()),
+            compensation_id: Some("comp-000000000000000000000000".into()),
         }
     );
     let env = stripe::parse_envelope(&bytes(&fixture("stripe-charge-refunded.json"))).unwrap();

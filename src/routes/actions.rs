@@ -351,7 +351,7 @@ async fn refund_act(req: Request, env: &Env, claims: action_token::ActionClaims)
             page(
                 503,
                 "Stripe could not be reached",
-                &format!("{why}. Nothing was refunded; the link works again."),
+                &format!("{why}. Stripe did not confirm a refund. The link works again: it looks at the payment's refunds at Stripe before asking again, so do not refund from the dashboard meanwhile."),
             )
             .answer()
         }

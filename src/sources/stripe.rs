@@ -300,6 +300,11 @@ fn refund(r: &At<'_>) -> Result<RefundUpdate, ParseError> {
         amount_minor: amount(&r.get("amount")),
         currency: currency(r),
         failure_reason: r.get("failure_reason").str_opt().map(|f| bounded_word(&f)),
+        compensation_id: r
+            .get("metadata")
+            .get("compensation_id")
+            .str_opt()
+            .filter(|c| c.starts_with("comp-") && c.len() <= 64),
     })
 }
 
@@ -314,6 +319,7 @@ fn charge_refunded(c: &At<'_>) -> Result<RefundUpdate, ParseError> {
         amount_minor: amount(&c.get("amount_refunded")),
         currency: currency(c),
         failure_reason: None,
+        compensation_id: None,
     })
 }
 

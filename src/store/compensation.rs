@@ -245,6 +245,7 @@ pub async fn waiting_for_payment(
                     "SELECT c.compensation_id FROM compensations c JOIN compensation_steps st \
                      ON st.compensation_id = c.compensation_id AND st.step = 'refund' \
                      WHERE c.{column} = ?1 AND (st.status = 'waiting_payment' \
+                     OR (st.status = 'skipped' AND c.state = 'not_charged') \
                      OR (st.status = 'running' AND st.claimed_by = ?2))"
                 ))
                 .bind(&[s(v), s(claimant)])?
@@ -329,7 +330,8 @@ pub struct StepUpdate<'a> {
     pub detail: Option<&'a str>,
     /// Sets the refund round (a released claim gives its round back).
     pub round: Option<i64>,
-    /// Guard, not a value: write only while the step is claimed by this claimant (or `pending`).
+    /// Guard, not a value: write only while the step is claimed by this claimant (or not claimed
+    /// yet: `pending`, `waiting_payment`).
     pub if_claimed_by: Option<&'a str>,
 }
 
@@ -363,7 +365,7 @@ pub async fn update_step(
              currency = COALESCE(?8, currency), error = CASE WHEN ?9 IS NULL THEN error WHEN ?9 = '' THEN NULL ELSE ?9 END, \
              detail = COALESCE(?10, detail), round = COALESCE(?12, round), updated_at_ms = MAX(updated_at_ms, ?11) \
              WHERE compensation_id = ?1 AND step = ?2{guard} \
-             AND (?13 IS NULL OR status = 'pending' OR claimed_by = ?13)"
+             AND (?13 IS NULL OR status IN ('pending', 'waiting_payment') OR claimed_by = ?13)"
         ))
         .bind(&[
             s(id),

@@ -111,6 +111,21 @@ describe("compensation, automatic refunds", () => {
     expect((await compensationOf(c)).state).toBe("refunded");
   });
 
+  it("an expired earlier session does not read as \u201cnot charged\u201d: the journey still waits for the session the guest paid with", async () => {
+    const c = checkout();
+    const expired = paidSession({ ...c, pi: `${c.pi}_old` }, { id: unique("evt_exp_") });
+    expired.type = "checkout.session.expired";
+    expired.data.object.payment_status = "unpaid";
+    await runStripeEvent(expired);
+    const failed = runLiteapiEvent(bookErrorBody(c));
+    await new Promise((r) => setTimeout(r, 500));
+    await runStripeEvent(paidSession(c));
+    await failed;
+    expect(await refundPosts(c.pi)).toHaveLength(1);
+    expect((await notice(c)).text).toContain("has been refunded");
+    expect((await notice(c)).text).not.toContain("not been charged");
+  });
+
   it("a payment that arrives after the wait still resumes the refund: one refund, the notice never claimed one", async () => {
     const c = checkout();
     const out = await runLiteapiEvent(bookErrorBody(c)); // waits 4 s, finds nothing

@@ -89,7 +89,7 @@ describe("compensation, owner policy (the default)", () => {
     await failStripe(c.pi, ["503"]);
     const first = await postLink(links.now);
     expect(first.status).toBe(503);
-    expect(await first.text()).toContain("the link works again");
+    expect(await first.text()).toContain("The link works again");
     expect((await compensationOf(c)).steps.refund.status).toBe("awaiting_owner");
     const second = await postLink(links.now);
     expect(second.status, await second.clone().text()).toBe(200);

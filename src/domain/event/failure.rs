@@ -65,4 +65,7 @@ pub struct RefundUpdate {
     /// Stripe `failure_reason` (e.g. `expired_or_canceled_card`) when the refund failed.
     #[serde(default)]
     pub failure_reason: Option<String>,
+    /// `metadata.compensation_id`: the compensation that made this refund (the engine sends it).
+    #[serde(default)]
+    pub compensation_id: Option<String>,
 }

@@ -160,7 +160,11 @@ async fn open_for_failure(
     Ok(Opened {
         id: id.to_string(),
         booking_id: row.booking_id.clone(),
-        payment_known: payment_of(&db, &row).await?.is_some(),
+        // Only a captured payment ends the wait: an expired or failed earlier attempt may be
+        // followed by the session the guest did pay with.
+        payment_known: payment_of(&db, &row)
+            .await?
+            .is_some_and(|p| p.outcome.is_paid()),
     })
 }
 

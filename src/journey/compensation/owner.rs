@@ -109,8 +109,10 @@ pub(super) async fn release(
     before: &StepRow,
     error: &str,
 ) -> Result<()> {
+    // An abandoned claim taken over from a round-R link goes back to waiting for the owner at
+    // round R, so that link works again (the key is safe: it looks at Stripe's refunds first).
     let status = if before.status == StepStatus::Running {
-        StepStatus::Failed
+        StepStatus::AwaitingOwner
     } else {
         before.status
     };

@@ -74,8 +74,11 @@ pub(super) async fn refund_by_journey(
         )
         .await;
     }
+    // "Not charged" was the processor's word then; a paid payment recorded since overrides it
+    // (money first: the refund is made, the owner told).
+    let not_charged = row.status == StepStatus::Skipped && c.state == RefundState::NotCharged;
     // Decided already (a duplicate event, a replay, the owner, another actor): report, never act.
-    if !matches!(row.status, StepStatus::Pending | StepStatus::WaitingPayment) {
+    if !not_charged && !matches!(row.status, StepStatus::Pending | StepStatus::WaitingPayment) {
         return Ok(outcome_of(&c, &row));
     }
     let payment = payment_of(&db, &c).await?;
@@ -90,7 +93,15 @@ pub(super) async fn refund_by_journey(
     );
     let pi = payment.as_ref().and_then(|p| p.payment_intent.as_deref());
     let currency = payment.as_ref().and_then(|p| p.currency.as_deref());
-    let open = [StepStatus::Pending, StepStatus::WaitingPayment];
+    let open = [
+        StepStatus::Pending,
+        StepStatus::WaitingPayment,
+        if not_charged {
+            StepStatus::Skipped
+        } else {
+            StepStatus::Pending
+        },
+    ];
     let decided = |status: StepStatus, state: RefundState, detail: String, amount: Option<i64>| {
         let db = &db;
         async move {
@@ -273,11 +284,14 @@ pub(super) async fn make_refund(
     if claimed.idempotency_key.is_some() {
         match stripe::list_refunds(cfg, payment_intent).await {
             Ok(existing) => {
+                // Only a refund this compensation made (its metadata), never another refund of the
+                // payment (a partial one from the dashboard).
                 if let Some(r) = existing.iter().find(|r| {
-                    matches!(
-                        r.status.as_str(),
-                        "succeeded" | "pending" | "requires_action"
-                    )
+                    r.compensation_id.as_deref() == Some(id)
+                        && matches!(
+                            r.status.as_str(),
+                            "succeeded" | "pending" | "requires_action"
+                        )
                 }) {
                     return Ok(Made::Done(
                         record_made(
@@ -294,7 +308,7 @@ pub(super) async fn make_refund(
             Err(e) => return Ok(Made::Retry(e)),
         }
     }
-    store::compensation::update_step(
+    let still_mine = store::compensation::update_step(
         db,
         id,
         StepKind::Refund,
@@ -309,6 +323,14 @@ pub(super) async fn make_refund(
         now,
     )
     .await?;
+    if !still_mine {
+        // Another actor took the step over while this one stalled: it refunds, not us.
+        return Ok(Made::Retry(stripe::RefundError {
+            status: Some(409),
+            code: Some("claim_lost".into()),
+            message: "another actor holds this refund now".into(),
+        }));
+    }
     match stripe::create_refund(cfg, payment_intent, amount_minor, id, &key).await {
         Ok(r) => Ok(Made::Done(
             record_made(db, id, &r, claimant, "refund accepted by Stripe").await?,
@@ -438,7 +460,11 @@ pub(super) async fn gave_up(env: &Env, id: &str, claimant: &str, error: &str) ->
             if_claimed_by: Some(claimant),
             ..Default::default()
         },
-        &[StepStatus::Running, StepStatus::Pending],
+        &[
+            StepStatus::Running,
+            StepStatus::Pending,
+            StepStatus::WaitingPayment,
+        ],
         now,
     )
     .await?;
