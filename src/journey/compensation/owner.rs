@@ -1,5 +1,5 @@
 //! The owner's one-click actions on a compensation's refund ("refund now", "already handled"),
-//! called by `crate::routes::actions`.
+//! called by the one-click action route (`/actions/{token}`).
 
 use super::*;
 
