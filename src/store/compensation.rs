@@ -387,6 +387,43 @@ pub async fn update_step(
     Ok(changes(&r) == 1)
 }
 
+/// Settles a step not claimed by anyone (`pending`) once: `status` with `detail`. A step already
+/// settled keeps its record (a replay or a duplicate event changes nothing); returns whether it was
+/// written.
+pub async fn settle(
+    db: &D1Database,
+    id: &str,
+    kind: StepKind,
+    status: StepStatus,
+    detail: &str,
+    at_ms: i64,
+) -> Result<bool> {
+    update_step(
+        db,
+        id,
+        kind,
+        &StepUpdate {
+            status: Some(status),
+            detail: Some(detail),
+            ..Default::default()
+        },
+        &[StepStatus::Pending],
+        at_ms,
+    )
+    .await
+}
+
+/// A compensation and its refund step (both must exist: the step rows are inserted with it).
+pub async fn with_refund(db: &D1Database, id: &str) -> Result<(CompensationRow, StepRow)> {
+    let c = get(db, id)
+        .await?
+        .ok_or_else(|| worker::Error::RustError(format!("compensation {id} is unknown")))?;
+    let refund = step(db, id, StepKind::Refund)
+        .await?
+        .ok_or_else(|| worker::Error::RustError(format!("compensation {id} has no refund step")))?;
+    Ok((c, refund))
+}
+
 /// How long a claim on a refund step holds, ms: longer than a Workflow step's timeout (60 s) and
 /// an owner's request with Stripe's timeout (20 s). A claim older than this belongs to an actor
 /// that died mid-way (a cancelled request, a failed journey); anyone may take it over, and the

@@ -104,19 +104,7 @@ pub(super) async fn open_for_cancellation(
             "the cancellation withdrew the booking's queued emails",
         ),
     ] {
-        store::compensation::update_step(
-            &db,
-            &id,
-            kind,
-            &StepUpdate {
-                status: Some(StepStatus::Done),
-                detail: Some(detail),
-                ..Default::default()
-            },
-            &[StepStatus::Pending],
-            now,
-        )
-        .await?;
+        store::compensation::settle(&db, &id, kind, StepStatus::Done, detail, now).await?;
     }
     Ok(Some(id))
 }

@@ -289,16 +289,12 @@ async fn close_and_withdraw(env: &Env, id: &str, at: i64) -> Result<bool> {
     };
     let Some(booking_id) = booking_id else {
         for kind in [StepKind::CloseBooking, StepKind::WithdrawEmails] {
-            store::compensation::update_step(
+            store::compensation::settle(
                 &db,
                 id,
                 kind,
-                &StepUpdate {
-                    status: Some(StepStatus::Skipped),
-                    detail: Some("no booking is recorded for this checkout"),
-                    ..Default::default()
-                },
-                &[StepStatus::Pending],
+                StepStatus::Skipped,
+                "no booking is recorded for this checkout",
                 now,
             )
             .await?;
@@ -306,20 +302,16 @@ async fn close_and_withdraw(env: &Env, id: &str, at: i64) -> Result<bool> {
         return Ok(false);
     };
     let closed = close_booking(&db, &booking_id, at).await?;
-    store::compensation::update_step(
+    store::compensation::settle(
         &db,
         id,
         StepKind::CloseBooking,
-        &StepUpdate {
-            status: Some(StepStatus::Done),
-            detail: Some(if closed {
-                "booking recorded as FAILED; its scheduled emails stop"
-            } else {
-                "booking was already closed"
-            }),
-            ..Default::default()
+        StepStatus::Done,
+        if closed {
+            "booking recorded as FAILED; its scheduled emails stop"
+        } else {
+            "booking was already closed"
         },
-        &[StepStatus::Pending],
         now,
     )
     .await?;
@@ -333,16 +325,12 @@ async fn close_and_withdraw(env: &Env, id: &str, at: i64) -> Result<bool> {
             "never sent"
         }
     );
-    store::compensation::update_step(
+    store::compensation::settle(
         &db,
         id,
         StepKind::WithdrawEmails,
-        &StepUpdate {
-            status: Some(StepStatus::Done),
-            detail: Some(&detail),
-            ..Default::default()
-        },
-        &[StepStatus::Pending],
+        StepStatus::Done,
+        &detail,
         now,
     )
     .await?;

@@ -68,39 +68,31 @@ pub(super) async fn notices(
                 })
                 .map_err(rust_err)?;
                 emails.push(email);
-                store::compensation::update_step(
+                store::compensation::settle(
                     &db,
                     id,
                     StepKind::GuestNotice,
-                    &StepUpdate {
-                        status: Some(StepStatus::Done),
-                        detail: Some(&format!(
-                            "{} notice, refund wording: {}",
-                            if confirmation_sent {
-                                "cancellation"
-                            } else {
-                                "not confirmed"
-                            },
-                            state.as_str()
-                        )),
-                        ..Default::default()
-                    },
-                    &[StepStatus::Pending],
+                    StepStatus::Done,
+                    &format!(
+                        "{} notice, refund wording: {}",
+                        if confirmation_sent {
+                            "cancellation"
+                        } else {
+                            "not confirmed"
+                        },
+                        state.as_str()
+                    ),
                     now,
                 )
                 .await?;
             }
             None => {
-                store::compensation::update_step(
+                store::compensation::settle(
                     &db,
                     id,
                     StepKind::GuestNotice,
-                    &StepUpdate {
-                        status: Some(StepStatus::Skipped),
-                        detail: Some("no usable guest email address"),
-                        ..Default::default()
-                    },
-                    &[StepStatus::Pending],
+                    StepStatus::Skipped,
+                    "no usable guest email address",
                     now,
                 )
                 .await?;
@@ -108,16 +100,12 @@ pub(super) async fn notices(
         }
     } else if stage == "opened" {
         // A cancellation: the guest's cancellation email is the notice.
-        store::compensation::update_step(
+        store::compensation::settle(
             &db,
             id,
             StepKind::GuestNotice,
-            &StepUpdate {
-                status: Some(StepStatus::Skipped),
-                detail: Some("the guest's cancellation email is the notice"),
-                ..Default::default()
-            },
-            &[StepStatus::Pending],
+            StepStatus::Skipped,
+            "the guest's cancellation email is the notice",
             now,
         )
         .await?;
@@ -147,20 +135,16 @@ pub(super) async fn notices(
     .map_err(rust_err)?;
     emails.push(alert);
     if stage == "opened" {
-        store::compensation::update_step(
+        store::compensation::settle(
             &db,
             id,
             StepKind::OwnerAlert,
-            &StepUpdate {
-                status: Some(StepStatus::Done),
-                detail: Some(if links.is_empty() {
-                    "alert with the facts"
-                } else {
-                    "alert with the facts and one-click refund links"
-                }),
-                ..Default::default()
+            StepStatus::Done,
+            if links.is_empty() {
+                "alert with the facts"
+            } else {
+                "alert with the facts and one-click refund links"
             },
-            &[StepStatus::Pending],
             now,
         )
         .await?;

@@ -23,12 +23,7 @@ pub enum OwnerRefund {
 pub async fn owner_refund(env: &Env, id: &str, claimant: &str) -> Result<OwnerRefund> {
     let db = env.d1(DB_BINDING)?;
     let cfg = config(env)?;
-    let c = store::compensation::get(&db, id)
-        .await?
-        .ok_or_else(|| rust_err("unknown compensation"))?;
-    let before = store::compensation::step(&db, id, StepKind::Refund)
-        .await?
-        .ok_or_else(|| rust_err("refund step missing"))?;
+    let (c, before) = store::compensation::with_refund(&db, id).await?;
     if before.amount_minor == Some(0) {
         // The supplier's fee covers the payment: "everything" (no amount) would be wrong.
         return Ok(OwnerRefund::Refused(

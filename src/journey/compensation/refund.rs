@@ -29,12 +29,7 @@ pub(super) async fn refund_by_journey(
 ) -> Result<RefundOutcome> {
     let db = env.d1(DB_BINDING)?;
     let cfg = config(env)?;
-    let c = store::compensation::get(&db, id)
-        .await?
-        .ok_or_else(|| rust_err("compensation vanished"))?;
-    let row = store::compensation::step(&db, id, StepKind::Refund)
-        .await?
-        .ok_or_else(|| rust_err("refund step missing"))?;
+    let (c, row) = store::compensation::with_refund(&db, id).await?;
     let now = now_ms();
     // A retry of this claimant's own round: finish it with the key and amount already sent,
     // never re-plan (a new amount under the same key is refused by Stripe).
