@@ -18,6 +18,16 @@ pub const JOURNEY_BINDING: &str = "JOURNEY";
 pub const OUTBOX_BINDING: &str = "OUTBOX";
 /// Cloudflare Email Service `send_email` binding (main provider).
 pub const EMAIL_BINDING: &str = "EMAIL";
+/// Cloudflare Queues producer binding of outbound webhook deliveries (one message per delivery).
+pub const WEBHOOKS_QUEUE_BINDING: &str = "WEBHOOKS";
+/// Producer binding of the deliveries' dead letter queue (a delivery past its ceiling is sent
+/// there explicitly; Queues also moves a message there after `max_retries`).
+pub const WEBHOOKS_DLQ_BINDING: &str = "WEBHOOKS_DLQ";
+/// Queue names, as in wrangler.toml: the consumer tells its queues apart by name.
+pub const WEBHOOKS_QUEUE: &str = "booking-email-webhooks";
+pub const WEBHOOKS_DLQ: &str = "booking-email-webhooks-dlq";
+/// The queue Cloudflare Email Service event subscriptions publish delivery events to.
+pub const EMAIL_EVENTS_QUEUE: &str = "booking-email-email-events";
 /// Name of the single outbox instance.
 pub const OUTBOX_NAME: &str = "outbox";
 
@@ -142,6 +152,15 @@ pub struct Config {
     /// (`STRIPE_SECRET_KEY`, a secret; empty = refunds cannot be made, the owner is told).
     pub stripe_api_base_url: String,
     pub stripe_secret_key: String,
+    /// Outbound webhooks: `WEBHOOK_RETRY_BASE_S` (60), `WEBHOOK_RETRY_FACTOR` (3),
+    /// `WEBHOOK_RETRY_CAP_S` (43 200), `WEBHOOK_MAX_ATTEMPTS` (8),
+    /// `WEBHOOK_CLIENT_ERROR_ATTEMPTS` (3); see [`crate::domain::webhooks::decide`].
+    pub webhook_retry: crate::domain::webhooks::RetryPolicy,
+    /// `WEBHOOK_TIMEOUT_MS`: how long one delivery attempt may take, ms (10 000).
+    pub webhook_timeout_ms: u64,
+    /// `WEBHOOK_ALLOW_HTTP_LOOPBACK` (`true`/`false`, default false): accept `http://` subscriber
+    /// URLs to a loopback host (local development and tests only).
+    pub webhook_allow_http_loopback: bool,
 }
 
 fn list(get: &impl Fn(&str) -> Option<String>, name: &'static str) -> Vec<String> {
@@ -339,6 +358,27 @@ impl Config {
                 .trim_end_matches('/')
                 .to_string(),
             stripe_secret_key: text(&get, "STRIPE_SECRET_KEY")?.unwrap_or_default(),
+            webhook_retry: {
+                let d = crate::domain::webhooks::RetryPolicy::default();
+                let p = crate::domain::webhooks::RetryPolicy {
+                    base_s: number(&get, "WEBHOOK_RETRY_BASE_S", d.base_s)?,
+                    factor: number(&get, "WEBHOOK_RETRY_FACTOR", d.factor)?,
+                    cap_s: number(&get, "WEBHOOK_RETRY_CAP_S", d.cap_s)?.min(43_200),
+                    max_attempts: number(&get, "WEBHOOK_MAX_ATTEMPTS", d.max_attempts)?.max(1),
+                    client_error_attempts: number(
+                        &get,
+                        "WEBHOOK_CLIENT_ERROR_ATTEMPTS",
+                        d.client_error_attempts,
+                    )?
+                    .max(1),
+                };
+                p
+            },
+            webhook_timeout_ms: number(&get, "WEBHOOK_TIMEOUT_MS", 10_000u64)?,
+            webhook_allow_http_loopback: matches!(
+                text(&get, "WEBHOOK_ALLOW_HTTP_LOOPBACK")?.as_deref(),
+                Some("true" | "1")
+            ),
         })
     }
 }

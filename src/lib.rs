@@ -16,11 +16,14 @@ pub mod sources;
 pub mod store;
 pub mod suppliers;
 pub mod sweeper;
+pub mod webhooks;
 
 pub use journey::run_journey;
 pub use outbox::Outbox;
 
-use worker::{event, Context, Env, Request, Response, Result, ScheduleContext, ScheduledEvent};
+use worker::{
+    event, Context, Env, MessageBatch, Request, Response, Result, ScheduleContext, ScheduledEvent,
+};
 
 #[event(fetch)]
 async fn fetch(req: Request, env: Env, _ctx: Context) -> Result<Response> {
@@ -39,5 +42,25 @@ async fn scheduled(_event: ScheduledEvent, env: Env, _ctx: ScheduleContext) {
             serde_json::to_string(&report).unwrap_or_default()
         ),
         Err(e) => worker::console_error!("sweeper tick failed: {e}"),
+    }
+}
+
+/// The Queues consumer (`[[queues.consumers]]` in wrangler.toml), one entry for three queues told
+/// apart by name: outbound webhook deliveries, their dead letter queue, and Cloudflare Email
+/// Service delivery events. See [`webhooks`].
+#[event(queue)]
+async fn queue(batch: MessageBatch<serde_json::Value>, env: Env, _ctx: Context) -> Result<()> {
+    let name = batch.queue();
+    match name.as_str() {
+        config::WEBHOOKS_QUEUE => webhooks::consume_deliveries(batch, &env).await,
+        config::WEBHOOKS_DLQ => webhooks::consume_dead_letters(batch, &env).await,
+        config::EMAIL_EVENTS_QUEUE => webhooks::consume_email_events(batch, &env).await,
+        other => {
+            // Never acked: a queue bound by mistake keeps its messages (retried, then its own
+            // dead letter queue, if any) rather than losing them here.
+            worker::console_error!("queue {other:?} has no consumer in this Worker");
+            batch.retry_all();
+            Ok(())
+        }
     }
 }

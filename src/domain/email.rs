@@ -109,6 +109,9 @@ pub enum EmailKind {
     BookingNotConfirmed,
     /// Owner: a compensation's facts, steps and refund state, with one-click refund links.
     OwnerCompensation,
+    /// Owner: an outbound webhook subscriber was disabled (410 Gone) or its deliveries went to
+    /// the dead letter queue (at most one a subscriber and UTC day).
+    OwnerWebhookAlert,
 }
 
 stored_names!(EmailKind);
@@ -145,7 +148,8 @@ impl EmailKind {
             | EmailKind::OwnerProviderPaused
             | EmailKind::OwnerJourneyFailed
             | EmailKind::OwnerSweepSummary
-            | EmailKind::OwnerCompensation => Audience::Owner,
+            | EmailKind::OwnerCompensation
+            | EmailKind::OwnerWebhookAlert => Audience::Owner,
         }
     }
 
@@ -161,7 +165,8 @@ impl EmailKind {
             | EmailKind::OwnerProviderPaused
             | EmailKind::OwnerJourneyFailed
             | EmailKind::OwnerSweepSummary
-            | EmailKind::OwnerCompensation => Rank::Urgent,
+            | EmailKind::OwnerCompensation
+            | EmailKind::OwnerWebhookAlert => Rank::Urgent,
             EmailKind::BookingConfirmation
             | EmailKind::HotelConfirmationNumber
             | EmailKind::BookingCancelled

@@ -35,6 +35,10 @@ pub enum Source {
     /// Resend's delivery reports (bounces, complaints), signed with Svix: stored in `raw_events`,
     /// recorded as suppressions; never starts a journey.
     Resend,
+    /// Cloudflare Email Service delivery events, consumed from a Queue (event subscriptions):
+    /// stored in `raw_events`, bounces and complaints recorded as suppressions, statuses onto the
+    /// email record; never starts a journey.
+    EmailService,
 }
 
 stored_names!(Source);
@@ -573,7 +577,14 @@ mod stored_name_tests {
                 .iter()
                 .map(|s| s.as_str())
                 .collect::<Vec<_>>(),
-            ["liteapi", "duffel", "stripe", "generic", "resend"]
+            [
+                "liteapi",
+                "duffel",
+                "stripe",
+                "generic",
+                "resend",
+                "email_service"
+            ]
         );
         assert_eq!(
             PaymentOutcome::VARIANTS

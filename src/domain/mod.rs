@@ -30,6 +30,8 @@ pub mod text;
 pub mod timezone;
 pub mod tz_lookup;
 pub mod unsubscribe;
+pub mod webhook_events;
+pub mod webhooks;
 
 /// At most `max` bytes of `s`, cut on a char boundary (for quotes in messages and stored details).
 pub(crate) fn cut_bytes(s: &str, max: usize) -> &str {

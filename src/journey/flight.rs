@@ -61,6 +61,13 @@ pub async fn booked(
     // Withdrawn if the order is cancelled before its turn; the version does not matter.
     email.intent = Some(Intent::default());
     deliver_once(step, env, email, params.received_at_ms, &mut out).await;
+    let confirmed = crate::domain::webhook_events::flight_confirmed(
+        f,
+        params.source,
+        params.event_id.as_str(),
+        params.received_at_ms,
+    );
+    super::publish(step, env, vec![confirmed], &mut out).await;
     Ok(out)
 }
 

@@ -127,6 +127,13 @@ pub async fn booked(
     for email in emails {
         deliver_once(step, env, email, params.received_at_ms, &mut out).await;
     }
+    let confirmed = crate::domain::webhook_events::hotel_confirmed(
+        b,
+        params.source,
+        params.event_id.as_str(),
+        params.received_at_ms,
+    );
+    super::publish(step, env, vec![confirmed], &mut out).await;
     run_plan(step, env, params, &b.booking_id, recorded.version, &mut out).await?;
     Ok(out)
 }
@@ -559,6 +566,15 @@ pub async fn amended(
         expires_at_ms: None,
     });
     deliver_once(step, env, email, params.received_at_ms, &mut out).await;
+    let updated = crate::domain::webhook_events::booking_updated(
+        booking_id.as_str(),
+        params.source,
+        params.event_id.as_str(),
+        &params.event_name,
+        params.event.kind(),
+        params.received_at_ms,
+    );
+    super::publish(step, env, vec![updated], &mut out).await;
     run_plan(step, env, params, &booking_id, version, &mut out).await?;
     Ok(out)
 }

@@ -27,6 +27,8 @@ use crate::domain::event::{
 };
 use crate::domain::render::{self, guard::guarded};
 use crate::domain::text::step_part;
+use crate::domain::webhook_events;
+use crate::domain::webhooks::Publication;
 pub use crate::outbox::client::{deliver, Delivery};
 use crate::store;
 use crate::store::bookings::FactsUpdate;
@@ -122,7 +124,7 @@ async fn failed(step: &Step, env: &Env, params: &JourneyParams, error: &str) {
 }
 
 async fn run(step: &Step, env: &Env, params: &JourneyParams) -> Result<JourneyOutput> {
-    match &params.event {
+    let mut out = match &params.event {
         SupplierEvent::HotelBooked(b) => hotel::booked(step, env, params, b).await,
         SupplierEvent::HotelConfirmationNumber {
             booking_id,
@@ -149,6 +151,57 @@ async fn run(step: &Step, env: &Env, params: &JourneyParams) -> Result<JourneyOu
         SupplierEvent::PaymentUpdated(p) => checkout::payment_updated(step, env, params, p).await,
         SupplierEvent::BookingFailed(f) => compensation::booking_failed(step, env, params, f).await,
         SupplierEvent::RefundUpdated(r) => compensation::refund_updated(step, env, params, r).await,
+    }?;
+    // Events of handlers that never sleep are published once the handler is done; the others
+    // (booked, amended, cancelled) publish before their plan's first sleep.
+    let (at, source, event_id) = (
+        params.received_at_ms,
+        params.source,
+        params.event_id.as_str(),
+    );
+    let updated = |id: &str| {
+        vec![webhook_events::booking_updated(
+            id,
+            source,
+            event_id,
+            &params.event_name,
+            params.event.kind(),
+            at,
+        )]
+    };
+    let after: Vec<Publication> = match &params.event {
+        SupplierEvent::HotelConfirmationNumber { booking_id, .. }
+        | SupplierEvent::CheckinInstructions { booking_id, .. } => updated(booking_id.as_str()),
+        SupplierEvent::FlightScheduleChanged { order_id, .. } => updated(order_id.as_str()),
+        SupplierEvent::CheckoutStarted(_) | SupplierEvent::PaymentUpdated(_) => out
+            .emails
+            .iter()
+            .filter_map(|(key, _)| webhook_events::checkout_fact(key, at))
+            .collect(),
+        _ => Vec::new(),
+    };
+    publish(step, env, after, &mut out).await;
+    Ok(out)
+}
+
+/// Publishes outbound webhook events (`crate::webhooks::publish`) in a step of their own, named
+/// by the first event id (hex: safe in a step name), so a replay publishes nothing again. A
+/// failure past the step's retries is logged and listed in `out.failed`; the journey goes on
+/// (guest email never waits on a subscriber).
+pub(crate) async fn publish(step: &Step, env: &Env, ps: Vec<Publication>, out: &mut JourneyOutput) {
+    let Some(first) = ps.first() else {
+        return;
+    };
+    let name = format!("webhooks {}", first.event_id);
+    let env2 = env.clone();
+    let sent: Result<usize> = step
+        .run(&name, StepConfig::STORAGE, async move || {
+            crate::webhooks::publish_all(&env2, &ps).await
+        })
+        .await;
+    if let Err(e) = sent {
+        worker::console_error!("journey: {name} failed: {e}");
+        out.failed.push((name, e.to_string()));
     }
 }
 
@@ -264,6 +317,13 @@ async fn cancelled(
     for email in emails {
         deliver_once(step, env, email, params.received_at_ms, &mut out).await;
     }
+    let cancelled = webhook_events::booking_cancelled(
+        c,
+        params.source,
+        params.event_id.as_str(),
+        params.received_at_ms,
+    );
+    publish(step, env, vec![cancelled], &mut out).await;
     // A booking the guest paid for, cancelled by the supplier: its refund (by policy).
     compensation::for_cancellation(step, env, params, c, &mut out).await?;
     Ok(out)

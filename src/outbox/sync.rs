@@ -9,6 +9,7 @@ use crate::config::DB_BINDING;
 use crate::domain::email::{EmailStatus, OutgoingEmail};
 use crate::domain::marketing::Suppression;
 use crate::domain::outbox::Provider;
+use crate::domain::webhook_events::{email_outcome, EmailFact};
 use crate::platform::now_ms;
 use crate::store;
 
@@ -73,6 +74,29 @@ impl Outbox {
             };
             match store::emails::record_outcome(&db, &outcome).await {
                 Ok(_) => {
+                    // Subscribers learn a client email's outcome once it is on record; a failed
+                    // publish leaves the row unsynced, so the next alarm records and publishes
+                    // again (same event id: nothing twice).
+                    if r.audience == "client" {
+                        let fact = EmailFact {
+                            dedupe_key: &r.dedupe_key,
+                            status: &r.status,
+                            provider: r.provider.as_deref(),
+                            provider_message_id: r.provider_message_id.as_deref(),
+                            attempts: r.attempts,
+                            reason: r.last_error.as_deref(),
+                        };
+                        if let Some(p) = email_outcome(&fact, r.updated_at_ms) {
+                            if let Err(e) = crate::webhooks::publish(&self.env, &p).await {
+                                worker::console_error!(
+                                    "outbox: publishing {} of {} failed: {e}",
+                                    p.event_type,
+                                    r.dedupe_key
+                                );
+                                continue;
+                            }
+                        }
+                    }
                     // Only if the row is still what was recorded: a withdrawal, re-plan or
                     // redrive during the D1 write set `record_synced = 0` again, and that newer
                     // state must reach D1 before retention may prune the row.

@@ -30,6 +30,10 @@ pub enum AppError {
     /// for the `Allow` header (RFC 9110 §15.5.6), e.g. `"POST"`.
     #[error("method not allowed; this path accepts {0}")]
     MethodNotAllowed(&'static str),
+    /// 409 `conflict`: the request is valid but the thing it names is not in a state that allows
+    /// it (e.g. redriving a delivered webhook).
+    #[error("{0}")]
+    Conflict(String),
     /// 500 `misconfigured`: a configuration variable is missing or malformed (the message names it).
     #[error("engine misconfigured: {0}")]
     Config(#[from] ConfigError),
@@ -88,6 +92,7 @@ impl AppError {
             AppError::TooLarge { .. } => (413, "payload_too_large"),
             AppError::NotFound => (404, "not_found"),
             AppError::MethodNotAllowed(_) => (405, "method_not_allowed"),
+            AppError::Conflict(_) => (409, "conflict"),
             AppError::Config(_) => (500, "misconfigured"),
             AppError::Unavailable(_) => (503, "unavailable"),
         };

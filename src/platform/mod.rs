@@ -7,8 +7,10 @@
 //! The core never calls this module: it takes `now` (ms since the Unix epoch, UTC) and random
 //! numbers as arguments.
 
+mod fetch;
 mod http;
 
+pub use fetch::{fetch_within, Answer, NoAnswer};
 pub use http::{AppError, Page};
 
 use crate::config::{Config, ConfigError};

@@ -51,7 +51,7 @@ pub const MAX_SEND_BODY_BYTES: usize = 1 << 20;
 /// Largest accepted `POST /admin/outbox/redrive` body, bytes.
 pub const MAX_REDRIVE_BODY_BYTES: usize = 4_096;
 
-fn authorize(req: &Request, cfg: &Config) -> Result<(), AppError> {
+pub(super) fn authorize(req: &Request, cfg: &Config) -> Result<(), AppError> {
     let header = req.headers().get("authorization").ok().flatten();
     operator::check_bearer(header.as_deref(), &cfg.operator_token).map_err(|e| match e {
         OperatorAuthError::NotConfigured => AppError::Unavailable(e.to_string()),

@@ -6,6 +6,7 @@ pub mod actions;
 pub mod admin;
 pub mod resend;
 pub mod unsubscribe;
+pub mod webhook_admin;
 pub mod webhooks;
 
 pub(crate) use crate::platform::config;
@@ -33,8 +34,11 @@ pub fn allowed_methods(path: &str) -> Option<&'static str> {
         "/webhooks/resend"
         | "/admin/marketing/send"
         | "/admin/outbox/redrive"
-        | "/admin/outbox/release" => Some("POST"),
-        "/admin/outbox" | "/admin/outbox/email" => Some("GET"),
+        | "/admin/outbox/release"
+        | "/admin/webhooks/redrive" => Some("POST"),
+        "/admin/outbox" | "/admin/outbox/email" | "/admin/webhooks/deliveries" => Some("GET"),
+        "/admin/webhooks/subscribers" => Some("GET, HEAD, POST"),
+        p if p.starts_with("/admin/webhooks/subscribers/") => Some("POST"),
         p if p.starts_with("/unsubscribe/") => Some("GET, HEAD, POST"),
         p if p.starts_with("/actions/") => Some("GET, HEAD, POST"),
         _ => None,
@@ -72,6 +76,16 @@ pub async fn handle(req: Request, env: Env) -> Answer {
         "/admin/outbox/release" => admin::outbox_release(req, &env).await,
         "/admin/outbox" => admin::outbox_state(req, &env).await,
         "/admin/outbox/email" => admin::outbox_email(req, &env).await,
+        "/admin/webhooks/subscribers" => match method {
+            Method::Post => webhook_admin::create_subscriber(req, &env).await,
+            _ => webhook_admin::list_subscribers(req, &env).await,
+        },
+        "/admin/webhooks/deliveries" => webhook_admin::deliveries(req, &env).await,
+        "/admin/webhooks/redrive" => webhook_admin::redrive(req, &env).await,
+        p if p.starts_with("/admin/webhooks/subscribers/") => {
+            let rest = p["/admin/webhooks/subscribers/".len()..].to_string();
+            webhook_admin::subscriber_state(req, &env, &rest).await
+        }
         p if p.starts_with("/unsubscribe/") => {
             let token = p.trim_start_matches("/unsubscribe/").to_string();
             match method {

@@ -153,6 +153,17 @@ pub async fn resend(mut req: Request, env: &Env) -> Answer {
                 )
                 .await?;
                 kept.push(json!({"email": address.as_str(), "reason": now.as_str()}));
+                // Subscribers hear of it (same event id on a redelivery: nothing twice). A
+                // failure answers 503 and Resend delivers again.
+                let bounced = crate::domain::webhook_events::email_bounced(
+                    address.as_str(),
+                    reason.as_str(),
+                    Source::Resend.as_str(),
+                    event_id.as_str(),
+                    detail.as_deref(),
+                    received_at_ms,
+                );
+                crate::webhooks::publish(env, &bounced).await?;
             }
             json!({
                 "status": "recorded",

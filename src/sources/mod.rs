@@ -9,9 +9,11 @@
 //! - [`hotel_data`]: liteAPI's `/data/hotel` answer (a read-API, called by
 //!   [`crate::suppliers`]);
 //! - [`resend`]: Resend delivery reports (Svix = Standard Webhooks headers) → suppressions;
+//! - [`email_service`]: Cloudflare Email Service delivery events (from a Queue) → suppressions;
 //! - [`signature`]: the HMAC schemes (Duffel, Stripe, Standard Webhooks), time passed in.
 
 pub mod duffel;
+pub mod email_service;
 pub mod generic;
 pub mod hotel_data;
 mod json;

@@ -198,3 +198,25 @@ pub async fn mark_swept(db: &D1Database, dedupe_keys: &[&str], now_ms: i64) -> R
     )
     .await
 }
+
+/// Records a provider's later word on a sent email (`delivered`, `deferred`, `bounced`, `failed`,
+/// `rejected`, `complained`), found by its provider message id. A `complained` is never replaced;
+/// a `deferred` replaces only nothing or another `deferred` (events arrive in any order). Returns
+/// the number of rows changed (0 when the id is not ours or the status would go backwards).
+pub async fn record_delivery_status(
+    db: &D1Database,
+    provider_message_id: &str,
+    status: &str,
+    at_ms: i64,
+) -> Result<usize> {
+    let r = db
+        .prepare(
+            "UPDATE emails SET delivery_status = ?2, delivery_status_at_ms = ?3 WHERE provider_message_id = ?1 \
+             AND (delivery_status IS NULL OR delivery_status <> 'complained') \
+             AND (?2 <> 'deferred' OR delivery_status IS NULL OR delivery_status = 'deferred')",
+        )
+        .bind(&[s(provider_message_id), s(status), n(at_ms)])?
+        .run()
+        .await?;
+    Ok(changes(&r))
+}

@@ -11,6 +11,7 @@ pub mod raw_events;
 pub mod repairs;
 pub mod schedule;
 pub mod suppressions;
+pub mod webhooks;
 
 use wasm_bindgen::JsValue;
 

@@ -13,8 +13,7 @@
 use crate::config::Config;
 use crate::domain::event::RefundUpdate;
 use crate::sources::stripe as parse;
-use futures::future::{select, Either};
-use worker::{AbortController, Delay, Fetch, Headers, Method, Request, RequestInit};
+use worker::Method;
 
 /// Per-request bound, ms: an answer later than this counts as no answer (retried with the same
 /// key, so a refund Stripe did make is returned, not made again).
@@ -47,42 +46,14 @@ async fn call(
     headers: &[(&str, &str)],
     body: Option<String>,
 ) -> Result<(u16, String), RefundError> {
-    let no_answer = |message: String| RefundError {
-        status: None,
-        code: None,
-        message,
-    };
-    let h = Headers::new();
-    for (name, value) in headers {
-        h.set(name, value)
-            .map_err(|e| no_answer(format!("request header {name}: {e}")))?;
-    }
-    let mut init = RequestInit::new();
-    init.with_method(method).with_headers(h);
-    if let Some(b) = body {
-        init.with_body(Some(b.into()));
-    }
-    let request =
-        Request::new_with_init(url, &init).map_err(|e| no_answer(format!("{url}: {e}")))?;
-    let controller = AbortController::default();
-    let signal = controller.signal();
-    let fetcher = Fetch::Request(request);
-    let fetch = Box::pin(fetcher.send_with_signal(&signal));
-    let timer = Box::pin(Delay::from(std::time::Duration::from_millis(TIMEOUT_MS)));
-    let mut response = match select(fetch, timer).await {
-        Either::Left((Ok(r), _)) => r,
-        Either::Left((Err(e), _)) => return Err(no_answer(e.to_string())),
-        Either::Right(_) => {
-            controller.abort();
-            return Err(no_answer(format!("no answer within {TIMEOUT_MS} ms")));
-        }
-    };
-    let status = response.status_code();
-    let text = response
-        .text()
+    crate::platform::fetch_within(method, url, headers, body, TIMEOUT_MS, true)
         .await
-        .unwrap_or_else(|e| format!("(body unreadable: {e})"));
-    Ok((status, text))
+        .map(|a| (a.status, a.body))
+        .map_err(|e| RefundError {
+            status: None,
+            code: None,
+            message: e.to_string(),
+        })
 }
 
 fn error_of(status: u16, body: &str) -> RefundError {

@@ -59,11 +59,23 @@ export async function engineTestConfig({ include, bindings = () => ({}) }) {
             RESEND_WEBHOOK_SECRETS: "whsec_dGVzdC1yZXNlbmQtd2ViaG9vay1zZWNyZXQtMDEyMzQ1",
             MARKETING_DAILY_CAP: "3",
             MARKETING_PER_PERSON_PER_DAY: "1",
+            // Outbound webhooks: the local receiver is plain http on loopback; retries in seconds
+            // (production: 60 s × 3ⁿ), a short time bound for the "slow" receiver.
+            WEBHOOK_RECEIVER: `http://127.0.0.1:${inject("webhookReceiverPort")}`,
+            WEBHOOK_ALLOW_HTTP_LOOPBACK: "true",
+            WEBHOOK_RETRY_BASE_S: "1",
+            WEBHOOK_RETRY_FACTOR: "1",
+            WEBHOOK_RETRY_CAP_S: "2",
+            WEBHOOK_MAX_ATTEMPTS: "4",
+            WEBHOOK_TIMEOUT_MS: "1500",
             ...bindings(inject),
           },
           // The main provider, wrapped: an RPC service with the send_email binding's `send()`,
           // forwarding to the real local send_email binding except for recipients whose address
           // asks for a failure (`+daily-limit@`, `+suppressed@`, `+fail-2@`, …).
+          // Tests put Cloudflare Email Service delivery events on their queue through this producer
+          // (in production the event subscription is the producer).
+          queueProducers: { EMAIL_EVENTS: { queueName: "booking-email-email-events" } },
           serviceBindings: {
             EMAIL: { name: "email-with-faults", entrypoint: "EmailWithFaults" },
           },

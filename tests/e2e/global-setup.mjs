@@ -7,13 +7,16 @@
 // - an SMTP server that requires AUTH and refuses every password but one (authSmtpPort), built on
 //   the `smtp-server` library (the one maildev uses);
 // - a fake of Stripe's refunds API (stripePort, tests/e2e/fake-stripe.mjs) that keeps
-//   Idempotency-Keys like Stripe does and fails on command.
+//   Idempotency-Keys like Stripe does and fails on command;
+// - a receiver of the engine's outbound webhooks (webhookReceiverPort,
+//   tests/e2e/webhook-receiver.mjs) that verifies Standard Webhooks signatures and fails on command.
 import { spawn } from "node:child_process";
 import { createServer } from "node:net";
 import { createServer as createHttpServer } from "node:http";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { startFakeStripe } from "./fake-stripe.mjs";
+import { startWebhookReceiver } from "./webhook-receiver.mjs";
 
 function freePort() {
   return new Promise((resolve, reject) => {
@@ -179,6 +182,8 @@ export default async function setup(project) {
   project.provide("authSmtpPort", authSmtp.port);
   const stripe = await startFakeStripe();
   project.provide("stripePort", stripe.address().port);
+  const receiver = await startWebhookReceiver();
+  project.provide("webhookReceiverPort", receiver.address().port);
   const api = await startSupplierApi();
   project.provide("supplierApiPort", api.address().port);
   const smtpPort = await freePort();
@@ -196,6 +201,7 @@ export default async function setup(project) {
     api.close();
     resend.close();
     stripe.close();
+    receiver.close();
     authSmtp.server.close();
   };
 }

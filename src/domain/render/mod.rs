@@ -92,6 +92,7 @@ pub mod owner;
 pub mod pages;
 pub mod sweep_summary;
 pub mod text;
+pub mod webhooks;
 
 pub use cancellation::{booking_cancelled, CancelledBooking};
 pub use checkout::{checkout_declined, checkout_not_completed};

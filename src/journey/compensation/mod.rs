@@ -434,3 +434,28 @@ pub(crate) async fn resume_waiting(
     }
     Ok(emails)
 }
+
+/// Publishes `booking.compensated` when compensation `id` reached a final state (`refunded`,
+/// `not_charged`, `handled`); any other state publishes nothing. The event id is derived from the
+/// compensation and its state, so calling this again (a retried step, a repeated click) publishes
+/// nothing new.
+pub(crate) async fn publish_if_final(env: &Env, id: &str, state: RefundState) -> Result<()> {
+    if !matches!(
+        state,
+        RefundState::Refunded | RefundState::NotCharged | RefundState::Handled
+    ) {
+        return Ok(());
+    }
+    let db = env.d1(DB_BINDING)?;
+    let booking = store::compensation::get(&db, id)
+        .await?
+        .and_then(|c| c.booking_id);
+    let p = crate::domain::webhook_events::booking_compensated(
+        id,
+        booking.as_deref(),
+        state.as_str(),
+        crate::platform::now_ms(),
+    );
+    crate::webhooks::publish(env, &p).await?;
+    Ok(())
+}

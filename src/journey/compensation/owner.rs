@@ -78,7 +78,10 @@ pub async fn owner_refund(env: &Env, id: &str, claimant: &str) -> Result<OwnerRe
     )
     .await?
     {
-        Made::Done(o) => Ok(OwnerRefund::Refunded(o)),
+        Made::Done(o) => {
+            super::publish_if_final(env, id, o.state).await?;
+            Ok(OwnerRefund::Refunded(o))
+        }
         Made::Failed(o) => {
             // The owner's links of this round are spent: a new alert carries the next round's.
             let now = now_ms();
@@ -164,5 +167,6 @@ pub async fn owner_handled(env: &Env, id: &str, claimant: &str) -> Result<OwnerR
     )
     .await?;
     store::compensation::set_state(&db, id, RefundState::Handled, None, now).await?;
+    super::publish_if_final(env, id, RefundState::Handled).await?;
     Ok(OwnerRefund::Handled)
 }

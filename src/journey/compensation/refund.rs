@@ -22,11 +22,18 @@ pub struct RefundOutcome {
 }
 
 /// The refund step as the journey runs it (claimant: the event id, stable across retries).
+/// A final state publishes `booking.compensated` (see [`super::publish_if_final`]).
 pub(super) async fn refund_by_journey(
     env: &Env,
     id: &str,
     claimant: &str,
 ) -> Result<RefundOutcome> {
+    let outcome = refund_step(env, id, claimant).await?;
+    super::publish_if_final(env, id, outcome.state).await?;
+    Ok(outcome)
+}
+
+async fn refund_step(env: &Env, id: &str, claimant: &str) -> Result<RefundOutcome> {
     let db = env.d1(DB_BINDING)?;
     let cfg = config(env)?;
     let (c, row) = store::compensation::with_refund(&db, id).await?;

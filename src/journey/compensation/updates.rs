@@ -129,6 +129,7 @@ pub(super) async fn apply_refund_update(
                 )
                 .await?;
                 store::compensation::set_state(&db, &id, state, None, now).await?;
+                super::publish_if_final(env, &id, state).await?;
             }
             Ok(Vec::new())
         }

@@ -1,0 +1,80 @@
+//! The owner's alerts about outbound webhooks (issue #15): a subscriber disabled by a 410 Gone,
+//! and deliveries that reached the dead letter queue (at most one alert a subscriber and UTC day,
+//! enforced by the dedupe key `owner_webhook_alert:<subscriber>-<what>-<day>`).
+
+use super::{compose, Branding, Envelope, RenderError};
+use crate::domain::email::{DedupeKey, EmailKind, OutgoingEmail};
+use crate::domain::event::EmailAddress;
+use crate::domain::text::header_value;
+
+/// What the alert is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WebhookAlert {
+    /// The receiver answered 410 Gone: the subscriber is disabled; nothing more is sent to it.
+    Disabled,
+    /// A delivery was given up after its retries and is in the dead letters (redrive to retry).
+    Dead,
+}
+
+struct Alert<'a> {
+    brand: &'a str,
+    disabled: bool,
+    subscriber_id: String,
+    url: String,
+    event_type: String,
+    event_id: String,
+    reason: String,
+    day: String,
+}
+email_body!(
+    Alert = "owner_webhook_alert.html",
+    "owner_webhook_alert.txt"
+);
+
+/// The owner's alert about subscriber `subscriber_id` (at `url`) on UTC day `day`
+/// (`YYYY-MM-DD`), caused by the delivery of `event_id` (`event_type`) for `reason`. Every value
+/// is put on one line and cut; the URL is shown as text, never as a link.
+#[allow(clippy::too_many_arguments)]
+pub fn owner_webhook_alert(
+    what: WebhookAlert,
+    subscriber_id: &str,
+    url: &str,
+    event_type: &str,
+    event_id: &str,
+    reason: &str,
+    day: &str,
+    owner: &EmailAddress,
+    branding: &Branding,
+) -> Result<OutgoingEmail, RenderError> {
+    let kind = EmailKind::OwnerWebhookAlert;
+    let tag = match what {
+        WebhookAlert::Disabled => "disabled",
+        WebhookAlert::Dead => "dead",
+    };
+    let subscriber_id = header_value(subscriber_id, 64);
+    let subject = match what {
+        WebhookAlert::Disabled => format!("Webhook subscriber {subscriber_id} disabled (410 Gone)"),
+        WebhookAlert::Dead => {
+            format!("Webhook deliveries to {subscriber_id} are in the dead letters")
+        }
+    };
+    compose(
+        Envelope::unbooked(
+            kind,
+            DedupeKey::new(kind, &format!("{subscriber_id}-{tag}-{day}")),
+            owner,
+            subject,
+        ),
+        &Alert {
+            brand: &branding.brand,
+            disabled: what == WebhookAlert::Disabled,
+            subscriber_id,
+            url: header_value(url, 300),
+            event_type: header_value(event_type, 40),
+            event_id: header_value(event_id, 64),
+            reason: header_value(reason, 300),
+            day: header_value(day, 10),
+        },
+        branding,
+    )
+}

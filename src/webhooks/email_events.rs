@@ -1,0 +1,115 @@
+//! The consumer of Cloudflare Email Service delivery events (event subscriptions deliver them to a
+//! Queue; <https://developers.cloudflare.com/email-service/platform/event-subscriptions/>), the
+//! counterpart of the Resend webhook: every event is stored in `raw_events` (source
+//! `email_service`, event id = `payload.eventId`, unique), a hard bounce or a complaint becomes a
+//! suppression (never downgraded) and an `email.bounced` webhook event, and the delivery status
+//! goes onto the email record found by its provider message id. Processing is idempotent per
+//! event: the same event twice changes nothing more.
+
+use crate::config::DB_BINDING;
+use crate::domain::event::Source;
+use crate::domain::webhook_events::email_bounced;
+use crate::platform::now_ms;
+use crate::sources::email_service::{self, EmailServiceEvent};
+use crate::store::raw_events::{self, NewRawEvent, RawEventStatus};
+use crate::store::{emails, suppressions};
+use worker::{D1Database, Env, MessageBatch, MessageExt, Result};
+
+/// `source` recorded with the suppressions.
+pub const SUPPRESSION_SOURCE: &str = "email_service_event";
+
+/// Largest stored event body, bytes (the events are small; a larger one is cut in the record).
+const STORED_MAX: usize = 16_384;
+
+/// Consumes a batch of Email Service events. A malformed event is recorded as `rejected` and
+/// acked (it cannot become valid); a D1 failure retries the message.
+pub async fn consume_email_events(batch: MessageBatch<serde_json::Value>, env: &Env) -> Result<()> {
+    let db = env.d1(DB_BINDING)?;
+    for m in batch.messages()? {
+        match one(env, &db, m.body()).await {
+            Ok(()) => m.ack(),
+            Err(e) => {
+                worker::console_error!("email service event not processed: {e}");
+                m.retry();
+            }
+        }
+    }
+    Ok(())
+}
+
+async fn one(env: &Env, db: &D1Database, body: &serde_json::Value) -> Result<()> {
+    let text = body.to_string();
+    let stored = &text[..text.floor_char_boundary(STORED_MAX)];
+    let received_at_ms = now_ms();
+    let event: EmailServiceEvent = match email_service::parse(body) {
+        Ok(e) => e,
+        Err(e) => {
+            raw_events::insert(
+                db,
+                &NewRawEvent {
+                    source: Source::EmailService,
+                    event_id: None,
+                    event_name: None,
+                    status: RawEventStatus::Rejected,
+                    error: Some(&e.to_string()),
+                    headers_json: "{}",
+                    body: stored,
+                    received_at_ms,
+                    normalised: None,
+                },
+            )
+            .await?;
+            worker::console_error!("email service event rejected: {e}");
+            return Ok(());
+        }
+    };
+    raw_events::insert(
+        db,
+        &NewRawEvent {
+            source: Source::EmailService,
+            event_id: Some(&event.event_id),
+            event_name: Some(&event.event_type),
+            status: if event.suppression.is_some() || event.message_id.is_some() {
+                RawEventStatus::Received
+            } else {
+                RawEventStatus::Ignored
+            },
+            error: None,
+            headers_json: "{}",
+            body: stored,
+            received_at_ms,
+            normalised: None,
+        },
+    )
+    .await?;
+    // Applied again on a redelivery (a first delivery may have failed midway): every write below
+    // is idempotent and never downgrades.
+    if let Some(message_id) = &event.message_id {
+        emails::record_delivery_status(db, message_id, &event.delivery_status, received_at_ms)
+            .await?;
+    }
+    if let Some((reason, detail)) = &event.suppression {
+        suppressions::record(
+            db,
+            event.recipient.as_str(),
+            *reason,
+            SUPPRESSION_SOURCE,
+            detail.as_deref(),
+            received_at_ms,
+        )
+        .await?;
+        super::publish(
+            env,
+            &email_bounced(
+                event.recipient.as_str(),
+                reason.as_str(),
+                Source::EmailService.as_str(),
+                &event.event_id,
+                detail.as_deref(),
+                received_at_ms,
+            ),
+        )
+        .await?;
+    }
+    Ok(())
+}

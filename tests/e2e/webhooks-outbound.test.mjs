@@ -1,0 +1,358 @@
+// Outbound webhooks on Cloudflare Queues (issue #15), inside workerd: real producer and consumer
+// queues, the dead letter queue and the Email Service events queue, delivering to a local
+// receiver (tests/e2e/webhook-receiver.mjs) that verifies every signature with the Standard
+// Webhooks reference library and fails on command. Retry delays are seconds here (production:
+// 60 s × 3ⁿ); the ceiling is 4 attempts (production 8).
+import { env, SELF } from "cloudflare:test";
+import { describe, it, expect } from "vitest";
+import { eventually, futureBooking, liteapiEvent, rows, runLiteapi, unique } from "./helpers.mjs";
+
+const AUTH = { authorization: "Bearer test-operator-token", "content-type": "application/json" };
+
+async function api(method, path, body) {
+  const r = await SELF.fetch(`https://engine.test${path}`, {
+    method,
+    headers: AUTH,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: r.status, body: await r.json() };
+}
+
+/** A subscriber at the receiver's /hook/<name>, registered with the receiver; returns it. */
+async function subscribe(eventTypes, plan) {
+  const name = unique("sub-").replace(/_/g, "-");
+  const url = `${env.WEBHOOK_RECEIVER}/hook/${name}`;
+  const r = await api("POST", "/admin/webhooks/subscribers", { url, eventTypes, description: `test ${name}` });
+  expect(r.status, JSON.stringify(r.body)).toBe(201);
+  expect(r.body.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+  await fetch(`${env.WEBHOOK_RECEIVER}/__register`, {
+    method: "POST",
+    body: JSON.stringify({ name, secret: r.body.secret }),
+  });
+  if (plan) await command(name, plan);
+  return { name, id: r.body.subscriberId };
+}
+
+async function command(name, plan, always500 = false) {
+  await fetch(`${env.WEBHOOK_RECEIVER}/__plan`, {
+    method: "POST",
+    body: JSON.stringify({ name, plan, always500 }),
+  });
+}
+
+async function received(name) {
+  return (await fetch(`${env.WEBHOOK_RECEIVER}/__deliveries?name=${name}`)).json();
+}
+
+async function disable(sub) {
+  await api("POST", `/admin/webhooks/subscribers/${sub.id}/disable`, { reason: "test over" });
+}
+
+/** An Email Service `message.bounced` (hard) for `recipient`, put on the events queue. */
+async function bounce(recipient, { eventId = crypto.randomUUID(), type = "hard", messageId } = {}) {
+  const event = {
+    type: "cf.email.sending.message.bounced",
+    source: { type: "email.sending", zoneId: "023e105f4ecef8ad9ca31a8372d0c353", domain: "example.com" },
+    payload: {
+      eventId,
+      messageId: messageId ?? `msg-${eventId}`,
+      sender: "bookings@example.com",
+      recipient,
+      subject: "Your stay is confirmed",
+      terminal: true,
+      delivery: { status: "bounced", smtpStatusCode: "550", smtpResponse: "550 5.1.1 User unknown" },
+      bounce: { type, classification: type === "hard" ? "permanent_failure" : "temporary_failure", reason: "550 5.1.1 User unknown" },
+    },
+    metadata: { eventSchemaVersion: 1, eventTimestamp: new Date().toISOString() },
+  };
+  await env.EMAIL_EVENTS.send(event);
+  return event;
+}
+
+async function deliveriesOf(subId) {
+  return rows(
+    "SELECT delivery_id, event_id, status, attempts, budget_from, redrives FROM webhook_deliveries WHERE subscriber_id = ? ORDER BY created_at_ms",
+    subId,
+  );
+}
+
+async function attemptsOf(deliveryId) {
+  return rows(
+    "SELECT attempt, status_code, outcome, duration_ms, error, response_excerpt FROM webhook_attempts WHERE delivery_id = ? ORDER BY attempt",
+    deliveryId,
+  );
+}
+
+describe("outbound webhooks", () => {
+  it("a booking walks its journey: each event reaches its subscriber once, signed; a filtering subscriber gets only its own", async () => {
+    const all = await subscribe([]);
+    const cancels = await subscribe(["booking.cancelled"]);
+    const d = futureBooking({ checkinInDays: 30, nights: 3 });
+    await runLiteapi(d);
+    const cancel = liteapiEvent("booking.cancel", { bookingId: d.bookingId, status: "CANCELLED" });
+    await runLiteapi(cancel);
+
+    const got = await eventually(async () => {
+      const list = await received(all.name);
+      const types = list.map((x) => x.type);
+      expect(types).toContain("booking.confirmed");
+      expect(types).toContain("booking.cancelled");
+      return list;
+    });
+    expect(got.every((x) => x.verified)).toBe(true);
+    const confirmed = got.filter((x) => x.type === "booking.confirmed");
+    expect(confirmed).toHaveLength(1);
+    const body = JSON.parse(confirmed[0].body);
+    expect(body).toMatchObject({
+      id: confirmed[0].id,
+      type: "booking.confirmed",
+      version: 1,
+      data: { bookingId: d.bookingId, kind: "hotel", source: "liteapi", checkin: d.checkin },
+    });
+    expect(confirmed[0].id).toMatch(/^evt_[0-9a-f]{32}$/);
+
+    const onlyCancel = await eventually(async () => {
+      const list = await received(cancels.name);
+      expect(list).toHaveLength(1);
+      return list;
+    });
+    expect(onlyCancel[0]).toMatchObject({ type: "booking.cancelled", verified: true });
+    expect(JSON.parse(onlyCancel[0].body).data.bookingId).toBe(d.bookingId);
+
+    // The same booking delivered again (another supplier event id: a new journey instance that
+    // runs the same publishing step) publishes nothing new: the event id is the booking's.
+    const again = futureBooking({ bookingId: d.bookingId, checkinInDays: 30, nights: 3 });
+    const out = await runLiteapi(again);
+    expect(out.failed).toEqual([]);
+    await new Promise((r) => setTimeout(r, 2500));
+    const after = await received(all.name);
+    expect(after.filter((x) => x.type === "booking.confirmed")).toHaveLength(1);
+    const ids = after.map((x) => x.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    const recorded = await deliveriesOf(all.id);
+    expect(recorded.every((r) => r.status === "delivered" && r.attempts === 1)).toBe(true);
+    await disable(all);
+    await disable(cancels);
+  }, 60_000);
+
+  it("500 twice then 200: delivered on the third attempt, each attempt recorded, the same webhook-id each time", async () => {
+    const sub = await subscribe(["email.bounced"], ["500", "500"]);
+    await bounce(`${unique("guest")}@example.net`);
+    const got = await eventually(async () => {
+      const list = await received(sub.name);
+      expect(list).toHaveLength(3);
+      return list;
+    }, { ms: 20_000 });
+    expect(got.map((x) => x.status)).toEqual([500, 500, 200]);
+    expect(new Set(got.map((x) => x.id)).size).toBe(1);
+    expect(got.every((x) => x.verified)).toBe(true);
+    // Re-signed with a fresh timestamp per attempt (never earlier than the one before).
+    expect(got[2].timestamp).toBeGreaterThanOrEqual(got[0].timestamp);
+    const [delivery] = await eventually(async () => {
+      const ds = await deliveriesOf(sub.id);
+      expect(ds[0].status).toBe("delivered");
+      return ds;
+    });
+    expect(delivery.attempts).toBe(3);
+    const attempts = await attemptsOf(delivery.delivery_id);
+    expect(attempts.map((a) => [a.attempt, a.status_code, a.outcome])).toEqual([
+      [1, 500, "retry"],
+      [2, 500, "retry"],
+      [3, 200, "delivered"],
+    ]);
+    expect(attempts[0].response_excerpt).toContain("500");
+    await disable(sub);
+  }, 60_000);
+
+  it("always 500: dead after the ceiling, the owner alerted once; a redrive delivers once with the same id; a second redrive is refused", async () => {
+    const sub = await subscribe(["email.bounced"]);
+    await command(sub.name, [], true);
+    await bounce(`${unique("guest")}@example.net`);
+    await bounce(`${unique("guest")}@example.net`);
+    const dead = await eventually(async () => {
+      const ds = await deliveriesOf(sub.id);
+      expect(ds).toHaveLength(2);
+      expect(ds.every((x) => x.status === "dead")).toBe(true);
+      return ds;
+    }, { ms: 40_000, every: 200 });
+    expect(dead.map((x) => x.attempts)).toEqual([4, 4]);
+    const attempts = await attemptsOf(dead[0].delivery_id);
+    expect(attempts.map((a) => a.outcome)).toEqual(["retry", "retry", "retry", "dead"]);
+    expect(attempts[3].error).toContain("HTTP 500 on attempt 4 of 4");
+
+    // Two dead letters, one alert (per subscriber and UTC day).
+    const alerts = await eventually(async () => {
+      const a = await rows("SELECT dedupe_key, to_addr FROM emails WHERE kind = 'owner_webhook_alert' AND dedupe_key LIKE ?", `%${sub.id}-dead-%`);
+      expect(a).toHaveLength(1);
+      return a;
+    });
+    expect(alerts[0].to_addr).toBe("owner@example.com");
+
+    await command(sub.name, [], false);
+    const first = dead[0];
+    const redriven = await api("POST", "/admin/webhooks/redrive", { deliveryId: first.delivery_id });
+    expect(redriven).toEqual({ status: 200, body: { redriven: [first.delivery_id], count: 1 } });
+    await eventually(async () => {
+      const ds = await deliveriesOf(sub.id);
+      expect(ds.find((x) => x.delivery_id === first.delivery_id)).toMatchObject({
+        status: "delivered",
+        attempts: 5,
+        budget_from: 4,
+        redrives: 1,
+      });
+    }, { ms: 15_000 });
+    const list = await received(sub.name);
+    const okOnes = list.filter((x) => x.status === 200);
+    expect(okOnes).toHaveLength(1);
+    expect(okOnes[0].id).toBe(first.event_id);
+    expect(okOnes[0].verified).toBe(true);
+
+    const again = await api("POST", "/admin/webhooks/redrive", { deliveryId: first.delivery_id });
+    expect(again.status).toBe(409);
+    expect(again.body.message).toContain("a delivered event is never redriven");
+
+    // By subscriber: the other dead one comes back; the delivered one is not touched.
+    const bySub = await api("POST", "/admin/webhooks/redrive", { subscriberId: sub.id });
+    expect(bySub.body).toEqual({ redriven: [dead[1].delivery_id], count: 1 });
+    await eventually(async () => {
+      const ds = await deliveriesOf(sub.id);
+      expect(ds.every((x) => x.status === "delivered")).toBe(true);
+    }, { ms: 15_000 });
+    expect((await received(sub.name)).filter((x) => x.status === 200)).toHaveLength(2);
+
+    const unknown = await api("POST", "/admin/webhooks/redrive", { deliveryId: "evt_nope.sub_nope" });
+    expect(unknown.status).toBe(404);
+    const bad = await api("POST", "/admin/webhooks/redrive", { deliveryId: "x", subscriberId: "y" });
+    expect(bad.status).toBe(400);
+    await disable(sub);
+  }, 90_000);
+
+  it("410 Gone: the subscriber is disabled, the owner alerted, nothing more is sent to it", async () => {
+    const sub = await subscribe(["email.bounced"], ["410"]);
+    await bounce(`${unique("guest")}@example.net`);
+    await eventually(async () => {
+      const s = await api("GET", "/admin/webhooks/subscribers");
+      const me = s.body.subscribers.find((x) => x.subscriberId === sub.id);
+      expect(me.enabled).toBe(0);
+      expect(me.disabledReason).toContain("410 Gone");
+    }, { ms: 15_000 });
+    await eventually(async () => {
+      const a = await rows("SELECT dedupe_key FROM emails WHERE kind = 'owner_webhook_alert' AND dedupe_key LIKE ?", `%${sub.id}-disabled-%`);
+      expect(a).toHaveLength(1);
+    });
+    const [d] = await deliveriesOf(sub.id);
+    expect(d.status).toBe("cancelled");
+    await bounce(`${unique("guest")}@example.net`);
+    await new Promise((r) => setTimeout(r, 2500));
+    expect(await received(sub.name)).toHaveLength(1);
+    expect(await deliveriesOf(sub.id)).toHaveLength(1);
+  }, 40_000);
+
+  it("429 with Retry-After, then a receiver slower than the time bound, then 200: both retried, the timeout recorded without a status", async () => {
+    const sub = await subscribe(["email.bounced"], ["429:1", "slow:4000"]);
+    await bounce(`${unique("guest")}@example.net`);
+    const [delivery] = await eventually(async () => {
+      const ds = await deliveriesOf(sub.id);
+      expect(ds[0].status).toBe("delivered");
+      return ds;
+    }, { ms: 25_000, every: 200 });
+    const attempts = await attemptsOf(delivery.delivery_id);
+    expect(attempts.map((a) => [a.status_code, a.outcome])).toEqual([
+      [429, "retry"],
+      [null, "retry"],
+      [200, "delivered"],
+    ]);
+    expect(attempts[1].error).toBe("no answer within 1500 ms");
+    expect(attempts[1].duration_ms).toBeGreaterThanOrEqual(1400);
+    await disable(sub);
+  }, 60_000);
+
+  it("a redirect or another 4xx is not followed or hammered: dead after 3 attempts", async () => {
+    const sub = await subscribe(["email.bounced"], ["302", "400", "400", "400"]);
+    await bounce(`${unique("guest")}@example.net`);
+    const [delivery] = await eventually(async () => {
+      const ds = await deliveriesOf(sub.id);
+      expect(ds[0].status).toBe("dead");
+      return ds;
+    }, { ms: 25_000, every: 200 });
+    const attempts = await attemptsOf(delivery.delivery_id);
+    expect(attempts.map((a) => [a.status_code, a.outcome])).toEqual([
+      [302, "retry"],
+      [400, "retry"],
+      [400, "dead"],
+    ]);
+    await disable(sub);
+  }, 60_000);
+
+  it("refuses a bad subscriber with a clear error: not https, a private or loopback host, credentials, unknown types, no token", async () => {
+    const cases = [
+      [{ url: "http://hooks.example.com/in" }, "url", "https://"],
+      [{ url: "https://10.1.2.3/in" }, "url", "not a public host"],
+      [{ url: "https://192.168.0.10/in" }, "url", "not a public host"],
+      [{ url: "https://[::1]/in" }, "url", "not a public host"],
+      [{ url: "https://localhost/in" }, "url", "not a public host"],
+      [{ url: "https://printer.local/in" }, "url", "not a public host"],
+      [{ url: "https://user:pw@hooks.example.com/in" }, "url", "user name or password"],
+      [{ url: "ftp://hooks.example.com/in" }, "url", "https://"],
+      [{ url: "not a url" }, "url", "not a valid absolute URL"],
+      [{ url: "https://hooks.example.com/in", eventTypes: ["booking.exploded"] }, "eventTypes", "unknown event type"],
+    ];
+    for (const [body, field, words] of cases) {
+      const r = await api("POST", "/admin/webhooks/subscribers", body);
+      expect(r.status, JSON.stringify(body)).toBe(400);
+      expect(r.body.field).toBe(field);
+      expect(r.body.message).toContain(words);
+    }
+    const noToken = await SELF.fetch("https://engine.test/admin/webhooks/subscribers", {
+      method: "POST",
+      body: JSON.stringify({ url: "https://hooks.example.com/in" }),
+    });
+    expect(noToken.status).toBe(401);
+    const wrongMethod = await SELF.fetch("https://engine.test/admin/webhooks/redrive", { headers: AUTH });
+    expect(wrongMethod.status).toBe(405);
+    const ok = await api("POST", "/admin/webhooks/subscribers", { url: `${env.WEBHOOK_RECEIVER}/hook/nobody`, eventTypes: ["checkout.held", "*"] });
+    expect(ok.status).toBe(201);
+    expect(ok.body.eventTypes).toEqual(["*"]);
+    const typed = await api("POST", "/admin/webhooks/subscribers", { url: "https://hooks.example.com/in", eventTypes: ["checkout.held", "checkout.held"] });
+    expect(typed.body.eventTypes).toEqual(["checkout.held"]);
+    await api("POST", `/admin/webhooks/subscribers/${typed.body.subscriberId}/disable`);
+    await api("POST", `/admin/webhooks/subscribers/${ok.body.subscriberId}/disable`);
+    const nope = await api("POST", "/admin/webhooks/subscribers/sub_nope/enable");
+    expect(nope.status).toBe(404);
+  });
+
+  it("Email Service events from the queue: a hard bounce suppresses the address once; the same event twice changes nothing more; a soft bounce suppresses nothing; a malformed event is kept as rejected", async () => {
+    const sub = await subscribe(["email.bounced"]);
+    const who = `${unique("guest")}@example.net`;
+    // Our record of a sent email, with the provider's message id.
+    const messageId = `msg-${unique("m")}`;
+    await env.DB.prepare(
+      "INSERT INTO emails (dedupe_key, kind, audience, to_addr, subject, rank, status, provider, provider_message_id, message_id, attempts, created_at_ms, updated_at_ms) VALUES (?, 'booking_confirmation', 'client', ?, 's', 1, 'sent', 'cloudflare', ?, '<m@example.com>', 1, 0, 0)",
+    ).bind(`booking_confirmation:${unique("BK")}`, who, messageId).run();
+    const e = await bounce(who, { messageId });
+    await bounce(who, { eventId: e.payload.eventId, messageId });
+    await eventually(async () => {
+      const s = await rows("SELECT reason, source, detail FROM suppressions WHERE email = ?", who);
+      expect(s).toEqual([{ reason: "hard_bounce", source: "email_service_event", detail: "550 5.1.1 User unknown" }]);
+      const raw = await rows("SELECT status, event_name FROM raw_events WHERE source = 'email_service' AND event_id = ?", e.payload.eventId);
+      expect(raw).toEqual([{ status: "received", event_name: "message.bounced" }]);
+      const mail = await rows("SELECT delivery_status FROM emails WHERE provider_message_id = ?", messageId);
+      expect(mail).toEqual([{ delivery_status: "bounced" }]);
+    }, { ms: 15_000 });
+    await eventually(async () => expect(await received(sub.name)).toHaveLength(1), { ms: 10_000 });
+    await new Promise((r) => setTimeout(r, 2000));
+    expect(await received(sub.name)).toHaveLength(1);
+
+    const soft = `${unique("guest")}@example.net`;
+    const s = await bounce(soft, { type: "soft" });
+    await env.EMAIL_EVENTS.send({ type: "cf.email.sending.message.bounced", payload: { eventId: "bad", recipient: "not an address" } });
+    await eventually(async () => {
+      const raw = await rows("SELECT status FROM raw_events WHERE source = 'email_service' AND event_id = ?", s.payload.eventId);
+      expect(raw).toEqual([{ status: "received" }]);
+      const rejected = await rows("SELECT error FROM raw_events WHERE source = 'email_service' AND status = 'rejected'");
+      expect(rejected.some((r) => r.error.includes("payload.recipient"))).toBe(true);
+    }, { ms: 15_000 });
+    expect(await rows("SELECT * FROM suppressions WHERE email = ?", soft)).toEqual([]);
+    await disable(sub);
+  }, 60_000);
+});
