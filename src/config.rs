@@ -360,7 +360,7 @@ impl Config {
             stripe_secret_key: text(&get, "STRIPE_SECRET_KEY")?.unwrap_or_default(),
             webhook_retry: {
                 let d = crate::domain::webhooks::RetryPolicy::default();
-                let p = crate::domain::webhooks::RetryPolicy {
+                crate::domain::webhooks::RetryPolicy {
                     base_s: number(&get, "WEBHOOK_RETRY_BASE_S", d.base_s)?,
                     factor: number(&get, "WEBHOOK_RETRY_FACTOR", d.factor)?,
                     cap_s: number(&get, "WEBHOOK_RETRY_CAP_S", d.cap_s)?.min(43_200),
@@ -371,8 +371,7 @@ impl Config {
                         d.client_error_attempts,
                     )?
                     .max(1),
-                };
-                p
+                }
             },
             webhook_timeout_ms: number(&get, "WEBHOOK_TIMEOUT_MS", 10_000u64)?,
             webhook_allow_http_loopback: matches!(

@@ -11,6 +11,7 @@ pub mod domain;
 pub mod journey;
 pub mod outbox;
 pub mod platform;
+pub mod publisher;
 pub mod routes;
 pub mod sources;
 pub mod store;

@@ -18,11 +18,13 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 /// Top-level modules from the top layer down; a module may only name modules after it.
-const LAYERS: [&str; 10] = [
+const LAYERS: [&str; 12] = [
     "routes",
     "sweeper",
+    "webhooks",
     "journey",
     "outbox",
+    "publisher",
     "suppliers",
     "store",
     "platform",

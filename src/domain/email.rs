@@ -525,7 +525,8 @@ mod tests {
                 "owner_journey_failed",
                 "owner_sweep_summary",
                 "booking_not_confirmed",
-                "owner_compensation"
+                "owner_compensation",
+                "owner_webhook_alert"
             ]
         );
         assert_eq!(

@@ -1,7 +1,8 @@
 //! Outbound webhooks, the pure part: event types and their envelope, stable event ids, Standard
 //! Webhooks signing (<https://www.standardwebhooks.com>, symmetric `v1`), subscriber URL rules,
 //! and what each answer of a receiver means for the delivery (retry schedule, dead, disable).
-//! The shell (`crate::webhooks`) publishes, enqueues on Cloudflare Queues and fetches.
+//! The shell (`src/publisher/`, `src/webhooks/`) publishes, enqueues on Cloudflare Queues and
+//! fetches.
 //!
 //! # Envelope (version 1), the exact bytes signed and sent
 //! ```json

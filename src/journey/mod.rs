@@ -184,7 +184,7 @@ async fn run(step: &Step, env: &Env, params: &JourneyParams) -> Result<JourneyOu
     Ok(out)
 }
 
-/// Publishes outbound webhook events (`crate::webhooks::publish`) in a step of their own, named
+/// Publishes outbound webhook events (`crate::publisher::publish`) in a step of their own, named
 /// by the first event id (hex: safe in a step name), so a replay publishes nothing again. A
 /// failure past the step's retries is logged and listed in `out.failed`; the journey goes on
 /// (guest email never waits on a subscriber).
@@ -196,7 +196,7 @@ pub(crate) async fn publish(step: &Step, env: &Env, ps: Vec<Publication>, out: &
     let env2 = env.clone();
     let sent: Result<usize> = step
         .run(&name, StepConfig::STORAGE, async move || {
-            crate::webhooks::publish_all(&env2, &ps).await
+            crate::publisher::publish_all(&env2, &ps).await
         })
         .await;
     if let Err(e) = sent {

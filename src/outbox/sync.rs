@@ -87,7 +87,7 @@ impl Outbox {
                             reason: r.last_error.as_deref(),
                         };
                         if let Some(p) = email_outcome(&fact, r.updated_at_ms) {
-                            if let Err(e) = crate::webhooks::publish(&self.env, &p).await {
+                            if let Err(e) = crate::publisher::publish(&self.env, &p).await {
                                 worker::console_error!(
                                     "outbox: publishing {} of {} failed: {e}",
                                     p.event_type,

@@ -163,7 +163,7 @@ pub async fn resend(mut req: Request, env: &Env) -> Answer {
                     detail.as_deref(),
                     received_at_ms,
                 );
-                crate::webhooks::publish(env, &bounced).await?;
+                crate::publisher::publish(env, &bounced).await?;
             }
             json!({
                 "status": "recorded",

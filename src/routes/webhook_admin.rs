@@ -219,7 +219,7 @@ pub async fn redrive(mut req: Request, env: &Env) -> Answer {
             })
         }
     };
-    let redriven = crate::webhooks::redrive(env, &sel).await?;
+    let redriven = crate::publisher::redrive(env, &sel).await?;
     if let (Selection::Delivery(id), true) = (&sel, redriven.is_empty()) {
         let db = env.d1(DB_BINDING)?;
         let row = store::delivery(&db, id).await?.ok_or(AppError::NotFound)?;

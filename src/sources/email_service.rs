@@ -15,7 +15,7 @@
 //! `message.bounced` (`bounce.type` `hard`, or `soft` once temporary retries are exhausted),
 //! `message.failed`, `message.rejected`, `message.complained`. Only a **hard** bounce and a
 //! complaint suppress the recipient (a soft bounce or a deferral says nothing about the address).
-//! Pure: the queue consumer (`crate::webhooks::email_events`) stores and acts.
+//! Pure: the queue consumer (`src/webhooks/email_events.rs`) stores and acts.
 
 use super::json::At;
 use super::ParseError;

@@ -8,12 +8,12 @@
 //! send the message to the dead letter queue. The dead letter consumer marks the delivery dead and
 //! alerts the owner at most once per subscriber and UTC day.
 
-use super::DeliveryMessage;
 use crate::config::{Config, DB_BINDING, WEBHOOKS_DLQ_BINDING};
 use crate::domain::render::webhooks::{owner_webhook_alert, WebhookAlert};
 use crate::domain::webhooks::{self, check_url, decide, excerpt, sign, Answer, Decision};
 use crate::outbox::client::deliver;
 use crate::platform::{config_or_err, fetch_within, now_ms, random_u64, rust_err, NoAnswer};
+use crate::publisher::DeliveryMessage;
 use crate::store::webhooks::{self as store, Attempt, DeliveryJob};
 use futures::future::join_all;
 use worker::{

@@ -98,7 +98,7 @@ async fn one(env: &Env, db: &D1Database, body: &serde_json::Value) -> Result<()>
             received_at_ms,
         )
         .await?;
-        super::publish(
+        crate::publisher::publish(
             env,
             &email_bounced(
                 event.recipient.as_str(),

@@ -5,7 +5,19 @@
 // 60 s × 3ⁿ); the ceiling is 4 attempts (production 8).
 import { env, SELF } from "cloudflare:test";
 import { describe, it, expect } from "vitest";
-import { eventually, futureBooking, liteapiEvent, rows, runLiteapi, unique } from "./helpers.mjs";
+import {
+  dateInDays,
+  eventually,
+  futureBooking,
+  instanceIdFor,
+  liteapiEvent,
+  postLiteapi,
+  rows,
+  runLiteapi,
+  sendThrough,
+  unique,
+} from "./helpers.mjs";
+import { introspectWorkflowInstance } from "cloudflare:test";
 
 const AUTH = { authorization: "Bearer test-operator-token", "content-type": "application/json" };
 
@@ -281,6 +293,44 @@ describe("outbound webhooks", () => {
       [400, "retry"],
       [400, "dead"],
     ]);
+    await disable(sub);
+  }, 60_000);
+
+  it("an unpaid checkout's follow-up and the email's sending reach the subscriber as checkout.follow_up_sent and email.sent", async () => {
+    const sub = await subscribe(["checkout.follow_up_sent", "email.sent"]);
+    const eventId = unique("evt_pb_");
+    const prebookId = unique("PB_");
+    const body = JSON.stringify({
+      event_id: eventId,
+      event_name: "booking.prebook",
+      sandbox: false,
+      request: JSON.stringify({ offerId: "OFFER", usePaymentSdk: true, clientReference: unique("trip_"), holder: { firstName: "Testa", lastName: unique("Guest"), email: `${unique("guest")}@example.com` } }),
+      response: JSON.stringify({ data: { prebookId, hotelId: "lp_fake_1001", checkin: dateInDays(20), checkout: dateInDays(23), currency: "EUR", price: 540, transactionId: unique("tr_") } }),
+    });
+    const instance = await introspectWorkflowInstance(env.JOURNEY, instanceIdFor(eventId));
+    try {
+      await instance.modify(async (m) => m.disableSleeps());
+      expect((await postLiteapi(body)).status).toBe(202);
+      await instance.waitForStatus("complete");
+    } finally {
+      await instance.dispose();
+    }
+    const key = `checkout_not_completed:${prebookId}`;
+    await sendThrough(key);
+    const got = await eventually(async () => {
+      // Other client emails queued by earlier tests go out in the same client slots: only this
+      // checkout's are looked at.
+      const list = (await received(sub.name)).filter((x) => JSON.parse(x.body).data.dedupeKey === key);
+      expect(list.map((x) => x.type).sort()).toEqual(["checkout.follow_up_sent", "email.sent"]);
+      return list;
+    }, { ms: 15_000 });
+    for (const x of got) {
+      expect(x.verified).toBe(true);
+      expect(JSON.parse(x.body).data.dedupeKey).toBe(key);
+    }
+    const sent = JSON.parse(got.find((x) => x.type === "email.sent").body).data;
+    expect(sent).toMatchObject({ kind: "checkout_not_completed", reference: prebookId, status: "sent", attempts: 1, reason: null });
+    expect(sent.provider).toBeTruthy();
     await disable(sub);
   }, 60_000);
 

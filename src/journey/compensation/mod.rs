@@ -456,6 +456,6 @@ pub(crate) async fn publish_if_final(env: &Env, id: &str, state: RefundState) ->
         state.as_str(),
         crate::platform::now_ms(),
     );
-    crate::webhooks::publish(env, &p).await?;
+    crate::publisher::publish(env, &p).await?;
     Ok(())
 }
