@@ -30,9 +30,12 @@ CREATE TABLE webhook_events (
 CREATE INDEX webhook_events_by_time ON webhook_events(created_at_ms);
 
 -- One delivery per (event, subscriber). `attempts` counts every attempt ever made; a redrive
--- sets `budget_from` to it, so the retry ceiling counts only attempts since then.
--- `enqueued_at_ms` is set when a queue message was sent for the current budget (a publish that
--- failed between D1 and the queue is re-enqueued by the next publish of the same event).
+-- sets `budget_from` to it and counts itself in `redrives`, so the retry ceiling counts only
+-- attempts since then, and a queue message of an earlier budget (it carries `redrives`) is
+-- ignored. `enqueued_at_ms`: when a queue message was first claimed for this budget.
+-- `due_at_ms`: when the next attempt is expected (now, or now + the retry delay); a pending
+-- delivery long past it lost its message (a crash between D1 and the queue) and the sweeper
+-- sends it again. `lease_until_ms`: an attempt in progress (a duplicate message waits for it).
 CREATE TABLE webhook_deliveries (
   delivery_id       TEXT PRIMARY KEY,          -- <event_id>.<subscriber_id>
   event_id          TEXT NOT NULL REFERENCES webhook_events(event_id),
@@ -44,6 +47,8 @@ CREATE TABLE webhook_deliveries (
   last_status_code  INTEGER,
   last_error        TEXT,
   enqueued_at_ms    INTEGER,
+  due_at_ms         INTEGER,
+  lease_until_ms    INTEGER,
   created_at_ms     INTEGER NOT NULL,
   updated_at_ms     INTEGER NOT NULL,
   delivered_at_ms   INTEGER,
@@ -52,6 +57,7 @@ CREATE TABLE webhook_deliveries (
 CREATE INDEX webhook_deliveries_by_event ON webhook_deliveries(event_id);
 CREATE INDEX webhook_deliveries_by_subscriber ON webhook_deliveries(subscriber_id, status, created_at_ms);
 CREATE INDEX webhook_deliveries_by_status ON webhook_deliveries(status, created_at_ms);
+CREATE INDEX webhook_deliveries_due ON webhook_deliveries(status, due_at_ms);
 
 -- Every attempt, appended: the answer's status (NULL for a timeout or connection error), how
 -- long it took, and at most 512 bytes of what the receiver said.

@@ -208,14 +208,32 @@ fn each_answer_has_its_decision() {
         decide(&P, 1, Answer::Status(410), None, 0.5),
         Decision::Disable
     );
-    // Retry-After is honoured for 429 and 503, within [base, cap].
+    // Retry-After is honoured for 429 and 503 when longer than the schedule, at most the cap.
     assert_eq!(
         decide(&P, 1, Answer::Status(429), Some(120), 0.5),
         Decision::Retry { delay_s: 120 }
     );
     assert_eq!(
-        decide(&P, 1, Answer::Status(429), Some(1), 0.5),
-        Decision::Retry { delay_s: 60 }
+        decide(&P, 1, Answer::Status(429), Some(1), 0.0),
+        Decision::Retry { delay_s: 30 }
+    );
+    assert_eq!(
+        decide(&P, 3, Answer::Status(429), Some(1), 0.0),
+        Decision::Retry { delay_s: 270 }
+    );
+    // A cap below the base (a misconfiguration) never panics: the base wins.
+    let odd = RetryPolicy {
+        base_s: 100,
+        cap_s: 10,
+        ..P
+    };
+    assert_eq!(
+        decide(&odd, 2, Answer::Status(500), Some(5), 0.999_999),
+        Decision::Retry { delay_s: 100 }
+    );
+    assert_eq!(
+        decide(&odd, 2, Answer::Status(429), Some(5_000), 0.0),
+        Decision::Retry { delay_s: 100 }
     );
     assert_eq!(
         decide(&P, 1, Answer::Status(503), Some(999_999), 0.5),
@@ -243,6 +261,20 @@ fn each_answer_has_its_decision() {
             "{s}"
         );
     }
+    // A cap below the base (a misconfiguration) never panics: the base wins.
+    let odd = RetryPolicy {
+        base_s: 100,
+        cap_s: 10,
+        ..P
+    };
+    assert_eq!(
+        decide(&odd, 2, Answer::Status(500), Some(5), 0.999_999),
+        Decision::Retry { delay_s: 100 }
+    );
+    assert_eq!(
+        decide(&odd, 2, Answer::Status(429), Some(5_000), 0.0),
+        Decision::Retry { delay_s: 100 }
+    );
     assert_eq!(retry_after_s(" 7 "), Some(7));
     assert_eq!(retry_after_s("Wed, 21 Oct 2026 07:28:00 GMT"), None);
     assert_eq!(retry_after_s("9999999"), Some(86_400));

@@ -113,6 +113,9 @@ pub enum RepairKind {
     /// An email was claimed or queued in D1, not in the outbox, and could not be handed over
     /// safely (no kept copy, or older than the outbox's retention): reported, not sent.
     Unrestorable,
+    /// An outbound webhook delivery was pending past its due time with no queue message: sent to
+    /// the queue again.
+    WebhookReenqueued,
 }
 
 impl RepairKind {

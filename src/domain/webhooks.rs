@@ -337,7 +337,7 @@ pub enum Decision {
 
 /// The decision after attempt number `attempt` (1-based, counted within the current budget) got
 /// `answer`. `retry_after_s` is the receiver's `Retry-After` in seconds, if it sent one (honoured
-/// for 429/503 within `[base_s, cap_s]`). `jitter` in `[0, 1)` spreads retries: the delay is
+/// for 429/503 when longer than the schedule's delay, at most `cap_s`). `jitter` in `[0, 1)` spreads retries: the delay is
 /// drawn from `[d/2, d]` of the exponential delay `d` ("equal jitter").
 ///
 /// - 2xx → `Delivered`; 410 → `Disable`;
@@ -369,18 +369,18 @@ pub fn decide(
             reason: format!("{what} on attempt {attempt} of {ceiling}"),
         };
     }
-    let exp =
-        u64::from(p.base_s).saturating_mul(u64::from(p.factor.max(1)).saturating_pow(attempt - 1));
-    let d = exp.min(u64::from(p.cap_s));
+    let (base, cap) = (u64::from(p.base_s), u64::from(p.cap_s.max(p.base_s)));
+    let growth = u64::from(p.factor.max(1)).saturating_pow(attempt.saturating_sub(1));
+    let d = base.saturating_mul(growth).min(cap);
     let jittered = d / 2 + ((d - d / 2) as f64 * jitter.clamp(0.0, 0.999_999)).round() as u64;
+    // A receiver's Retry-After (429, 503) is honoured when it asks for more than the schedule,
+    // never beyond the cap.
     let delay = match (answer, retry_after_s) {
-        (Answer::Status(429 | 503), Some(ra)) => {
-            u64::from(ra).clamp(u64::from(p.base_s), u64::from(p.cap_s))
-        }
+        (Answer::Status(429 | 503), Some(ra)) => u64::from(ra).max(jittered),
         _ => jittered,
     };
     Decision::Retry {
-        delay_s: u32::try_from(delay.min(u64::from(p.cap_s))).unwrap_or(p.cap_s),
+        delay_s: u32::try_from(delay.min(cap)).unwrap_or(u32::MAX),
     }
 }
 

@@ -11,7 +11,7 @@
 use crate::config::{DB_BINDING, WEBHOOKS_QUEUE_BINDING};
 use crate::domain::webhooks::{wants, Publication};
 use crate::platform::now_ms;
-use crate::store::webhooks::{self as store, Selection};
+use crate::store::webhooks::{self as store, Claimed, Selection};
 use serde::{Deserialize, Serialize};
 use worker::{Env, Result};
 
@@ -20,6 +20,10 @@ use worker::{Env, Result};
 #[serde(rename_all = "camelCase")]
 pub struct DeliveryMessage {
     pub delivery_id: String,
+    /// The delivery's budget (its `redrives` when the message was sent): a message of an earlier
+    /// budget is ignored.
+    #[serde(default)]
+    pub budget: u32,
     /// Why it is on the dead letter queue (set by the consumer when it gives up; absent when
     /// Queues moved it there after `max_retries`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -29,14 +33,15 @@ pub struct DeliveryMessage {
 /// Most messages in one `sendBatch` (the Queues limit).
 const SEND_BATCH_MAX: usize = 100;
 
-/// Sends one delivery message per id, in batches of at most 100.
-async fn enqueue(env: &Env, delivery_ids: &[String]) -> Result<()> {
+/// Sends one delivery message per claimed delivery, in batches of at most 100.
+pub async fn enqueue(env: &Env, claimed: &[Claimed]) -> Result<()> {
     let queue = env.queue(WEBHOOKS_QUEUE_BINDING)?;
-    for chunk in delivery_ids.chunks(SEND_BATCH_MAX) {
+    for chunk in claimed.chunks(SEND_BATCH_MAX) {
         let batch: Vec<DeliveryMessage> = chunk
             .iter()
-            .map(|d| DeliveryMessage {
-                delivery_id: d.clone(),
+            .map(|c| DeliveryMessage {
+                delivery_id: c.delivery_id.clone(),
+                budget: c.redrives,
                 reason: None,
             })
             .collect();
@@ -89,7 +94,7 @@ pub async fn publish_all(env: &Env, ps: &[Publication]) -> Result<usize> {
 /// Redrives the selected dead deliveries (same event id and body, fresh attempt budget, signed
 /// anew at delivery). Returns the redriven delivery ids; when the queue refuses the messages the
 /// deliveries go back to dead and the error is returned.
-pub async fn redrive(env: &Env, sel: &Selection) -> Result<Vec<String>> {
+pub async fn redrive(env: &Env, sel: &Selection) -> Result<Vec<Claimed>> {
     let db = env.d1(DB_BINDING)?;
     let ids = store::redrive(&db, sel, now_ms()).await?;
     if ids.is_empty() {

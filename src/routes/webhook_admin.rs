@@ -140,7 +140,25 @@ pub async fn subscriber_state(mut req: Request, env: &Env, rest: &str) -> Answer
         .map(|r| crate::domain::text::header_value(&r, 200))
         .unwrap_or_else(|| "disabled by the operator".into());
     store::set_enabled(&db, id, enable, Some(&reason), now_ms()).await?;
-    Ok(Response::from_json(&store::subscriber(&db, id).await?)?)
+    let row = store::subscriber(&db, id)
+        .await?
+        .ok_or(AppError::NotFound)?;
+    Ok(Response::from_json(&shown(&row))?)
+}
+
+/// A subscriber as every route shows it (the same shape as the creation's answer, without the
+/// secret): `enabled` a boolean, `eventTypes` a list.
+fn shown(s: &store::SubscriberRow) -> serde_json::Value {
+    json!({
+        "subscriberId": s.subscriber_id,
+        "url": s.url,
+        "eventTypes": s.event_types.split_whitespace().collect::<Vec<_>>(),
+        "description": s.description,
+        "enabled": s.enabled != 0,
+        "disabledReason": s.disabled_reason,
+        "disabledAtMs": s.disabled_at_ms,
+        "createdAtMs": s.created_at_ms,
+    })
 }
 
 /// `GET /admin/webhooks/deliveries` (see the module docs).
@@ -219,7 +237,11 @@ pub async fn redrive(mut req: Request, env: &Env) -> Answer {
             })
         }
     };
-    let redriven = crate::publisher::redrive(env, &sel).await?;
+    let redriven: Vec<String> = crate::publisher::redrive(env, &sel)
+        .await?
+        .into_iter()
+        .map(|c| c.delivery_id)
+        .collect();
     if let (Selection::Delivery(id), true) = (&sel, redriven.is_empty()) {
         let db = env.d1(DB_BINDING)?;
         let row = store::delivery(&db, id).await?.ok_or(AppError::NotFound)?;
@@ -228,7 +250,6 @@ pub async fn redrive(mut req: Request, env: &Env) -> Answer {
                 format!("delivery {id} was delivered; a delivered event is never redriven")
             }
             "pending" => format!("delivery {id} is still being delivered"),
-            "cancelled" => format!("delivery {id} was cancelled (its subscriber is disabled)"),
             _ => format!("delivery {id} cannot be redriven while its subscriber is disabled"),
         }));
     }

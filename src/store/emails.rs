@@ -200,23 +200,31 @@ pub async fn mark_swept(db: &D1Database, dedupe_keys: &[&str], now_ms: i64) -> R
 }
 
 /// Records a provider's later word on a sent email (`delivered`, `deferred`, `bounced`, `failed`,
-/// `rejected`, `complained`), found by its provider message id. A `complained` is never replaced;
-/// a `deferred` replaces only nothing or another `deferred` (events arrive in any order). Returns
-/// the number of rows changed (0 when the id is not ours or the status would go backwards).
+/// `rejected`, `complained`), found by its provider message id. Events arrive in any order and
+/// may repeat, so a status never replaces a weightier one: `deferred` < `delivered` < `bounced` /
+/// `failed` / `rejected` < `complained` (a bounce after "delivered" is news; a late "delivered"
+/// after a bounce is not). Returns whether a row with that provider message id exists (`false`:
+/// not ours, or not recorded yet — the outbox writes the id a little after the send).
 pub async fn record_delivery_status(
     db: &D1Database,
     provider_message_id: &str,
     status: &str,
     at_ms: i64,
-) -> Result<usize> {
+) -> Result<bool> {
+    const RANK: &str =
+        "CASE {} WHEN 'deferred' THEN 0 WHEN 'delivered' THEN 1 WHEN 'complained' THEN 3 \
+                        ELSE 2 END";
+    let rank = |x: &str| RANK.replace("{}", x);
+    let sql = format!(
+        "UPDATE emails SET delivery_status = CASE WHEN delivery_status IS NULL OR {} >= {} THEN ?2 \
+         ELSE delivery_status END, delivery_status_at_ms = ?3 WHERE provider_message_id = ?1",
+        rank("?2"),
+        rank("delivery_status"),
+    );
     let r = db
-        .prepare(
-            "UPDATE emails SET delivery_status = ?2, delivery_status_at_ms = ?3 WHERE provider_message_id = ?1 \
-             AND (delivery_status IS NULL OR delivery_status <> 'complained') \
-             AND (?2 <> 'deferred' OR delivery_status IS NULL OR delivery_status = 'deferred')",
-        )
+        .prepare(sql)
         .bind(&[s(provider_message_id), s(status), n(at_ms)])?
         .run()
         .await?;
-    Ok(changes(&r))
+    Ok(changes(&r) > 0)
 }

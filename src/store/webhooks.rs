@@ -98,17 +98,26 @@ struct Wanted {
     event_types: String,
 }
 
+/// A delivery to put on the queue: its id and the budget (`redrives`) the message belongs to.
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+pub struct Claimed {
+    pub delivery_id: String,
+    pub redrives: u32,
+}
+
 /// Records `p` and one pending delivery for each enabled subscriber in `wanted` (the ids of the
-/// subscribers whose types match, decided by the caller), all in one D1 batch. A second call with
-/// the same event id inserts nothing. Then claims the deliveries of this event that have no queue
-/// message yet (`enqueued_at_ms IS NULL`) and returns their ids: the caller sends them and, if
-/// that fails, calls [`unclaim`].
+/// subscribers whose types match, decided by the caller), all in one D1 batch. Deliveries are
+/// created only by the call that inserts the event: a second call with the same event id inserts
+/// nothing (a subscriber created in between does not get an old event). Then claims the
+/// deliveries of this event that have no queue message yet (`enqueued_at_ms IS NULL`) and returns
+/// them: the caller sends them and, if that fails, calls [`unclaim`] (a claim whose send was lost
+/// is found by the sweeper through `due_at_ms`, see [`overdue`]).
 pub async fn insert_event(
     db: &D1Database,
     p: &Publication,
     wanted: &[String],
     now_ms: i64,
-) -> Result<Vec<String>> {
+) -> Result<Vec<Claimed>> {
     let mut statements = vec![db
         .prepare(
             "INSERT INTO webhook_events (event_id, event_type, booking_id, body, created_at_ms) VALUES (?1, ?2, ?3, ?4, ?5) \
@@ -122,8 +131,7 @@ pub async fn insert_event(
             n(now_ms),
         ])?];
     for sub in wanted {
-        // Only for an event inserted now, or one whose deliveries were recorded before (a
-        // subscriber created between two publishes of one event does not get it late).
+        // Only for an event inserted by this very batch (its created_at_ms is this call's now).
         statements.push(
             db.prepare(
                 "INSERT INTO webhook_deliveries (delivery_id, event_id, subscriber_id, status, created_at_ms, updated_at_ms) \
@@ -135,28 +143,26 @@ pub async fn insert_event(
     }
     statements.push(
         db.prepare(
-            "UPDATE webhook_deliveries SET enqueued_at_ms = ?2 WHERE event_id = ?1 AND status = 'pending' \
-             AND enqueued_at_ms IS NULL RETURNING delivery_id",
+            "UPDATE webhook_deliveries SET enqueued_at_ms = ?2, due_at_ms = ?2 WHERE event_id = ?1 AND status = 'pending' \
+             AND enqueued_at_ms IS NULL RETURNING delivery_id, redrives",
         )
         .bind(&[s(&p.event_id), n(now_ms)])?,
     );
     let results = db.batch(statements).await?;
-    #[derive(Deserialize)]
-    struct Id {
-        delivery_id: String,
-    }
-    let claimed: Vec<Id> = results
+    Ok(results
         .last()
         .map(|r| r.results())
         .transpose()?
-        .unwrap_or_default();
-    Ok(claimed.into_iter().map(|i| i.delivery_id).collect())
+        .unwrap_or_default())
 }
 
 /// Enabled subscribers with their stored types (at most 500).
 pub async fn enabled_subscribers(db: &D1Database) -> Result<Vec<(String, String)>> {
     let rows: Vec<Wanted> = db
-        .prepare("SELECT subscriber_id, event_types FROM webhook_subscribers WHERE enabled = 1 LIMIT 500")
+        .prepare(
+            "SELECT subscriber_id, event_types FROM webhook_subscribers WHERE enabled = 1 \
+             ORDER BY created_at_ms, subscriber_id LIMIT 500",
+        )
         .all()
         .await?
         .results()?;
@@ -168,13 +174,37 @@ pub async fn enabled_subscribers(db: &D1Database) -> Result<Vec<(String, String)
 
 /// Gives back claims whose queue message could not be sent (the next publish of the event, or a
 /// redrive, enqueues them).
-pub async fn unclaim(db: &D1Database, delivery_ids: &[String]) -> Result<()> {
+pub async fn unclaim(db: &D1Database, claimed: &[Claimed]) -> Result<()> {
     super::run_each(
         db,
-        "UPDATE webhook_deliveries SET enqueued_at_ms = NULL WHERE delivery_id = ?1 AND status = 'pending'",
-        delivery_ids.iter().map(|d| vec![s(d)]),
+        "UPDATE webhook_deliveries SET enqueued_at_ms = NULL WHERE delivery_id = ?1 AND status = 'pending' \
+         AND redrives = ?2",
+        claimed
+            .iter()
+            .map(|c| vec![s(&c.delivery_id), n(i64::from(c.redrives))]),
     )
     .await
+}
+
+/// Pending deliveries whose next attempt was due before `before_ms` (ms UTC) and that no attempt
+/// holds: their queue message was lost. Each is re-claimed (`due_at_ms` = `now_ms`, so the next
+/// sweep does not take it again at once) and returned, at most `limit`.
+pub async fn overdue(
+    db: &D1Database,
+    before_ms: i64,
+    now_ms: i64,
+    limit: u32,
+) -> Result<Vec<Claimed>> {
+    db.prepare(
+        "UPDATE webhook_deliveries SET due_at_ms = ?2, enqueued_at_ms = COALESCE(enqueued_at_ms, ?2) \
+         WHERE delivery_id IN (SELECT delivery_id FROM webhook_deliveries WHERE status = 'pending' \
+         AND due_at_ms < ?1 AND (lease_until_ms IS NULL OR lease_until_ms < ?2) ORDER BY due_at_ms LIMIT ?3) \
+         RETURNING delivery_id, redrives",
+    )
+    .bind(&[n(before_ms), n(now_ms), n(i64::from(limit))])?
+    .all()
+    .await?
+    .results()
 }
 
 /// A delivery with what the consumer needs to make an attempt.
@@ -189,12 +219,16 @@ pub struct DeliveryJob {
     pub url: String,
     pub secret: String,
     pub enabled: i64,
+    /// The current budget (see [`Claimed`]).
+    pub redrives: u32,
+    pub lease_until_ms: Option<i64>,
 }
 
 /// The job of `delivery_id`, if it exists.
 pub async fn job(db: &D1Database, delivery_id: &str) -> Result<Option<DeliveryJob>> {
     db.prepare(
-        "SELECT d.delivery_id, d.event_id, e.event_type, d.subscriber_id, d.status, e.body, s.url, s.secret, s.enabled \
+        "SELECT d.delivery_id, d.event_id, e.event_type, d.subscriber_id, d.status, e.body, s.url, s.secret, s.enabled, \
+         d.redrives, d.lease_until_ms \
          FROM webhook_deliveries d JOIN webhook_events e ON e.event_id = d.event_id \
          JOIN webhook_subscribers s ON s.subscriber_id = d.subscriber_id WHERE d.delivery_id = ?1",
     )
@@ -203,12 +237,16 @@ pub async fn job(db: &D1Database, delivery_id: &str) -> Result<Option<DeliveryJo
     .await
 }
 
-/// Takes the next attempt number of a pending delivery: `(attempt, attempt within the current
-/// budget)`, both 1-based; `None` when the delivery is no longer pending.
+/// Takes the next attempt of a pending delivery of budget `redrives`, leasing it until
+/// `lease_until_ms` (an attempt in progress: a duplicate message of the same delivery finds the
+/// lease and waits). Returns `(attempt, attempt within the current budget)`, both 1-based; `None`
+/// when the delivery is no longer pending in that budget, or leased by another attempt.
 pub async fn next_attempt(
     db: &D1Database,
     delivery_id: &str,
+    redrives: u32,
     now_ms: i64,
+    lease_until_ms: i64,
 ) -> Result<Option<(u32, u32)>> {
     #[derive(Deserialize)]
     struct Row {
@@ -217,10 +255,11 @@ pub async fn next_attempt(
     }
     let row: Option<Row> = db
         .prepare(
-            "UPDATE webhook_deliveries SET attempts = attempts + 1, updated_at_ms = ?2 WHERE delivery_id = ?1 \
-             AND status = 'pending' RETURNING attempts, budget_from",
+            "UPDATE webhook_deliveries SET attempts = attempts + 1, lease_until_ms = ?4, updated_at_ms = ?3 \
+             WHERE delivery_id = ?1 AND status = 'pending' AND redrives = ?2 \
+             AND (lease_until_ms IS NULL OR lease_until_ms <= ?3) RETURNING attempts, budget_from",
         )
-        .bind(&[s(delivery_id), n(now_ms)])?
+        .bind(&[s(delivery_id), n(i64::from(redrives)), n(now_ms), n(lease_until_ms)])?
         .first(None)
         .await?;
     Ok(row.map(|r| {
@@ -242,10 +281,14 @@ pub struct Attempt<'a> {
     pub duration_ms: i64,
     pub error: Option<&'a str>,
     pub excerpt: Option<&'a str>,
+    /// When the next attempt is expected (ms UTC): the retry time, or for `dead` the time by
+    /// which the dead letter consumer should have marked it (else the sweeper sends it again).
+    pub next_due_ms: Option<i64>,
 }
 
-/// Appends `a` and moves the delivery: `delivered` sets it delivered; `disabled` cancels it;
-/// `retry` and `dead` keep it pending (the dead letter consumer marks it dead, see [`mark_dead`]).
+/// Appends `a`, releases the lease and moves the delivery: `delivered` sets it delivered;
+/// `disabled` cancels it; `retry` and `dead` keep it pending (the dead letter consumer marks it
+/// dead, see [`mark_dead`]).
 pub async fn record_attempt(db: &D1Database, a: &Attempt<'_>) -> Result<()> {
     let code = a
         .status_code
@@ -273,10 +316,17 @@ pub async fn record_attempt(db: &D1Database, a: &Attempt<'_>) -> Result<()> {
         ])?,
         db.prepare(
             "UPDATE webhook_deliveries SET status = ?2, last_status_code = ?3, last_error = ?4, updated_at_ms = ?5, \
-             delivered_at_ms = CASE WHEN ?2 = 'delivered' THEN ?5 ELSE delivered_at_ms END \
-             WHERE delivery_id = ?1 AND status = 'pending'",
+             delivered_at_ms = CASE WHEN ?2 = 'delivered' THEN ?5 ELSE delivered_at_ms END, \
+             due_at_ms = ?6, lease_until_ms = NULL WHERE delivery_id = ?1 AND status = 'pending'",
         )
-        .bind(&[s(a.delivery_id), s(status), code, opt(a.error), n(a.at_ms)])?,
+        .bind(&[
+            s(a.delivery_id),
+            s(status),
+            code,
+            opt(a.error),
+            n(a.at_ms),
+            a.next_due_ms.map(n).unwrap_or(JsValue::NULL),
+        ])?,
     ])
     .await?;
     Ok(())
@@ -295,19 +345,21 @@ pub async fn cancel(db: &D1Database, delivery_id: &str, reason: &str, now_ms: i6
     Ok(changes(&r) == 1)
 }
 
-/// Marks a pending delivery dead (the dead letter queue's consumer). `true` when it changed.
+/// Marks a pending delivery of budget `redrives` dead (the dead letter queue's consumer; a dead
+/// letter of an earlier budget never kills a redriven delivery). `true` when it changed.
 pub async fn mark_dead(
     db: &D1Database,
     delivery_id: &str,
+    redrives: u32,
     reason: &str,
     now_ms: i64,
 ) -> Result<bool> {
     let r = db
         .prepare(
-            "UPDATE webhook_deliveries SET status = 'dead', last_error = ?2, dead_at_ms = ?3, updated_at_ms = ?3 \
-             WHERE delivery_id = ?1 AND status = 'pending'",
+            "UPDATE webhook_deliveries SET status = 'dead', last_error = ?2, dead_at_ms = ?3, updated_at_ms = ?3, \
+             lease_until_ms = NULL WHERE delivery_id = ?1 AND status = 'pending' AND redrives = ?4",
         )
-        .bind(&[s(delivery_id), s(reason), n(now_ms)])?
+        .bind(&[s(delivery_id), s(reason), n(now_ms), n(i64::from(redrives))])?
         .run()
         .await?;
     Ok(changes(&r) == 1)
@@ -328,10 +380,11 @@ pub enum Selection {
 /// Most deliveries one redrive call takes.
 pub const REDRIVE_MAX: i64 = 500;
 
-/// Moves the selected **dead** deliveries of enabled subscribers back to pending with a fresh
-/// attempt budget (`budget_from = attempts`), claimed for enqueue; returns their ids. A delivered
-/// delivery is never selected.
-pub async fn redrive(db: &D1Database, sel: &Selection, now_ms: i64) -> Result<Vec<String>> {
+/// Moves the selected **dead** (or cancelled: their subscriber was disabled) deliveries of enabled
+/// subscribers back to pending with a fresh attempt budget (`budget_from = attempts`,
+/// `redrives + 1`), claimed for enqueue; returns them, at most [`REDRIVE_MAX`] a call. A
+/// delivered delivery is never selected.
+pub async fn redrive(db: &D1Database, sel: &Selection, now_ms: i64) -> Result<Vec<Claimed>> {
     let (filter, binds) = match sel {
         Selection::Delivery(id) => ("delivery_id = ?2", vec![s(id)]),
         Selection::Subscriber(id) => ("subscriber_id = ?2", vec![s(id)]),
@@ -344,26 +397,24 @@ pub async fn redrive(db: &D1Database, sel: &Selection, now_ms: i64) -> Result<Ve
     all.extend(binds);
     let sql = format!(
         "UPDATE webhook_deliveries SET status = 'pending', budget_from = attempts, redrives = redrives + 1, \
-         enqueued_at_ms = ?1, dead_at_ms = NULL, updated_at_ms = ?1 \
-         WHERE delivery_id IN (SELECT delivery_id FROM webhook_deliveries WHERE status = 'dead' AND {filter} \
-         AND subscriber_id IN (SELECT subscriber_id FROM webhook_subscribers WHERE enabled = 1) \
-         ORDER BY created_at_ms LIMIT {REDRIVE_MAX}) RETURNING delivery_id"
+         enqueued_at_ms = ?1, due_at_ms = ?1, lease_until_ms = NULL, dead_at_ms = NULL, updated_at_ms = ?1 \
+         WHERE delivery_id IN (SELECT delivery_id FROM webhook_deliveries WHERE status IN ('dead', 'cancelled') \
+         AND {filter} AND subscriber_id IN (SELECT subscriber_id FROM webhook_subscribers WHERE enabled = 1) \
+         ORDER BY created_at_ms LIMIT {REDRIVE_MAX}) RETURNING delivery_id, redrives"
     );
-    #[derive(Deserialize)]
-    struct Id {
-        delivery_id: String,
-    }
-    let ids: Vec<Id> = db.prepare(sql).bind(&all)?.all().await?.results()?;
-    Ok(ids.into_iter().map(|i| i.delivery_id).collect())
+    db.prepare(sql).bind(&all)?.all().await?.results()
 }
 
-/// Puts redriven deliveries whose queue message could not be sent back to dead.
-pub async fn undo_redrive(db: &D1Database, delivery_ids: &[String], now_ms: i64) -> Result<()> {
+/// Puts redriven deliveries whose queue message could not be sent back to dead (a cancelled one
+/// too: it can be redriven again).
+pub async fn undo_redrive(db: &D1Database, claimed: &[Claimed], now_ms: i64) -> Result<()> {
     super::run_each(
         db,
-        "UPDATE webhook_deliveries SET status = 'dead', redrives = redrives - 1, enqueued_at_ms = NULL, dead_at_ms = ?2 \
-         WHERE delivery_id = ?1 AND status = 'pending' AND attempts = budget_from",
-        delivery_ids.iter().map(|d| vec![s(d), n(now_ms)]),
+        "UPDATE webhook_deliveries SET status = 'dead', redrives = redrives - 1, enqueued_at_ms = NULL, due_at_ms = NULL, \
+         dead_at_ms = ?2 WHERE delivery_id = ?1 AND status = 'pending' AND attempts = budget_from AND redrives = ?3",
+        claimed
+            .iter()
+            .map(|c| vec![s(&c.delivery_id), n(now_ms), n(i64::from(c.redrives))]),
     )
     .await
 }

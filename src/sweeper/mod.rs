@@ -12,6 +12,8 @@
 //!   the journey's own rules (cancelled / replaced / superseded / stale → `skipped`) and sent;
 //! - `emails.rs`: emails D1 says are `claimed` or `queued` but the outbox does not hold → handed
 //!   over again from the copy D1 kept (idempotent on the dedupe key);
+//! - `webhooks.rs`: outbound webhook deliveries pending well past their due time with no attempt
+//!   in progress (their queue message was lost) → sent to the queue again;
 //! - the outbox is asked to re-arm: due work and no alarm (a lost alarm) → armed again;
 //! - retention: bodies of finished raw events older than `RETENTION_RAW_BODY_DAYS` are blanked
 //!   (the row stays); the outbox's finished rows older than `RETENTION_OUTBOX_DAYS` are deleted
@@ -27,6 +29,7 @@ mod emails;
 mod journeys;
 mod sends;
 mod summary;
+mod webhooks;
 
 use crate::config::{DB_BINDING, OUTBOX_BINDING, OUTBOX_NAME};
 use crate::domain::sweep::{repair_key, Cutoffs, RepairKind, SweepConfig};
@@ -62,6 +65,8 @@ pub struct TickReport {
     pub raw_bodies_pruned: u32,
     /// Finished outbox rows pruned.
     pub outbox_rows_pruned: u32,
+    /// Outbound webhook deliveries sent to the queue again (past due, their message lost).
+    pub webhooks_reenqueued: u32,
     /// Whether the outbox had due work and no alarm, and was re-armed.
     pub outbox_rearmed: bool,
     /// Whether this tick sent the owner the previous day's repair summary.
@@ -133,6 +138,8 @@ pub async fn tick(env: &Env, now_ms: i64) -> Result<TickReport> {
     t.part("past-due scheduled sends", result);
     let result = emails::restore(&mut t).await;
     t.part("unsettled emails", result);
+    let result = webhooks::reenqueue(&mut t).await;
+    t.part("overdue webhook deliveries", result);
     let result = rearm(&mut t).await;
     t.part("outbox re-arm", result);
     let result = retention(&mut t).await;

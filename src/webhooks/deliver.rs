@@ -58,7 +58,7 @@ async fn one(env: &Env, cfg: &Config, db: &D1Database, body: &serde_json::Value)
             return Action::Ack;
         }
     };
-    match attempt(env, cfg, db, &msg.delivery_id).await {
+    match attempt(env, cfg, db, &msg).await {
         Ok(action) => action,
         Err(e) => {
             // D1 or the dead letter queue failed: the attempt (if made) is recorded or not; the
@@ -72,20 +72,43 @@ async fn one(env: &Env, cfg: &Config, db: &D1Database, body: &serde_json::Value)
     }
 }
 
-async fn attempt(env: &Env, cfg: &Config, db: &D1Database, delivery_id: &str) -> Result<Action> {
+/// How long past the attempt's own time bound its lease holds, ms.
+const LEASE_MARGIN_MS: i64 = 30_000;
+/// How long a delivery sent to the dead letter queue may stay pending before the sweeper sends it
+/// again (the dead letter was lost), ms.
+pub const DEAD_LETTER_GRACE_MS: i64 = 15 * 60_000;
+
+async fn attempt(
+    env: &Env,
+    cfg: &Config,
+    db: &D1Database,
+    msg: &DeliveryMessage,
+) -> Result<Action> {
+    let delivery_id = msg.delivery_id.as_str();
     let Some(job) = store::job(db, delivery_id).await? else {
         worker::console_error!("webhooks: delivery {delivery_id} is not on record; dropped");
         return Ok(Action::Ack);
     };
-    if job.status != "pending" {
+    // Delivered, dead, cancelled, or a message of an earlier budget (redriven since): nothing.
+    if job.status != "pending" || job.redrives != msg.budget {
         return Ok(Action::Ack);
     }
     if job.enabled == 0 {
         store::cancel(db, delivery_id, "subscriber disabled", now_ms()).await?;
         return Ok(Action::Ack);
     }
-    let Some((number, in_budget)) = store::next_attempt(db, delivery_id, now_ms()).await? else {
-        return Ok(Action::Ack);
+    let now = now_ms();
+    let lease_until = now + cfg.webhook_timeout_ms as i64 + LEASE_MARGIN_MS;
+    let Some((number, in_budget)) =
+        store::next_attempt(db, delivery_id, msg.budget, now, lease_until).await?
+    else {
+        // Another message of this delivery holds the lease (a duplicate): come back after it.
+        let wait_ms = job.lease_until_ms.map_or(0, |l| l - now);
+        return Ok(Action::Retry(
+            u32::try_from(wait_ms / 1000 + 1)
+                .unwrap_or(1)
+                .max(cfg.webhook_retry.base_s.min(60)),
+        ));
     };
     let started = now_ms();
     let (answer, retry_after, error, reply) = match post(cfg, &job).await {
@@ -117,17 +140,27 @@ async fn attempt(env: &Env, cfg: &Config, db: &D1Database, delivery_id: &str) ->
         Answer::Status(0) | Answer::Timeout | Answer::Network => None,
         Answer::Status(s) => Some(s),
     };
-    let outcome = match &decision {
-        Decision::Delivered => "delivered",
-        Decision::Disable => "disabled",
-        Decision::Retry { .. } => "retry",
-        Decision::Dead { .. } => "dead",
+    let (outcome, next_due_ms) = match &decision {
+        Decision::Delivered => ("delivered", None),
+        Decision::Disable => ("disabled", None),
+        Decision::Retry { delay_s } => (
+            "retry",
+            Some(started + i64::from(*delay_s) * 1000 + cfg.webhook_timeout_ms as i64),
+        ),
+        Decision::Dead { .. } => ("dead", Some(started + DEAD_LETTER_GRACE_MS)),
     };
     let error = error.or_else(|| match &decision {
         Decision::Delivered => None,
         Decision::Dead { reason } => Some(reason.clone()),
         _ => status_code.map(|s| format!("HTTP {s}")),
     });
+    if decision == Decision::Disable {
+        // Alert, then disable, then record: a failure at any point brings the message back to a
+        // still-pending delivery, and the alert's dedupe key (subscriber, day) sends it once.
+        let reason = format!("410 Gone on delivery {delivery_id}");
+        alert(env, cfg, WebhookAlert::Disabled, &job, &reason).await?;
+        store::set_enabled(db, &job.subscriber_id, false, Some(&reason), now_ms()).await?;
+    }
     store::record_attempt(
         db,
         &Attempt {
@@ -139,23 +172,18 @@ async fn attempt(env: &Env, cfg: &Config, db: &D1Database, delivery_id: &str) ->
             duration_ms,
             error: error.as_deref(),
             excerpt: reply.as_deref(),
+            next_due_ms,
         },
     )
     .await?;
     Ok(match decision {
-        Decision::Delivered => Action::Ack,
+        Decision::Delivered | Decision::Disable => Action::Ack,
         Decision::Retry { delay_s } => Action::Retry(delay_s),
-        Decision::Disable => {
-            let reason = format!("410 Gone on delivery {delivery_id}");
-            if store::set_enabled(db, &job.subscriber_id, false, Some(&reason), now_ms()).await? {
-                alert(env, cfg, WebhookAlert::Disabled, &job, &reason).await?;
-            }
-            Action::Ack
-        }
         Decision::Dead { reason } => {
             env.queue(WEBHOOKS_DLQ_BINDING)?
                 .send(DeliveryMessage {
                     delivery_id: delivery_id.to_string(),
+                    budget: msg.budget,
                     reason: Some(reason),
                 })
                 .await?;
@@ -262,13 +290,16 @@ pub async fn consume_dead_letters(batch: MessageBatch<serde_json::Value>, env: &
 
 async fn dead(env: &Env, cfg: &Config, db: &D1Database, msg: &DeliveryMessage) -> Result<()> {
     let reason = msg.reason.as_deref().unwrap_or(QUEUE_GAVE_UP);
-    let now = now_ms();
-    if !store::mark_dead(db, &msg.delivery_id, reason, now).await? {
-        return Ok(());
-    }
     let Some(job) = store::job(db, &msg.delivery_id).await? else {
         return Ok(());
     };
+    // Already dead, or redriven since (a dead letter of an earlier budget): nothing.
+    if job.status != "pending" || job.redrives != msg.budget {
+        return Ok(());
+    }
+    // Alert first, then mark: a failure brings the dead letter back to a still-pending delivery.
     // Once per subscriber and UTC day: the alert's dedupe key carries both (send-once in D1).
-    alert(env, cfg, WebhookAlert::Dead, &job, reason).await
+    alert(env, cfg, WebhookAlert::Dead, &job, reason).await?;
+    store::mark_dead(db, &msg.delivery_id, msg.budget, reason, now_ms()).await?;
+    Ok(())
 }

@@ -13,7 +13,7 @@ use crate::platform::now_ms;
 use crate::sources::email_service::{self, EmailServiceEvent};
 use crate::store::raw_events::{self, NewRawEvent, RawEventStatus};
 use crate::store::{emails, suppressions};
-use worker::{D1Database, Env, MessageBatch, MessageExt, Result};
+use worker::{D1Database, Env, MessageBatch, MessageExt, QueueRetryOptionsBuilder, Result};
 
 /// `source` recorded with the suppressions.
 pub const SUPPRESSION_SOURCE: &str = "email_service_event";
@@ -21,13 +21,24 @@ pub const SUPPRESSION_SOURCE: &str = "email_service_event";
 /// Largest stored event body, bytes (the events are small; a larger one is cut in the record).
 const STORED_MAX: usize = 16_384;
 
+/// How long an event about a message id we have not recorded yet waits before it is read again, s
+/// (the outbox writes the provider's message id to D1 a moment after the send). Queues'
+/// `max_retries` bounds the waits; an id that never appears is another sender's mail.
+pub const UNKNOWN_MESSAGE_RETRY_S: u32 = 60;
+
 /// Consumes a batch of Email Service events. A malformed event is recorded as `rejected` and
-/// acked (it cannot become valid); a D1 failure retries the message.
+/// acked (it cannot become valid); a D1 failure retries the message; an event about a message id
+/// not on record yet is applied (suppression) and retried later for the status.
 pub async fn consume_email_events(batch: MessageBatch<serde_json::Value>, env: &Env) -> Result<()> {
     let db = env.d1(DB_BINDING)?;
     for m in batch.messages()? {
         match one(env, &db, m.body()).await {
-            Ok(()) => m.ack(),
+            Ok(true) => m.ack(),
+            Ok(false) => m.retry_with_options(
+                &QueueRetryOptionsBuilder::new()
+                    .with_delay_seconds(UNKNOWN_MESSAGE_RETRY_S)
+                    .build(),
+            ),
             Err(e) => {
                 worker::console_error!("email service event not processed: {e}");
                 m.retry();
@@ -37,7 +48,8 @@ pub async fn consume_email_events(batch: MessageBatch<serde_json::Value>, env: &
     Ok(())
 }
 
-async fn one(env: &Env, db: &D1Database, body: &serde_json::Value) -> Result<()> {
+/// `Ok(false)` when the event names a provider message id not on record yet.
+async fn one(env: &Env, db: &D1Database, body: &serde_json::Value) -> Result<bool> {
     let text = body.to_string();
     let stored = &text[..text.floor_char_boundary(STORED_MAX)];
     let received_at_ms = now_ms();
@@ -60,7 +72,7 @@ async fn one(env: &Env, db: &D1Database, body: &serde_json::Value) -> Result<()>
             )
             .await?;
             worker::console_error!("email service event rejected: {e}");
-            return Ok(());
+            return Ok(true);
         }
     };
     raw_events::insert(
@@ -84,10 +96,13 @@ async fn one(env: &Env, db: &D1Database, body: &serde_json::Value) -> Result<()>
     .await?;
     // Applied again on a redelivery (a first delivery may have failed midway): every write below
     // is idempotent and never downgrades.
-    if let Some(message_id) = &event.message_id {
-        emails::record_delivery_status(db, message_id, &event.delivery_status, received_at_ms)
-            .await?;
-    }
+    let known = match &event.message_id {
+        Some(message_id) => {
+            emails::record_delivery_status(db, message_id, &event.delivery_status, received_at_ms)
+                .await?
+        }
+        None => true,
+    };
     if let Some((reason, detail)) = &event.suppression {
         suppressions::record(
             db,
@@ -111,5 +126,5 @@ async fn one(env: &Env, db: &D1Database, body: &serde_json::Value) -> Result<()>
         )
         .await?;
     }
-    Ok(())
+    Ok(known)
 }

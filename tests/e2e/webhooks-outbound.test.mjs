@@ -17,7 +17,21 @@ import {
   sendThrough,
   unique,
 } from "./helpers.mjs";
-import { introspectWorkflowInstance } from "cloudflare:test";
+import {
+  introspectWorkflowInstance,
+  createExecutionContext,
+  createScheduledController,
+  waitOnExecutionContext,
+} from "cloudflare:test";
+import Engine from "../../src/entry.mjs";
+
+/** One cron tick through the Worker's exported scheduled handler (as the runtime calls it). */
+async function sweep() {
+  const ctx = createExecutionContext();
+  const controller = createScheduledController({ cron: "*/5 * * * *", scheduledTime: new Date() });
+  await Engine.prototype.scheduled.call({ env, ctx }, controller);
+  await waitOnExecutionContext(ctx);
+}
 
 const AUTH = { authorization: "Bearer test-operator-token", "content-type": "application/json" };
 
@@ -333,6 +347,76 @@ describe("outbound webhooks", () => {
     expect(sent.provider).toBeTruthy();
     await disable(sub);
   }, 60_000);
+
+  it("faults: a queue message lost after the D1 record is sent again by the sweeper; a duplicate message makes no second POST; a stale dead letter never kills a redriven delivery", async () => {
+    // 1. Lost: an event recorded and claimed in D1 whose queue send never happened (a crash
+    //    between the two), due 20 minutes ago.
+    const sub = await subscribe(["email.bounced"]);
+    const eventId = `evt_${crypto.randomUUID().replace(/-/g, "")}`;
+    const deliveryId = `${eventId}.${sub.id}`;
+    const long = Date.now() - 20 * 60_000;
+    const body = JSON.stringify({ id: eventId, type: "email.bounced", version: 1, createdAt: new Date(long).toISOString(), data: { email: "lost@example.net" } });
+    await env.DB.batch([
+      env.DB.prepare("INSERT INTO webhook_events (event_id, event_type, body, created_at_ms) VALUES (?, 'email.bounced', ?, ?)").bind(eventId, body, long),
+      env.DB.prepare(
+        "INSERT INTO webhook_deliveries (delivery_id, event_id, subscriber_id, status, enqueued_at_ms, due_at_ms, created_at_ms, updated_at_ms) VALUES (?, ?, ?, 'pending', ?, ?, ?, ?)",
+      ).bind(deliveryId, eventId, sub.id, long, long, long, long),
+    ]);
+    await sweep();
+    await eventually(async () => {
+      const [d] = await deliveriesOf(sub.id);
+      expect(d).toMatchObject({ delivery_id: deliveryId, status: "delivered", attempts: 1 });
+    }, { ms: 15_000 });
+    const got = await received(sub.name);
+    expect(got.map((x) => [x.id, x.verified, x.body])).toEqual([[eventId, true, body]]);
+    expect(await rows("SELECT kind FROM repairs WHERE subject = ?", `${deliveryId}#0`)).toEqual([{ kind: "webhook_reenqueued" }]);
+    // A second sweep finds nothing to do (delivered).
+    await sweep();
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(await received(sub.name)).toHaveLength(1);
+    await disable(sub);
+
+    // 2. Duplicate: a second message of the same delivery while the first attempt is in progress
+    //    (the receiver takes 1 s) waits for it and then finds it delivered: one POST.
+    const slow = await subscribe(["email.bounced"], ["slow:1000"]);
+    await bounce(`${unique("guest")}@example.net`);
+    const [pending] = await eventually(async () => {
+      const ds = await deliveriesOf(slow.id);
+      expect(ds).toHaveLength(1);
+      return ds;
+    }, { every: 10 });
+    await env.WEBHOOKS.send({ deliveryId: pending.delivery_id, budget: 0 });
+    await eventually(async () => {
+      const [d] = await deliveriesOf(slow.id);
+      expect(d.status).toBe("delivered");
+    }, { ms: 15_000 });
+    await new Promise((r) => setTimeout(r, 3000));
+    expect(await received(slow.name)).toHaveLength(1);
+    expect((await deliveriesOf(slow.id))[0].attempts).toBe(1);
+    await disable(slow);
+
+    // 3. Stale dead letter: a delivery dead in budget 0, redriven (budget 1) while the receiver
+    //    still fails; a dead letter of budget 0 arriving now changes nothing.
+    const failing = await subscribe(["email.bounced"]);
+    await command(failing.name, [], true);
+    await bounce(`${unique("guest")}@example.net`);
+    const [dead] = await eventually(async () => {
+      const ds = await deliveriesOf(failing.id);
+      expect(ds[0]?.status).toBe("dead");
+      return ds;
+    }, { ms: 30_000, every: 200 });
+    expect((await api("POST", "/admin/webhooks/redrive", { deliveryId: dead.delivery_id })).status).toBe(200);
+    await env.WEBHOOKS_DLQ.send({ deliveryId: dead.delivery_id, budget: 0, reason: "a stale dead letter" });
+    await new Promise((r) => setTimeout(r, 1500));
+    const [still] = await deliveriesOf(failing.id);
+    expect(still).toMatchObject({ status: "pending", redrives: 1 });
+    await command(failing.name, [], false);
+    await eventually(async () => {
+      const [d] = await deliveriesOf(failing.id);
+      expect(d).toMatchObject({ status: "delivered", redrives: 1 });
+    }, { ms: 20_000, every: 200 });
+    await disable(failing);
+  }, 120_000);
 
   it("refuses a bad subscriber with a clear error: not https, a private or loopback host, credentials, unknown types, no token", async () => {
     const cases = [

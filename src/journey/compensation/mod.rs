@@ -232,6 +232,20 @@ async fn refund_then_notify(
         )
         .await
     };
+    if let Ok(o) = &refund {
+        // booking.compensated in a step of its own (published once; a failure is listed, the
+        // notices still go).
+        let (env2, owned, state) = (env.clone(), id.to_string(), o.state);
+        let name = format!("webhooks compensated {}", step_part(id));
+        let published: Result<bool> = step
+            .run(&name, StepConfig::STORAGE, async move || {
+                publish_if_final(&env2, &owned, state).await.map(|_| true)
+            })
+            .await;
+        if let Err(e) = published {
+            out.failed.push((name, e.to_string()));
+        }
+    }
     if let Err(e) = refund {
         let (env, owned, error) = (env.clone(), id.to_string(), e.to_string());
         let _: bool = step

@@ -24,6 +24,8 @@ pub async fn owner_refund(env: &Env, id: &str, claimant: &str) -> Result<OwnerRe
     let db = env.d1(DB_BINDING)?;
     let cfg = config(env)?;
     let (c, before) = store::compensation::with_refund(&db, id).await?;
+    // A click again after a decision whose publishing failed: publish it now (same event id).
+    super::publish_if_final(env, id, c.state).await?;
     if before.amount_minor == Some(0) {
         // The supplier's fee covers the payment: "everything" (no amount) would be wrong.
         return Ok(OwnerRefund::Refused(
@@ -148,6 +150,10 @@ pub async fn owner_handled(env: &Env, id: &str, claimant: &str) -> Result<OwnerR
     )
     .await?;
     if !matches!(claimed, Ok(Some(_))) {
+        // Decided before: if its publishing failed then, publish now (same event id).
+        if let Some(c) = store::compensation::get(&db, id).await? {
+            super::publish_if_final(env, id, c.state).await?;
+        }
         return Ok(OwnerRefund::AlreadyDecided(
             "the refund was already decided".into(),
         ));

@@ -22,14 +22,18 @@ pub struct RefundOutcome {
 }
 
 /// The refund step as the journey runs it (claimant: the event id, stable across retries).
-/// A final state publishes `booking.compensated` (see [`super::publish_if_final`]).
+/// A final state publishes `booking.compensated` (see [`super::publish_if_final`]) — here only
+/// best effort, logged: a failed publish must not fail a refund that was made. The saga's own
+/// step publishes it again (same event id) after this step.
 pub(super) async fn refund_by_journey(
     env: &Env,
     id: &str,
     claimant: &str,
 ) -> Result<RefundOutcome> {
     let outcome = refund_step(env, id, claimant).await?;
-    super::publish_if_final(env, id, outcome.state).await?;
+    if let Err(e) = super::publish_if_final(env, id, outcome.state).await {
+        worker::console_error!("compensation {id}: publishing booking.compensated failed: {e}");
+    }
     Ok(outcome)
 }
 
