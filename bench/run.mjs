@@ -672,6 +672,28 @@ const sweeperRows = sweeper.map((r) => [
   String(r.raw_bodies_pruned),
 ]);
 
+// ---------------------------------------------------------------------------------------------
+// 7. Outbound webhooks (issue #15): bench/webhooks.mjs, which also runs alone.
+
+let hooks = [];
+await step("outbound webhooks: 1,000 events to a local receiver, consumer alone and publish + deliver (node bench/webhooks.mjs)", async () => {
+  const out = await runCaptured(process.execPath, [join(root, "bench", "webhooks.mjs"), "--json"], { timeoutMs: 1_800_000, logFile: logs("webhooks.log") });
+  hooks = JSON.parse(out.slice(out.indexOf("[")));
+  return hooks.map((r) => `${r.scenario}: ${r.per_s}/s`).join(", ");
+});
+const hooksHeaders = ["scenario", "events", "wall ms", "events/s", "attempts", "mean attempt ms", "signatures verified"];
+const hooksRows = hooks.map((r) => [r.scenario, String(r.events), String(r.ms), String(r.per_s), String(r.attempts), String(r.avg_attempt_ms), String(r.verified)]);
+// Counted from the code (src/publisher/mod.rs, src/webhooks/deliver.rs, src/store/webhooks.rs).
+const hooksCostHeaders = ["path", "D1 calls", "other subrequests"];
+const hooksCostRows = [
+  ["supplier webhook (POST /webhooks/<source>): added by outbound webhooks", "0", "0"],
+  ["publish, no subscriber wants the type", "1 (subscribers read)", "0"],
+  ["publish, k subscribers want it", "2 (subscribers read; one batch: event + k deliveries + claim)", "⌈k/100⌉ queue sendBatch"],
+  ["publish again with the same event id (a replayed step)", "2", "0"],
+  ["one delivery attempt", "3 (load; attempt + lease; one batch: attempt row + delivery)", "1 fetch (+1 queue send to the DLQ when it dies)"],
+  ["a journey event", "+1 Workflow step per publication", ""],
+];
+
 // At the lookup's introduction (docs/timezone-data.md): the Worker without it (f72db9b) and with it,
 // both `node scripts/build.mjs --force`, gzip -9. Not rebuilt here: the Worker now also holds every
 // change made since, so its size minus this "before" is not the lookup's cost.
@@ -871,6 +893,22 @@ journeys it starts and the sends it makes are not included); wall ms is around t
 including those. Flat means the same rows read at every N.
 
 ${table(sweeperHeaders, sweeperRows)}
+
+## 7. Outbound webhooks (Cloudflare Queues)
+
+\`node bench/webhooks.mjs\` inside workerd (bench/webhooks.bench.mjs): one subscriber at a local
+receiver that verifies every Standard Webhooks signature. "deliver": the events and deliveries
+recorded in D1 as \`publish\` records them, one queue message each; timed until D1 says all are
+delivered (the consumer alone). "publish + deliver": Cloudflare Email Service hard-bounce events
+put on the events queue; timed until every resulting \`email.bounced\` delivery is delivered (the
+events consumer: raw event, suppression, publish; then the delivery consumer). Local Queues run
+the consumer with the wrangler.toml batch settings (10 messages, 1 s).
+
+${table(hooksHeaders, hooksRows)}
+
+Cost per path, counted from the code:
+
+${table(hooksCostHeaders, hooksCostRows)}
 
 ## Where we are slower than the reference or far from the floor, and why
 
