@@ -15,7 +15,11 @@ import { join } from "node:path";
 // Recounted at f7edf72 after the reshaping of issue #10 (functions moved to their new files; the
 // D1 calls and subrequests per path are unchanged: webhooks `liteapi` → `receive`, the outbox's
 // `hand_over` split into `hand_over` → `call_provider` → `apply`, `deliver` into the outbox client).
-export const COUNTED_AT = "a9925a2";
+// Recounted at the outbound webhooks (issue #15): `ingest` now starts the journey through
+// `workflow::start_for_event` (create + mark, the same 2 D1 calls and 1 Workflow create),
+// `deliver` reads the claimed row only on a duplicate claim (off the first-send path), the outbox
+// `fetch` routes gained off-path awaits, and `booked` publishes `booking.confirmed` in a step.
+export const COUNTED_AT = "issue-15";
 
 export const FUNCTIONS = {
   "src/routes/webhooks.rs": ["read_limited", "receive", "ingest", "reject"],
@@ -71,7 +75,7 @@ export function awaitsNow(root) {
 export const AWAITS = {
   "src/routes/webhooks.rs#read_limited": 1,
   "src/routes/webhooks.rs#receive": 2,
-  "src/routes/webhooks.rs#ingest": 5,
+  "src/routes/webhooks.rs#ingest": 4,
   "src/routes/webhooks.rs#reject": 1,
   "src/store/raw_events.rs#insert": 1,
   "src/store/raw_events.rs#find": 1,
@@ -87,10 +91,10 @@ export const AWAITS = {
   "src/store/schedule.rs#decide": 1,
   "src/store/schedule.rs#cached_location": 1,
   "src/store/schedule.rs#cache_location": 1,
-  "src/outbox/client.rs#deliver": 3,
+  "src/outbox/client.rs#deliver": 4,
   "src/outbox/client.rs#enqueue": 2,
   "src/journey/failures.rs#deliver_once": 3,
-  "src/journey/hotel.rs#booked": 4,
+  "src/journey/hotel.rs#booked": 6,
   "src/journey/hotel.rs#record": 4,
   "src/journey/hotel.rs#run_plan": 6,
   "src/journey/hotel.rs#make_plan": 3,
@@ -102,7 +106,7 @@ export const AWAITS = {
   "src/store/hotel_zones.rs#stored": 1,
   "src/store/hotel_zones.rs#record": 1,
   "src/journey/workflow.rs#create": 1,
-  "src/outbox/mod.rs#fetch": 11, // the routes /withdraw, /release, /rearm add awaits off the counted paths
+  "src/outbox/mod.rs#fetch": 13, // the routes /withdraw, /release, /rearm add awaits off the counted paths
   "src/outbox/mod.rs#alarm": 2,
   "src/outbox/scheduler.rs#rearm": 1,
   "src/outbox/scheduler.rs#process": 4,
@@ -165,16 +169,22 @@ export const JOURNEY_ROWS = [
     "hotel.rs `make_plan` + `plan_zone`: `bookings::get`, `hotel_zones::stored` (the hotel's zone, resolved once), `schedule::plan` (one batch of one INSERT per kind); first plan of a hotel: + `schedule::cached_location`, liteAPI `GET /data/hotel` (suppliers/liteapi.rs), `cache_location`, `hotel_zones::record`",
   ],
   [
+    "step `webhooks evt_…` (booking.confirmed)",
+    "1 with no subscriber for the type; 2 with k subscribers",
+    "0; with k subscribers ⌈k/100⌉ queue sends (+ per delivery: 3 D1 + 1 fetch in the queue consumer)",
+    "journey/mod.rs `publish` → publisher `publish`: `webhooks::enabled_subscribers`, then one batch (event + k deliveries + claim) and `sendBatch`",
+  ],
+  [
     "outbox alarm, per email sent",
-    "3 for a booking-bound client email, 2 for other client email, 1 for an owner alert",
-    "1 send_email or 1 Resend fetch (2 hand-overs on a failover: + 1 SMTP socket)",
+    "3 for a booking-bound client email, 2 for other client email, 1 for an owner alert; +1 per client email for `email.sent` (+1 more with subscribers)",
+    "1 send_email or 1 Resend fetch (2 hand-overs on a failover: + 1 SMTP socket); with subscribers + queue sends",
     "outbox/gate.rs `gate`: a booking-bound email re-reads its booking (`bookings::get`, outbox/intent.rs: cancelled / superseded / stale → skipped), a client email reads `suppressions::get` at its turn (marketing caps are SQLite counts), `attempt` (SQLite only), then `sync_records` (outbox/sync.rs) → `emails::record_outcome`",
   ],
   [
-    "**booking.book, end to end** (webhook + journey + 2 immediate emails)",
-    "**15**",
+    "**booking.book, end to end** (webhook + journey + 2 immediate emails), no webhook subscriber",
+    "**17**",
     "**5** (1 Workflow create, 2 DO fetches, 2 send_email)",
-    "2 + 2 + 2 + 2 + 3 + 3 (client email, booking re-read at its turn) + 1 (owner alert); Workflow step state is the engine's own storage, not ours",
+    "2 + 2 + 2 + 2 + 1 (booking.confirmed: subscribers read) + 3 + 3 (client email, booking re-read at its turn) + 1 (email.sent: subscribers read) + 1 (owner alert); Workflow step state is the engine's own storage, not ours",
   ],
   [
     "**per scheduled email** (arrival guide, check-in day, thank-you)",
