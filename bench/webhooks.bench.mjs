@@ -68,7 +68,7 @@ it("deliver: N recorded deliveries through the consumer", async () => {
   for (let i = 0; i < stmts.length; i += 500) await env.DB.batch(stmts.slice(i, i + 500));
   const started = Date.now();
   for (let i = 0; i < ids.length; i += 100) {
-    await env.WEBHOOKS.sendBatch(ids.slice(i, i + 100).map((deliveryId) => ({ body: { deliveryId, budget: 0 } })));
+    await env.WEBHOOKS.sendBatch(ids.slice(i, i + 100).map((deliveryId) => ({ body: { deliveryId, gen: 0 } })));
   }
   const ms = await until(sub, started);
   const a = await attemptsOf(sub);

@@ -31,8 +31,10 @@ CREATE INDEX webhook_events_by_time ON webhook_events(created_at_ms);
 
 -- One delivery per (event, subscriber). `attempts` counts every attempt ever made; a redrive
 -- sets `budget_from` to it and counts itself in `redrives`, so the retry ceiling counts only
--- attempts since then, and a queue message of an earlier budget (it carries `redrives`) is
--- ignored. `enqueued_at_ms`: when a queue message was first claimed for this budget.
+-- attempts since then. `claim_gen` moves on with every queue message sent for the delivery
+-- (publish, the sweeper's re-send, a redrive) and the message carries it: a message of an earlier
+-- generation (late, duplicated, or of a previous budget) does nothing, so one delivery never has
+-- two retry loops. `enqueued_at_ms`: when a queue message was first claimed.
 -- `due_at_ms`: when the next attempt is expected (now, or now + the retry delay); a pending
 -- delivery long past it lost its message (a crash between D1 and the queue) and the sweeper
 -- sends it again. `lease_until_ms`: an attempt in progress (a duplicate message waits for it).
@@ -44,6 +46,7 @@ CREATE TABLE webhook_deliveries (
   attempts          INTEGER NOT NULL DEFAULT 0,
   budget_from       INTEGER NOT NULL DEFAULT 0,
   redrives          INTEGER NOT NULL DEFAULT 0,
+  claim_gen         INTEGER NOT NULL DEFAULT 0,
   last_status_code  INTEGER,
   last_error        TEXT,
   enqueued_at_ms    INTEGER,

@@ -18,7 +18,8 @@ pub enum NoAnswer {
     Network(String),
 }
 
-/// An answer: status, the `Retry-After` header if any, and the body as text.
+/// An answer: status, the `Retry-After` header if any, and the body as text (at most the bytes
+/// asked for, lossily decoded: the rest is never read).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Answer {
     pub status: u16,
@@ -27,7 +28,8 @@ pub struct Answer {
 }
 
 /// Sends `method url` with `headers` and `body`, waiting at most `timeout_ms` for the answer and
-/// its body. Redirects are followed only when `follow_redirects` (a webhook delivery never
+/// the first `max_body_bytes` of its body (the rest is not read: a receiver cannot make us hold a
+/// huge answer). Redirects are followed only when `follow_redirects` (a webhook delivery never
 /// follows one: a 3xx is the answer).
 pub async fn fetch_within(
     method: Method,
@@ -36,6 +38,7 @@ pub async fn fetch_within(
     body: Option<String>,
     timeout_ms: u64,
     follow_redirects: bool,
+    max_body_bytes: usize,
 ) -> Result<Answer, NoAnswer> {
     let h = Headers::new();
     for (name, value) in headers {
@@ -58,10 +61,10 @@ pub async fn fetch_within(
     let call = Box::pin(async move {
         let mut response = fetcher.send_with_signal(&signal).await?;
         let retry_after = response.headers().get("retry-after").ok().flatten();
-        let text = response
-            .text()
-            .await
-            .unwrap_or_else(|e| format!("(body unreadable: {e})"));
+        let text = match read_at_most(&mut response, max_body_bytes).await {
+            Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+            Err(e) => format!("(body unreadable: {e})"),
+        };
         Ok::<_, worker::Error>((response.status_code(), retry_after, text))
     });
     let timer = Box::pin(Delay::from(std::time::Duration::from_millis(timeout_ms)));
@@ -77,4 +80,24 @@ pub async fn fetch_within(
             Err(NoAnswer::Timeout(timeout_ms))
         }
     }
+}
+
+/// The first `max` bytes of a response body (fewer when it is shorter); the stream is dropped
+/// after that, unread.
+async fn read_at_most(response: &mut worker::Response, max: usize) -> worker::Result<Vec<u8>> {
+    use futures::StreamExt;
+    let mut out = Vec::new();
+    let mut stream = match response.stream() {
+        Ok(s) => s,
+        // No body (e.g. 204).
+        Err(_) => return Ok(out),
+    };
+    while out.len() < max {
+        match stream.next().await {
+            Some(chunk) => out.extend_from_slice(&chunk?),
+            None => break,
+        }
+    }
+    out.truncate(max);
+    Ok(out)
 }

@@ -20,10 +20,10 @@ use worker::{Env, Result};
 #[serde(rename_all = "camelCase")]
 pub struct DeliveryMessage {
     pub delivery_id: String,
-    /// The delivery's budget (its `redrives` when the message was sent): a message of an earlier
-    /// budget is ignored.
+    /// The delivery's claim generation when the message was sent: a message of an earlier
+    /// generation (late, duplicated, or from before a redrive or re-send) does nothing.
     #[serde(default)]
-    pub budget: u32,
+    pub gen: u32,
     /// Why it is on the dead letter queue (set by the consumer when it gives up; absent when
     /// Queues moved it there after `max_retries`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -41,7 +41,7 @@ pub async fn enqueue(env: &Env, claimed: &[Claimed]) -> Result<()> {
             .iter()
             .map(|c| DeliveryMessage {
                 delivery_id: c.delivery_id.clone(),
-                budget: c.redrives,
+                gen: c.gen,
                 reason: None,
             })
             .collect();

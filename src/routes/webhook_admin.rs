@@ -3,7 +3,7 @@
 //!
 //! - `POST /admin/webhooks/subscribers` `{"url", "eventTypes"?: ["booking.confirmed", …] (absent
 //!   or `["*"]` = all), "description"?}` → 201 `{"subscriberId", "url", "eventTypes", "secret",
-//!   "enabled": true}`. The `whsec_` secret is shown only here. The URL must be `https://` to a
+//!   "enabled": true}`. The `whsec_` secret is shown only here. At most 500 subscribers (409). The URL must be `https://` to a
 //!   public host (`http://` only to loopback when `WEBHOOK_ALLOW_HTTP_LOOPBACK` is true); 400
 //!   names the problem (`url`, `eventTypes`).
 //! - `GET /admin/webhooks/subscribers` → `{"subscribers": [{subscriberId, url, eventTypes,
@@ -11,7 +11,8 @@
 //! - `POST /admin/webhooks/subscribers/<id>/enable` | `/disable` `{"reason"?}` → 200 the
 //!   subscriber; 404 for an unknown id.
 //! - `GET /admin/webhooks/deliveries[?status=pending|delivered|dead|cancelled][&subscriber=<id>]
-//!   [&event=<evt_…>][&limit=1–200]` → `{"deliveries": [...]}` newest first; with
+//!   [&event=<evt_…>][&before=<ms>][&limit=1–200]` → `{"deliveries": [...]}` newest first (the next
+//!   page: `before` = the last row's `createdAtMs`); with
 //!   `?delivery=<id>` → `{"delivery": {...}, "attempts": [{attempt, atMs, statusCode, outcome,
 //!   durationMs, error, responseExcerpt}]}` (404 when unknown).
 //! - `POST /admin/webhooks/redrive` with exactly one of `{"deliveryId"}`, `{"subscriberId"}`,
@@ -77,6 +78,12 @@ pub async fn create_subscriber(mut req: Request, env: &Env) -> Answer {
     let secret = new_secret(random[8..].try_into().expect("32 bytes"));
     let stored = stored_types(&types);
     let db = env.d1(DB_BINDING)?;
+    if store::subscribers(&db).await?.len() >= store::SUBSCRIBERS_MAX {
+        return Err(AppError::Conflict(format!(
+            "there are {} subscribers already, the most this engine keeps; remove one first",
+            store::SUBSCRIBERS_MAX
+        )));
+    }
     store::create_subscriber(
         &db,
         &id,
@@ -197,11 +204,21 @@ pub async fn deliveries(req: Request, env: &Env) -> Answer {
             .filter(|l| (1..=200).contains(l))
             .ok_or_else(|| bad("limit", "limit must be a whole number from 1 to 200"))?,
     };
+    let before = match q("before") {
+        None => None,
+        Some(b) => Some(b.parse::<i64>().map_err(|_| {
+            bad(
+                "before",
+                "before must be a time in ms (a row's createdAtMs)",
+            )
+        })?),
+    };
     let rows = store::deliveries(
         &db,
         status.as_deref(),
         q("subscriber").as_deref(),
         q("event").as_deref(),
+        before,
         limit,
     )
     .await?;

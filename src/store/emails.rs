@@ -211,20 +211,36 @@ pub async fn record_delivery_status(
     status: &str,
     at_ms: i64,
 ) -> Result<bool> {
-    const RANK: &str =
-        "CASE {} WHEN 'deferred' THEN 0 WHEN 'delivered' THEN 1 WHEN 'complained' THEN 3 \
-                        ELSE 2 END";
+    if !known_provider_message(db, provider_message_id).await? {
+        return Ok(false);
+    }
+    const RANK: &str = "CASE lower({}) WHEN 'deferred' THEN 0 WHEN 'delivered' THEN 1 WHEN 'bounced' THEN 2 \
+                        WHEN 'failed' THEN 2 WHEN 'rejected' THEN 2 WHEN 'complained' THEN 3 ELSE -1 END";
     let rank = |x: &str| RANK.replace("{}", x);
+    // A status this build does not know ranks below every known one: it never replaces one.
     let sql = format!(
-        "UPDATE emails SET delivery_status = CASE WHEN delivery_status IS NULL OR {} >= {} THEN ?2 \
-         ELSE delivery_status END, delivery_status_at_ms = ?3 WHERE provider_message_id = ?1",
+        "UPDATE emails SET delivery_status = ?2, delivery_status_at_ms = ?3 WHERE provider_message_id = ?1 \
+         AND (delivery_status IS NULL OR {} >= {})",
         rank("?2"),
         rank("delivery_status"),
     );
-    let r = db
-        .prepare(sql)
+    db.prepare(sql)
         .bind(&[s(provider_message_id), s(status), n(at_ms)])?
         .run()
         .await?;
-    Ok(changes(&r) > 0)
+    Ok(true)
+}
+
+async fn known_provider_message(db: &D1Database, provider_message_id: &str) -> Result<bool> {
+    #[derive(Deserialize)]
+    struct One {
+        #[allow(dead_code)]
+        n: f64,
+    }
+    let row: Option<One> = db
+        .prepare("SELECT 1 AS n FROM emails WHERE provider_message_id = ?1 LIMIT 1")
+        .bind(&[s(provider_message_id)])?
+        .first(None)
+        .await?;
+    Ok(row.is_some())
 }

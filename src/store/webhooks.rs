@@ -47,7 +47,10 @@ pub async fn create_subscriber(
     Ok(())
 }
 
-/// Every subscriber, oldest first (at most 500).
+/// Most subscribers (every publish reads them all).
+pub const SUBSCRIBERS_MAX: usize = 500;
+
+/// Every subscriber, oldest first (at most [`SUBSCRIBERS_MAX`]).
 pub async fn subscribers(db: &D1Database) -> Result<Vec<SubscriberRow>> {
     db.prepare(format!(
         "SELECT {SUBSCRIBER_COLUMNS} FROM webhook_subscribers ORDER BY created_at_ms, subscriber_id LIMIT 500"
@@ -98,11 +101,12 @@ struct Wanted {
     event_types: String,
 }
 
-/// A delivery to put on the queue: its id and the budget (`redrives`) the message belongs to.
+/// A delivery to put on the queue: its id and the claim generation the message carries (only a
+/// message of the delivery's current generation acts).
 #[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
 pub struct Claimed {
     pub delivery_id: String,
-    pub redrives: u32,
+    pub gen: u32,
 }
 
 /// Records `p` and one pending delivery for each enabled subscriber in `wanted` (the ids of the
@@ -143,8 +147,8 @@ pub async fn insert_event(
     }
     statements.push(
         db.prepare(
-            "UPDATE webhook_deliveries SET enqueued_at_ms = ?2, due_at_ms = ?2 WHERE event_id = ?1 AND status = 'pending' \
-             AND enqueued_at_ms IS NULL RETURNING delivery_id, redrives",
+            "UPDATE webhook_deliveries SET enqueued_at_ms = ?2, due_at_ms = ?2, claim_gen = claim_gen + 1 WHERE event_id = ?1 AND status = 'pending' \
+             AND enqueued_at_ms IS NULL RETURNING delivery_id, claim_gen AS gen",
         )
         .bind(&[s(&p.event_id), n(now_ms)])?,
     );
@@ -178,10 +182,10 @@ pub async fn unclaim(db: &D1Database, claimed: &[Claimed]) -> Result<()> {
     super::run_each(
         db,
         "UPDATE webhook_deliveries SET enqueued_at_ms = NULL WHERE delivery_id = ?1 AND status = 'pending' \
-         AND redrives = ?2",
+         AND claim_gen = ?2",
         claimed
             .iter()
-            .map(|c| vec![s(&c.delivery_id), n(i64::from(c.redrives))]),
+            .map(|c| vec![s(&c.delivery_id), n(i64::from(c.gen))]),
     )
     .await
 }
@@ -196,10 +200,10 @@ pub async fn overdue(
     limit: u32,
 ) -> Result<Vec<Claimed>> {
     db.prepare(
-        "UPDATE webhook_deliveries SET due_at_ms = ?2, enqueued_at_ms = COALESCE(enqueued_at_ms, ?2) \
+        "UPDATE webhook_deliveries SET due_at_ms = ?2, enqueued_at_ms = COALESCE(enqueued_at_ms, ?2), claim_gen = claim_gen + 1 \
          WHERE delivery_id IN (SELECT delivery_id FROM webhook_deliveries WHERE status = 'pending' \
          AND due_at_ms < ?1 AND (lease_until_ms IS NULL OR lease_until_ms < ?2) ORDER BY due_at_ms LIMIT ?3) \
-         RETURNING delivery_id, redrives",
+         RETURNING delivery_id, claim_gen AS gen",
     )
     .bind(&[n(before_ms), n(now_ms), n(i64::from(limit))])?
     .all()
@@ -219,8 +223,10 @@ pub struct DeliveryJob {
     pub url: String,
     pub secret: String,
     pub enabled: i64,
-    /// The current budget (see [`Claimed`]).
-    pub redrives: u32,
+    /// The current claim generation (see [`Claimed`]).
+    pub claim_gen: u32,
+    pub attempts: u32,
+    pub budget_from: u32,
     pub lease_until_ms: Option<i64>,
 }
 
@@ -228,7 +234,7 @@ pub struct DeliveryJob {
 pub async fn job(db: &D1Database, delivery_id: &str) -> Result<Option<DeliveryJob>> {
     db.prepare(
         "SELECT d.delivery_id, d.event_id, e.event_type, d.subscriber_id, d.status, e.body, s.url, s.secret, s.enabled, \
-         d.redrives, d.lease_until_ms \
+         d.claim_gen, d.attempts, d.budget_from, d.lease_until_ms \
          FROM webhook_deliveries d JOIN webhook_events e ON e.event_id = d.event_id \
          JOIN webhook_subscribers s ON s.subscriber_id = d.subscriber_id WHERE d.delivery_id = ?1",
     )
@@ -237,14 +243,14 @@ pub async fn job(db: &D1Database, delivery_id: &str) -> Result<Option<DeliveryJo
     .await
 }
 
-/// Takes the next attempt of a pending delivery of budget `redrives`, leasing it until
+/// Takes the next attempt of a pending delivery of claim generation `gen`, leasing it until
 /// `lease_until_ms` (an attempt in progress: a duplicate message of the same delivery finds the
 /// lease and waits). Returns `(attempt, attempt within the current budget)`, both 1-based; `None`
 /// when the delivery is no longer pending in that budget, or leased by another attempt.
 pub async fn next_attempt(
     db: &D1Database,
     delivery_id: &str,
-    redrives: u32,
+    gen: u32,
     now_ms: i64,
     lease_until_ms: i64,
 ) -> Result<Option<(u32, u32)>> {
@@ -256,10 +262,10 @@ pub async fn next_attempt(
     let row: Option<Row> = db
         .prepare(
             "UPDATE webhook_deliveries SET attempts = attempts + 1, lease_until_ms = ?4, updated_at_ms = ?3 \
-             WHERE delivery_id = ?1 AND status = 'pending' AND redrives = ?2 \
+             WHERE delivery_id = ?1 AND status = 'pending' AND claim_gen = ?2 \
              AND (lease_until_ms IS NULL OR lease_until_ms <= ?3) RETURNING attempts, budget_from",
         )
-        .bind(&[s(delivery_id), n(i64::from(redrives)), n(now_ms), n(lease_until_ms)])?
+        .bind(&[s(delivery_id), n(i64::from(gen)), n(now_ms), n(lease_until_ms)])?
         .first(None)
         .await?;
     Ok(row.map(|r| {
@@ -273,6 +279,9 @@ pub async fn next_attempt(
 /// One attempt as recorded.
 pub struct Attempt<'a> {
     pub delivery_id: &'a str,
+    /// The claim generation of the message that made it: the delivery moves only if it is still
+    /// the current one (a redrive or re-send since then wins).
+    pub gen: u32,
     pub attempt: u32,
     pub at_ms: i64,
     pub status_code: Option<u16>,
@@ -317,7 +326,7 @@ pub async fn record_attempt(db: &D1Database, a: &Attempt<'_>) -> Result<()> {
         db.prepare(
             "UPDATE webhook_deliveries SET status = ?2, last_status_code = ?3, last_error = ?4, updated_at_ms = ?5, \
              delivered_at_ms = CASE WHEN ?2 = 'delivered' THEN ?5 ELSE delivered_at_ms END, \
-             due_at_ms = ?6, lease_until_ms = NULL WHERE delivery_id = ?1 AND status = 'pending'",
+             due_at_ms = ?6, lease_until_ms = NULL WHERE delivery_id = ?1 AND status = 'pending' AND claim_gen = ?7",
         )
         .bind(&[
             s(a.delivery_id),
@@ -326,40 +335,49 @@ pub async fn record_attempt(db: &D1Database, a: &Attempt<'_>) -> Result<()> {
             opt(a.error),
             n(a.at_ms),
             a.next_due_ms.map(n).unwrap_or(JsValue::NULL),
+            n(i64::from(a.gen)),
         ])?,
     ])
     .await?;
     Ok(())
 }
 
-/// Cancels a pending delivery whose subscriber is disabled. `true` when it changed.
-pub async fn cancel(db: &D1Database, delivery_id: &str, reason: &str, now_ms: i64) -> Result<bool> {
+/// Cancels a pending delivery of claim generation `gen` whose subscriber is disabled, unless an
+/// attempt holds it. `true` when it changed.
+pub async fn cancel(
+    db: &D1Database,
+    delivery_id: &str,
+    gen: u32,
+    reason: &str,
+    now_ms: i64,
+) -> Result<bool> {
     let r = db
         .prepare(
             "UPDATE webhook_deliveries SET status = 'cancelled', last_error = ?2, updated_at_ms = ?3 \
-             WHERE delivery_id = ?1 AND status = 'pending'",
+             WHERE delivery_id = ?1 AND status = 'pending' AND claim_gen = ?4 \
+             AND (lease_until_ms IS NULL OR lease_until_ms <= ?3)",
         )
-        .bind(&[s(delivery_id), s(reason), n(now_ms)])?
+        .bind(&[s(delivery_id), s(reason), n(now_ms), n(i64::from(gen))])?
         .run()
         .await?;
     Ok(changes(&r) == 1)
 }
 
-/// Marks a pending delivery of budget `redrives` dead (the dead letter queue's consumer; a dead
-/// letter of an earlier budget never kills a redriven delivery). `true` when it changed.
+/// Marks a pending delivery of claim generation `gen` dead (the dead letter queue's consumer; a
+/// dead letter of an earlier generation never kills a redriven delivery). `true` when it changed.
 pub async fn mark_dead(
     db: &D1Database,
     delivery_id: &str,
-    redrives: u32,
+    gen: u32,
     reason: &str,
     now_ms: i64,
 ) -> Result<bool> {
     let r = db
         .prepare(
             "UPDATE webhook_deliveries SET status = 'dead', last_error = ?2, dead_at_ms = ?3, updated_at_ms = ?3, \
-             lease_until_ms = NULL WHERE delivery_id = ?1 AND status = 'pending' AND redrives = ?4",
+             lease_until_ms = NULL WHERE delivery_id = ?1 AND status = 'pending' AND claim_gen = ?4",
         )
-        .bind(&[s(delivery_id), s(reason), n(now_ms), n(i64::from(redrives))])?
+        .bind(&[s(delivery_id), s(reason), n(now_ms), n(i64::from(gen))])?
         .run()
         .await?;
     Ok(changes(&r) == 1)
@@ -396,11 +414,11 @@ pub async fn redrive(db: &D1Database, sel: &Selection, now_ms: i64) -> Result<Ve
     let mut all = vec![n(now_ms)];
     all.extend(binds);
     let sql = format!(
-        "UPDATE webhook_deliveries SET status = 'pending', budget_from = attempts, redrives = redrives + 1, \
+        "UPDATE webhook_deliveries SET status = 'pending', budget_from = attempts, redrives = redrives + 1, claim_gen = claim_gen + 1, \
          enqueued_at_ms = ?1, due_at_ms = ?1, lease_until_ms = NULL, dead_at_ms = NULL, updated_at_ms = ?1 \
          WHERE delivery_id IN (SELECT delivery_id FROM webhook_deliveries WHERE status IN ('dead', 'cancelled') \
          AND {filter} AND subscriber_id IN (SELECT subscriber_id FROM webhook_subscribers WHERE enabled = 1) \
-         ORDER BY created_at_ms LIMIT {REDRIVE_MAX}) RETURNING delivery_id, redrives"
+         ORDER BY created_at_ms LIMIT {REDRIVE_MAX}) RETURNING delivery_id, claim_gen AS gen"
     );
     db.prepare(sql).bind(&all)?.all().await?.results()
 }
@@ -411,10 +429,10 @@ pub async fn undo_redrive(db: &D1Database, claimed: &[Claimed], now_ms: i64) -> 
     super::run_each(
         db,
         "UPDATE webhook_deliveries SET status = 'dead', redrives = redrives - 1, enqueued_at_ms = NULL, due_at_ms = NULL, \
-         dead_at_ms = ?2 WHERE delivery_id = ?1 AND status = 'pending' AND attempts = budget_from AND redrives = ?3",
+         dead_at_ms = ?2 WHERE delivery_id = ?1 AND status = 'pending' AND attempts = budget_from AND claim_gen = ?3",
         claimed
             .iter()
-            .map(|c| vec![s(&c.delivery_id), n(now_ms), n(i64::from(c.redrives))]),
+            .map(|c| vec![s(&c.delivery_id), n(now_ms), n(i64::from(c.gen))]),
     )
     .await
 }
@@ -438,13 +456,15 @@ pub struct DeliveryRow {
     pub dead_at_ms: Option<i64>,
 }
 
-/// Deliveries, newest first, filtered by status and/or subscriber and/or event (at most `limit`,
-/// capped at 200).
+/// Deliveries, newest first, filtered by status and/or subscriber and/or event, created before
+/// `before_ms` when given (the next page: the last row's `createdAtMs`), at most `limit` (capped
+/// at 200).
 pub async fn deliveries(
     db: &D1Database,
     status: Option<&str>,
     subscriber_id: Option<&str>,
     event_id: Option<&str>,
+    before_ms: Option<i64>,
     limit: u32,
 ) -> Result<Vec<DeliveryRow>> {
     db.prepare(
@@ -452,9 +472,15 @@ pub async fn deliveries(
          d.last_status_code, d.last_error, d.created_at_ms, d.delivered_at_ms, d.dead_at_ms \
          FROM webhook_deliveries d JOIN webhook_events e ON e.event_id = d.event_id \
          WHERE (?1 IS NULL OR d.status = ?1) AND (?2 IS NULL OR d.subscriber_id = ?2) AND (?3 IS NULL OR d.event_id = ?3) \
-         ORDER BY d.created_at_ms DESC LIMIT ?4",
+         AND (?5 IS NULL OR d.created_at_ms < ?5) ORDER BY d.created_at_ms DESC LIMIT ?4",
     )
-    .bind(&[opt(status), opt(subscriber_id), opt(event_id), n(i64::from(limit.min(200)))])?
+    .bind(&[
+        opt(status),
+        opt(subscriber_id),
+        opt(event_id),
+        n(i64::from(limit.min(200))),
+        before_ms.map(n).unwrap_or(JsValue::NULL),
+    ])?
     .all()
     .await?
     .results()

@@ -19,6 +19,9 @@ use worker::Method;
 /// key, so a refund Stripe did make is returned, not made again).
 pub const TIMEOUT_MS: u64 = 20_000;
 
+/// Most bytes of a Stripe answer read (a list of 100 refunds is well under it).
+const MAX_ANSWER_BYTES: usize = 4 << 20;
+
 /// A refund request that did not create a refund.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RefundError {
@@ -46,14 +49,22 @@ async fn call(
     headers: &[(&str, &str)],
     body: Option<String>,
 ) -> Result<(u16, String), RefundError> {
-    crate::platform::fetch_within(method, url, headers, body, TIMEOUT_MS, true)
-        .await
-        .map(|a| (a.status, a.body))
-        .map_err(|e| RefundError {
-            status: None,
-            code: None,
-            message: e.to_string(),
-        })
+    crate::platform::fetch_within(
+        method,
+        url,
+        headers,
+        body,
+        TIMEOUT_MS,
+        true,
+        MAX_ANSWER_BYTES,
+    )
+    .await
+    .map(|a| (a.status, a.body))
+    .map_err(|e| RefundError {
+        status: None,
+        code: None,
+        message: e.to_string(),
+    })
 }
 
 fn error_of(status: u16, body: &str) -> RefundError {

@@ -21,7 +21,7 @@ pub(super) async fn reenqueue(t: &mut Tick<'_>) -> Result<()> {
     crate::publisher::enqueue(t.env, &claimed).await?;
     t.report.webhooks_reenqueued = u32::try_from(claimed.len()).unwrap_or(u32::MAX);
     for c in &claimed {
-        let subject = format!("{}#{}", c.delivery_id, c.redrives);
+        let subject = format!("{}#{}", c.delivery_id, c.gen);
         t.note_repair(
             RepairKind::WebhookReenqueued,
             &subject,

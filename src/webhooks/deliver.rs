@@ -72,6 +72,9 @@ async fn one(env: &Env, cfg: &Config, db: &D1Database, body: &serde_json::Value)
     }
 }
 
+/// Delay before a message whose processing failed in the engine (D1, the queue) is read again, s.
+pub const ENGINE_RETRY_S: u32 = 30;
+
 /// How long past the attempt's own time bound its lease holds, ms.
 const LEASE_MARGIN_MS: i64 = 30_000;
 /// How long a delivery sent to the dead letter queue may stay pending before the sweeper sends it
@@ -89,18 +92,26 @@ async fn attempt(
         worker::console_error!("webhooks: delivery {delivery_id} is not on record; dropped");
         return Ok(Action::Ack);
     };
-    // Delivered, dead, cancelled, or a message of an earlier budget (redriven since): nothing.
-    if job.status != "pending" || job.redrives != msg.budget {
-        return Ok(Action::Ack);
-    }
-    if job.enabled == 0 {
-        store::cancel(db, delivery_id, "subscriber disabled", now_ms()).await?;
+    // Delivered, dead, cancelled, or a message of an earlier generation (a late or duplicated
+    // message, or one from before a redrive or a re-send): nothing.
+    if job.status != "pending" || job.claim_gen != msg.gen {
         return Ok(Action::Ack);
     }
     let now = now_ms();
+    let leased = job.lease_until_ms.is_some_and(|l| l > now);
+    if job.enabled == 0 && !leased {
+        store::cancel(db, delivery_id, msg.gen, "subscriber disabled", now).await?;
+        return Ok(Action::Ack);
+    }
+    // Past the ceiling already (the dead letter was lost and the sweeper sent it again): no more
+    // POSTs, straight back to the dead letter queue.
+    if !leased && job.attempts.saturating_sub(job.budget_from) >= cfg.webhook_retry.max_attempts {
+        to_dead_letters(env, delivery_id, msg.gen, "attempts exhausted".into()).await?;
+        return Ok(Action::Ack);
+    }
     let lease_until = now + cfg.webhook_timeout_ms as i64 + LEASE_MARGIN_MS;
     let Some((number, in_budget)) =
-        store::next_attempt(db, delivery_id, msg.budget, now, lease_until).await?
+        store::next_attempt(db, delivery_id, msg.gen, now, lease_until).await?
     else {
         // Another message of this delivery holds the lease (a duplicate): come back after it.
         let wait_ms = job.lease_until_ms.map_or(0, |l| l - now);
@@ -165,6 +176,7 @@ async fn attempt(
         db,
         &Attempt {
             delivery_id,
+            gen: msg.gen,
             attempt: number,
             at_ms: started,
             status_code,
@@ -180,16 +192,21 @@ async fn attempt(
         Decision::Delivered | Decision::Disable => Action::Ack,
         Decision::Retry { delay_s } => Action::Retry(delay_s),
         Decision::Dead { reason } => {
-            env.queue(WEBHOOKS_DLQ_BINDING)?
-                .send(DeliveryMessage {
-                    delivery_id: delivery_id.to_string(),
-                    budget: msg.budget,
-                    reason: Some(reason),
-                })
-                .await?;
+            to_dead_letters(env, delivery_id, msg.gen, reason).await?;
             Action::Ack
         }
     })
+}
+
+/// Sends a delivery to the dead letter queue with the reason.
+async fn to_dead_letters(env: &Env, delivery_id: &str, gen: u32, reason: String) -> Result<()> {
+    env.queue(WEBHOOKS_DLQ_BINDING)?
+        .send(DeliveryMessage {
+            delivery_id: delivery_id.to_string(),
+            gen,
+            reason: Some(reason),
+        })
+        .await
 }
 
 enum Refused {
@@ -221,6 +238,7 @@ async fn post(
         Some(job.body.clone()),
         cfg.webhook_timeout_ms,
         false,
+        webhooks::EXCERPT_MAX_BYTES * 4,
     )
     .await
     .map_err(Refused::NoAnswer)
@@ -281,7 +299,11 @@ pub async fn consume_dead_letters(batch: MessageBatch<serde_json::Value>, env: &
                     "webhooks: dead letter {} not recorded: {e}",
                     msg.delivery_id
                 );
-                m.retry();
+                m.retry_with_options(
+                    &QueueRetryOptionsBuilder::new()
+                        .with_delay_seconds(ENGINE_RETRY_S)
+                        .build(),
+                );
             }
         }
     }
@@ -293,13 +315,13 @@ async fn dead(env: &Env, cfg: &Config, db: &D1Database, msg: &DeliveryMessage) -
     let Some(job) = store::job(db, &msg.delivery_id).await? else {
         return Ok(());
     };
-    // Already dead, or redriven since (a dead letter of an earlier budget): nothing.
-    if job.status != "pending" || job.redrives != msg.budget {
+    // Already dead, or redriven or re-sent since (a dead letter of an earlier generation): nothing.
+    if job.status != "pending" || job.claim_gen != msg.gen {
         return Ok(());
     }
     // Alert first, then mark: a failure brings the dead letter back to a still-pending delivery.
     // Once per subscriber and UTC day: the alert's dedupe key carries both (send-once in D1).
     alert(env, cfg, WebhookAlert::Dead, &job, reason).await?;
-    store::mark_dead(db, &msg.delivery_id, msg.budget, reason, now_ms()).await?;
+    store::mark_dead(db, &msg.delivery_id, msg.gen, reason, now_ms()).await?;
     Ok(())
 }

@@ -40,8 +40,14 @@ pub async fn consume_email_events(batch: MessageBatch<serde_json::Value>, env: &
                     .build(),
             ),
             Err(e) => {
+                // D1 failed: read it again in a while (not at once: a short outage must not use
+                // up the queue's retries).
                 worker::console_error!("email service event not processed: {e}");
-                m.retry();
+                m.retry_with_options(
+                    &QueueRetryOptionsBuilder::new()
+                        .with_delay_seconds(super::deliver::ENGINE_RETRY_S)
+                        .build(),
+                );
             }
         }
     }

@@ -9,11 +9,21 @@
 // Test-only control endpoints:
 // - POST /__register {name, secret}: the secret of <name> (the `whsec_` the engine returned);
 // - POST /__plan {name, plan: ["500", "500", "410", "429:2" (Retry-After 2 s), "slow:<ms>",
-//   "302", "400"]}: the next deliveries to <name> are answered in turn with these (then 200);
+//   "302", "400", "big" (200 with a 3 MB body)]}: the next deliveries to <name> are answered in turn with these (then 200);
 //   `always500: true` instead answers 500 to everything until the next plan;
-// - GET  /__deliveries?name=<name> → [{id, timestamp, verified, error?, type, body, status, at}].
+// - GET  /__deliveries?name=<name> → [{id, timestamp, verified, error?, type, body, status, at,
+//   schemaErrors}] — `schemaErrors` is null when the body matches docs/webhook-events.schema.json
+//   (checked with Ajv, JSON Schema 2020-12), else Ajv's error list.
 import { createServer } from "node:http";
+import { readFileSync } from "node:fs";
 import { Webhook } from "standardwebhooks";
+import Ajv2020 from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
+
+const schema = JSON.parse(readFileSync(new URL("../../docs/webhook-events.schema.json", import.meta.url), "utf8"));
+const ajv = new Ajv2020({ allErrors: true, strict: false });
+addFormats(ajv);
+const validate = ajv.compile(schema);
 
 export function startWebhookReceiver() {
   const secrets = new Map();
@@ -72,6 +82,7 @@ export function startWebhookReceiver() {
         error,
         type: payload?.type,
         body: raw,
+        schemaErrors: payload && !validate(payload) ? validate.errors : null,
         status: 0,
         at: Date.now(),
       };
@@ -83,6 +94,11 @@ export function startWebhookReceiver() {
         record.status = 200;
         setTimeout(() => json(200, { ok: true, late: true }), ms);
         return;
+      }
+      if (answer === "big") {
+        record.status = 200;
+        res.writeHead(200, { "content-type": "text/plain" });
+        return res.end("x".repeat(3 * 1024 * 1024));
       }
       const [code, retryAfter] = answer.split(":");
       record.status = Number(code);

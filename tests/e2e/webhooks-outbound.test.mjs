@@ -126,6 +126,8 @@ describe("outbound webhooks", () => {
       return list;
     });
     expect(got.every((x) => x.verified)).toBe(true);
+    // Every body matches its documented schema (docs/webhook-events.schema.json).
+    expect(got.map((x) => x.schemaErrors)).toEqual(got.map(() => null));
     const confirmed = got.filter((x) => x.type === "booking.confirmed");
     expect(confirmed).toHaveLength(1);
     const body = JSON.parse(confirmed[0].body);
@@ -162,7 +164,8 @@ describe("outbound webhooks", () => {
   }, 60_000);
 
   it("500 twice then 200: delivered on the third attempt, each attempt recorded, the same webhook-id each time", async () => {
-    const sub = await subscribe(["email.bounced"], ["500", "500"]);
+    // The 200 comes with a 3 MB body: only its first bytes are read and kept.
+    const sub = await subscribe(["email.bounced"], ["500", "500", "big"]);
     await bounce(`${unique("guest")}@example.net`);
     const got = await eventually(async () => {
       const list = await received(sub.name);
@@ -187,6 +190,7 @@ describe("outbound webhooks", () => {
       [3, 200, "delivered"],
     ]);
     expect(attempts[0].response_excerpt).toContain("500");
+    expect(attempts[2].response_excerpt).toBe("x".repeat(512));
     await disable(sub);
   }, 60_000);
 
@@ -246,6 +250,16 @@ describe("outbound webhooks", () => {
     }, { ms: 15_000 });
     expect((await received(sub.name)).filter((x) => x.status === 200)).toHaveLength(2);
 
+    // Paging: newest first, `before` = the last row's createdAtMs.
+    const page1 = await api("GET", `/admin/webhooks/deliveries?subscriber=${sub.id}&limit=1`);
+    expect(page1.body.deliveries).toHaveLength(1);
+    const page2 = await api("GET", `/admin/webhooks/deliveries?subscriber=${sub.id}&limit=1&before=${page1.body.deliveries[0].createdAtMs}`);
+    expect(page2.body.deliveries.map((d) => d.deliveryId)).not.toContain(page1.body.deliveries[0].deliveryId);
+    const one = await api("GET", `/admin/webhooks/deliveries?delivery=${first.delivery_id}`);
+    expect(one.body.attempts.map((a) => a.outcome)).toEqual(["retry", "retry", "retry", "dead", "delivered"]);
+    expect((await api("GET", `/admin/webhooks/deliveries?before=yesterday`)).status).toBe(400);
+    expect((await api("GET", `/admin/webhooks/deliveries?status=lost`)).status).toBe(400);
+    expect((await api("GET", `/admin/webhooks/deliveries?limit=0`)).status).toBe(400);
     const unknown = await api("POST", "/admin/webhooks/redrive", { deliveryId: "evt_nope.sub_nope" });
     expect(unknown.status).toBe(404);
     const bad = await api("POST", "/admin/webhooks/redrive", { deliveryId: "x", subscriberId: "y" });
@@ -340,6 +354,7 @@ describe("outbound webhooks", () => {
     }, { ms: 15_000 });
     for (const x of got) {
       expect(x.verified).toBe(true);
+      expect(x.schemaErrors).toBeNull();
       expect(JSON.parse(x.body).data.dedupeKey).toBe(key);
     }
     const sent = JSON.parse(got.find((x) => x.type === "email.sent").body).data;
@@ -369,7 +384,7 @@ describe("outbound webhooks", () => {
     }, { ms: 15_000 });
     const got = await received(sub.name);
     expect(got.map((x) => [x.id, x.verified, x.body])).toEqual([[eventId, true, body]]);
-    expect(await rows("SELECT kind FROM repairs WHERE subject = ?", `${deliveryId}#0`)).toEqual([{ kind: "webhook_reenqueued" }]);
+    expect(await rows("SELECT kind FROM repairs WHERE subject = ?", `${deliveryId}#1`)).toEqual([{ kind: "webhook_reenqueued" }]);
     // A second sweep finds nothing to do (delivered).
     await sweep();
     await new Promise((r) => setTimeout(r, 1500));
@@ -385,7 +400,7 @@ describe("outbound webhooks", () => {
       expect(ds).toHaveLength(1);
       return ds;
     }, { every: 10 });
-    await env.WEBHOOKS.send({ deliveryId: pending.delivery_id, budget: 0 });
+    await env.WEBHOOKS.send({ deliveryId: pending.delivery_id, gen: 1 });
     await eventually(async () => {
       const [d] = await deliveriesOf(slow.id);
       expect(d.status).toBe("delivered");
@@ -406,7 +421,9 @@ describe("outbound webhooks", () => {
       return ds;
     }, { ms: 30_000, every: 200 });
     expect((await api("POST", "/admin/webhooks/redrive", { deliveryId: dead.delivery_id })).status).toBe(200);
-    await env.WEBHOOKS_DLQ.send({ deliveryId: dead.delivery_id, budget: 0, reason: "a stale dead letter" });
+    await env.WEBHOOKS_DLQ.send({ deliveryId: dead.delivery_id, gen: 1, reason: "a stale dead letter" });
+    // And a late main-queue message of the first generation makes no extra attempt.
+    await env.WEBHOOKS.send({ deliveryId: dead.delivery_id, gen: 1 });
     await new Promise((r) => setTimeout(r, 1500));
     const [still] = await deliveriesOf(failing.id);
     expect(still).toMatchObject({ status: "pending", redrives: 1 });
@@ -473,7 +490,13 @@ describe("outbound webhooks", () => {
       const mail = await rows("SELECT delivery_status FROM emails WHERE provider_message_id = ?", messageId);
       expect(mail).toEqual([{ delivery_status: "bounced" }]);
     }, { ms: 15_000 });
-    await eventually(async () => expect(await received(sub.name)).toHaveLength(1), { ms: 10_000 });
+    const bounced = await eventually(async () => {
+      const list = await received(sub.name);
+      expect(list).toHaveLength(1);
+      return list;
+    }, { ms: 10_000 });
+    expect(bounced[0].schemaErrors).toBeNull();
+    expect(JSON.parse(bounced[0].body).data).toMatchObject({ email: who, reason: "hard_bounce", provider: "email_service" });
     await new Promise((r) => setTimeout(r, 2000));
     expect(await received(sub.name)).toHaveLength(1);
 

@@ -81,7 +81,13 @@ pub async fn owner_refund(env: &Env, id: &str, claimant: &str) -> Result<OwnerRe
     .await?
     {
         Made::Done(o) => {
-            super::publish_if_final(env, id, o.state).await?;
+            // The money moved: a failed publish must not turn that into an error page (a click
+            // again publishes it, see above).
+            if let Err(e) = super::publish_if_final(env, id, o.state).await {
+                worker::console_error!(
+                    "compensation {id}: publishing booking.compensated failed: {e}"
+                );
+            }
             Ok(OwnerRefund::Refunded(o))
         }
         Made::Failed(o) => {
