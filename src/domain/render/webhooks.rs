@@ -78,3 +78,78 @@ pub fn owner_webhook_alert(
         branding,
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::branding;
+    use super::*;
+    use crate::domain::email::{Audience, EmailKind};
+
+    fn alert(what: WebhookAlert, url: &str, reason: &str) -> OutgoingEmail {
+        let owner = EmailAddress::parse("owner@example.com").unwrap();
+        owner_webhook_alert(
+            what,
+            "sub_0123456789abcdef",
+            url,
+            "booking.confirmed",
+            "evt_3f1c2a9b8e7d6c5b4a39281706f5e4d3",
+            reason,
+            "2026-12-02",
+            &owner,
+            &branding(),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn one_alert_per_subscriber_what_and_day_to_the_owner_with_values_escaped() {
+        let dead = alert(
+            WebhookAlert::Dead,
+            "https://cms.example.com/hooks?x=<script>alert(1)</script>",
+            "HTTP 500 on attempt 8 of 8\r\nBcc: someone@example.net",
+        );
+        assert_eq!(dead.kind, EmailKind::OwnerWebhookAlert);
+        assert_eq!(dead.audience, Audience::Owner);
+        assert_eq!(
+            dead.dedupe_key.as_str(),
+            "owner_webhook_alert:sub_0123456789abcdef-dead-2026-12-02"
+        );
+        assert!(!dead.subject.contains('\n') && dead.subject.contains("dead letters"));
+        assert!(!dead.html.contains("<script>alert(1)"));
+        assert!(
+            dead.html.contains("&lt;script&gt;") || dead.html.contains("&#60;script&#62;"),
+            "{}",
+            dead.html
+        );
+        assert!(dead
+            .text
+            .contains("Last answer: HTTP 500 on attempt 8 of 8 Bcc: someone@example.net"));
+        let gone = alert(
+            WebhookAlert::Disabled,
+            "https://cms.example.com/hooks",
+            "410 Gone",
+        );
+        assert_eq!(
+            gone.dedupe_key.as_str(),
+            "owner_webhook_alert:sub_0123456789abcdef-disabled-2026-12-02"
+        );
+        assert!(gone.subject.contains("disabled (410 Gone)"));
+        assert!(gone
+            .text
+            .contains("/admin/webhooks/subscribers/sub_0123456789abcdef/enable"));
+    }
+
+    /// Writes the sample renders of the README (`cargo test -- --ignored write_webhook_docs_renders`).
+    #[test]
+    #[ignore]
+    fn write_webhook_docs_renders() {
+        let root = env!("CARGO_MANIFEST_DIR");
+        let a = alert(
+            WebhookAlert::Dead,
+            "https://cms.example.com/hooks/engine",
+            "HTTP 503 on attempt 8 of 8",
+        );
+        std::fs::write(format!("{root}/docs/owner-webhook-alert.txt"), &a.text).unwrap();
+        std::fs::write(format!("{root}/docs/owner-webhook-alert.html"), &a.html).unwrap();
+    }
+}
