@@ -2,28 +2,9 @@
 // bench/sweeper.bench.mjs inside workerd and prints one row per (bookings, due) pair — D1 rows
 // read by the tick's own queries and its wall time. Runnable alone: `node bench/sweeper.mjs`
 // (after a build; BENCH_SWEEPER_SIZES=0,10000,100000 BENCH_SWEEPER_DUE=0,10 by default).
-import { spawnSync } from "node:child_process";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { runVitestBench } from "./vitest-bench.mjs";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const bin = join(root, "node_modules", ".bin");
-const run = spawnSync(join(bin, "vitest"), ["run", "--config", join(root, "bench", "vitest.sweeper.config.mjs")], {
-  cwd: root,
-  encoding: "utf8",
-  env: { ...process.env, PATH: `${bin}:${process.env.PATH}` },
-  maxBuffer: 64 * 1024 * 1024,
-});
-const rows = `${run.stdout}\n${run.stderr}`
-  .split("\n")
-  .map((line) => /BENCH_SWEEPER (\{.*\})/.exec(line))
-  .filter(Boolean)
-  .map((m) => JSON.parse(m[1]));
-if (run.status !== 0 || rows.length === 0) {
-  process.stderr.write(run.stdout.slice(-4000) + run.stderr.slice(-4000));
-  console.error(`bench/sweeper: vitest exited ${run.status} with ${rows.length} measurements`);
-  process.exit(1);
-}
+const rows = runVitestBench("vitest.sweeper.config.mjs", "BENCH_SWEEPER");
 if (process.argv.includes("--json")) {
   console.log(JSON.stringify(rows, null, 1));
 } else {

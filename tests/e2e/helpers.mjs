@@ -1,6 +1,14 @@
 // Shared helpers for the end-to-end tests. Everything goes through the Worker's public surface
 // (SELF.fetch), its bindings (env.DB, env.OUTBOX) and the local SMTP server's REST API.
-import { env, SELF, runDurableObjectAlarm } from "cloudflare:test";
+import {
+  env,
+  SELF,
+  runDurableObjectAlarm,
+  createExecutionContext,
+  createScheduledController,
+  waitOnExecutionContext,
+} from "cloudflare:test";
+import Engine from "../../src/entry.mjs";
 import confirmed from "../fixtures/liteapi-booking-confirmed.json";
 
 export const TOKEN = "test-liteapi-token";
@@ -331,4 +339,12 @@ export async function runLiteapi(delivery, modify = async () => {}) {
 export function utc(date, days, hh, mm) {
   const [y, m, d] = date.split("-").map(Number);
   return Date.UTC(y, m - 1, d + days, hh, mm);
+}
+
+/** One cron tick through the Worker's exported scheduled handler (as the runtime calls it). */
+export async function sweep() {
+  const ctx = createExecutionContext();
+  const controller = createScheduledController({ cron: "*/5 * * * *", scheduledTime: new Date() });
+  await Engine.prototype.scheduled.call({ env, ctx }, controller);
+  await waitOnExecutionContext(ctx);
 }

@@ -1,8 +1,7 @@
 // The sweeper (Cron Trigger → src/sweeper/): D1 is the authority on due work. Faults are injected
 // by leaving rows in D1 the way a crash would (a delivery stored but its journey never started),
 // then the Worker's own scheduled handler runs, as the cron would run it.
-import { env, introspectWorkflowInstance, runInDurableObject, runDurableObjectAlarm, createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
-import Engine from "../../src/entry.mjs";
+import { env, introspectWorkflowInstance, runInDurableObject, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, it, expect } from "vitest";
 import {
   book,
@@ -18,19 +17,13 @@ import {
   rows,
   sendThrough,
   setOutboxState,
+  sweep,
   unique,
 } from "./helpers.mjs";
 
 const MINUTE = 60_000;
 const DAY = 86_400_000;
 
-/** One cron tick through the Worker's exported scheduled handler (as the runtime calls it). */
-async function sweep() {
-  const ctx = createExecutionContext();
-  const controller = createScheduledController({ cron: "*/5 * * * *", scheduledTime: new Date() });
-  await Engine.prototype.scheduled.call({ env, ctx }, controller);
-  await waitOnExecutionContext(ctx);
-}
 
 /** A liteAPI delivery stored as `received` at `receivedAt` whose journey was never started. */
 async function stuckDelivery(receivedAt = Date.now() - 20 * MINUTE) {

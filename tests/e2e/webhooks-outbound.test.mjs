@@ -15,23 +15,10 @@ import {
   rows,
   runLiteapi,
   sendThrough,
+  sweep,
   unique,
 } from "./helpers.mjs";
-import {
-  introspectWorkflowInstance,
-  createExecutionContext,
-  createScheduledController,
-  waitOnExecutionContext,
-} from "cloudflare:test";
-import Engine from "../../src/entry.mjs";
-
-/** One cron tick through the Worker's exported scheduled handler (as the runtime calls it). */
-async function sweep() {
-  const ctx = createExecutionContext();
-  const controller = createScheduledController({ cron: "*/5 * * * *", scheduledTime: new Date() });
-  await Engine.prototype.scheduled.call({ env, ctx }, controller);
-  await waitOnExecutionContext(ctx);
-}
+import { introspectWorkflowInstance } from "cloudflare:test";
 
 const AUTH = { authorization: "Bearer test-operator-token", "content-type": "application/json" };
 
