@@ -204,13 +204,21 @@ pub async fn mark_swept(db: &D1Database, dedupe_keys: &[&str], now_ms: i64) -> R
 /// may repeat, so a status never replaces a weightier one: `deferred` < `delivered` < `bounced` /
 /// `failed` / `rejected` < `complained` (a bounce after "delivered" is news; a late "delivered"
 /// after a bounce is not). Returns whether a row with that provider message id exists (`false`:
-/// not ours, or not recorded yet — the outbox writes the id a little after the send).
+/// not ours, or not recorded yet — the outbox writes the id a little after the send). The id is
+/// matched with and without angle brackets (`<id@host>` and `id@host` are the same message).
 pub async fn record_delivery_status(
     db: &D1Database,
     provider_message_id: &str,
     status: &str,
     at_ms: i64,
 ) -> Result<bool> {
+    let bare = provider_message_id
+        .trim()
+        .trim_start_matches('<')
+        .trim_end_matches('>');
+    let bracketed = format!("<{bare}>");
+    let ids = [bare, bracketed.as_str()];
+    let provider_message_id = &ids;
     if !known_provider_message(db, provider_message_id).await? {
         return Ok(false);
     }
@@ -219,27 +227,32 @@ pub async fn record_delivery_status(
     let rank = |x: &str| RANK.replace("{}", x);
     // A status this build does not know ranks below every known one: it never replaces one.
     let sql = format!(
-        "UPDATE emails SET delivery_status = ?2, delivery_status_at_ms = ?3 WHERE provider_message_id = ?1 \
+        "UPDATE emails SET delivery_status = ?2, delivery_status_at_ms = ?3 WHERE provider_message_id IN (?1, ?4) \
          AND (delivery_status IS NULL OR {} >= {})",
         rank("?2"),
         rank("delivery_status"),
     );
     db.prepare(sql)
-        .bind(&[s(provider_message_id), s(status), n(at_ms)])?
+        .bind(&[
+            s(provider_message_id[0]),
+            s(status),
+            n(at_ms),
+            s(provider_message_id[1]),
+        ])?
         .run()
         .await?;
     Ok(true)
 }
 
-async fn known_provider_message(db: &D1Database, provider_message_id: &str) -> Result<bool> {
+async fn known_provider_message(db: &D1Database, ids: &[&str; 2]) -> Result<bool> {
     #[derive(Deserialize)]
     struct One {
         #[allow(dead_code)]
         n: f64,
     }
     let row: Option<One> = db
-        .prepare("SELECT 1 AS n FROM emails WHERE provider_message_id = ?1 LIMIT 1")
-        .bind(&[s(provider_message_id)])?
+        .prepare("SELECT 1 AS n FROM emails WHERE provider_message_id IN (?1, ?2) LIMIT 1")
+        .bind(&[s(ids[0]), s(ids[1])])?
         .first(None)
         .await?;
     Ok(row.is_some())

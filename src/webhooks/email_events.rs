@@ -22,9 +22,12 @@ pub const SUPPRESSION_SOURCE: &str = "email_service_event";
 const STORED_MAX: usize = 16_384;
 
 /// How long an event about a message id we have not recorded yet waits before it is read again, s
-/// (the outbox writes the provider's message id to D1 a moment after the send). Queues'
-/// `max_retries` bounds the waits; an id that never appears is another sender's mail.
+/// (the outbox writes the provider's message id to D1 a moment after the send).
 pub const UNKNOWN_MESSAGE_RETRY_S: u32 = 60;
+/// After this long on the queue (ms), an event whose message id is still not ours is let go
+/// (logged): it is another sender's mail on the same domain, or mail older than our record. Below
+/// the queue's 10 retries of 60 s, so such events never fill the dead letter queue.
+pub const UNKNOWN_MESSAGE_GIVE_UP_MS: u64 = 8 * 60_000;
 
 /// Consumes a batch of Email Service events. A malformed event is recorded as `rejected` and
 /// acked (it cannot become valid); a D1 failure retries the message; an event about a message id
@@ -34,6 +37,15 @@ pub async fn consume_email_events(batch: MessageBatch<serde_json::Value>, env: &
     for m in batch.messages()? {
         match one(env, &db, m.body()).await {
             Ok(true) => m.ack(),
+            Ok(false)
+                if now_ms() as u64 >= m.timestamp().as_millis() + UNKNOWN_MESSAGE_GIVE_UP_MS =>
+            {
+                worker::console_log!(
+                    "email service event for a message id not on record after {} min; status not kept",
+                    UNKNOWN_MESSAGE_GIVE_UP_MS / 60_000
+                );
+                m.ack();
+            }
             Ok(false) => m.retry_with_options(
                 &QueueRetryOptionsBuilder::new()
                     .with_delay_seconds(UNKNOWN_MESSAGE_RETRY_S)

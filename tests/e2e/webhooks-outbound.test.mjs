@@ -462,11 +462,12 @@ describe("outbound webhooks", () => {
   it("Email Service events from the queue: a hard bounce suppresses the address once; the same event twice changes nothing more; a soft bounce suppresses nothing; a malformed event is kept as rejected", async () => {
     const sub = await subscribe(["email.bounced"]);
     const who = `${unique("guest")}@example.net`;
-    // Our record of a sent email, with the provider's message id.
-    const messageId = `msg-${unique("m")}`;
+    // Our record of a sent email, with the provider's message id (kept in angle brackets, as the
+    // send_email binding gives it; the event names it bare: the same message).
+    const messageId = `msg-${unique("m")}@example.com`;
     await env.DB.prepare(
       "INSERT INTO emails (dedupe_key, kind, audience, to_addr, subject, rank, status, provider, provider_message_id, message_id, attempts, created_at_ms, updated_at_ms) VALUES (?, 'booking_confirmation', 'client', ?, 's', 1, 'sent', 'cloudflare', ?, '<m@example.com>', 1, 0, 0)",
-    ).bind(`booking_confirmation:${unique("BK")}`, who, messageId).run();
+    ).bind(`booking_confirmation:${unique("BK")}`, who, `<${messageId}>`).run();
     const e = await bounce(who, { messageId });
     await bounce(who, { eventId: e.payload.eventId, messageId });
     await eventually(async () => {
@@ -474,18 +475,35 @@ describe("outbound webhooks", () => {
       expect(s).toEqual([{ reason: "hard_bounce", source: "email_service_event", detail: "550 5.1.1 User unknown" }]);
       const raw = await rows("SELECT status, event_name FROM raw_events WHERE source = 'email_service' AND event_id = ?", e.payload.eventId);
       expect(raw).toEqual([{ status: "received", event_name: "message.bounced" }]);
-      const mail = await rows("SELECT delivery_status FROM emails WHERE provider_message_id = ?", messageId);
+      const mail = await rows("SELECT delivery_status FROM emails WHERE provider_message_id = ?", `<${messageId}>`);
       expect(mail).toEqual([{ delivery_status: "bounced" }]);
     }, { ms: 15_000 });
+    // A late "delivered" never replaces the bounce; a complaint does (and suppresses as such).
+    const later = (kind, extra) =>
+      env.EMAIL_EVENTS.send({
+        type: `cf.email.sending.message.${kind}`,
+        source: { type: "email.sending", domain: "example.com" },
+        payload: { eventId: crypto.randomUUID(), messageId, recipient: who, delivery: { status: kind }, ...extra },
+        metadata: { eventSchemaVersion: 1, eventTimestamp: new Date().toISOString() },
+      });
+    await later("delivered", {});
+    await new Promise((r) => setTimeout(r, 2500));
+    expect(await rows("SELECT delivery_status FROM emails WHERE provider_message_id = ?", `<${messageId}>`)).toEqual([{ delivery_status: "bounced" }]);
+    await later("complained", { complaint: { type: "abuse" } });
+    await eventually(async () => {
+      expect(await rows("SELECT delivery_status FROM emails WHERE provider_message_id = ?", `<${messageId}>`)).toEqual([{ delivery_status: "complained" }]);
+      expect(await rows("SELECT reason FROM suppressions WHERE email = ?", who)).toEqual([{ reason: "complaint" }]);
+    }, { ms: 10_000 });
     const bounced = await eventually(async () => {
       const list = await received(sub.name);
-      expect(list).toHaveLength(1);
+      expect(list).toHaveLength(2);
       return list;
     }, { ms: 10_000 });
     expect(bounced[0].schemaErrors).toBeNull();
     expect(JSON.parse(bounced[0].body).data).toMatchObject({ email: who, reason: "hard_bounce", provider: "email_service" });
     await new Promise((r) => setTimeout(r, 2000));
-    expect(await received(sub.name)).toHaveLength(1);
+    // The bounce once (delivered twice) and the complaint: two events.
+    expect((await received(sub.name)).map((x) => JSON.parse(x.body).data.reason)).toEqual(["hard_bounce", "complaint"]);
 
     const soft = `${unique("guest")}@example.net`;
     const s = await bounce(soft, { type: "soft" });
