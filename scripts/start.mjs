@@ -90,7 +90,8 @@ Post a sample liteAPI booking.book (a fresh event and booking id each time):
 
   npm run sample
 
-or the fixed fixture with curl (a second post of the same event answers "duplicate"):
+or the fixed fixture with curl (a second post of the same event answers "duplicate"; its stay,
+June 2026, is over, so only the owner is told):
 
   curl -X POST http://127.0.0.1:${ENGINE_PORT}/webhooks/liteapi -H 'authorization: dev-liteapi-token' -H 'content-type: application/json' --data @tests/fixtures/liteapi-booking-confirmed.json
 

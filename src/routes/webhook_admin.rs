@@ -3,9 +3,9 @@
 //!
 //! - `POST /admin/webhooks/subscribers` `{"url", "eventTypes"?: ["booking.confirmed", …] (absent
 //!   or `["*"]` = all), "description"?}` → 201 `{"subscriberId", "url", "eventTypes", "secret",
-//!   "enabled": true}`. The `whsec_` secret is shown only here. At most 500 subscribers (409). The URL must be `https://` to a
-//!   public host (`http://` only to loopback when `WEBHOOK_ALLOW_HTTP_LOOPBACK` is true); 400
-//!   names the problem (`url`, `eventTypes`).
+//!   "enabled": true}`. The `whsec_` secret is shown only here. At most 500 subscribers (409).
+//!   The URL must be `https://` to a public host (`http://` only to loopback when
+//!   `WEBHOOK_ALLOW_HTTP_LOOPBACK` is true); 400 names the problem (`url`, `eventTypes`).
 //! - `GET /admin/webhooks/subscribers` → `{"subscribers": [{subscriberId, url, eventTypes,
 //!   description, enabled, disabledReason, disabledAtMs, createdAtMs}]}`.
 //! - `POST /admin/webhooks/subscribers/<id>/enable` | `/disable` `{"reason"?}` → 200 the
@@ -110,9 +110,8 @@ pub async fn list_subscribers(req: Request, env: &Env) -> Answer {
     let cfg = config(env)?;
     super::admin::authorize(&req, &cfg)?;
     let db = env.d1(DB_BINDING)?;
-    Ok(Response::from_json(
-        &json!({"subscribers": store::subscribers(&db).await?}),
-    )?)
+    let list: Vec<serde_json::Value> = store::subscribers(&db).await?.iter().map(shown).collect();
+    Ok(Response::from_json(&json!({ "subscribers": list }))?)
 }
 
 #[derive(Deserialize, Default)]
@@ -270,7 +269,9 @@ pub async fn redrive(mut req: Request, env: &Env) -> Answer {
             _ => format!("delivery {id} cannot be redriven while its subscriber is disabled"),
         }));
     }
+    // At most REDRIVE_MAX a call: `more` says to call again.
+    let more = redriven.len() as i64 >= store::REDRIVE_MAX;
     Ok(Response::from_json(
-        &json!({"redriven": redriven, "count": redriven.len()}),
+        &json!({"redriven": redriven, "count": redriven.len(), "more": more}),
     )?)
 }

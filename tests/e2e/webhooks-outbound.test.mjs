@@ -208,7 +208,7 @@ describe("outbound webhooks", () => {
     await command(sub.name, [], false);
     const first = dead[0];
     const redriven = await api("POST", "/admin/webhooks/redrive", { deliveryId: first.delivery_id });
-    expect(redriven).toEqual({ status: 200, body: { redriven: [first.delivery_id], count: 1 } });
+    expect(redriven).toEqual({ status: 200, body: { redriven: [first.delivery_id], count: 1, more: false } });
     await eventually(async () => {
       const ds = await deliveriesOf(sub.id);
       expect(ds.find((x) => x.delivery_id === first.delivery_id)).toMatchObject({
@@ -230,7 +230,7 @@ describe("outbound webhooks", () => {
 
     // By subscriber: the other dead one comes back; the delivered one is not touched.
     const bySub = await api("POST", "/admin/webhooks/redrive", { subscriberId: sub.id });
-    expect(bySub.body).toEqual({ redriven: [dead[1].delivery_id], count: 1 });
+    expect(bySub.body).toEqual({ redriven: [dead[1].delivery_id], count: 1, more: false });
     await eventually(async () => {
       const ds = await deliveriesOf(sub.id);
       expect(ds.every((x) => x.status === "delivered")).toBe(true);
@@ -260,7 +260,9 @@ describe("outbound webhooks", () => {
     await eventually(async () => {
       const s = await api("GET", "/admin/webhooks/subscribers");
       const me = s.body.subscribers.find((x) => x.subscriberId === sub.id);
-      expect(me.enabled).toBe(0);
+      // The same shape as the creation's answer: a boolean and a list.
+      expect(me.enabled).toBe(false);
+      expect(me.eventTypes).toEqual(["email.bounced"]);
       expect(me.disabledReason).toContain("410 Gone");
     }, { ms: 15_000 });
     await eventually(async () => {
