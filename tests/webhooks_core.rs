@@ -5,7 +5,7 @@
 use booking_email_engine::domain::marketing::Suppression;
 use booking_email_engine::domain::webhook_events::{checkout_fact, email_outcome, EmailFact};
 use booking_email_engine::domain::webhooks::{
-    check_url, decide, event_id, excerpt, new_secret, parse_event_types, publication,
+    ceiling, check_url, decide, event_id, excerpt, new_secret, parse_event_types, publication,
     retry_after_s, sign, stored_types, wants, Answer, Decision, EventType, RetryPolicy, UrlError,
 };
 use booking_email_engine::sources::email_service;
@@ -275,6 +275,11 @@ fn each_answer_has_its_decision() {
         decide(&odd, 2, Answer::Status(429), Some(5_000), 0.0),
         Decision::Retry { delay_s: 100 }
     );
+    // The ceiling of each answer (also what stops a re-sent delivery without another POST).
+    assert_eq!(ceiling(&P, Answer::Status(503)), 8);
+    assert_eq!(ceiling(&P, Answer::Timeout), 8);
+    assert_eq!(ceiling(&P, Answer::Status(404)), 3);
+    assert_eq!(ceiling(&P, Answer::Status(302)), 3);
     assert_eq!(retry_after_s(" 7 "), Some(7));
     assert_eq!(retry_after_s("Wed, 21 Oct 2026 07:28:00 GMT"), None);
     assert_eq!(retry_after_s("9999999"), Some(86_400));

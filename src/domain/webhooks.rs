@@ -351,19 +351,14 @@ pub fn decide(
     retry_after_s: Option<u32>,
     jitter: f64,
 ) -> Decision {
-    let (ceiling, what) = match answer {
+    let what = match answer {
         Answer::Status(s) if (200..300).contains(&s) => return Decision::Delivered,
         Answer::Status(410) => return Decision::Disable,
-        Answer::Status(s) if s == 408 || s == 429 || (500..600).contains(&s) => {
-            (p.max_attempts, format!("HTTP {s}"))
-        }
-        Answer::Status(s) => (
-            p.client_error_attempts.min(p.max_attempts),
-            format!("HTTP {s}"),
-        ),
-        Answer::Timeout => (p.max_attempts, "timed out".to_string()),
-        Answer::Network => (p.max_attempts, "connection failed".to_string()),
+        Answer::Status(s) => format!("HTTP {s}"),
+        Answer::Timeout => "timed out".to_string(),
+        Answer::Network => "connection failed".to_string(),
     };
+    let ceiling = ceiling(p, answer);
     if attempt >= ceiling {
         return Decision::Dead {
             reason: format!("{what} on attempt {attempt} of {ceiling}"),
@@ -381,6 +376,18 @@ pub fn decide(
     };
     Decision::Retry {
         delay_s: u32::try_from(delay.min(cap)).unwrap_or(u32::MAX),
+    }
+}
+
+/// How many attempts in one budget an answer allows: [`RetryPolicy::max_attempts`] for 408,
+/// 429, 5xx, a timeout or a connection error (worth waiting for), `client_error_attempts` for any
+/// other status (a redirect, another 4xx: retrying rarely helps). The consumer also uses it on the
+/// last recorded answer to stop a delivery past its ceiling without another POST.
+pub fn ceiling(p: &RetryPolicy, answer: Answer) -> u32 {
+    match answer {
+        Answer::Status(s) if s == 408 || s == 429 || (500..600).contains(&s) => p.max_attempts,
+        Answer::Status(_) => p.client_error_attempts.min(p.max_attempts),
+        Answer::Timeout | Answer::Network => p.max_attempts,
     }
 }
 

@@ -188,20 +188,56 @@ async fn run(step: &Step, env: &Env, params: &JourneyParams) -> Result<JourneyOu
 /// by the first event id (hex: safe in a step name), so a replay publishes nothing again. A
 /// failure past the step's retries is logged and listed in `out.failed`; the journey goes on
 /// (guest email never waits on a subscriber).
+/// Publishes outbound webhook events (`crate::publisher::publish`) in a step of their own, named
+/// by the first event id (hex: safe in a step name), so a replay publishes nothing again. A
+/// failure past the step's retries (hours of backoff) is listed in `out.failed`, logged, and told
+/// to the owner in a step of its own (one alert per event and day); the journey goes on (guest
+/// email never waits on a subscriber).
 pub(crate) async fn publish(step: &Step, env: &Env, ps: Vec<Publication>, out: &mut JourneyOutput) {
     let Some(first) = ps.first() else {
         return;
     };
     let name = format!("webhooks {}", first.event_id);
+    let (event_type, event_id) = (first.event_type, first.event_id.clone());
     let env2 = env.clone();
     let sent: Result<usize> = step
         .run(&name, StepConfig::STORAGE, async move || {
             crate::publisher::publish_all(&env2, &ps).await
         })
         .await;
-    if let Err(e) = sent {
-        worker::console_error!("journey: {name} failed: {e}");
-        out.failed.push((name, e.to_string()));
+    let Err(e) = sent else {
+        return;
+    };
+    worker::console_error!("journey: {name} failed: {e}");
+    let error = crate::domain::cut_bytes(&e.to_string(), 300).to_string();
+    out.failed.push((name, error.clone()));
+    let env3 = env.clone();
+    let alerted: Result<bool> = step
+        .run(
+            &format!("webhooks failed {event_id}"),
+            StepConfig::STORAGE,
+            async move || {
+                let cfg = config(&env3)?;
+                let now = crate::platform::now_ms();
+                let alert = render::webhooks::owner_webhook_alert(
+                    render::webhooks::WebhookAlert::NotPublished,
+                    "",
+                    "",
+                    event_type.as_str(),
+                    &event_id,
+                    &error,
+                    &crate::domain::intent::utc_day(now),
+                    &cfg.owner_email,
+                    &cfg.branding,
+                )
+                .map_err(rust_err)?;
+                deliver(&env3, &alert, now).await?;
+                Ok(true)
+            },
+        )
+        .await;
+    if let Err(e) = alerted {
+        worker::console_error!("journey: alerting the owner of an unpublished event failed: {e}");
     }
 }
 

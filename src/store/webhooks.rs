@@ -228,13 +228,15 @@ pub struct DeliveryJob {
     pub attempts: u32,
     pub budget_from: u32,
     pub lease_until_ms: Option<i64>,
+    /// The last attempt's HTTP status (none: no attempt yet, or no answer).
+    pub last_status_code: Option<u16>,
 }
 
 /// The job of `delivery_id`, if it exists.
 pub async fn job(db: &D1Database, delivery_id: &str) -> Result<Option<DeliveryJob>> {
     db.prepare(
         "SELECT d.delivery_id, d.event_id, e.event_type, d.subscriber_id, d.status, e.body, s.url, s.secret, s.enabled, \
-         d.claim_gen, d.attempts, d.budget_from, d.lease_until_ms \
+         d.claim_gen, d.attempts, d.budget_from, d.lease_until_ms, d.last_status_code \
          FROM webhook_deliveries d JOIN webhook_events e ON e.event_id = d.event_id \
          JOIN webhook_subscribers s ON s.subscriber_id = d.subscriber_id WHERE d.delivery_id = ?1",
     )

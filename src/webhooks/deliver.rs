@@ -104,8 +104,12 @@ async fn attempt(
         return Ok(Action::Ack);
     }
     // Past the ceiling already (the dead letter was lost and the sweeper sent it again): no more
-    // POSTs, straight back to the dead letter queue.
-    if !leased && job.attempts.saturating_sub(job.budget_from) >= cfg.webhook_retry.max_attempts {
+    // POSTs, straight back to the dead letter queue. The ceiling is the last answer's.
+    let ceiling = match job.last_status_code {
+        Some(code) => webhooks::ceiling(&cfg.webhook_retry, Answer::Status(code)),
+        None => cfg.webhook_retry.max_attempts,
+    };
+    if !leased && job.attempts.saturating_sub(job.budget_from) >= ceiling {
         to_dead_letters(env, delivery_id, msg.gen, "attempts exhausted".into()).await?;
         return Ok(Action::Ack);
     }

@@ -150,6 +150,25 @@ describe("outbound webhooks", () => {
     await disable(cancels);
   }, 60_000);
 
+  it("a journey whose publishing step fails past its retries goes on: the guest's email still goes, the failure is listed, the owner is told once", async () => {
+    const sub = await subscribe(["booking.confirmed"]);
+    const d = futureBooking({ checkinInDays: 30, nights: 3 });
+    // The event id is derived from the type and the booking id (src/domain/webhooks.rs).
+    const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`booking.confirmed\n${d.bookingId}`));
+    const eventId = `evt_${[...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("").slice(0, 32)}`;
+    const out = await runLiteapi(d, async (m) => {
+      await m.mockStepError({ name: `webhooks ${eventId}` }, new Error("queue unavailable (injected)"));
+    });
+    expect(out.failed).toEqual([[`webhooks ${eventId}`, expect.stringContaining("queue unavailable (injected)")]]);
+    expect(out.emails.map(([k]) => k)).toContain(`booking_confirmation:${d.bookingId}`);
+    // (D1 refuses LIKE patterns over 50 bytes: instr instead.)
+    const alerts = await rows("SELECT dedupe_key, subject FROM emails WHERE kind = 'owner_webhook_alert' AND instr(dedupe_key, ?) > 0", `${eventId}-unpublished-`);
+    expect(alerts).toEqual([{ dedupe_key: expect.stringContaining(eventId), subject: "Webhook event booking.confirmed could not be published" }]);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(await received(sub.name)).toEqual([]);
+    await disable(sub);
+  }, 60_000);
+
   it("500 twice then 200: delivered on the third attempt, each attempt recorded, the same webhook-id each time", async () => {
     // The 200 comes with a 3 MB body: only its first bytes are read and kept.
     const sub = await subscribe(["email.bounced"], ["500", "500", "big"]);
@@ -422,6 +441,25 @@ describe("outbound webhooks", () => {
       expect(d).toMatchObject({ status: "delivered", redrives: 1 });
     }, { ms: 20_000, every: 200 });
     await disable(failing);
+
+    // 4. A delivery that died of a 400 after its 3 attempts and whose dead letter was lost: the
+    //    sweeper sends it again, and it goes back to the dead letters without another POST.
+    const gone = await subscribe(["email.bounced"]);
+    const lostId = `evt_${crypto.randomUUID().replace(/-/g, "")}`;
+    const goneDelivery = `${lostId}.${gone.id}`;
+    await env.DB.batch([
+      env.DB.prepare("INSERT INTO webhook_events (event_id, event_type, body, created_at_ms) VALUES (?, 'email.bounced', '{}', ?)").bind(lostId, long),
+      env.DB.prepare(
+        "INSERT INTO webhook_deliveries (delivery_id, event_id, subscriber_id, status, attempts, last_status_code, claim_gen, enqueued_at_ms, due_at_ms, created_at_ms, updated_at_ms) VALUES (?, ?, ?, 'pending', 3, 400, 1, ?, ?, ?, ?)",
+      ).bind(goneDelivery, lostId, gone.id, long, long, long, long),
+    ]);
+    await sweep();
+    await eventually(async () => {
+      const [d] = await deliveriesOf(gone.id);
+      expect(d).toMatchObject({ status: "dead", attempts: 3 });
+    }, { ms: 15_000 });
+    expect(await received(gone.name)).toEqual([]);
+    await disable(gone);
   }, 120_000);
 
   it("refuses a bad subscriber with a clear error: not https, a private or loopback host, credentials, unknown types, no token", async () => {

@@ -1,6 +1,7 @@
 //! The owner's alerts about outbound webhooks (issue #15): a subscriber disabled by a 410 Gone,
-//! and deliveries that reached the dead letter queue (at most one alert a subscriber and UTC day,
-//! enforced by the dedupe key `owner_webhook_alert:<subscriber>-<what>-<day>`).
+//! deliveries that reached the dead letter queue (at most one alert a subscriber and UTC day,
+//! enforced by the dedupe key `owner_webhook_alert:<subscriber>-<what>-<day>`), and an event that
+//! could not be published at all (`owner_webhook_alert:<event id>-unpublished-<day>`).
 
 use super::{compose, Branding, Envelope, RenderError};
 use crate::domain::email::{DedupeKey, EmailKind, OutgoingEmail};
@@ -14,11 +15,15 @@ pub enum WebhookAlert {
     Disabled,
     /// A delivery was given up after its retries and is in the dead letters (redrive to retry).
     Dead,
+    /// An event could not be published at all (its journey step failed past its retries): no
+    /// subscriber got it. `subscriber_id` and `url` are not used; the key is the event id.
+    NotPublished,
 }
 
 struct Alert<'a> {
     brand: &'a str,
     disabled: bool,
+    unpublished: bool,
     subscriber_id: String,
     url: String,
     event_type: String,
@@ -50,28 +55,37 @@ pub fn owner_webhook_alert(
     let tag = match what {
         WebhookAlert::Disabled => "disabled",
         WebhookAlert::Dead => "dead",
+        WebhookAlert::NotPublished => "unpublished",
     };
     let subscriber_id = header_value(subscriber_id, 64);
+    let event_type = header_value(event_type, 40);
+    let event_id = header_value(event_id, 64);
+    let about = match what {
+        WebhookAlert::NotPublished => event_id.clone(),
+        _ => subscriber_id.clone(),
+    };
     let subject = match what {
         WebhookAlert::Disabled => format!("Webhook subscriber {subscriber_id} disabled (410 Gone)"),
         WebhookAlert::Dead => {
             format!("Webhook deliveries to {subscriber_id} are in the dead letters")
         }
+        WebhookAlert::NotPublished => format!("Webhook event {event_type} could not be published"),
     };
     compose(
         Envelope::unbooked(
             kind,
-            DedupeKey::new(kind, &format!("{subscriber_id}-{tag}-{day}")),
+            DedupeKey::new(kind, &format!("{about}-{tag}-{day}")),
             owner,
             subject,
         ),
         &Alert {
             brand: &branding.brand,
             disabled: what == WebhookAlert::Disabled,
+            unpublished: what == WebhookAlert::NotPublished,
             subscriber_id,
             url: header_value(url, 300),
-            event_type: header_value(event_type, 40),
-            event_id: header_value(event_id, 64),
+            event_type,
+            event_id,
             reason: header_value(reason, 300),
             day: header_value(day, 10),
         },
