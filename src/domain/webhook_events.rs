@@ -13,7 +13,7 @@
 //! | `checkout.held` | dedupe key of the owner's hold alert | `dedupeKey, reference` |
 //! | `checkout.follow_up_sent` | dedupe key of the follow-up | `dedupeKey, reference` |
 
-use super::event::{Cancellation, FlightBooking, HotelBooking, Money, Source};
+use super::event::{Cancellation, FlightBooking, Holder, HotelBooking, Money, Source};
 use super::webhooks::{publication, EventType, Publication};
 use serde_json::{json, Value};
 
@@ -24,58 +24,82 @@ fn money(m: &Option<Money>) -> Value {
     }
 }
 
-/// `booking.confirmed` of a hotel booking.
+/// `booking.confirmed`: the fields every booking has, then `extra` (the kind's own).
+#[allow(clippy::too_many_arguments)]
+fn confirmed(
+    kind: &str,
+    id: &str,
+    status: &str,
+    holder: &Holder,
+    total: &Option<Money>,
+    sandbox: bool,
+    source: Source,
+    supplier_event_id: &str,
+    extra: Value,
+    at_ms: i64,
+) -> Publication {
+    let mut data = json!({
+        "bookingId": id,
+        "kind": kind,
+        "source": source.as_str(),
+        "supplierEventId": supplier_event_id,
+        "status": status,
+        "guest": {"name": holder.name.full(), "email": holder.email.as_str()},
+        "total": money(total),
+        "sandbox": sandbox,
+    });
+    if let (Some(data), Value::Object(extra)) = (data.as_object_mut(), extra) {
+        data.extend(extra);
+    }
+    publication(EventType::BookingConfirmed, id, Some(id), data, at_ms)
+}
+
+/// `booking.confirmed` of a hotel booking (adds `hotelName`, `checkin`, `checkout`).
 pub fn hotel_confirmed(
     b: &HotelBooking,
     source: Source,
     supplier_event_id: &str,
     at_ms: i64,
 ) -> Publication {
+    let extra = json!({
+        "hotelName": b.hotel_name,
+        "checkin": b.checkin.to_string(),
+        "checkout": b.checkout.to_string(),
+    });
     let id = b.booking_id.as_str();
-    publication(
-        EventType::BookingConfirmed,
+    confirmed(
+        "hotel",
         id,
-        Some(id),
-        json!({
-            "bookingId": id,
-            "kind": "hotel",
-            "source": source.as_str(),
-            "supplierEventId": supplier_event_id,
-            "status": b.status,
-            "guest": {"name": b.holder.name.full(), "email": b.holder.email.as_str()},
-            "hotelName": b.hotel_name,
-            "checkin": b.checkin.to_string(),
-            "checkout": b.checkout.to_string(),
-            "total": money(&b.total),
-            "sandbox": b.sandbox,
-        }),
+        &b.status,
+        &b.holder,
+        &b.total,
+        b.sandbox,
+        source,
+        supplier_event_id,
+        extra,
         at_ms,
     )
 }
 
-/// `booking.confirmed` of a flight order.
+/// `booking.confirmed` of a flight order (adds `bookingReference`).
 pub fn flight_confirmed(
     f: &FlightBooking,
     source: Source,
     supplier_event_id: &str,
     at_ms: i64,
 ) -> Publication {
+    let extra = json!({ "bookingReference": f.booking_reference });
     let id = f.booking_id.as_str();
-    publication(
-        EventType::BookingConfirmed,
+    confirmed(
+        "flight",
         id,
-        Some(id),
-        json!({
-            "bookingId": id,
-            "kind": "flight",
-            "source": source.as_str(),
-            "supplierEventId": supplier_event_id,
-            "status": f.status,
-            "guest": {"name": f.contact.name.full(), "email": f.contact.email.as_str()},
-            "bookingReference": f.booking_reference,
-            "total": money(&f.total),
-            "sandbox": f.sandbox,
-        }),
+        &f.status,
+        &f.contact,
+        &f.total,
+        f.sandbox,
+        source,
+        supplier_event_id,
+        extra,
         at_ms,
     )
 }

@@ -216,44 +216,26 @@ pub async fn record_delivery_status(
         .trim()
         .trim_start_matches('<')
         .trim_end_matches('>');
-    let bracketed = format!("<{bare}>");
-    let ids = [bare, bracketed.as_str()];
-    let provider_message_id = &ids;
-    if !known_provider_message(db, provider_message_id).await? {
-        return Ok(false);
-    }
     const RANK: &str = "CASE lower({}) WHEN 'deferred' THEN 0 WHEN 'delivered' THEN 1 WHEN 'bounced' THEN 2 \
                         WHEN 'failed' THEN 2 WHEN 'rejected' THEN 2 WHEN 'complained' THEN 3 ELSE -1 END";
     let rank = |x: &str| RANK.replace("{}", x);
-    // A status this build does not know ranks below every known one: it never replaces one.
-    let sql = format!(
-        "UPDATE emails SET delivery_status = ?2, delivery_status_at_ms = ?3 WHERE provider_message_id IN (?1, ?4) \
-         AND (delivery_status IS NULL OR {} >= {})",
+    // One statement: every row with that id is touched (so RETURNING says whether it is ours), the
+    // status only moves up. A status this build does not know ranks below every known one.
+    let newer = format!(
+        "(delivery_status IS NULL OR {} >= {})",
         rank("?2"),
-        rank("delivery_status"),
+        rank("delivery_status")
     );
-    db.prepare(sql)
-        .bind(&[
-            s(provider_message_id[0]),
-            s(status),
-            n(at_ms),
-            s(provider_message_id[1]),
-        ])?
-        .run()
-        .await?;
-    Ok(true)
-}
-
-async fn known_provider_message(db: &D1Database, ids: &[&str; 2]) -> Result<bool> {
-    #[derive(Deserialize)]
-    struct One {
-        #[allow(dead_code)]
-        n: f64,
-    }
-    let row: Option<One> = db
-        .prepare("SELECT 1 AS n FROM emails WHERE provider_message_id IN (?1, ?2) LIMIT 1")
-        .bind(&[s(ids[0]), s(ids[1])])?
-        .first(None)
-        .await?;
-    Ok(row.is_some())
+    let sql = format!(
+        "UPDATE emails SET delivery_status = CASE WHEN {newer} THEN ?2 ELSE delivery_status END, \
+         delivery_status_at_ms = CASE WHEN {newer} THEN ?3 ELSE delivery_status_at_ms END \
+         WHERE provider_message_id IN (?1, ?4) RETURNING id"
+    );
+    let rows: Vec<serde_json::Value> = db
+        .prepare(sql)
+        .bind(&[s(bare), s(status), n(at_ms), s(&format!("<{bare}>"))])?
+        .all()
+        .await?
+        .results()?;
+    Ok(!rows.is_empty())
 }

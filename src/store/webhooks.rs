@@ -439,6 +439,11 @@ pub async fn undo_redrive(db: &D1Database, claimed: &[Claimed], now_ms: i64) -> 
     .await
 }
 
+/// The `SELECT … FROM … JOIN` of a [`DeliveryRow`].
+const DELIVERY_SELECT: &str = "SELECT d.delivery_id, d.event_id, e.event_type, d.subscriber_id, d.status, d.attempts, d.budget_from, d.redrives, \
+         d.last_status_code, d.last_error, d.created_at_ms, d.delivered_at_ms, d.dead_at_ms \
+         FROM webhook_deliveries d JOIN webhook_events e ON e.event_id = d.event_id";
+
 /// A delivery with its attempts, as the operator API shows it.
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(rename_all(serialize = "camelCase"))]
@@ -469,13 +474,11 @@ pub async fn deliveries(
     before_ms: Option<i64>,
     limit: u32,
 ) -> Result<Vec<DeliveryRow>> {
-    db.prepare(
-        "SELECT d.delivery_id, d.event_id, e.event_type, d.subscriber_id, d.status, d.attempts, d.budget_from, d.redrives, \
-         d.last_status_code, d.last_error, d.created_at_ms, d.delivered_at_ms, d.dead_at_ms \
-         FROM webhook_deliveries d JOIN webhook_events e ON e.event_id = d.event_id \
+    db.prepare(format!(
+        "{DELIVERY_SELECT} \
          WHERE (?1 IS NULL OR d.status = ?1) AND (?2 IS NULL OR d.subscriber_id = ?2) AND (?3 IS NULL OR d.event_id = ?3) \
-         AND (?5 IS NULL OR d.created_at_ms < ?5) ORDER BY d.created_at_ms DESC LIMIT ?4",
-    )
+         AND (?5 IS NULL OR d.created_at_ms < ?5) ORDER BY d.created_at_ms DESC LIMIT ?4"
+    ))
     .bind(&[
         opt(status),
         opt(subscriber_id),
@@ -490,14 +493,10 @@ pub async fn deliveries(
 
 /// One delivery, by id.
 pub async fn delivery(db: &D1Database, delivery_id: &str) -> Result<Option<DeliveryRow>> {
-    db.prepare(
-        "SELECT d.delivery_id, d.event_id, e.event_type, d.subscriber_id, d.status, d.attempts, d.budget_from, d.redrives, \
-         d.last_status_code, d.last_error, d.created_at_ms, d.delivered_at_ms, d.dead_at_ms \
-         FROM webhook_deliveries d JOIN webhook_events e ON e.event_id = d.event_id WHERE d.delivery_id = ?1",
-    )
-    .bind(&[s(delivery_id)])?
-    .first(None)
-    .await
+    db.prepare(format!("{DELIVERY_SELECT} WHERE d.delivery_id = ?1"))
+        .bind(&[s(delivery_id)])?
+        .first(None)
+        .await
 }
 
 /// The attempts of one delivery, in order.

@@ -258,10 +258,7 @@ async fn alert(
     reason: &str,
 ) -> Result<()> {
     let now = now_ms();
-    let day = chrono::DateTime::from_timestamp_millis(now)
-        .unwrap_or_default()
-        .format("%Y-%m-%d")
-        .to_string();
+    let day = crate::domain::intent::utc_day(now);
     let email = owner_webhook_alert(
         what,
         &job.subscriber_id,
