@@ -161,6 +161,9 @@ pub struct Config {
     /// `WEBHOOK_ALLOW_HTTP_LOOPBACK` (`true`/`false`, default false): accept `http://` subscriber
     /// URLs to a loopback host (local development and tests only).
     pub webhook_allow_http_loopback: bool,
+    /// The owner's admin: `ADMIN_ACCOUNTS`, `ADMIN_SESSION_TTL_S`, `ADMIN_LOGIN_*`
+    /// ([`crate::domain::admin::AdminConfig`]).
+    pub admin: crate::domain::admin::AdminConfig,
 }
 
 fn list(get: &impl Fn(&str) -> Option<String>, name: &'static str) -> Vec<String> {
@@ -374,6 +377,28 @@ impl Config {
                 }
             },
             webhook_timeout_ms: number(&get, "WEBHOOK_TIMEOUT_MS", 10_000u64)?,
+            admin: {
+                let d = crate::domain::admin::AdminConfig::default();
+                // A malformed ADMIN_ACCOUNTS turns sign-in off (the sign-in page names the fault)
+                // instead of failing every route: webhooks and email keep running.
+                let (accounts, accounts_error) = match crate::domain::admin::password::parse_accounts(
+                    &text(&get, "ADMIN_ACCOUNTS")?.unwrap_or_default(),
+                ) {
+                    Ok(a) => (a, None),
+                    Err(e) => (Vec::new(), Some(format!("ADMIN_ACCOUNTS is invalid: {e}"))),
+                };
+                let limits = crate::domain::admin::limiter::LoginLimits {
+                    max_per_account: number(&get, "ADMIN_LOGIN_MAX_PER_ACCOUNT", d.limits.max_per_account)?.max(1),
+                    max_per_ip: number(&get, "ADMIN_LOGIN_MAX_PER_IP", d.limits.max_per_ip)?.max(1),
+                    window_s: number(&get, "ADMIN_LOGIN_WINDOW_S", d.limits.window_s)?.max(1),
+                };
+                crate::domain::admin::AdminConfig {
+                    accounts,
+                    accounts_error,
+                    session_ttl_s: number(&get, "ADMIN_SESSION_TTL_S", d.session_ttl_s)?.max(1),
+                    limits,
+                }
+            },
             webhook_allow_http_loopback: matches!(
                 text(&get, "WEBHOOK_ALLOW_HTTP_LOOPBACK")?.as_deref(),
                 Some("true" | "1")

@@ -520,6 +520,25 @@ pub enum SupplierEvent {
 }
 
 impl SupplierEvent {
+    /// The booking this event is about, when it names one (the admin's booking timeline finds
+    /// its raw events by it). Checkouts and payments name none (a prebook is not a booking yet).
+    pub fn booking_ref(&self) -> Option<&str> {
+        match self {
+            SupplierEvent::HotelBooked(b) => Some(b.booking_id.as_str()),
+            SupplierEvent::HotelConfirmationNumber { booking_id, .. }
+            | SupplierEvent::CheckinInstructions { booking_id, .. }
+            | SupplierEvent::StatusChanged { booking_id, .. } => Some(booking_id.as_str()),
+            SupplierEvent::HotelAmended(a) => a.booking_id.as_ref().map(|b| b.as_str()),
+            SupplierEvent::BookingCancelled(c) => Some(c.booking_id.as_str()),
+            SupplierEvent::FlightBooked(f) => Some(f.booking_id.as_str()),
+            SupplierEvent::FlightScheduleChanged { order_id, .. } => Some(order_id.as_str()),
+            SupplierEvent::BookingFailed(f) => f.booking_id.as_ref().map(|b| b.as_str()),
+            SupplierEvent::CheckoutStarted(_)
+            | SupplierEvent::PaymentUpdated(_)
+            | SupplierEvent::RefundUpdated(_) => None,
+        }
+    }
+
     /// Stable name of the canonical kind, e.g. `hotel_booked`.
     pub fn kind(&self) -> &'static str {
         match self {

@@ -5,6 +5,7 @@
 //! whole core runs under plain `cargo test` on the host. `tests/core_is_pure.rs` enforces this.
 
 pub mod action_token;
+pub mod admin;
 pub mod booking;
 pub mod checkout;
 pub mod compensation;

@@ -148,6 +148,14 @@ fn no_such_email(dedupe_key: &str) -> Result<Response> {
     .into_response(404)
 }
 
+/// `POST /pause` body: which provider, paused until when (ms UTC; 0 or past = resume).
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct PauseRequest {
+    provider: String,
+    until_ms: i64,
+}
+
 impl DurableObject for Outbox {
     fn new(state: State, env: Env) -> Self {
         Self {
@@ -273,6 +281,36 @@ impl DurableObject for Outbox {
                 Response::from_json(&PruneAnswer {
                     pruned: self.prune(body.before_ms, body.limit)?,
                 })
+            }
+            // The operator pauses or resumes a provider by hand (admin outbox page):
+            // `{"provider": "main"|"smtp", "untilMs": <ms UTC, 0 = resume now>}`.
+            (Method::Post, "/pause") => {
+                let body: PauseRequest = match req.json().await {
+                    Ok(b) => b,
+                    Err(e) => return invalid(
+                        format!(
+                            "expected {{\"provider\": \"main\"|\"smtp\", \"untilMs\": ms}}: {e}"
+                        ),
+                        Some("provider"),
+                    ),
+                };
+                let key = match body.provider.as_str() {
+                    "main" => storage::StateKey::MainPausedUntilMs,
+                    "smtp" => storage::StateKey::SmtpPausedUntilMs,
+                    other => {
+                        return invalid(
+                            format!("provider {other:?} is neither \"main\" nor \"smtp\""),
+                            Some("provider"),
+                        )
+                    }
+                };
+                let now = now_ms();
+                self.set_state(key, body.until_ms.max(0))?;
+                self.rearm(now).await?;
+                Response::from_json(&serde_json::json!({
+                    "provider": body.provider,
+                    "pausedUntilMs": (body.until_ms > now).then_some(body.until_ms),
+                }))
             }
             (Method::Get, "/state") => match ViewFilter::from_url(&req.url()?) {
                 Ok(filter) => Response::from_json(&self.view(&filter)?),

@@ -120,11 +120,39 @@ pub struct Page {
     pub status: u16,
     /// The rendered HTML document.
     pub html: String,
+    /// Further headers (`location` of a redirect, `set-cookie`, `retry-after`, the admin's
+    /// `content-security-policy`), set after the security headers.
+    pub headers: Vec<(&'static str, String)>,
 }
 
 impl Page {
     pub fn new(status: u16, html: String) -> Self {
-        Self { status, html }
+        Self {
+            status,
+            html,
+            headers: Vec::new(),
+        }
+    }
+
+    /// The page with one more header.
+    pub fn with_header(mut self, name: &'static str, value: impl Into<String>) -> Self {
+        self.headers.push((name, value.into()));
+        self
+    }
+
+    /// A `303 See Other` to `location` (a path on this site), with a tiny HTML body for clients
+    /// that do not follow it.
+    pub fn see_other(location: &str) -> Self {
+        let escaped = location
+            .replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+            .replace('"', "&quot;");
+        Page::new(
+            303,
+            format!("<!doctype html><title>See other</title><a href=\"{escaped}\">Continue</a>"),
+        )
+        .with_header("location", location)
     }
 
     /// The page as a response with its security headers.
@@ -134,6 +162,13 @@ impl Page {
         h.set("cache-control", "no-store")?;
         h.set("referrer-policy", "no-referrer")?;
         h.set("x-robots-tag", "noindex")?;
+        for (name, value) in &self.headers {
+            if *name == "set-cookie" {
+                h.append(name, value)?;
+            } else {
+                h.set(name, value)?;
+            }
+        }
         Ok(resp)
     }
 

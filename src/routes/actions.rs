@@ -132,89 +132,86 @@ pub async fn act(req: Request, env: &Env, token: &str) -> Answer {
         return refund_act(req, env, claims).await;
     }
     let (claims, hold) = check(env, claims).await?;
+    let from = client_ip(&req);
+    let outcome = act_on_hold(env, &hold, claims.action, &claims.token_id, from.as_deref()).await?;
+    page(outcome.status, outcome.title, &outcome.message).answer()
+}
+
+/// The result of [`act_on_hold`]: the status, title and message of the page (or flash) to show.
+#[derive(Debug, Clone)]
+pub struct HoldOutcome {
+    pub status: u16,
+    pub title: &'static str,
+    pub message: String,
+}
+
+/// Carries out `action` on an open `hold` once: records `token_id` as used (unique in
+/// `owner_actions`), closes the hold (`held` → `acted`/`dismissed`, refused when another action
+/// was first), then queues the customer's email for the two sending actions. The owner's signed
+/// links and the admin's holds page (token id `admin:<hold id>`) both act through here, so both
+/// follow the same rules. Returns the outcome to show.
+pub async fn act_on_hold(
+    env: &Env,
+    hold: &store::checkout::HoldRow,
+    action: OwnerAction,
+    token_id: &str,
+    from: Option<&str>,
+) -> Result<HoldOutcome, AppError> {
     let db = env.d1(DB_BINDING)?;
     let at = now_ms();
-    let from = client_ip(&req);
-    if !store::checkout::use_token(
-        &db,
-        &claims.token_id,
-        &hold.hold_id,
-        claims.action.as_str(),
-        at,
-        from.as_deref(),
-    )
-    .await?
-    {
-        return page(
-            410,
-            "This link was already used",
-            "Each action link works once. Nothing more was sent.",
-        )
-        .answer();
+    if !store::checkout::use_token(&db, token_id, &hold.hold_id, action.as_str(), at, from).await? {
+        return Ok(HoldOutcome {
+            status: 410,
+            title: "This link was already used",
+            message: "Each action link works once. Nothing more was sent.".to_string(),
+        });
     }
-    let status = store::checkout::HoldStatus::after(claims.action);
-    if !store::checkout::close_hold(
-        &db,
-        &hold.hold_id,
-        status,
-        claims.action.as_str(),
-        at,
-        from.as_deref(),
-    )
-    .await?
-    {
-        return page(
-            409,
-            "Already handled",
-            "Another action on this hold was taken first. Nothing more was sent.",
-        )
-        .answer();
+    let status = store::checkout::HoldStatus::after(action);
+    if !store::checkout::close_hold(&db, &hold.hold_id, status, action.as_str(), at, from).await? {
+        return Ok(HoldOutcome {
+            status: 409,
+            title: "Already handled",
+            message: "Another action on this hold was taken first. Nothing more was sent."
+                .to_string(),
+        });
     }
-    if claims.action == OwnerAction::Dismiss {
-        return page(
-            200,
-            "Dismissed",
-            "The hold is closed. No email was sent to the customer.",
-        )
-        .answer();
+    if action == OwnerAction::Dismiss {
+        return Ok(HoldOutcome {
+            status: 200,
+            title: "Dismissed",
+            message: "The hold is closed. No email was sent to the customer.".to_string(),
+        });
     }
     let (attempt, email) = attempt_of(env, &hold).await?;
     let Some(to) = email.as_deref().and_then(|e| EmailAddress::parse(e).ok()) else {
-        return page(
-            200,
-            "Nothing to send",
-            "This checkout has no usable customer email address. The hold is closed.",
-        )
-        .answer();
+        return Ok(HoldOutcome {
+            status: 200,
+            title: "Nothing to send",
+            message: "This checkout has no usable customer email address. The hold is closed."
+                .to_string(),
+        });
     };
     let cfg = config(env)?;
     let mail = guarded(
         &cfg.content_lock(),
         &(attempt.clone(), to.clone()),
         |(attempt, to)| {
-            render::checkout_declined(
-                attempt,
-                to,
-                claims.action,
-                &cfg.booking_site_url,
-                &cfg.branding,
-            )
+            render::checkout_declined(attempt, to, action, &cfg.booking_site_url, &cfg.branding)
         },
     )
     .map_err(AppError::unavailable)?;
     if let Err(e) = deliver(env, &mail, at).await {
         // Nothing was queued: give the link back so the owner can simply try again.
-        store::checkout::reopen(&db, &hold.hold_id, &claims.token_id).await?;
+        store::checkout::reopen(&db, &hold.hold_id, token_id).await?;
         return Err(AppError::Unavailable(format!(
             "the email could not be queued ({e}); the link works again"
         )));
     }
-    page(
-        200,
-        "Sent",
-        &format!("The email to {to} is queued in the outbox. The hold is closed."),
-    )
-    .answer()
+    Ok(HoldOutcome {
+        status: 200,
+        title: "Sent",
+        message: format!("The email to {to} is queued in the outbox. The hold is closed."),
+    })
 }
 
 /// A compensation's refund link, checked: the compensation exists, the token is unused, and the

@@ -51,8 +51,29 @@ pub const MAX_SEND_BODY_BYTES: usize = 1 << 20;
 /// Largest accepted `POST /admin/outbox/redrive` body, bytes.
 pub const MAX_REDRIVE_BODY_BYTES: usize = 4_096;
 
-pub(super) fn authorize(req: &Request, cfg: &Config) -> Result<(), AppError> {
+/// The operator API's door: `Authorization: Bearer <OPERATOR_TOKEN>` (constant time), or else a
+/// signed-in admin session cookie (`crate::routes::admin_pages`); a state-changing request on a
+/// session must also carry the session's CSRF token in `x-csrf-token` (a header another site
+/// cannot set without CORS). A wrong bearer token is refused even when a session is present.
+pub(super) async fn authorize(req: &Request, env: &Env, cfg: &Config) -> Result<(), AppError> {
     let header = req.headers().get("authorization").ok().flatten();
+    if header.is_none() {
+        if let Some(session) = super::admin_pages::session_of(req, env).await? {
+            let writes = !matches!(req.inner().method().as_str(), "GET" | "HEAD");
+            let token = req
+                .headers()
+                .get("x-csrf-token")
+                .ok()
+                .flatten()
+                .unwrap_or_default();
+            if writes && !crate::domain::admin::session::csrf_ok(&session.token, &token) {
+                return Err(AppError::Unauthorized(
+                    "a signed-in session must send its CSRF token in x-csrf-token".into(),
+                ));
+            }
+            return Ok(());
+        }
+    }
     operator::check_bearer(header.as_deref(), &cfg.operator_token).map_err(|e| match e {
         OperatorAuthError::NotConfigured => AppError::Unavailable(e.to_string()),
         _ => AppError::Unauthorized(e.to_string()),
@@ -62,7 +83,7 @@ pub(super) fn authorize(req: &Request, cfg: &Config) -> Result<(), AppError> {
 /// `POST /admin/marketing/send` (see the module docs).
 pub async fn marketing_send(mut req: Request, env: &Env) -> Answer {
     let cfg = config(env)?;
-    authorize(&req, &cfg)?;
+    authorize(&req, env, &cfg).await?;
     if cfg.unsubscribe_signing_key.is_empty() {
         return Err(AppError::Unavailable(
             "UNSUBSCRIBE_SIGNING_KEY is not set: marketing email cannot carry a working \
@@ -177,7 +198,7 @@ async fn forward(env: &Env, method: Method, path: &str, body: Option<String>) ->
 /// `POST /admin/outbox/redrive` (see the module docs).
 pub async fn outbox_redrive(mut req: Request, env: &Env) -> Answer {
     let cfg = config(env)?;
-    authorize(&req, &cfg)?;
+    authorize(&req, env, &cfg).await?;
     let body = read_limited(&mut req, MAX_REDRIVE_BODY_BYTES).await?;
     let key = operator::parse_redrive_request(&body)?;
     let forwarded = json!({ "dedupeKey": key.as_str() }).to_string();
@@ -187,7 +208,7 @@ pub async fn outbox_redrive(mut req: Request, env: &Env) -> Answer {
 /// `POST /admin/outbox/release` (see the module docs).
 pub async fn outbox_release(mut req: Request, env: &Env) -> Answer {
     let cfg = config(env)?;
-    authorize(&req, &cfg)?;
+    authorize(&req, env, &cfg).await?;
     let body = read_limited(&mut req, MAX_REDRIVE_BODY_BYTES).await?;
     // Parsed here for a clear 400 before the outbox is woken; the outbox parses the same body.
     crate::domain::release::parse_release_request(&body)?;
@@ -198,7 +219,7 @@ pub async fn outbox_release(mut req: Request, env: &Env) -> Answer {
 /// `GET /admin/outbox` (see the module docs).
 pub async fn outbox_state(req: Request, env: &Env) -> Answer {
     let cfg = config(env)?;
-    authorize(&req, &cfg)?;
+    authorize(&req, env, &cfg).await?;
     // `?status=dead`, `?dedupe_key=…`, `?limit=…` pass through to the outbox's view.
     let query = req
         .url()?
@@ -211,7 +232,7 @@ pub async fn outbox_state(req: Request, env: &Env) -> Answer {
 /// `GET /admin/outbox/email?dedupe_key=…` (see the module docs).
 pub async fn outbox_email(req: Request, env: &Env) -> Answer {
     let cfg = config(env)?;
-    authorize(&req, &cfg)?;
+    authorize(&req, env, &cfg).await?;
     let url = req.url()?;
     let key = url
         .query_pairs()

@@ -4,6 +4,7 @@
 
 pub mod actions;
 pub mod admin;
+pub mod admin_pages;
 pub mod resend;
 pub mod unsubscribe;
 pub mod webhook_admin;
@@ -37,6 +38,23 @@ pub fn allowed_methods(path: &str) -> Option<&'static str> {
         | "/admin/outbox/release"
         | "/admin/webhooks/redrive" => Some("POST"),
         "/admin/outbox" | "/admin/outbox/email" | "/admin/webhooks/deliveries" => Some("GET"),
+        "/admin"
+        | "/admin/"
+        | "/admin/bookings"
+        | "/admin/booking"
+        | "/admin/email"
+        | "/admin/email/html"
+        | "/admin/queue"
+        | "/admin/holds"
+        | "/admin/events"
+        | "/admin/suppressions" => Some("GET, HEAD"),
+        "/admin/login" => Some("GET, HEAD, POST"),
+        "/admin/logout"
+        | "/admin/queue/redrive"
+        | "/admin/queue/provider"
+        | "/admin/holds/act"
+        | "/admin/suppressions/add"
+        | "/admin/suppressions/remove" => Some("POST"),
         "/admin/webhooks/subscribers" => Some("GET, HEAD, POST"),
         p if p.starts_with("/admin/webhooks/subscribers/") => Some("POST"),
         p if p.starts_with("/unsubscribe/") => Some("GET, HEAD, POST"),
@@ -81,6 +99,25 @@ pub async fn handle(req: Request, env: Env) -> Answer {
             _ => webhook_admin::list_subscribers(req, &env).await,
         },
         "/admin/webhooks/deliveries" => webhook_admin::deliveries(req, &env).await,
+        "/admin" | "/admin/" => admin_pages::overview(req, &env).await,
+        "/admin/login" => match method {
+            Method::Post => admin_pages::login(req, &env).await,
+            _ => admin_pages::login_form(req, &env).await,
+        },
+        "/admin/logout" => admin_pages::logout(req, &env).await,
+        "/admin/bookings" => admin_pages::bookings(req, &env).await,
+        "/admin/booking" => admin_pages::booking(req, &env).await,
+        "/admin/email" => admin_pages::email(req, &env).await,
+        "/admin/email/html" => admin_pages::email_html(req, &env).await,
+        "/admin/queue" => admin_pages::queue(req, &env).await,
+        "/admin/queue/redrive" => admin_pages::queue_redrive(req, &env).await,
+        "/admin/queue/provider" => admin_pages::queue_provider(req, &env).await,
+        "/admin/holds" => admin_pages::holds(req, &env).await,
+        "/admin/holds/act" => admin_pages::holds_act(req, &env).await,
+        "/admin/events" => admin_pages::events(req, &env).await,
+        "/admin/suppressions" => admin_pages::suppressions(req, &env).await,
+        "/admin/suppressions/add" => admin_pages::suppressions_add(req, &env).await,
+        "/admin/suppressions/remove" => admin_pages::suppressions_remove(req, &env).await,
         "/admin/webhooks/redrive" => webhook_admin::redrive(req, &env).await,
         p if p.starts_with("/admin/webhooks/subscribers/") => {
             let rest = p["/admin/webhooks/subscribers/".len()..].to_string();

@@ -96,6 +96,7 @@ pub async fn resend(mut req: Request, env: &Env) -> Answer {
                     body: &text,
                     received_at_ms,
                     normalised: None,
+                    booking_id: None,
                 },
             )
             .await?;
@@ -118,6 +119,7 @@ pub async fn resend(mut req: Request, env: &Env) -> Answer {
             body: &text,
             received_at_ms,
             normalised: None,
+            booking_id: None,
         },
     )
     .await?;

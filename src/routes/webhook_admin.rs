@@ -62,7 +62,7 @@ struct NewSubscriber {
 /// `POST /admin/webhooks/subscribers` (see the module docs).
 pub async fn create_subscriber(mut req: Request, env: &Env) -> Answer {
     let cfg = config(env)?;
-    super::admin::authorize(&req, &cfg)?;
+    super::admin::authorize(&req, env, &cfg).await?;
     let body = read_limited(&mut req, MAX_BODY_BYTES).await?;
     let s: NewSubscriber = parse(&body)?;
     let url = check_url(&s.url, cfg.webhook_allow_http_loopback)
@@ -108,7 +108,7 @@ pub async fn create_subscriber(mut req: Request, env: &Env) -> Answer {
 /// `GET /admin/webhooks/subscribers` (see the module docs).
 pub async fn list_subscribers(req: Request, env: &Env) -> Answer {
     let cfg = config(env)?;
-    super::admin::authorize(&req, &cfg)?;
+    super::admin::authorize(&req, env, &cfg).await?;
     let db = env.d1(DB_BINDING)?;
     let list: Vec<serde_json::Value> = store::subscribers(&db).await?.iter().map(shown).collect();
     Ok(Response::from_json(&json!({ "subscribers": list }))?)
@@ -124,7 +124,7 @@ struct StateChange {
 /// `POST /admin/webhooks/subscribers/<id>/enable|disable` (see the module docs).
 pub async fn subscriber_state(mut req: Request, env: &Env, rest: &str) -> Answer {
     let cfg = config(env)?;
-    super::admin::authorize(&req, &cfg)?;
+    super::admin::authorize(&req, env, &cfg).await?;
     let (id, action) = rest.split_once('/').ok_or(AppError::NotFound)?;
     let enable = match action {
         "enable" => true,
@@ -170,7 +170,7 @@ fn shown(s: &store::SubscriberRow) -> serde_json::Value {
 /// `GET /admin/webhooks/deliveries` (see the module docs).
 pub async fn deliveries(req: Request, env: &Env) -> Answer {
     let cfg = config(env)?;
-    super::admin::authorize(&req, &cfg)?;
+    super::admin::authorize(&req, env, &cfg).await?;
     let url = req.url()?;
     let q = |name: &str| {
         url.query_pairs()
@@ -236,7 +236,7 @@ struct RedriveRequest {
 /// `POST /admin/webhooks/redrive` (see the module docs).
 pub async fn redrive(mut req: Request, env: &Env) -> Answer {
     let cfg = config(env)?;
-    super::admin::authorize(&req, &cfg)?;
+    super::admin::authorize(&req, env, &cfg).await?;
     let body = read_limited(&mut req, MAX_BODY_BYTES).await?;
     let r: RedriveRequest = parse(&body)?;
     let sel = match (r.delivery_id, r.subscriber_id, r.from_ms, r.to_ms) {

@@ -148,6 +148,10 @@ pub async fn ingest(
     };
     let event_id = delivery.event_id.as_str();
     let normalised = (!cuts.is_empty()).then(|| json!(cuts).to_string());
+    let booking_id = match &delivery.interpretation {
+        Interpretation::Journey(event) => event.booking_ref().map(str::to_string),
+        Interpretation::Ignored(_) => None,
+    };
     let (status, name) = match &delivery.interpretation {
         Interpretation::Journey(_) => (RawEventStatus::Received, delivery.event_name.as_str()),
         Interpretation::Ignored(name) => (RawEventStatus::Ignored, name.as_str()),
@@ -164,6 +168,7 @@ pub async fn ingest(
             body: &text,
             received_at_ms,
             normalised: normalised.as_deref(),
+            booking_id: booking_id.as_deref(),
         },
     )
     .await?;
@@ -243,6 +248,7 @@ async fn reject(
             body: text,
             received_at_ms,
             normalised: None,
+            booking_id: None,
         },
     )
     .await?;

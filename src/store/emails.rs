@@ -16,8 +16,11 @@ pub struct EmailRow {
 /// Claims the dedupe key, keeping the email itself (`payload_json`) until the outbox records its
 /// outcome, so the sweeper can hand it over again if it never reached the outbox. Returns `true` if this call created the row, `false` if the key was
 /// already claimed (by an earlier attempt of the same step, or another journey).
+///
+/// The same batch (one D1 transaction) keeps what the email says in `email_contents` (subject,
+/// text, HTML, extra headers) for the admin's "email as sent" page.
 pub async fn claim(db: &D1Database, e: &OutgoingEmail, now_ms: i64) -> Result<bool> {
-    let r = db
+    let claim = db
         .prepare(
             "INSERT INTO emails (dedupe_key, kind, audience, booking_id, to_addr, subject, rank, status, message_id, attempts, created_at_ms, updated_at_ms, payload_json) \
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?10, ?8, 0, ?9, ?9, ?11) ON CONFLICT(dedupe_key) DO NOTHING",
@@ -34,10 +37,22 @@ pub async fn claim(db: &D1Database, e: &OutgoingEmail, now_ms: i64) -> Result<bo
             n(now_ms),
             s(EmailStatus::Claimed.as_str()),
             s(&serde_json::to_string(e)?),
-        ])?
-        .run()
-        .await?;
-    Ok(changes(&r) == 1)
+        ])?;
+    let content = db
+        .prepare(
+            "INSERT INTO email_contents (dedupe_key, subject, text_body, html_body, headers_json, created_at_ms) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT(dedupe_key) DO NOTHING",
+        )
+        .bind(&[
+            s(e.dedupe_key.as_str()),
+            s(&e.subject),
+            s(&e.text),
+            s(&e.html),
+            s(&serde_json::to_string(&e.headers)?),
+            n(now_ms),
+        ])?;
+    let results = db.batch(vec![claim, content]).await?;
+    Ok(results.first().map(changes) == Some(1))
 }
 
 /// The row for a dedupe key.

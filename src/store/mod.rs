@@ -1,6 +1,7 @@
 //! D1: the engine's own record of contacts, bookings, raw events and every email.
 //! One file per table group; every query here is covered by an index in `migrations/`.
 
+pub mod admin;
 pub mod bookings;
 pub mod campaigns;
 pub mod checkout;

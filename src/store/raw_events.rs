@@ -52,6 +52,8 @@ pub struct NewRawEvent<'a> {
     pub received_at_ms: i64,
     /// What normalising the delivery's text changed (JSON array of `domain::text::Cut`), if any.
     pub normalised: Option<&'a str>,
+    /// The booking the delivery is about (for the admin's timeline), when it names one.
+    pub booking_id: Option<&'a str>,
 }
 
 /// Inserts a delivery. Returns `true` when it was new, `false` when `(source, event_id)` already
@@ -59,8 +61,8 @@ pub struct NewRawEvent<'a> {
 pub async fn insert(db: &D1Database, e: &NewRawEvent<'_>) -> Result<bool> {
     let r = db
         .prepare(
-            "INSERT INTO raw_events (source, event_id, event_name, status, error, headers_json, body, received_at_ms, normalised) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) ON CONFLICT(source, event_id) DO NOTHING",
+            "INSERT INTO raw_events (source, event_id, event_name, status, error, headers_json, body, received_at_ms, normalised, booking_id) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) ON CONFLICT(source, event_id) DO NOTHING",
         )
         .bind(&[
             s(e.source.as_str()),
@@ -72,6 +74,7 @@ pub async fn insert(db: &D1Database, e: &NewRawEvent<'_>) -> Result<bool> {
             s(e.body),
             n(e.received_at_ms),
             opt(e.normalised),
+            opt(e.booking_id),
         ])?
         .run()
         .await?;

@@ -86,6 +86,7 @@ async fn one(env: &Env, db: &D1Database, body: &serde_json::Value) -> Result<boo
                     body: stored,
                     received_at_ms,
                     normalised: None,
+                    booking_id: None,
                 },
             )
             .await?;
@@ -109,6 +110,7 @@ async fn one(env: &Env, db: &D1Database, body: &serde_json::Value) -> Result<boo
             body: stored,
             received_at_ms,
             normalised: None,
+            booking_id: None,
         },
     )
     .await?;

@@ -6,6 +6,16 @@
 // provider, and vitest.resend.config.mjs with Resend (a local fake) as the main provider.
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { readFileSync } from "node:fs";
+import { pbkdf2Sync } from "node:crypto";
+
+/**
+ * An `ADMIN_ACCOUNTS` entry (`<name>:pbkdf2-sha256:<iterations>:<salt>:<hash>`, base64url without
+ * padding), made as `npm run admin-password` makes one.
+ */
+export function adminEntry(name, password, iterations = 100_000, salt = Buffer.from(`salt-of-${name}`.padEnd(16, "."))) {
+  const hash = pbkdf2Sync(password, salt, iterations, 32, "sha256");
+  return `${name}:pbkdf2-sha256:${iterations}:${salt.toString("base64url")}:${hash.toString("base64url")}`;
+}
 
 /**
  * @param {object} options
@@ -55,6 +65,8 @@ export async function engineTestConfig({ include, bindings = () => ({}) }) {
             PUBLIC_BASE_URL: "https://engine.test",
             BOOKING_SITE_URL: "https://book.example.com",
             OPERATOR_TOKEN: "test-operator-token",
+            // The owner's admin: two accounts (tests/e2e/admin.test.mjs), default limits.
+            ADMIN_ACCOUNTS: [adminEntry("owner", "test-admin-password-1"), adminEntry("second", "test-admin-password-2")].join(","),
             UNSUBSCRIBE_SIGNING_KEY: "test-unsubscribe-signing-key-0123456789abcdef",
             RESEND_WEBHOOK_SECRETS: "whsec_dGVzdC1yZXNlbmQtd2ViaG9vay1zZWNyZXQtMDEyMzQ1",
             MARKETING_DAILY_CAP: "3",

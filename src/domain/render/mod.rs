@@ -80,6 +80,7 @@ macro_rules! email_body {
 /// The one way to declare an email body, also for emails rendered outside this module (marketing).
 pub(crate) use email_body;
 
+pub mod admin;
 pub mod cancellation;
 pub mod checkout;
 pub mod compensation;

@@ -1,0 +1,133 @@
+//! A booking's timeline: what the engine received, planned, decided and sent for one booking, in
+//! time order. The shell reads the rows (one D1 batch, `crate::store::admin::timeline`) and turns
+//! each into an [`Entry`]; [`order`] sorts them and [`times`] formats a moment for the page.
+
+use crate::domain::timezone::HotelZone;
+use chrono::{DateTime, Utc};
+
+/// Most entries of each kind read for one timeline (the page says when a kind was cut).
+pub const MAX_PER_KIND: u32 = 500;
+
+/// What an entry is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, strum::IntoStaticStr)]
+#[strum(serialize_all = "snake_case")]
+pub enum EntryKind {
+    /// A supplier or payment webhook as received (raw event, with its body).
+    RawEvent,
+    /// The booking row: created, its journey version now.
+    Booking,
+    /// A planned send of the journey and its decision.
+    PlannedSend,
+    /// An email the engine claimed for this booking, with its outcome.
+    Email,
+    /// A card-testing hold on this booking's checkout.
+    Hold,
+    /// A compensation (paid, then the supplier failed, or cancelled).
+    Compensation,
+    /// An outbound webhook event published about this booking.
+    WebhookEvent,
+}
+
+impl EntryKind {
+    /// The label shown on the page.
+    pub fn label(self) -> &'static str {
+        match self {
+            EntryKind::RawEvent => "event received",
+            EntryKind::Booking => "booking",
+            EntryKind::PlannedSend => "planned send",
+            EntryKind::Email => "email",
+            EntryKind::Hold => "hold",
+            EntryKind::Compensation => "compensation",
+            EntryKind::WebhookEvent => "webhook event",
+        }
+    }
+
+    /// The CSS class name of the entry (stable, snake case).
+    pub fn class(self) -> &'static str {
+        self.into()
+    }
+}
+
+/// One entry of the timeline. Every text is shown escaped by the template.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    /// When it happened (received, planned, claimed…), ms UTC.
+    pub at_ms: i64,
+    pub kind: EntryKind,
+    /// One line, e.g. `liteapi booking.book — started`.
+    pub title: String,
+    /// Further facts, one per line (status, attempts, provider, message id, due times…).
+    pub facts: Vec<String>,
+    /// A link to the entry's own admin page (an email), if any.
+    pub link: Option<String>,
+    /// A body shown folded (a raw event's JSON), if any.
+    pub body: Option<String>,
+    /// A status word for the badge (`sent`, `dead`, `rejected`, `planned`…).
+    pub status: String,
+}
+
+/// Sorts entries by time, then kind (a raw event before the booking it created, before its
+/// plans and emails), then title: a stable order for entries of the same millisecond.
+pub fn order(mut entries: Vec<Entry>) -> Vec<Entry> {
+    entries.sort_by(|a, b| (a.at_ms, a.kind, &a.title).cmp(&(b.at_ms, b.kind, &b.title)));
+    entries
+}
+
+/// A moment as the page shows it: UTC (`2026-12-01 07:00 UTC`) and, when the hotel's zone is
+/// known, its local time with offset (`2026-12-01 08:00 +01:00 Europe/Madrid`).
+pub fn times(at_ms: i64, zone: Option<&str>) -> (String, Option<String>) {
+    let utc = DateTime::<Utc>::from_timestamp_millis(at_ms)
+        .map(|t| t.format("%Y-%m-%d %H:%M:%S UTC").to_string())
+        .unwrap_or_else(|| format!("{at_ms} ms"));
+    let local = zone.and_then(HotelZone::parse).map(|z| {
+        let t = DateTime::<Utc>::from_timestamp_millis(at_ms).unwrap_or_default();
+        format!(
+            "{} {}",
+            z.to_local(t).format("%Y-%m-%d %H:%M %:z"),
+            zone.unwrap_or_default()
+        )
+    });
+    (utc, local)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn e(at: i64, kind: EntryKind, title: &str) -> Entry {
+        Entry {
+            at_ms: at,
+            kind,
+            title: title.into(),
+            facts: vec![],
+            link: None,
+            body: None,
+            status: String::new(),
+        }
+    }
+
+    #[test]
+    fn orders_by_time_then_kind() {
+        let got = order(vec![
+            e(5, EntryKind::Email, "b"),
+            e(1, EntryKind::Email, "a"),
+            e(5, EntryKind::RawEvent, "z"),
+        ]);
+        let titles: Vec<&str> = got.iter().map(|e| e.title.as_str()).collect();
+        assert_eq!(titles, ["a", "z", "b"]);
+        assert_eq!(EntryKind::PlannedSend.class(), "planned_send");
+    }
+
+    #[test]
+    fn shows_utc_and_hotel_local_time() {
+        // 2026-12-01T07:00:00Z is 08:00 in Madrid (CET, +01:00).
+        let (utc, local) = times(1_796_108_400_000, Some("Europe/Madrid"));
+        assert_eq!(utc, "2026-12-01 07:00:00 UTC");
+        assert_eq!(
+            local.as_deref(),
+            Some("2026-12-01 08:00 +01:00 Europe/Madrid")
+        );
+        assert_eq!(times(0, Some("Not/AZone")).1, None);
+        assert_eq!(times(0, None).1, None);
+    }
+}

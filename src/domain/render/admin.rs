@@ -1,0 +1,292 @@
+//! The owner's admin pages (`templates/admin/*.html`, all extending `admin/layout.html`): pure
+//! view models in, HTML out. Every value is escaped by askama's HTML escaper; URLs are built by
+//! the shell with percent-encoding. No page carries a script.
+
+use askama::Template;
+
+/// What every admin page shows around its content.
+#[derive(Debug, Clone, Default)]
+pub struct Chrome {
+    /// The signed-in account; `None` on the sign-in and error pages shown without a session
+    /// (no navigation then).
+    pub account: Option<String>,
+    /// `BRAND_NAME`.
+    pub brand: String,
+    /// The session's CSRF token, put in every form.
+    pub csrf: String,
+    /// A one-line result of the last action (`?done=…`), shown escaped.
+    pub flash: Option<String>,
+}
+
+#[derive(Template)]
+#[template(path = "admin/login.html")]
+pub struct LoginPage {
+    pub chrome: Chrome,
+    pub next: String,
+    pub typed: String,
+    pub error: Option<String>,
+}
+
+#[derive(Template)]
+#[template(path = "admin/message.html")]
+pub struct MessagePage {
+    pub chrome: Chrome,
+    pub title: String,
+    pub message: String,
+}
+
+/// A provider's line: display name, form key (`main`/`smtp`), state text, paused or not.
+#[derive(Debug, Clone)]
+pub struct ProviderLine {
+    pub name: String,
+    pub key: String,
+    pub state: String,
+    pub paused: bool,
+}
+
+/// A linked line of a list (an email, a failure).
+#[derive(Debug, Clone)]
+pub struct LinkLine {
+    pub when: String,
+    pub title: String,
+    pub link: String,
+    pub status: String,
+    pub detail: String,
+}
+
+#[derive(Template)]
+#[template(path = "admin/overview.html")]
+pub struct OverviewPage {
+    pub chrome: Chrome,
+    pub dead: i64,
+    pub open_holds: i64,
+    pub rejected_7d: i64,
+    pub waiting: i64,
+    pub providers: Vec<ProviderLine>,
+    /// (rank, status, count) among the newest `listed` outbox rows.
+    pub by_rank: Vec<(String, String, i64)>,
+    pub listed: usize,
+    pub outbox_counts: Vec<(String, i64)>,
+    pub email_counts: Vec<(String, i64)>,
+    pub failures: Vec<LinkLine>,
+    /// (when, kind, subject, reason)
+    pub repairs: Vec<(String, String, String, String)>,
+}
+
+/// A booking in the search results.
+#[derive(Debug, Clone)]
+pub struct BookingLine {
+    pub id: String,
+    pub link: String,
+    pub kind: String,
+    pub guest: String,
+    pub email: String,
+    pub trip: String,
+    pub status: String,
+    pub created: String,
+}
+
+#[derive(Template)]
+#[template(path = "admin/bookings.html")]
+pub struct BookingsPage {
+    pub chrome: Chrome,
+    pub q: String,
+    pub hits: Vec<BookingLine>,
+}
+
+/// A timeline entry as shown.
+#[derive(Debug, Clone)]
+pub struct EntryLine {
+    pub class: &'static str,
+    pub label: &'static str,
+    pub utc: String,
+    pub title: String,
+    pub facts: Vec<String>,
+    pub link: Option<String>,
+    pub body: Option<String>,
+    pub status: String,
+}
+
+#[derive(Template)]
+#[template(path = "admin/booking.html")]
+pub struct BookingPage {
+    pub chrome: Chrome,
+    pub id: String,
+    pub facts: Vec<(String, String)>,
+    pub entries: Vec<EntryLine>,
+    pub cut: bool,
+    pub max_per_kind: u32,
+}
+
+#[derive(Template)]
+#[template(path = "admin/email.html")]
+pub struct EmailPage {
+    pub chrome: Chrome,
+    pub subject: String,
+    pub facts: Vec<(String, String)>,
+    pub headers: Vec<(String, String)>,
+    /// (attempt, when, provider, outcome, error)
+    pub attempts: Vec<(i64, String, String, String, String)>,
+    pub has_content: bool,
+    pub text: String,
+    pub html_src: String,
+}
+
+/// An outbox row as listed.
+#[derive(Debug, Clone)]
+pub struct QueueLine {
+    pub key: String,
+    pub link: String,
+    pub rank: String,
+    pub status: String,
+    pub attempts: i64,
+    pub when: String,
+    pub provider: String,
+    pub error: String,
+}
+
+#[derive(Template)]
+#[template(path = "admin/queue.html")]
+pub struct QueuePage {
+    pub chrome: Chrome,
+    pub providers: Vec<ProviderLine>,
+    pub counts: Vec<(String, i64)>,
+    pub dead: Vec<QueueLine>,
+    pub queued: Vec<QueueLine>,
+    pub recent: Vec<QueueLine>,
+}
+
+/// An open hold as listed.
+#[derive(Debug, Clone)]
+pub struct HoldLine {
+    pub id: String,
+    pub created: String,
+    pub reason: String,
+    pub facts: Vec<String>,
+}
+
+#[derive(Template)]
+#[template(path = "admin/holds.html")]
+pub struct HoldsPage {
+    pub chrome: Chrome,
+    pub holds: Vec<HoldLine>,
+    /// (action's stored name, button label)
+    pub actions: Vec<(&'static str, &'static str)>,
+}
+
+/// A raw event as listed.
+#[derive(Debug, Clone)]
+pub struct EventLine {
+    pub when: String,
+    pub source: String,
+    pub name: String,
+    pub event_id: String,
+    pub status: String,
+    pub error: String,
+    pub body: String,
+    pub booking: Option<String>,
+}
+
+#[derive(Template)]
+#[template(path = "admin/events.html")]
+pub struct EventsPage {
+    pub chrome: Chrome,
+    pub sources: Vec<&'static str>,
+    pub statuses: Vec<&'static str>,
+    pub source: String,
+    pub status: String,
+    pub date: String,
+    pub events: Vec<EventLine>,
+    pub older: Option<String>,
+}
+
+/// A suppression as listed.
+#[derive(Debug, Clone)]
+pub struct SuppressionLine {
+    pub email: String,
+    pub reason: String,
+    pub detail: String,
+    pub source: String,
+    pub since: String,
+}
+
+/// An operator's change to suppressions.
+#[derive(Debug, Clone)]
+pub struct SuppressionLogLine {
+    pub when: String,
+    pub email: String,
+    pub change: String,
+    pub reason: String,
+    pub note: String,
+    pub by: String,
+}
+
+#[derive(Template)]
+#[template(path = "admin/suppressions.html")]
+pub struct SuppressionsPage {
+    pub chrome: Chrome,
+    pub q: String,
+    pub reasons: Vec<(&'static str, &'static str)>,
+    pub rows: Vec<SuppressionLine>,
+    pub log: Vec<SuppressionLogLine>,
+}
+
+/// Renders a page; a template error (which askama reports only for a broken template) becomes a
+/// plain escaped message page.
+pub fn render(page: &impl Template) -> String {
+    page.render().unwrap_or_else(|e| {
+        super::pages::fallback_page("Admin page failed", &format!("rendering failed: {e}"))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chrome() -> Chrome {
+        Chrome {
+            account: Some("owner".into()),
+            brand: "Bookings".into(),
+            csrf: "c5rf".into(),
+            flash: Some("<b>done</b>".into()),
+        }
+    }
+
+    #[test]
+    fn every_value_is_escaped() {
+        let evil = "<script>alert(1)</script>\"><img src=x onerror=alert(2)>";
+        let html = render(&BookingsPage {
+            chrome: chrome(),
+            q: evil.into(),
+            hits: vec![BookingLine {
+                id: evil.into(),
+                link: format!("/admin/booking?id={}", "x"),
+                kind: "hotel".into(),
+                guest: evil.into(),
+                email: "a@b.c".into(),
+                trip: evil.into(),
+                status: "confirmed".into(),
+                created: "2026-12-01".into(),
+            }],
+        });
+        assert!(!html.contains("<script>alert"));
+        assert!(!html.contains("<img src=x"));
+        assert!(html.contains("&#60;script&#62;alert(1)&#60;/script&#62;"));
+        assert!(html.contains("&#60;b&#62;done&#60;/b&#62;"));
+        assert!(html.contains("name=\"csrf\" value=\"c5rf\""));
+        assert!(!html.contains("<script"), "no page carries a script");
+    }
+
+    #[test]
+    fn the_sign_in_page_has_no_navigation() {
+        let html = render(&LoginPage {
+            chrome: Chrome::default(),
+            next: "/admin/queue".into(),
+            typed: "\"><x".into(),
+            error: Some("Wrong account or password.".into()),
+        });
+        assert!(html.contains("id=\"signin\""));
+        assert!(!html.contains("id=\"signout\""));
+        assert!(html.contains("value=\"&#34;&#62;&#60;x\""));
+    }
+}
