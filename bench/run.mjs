@@ -10,7 +10,9 @@
 //   3. outbox alarm cost (SQLite rows read, wall ms) with 0 … 100,000 queued items (vitest inside
 //      workerd: bench/vitest.bench.config.mjs + bench/outbox.bench.mjs);
 //   4. D1 calls and subrequests per webhook and per email, counted from the code
-//      (bench/journey-counts.mjs).
+//      (bench/journey-counts.mjs);
+//   6.–8. the sweeper, outbound webhooks and the admin (bench/sweeper.mjs, bench/webhooks.mjs,
+//      bench/admin.mjs), each inside workerd.
 //
 // Everything runs from a snapshot of build/ in a temporary folder, with free ports, fresh
 // --persist-to folders and traffic to 127.0.0.1 only. Every child is started in its own process
@@ -694,6 +696,18 @@ const hooksCostRows = [
   ["a journey event", "+1 Workflow step per publication", ""],
 ];
 
+// ---------------------------------------------------------------------------------------------
+// 8. The owner's admin (issue #16): bench/admin.mjs, which also runs alone.
+
+let admin = [];
+await step("admin: sign-in hash cost and a booking's timeline with 10 / 200 rows of each kind (node bench/admin.mjs)", async () => {
+  const out = await runCaptured(process.execPath, [join(root, "bench", "admin.mjs"), "--json"], { timeoutMs: 900_000, logFile: logs("admin.log") });
+  admin = JSON.parse(out.slice(out.indexOf("[")));
+  return admin.map((r) => `${r.scenario}: ${r.p50_ms} ms`).join("; ");
+});
+const adminHeaders = ["scenario", "runs", "timeline entries", "HTML KiB", "p50 ms", "p90 ms", "min ms"];
+const adminRows = admin.map((r) => [r.scenario, String(r.runs), String(r.entries ?? ""), String(r.html_kb ?? ""), String(r.p50_ms), String(r.p90_ms ?? ""), String(r.min_ms ?? "")]);
+
 // At the lookup's introduction (docs/timezone-data.md): the Worker without it (f72db9b) and with it,
 // both `node scripts/build.mjs --force`, gzip -9. Not rebuilt here: the Worker now also holds every
 // change made since, so its size minus this "before" is not the lookup's cost.
@@ -909,6 +923,16 @@ ${table(hooksHeaders, hooksRows)}
 Cost per path, counted from the code:
 
 ${table(hooksCostHeaders, hooksCostRows)}
+
+## 8. The owner's admin
+
+\`node bench/admin.mjs\` inside workerd (bench/admin.bench.mjs), wall time around \`SELF.fetch\` (a
+request without I/O spends it on the CPU). The password hash is PBKDF2-HMAC-SHA-256 with 100,000
+iterations through WebCrypto; its cost is the wrong-password sign-in minus the sign-in form. The
+timeline reads D1 once for the session and once for one batch of 7 statements (each \`LIMIT 500\`),
+whatever the booking's size.
+
+${table(adminHeaders, adminRows)}
 
 ## Where we are slower than the reference or far from the floor, and why
 

@@ -287,12 +287,14 @@ impl DurableObject for Outbox {
             (Method::Post, "/pause") => {
                 let body: PauseRequest = match req.json().await {
                     Ok(b) => b,
-                    Err(e) => return invalid(
-                        format!(
+                    Err(e) => {
+                        return invalid(
+                            format!(
                             "expected {{\"provider\": \"main\"|\"smtp\", \"untilMs\": ms}}: {e}"
                         ),
-                        Some("provider"),
-                    ),
+                            Some("provider"),
+                        )
+                    }
                 };
                 let key = match body.provider.as_str() {
                     "main" => storage::StateKey::MainPausedUntilMs,

@@ -7,9 +7,11 @@
 //! The core never calls this module: it takes `now` (ms since the Unix epoch, UTC) and random
 //! numbers as arguments.
 
+mod crypto;
 mod fetch;
 mod http;
 
+pub use crypto::pbkdf2_sha256;
 pub use fetch::{fetch_within, Answer, NoAnswer};
 pub use http::{AppError, Page};
 

@@ -6,9 +6,9 @@
 //! PHC string's `$`, so the value survives `.dev.vars` and shells unquoted. `npm run
 //! admin-password` prints one (Node's `crypto.pbkdf2Sync`, the same function).
 //!
-//! Iterations: 100,000 by default, the most Cloudflare's WebCrypto PBKDF2 accepts; this engine
-//! hashes with RustCrypto's `pbkdf2` inside the Worker (no WebCrypto round trip from wasm), and
-//! accepts 1,000–1,000,000 so a hash stays within a request's CPU budget.
+//! Iterations: 100,000 by default and at most, the most Cloudflare's WebCrypto PBKDF2 accepts
+//! (the Worker hashes with WebCrypto, native code; see `crate::platform::pbkdf2_sha256`); at least
+//! 1,000.
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
@@ -21,7 +21,7 @@ pub const ALGORITHM: &str = "pbkdf2-sha256";
 pub const DEFAULT_ITERATIONS: u32 = 100_000;
 /// Accepted iteration range.
 pub const MIN_ITERATIONS: u32 = 1_000;
-pub const MAX_ITERATIONS: u32 = 1_000_000;
+pub const MAX_ITERATIONS: u32 = 100_000;
 /// Longest account name, characters (`[a-z0-9._@-]`).
 pub const MAX_NAME_CHARS: usize = 64;
 /// Longest password checked, bytes (longer ones are refused before hashing).
@@ -58,7 +58,7 @@ pub enum AccountError {
     Name(usize, String),
     #[error("entry {0} ({1}): algorithm {2:?} is not pbkdf2-sha256")]
     Algorithm(usize, String, String),
-    #[error("entry {0} ({1}): iterations must be a number from 1000 to 1000000")]
+    #[error("entry {0} ({1}): iterations must be a number from 1000 to 100000")]
     Iterations(usize, String),
     #[error("entry {0} ({1}): salt must be 8–64 bytes of unpadded base64url")]
     Salt(usize, String),
@@ -140,14 +140,20 @@ pub fn derive(password: &[u8], salt: &[u8], iterations: u32) -> [u8; 32] {
 }
 
 impl PasswordHash {
-    /// Whether `password` matches (constant-time comparison). A password longer than
-    /// [`MAX_PASSWORD_BYTES`] never matches and is not hashed.
+    /// Whether `derived` (PBKDF2 of the typed password with this hash's salt and iterations) is
+    /// this hash, compared in constant time.
+    pub fn matches(&self, derived: &[u8; 32]) -> bool {
+        derived.ct_eq(&self.hash).into()
+    }
+
+    /// Whether `password` matches, hashing here (RustCrypto). The Worker hashes with WebCrypto
+    /// instead (`crate::platform::pbkdf2_sha256`) and calls [`PasswordHash::matches`]. A password
+    /// longer than [`MAX_PASSWORD_BYTES`] never matches and is not hashed.
     pub fn verify(&self, password: &str) -> bool {
         if password.len() > MAX_PASSWORD_BYTES {
             return false;
         }
-        let got = derive(password.as_bytes(), &self.salt, self.iterations);
-        got.ct_eq(&self.hash).into()
+        self.matches(&derive(password.as_bytes(), &self.salt, self.iterations))
     }
 
     /// The entry text for `name` (what `npm run admin-password` prints), for tests and docs.
@@ -161,22 +167,34 @@ impl PasswordHash {
     }
 }
 
-/// Checks a sign-in: `Some(account name)` when `name` is an account and `password` its password.
-/// An unknown name still costs one hash at the highest configured iteration count (`decoy`), so
-/// the answer's time does not tell which names exist.
-pub fn check<'a>(accounts: &'a [Account], name: &str, password: &str) -> Option<&'a str> {
+/// What to hash for a sign-in: the account's own salt and iterations, or, for a name that is no
+/// account, a decoy at the highest configured iteration count (same cost, so the answer's time
+/// does not tell which names exist). Returns the account (if any), the salt and the iterations.
+pub fn hash_plan<'a>(accounts: &'a [Account], name: &str) -> (Option<&'a Account>, Vec<u8>, u32) {
     match accounts.iter().find(|a| a.name == name) {
-        Some(a) => a.hash.verify(password).then_some(a.name.as_str()),
+        Some(a) => (Some(a), a.hash.salt.clone(), a.hash.iterations),
         None => {
             let iterations = accounts
                 .iter()
                 .map(|a| a.hash.iterations)
                 .max()
                 .unwrap_or(DEFAULT_ITERATIONS);
-            let _ = derive(password.as_bytes(), b"decoy-salt-16byt", iterations);
-            None
+            (None, b"decoy-salt-16byt".to_vec(), iterations)
         }
     }
+}
+
+/// Checks a sign-in by hashing here (host tests, tools): `Some(account name)` when `name` is an
+/// account and `password` its password. Same plan as the Worker ([`hash_plan`]).
+pub fn check<'a>(accounts: &'a [Account], name: &str, password: &str) -> Option<&'a str> {
+    if password.len() > MAX_PASSWORD_BYTES {
+        return None;
+    }
+    let (account, salt, iterations) = hash_plan(accounts, name);
+    let derived = derive(password.as_bytes(), &salt, iterations);
+    account
+        .filter(|a| a.hash.matches(&derived))
+        .map(|a| a.name.as_str())
 }
 
 #[cfg(test)]
