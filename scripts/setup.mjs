@@ -1,13 +1,17 @@
 // `npm run setup` (also the first half of `npm start`, `npm test`, `npm run bench`): installs
 // whatever is missing for building and running the Worker offline, and skips what is there.
 //
-// - npm packages (Node 22, wrangler + workerd, esbuild, binaryen's wasm-opt, maildev, vitest);
+// - npm packages (Node 22, wrangler + workerd, esbuild, binaryen's wasm-opt, maildev, vitest,
+//   playwright-core for the admin's browser test);
+// - Chromium for the browser test (Debian's `chromium`, or CHROMIUM_PATH): installed with apt-get
+//   when missing and running as root;
 // - the wasm32-unknown-unknown Rust target;
 // - worker-build 0.8.7 and wasm-bindgen-cli at exactly the version Cargo.lock pins (worker-build
 //   would otherwise try to download them, which an offline machine cannot do);
 // - .dev.vars from .dev.vars.example for `wrangler dev`.
-import { existsSync, statSync, readFileSync, copyFileSync, appendFileSync } from "node:fs";
+import { existsSync, statSync, readFileSync, copyFileSync, appendFileSync, accessSync, constants } from "node:fs";
 import { join } from "node:path";
+import { spawnSync } from "node:child_process";
 import { root, cargoBin, step, run, output } from "./lib.mjs";
 
 const WORKER_BUILD_VERSION = "0.8.7";
@@ -30,6 +34,53 @@ await step("npm packages (Node 22, wrangler, esbuild, wasm-opt, maildev, vitest)
   // lock file committed, `npm install` installs exactly its versions and leaves it unchanged.
   run("npm", ["install", "--no-audit", "--no-fund"]);
   return "installed";
+});
+
+const PLAYWRIGHT_CORE = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).devDependencies["playwright-core"];
+await step(`playwright-core ${PLAYWRIGHT_CORE} (drives Chromium in the admin's browser test)`, () => {
+  const installed = join(root, "node_modules", "playwright-core", "package.json");
+  if (existsSync(installed) && JSON.parse(readFileSync(installed, "utf8")).version === PLAYWRIGHT_CORE) return "already installed";
+  // Exact version from package.json / package-lock.json. playwright-core downloads no browser on
+  // install; the test uses the system Chromium (next step).
+  run("npm", ["install", "--no-audit", "--no-fund"]);
+  return "installed";
+});
+
+const CHROMIUM = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
+await step(`Chromium for the browser test (${CHROMIUM})`, () => {
+  const executable = (path) => {
+    try {
+      accessSync(path, constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (executable(CHROMIUM)) return "already installed";
+  if (process.env.CHROMIUM_PATH) {
+    throw new Error(`CHROMIUM_PATH=${process.env.CHROMIUM_PATH} is not an executable file; point it at a Chromium or Chrome binary, or unset it to use Debian's /usr/bin/chromium`);
+  }
+  if (typeof process.getuid !== "function" || process.getuid() !== 0) {
+    // Only the browser test needs it: `npm start` goes on, `npm test` stops here.
+    if (/start\.mjs$/.test(process.argv[1] ?? "")) {
+      return "missing (only npm test's browser test needs it): run `sudo apt-get install -y chromium`, or set CHROMIUM_PATH";
+    }
+    throw new Error("/usr/bin/chromium is missing: run `sudo apt-get install -y chromium` (Debian/Ubuntu), or set CHROMIUM_PATH to a Chromium/Chrome binary, and run again");
+  }
+  const install = () =>
+    spawnSync("apt-get", ["install", "-y", "chromium"], {
+      stdio: "inherit",
+      env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
+    });
+  let r = install();
+  if (r.error) throw new Error(`could not run apt-get (${r.error.message}); install Debian's chromium package, or set CHROMIUM_PATH`);
+  if (r.status !== 0) {
+    // Package lists missing or stale (a fresh machine): refresh them once, then try again.
+    run("apt-get", ["update"]);
+    r = install();
+  }
+  if (r.status !== 0 || !executable(CHROMIUM)) throw new Error(`apt-get install -y chromium exited with ${r.status} and ${CHROMIUM} is still missing`);
+  return "installed with apt-get";
 });
 
 await step("Rust toolchain and the wasm32-unknown-unknown target", () => {

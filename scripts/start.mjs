@@ -82,6 +82,8 @@ console.log(`
 booking-email-engine is running.
 
   Engine          http://127.0.0.1:${ENGINE_PORT}   (POST /webhooks/liteapi)
+  Admin           http://127.0.0.1:${ENGINE_PORT}/admin   (account admin, password dev-admin-password:
+                  local only; make real accounts with npm run admin-password)
   Web inbox       http://127.0.0.1:${INBOX_PORT}   (mail sent by the SMTP failover)
   Main provider   the send_email binding writes each message under .wrangler/tmp/email/ and
                   wrangler logs "send_email binding called" with the file paths, below.

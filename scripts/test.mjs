@@ -1,6 +1,7 @@
 // `npm test` (after setup): Rust unit and integration tests on the host, then the Worker is built
 // and the end-to-end tests run inside workerd (vitest + @cloudflare/vitest-plugin) with a real
-// local SMTP server. Ends with one summary line: "tests: N passed, N failed".
+// local SMTP server, and the owner's admin is driven in a real browser (tests/browser). Ends with one
+// summary line: "tests: N passed, N failed".
 import { spawnSync } from "node:child_process";
 import { readFileSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
@@ -59,6 +60,32 @@ for (const [title, config, reportName] of runs) {
     process.stdout.write(`✓ ${title} (${secs} s)\n`);
   } else {
     failures.push(`vitest (${config}) exited with ${r.status ?? r.error?.message}`);
+    process.stderr.write(`✗ ${title} failed (${secs} s)\n`);
+  }
+}
+
+// Fourth: the owner's admin in a real browser (Chromium via playwright-core) against `wrangler dev`
+// with a fresh local D1; a plain Node script that writes its counts to .local/browser-report.json.
+{
+  const title = "the owner's admin in a real browser (Chromium, wrangler dev)";
+  const started = Date.now();
+  process.stdout.write(`→ ${title}\n`);
+  const report = join(root, ".local", "browser-report.json");
+  rmSync(report, { force: true });
+  const r = spawnSync(join(nodeBin, "node"), [join(root, "tests", "browser", "admin.browser.mjs")], { cwd: root, env: toolEnv(), stdio: "inherit" });
+  try {
+    const json = JSON.parse(readFileSync(report, "utf8"));
+    passed += json.passed;
+    failed += json.failed;
+  } catch {
+    // No report: the script did not get far enough to write one; count the run as one failure.
+    failed += 1;
+  }
+  const secs = ((Date.now() - started) / 1000).toFixed(1);
+  if (r.status === 0) {
+    process.stdout.write(`✓ ${title} (${secs} s)\n`);
+  } else {
+    failures.push(`tests/browser/admin.browser.mjs exited with ${r.status ?? r.error?.message}`);
     process.stderr.write(`✗ ${title} failed (${secs} s)\n`);
   }
 }

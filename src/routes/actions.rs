@@ -182,7 +182,7 @@ pub async fn act_on_hold(
             message: "The hold is closed. No email was sent to the customer.".to_string(),
         });
     }
-    let (attempt, email) = attempt_of(env, &hold).await?;
+    let (attempt, email) = attempt_of(env, hold).await?;
     let Some(to) = email.as_deref().and_then(|e| EmailAddress::parse(e).ok()) else {
         return Ok(HoldOutcome {
             status: 200,

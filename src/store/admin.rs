@@ -481,7 +481,7 @@ pub async fn email_html(db: &D1Database, dedupe_key: &str) -> Result<Option<Stri
 
 /// Open holds, newest first (at most [`PAGE_ROWS`]).
 pub async fn open_holds(db: &D1Database) -> Result<Vec<HoldRow>> {
-    db.prepare(&format!(
+    db.prepare(format!(
         "SELECT {HOLD_COLUMNS} FROM holds h LEFT JOIN checkout_attempts a ON a.prebook_id = h.prebook_id \
          WHERE h.status = 'held' ORDER BY h.created_at_ms DESC LIMIT ?1"
     ))
@@ -505,7 +505,7 @@ pub struct EventFilter {
 pub async fn raw_events(db: &D1Database, f: &EventFilter) -> Result<Vec<RawEventRow>> {
     let (from, to) = f.day.unwrap_or((0, i64::MAX / 2));
     let to = f.before_ms.map_or(to, |b| b.min(to));
-    db.prepare(&format!(
+    db.prepare(format!(
         "SELECT {RAW_EVENT_COLUMNS} FROM raw_events \
          WHERE (?1 IS NULL OR source = ?1) AND (?2 IS NULL OR status = ?2) \
          AND received_at_ms >= ?3 AND received_at_ms < ?4 \
@@ -624,7 +624,7 @@ pub async fn remove_suppression(
 
 /// Whether `hold_id` exists, and its row.
 pub async fn hold(db: &D1Database, hold_id: &str) -> Result<Option<HoldRow>> {
-    db.prepare(&format!(
+    db.prepare(format!(
         "SELECT {HOLD_COLUMNS} FROM holds h LEFT JOIN checkout_attempts a ON a.prebook_id = h.prebook_id \
          WHERE h.hold_id = ?1"
     ))

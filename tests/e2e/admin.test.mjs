@@ -147,6 +147,11 @@ describe("sessions", () => {
     expect(await ok.text()).toContain("<h1>Overview</h1>");
     expect(ok.headers.get("content-security-policy")).toContain("default-src 'none'");
     expect(ok.headers.get("cache-control")).toBe("no-store");
+    // same-origin, not no-referrer: under no-referrer Chromium posts the page's own forms with
+    // `Origin: null`, which the origin check refuses (tests/browser/admin.browser.mjs).
+    expect(ok.headers.get("referrer-policy")).toBe("same-origin");
+    const nullOrigin = await post("/admin/suppressions/add", cookie, { csrf, email: "x@example.com", reason: "complaint", note: "n" }, { origin: "null" });
+    expect(nullOrigin.status).toBe(403);
 
     // A token this engine never issued (another key, a guess) is no session.
     const foreign = await get("/admin/queue", `__Host-admin_session=${"ab".repeat(32)}`);

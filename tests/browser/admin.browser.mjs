@@ -1,0 +1,680 @@
+// The owner's admin in a real browser (Chromium driven by playwright-core), against the real Worker
+// under `wrangler dev` with a fresh local D1, seeded through HTTP only (real webhooks):
+//
+// - a liteAPI hotel booking whose guest name is an XSS attempt, its confirmation email sent;
+// - a dead letter: MAIN_PROVIDER = resend, pointed at a fake Resend API started here that refuses
+//   (422 validation_error, a permanent failure → dead letter at once) the first send to any
+//   `+dead-once@` address and accepts everything else, so a redrive from the admin then succeeds;
+// - an open card-testing hold: three liteAPI booking.prebook attempts, one name, three emails, one
+//   day; CHECKOUT_FOLLOW_UP_MS is a few seconds instead of 20 minutes.
+//
+// Then sign-in (one wrong password first), every page at a phone-sized viewport, a screenshot of
+// each into docs/admin/, a redrive, a hold dismissed, sign-out. No JavaScript dialog may ever open
+// (the guest name would open one if it were not escaped).
+//
+// Plain Node (no vitest): `node tests/browser/admin.browser.mjs` after `npm run setup` and
+// `npm run build`. Prints `browser: N passed, M failed`, writes the counts to
+// .local/browser-report.json (read by scripts/test.mjs) and exits non-zero on any failure. Whole
+// run bounded by 6 minutes. Chromium: CHROMIUM_PATH, else /usr/bin/chromium.
+import { spawn, spawnSync } from "node:child_process";
+import { createServer as createHttpServer } from "node:http";
+import { createServer as createNetServer } from "node:net";
+import { pbkdf2Sync, randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const nodeBin = join(root, "node_modules", ".bin");
+const shots = join(root, "docs", "admin");
+const reportPath = join(root, ".local", "browser-report.json");
+const TIME_LIMIT_MS = 6 * 60_000;
+const started = Date.now();
+
+const ADMIN_ACCOUNT = "admin";
+const ADMIN_PASSWORD = "browser-test-password-1";
+const OPERATOR_TOKEN = "browser-test-operator-token";
+const LITEAPI_TOKEN = "browser-test-liteapi-token";
+const VERBOSE = process.env.BROWSER_TEST_VERBOSE === "1";
+
+// ---------------------------------------------------------------- bookkeeping
+
+let passed = 0;
+let failed = 0;
+const failures = [];
+const children = [];
+const servers = [];
+let browser = null;
+let tmp = null;
+let finished = false;
+
+function log(line) {
+  const secs = ((Date.now() - started) / 1000).toFixed(1).padStart(5);
+  process.stdout.write(`[browser ${secs}s] ${line}\n`);
+}
+
+/** One named check: counted, its failure printed with where the page was. */
+async function check(name, fn, page = null) {
+  try {
+    await fn();
+    passed += 1;
+    log(`✓ ${name}`);
+    return true;
+  } catch (e) {
+    failed += 1;
+    failures.push(name);
+    let where = "";
+    if (page) {
+      try {
+        // Where the page was: its URL, title, h1 and the markup of <main> (or <body>), not the CSS.
+        const title = await page.title();
+        const markup = await page.evaluate(() => (document.querySelector("main") ?? document.body)?.outerHTML ?? "");
+        const flat = markup.replace(/\s+/g, " ");
+        where = `\n    at ${page.url()} (title ${JSON.stringify(title)})\n    html: ${flat.slice(0, 1500)}${flat.length > 1500 ? " …" : ""}`;
+      } catch {}
+    }
+    log(`✗ ${name}: ${e.message.split("\n").slice(0, 6).join("\n    ")}${where}`);
+    return false;
+  }
+}
+
+function assert(condition, message) {
+  if (!condition) throw new Error(message);
+}
+
+function stopProcesses() {
+  for (const c of children) {
+    if (c.exitCode !== null || c.signalCode !== null) continue;
+    try {
+      process.kill(-c.pid, "SIGTERM"); // its whole process group (wrangler → workerd)
+    } catch {}
+  }
+  const hard = setTimeout(() => {
+    for (const c of children) {
+      if (c.exitCode !== null || c.signalCode !== null) continue;
+      try {
+        process.kill(-c.pid, "SIGKILL");
+      } catch {}
+    }
+  }, 3_000);
+  hard.unref();
+}
+
+async function cleanup() {
+  if (browser) await browser.close().catch(() => {});
+  browser = null;
+  stopProcesses();
+  for (const s of servers) s.close();
+  servers.length = 0;
+  if (tmp && !process.env.BROWSER_TEST_KEEP) rmSync(tmp, { recursive: true, force: true });
+}
+
+function finish(code) {
+  if (finished) return;
+  finished = true;
+  const secs = ((Date.now() - started) / 1000).toFixed(1);
+  mkdirSync(dirname(reportPath), { recursive: true });
+  writeFileSync(reportPath, JSON.stringify({ passed, failed, failures, seconds: Number(secs) }, null, 2));
+  if (failures.length) log(`failed: ${failures.join("; ")}`);
+  console.log(`browser: ${passed} passed, ${failed} failed (${secs} s)`);
+  // Give the SIGKILL timer of stopProcesses a chance if something is still alive.
+  setTimeout(() => process.exit(code || (failed ? 1 : 0)), children.some((c) => c.exitCode === null && c.signalCode === null) ? 3_200 : 0);
+}
+
+const deadline = setTimeout(async () => {
+  failed += 1;
+  failures.push(`time limit of ${TIME_LIMIT_MS / 60_000} minutes`);
+  log(`✗ the whole run exceeded ${TIME_LIMIT_MS / 60_000} minutes; stopping`);
+  await cleanup().catch(() => {});
+  finish(1);
+}, TIME_LIMIT_MS);
+deadline.unref();
+
+for (const signal of ["SIGINT", "SIGTERM"]) {
+  process.on(signal, async () => {
+    failed += 1;
+    failures.push(signal);
+    await cleanup().catch(() => {});
+    finish(1);
+  });
+}
+
+// ---------------------------------------------------------------- helpers
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = createNetServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function toolEnv(extra = {}) {
+  return { ...process.env, PATH: `${nodeBin}:${process.env.PATH}`, ...extra };
+}
+
+/** Starts a long-running child in its own process group; its output is kept (shown on failure). */
+function background(name, cmd, args, extraEnv = {}) {
+  const child = spawn(cmd, args, { cwd: root, env: toolEnv(extraEnv), stdio: ["ignore", "pipe", "pipe"], detached: true });
+  child.output = [];
+  child.label = name;
+  const keep = (chunk) => {
+    for (const line of chunk.toString().split("\n")) {
+      if (!line.trim()) continue;
+      child.output.push(line);
+      if (child.output.length > 400) child.output.shift();
+      if (VERBOSE) process.stdout.write(`[${name}] ${line}\n`);
+    }
+  };
+  child.stdout.on("data", keep);
+  child.stderr.on("data", keep);
+  children.push(child);
+  return child;
+}
+
+async function eventually(what, fn, { ms = 60_000, every = 500 } = {}) {
+  const until = Date.now() + ms;
+  let last;
+  while (Date.now() < until) {
+    try {
+      const v = await fn();
+      if (v !== undefined && v !== false && v !== null) return v;
+      last = new Error("not yet");
+    } catch (e) {
+      last = e;
+    }
+    await sleep(every);
+  }
+  throw new Error(`${what}: not within ${ms / 1000} s (${last?.message})`);
+}
+
+async function waitForHttp(url, ms, child) {
+  const exited = new Promise((_, reject) =>
+    child.once("exit", (code) => reject(new Error(`exited with ${code} before ${url} answered:\n${child.output.slice(-30).join("\n")}`))),
+  );
+  const up = eventually(url, async () => {
+    const r = await fetch(url);
+    return r.ok;
+  }, { ms, every: 250 });
+  await Promise.race([up, exited]);
+}
+
+const day = (n) => new Date(Date.now() + n * 86_400_000).toISOString().slice(0, 10);
+const stamp = Date.now().toString(36);
+let n = 0;
+const unique = (prefix) => `${prefix}${stamp}${++n}`;
+
+// ---------------------------------------------------------------- fakes
+
+/**
+ * Fake Resend API (`POST /emails`, Bearer key) and liteAPI hotel data (`GET /data/hotel`). Resend:
+ * the first send to a `+dead-once@` address answers 422 validation_error (permanent: a dead
+ * letter); everything else is accepted with an id.
+ */
+function startFakeApis() {
+  const seen = new Map();
+  let next = 1;
+  const server = createHttpServer((req, res) => {
+    let raw = "";
+    req.on("data", (c) => (raw += c));
+    req.on("end", () => {
+      const url = new URL(req.url, "http://fake");
+      const send = (status, body) => {
+        res.writeHead(status, { "content-type": "application/json" });
+        res.end(JSON.stringify(body));
+      };
+      if (req.method === "GET" && url.pathname === "/data/hotel") {
+        const id = url.searchParams.get("hotelId") ?? "";
+        return send(200, { data: { id, name: "Example Harbour Hotel", location: { latitude: 41.38, longitude: 2.18 } } });
+      }
+      if (req.method !== "POST" || url.pathname !== "/emails") return send(404, { statusCode: 404, name: "not_found", message: "no such route" });
+      if (req.headers.authorization !== "Bearer re_browser_test") return send(401, { statusCode: 401, name: "missing_api_key", message: "API key is invalid" });
+      let body;
+      try {
+        body = JSON.parse(raw);
+      } catch {
+        return send(422, { statusCode: 422, name: "validation_error", message: "body is not JSON" });
+      }
+      const to = String(Array.isArray(body.to) ? body.to[0] : body.to).toLowerCase();
+      const count = (seen.get(to) ?? 0) + 1;
+      seen.set(to, count);
+      if (to.includes("+dead-once@") && count === 1) {
+        return send(422, { statusCode: 422, name: "validation_error", message: "Refused by the browser test's fake Resend (first send only)." });
+      }
+      send(200, { id: `re_browser_${next++}` });
+    });
+  });
+  servers.push(server);
+  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server.address().port)));
+}
+
+// ---------------------------------------------------------------- engine
+
+/** wrangler.toml without [build] (the Worker is built already) and with absolute paths, in `dir`: no .dev.vars there. */
+function engineConfig(dir) {
+  let toml = readFileSync(join(root, "wrangler.toml"), "utf8");
+  toml = toml.replace(/^\[build\][\s\S]*?(?=^\[)/m, "");
+  toml = toml.replace(/^main\s*=.*$/m, `main = ${JSON.stringify(join(root, "src", "entry.mjs"))}`);
+  toml = toml.replace(/^migrations_dir\s*=.*$/m, `migrations_dir = ${JSON.stringify(join(root, "migrations"))}`);
+  const path = join(dir, "wrangler.toml");
+  writeFileSync(path, toml);
+  return path;
+}
+
+function wranglerSync(args, config) {
+  const r = spawnSync(join(nodeBin, "wrangler"), [...args, "--config", config], {
+    cwd: root,
+    env: toolEnv({ CI: "true", WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" }),
+    encoding: "utf8",
+    timeout: 90_000,
+  });
+  if (r.error || r.status !== 0) throw new Error(`wrangler ${args.slice(0, 3).join(" ")} failed (${r.status ?? r.error?.message}): ${(r.stderr || r.stdout || "").slice(-2000)}`);
+  return r.stdout;
+}
+
+// ---------------------------------------------------------------- main
+
+async function main() {
+  const chromiumPath = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
+  assert(existsSync(chromiumPath), `${chromiumPath} does not exist: run \`npm run setup\` (installs Debian's chromium), or set CHROMIUM_PATH`);
+  assert(existsSync(join(root, "build", "index.js")), "build/index.js is missing: run `npm run build` first");
+  const { chromium } = await import("playwright-core");
+
+  tmp = mkdtempSync(join(tmpdir(), "admin-browser-"));
+  const persist = join(tmp, "state");
+  const config = engineConfig(tmp);
+
+  const apiPort = await startFakeApis();
+  const smtpPort = await freePort();
+  const inboxPort = await freePort();
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+
+  // Account `admin`: a fresh salt each run, 100,000 iterations as `npm run admin-password` makes.
+  const salt = randomBytes(16);
+  const hash = pbkdf2Sync(ADMIN_PASSWORD, salt, 100_000, 32, "sha256");
+  const adminAccounts = `${ADMIN_ACCOUNT}:pbkdf2-sha256:100000:${salt.toString("base64url")}:${hash.toString("base64url")}`;
+
+  const vars = {
+    LITEAPI_WEBHOOK_TOKEN: LITEAPI_TOKEN,
+    OPERATOR_TOKEN,
+    ADMIN_ACCOUNTS: adminAccounts,
+    PUBLIC_BASE_URL: base,
+    OUTBOX_GAP_MIN_MS: "1000",
+    OUTBOX_GAP_MAX_MS: "1500",
+    OUTBOX_RETRY_BASE_MS: "1000",
+    OUTBOX_RETRY_CAP_MS: "5000",
+    MAIN_PROVIDER: "resend",
+    RESEND_API_KEY: "re_browser_test",
+    RESEND_BASE_URL: `http://127.0.0.1:${apiPort}`,
+    SMTP_HOST: "127.0.0.1",
+    SMTP_PORT: String(smtpPort),
+    SMTP_TLS: "off",
+    SMTP_USERNAME: "",
+    SMTP_PASSWORD: "",
+    SMTP_TIMEOUT_MS: "5000",
+    LITEAPI_DATA_BASE_URL: `http://127.0.0.1:${apiPort}`,
+    LITEAPI_API_KEY: "browser-test-liteapi-key",
+    DUFFEL_API_BASE_URL: `http://127.0.0.1:${apiPort}`,
+    STRIPE_API_BASE_URL: `http://127.0.0.1:${apiPort}`,
+    CHECKOUT_FOLLOW_UP_MS: "4000",
+    ACTION_SIGNING_KEY: "browser-test-action-signing-key-0123456789",
+    UNSUBSCRIBE_SIGNING_KEY: "browser-test-unsubscribe-signing-key-0123456789",
+    STRIPE_WEBHOOK_SECRETS: "whsec_browser_test_stripe",
+    DUFFEL_WEBHOOK_SECRETS: "browser-test-duffel-secret",
+    GENERIC_WEBHOOK_SECRETS: "whsec_YnJvd3Nlci10ZXN0LWdlbmVyaWMtc2VjcmV0LTAx",
+    RESEND_WEBHOOK_SECRETS: "whsec_YnJvd3Nlci10ZXN0LXJlc2VuZC1zZWNyZXQtMDEy",
+    WEBHOOK_ALLOW_HTTP_LOOPBACK: "true",
+    BOOKING_SITE_URL: "https://book.example.com",
+  };
+
+  await check("engine and local SMTP started (fresh D1, migrations applied)", async () => {
+    const maildev = background("maildev", join(nodeBin, "maildev"), [
+      "--smtp", String(smtpPort), "--web", String(inboxPort), "--ip", "127.0.0.1", "--web-ip", "127.0.0.1", "--silent",
+    ]);
+    wranglerSync(["d1", "migrations", "apply", "DB", "--local", "--persist-to", persist], config);
+    const wrangler = background("wrangler", join(nodeBin, "wrangler"), [
+      "dev", "--config", config, "--ip", "127.0.0.1", "--port", String(port), "--persist-to", persist,
+      "--inspector-port", String(await freePort()), "--show-interactive-dev-session=false", "--log-level", "log",
+      ...Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]),
+    ], { CI: "true", WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" });
+    await waitForHttp(`http://127.0.0.1:${inboxPort}/api/email`, 30_000, maildev);
+    await waitForHttp(`${base}/health`, 120_000, wrangler);
+  });
+  if (failed) return;
+
+  const operator = async (query) => {
+    const r = await fetch(`${base}/admin/outbox${query}`, { headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } });
+    if (!r.ok) throw new Error(`GET /admin/outbox${query} → ${r.status} ${(await r.text()).slice(0, 300)}`);
+    return r.json();
+  };
+  const d1 = (sql) => {
+    const out = wranglerSync(["d1", "execute", "DB", "--local", "--persist-to", persist, "--command", sql, "--json"], config);
+    // The JSON array starts at the beginning of a line (anything wrangler printed before it does not).
+    const at = out.startsWith("[") ? 0 : out.indexOf("\n[") + 1;
+    const parsed = JSON.parse(out.slice(at));
+    return parsed[0]?.results ?? [];
+  };
+  const postLiteapi = async (body) => {
+    const r = await fetch(`${base}/webhooks/liteapi`, {
+      method: "POST",
+      headers: { authorization: LITEAPI_TOKEN, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    const text = await r.text();
+    if (r.status !== 202) throw new Error(`POST /webhooks/liteapi → ${r.status} ${text.slice(0, 300)}`);
+  };
+  const bookingBody = ({ bookingId, email, first, last }) => {
+    const envelope = JSON.parse(readFileSync(join(root, "tests", "fixtures", "liteapi-booking-confirmed.json"), "utf8"));
+    delete envelope._modeled_on;
+    envelope.event_id = unique("evt_browser_");
+    const response = JSON.parse(envelope.response);
+    Object.assign(response.data, { bookingId, checkin: day(30), checkout: day(33) });
+    response.data.holder = { ...response.data.holder, firstName: first, lastName: last, email };
+    for (const room of response.data.bookedRooms) {
+      Object.assign(room, { firstName: first, lastName: last });
+      for (const g of room.guests) Object.assign(g, { firstName: first, lastName: last, email });
+    }
+    envelope.response = JSON.stringify(response);
+    const request = JSON.parse(envelope.request);
+    request.holder = { ...request.holder, firstName: first, lastName: last, email };
+    for (const g of request.guests) Object.assign(g, { firstName: first, lastName: last, email });
+    envelope.request = JSON.stringify(request);
+    return envelope;
+  };
+
+  // (a) the XSS booking, (b) the dead letter, (c) the hold: posted together, awaited in turn.
+  const xss = {
+    bookingId: unique("BK_xss_"),
+    email: `${unique("xss")}@example.com`,
+    first: "Eve<script>alert(1)</script>",
+    last: `Doe"><img src=x onerror=alert(1)>`,
+  };
+  const dead = { bookingId: unique("BK_dead_"), email: `${unique("dead")}+dead-once@example.com`, first: "Dana", last: "Deadletter" };
+  const tester = { first: "Carla", last: unique("Tester") };
+  const prebooks = [0, 1, 2].map(() => {
+    const prebookId = unique("PB_");
+    return {
+      event_id: unique("evt_pb_"),
+      event_name: "booking.prebook",
+      sandbox: false,
+      request: JSON.stringify({
+        offerId: "OFFER",
+        usePaymentSdk: true,
+        clientReference: unique("trip_"),
+        holder: { firstName: tester.first, lastName: tester.last, email: `${unique("ct")}@example.com` },
+      }),
+      response: JSON.stringify({
+        data: { prebookId, hotelId: "lp_fake_1001", checkin: day(20), checkout: day(23), currency: "EUR", price: 540, transactionId: unique("tr_") },
+      }),
+    };
+  });
+
+  await check("seed: webhooks accepted (a booking, a booking to be dead-lettered, three checkout attempts)", async () => {
+    await postLiteapi(bookingBody(xss));
+    await postLiteapi(bookingBody(dead));
+    for (const p of prebooks) await postLiteapi(p);
+  });
+  if (failed) return;
+
+  const confirmation = `booking_confirmation:${xss.bookingId}`;
+  const deadKey = `booking_confirmation:${dead.bookingId}`;
+  await check("seed: the booking's confirmation email was sent", () =>
+    eventually(confirmation, async () => {
+      const s = await operator(`?dedupe_key=${encodeURIComponent(confirmation)}`);
+      const it = s.items?.find((i) => i.dedupe_key === confirmation);
+      if (it && ["dead", "dropped"].includes(it.status)) throw new Error(`${confirmation} is ${it.status}: ${it.last_error}`);
+      return it?.status === "sent";
+    }, { ms: 90_000 }),
+  );
+  await check("seed: a dead letter in the outbox", () =>
+    eventually(deadKey, async () => {
+      const s = await operator("?status=dead");
+      return s.items?.some((i) => i.dedupe_key === deadKey);
+    }, { ms: 60_000 }),
+  );
+  let holdId = null;
+  await check("seed: an open card-testing hold", async () => {
+    const row = await eventually("hold", async () => d1("SELECT hold_id, status, reason FROM holds WHERE status = 'held'")[0], { ms: 60_000, every: 1000 });
+    holdId = row.hold_id;
+  });
+  if (failed) return;
+
+  // ------------------------------------------------------------ the browser
+  mkdirSync(shots, { recursive: true });
+  browser = await chromium.launch({
+    executablePath: chromiumPath,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  });
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true, locale: "en-GB" });
+  context.setDefaultTimeout(10_000);
+  context.setDefaultNavigationTimeout(15_000);
+  const page = await context.newPage();
+  const dialogs = [];
+  page.on("dialog", (d) => {
+    dialogs.push(`${d.type()}: ${d.message()} at ${page.url()}`);
+    d.dismiss().catch(() => {});
+  });
+  const pageErrors = [];
+  page.on("pageerror", (e) => pageErrors.push(`${e.message} at ${page.url()}`));
+  const shot = (name) => page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
+  const h1 = async () => (await page.locator("h1").first().textContent()).trim();
+  const path = () => {
+    const u = new URL(page.url());
+    return u.pathname + u.search;
+  };
+  const navTo = async (href) => {
+    await Promise.all([page.waitForURL((u) => new URL(u).pathname === href.split("?")[0]), page.locator(`nav a[href="${href}"]`).first().click()]);
+  };
+  /** Clicks a form's submit button and waits until the page it leads to (after any redirect) has loaded. */
+  const submit = async (button) => {
+    await Promise.all([page.waitForEvent("load"), button.click()]);
+  };
+  let signedIn = false;
+  /** A check that needs the session: without one it fails at once instead of timing out page by page. */
+  const signedInCheck = (name, fn) =>
+    signedIn ? check(name, fn, page) : check(name, () => { throw new Error("skipped: not signed in (see the sign-in check above)"); });
+  const noDialog = () => assert(dialogs.length === 0, `a JavaScript dialog opened: ${dialogs.join("; ")}`);
+
+  await check("without a session /admin redirects to the sign-in page", async () => {
+    const r = await page.goto(`${base}/admin`);
+    assert(new URL(page.url()).pathname === "/admin/login", `landed on ${page.url()} (${r?.status()})`);
+    assert(new URL(page.url()).searchParams.get("next") === "/admin", `next is ${new URL(page.url()).searchParams.get("next")}`);
+    await page.locator('form#signin[method="post" i]').waitFor();
+    assert((await page.locator("form#signin").getAttribute("action")) === "/admin/login", "form#signin action is not /admin/login");
+    assert((await page.locator('form#signin input[name="next"]').inputValue()) === "/admin", "hidden next is not /admin");
+  }, page);
+
+  await check("a wrong password gets 401 and the form again with an error", async () => {
+    await page.fill('form#signin input[name="account"]', ADMIN_ACCOUNT);
+    await page.fill('form#signin input[name="password"]', "not-the-password-at-all");
+    const [response] = await Promise.all([
+      page.waitForResponse((r) => r.request().method() === "POST" && new URL(r.url()).pathname === "/admin/login"),
+      page.waitForEvent("load"),
+      page.locator('form#signin button[type="submit"]').click(),
+    ]);
+    assert(response.status() === 401, `POST /admin/login answered ${response.status()} (request Origin: ${(await response.request().allHeaders()).origin ?? "none"})`);
+    await page.locator("p.error").waitFor();
+    await page.locator("form#signin").waitFor();
+    assert((await context.cookies()).every((c) => c.name !== "admin_session"), "a session cookie was set");
+  }, page);
+
+  await check("sign in → Overview (01-sign-in, 02-overview); the session cookie is HttpOnly, SameSite=Strict", async () => {
+    await page.goto(`${base}/admin/login?next=/admin`);
+    await page.fill('form#signin input[name="account"]', ADMIN_ACCOUNT);
+    await page.fill('form#signin input[name="password"]', ADMIN_PASSWORD);
+    await shot("01-sign-in");
+    await Promise.all([page.waitForURL(`${base}/admin`), page.locator('form#signin button[type="submit"]').click()]);
+    assert((await h1()) === "Overview", `h1 is ${await h1()}`);
+    const cookie = (await context.cookies()).find((c) => c.name === "admin_session");
+    assert(cookie, "no admin_session cookie");
+    assert(cookie.httpOnly, "admin_session is not HttpOnly");
+    assert(cookie.sameSite === "Strict", `admin_session SameSite is ${cookie.sameSite}`);
+    assert(!cookie.secure, "admin_session is Secure on plain http");
+    for (const href of ["/admin", "/admin/bookings", "/admin/queue", "/admin/holds", "/admin/events", "/admin/suppressions"]) {
+      assert((await page.locator(`nav a[href="${href}"]`).count()) > 0, `nav has no link to ${href}`);
+    }
+    await page.locator('form#signout button[type="submit"]').waitFor({ state: "attached" });
+    await shot("02-overview");
+    noDialog();
+    signedIn = true;
+  }, page);
+
+  let bookingHref = null;
+  await signedInCheck("bookings: search by the guest's email finds the booking (03-bookings)", async () => {
+    await navTo("/admin/bookings");
+    assert((await h1()) === "Bookings", `h1 is ${await h1()}`);
+    await page.fill('form#search input[name="q"]', xss.email);
+    await Promise.all([page.waitForURL((u) => new URL(u).searchParams.get("q") === xss.email), page.locator('form#search input[name="q"]').press("Enter")]);
+    const links = page.locator("table#results a.booking-link");
+    assert((await links.count()) >= 1, "no a.booking-link in table#results");
+    bookingHref = await links.first().getAttribute("href");
+    assert(bookingHref === `/admin/booking?id=${encodeURIComponent(xss.bookingId)}` || bookingHref === `/admin/booking?id=${xss.bookingId}`, `first result links to ${bookingHref}`);
+    await shot("03-bookings");
+    noDialog();
+  }, page);
+
+  let emailHref = null;
+  await signedInCheck("booking: its timeline shows the raw event, the booking and the confirmation email (04-timeline)", async () => {
+    assert(bookingHref, "no booking link from the search");
+    await Promise.all([page.waitForURL((u) => new URL(u).pathname === "/admin/booking"), page.locator("table#results a.booking-link").first().click()]);
+    assert((await h1()) === `Booking ${xss.bookingId}`, `h1 is ${await h1()}`);
+    const kinds = await page.locator("ol#timeline li.entry").evaluateAll((els) => els.map((e) => e.getAttribute("data-kind")));
+    const allowed = ["raw_event", "booking", "planned_send", "email", "hold", "compensation", "webhook_event"];
+    assert(kinds.every((k) => allowed.includes(k)), `unknown data-kind in ${kinds.join(",")}`);
+    for (const k of ["raw_event", "booking", "email"]) assert(kinds.includes(k), `no ${k} entry (kinds: ${kinds.join(",")})`);
+    assert((await page.locator('ol#timeline li.entry[data-kind="raw_event"] details').count()) > 0, "the raw event has no <details>");
+    const emailLinks = page.locator('ol#timeline li.entry[data-kind="email"] a.email-link');
+    const hrefs = await emailLinks.evaluateAll((els) => els.map((e) => e.getAttribute("href")));
+    emailHref = hrefs.find((h) => new URL(h, base).searchParams.get("key") === confirmation) ?? null;
+    assert(emailHref, `no a.email-link to key=${confirmation} (links: ${hrefs.join(", ")})`);
+    // Open the raw event's body too: the guest's name is in it, as text.
+    await page.locator('ol#timeline li.entry[data-kind="raw_event"] details summary').first().click().catch(() => {});
+    await shot("04-timeline");
+    noDialog();
+  }, page);
+
+  await signedInCheck("email: subject, headers, text and a sandboxed HTML frame (05-email)", async () => {
+    assert(emailHref, "no email link from the timeline");
+    await Promise.all([page.waitForURL((u) => new URL(u).pathname === "/admin/email"), page.locator(`a.email-link[href="${emailHref}"]`).first().click()]);
+    const subject = await h1();
+    assert(subject.length > 0, "h1 (the subject) is empty");
+    await page.locator("table#email-headers").waitFor();
+    assert(((await page.locator("pre#email-text").textContent()) ?? "").trim().length > 0, "pre#email-text is empty");
+    const frame = page.locator("iframe#email-html");
+    assert((await frame.getAttribute("sandbox")) === "", `iframe sandbox is ${JSON.stringify(await frame.getAttribute("sandbox"))}`);
+    const src = await frame.getAttribute("src");
+    assert(new URL(src, base).pathname === "/admin/email/html" && new URL(src, base).searchParams.get("key") === confirmation, `iframe src is ${src}`);
+    await page.waitForTimeout(500); // the frame's content rendered for the screenshot
+    await shot("05-email");
+    noDialog();
+  }, page);
+
+  await signedInCheck("outbox: the dead letter is listed; redrive shows a flash and it is sent (06-outbox)", async () => {
+    await navTo("/admin/queue");
+    assert((await h1()) === "Outbox", `h1 is ${await h1()}`);
+    await page.locator("table#providers").waitFor();
+    const row = page.locator("table#dead-letters tr.dead-letter", { hasText: dead.bookingId });
+    assert((await row.count()) === 1, `${(await row.count())} tr.dead-letter rows mention ${dead.bookingId}`);
+    await Promise.all([
+      page.waitForURL((u) => new URL(u).pathname === "/admin/queue" && new URL(u).searchParams.has("done")),
+      row.locator("form.redrive button").first().click(),
+    ]);
+    await page.locator("p.flash").waitFor();
+    await eventually("the redriven email sent", async () => {
+      const s = await operator(`?dedupe_key=${encodeURIComponent(deadKey)}`);
+      return s.items?.find((i) => i.dedupe_key === deadKey)?.status === "sent";
+    }, { ms: 30_000 });
+    await shot("06-outbox");
+    noDialog();
+  }, page);
+
+  await signedInCheck("holds: the open hold is listed; Dismiss shows a flash and closes it (07-holds)", async () => {
+    await navTo("/admin/holds");
+    assert((await h1()) === "Holds", `h1 is ${await h1()}`);
+    const rows = page.locator("tr.hold");
+    assert((await rows.count()) >= 1, "no tr.hold");
+    const row = (await page.locator("tr.hold", { hasText: holdId }).count()) > 0 ? page.locator("tr.hold", { hasText: holdId }).first() : rows.first();
+    for (const action of ["send_insufficient_funds", "send_security_check", "dismiss"]) {
+      assert((await row.locator(`form.hold-action button[name="action"][value="${action}"]`).count()) === 1, `no ${action} button`);
+    }
+    await Promise.all([
+      page.waitForURL((u) => new URL(u).pathname === "/admin/holds" && new URL(u).searchParams.has("done")),
+      row.locator('form.hold-action button[name="action"][value="dismiss"]').click(),
+    ]);
+    await page.locator("p.flash").waitFor();
+    const status = d1(`SELECT status, action FROM holds WHERE hold_id = '${holdId.replace(/'/g, "''")}'`)[0];
+    assert(status?.status !== "held", `the hold is still ${JSON.stringify(status)}`);
+    await shot("07-holds");
+    noDialog();
+  }, page);
+
+  await signedInCheck("raw events: today's webhooks are listed (08-events)", async () => {
+    await navTo("/admin/events");
+    assert((await h1()) === "Raw events", `h1 is ${await h1()}`);
+    await page.locator("form#filter").waitFor();
+    const today = new Date().toISOString().slice(0, 10);
+    await page.goto(`${base}/admin/events?source=&status=&date=${today}`);
+    const count = await page.locator("table#events tr.event").count();
+    assert(count >= 5, `${count} tr.event rows for ${today}, want at least the 5 webhooks posted`);
+    await shot("08-events");
+    noDialog();
+  }, page);
+
+  await signedInCheck("suppressions: add one, see it listed (09-suppressions), remove it", async () => {
+    await navTo("/admin/suppressions");
+    assert((await h1()) === "Suppressions", `h1 is ${await h1()}`);
+    await page.locator("table#suppressions").waitFor({ state: "attached" });
+    const address = `${unique("suppressed")}@example.com`;
+    const form = page.locator("form#add-suppression");
+    await form.locator('input[name="email"]').fill(address);
+    const note = form.locator('[name="note"]');
+    if ((await note.count()) > 0) await note.fill("added by the browser test");
+    await submit(form.locator('button[type="submit"], button:not([type])').first());
+    assert(new URL(page.url()).pathname === "/admin/suppressions", `adding led to ${page.url()}`);
+    const row = page.locator("table#suppressions tr", { hasText: address });
+    assert((await row.count()) === 1, `${address} is not listed after adding it`);
+    await shot("09-suppressions");
+    const remove = row.locator("form.remove-suppression").first();
+    const why = remove.locator('[name="note"]');
+    if ((await why.count()) > 0) await why.fill("removed by the browser test"); // a required field
+    await submit(remove.locator("button").first());
+    assert(new URL(page.url()).pathname === "/admin/suppressions", `removing led to ${page.url()}`);
+    assert((await page.locator("table#suppressions tr", { hasText: address }).count()) === 0, `${address} is still listed after removing it`);
+    noDialog();
+  }, page);
+
+  await signedInCheck("sign out: /admin redirects to the sign-in page again", async () => {
+    await page.goto(`${base}/admin`);
+    await submit(page.locator('form#signout button[type="submit"]'));
+    await page.goto(`${base}/admin`);
+    assert(new URL(page.url()).pathname === "/admin/login", `after sign-out /admin is ${page.url()}`);
+    await page.locator("form#signin").waitFor();
+  }, page);
+
+  await check("no JavaScript dialog opened and no script error on any page", async () => {
+    noDialog();
+    assert(pageErrors.length === 0, `page errors: ${pageErrors.join("; ")}`);
+  });
+}
+
+try {
+  await main();
+} catch (e) {
+  failed += 1;
+  failures.push(e.message.split("\n")[0]);
+  log(`✗ ${e.stack ?? e.message}`);
+}
+if (failed) {
+  for (const c of children) {
+    if (c.output?.length) log(`last output of ${c.label}:\n${c.output.slice(-40).join("\n")}`);
+  }
+}
+await cleanup();
+finish(failed ? 1 : 0);
