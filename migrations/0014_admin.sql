@@ -5,6 +5,7 @@
 CREATE TABLE admin_sessions (
   session_hash   TEXT PRIMARY KEY,
   account        TEXT NOT NULL,
+  credential_tag TEXT NOT NULL,     -- which password hash signed it in: a new hash ends the session
   created_at_ms  INTEGER NOT NULL,
   expires_at_ms  INTEGER NOT NULL,
   ip             TEXT
@@ -17,9 +18,11 @@ CREATE TABLE admin_login_limits (
   window_start_ms  INTEGER NOT NULL,
   attempts         INTEGER NOT NULL
 );
+CREATE INDEX admin_login_limits_by_window ON admin_login_limits(window_start_ms);
 
 -- What each email said, kept for the admin's "email as sent" page (the outbox prunes its own copy
--- after delivery, and emails.payload_json is cleared once the outcome is known).
+-- after delivery, and emails.payload_json is cleared once the outcome is known). The sweeper
+-- deletes these with the raw bodies (RETENTION_RAW_BODY_DAYS, 30 days).
 CREATE TABLE email_contents (
   dedupe_key     TEXT PRIMARY KEY,
   subject        TEXT NOT NULL,
@@ -28,6 +31,7 @@ CREATE TABLE email_contents (
   headers_json   TEXT NOT NULL,
   created_at_ms  INTEGER NOT NULL
 );
+CREATE INDEX email_contents_by_time ON email_contents(created_at_ms);
 
 ALTER TABLE raw_events ADD COLUMN booking_id TEXT;
 CREATE INDEX raw_events_by_booking ON raw_events(booking_id, received_at_ms);

@@ -209,6 +209,49 @@ fn address(
     })
 }
 
+/// Longest admin session, seconds (30 days); `ADMIN_SESSION_TTL_S` is clamped to 1 s … this.
+pub const MAX_ADMIN_SESSION_TTL_S: i64 = 30 * 86_400;
+
+/// The admin's settings. Never fails the whole configuration: a malformed `ADMIN_ACCOUNTS`,
+/// `ADMIN_LOGIN_*` or `ADMIN_SESSION_TTL_S` turns sign-in off (`accounts_error` says why, for the
+/// log), while webhooks and email keep running.
+fn admin_config(get: &impl Fn(&str) -> Option<String>) -> crate::domain::admin::AdminConfig {
+    use crate::domain::admin::{limiter::LoginLimits, password, AdminConfig};
+    let d = AdminConfig::default();
+    let mut errors: Vec<String> = Vec::new();
+    let mut num = |name: &'static str, default: i64| match number(get, name, default) {
+        Ok(v) => v.max(1),
+        Err(e) => {
+            errors.push(e.to_string());
+            default
+        }
+    };
+    let limits = LoginLimits {
+        max_per_account: num("ADMIN_LOGIN_MAX_PER_ACCOUNT", d.limits.max_per_account),
+        max_per_ip: num("ADMIN_LOGIN_MAX_PER_IP", d.limits.max_per_ip),
+        window_s: num("ADMIN_LOGIN_WINDOW_S", d.limits.window_s),
+    };
+    let session_ttl_s = num("ADMIN_SESSION_TTL_S", d.session_ttl_s).min(MAX_ADMIN_SESSION_TTL_S);
+    let raw = get("ADMIN_ACCOUNTS").unwrap_or_default();
+    let accounts = match password::parse_accounts(raw.trim()) {
+        Ok(a) => a,
+        Err(e) => {
+            errors.push(format!("ADMIN_ACCOUNTS is invalid: {e}"));
+            Vec::new()
+        }
+    };
+    AdminConfig {
+        accounts_error: (!errors.is_empty()).then(|| errors.join("; ")),
+        accounts: if errors.is_empty() {
+            accounts
+        } else {
+            Vec::new()
+        },
+        session_ttl_s,
+        limits,
+    }
+}
+
 impl Config {
     /// Parses the configuration; `get(name)` returns a var or secret by name.
     pub fn parse(get: impl Fn(&str) -> Option<String>) -> Result<Self, ConfigError> {
@@ -377,28 +420,7 @@ impl Config {
                 }
             },
             webhook_timeout_ms: number(&get, "WEBHOOK_TIMEOUT_MS", 10_000u64)?,
-            admin: {
-                let d = crate::domain::admin::AdminConfig::default();
-                // A malformed ADMIN_ACCOUNTS turns sign-in off (the sign-in page names the fault)
-                // instead of failing every route: webhooks and email keep running.
-                let (accounts, accounts_error) = match crate::domain::admin::password::parse_accounts(
-                    &text(&get, "ADMIN_ACCOUNTS")?.unwrap_or_default(),
-                ) {
-                    Ok(a) => (a, None),
-                    Err(e) => (Vec::new(), Some(format!("ADMIN_ACCOUNTS is invalid: {e}"))),
-                };
-                let limits = crate::domain::admin::limiter::LoginLimits {
-                    max_per_account: number(&get, "ADMIN_LOGIN_MAX_PER_ACCOUNT", d.limits.max_per_account)?.max(1),
-                    max_per_ip: number(&get, "ADMIN_LOGIN_MAX_PER_IP", d.limits.max_per_ip)?.max(1),
-                    window_s: number(&get, "ADMIN_LOGIN_WINDOW_S", d.limits.window_s)?.max(1),
-                };
-                crate::domain::admin::AdminConfig {
-                    accounts,
-                    accounts_error,
-                    session_ttl_s: number(&get, "ADMIN_SESSION_TTL_S", d.session_ttl_s)?.max(1),
-                    limits,
-                }
-            },
+            admin: admin_config(&get),
             webhook_allow_http_loopback: matches!(
                 text(&get, "WEBHOOK_ALLOW_HTTP_LOOPBACK")?.as_deref(),
                 Some("true" | "1")
@@ -451,6 +473,33 @@ mod tests {
         assert_eq!(c.max_webhook_body_bytes, 262_144);
         assert!(c.smtp.is_none());
         assert_eq!(c.public_base.as_str(), "http://127.0.0.1:8787/");
+    }
+
+    #[test]
+    fn a_bad_admin_setting_turns_sign_in_off_and_nothing_else() {
+        let entry = "owner:pbkdf2-sha256:1000:MDEyMzQ1Njc4OWFiY2RlZg:VaxEbmTjCJ_sFpHCJUS2BflBhSFt3gRl5oudV8INrLw";
+        let mut v = BASE.to_vec();
+        v.push(("ADMIN_ACCOUNTS", entry));
+        v.push(("ADMIN_SESSION_TTL_S", "99999999999"));
+        let c = parse(&v).unwrap();
+        assert_eq!(c.admin.accounts.len(), 1);
+        assert_eq!(c.admin.session_ttl_s, MAX_ADMIN_SESSION_TTL_S);
+        v.push(("ADMIN_LOGIN_MAX_PER_IP", "twenty"));
+        let c = parse(&v).expect("the rest of the engine still parses");
+        assert!(c.admin.accounts.is_empty());
+        assert!(c
+            .admin
+            .accounts_error
+            .unwrap()
+            .contains("ADMIN_LOGIN_MAX_PER_IP"));
+        let mut v = BASE.to_vec();
+        v.push(("ADMIN_ACCOUNTS", "owner:plain:text"));
+        let c = parse(&v).unwrap();
+        assert!(c
+            .admin
+            .accounts_error
+            .unwrap()
+            .contains("ADMIN_ACCOUNTS is invalid"));
     }
 
     #[test]
@@ -566,5 +615,6 @@ mod tests {
         assert_eq!(c.marketing.daily_cap, 2);
         assert_eq!(c.provider_auth_pause_ms, 3_600_000);
         assert!(c.operator_token.is_empty());
+        assert!(c.admin.accounts.is_empty() && c.admin.accounts_error.is_none());
     }
 }

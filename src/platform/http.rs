@@ -85,17 +85,7 @@ impl AppError {
             AppError::Page(page) => return page.into_response(),
             other => other,
         };
-        let (status, code) = match &error {
-            AppError::Page(_) => unreachable!("answered above"),
-            AppError::Unauthorized(_) => (401, "unauthorized"),
-            AppError::BadRequest { .. } => (400, "invalid_payload"),
-            AppError::TooLarge { .. } => (413, "payload_too_large"),
-            AppError::NotFound => (404, "not_found"),
-            AppError::MethodNotAllowed(_) => (405, "method_not_allowed"),
-            AppError::Conflict(_) => (409, "conflict"),
-            AppError::Config(_) => (500, "misconfigured"),
-            AppError::Unavailable(_) => (503, "unavailable"),
-        };
+        let (status, code) = error.status_and_code();
         if status >= 500 {
             worker::console_error!("{}: {}", code, error);
         }
@@ -108,6 +98,21 @@ impl AppError {
             response.headers().set("allow", allow)?;
         }
         Ok(response)
+    }
+
+    /// The HTTP status and the `error` code of this error (a page's own status, code `page`).
+    pub fn status_and_code(&self) -> (u16, &'static str) {
+        match self {
+            AppError::Page(p) => (p.status, "page"),
+            AppError::Unauthorized(_) => (401, "unauthorized"),
+            AppError::BadRequest { .. } => (400, "invalid_payload"),
+            AppError::TooLarge { .. } => (413, "payload_too_large"),
+            AppError::NotFound => (404, "not_found"),
+            AppError::MethodNotAllowed(_) => (405, "method_not_allowed"),
+            AppError::Conflict(_) => (409, "conflict"),
+            AppError::Config(_) => (500, "misconfigured"),
+            AppError::Unavailable(_) => (503, "unavailable"),
+        }
     }
 }
 

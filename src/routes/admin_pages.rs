@@ -94,13 +94,80 @@ pub async fn session_of(req: &Request, env: &Env) -> Result<Option<Session>, App
         return Ok(None);
     };
     let d1 = env.d1(DB_BINDING)?;
-    Ok(db::session(&d1, &sess::token_hash(&token), now_ms())
-        .await?
-        .map(|row| Session {
-            account: row.account,
-            token,
-            mode,
-        }))
+    let Some(row) = db::session(&d1, &sess::token_hash(&token), now_ms()).await? else {
+        return Ok(None);
+    };
+    // The account must still exist with the password hash that signed this session in: removing
+    // an account or giving it a new password ends its sessions at once.
+    let cfg = config(env)?;
+    let current = cfg
+        .admin
+        .accounts
+        .iter()
+        .any(|a| a.name == row.account && a.hash.tag() == row.credential_tag);
+    Ok(current.then_some(Session {
+        account: row.account,
+        token,
+        mode,
+    }))
+}
+
+/// Whether `path` is one of the admin's HTML pages or forms (not the JSON operator API).
+pub fn is_page_path(path: &str) -> bool {
+    matches!(
+        path,
+        "/admin"
+            | "/admin/"
+            | "/admin/login"
+            | "/admin/logout"
+            | "/admin/bookings"
+            | "/admin/booking"
+            | "/admin/email"
+            | "/admin/email/html"
+            | "/admin/queue"
+            | "/admin/queue/redrive"
+            | "/admin/queue/provider"
+            | "/admin/holds"
+            | "/admin/holds/act"
+            | "/admin/events"
+            | "/admin/suppressions"
+            | "/admin/suppressions/add"
+            | "/admin/suppressions/remove"
+    )
+}
+
+/// An admin page's error as an admin page: the same status and message as the JSON error shape
+/// (a body too large, the outbox or D1 unavailable…), in HTML, so a browser user reads it.
+pub fn as_page(answer: Answer) -> Answer {
+    match answer {
+        Err(AppError::Page(page)) => Err(AppError::Page(page)),
+        Err(e) => {
+            let (status, _) = e.status_and_code();
+            if status >= 500 {
+                worker::console_error!("admin page: {e}");
+            }
+            let title = match status {
+                400 => "Not understood",
+                401 | 403 => "Refused",
+                404 => "Not found",
+                413 => "Too large",
+                500 => "Misconfigured",
+                _ => "Temporarily unavailable",
+            };
+            let message = if status >= 500 {
+                format!("{e}. Nothing was lost; try again in a moment.")
+            } else {
+                e.to_string()
+            };
+            let page = view::MessagePage {
+                chrome: Chrome::default(),
+                title: title.into(),
+                message,
+            };
+            Ok(html(status, view::render(&page)).into_response()?)
+        }
+        ok => ok,
+    }
 }
 
 /// A `303` to `to` (a path here), with the admin's referrer policy.
@@ -235,10 +302,15 @@ fn flash(q: &HashMap<String, String>) -> Option<String> {
 // Sign-in
 
 fn sign_in_off(cfg: &Config) -> Page {
-    let why = cfg.admin.accounts_error.clone().unwrap_or_else(|| {
-        "ADMIN_ACCOUNTS is not set on this engine (npm run admin-password makes one).".into()
-    });
-    message(cfg, None, 503, "Sign-in is off", &why)
+    // The fault itself names accounts: it goes to the log, not to an anonymous page.
+    let why = match &cfg.admin.accounts_error {
+        Some(e) => {
+            worker::console_error!("admin sign-in is off: {e}");
+            "The admin settings (ADMIN_ACCOUNTS or ADMIN_LOGIN_*, ADMIN_SESSION_TTL_S) are invalid; the Worker's log names the fault."
+        }
+        None => "ADMIN_ACCOUNTS is not set on this engine (npm run admin-password makes one).",
+    };
+    message(cfg, None, 503, "Sign-in is off", why)
 }
 
 fn login_page(cfg: &Config, status: u16, next: &str, typed: &str, error: Option<String>) -> Page {
@@ -261,7 +333,7 @@ pub async fn login_form(req: Request, env: &Env) -> Answer {
     if session_of(&req, env).await?.is_some() {
         return redirect(&next).answer();
     }
-    if cfg.admin.accounts.is_empty() {
+    if cfg.admin.accounts.is_empty() || cfg.admin.accounts_error.is_some() {
         return sign_in_off(&cfg).answer();
     }
     if mode_of(&req)?.is_none() {
@@ -273,7 +345,7 @@ pub async fn login_form(req: Request, env: &Env) -> Answer {
 /// `POST /admin/login`.
 pub async fn login(mut req: Request, env: &Env) -> Answer {
     let cfg = config(env)?;
-    if cfg.admin.accounts.is_empty() {
+    if cfg.admin.accounts.is_empty() || cfg.admin.accounts_error.is_some() {
         return sign_in_off(&cfg).answer();
     }
     let Some(mode) = mode_of(&req)? else {
@@ -355,15 +427,18 @@ pub async fn login(mut req: Request, env: &Env) -> Answer {
     getrandom::fill(&mut bytes).map_err(AppError::unavailable)?;
     let token = sess::token_from_bytes(&bytes);
     let ttl_s = cfg.admin.session_ttl_s;
+    let tag = known.map(|a| a.hash.tag()).unwrap_or_default();
     db::sign_in(
         &d1,
         &ip_key,
         &account_key,
         &sess::token_hash(&token),
         account,
+        &tag,
         Some(&ip),
         now,
         now + ttl_s * 1_000,
+        limits.stale_before_ms(now),
     )
     .await?;
     redirect(&next)
@@ -1192,7 +1267,7 @@ pub async fn holds_act(mut req: Request, env: &Env) -> Answer {
 
 const EVENT_STATUSES: [&str; 5] = ["received", "started", "ignored", "rejected", "errored"];
 
-/// `GET /admin/events?source=&status=&date=YYYY-MM-DD&before=<ms>` (2 D1 calls).
+/// `GET /admin/events?source=&status=&date=YYYY-MM-DD&before=<ms>.<id>` (2 D1 calls).
 pub async fn events(req: Request, env: &Env) -> Answer {
     let s = signed_in(&req, env).await?;
     let cfg = config(env)?;
@@ -1256,17 +1331,21 @@ pub async fn events(req: Request, env: &Env) -> Answer {
             }
         },
     };
-    let before_ms = match pick("before") {
+    // `before=<ms>.<id>`: the last row shown (keyset paging).
+    let before = match pick("before") {
         None => None,
-        Some(b) => match b.parse::<i64>() {
-            Ok(v) => Some(v),
-            Err(_) => {
+        Some(b) => match b
+            .split_once('.')
+            .map(|(m, i)| (m.parse::<i64>(), i.parse::<i64>()))
+        {
+            Some((Ok(ms), Ok(id))) => Some((ms, id)),
+            _ => {
                 return message(
                     &cfg,
                     Some(&s),
                     400,
                     "Bad paging",
-                    "before must be a time in ms.",
+                    "before must be <ms>.<id> (the Older link makes it).",
                 )
                 .answer()
             }
@@ -1277,12 +1356,15 @@ pub async fn events(req: Request, env: &Env) -> Answer {
         source: source.clone(),
         status: status.clone(),
         day,
-        before_ms,
+        before_ms: before.map(|b| b.0),
+        before_id: before.map(|b| b.1),
     };
     let mut rows = db::raw_events(&d1, &filter).await?;
     let older = (rows.len() > db::PAGE_ROWS as usize).then(|| {
         rows.truncate(db::PAGE_ROWS as usize);
-        let last = rows.last().map_or(0, |r| r.received_at_ms);
+        let last = rows.last().map_or("0.0".to_string(), |r| {
+            format!("{}.{}", r.received_at_ms, r.id)
+        });
         format!(
             "/admin/events?source={}&status={}&date={}&before={last}",
             encode(source.as_deref().unwrap_or_default()),

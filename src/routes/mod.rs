@@ -84,7 +84,18 @@ pub async fn handle(req: Request, env: Env) -> Answer {
     if let Some(hook) = path.strip_prefix("/webhooks/").and_then(sources::webhook) {
         return webhooks::receive(hook, req, &env).await;
     }
-    match path.as_str() {
+    let answer = route(&path, method, req, &env).await;
+    if admin_pages::is_page_path(&path) {
+        // The admin's pages answer their errors as pages, not as the JSON error shape.
+        return admin_pages::as_page(answer);
+    }
+    answer
+}
+
+/// The route of a path whose method was checked.
+async fn route(path: &str, method: Method, req: Request, env: &Env) -> Answer {
+    let env = env.clone();
+    match path {
         "/" | "/health" => Ok(Response::from_json(
             &json!({"status": "ok", "service": "booking-email-engine"}),
         )?),

@@ -54,8 +54,9 @@ pub async fn take_login_slots(
 }
 
 /// A sign-in succeeded: in one transaction, clears the account's counter, gives back the slot
-/// this attempt took in its IP's counter, removes expired sessions and stores the new one (only
-/// `session_hash`, the SHA-256 of its token).
+/// this attempt took in its IP's counter, removes expired sessions and counters whose window is
+/// over, and stores the new session (only `session_hash`, the SHA-256 of its token, with the
+/// credential tag of the password hash that signed it in).
 #[allow(clippy::too_many_arguments)]
 pub async fn sign_in(
     db: &D1Database,
@@ -63,9 +64,11 @@ pub async fn sign_in(
     account_key: &str,
     session_hash: &str,
     account: &str,
+    credential_tag: &str,
     ip: Option<&str>,
     now_ms: i64,
     expires_at_ms: i64,
+    stale_before_ms: i64,
 ) -> Result<()> {
     db.batch(vec![
         db.prepare("DELETE FROM admin_login_limits WHERE limit_key = ?1")
@@ -76,10 +79,13 @@ pub async fn sign_in(
         .bind(&[s(ip_key)])?,
         db.prepare("DELETE FROM admin_sessions WHERE expires_at_ms <= ?1")
             .bind(&[n(now_ms)])?,
+        // Counters whose window is over count nothing: drop them (the table stays small).
+        db.prepare("DELETE FROM admin_login_limits WHERE window_start_ms <= ?1")
+            .bind(&[n(stale_before_ms)])?,
         db.prepare(
-            "INSERT INTO admin_sessions (session_hash, account, created_at_ms, expires_at_ms, ip) VALUES (?1, ?2, ?3, ?4, ?5)",
+            "INSERT INTO admin_sessions (session_hash, account, credential_tag, created_at_ms, expires_at_ms, ip) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
         )
-        .bind(&[s(session_hash), s(account), n(now_ms), n(expires_at_ms), opt(ip)])?,
+        .bind(&[s(session_hash), s(account), s(credential_tag), n(now_ms), n(expires_at_ms), opt(ip)])?,
     ])
     .await?;
     Ok(())
@@ -89,6 +95,7 @@ pub async fn sign_in(
 #[derive(Debug, Clone, Deserialize)]
 pub struct SessionRow {
     pub account: String,
+    pub credential_tag: String,
     pub expires_at_ms: i64,
 }
 
@@ -99,7 +106,7 @@ pub async fn session(
     now_ms: i64,
 ) -> Result<Option<SessionRow>> {
     db.prepare(
-        "SELECT account, expires_at_ms FROM admin_sessions WHERE session_hash = ?1 AND expires_at_ms > ?2",
+        "SELECT account, credential_tag, expires_at_ms FROM admin_sessions WHERE session_hash = ?1 AND expires_at_ms > ?2",
     )
     .bind(&[s(session_hash), n(now_ms)])?
     .first::<SessionRow>(None)
@@ -389,7 +396,9 @@ pub async fn timeline(db: &D1Database, booking_id: &str) -> Result<Option<Timeli
                 db,
                 &format!(
                     "SELECT {HOLD_COLUMNS} FROM holds h LEFT JOIN checkout_attempts a ON a.prebook_id = h.prebook_id \
-                     WHERE h.prebook_id = (SELECT prebook_id FROM bookings WHERE booking_id = ?1) LIMIT ?2"
+                     WHERE h.hold_id IN (SELECT a2.hold_id FROM checkout_attempts a2 \
+                       WHERE a2.prebook_id = (SELECT prebook_id FROM bookings WHERE booking_id = ?1)) \
+                     OR h.prebook_id = (SELECT prebook_id FROM bookings WHERE booking_id = ?1) LIMIT ?2"
                 ),
                 &[id.clone(), lim.clone()],
             )?,
@@ -499,24 +508,32 @@ pub struct EventFilter {
     /// A UTC day `[from_ms, to_ms)`.
     pub day: Option<(i64, i64)>,
     pub before_ms: Option<i64>,
+    /// With `before_ms`: the id of the last row shown (rows of that same ms with a smaller id
+    /// come next).
+    pub before_id: Option<i64>,
 }
 
 /// Raw events matching `f`, newest first, at most [`PAGE_ROWS`] + 1 (one more says "older").
 pub async fn raw_events(db: &D1Database, f: &EventFilter) -> Result<Vec<RawEventRow>> {
     let (from, to) = f.day.unwrap_or((0, i64::MAX / 2));
-    let to = f.before_ms.map_or(to, |b| b.min(to));
+    // Keyset paging on (received_at_ms, id): a burst of events in one millisecond is never cut.
+    let (before_ms, before_id) = match f.before_ms {
+        Some(b) if b < to => (b, f.before_id.unwrap_or(i64::MAX / 2)),
+        _ => (to, 0),
+    };
     db.prepare(format!(
         "SELECT {RAW_EVENT_COLUMNS} FROM raw_events \
          WHERE (?1 IS NULL OR source = ?1) AND (?2 IS NULL OR status = ?2) \
-         AND received_at_ms >= ?3 AND received_at_ms < ?4 \
-         ORDER BY received_at_ms DESC LIMIT ?5"
+         AND received_at_ms >= ?3 AND (received_at_ms < ?4 OR (received_at_ms = ?4 AND id < ?6)) \
+         ORDER BY received_at_ms DESC, id DESC LIMIT ?5"
     ))
     .bind(&[
         opt(f.source.as_deref()),
         opt(f.status.as_deref()),
         n(from),
-        n(to),
+        n(before_ms),
         n(i64::from(PAGE_ROWS) + 1),
+        n(before_id),
     ])?
     .all()
     .await?
@@ -631,4 +648,25 @@ pub async fn hold(db: &D1Database, hold_id: &str) -> Result<Option<HoldRow>> {
     .bind(&[s(hold_id)])?
     .first::<HoldRow>(None)
     .await
+}
+
+/// Retention: deletes at most `limit` kept email contents claimed before `before_ms` (ms UTC),
+/// oldest first; the `emails` row stays. Returns `(contents deleted, D1 rows read)`.
+pub async fn prune_email_contents(
+    db: &D1Database,
+    before_ms: i64,
+    limit: u32,
+) -> Result<(u32, u64)> {
+    let r = db
+        .prepare(
+            "DELETE FROM email_contents WHERE dedupe_key IN (SELECT dedupe_key FROM email_contents \
+             WHERE created_at_ms < ?1 ORDER BY created_at_ms LIMIT ?2)",
+        )
+        .bind(&[n(before_ms), n(i64::from(limit))])?
+        .run()
+        .await?;
+    Ok((
+        u32::try_from(changes(&r)).unwrap_or(u32::MAX),
+        super::rows_read(&r),
+    ))
 }

@@ -16,7 +16,8 @@
 //!   in progress (their queue message was lost) → sent to the queue again;
 //! - the outbox is asked to re-arm: due work and no alarm (a lost alarm) → armed again;
 //! - retention: bodies of finished raw events older than `RETENTION_RAW_BODY_DAYS` are blanked
-//!   (the row stays); the outbox's finished rows older than `RETENTION_OUTBOX_DAYS` are deleted
+//!   (the row stays), and so are the kept contents of emails (`email_contents`, the admin's
+//!   "email as sent"); the outbox's finished rows older than `RETENTION_OUTBOX_DAYS` are deleted
 //!   (the D1 `emails` record stays);
 //! - every repair is recorded once in D1 `repairs` (unique on its key), and `summary.rs` sends the
 //!   owner the previous UTC day's repairs, at most once a day.
@@ -63,6 +64,8 @@ pub struct TickReport {
     pub emails_failed: u32,
     /// Raw bodies pruned.
     pub raw_bodies_pruned: u32,
+    /// Kept email contents (the admin's "email as sent") deleted, same cut-off as raw bodies.
+    pub email_contents_pruned: u32,
     /// Finished outbox rows pruned.
     pub outbox_rows_pruned: u32,
     /// Outbound webhook deliveries sent to the queue again (past due, their message lost).
@@ -165,6 +168,13 @@ async fn retention(t: &mut Tick<'_>) -> Result<()> {
     let (pruned, read) =
         raw_events::prune_bodies(&t.db, t.cut.raw_body_before_ms, t.cfg.batch).await?;
     t.report.raw_bodies_pruned = pruned;
+    t.report.rows_read += read;
+    // The admin's copy of what each email said goes with the raw bodies: it holds links with
+    // live tokens (owner actions, unsubscribe) and guest data, kept no longer than the rest.
+    let (pruned, read) =
+        crate::store::admin::prune_email_contents(&t.db, t.cut.raw_body_before_ms, t.cfg.batch)
+            .await?;
+    t.report.email_contents_pruned = pruned;
     t.report.rows_read += read;
     t.report.outbox_rows_pruned =
         crate::outbox::client::prune(t.env, t.cut.outbox_before_ms, t.cfg.batch).await?;

@@ -184,6 +184,27 @@ describe("sessions", () => {
   });
 });
 
+describe("sessions end with their credential", () => {
+  it("a session signed in with another password hash (or a removed account) is no session", async () => {
+    const { cookie } = await signIn(SECOND);
+    const token = cookie.split("=")[1];
+    const hash = [...new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(token)))]
+      .map((b) => b.toString(16).padStart(2, "0"))
+      .join("");
+    expect((await get("/admin", cookie)).status).toBe(200);
+    const [{ credential_tag: tag }] = await rows("SELECT credential_tag FROM admin_sessions WHERE session_hash = ?", hash);
+    // A new password for the account: the stored tag no longer matches its hash.
+    await env.DB.prepare("UPDATE admin_sessions SET credential_tag = 'feedfacefeedface' WHERE session_hash = ?1").bind(hash).run();
+    expect((await get("/admin", cookie)).status).toBe(303);
+    // The account removed from ADMIN_ACCOUNTS: no account of that name, whatever the tag.
+    await env.DB.prepare("UPDATE admin_sessions SET account = 'removed', credential_tag = ?2 WHERE session_hash = ?1").bind(hash, tag).run();
+    expect((await get("/admin", cookie)).status).toBe(303);
+    // Put back as it was, it is a session again (the checks above are the account and the tag).
+    await env.DB.prepare("UPDATE admin_sessions SET account = 'second' WHERE session_hash = ?1").bind(hash).run();
+    expect((await get("/admin", cookie)).status).toBe(200);
+  });
+});
+
 describe("CSRF and methods", () => {
   it("refuses a form without the session's token or from another origin, and changes nothing", async () => {
     const a = await signIn();
@@ -387,6 +408,34 @@ describe("pages", () => {
     expect(new Set(statuses)).toEqual(new Set(["rejected"]));
     const none = await (await get("/admin/events?source=duffel&status=rejected&date=2020-01-01", cookie)).text();
     expect(none).not.toContain('class="event"');
+  });
+
+  it("raw events: pages 150 events of one millisecond without losing any", async () => {
+    const at = Date.UTC(2020, 5, 1, 12, 0, 0);
+    const stmts = [];
+    for (let i = 0; i < 150; i++) {
+      stmts.push(env.DB.prepare("INSERT INTO raw_events (source, event_id, event_name, status, headers_json, body, received_at_ms) VALUES ('duffel', ?1, 'order.created', 'ignored', '{}', '{}', ?2)").bind(unique("evt_burst_"), at));
+    }
+    await env.DB.batch(stmts);
+    const { cookie } = await signIn();
+    const first = await (await get("/admin/events?source=duffel&status=ignored&date=2020-06-01", cookie)).text();
+    expect([...first.matchAll(/class="event"/g)].length).toBe(100);
+    const older = /id="older" href="([^"]+)"/.exec(first)[1].replaceAll("&#38;", "&").replaceAll("&amp;", "&");
+    expect(older).toMatch(/before=\d+\.\d+$/);
+    const second = await (await get(older, cookie)).text();
+    expect([...second.matchAll(/class="event"/g)].length).toBe(50);
+    expect(second).not.toContain('id="older"');
+    const ids = (html) => [...html.matchAll(/<span class="muted">(evt_burst_[^<]+)<\/span>/g)].map((m) => m[1]);
+    expect(new Set([...ids(first), ...ids(second)]).size).toBe(150);
+    expect((await get("/admin/events?before=12", cookie)).status).toBe(400);
+  });
+
+  it("errors on admin pages are pages: a form body too large answers a 413 page", async () => {
+    const { cookie, csrf } = await signIn();
+    const r = await post("/admin/suppressions/add", cookie, { csrf, email: "a@example.com", reason: "complaint", note: "x".repeat(20_000) });
+    expect(r.status).toBe(413);
+    expect(r.headers.get("content-type")).toContain("text/html");
+    expect(await r.text()).toContain("<h1>Too large</h1>");
   });
 
   it("suppressions: add and remove with the reason kept", async () => {

@@ -36,9 +36,17 @@ pub enum Scope {
     Account,
 }
 
-/// The D1 key of a counter: `ip:<address>` or `account:<name>`. The IP is the platform's
-/// `CF-Connecting-IP` (bounded to 64 characters, one line); the name is already normalised.
+/// The D1 key of a counter: `ip:<address>` (an IPv6 address by its /64 prefix) or
+/// `account:<name>`. The IP is the platform's `CF-Connecting-IP` (bounded to 64 characters, one
+/// line); the name is already normalised.
 pub fn limit_key(scope: Scope, value: &str) -> String {
+    // One IPv6 client usually holds a whole /64: count the prefix, not the address.
+    if let (Scope::Ip, Ok(v6)) = (scope, value.trim().parse::<std::net::Ipv6Addr>()) {
+        if v6.to_ipv4_mapped().is_none() {
+            let s = v6.segments();
+            return format!("ip:{:x}:{:x}:{:x}:{:x}::/64", s[0], s[1], s[2], s[3]);
+        }
+    }
     let bounded: String = value.chars().filter(|c| !c.is_control()).take(64).collect();
     match scope {
         Scope::Ip => format!("ip:{bounded}"),
@@ -156,5 +164,14 @@ mod tests {
         let k = limit_key(Scope::Account, &format!("a\r\nb{}", "x".repeat(100)));
         assert!(!k.contains('\n') && k.chars().count() == "account:".len() + 64);
         assert_eq!(LoginLimits::default().stale_before_ms(1_000_000), 100_000);
+        // Every address of one IPv6 /64 shares a counter.
+        assert_eq!(
+            limit_key(Scope::Ip, "2001:db8:1:2::1"),
+            "ip:2001:db8:1:2::/64"
+        );
+        assert_eq!(
+            limit_key(Scope::Ip, "2001:db8:1:2:ffff:1:2:3"),
+            limit_key(Scope::Ip, "2001:db8:1:2::1")
+        );
     }
 }

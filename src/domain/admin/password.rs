@@ -156,6 +156,17 @@ impl PasswordHash {
         self.matches(&derive(password.as_bytes(), &self.salt, self.iterations))
     }
 
+    /// A short tag of this hash (hex of SHA-256 over salt and hash, 16 characters), stored with
+    /// each session it signs in: when the account's entry changes (a new password) or goes, its
+    /// sessions no longer match and end.
+    pub fn tag(&self) -> String {
+        use sha2::Digest;
+        let mut h = Sha256::new();
+        h.update(&self.salt);
+        h.update(self.hash);
+        hex::encode(&h.finalize()[..8])
+    }
+
     /// The entry text for `name` (what `npm run admin-password` prints), for tests and docs.
     pub fn entry(&self, name: &str) -> String {
         format!(
@@ -228,6 +239,14 @@ mod tests {
         assert_eq!(check(&accounts, "nobody", "correct horse"), None);
         assert!(!accounts[0].hash.verify(&"x".repeat(MAX_PASSWORD_BYTES + 1)));
         assert_eq!(format!("{:?}", accounts[0]), "Account(owner)");
+        let tag = accounts[0].hash.tag();
+        assert_eq!(tag.len(), 16);
+        let other = PasswordHash {
+            iterations: 1_000,
+            salt: b"0123456789abcdeg".to_vec(),
+            hash,
+        };
+        assert_ne!(other.tag(), tag, "a new salt or hash is a new tag");
     }
 
     #[test]
