@@ -1,0 +1,438 @@
+//! Bookings: the search, a booking's timeline, and an email as it was sent.
+
+use super::outbox::{email_link, outbox_state, rank_name};
+use super::*;
+use crate::domain::admin::timeline::{Entry, EntryKind, MAX_PER_KIND};
+
+fn trip(b: &db::BookingHit) -> String {
+    let dates = match (&b.checkin, &b.checkout) {
+        (Some(i), Some(o)) => format!("{i} → {o}"),
+        (Some(i), None) => i.clone(),
+        _ => String::new(),
+    };
+    match &b.hotel_name {
+        Some(h) if !h.is_empty() => format!("{h}, {dates}"),
+        _ => dates,
+    }
+}
+
+/// `GET /admin/bookings?q=` (2 D1 calls: the session, the search).
+pub async fn bookings(req: Request, env: &Env) -> Answer {
+    let s = signed_in(&req, env).await?;
+    let cfg = config(env)?;
+    let q = query(&req)?;
+    let text: String = q
+        .get("q")
+        .map(|v| v.trim().chars().take(254).collect())
+        .unwrap_or_default();
+    let d1 = env.d1(DB_BINDING)?;
+    let hits = db::search_bookings(&d1, &text).await?;
+    let page = view::BookingsPage {
+        chrome: chrome(&cfg, Some(&s), None),
+        q: text,
+        hits: hits
+            .iter()
+            .map(|b| view::BookingLine {
+                id: b.booking_id.clone(),
+                link: format!("/admin/booking?id={}", encode(&b.booking_id)),
+                kind: b.kind.clone(),
+                guest: format!("{} {}", b.first_name, b.last_name)
+                    .trim()
+                    .to_string(),
+                email: b.contact_email.clone(),
+                trip: trip(b),
+                status: b.status.clone(),
+                created: when(b.created_at_ms),
+            })
+            .collect(),
+    };
+    html(200, view::render(&page)).answer()
+}
+
+/// The timeline entries of a booking's rows (pure: rows in, entries out, in time order).
+pub fn timeline_entries(t: &db::TimelineRows) -> Vec<Entry> {
+    let mut out = Vec::new();
+    let b = &t.booking;
+    out.push(Entry {
+        at_ms: b.created_at_ms,
+        kind: EntryKind::Booking,
+        title: format!(
+            "{} booking recorded for {} {}",
+            b.kind, b.first_name, b.last_name
+        ),
+        facts: vec![format!(
+            "status now {}, journey version {}, last change {}",
+            b.status,
+            b.journey_version,
+            when(b.updated_at_ms)
+        )],
+        link: None,
+        body: None,
+        status: b.status.clone(),
+    });
+    for e in &t.raw_events {
+        let mut facts = vec![format!("event id {}", e.event_id.as_deref().unwrap_or("-"))];
+        if let Some(i) = &e.instance_id {
+            facts.push(format!("journey instance {i}"));
+        }
+        if let Some(err) = &e.error {
+            facts.push(format!("error: {err}"));
+        }
+        out.push(Entry {
+            at_ms: e.received_at_ms,
+            kind: EntryKind::RawEvent,
+            title: format!(
+                "{} {}",
+                e.source,
+                e.event_name.as_deref().unwrap_or("(no name)")
+            ),
+            facts,
+            link: None,
+            body: Some(e.body.clone()),
+            status: e.status.clone(),
+        });
+    }
+    for p in &t.planned {
+        let mut facts = Vec::new();
+        match p.due_at_ms {
+            Some(due) => {
+                let (utc, local) = timeline::times(due, p.zone.as_deref());
+                facts.push(format!("due {utc}"));
+                if let Some(local) = local {
+                    facts.push(format!("due at the hotel {local}"));
+                }
+            }
+            None => facts.push("no due time".into()),
+        }
+        if let Some(d) = p.decided_at_ms {
+            facts.push(format!(
+                "decided {}: {}",
+                when(d),
+                p.reason.as_deref().unwrap_or(&p.status)
+            ));
+        } else if let Some(r) = &p.reason {
+            facts.push(r.clone());
+        }
+        out.push(Entry {
+            at_ms: p.planned_at_ms,
+            kind: EntryKind::PlannedSend,
+            title: format!("{} (journey version {})", p.kind, p.journey_version),
+            facts,
+            link: None,
+            body: None,
+            status: p.status.clone(),
+        });
+    }
+    for e in &t.emails {
+        let mut facts = vec![
+            format!(
+                "to {} · rank {} · {} attempt(s)",
+                e.to_addr,
+                rank_name(e.rank),
+                e.attempts
+            ),
+            format!(
+                "provider {} · provider message id {} · Message-ID {}",
+                e.provider.as_deref().unwrap_or("-"),
+                e.provider_message_id.as_deref().unwrap_or("-"),
+                e.message_id
+            ),
+        ];
+        if let Some(at) = e.sent_at_ms {
+            facts.push(format!("sent {}", when(at)));
+        }
+        if let Some(d) = &e.delivery_status {
+            facts.push(format!("delivery: {d}"));
+        }
+        if let Some(err) = &e.last_error {
+            facts.push(format!("last error: {err}"));
+        }
+        out.push(Entry {
+            at_ms: e.created_at_ms,
+            kind: EntryKind::Email,
+            title: format!("{}: {}", e.kind, e.subject),
+            facts,
+            link: Some(email_link(&e.dedupe_key)),
+            body: None,
+            status: e.status.clone(),
+        });
+    }
+    for h in &t.holds {
+        out.push(Entry {
+            at_ms: h.created_at_ms,
+            kind: EntryKind::Hold,
+            title: format!("hold {}: {}", h.hold_id, h.reason),
+            facts: h
+                .action
+                .iter()
+                .map(|a| format!("action {a} at {}", when(h.acted_at_ms.unwrap_or_default())))
+                .collect(),
+            link: None,
+            body: None,
+            status: h.status.clone(),
+        });
+    }
+    for c in &t.compensations {
+        out.push(Entry {
+            at_ms: c.created_at_ms,
+            kind: EntryKind::Compensation,
+            title: format!("{} ({}): {}", c.compensation_id, c.cause, c.reason),
+            facts: vec![format!(
+                "opened by {}, last change {}",
+                c.event_name,
+                when(c.updated_at_ms)
+            )],
+            link: None,
+            body: None,
+            status: c.state.clone(),
+        });
+    }
+    for w in &t.webhook_events {
+        out.push(Entry {
+            at_ms: w.created_at_ms,
+            kind: EntryKind::WebhookEvent,
+            title: format!("{} {}", w.event_type, w.event_id),
+            facts: vec![],
+            link: None,
+            body: None,
+            status: "published".into(),
+        });
+    }
+    timeline::order(out)
+}
+
+/// `GET /admin/booking?id=` (2 D1 calls: the session, one batch of 7 statements).
+pub async fn booking(req: Request, env: &Env) -> Answer {
+    let s = signed_in(&req, env).await?;
+    let cfg = config(env)?;
+    let q = query(&req)?;
+    let id = q
+        .get("id")
+        .map(|v| v.trim().to_string())
+        .unwrap_or_default();
+    if id.is_empty() || id.len() > 200 {
+        return message(
+            &cfg,
+            Some(&s),
+            404,
+            "No such booking",
+            "Give a booking id (search on the bookings page).",
+        )
+        .answer();
+    }
+    let d1 = env.d1(DB_BINDING)?;
+    let Some(rows) = db::timeline(&d1, &id).await? else {
+        return message(
+            &cfg,
+            Some(&s),
+            404,
+            "No such booking",
+            &format!("No booking {id} on record."),
+        )
+        .answer();
+    };
+    let b = &rows.booking;
+    let cut = [
+        rows.raw_events.len(),
+        rows.planned.len(),
+        rows.emails.len(),
+        rows.holds.len(),
+        rows.compensations.len(),
+        rows.webhook_events.len(),
+    ]
+    .iter()
+    .any(|n| *n >= MAX_PER_KIND as usize);
+    let mut facts = vec![
+        (
+            "Guest".to_string(),
+            format!("{} {}", b.first_name, b.last_name)
+                .trim()
+                .to_string(),
+        ),
+        ("Email".into(), b.contact_email.clone()),
+        ("Kind".into(), b.kind.clone()),
+        ("Status".into(), b.status.clone()),
+        ("Stay / trip".into(), trip(b)),
+        ("Journey version".into(), b.journey_version.to_string()),
+    ];
+    if let Some(h) = &b.hotel_confirmation_number {
+        facts.push(("Hotel confirmation number".into(), h.clone()));
+    }
+    if let Some(p) = &b.prebook_id {
+        facts.push(("Prebook id".into(), p.clone()));
+    }
+    let entries = timeline_entries(&rows)
+        .into_iter()
+        .map(|e| view::EntryLine {
+            class: e.kind.class(),
+            label: e.kind.label(),
+            utc: when(e.at_ms),
+            title: e.title,
+            facts: e.facts,
+            link: e.link,
+            body: e.body,
+            status: e.status,
+        })
+        .collect();
+    let page = view::BookingPage {
+        chrome: chrome(&cfg, Some(&s), None),
+        id: b.booking_id.clone(),
+        facts,
+        entries,
+        cut,
+        max_per_kind: MAX_PER_KIND,
+    };
+    html(200, view::render(&page)).answer()
+}
+
+fn key_param(q: &HashMap<String, String>) -> Option<String> {
+    q.get("key")
+        .map(|k| k.trim().to_string())
+        .filter(|k| !k.is_empty() && k.len() <= 500)
+}
+
+/// `GET /admin/email?key=` (2 D1 calls: the session, one batch of 2 statements; 1 outbox read
+/// for its attempts).
+pub async fn email(req: Request, env: &Env) -> Answer {
+    let s = signed_in(&req, env).await?;
+    let cfg = config(env)?;
+    let q = query(&req)?;
+    let Some(key) = key_param(&q) else {
+        return message(
+            &cfg,
+            Some(&s),
+            404,
+            "No such email",
+            "Give an email's dedupe key.",
+        )
+        .answer();
+    };
+    let d1 = env.d1(DB_BINDING)?;
+    let Some((row, content)) = db::email(&d1, &key).await? else {
+        return message(
+            &cfg,
+            Some(&s),
+            404,
+            "No such email",
+            &format!("No email {key} on record."),
+        )
+        .answer();
+    };
+    let st = outbox_state(env, &format!("dedupe_key={}", encode(&key)))
+        .await
+        .unwrap_or_default();
+    let seqs: Vec<i64> = st.items.iter().map(|i| i.seq).collect();
+    let mut attempts: Vec<_> = st
+        .attempts
+        .iter()
+        .filter(|a| seqs.contains(&a.seq))
+        .map(|a| {
+            (
+                a.attempt,
+                when(a.at_ms),
+                a.provider.clone(),
+                a.outcome.clone(),
+                a.error.clone().unwrap_or_default(),
+            )
+        })
+        .collect();
+    attempts.sort_by_key(|a| a.0);
+    let mut facts = vec![
+        ("Dedupe key".to_string(), row.dedupe_key.clone()),
+        ("Kind".into(), row.kind.clone()),
+        ("Audience".into(), row.audience.clone()),
+        ("Rank".into(), rank_name(row.rank)),
+        ("Status".into(), row.status.clone()),
+        ("Attempts".into(), row.attempts.to_string()),
+        (
+            "Provider".into(),
+            row.provider.clone().unwrap_or_else(|| "-".into()),
+        ),
+        (
+            "Provider message id".into(),
+            row.provider_message_id
+                .clone()
+                .unwrap_or_else(|| "-".into()),
+        ),
+        ("Claimed (UTC)".into(), when(row.created_at_ms)),
+    ];
+    if let Some(b) = &row.booking_id {
+        facts.push(("Booking".into(), b.clone()));
+    }
+    if let Some(at) = row.sent_at_ms {
+        facts.push(("Sent (UTC)".into(), when(at)));
+    }
+    if let Some(d) = &row.delivery_status {
+        facts.push(("Delivery".into(), d.clone()));
+    }
+    if let Some(e) = &row.last_error {
+        facts.push(("Last error".into(), e.clone()));
+    }
+    let mut headers = vec![
+        (
+            "From".to_string(),
+            format!("{} <{}>", cfg.branding.brand, cfg.branding.from),
+        ),
+        ("To".into(), row.to_addr.clone()),
+        (
+            "Subject".into(),
+            content
+                .as_ref()
+                .map_or(row.subject.clone(), |c| c.subject.clone()),
+        ),
+        (
+            "Message-ID".into(),
+            format!(
+                "<{}>",
+                row.message_id.trim_matches(|c| c == '<' || c == '>')
+            ),
+        ),
+    ];
+    if let Some(c) = &content {
+        let extra: Vec<(String, String)> =
+            serde_json::from_str(&c.headers_json).unwrap_or_default();
+        headers.extend(extra);
+    }
+    let page = view::EmailPage {
+        chrome: chrome(&cfg, Some(&s), None),
+        subject: content
+            .as_ref()
+            .map_or(row.subject.clone(), |c| c.subject.clone()),
+        facts,
+        headers,
+        attempts,
+        has_content: content.is_some(),
+        text: content
+            .as_ref()
+            .map(|c| c.text_body.clone())
+            .unwrap_or_default(),
+        html_src: format!("/admin/email/html?key={}", encode(&key)),
+    };
+    html(200, view::render(&page)).answer()
+}
+
+/// `GET /admin/email/html?key=`: the email's HTML alone, for the sandboxed frame.
+pub async fn email_html(req: Request, env: &Env) -> Answer {
+    let s = signed_in(&req, env).await?;
+    let cfg = config(env)?;
+    let q = query(&req)?;
+    let d1 = env.d1(DB_BINDING)?;
+    let found = match key_param(&q) {
+        Some(key) => db::email_html(&d1, &key).await?,
+        None => None,
+    };
+    let Some(body) = found else {
+        return message(
+            &cfg,
+            Some(&s),
+            404,
+            "No such email",
+            "No content kept for this email.",
+        )
+        .answer();
+    };
+    Ok(Page::new(200, body)
+        .with_header("content-security-policy", EMAIL_CSP)
+        .with_header("x-content-type-options", "nosniff")
+        .into_response()?)
+}

@@ -1,0 +1,288 @@
+//! The outbox, read and acted on through its Durable Object: the overview, the outbox page,
+//! redrive and provider pause.
+
+use super::*;
+use crate::config::{MainProvider, OUTBOX_BINDING, OUTBOX_NAME};
+use crate::domain::email::Rank;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use worker::{Headers, Method, RequestInit};
+
+// ---------------------------------------------------------------------------------------------
+// The outbox, read and acted on through its Durable Object
+
+#[derive(Debug, Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct OutboxState {
+    pub(super) main_paused_until_ms: Option<i64>,
+    pub(super) smtp_paused_until_ms: Option<i64>,
+    #[serde(default)]
+    pub(super) counts: BTreeMap<String, i64>,
+    #[serde(default)]
+    pub(super) items: Vec<OutboxItem>,
+    #[serde(default)]
+    pub(super) attempts: Vec<OutboxAttempt>,
+}
+
+#[derive(Debug, Deserialize)]
+pub(super) struct OutboxItem {
+    pub(super) seq: i64,
+    pub(super) dedupe_key: String,
+    pub(super) rank: i64,
+    pub(super) status: String,
+    pub(super) attempts: i64,
+    pub(super) not_before_ms: i64,
+    pub(super) updated_at_ms: i64,
+    pub(super) provider: Option<String>,
+    pub(super) last_error: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+pub(super) struct OutboxAttempt {
+    pub(super) seq: i64,
+    pub(super) attempt: i64,
+    pub(super) provider: String,
+    pub(super) at_ms: i64,
+    pub(super) outcome: String,
+    pub(super) error: Option<String>,
+}
+
+async fn outbox(
+    env: &Env,
+    method: Method,
+    path: &str,
+    body: Option<String>,
+) -> Result<(u16, String), AppError> {
+    let stub = env
+        .durable_object(OUTBOX_BINDING)?
+        .get_by_name(OUTBOX_NAME)?;
+    let mut init = RequestInit::new();
+    init.with_method(method);
+    if let Some(body) = body {
+        let headers = Headers::new();
+        headers.set("content-type", "application/json")?;
+        init.with_headers(headers).with_body(Some(body.into()));
+    }
+    let req = Request::new_with_init(&format!("https://outbox{path}"), &init)?;
+    let mut resp = stub.fetch_with_request(req).await?;
+    Ok((resp.status_code(), resp.text().await?))
+}
+
+pub(super) async fn outbox_state(env: &Env, query: &str) -> Result<OutboxState, AppError> {
+    let (status, text) = outbox(env, Method::Get, &format!("/state?{query}"), None).await?;
+    if status != 200 {
+        return Err(AppError::Unavailable(format!(
+            "the outbox answered {status}"
+        )));
+    }
+    serde_json::from_str(&text).map_err(AppError::unavailable)
+}
+
+pub(super) fn rank_name(n: i64) -> String {
+    Rank::from_i64(n).map_or_else(|| n.to_string(), |r| format!("{r:?}").to_lowercase())
+}
+
+pub(super) fn email_link(key: &str) -> String {
+    format!("/admin/email?key={}", encode(key))
+}
+
+fn providers(cfg: &Config, st: &OutboxState, now: i64) -> Vec<view::ProviderLine> {
+    let state = |until: Option<i64>| match until {
+        Some(u) if u > now => (format!("paused until {}", when(u)), true),
+        _ => ("active".to_string(), false),
+    };
+    let main_name = match &cfg.main_provider {
+        MainProvider::Cloudflare => "Cloudflare Email Service (main)".to_string(),
+        MainProvider::Resend { .. } => "Resend (main)".to_string(),
+    };
+    let (main_state, main_paused) = state(st.main_paused_until_ms);
+    let mut out = vec![view::ProviderLine {
+        name: main_name,
+        key: "main".into(),
+        state: main_state,
+        paused: main_paused,
+    }];
+    let (smtp_state, smtp_paused) = state(st.smtp_paused_until_ms);
+    out.push(view::ProviderLine {
+        name: match &cfg.smtp {
+            Some(s) => format!("SMTP failover ({}:{})", s.host, s.port),
+            None => "SMTP failover (not configured)".into(),
+        },
+        key: "smtp".into(),
+        state: smtp_state,
+        paused: smtp_paused,
+    });
+    out
+}
+
+fn queue_line(i: &OutboxItem, at: i64) -> view::QueueLine {
+    view::QueueLine {
+        key: i.dedupe_key.clone(),
+        link: email_link(&i.dedupe_key),
+        rank: rank_name(i.rank),
+        status: i.status.clone(),
+        attempts: i.attempts,
+        when: when(at),
+        provider: i.provider.clone().unwrap_or_default(),
+        error: i.last_error.clone().unwrap_or_default(),
+    }
+}
+
+const WAITING: [&str; 3] = ["queued", "waiting", "sending"];
+
+// ---------------------------------------------------------------------------------------------
+// Pages
+
+/// `GET /admin`: overview (2 D1 calls: the session, one batch of 5 statements; 1 outbox read).
+pub async fn overview(req: Request, env: &Env) -> Answer {
+    let s = signed_in(&req, env).await?;
+    let cfg = config(env)?;
+    let d1 = env.d1(DB_BINDING)?;
+    let now = now_ms();
+    let o = db::overview(&d1, now).await?;
+    let st = outbox_state(env, "limit=500").await?;
+    let mut by_rank: BTreeMap<(i64, String), i64> = BTreeMap::new();
+    for i in &st.items {
+        *by_rank.entry((i.rank, i.status.clone())).or_default() += 1;
+    }
+    let page = view::OverviewPage {
+        chrome: chrome(&cfg, Some(&s), None),
+        dead: st.counts.get("dead").copied().unwrap_or(0),
+        open_holds: o.open_holds,
+        rejected_7d: o.rejected_events_7d,
+        waiting: WAITING
+            .iter()
+            .map(|w| st.counts.get(*w).copied().unwrap_or(0))
+            .sum(),
+        providers: providers(&cfg, &st, now),
+        by_rank: by_rank
+            .into_iter()
+            .map(|((r, s), n)| (rank_name(r), s, n))
+            .collect(),
+        listed: st.items.len(),
+        outbox_counts: st.counts.clone().into_iter().collect(),
+        email_counts: o
+            .email_counts
+            .into_iter()
+            .map(|c| (c.status, c.n))
+            .collect(),
+        failures: o
+            .recent_failures
+            .into_iter()
+            .map(|e| view::LinkLine {
+                when: when(e.updated_at_ms),
+                link: email_link(&e.dedupe_key),
+                title: format!("{} to {}", e.kind, e.to_addr),
+                status: e.status,
+                detail: e.last_error.unwrap_or_default(),
+            })
+            .collect(),
+        repairs: o
+            .repairs
+            .into_iter()
+            .map(|r| (when(r.at_ms), r.kind, r.subject, r.reason))
+            .collect(),
+    };
+    html(200, view::render(&page)).answer()
+}
+
+/// `GET /admin/queue`: the outbox (2 outbox reads).
+pub async fn queue(req: Request, env: &Env) -> Answer {
+    let s = signed_in(&req, env).await?;
+    let cfg = config(env)?;
+    let q = query(&req)?;
+    let now = now_ms();
+    let st = outbox_state(env, "limit=200").await?;
+    let dead = outbox_state(env, "status=dead&limit=100").await?;
+    let mut queued: Vec<&OutboxItem> = st
+        .items
+        .iter()
+        .filter(|i| WAITING.contains(&i.status.as_str()))
+        .collect();
+    queued.sort_by_key(|i| (i.rank, i.not_before_ms, i.seq));
+    let page = view::QueuePage {
+        chrome: chrome(&cfg, Some(&s), flash(&q)),
+        providers: providers(&cfg, &st, now),
+        counts: st.counts.clone().into_iter().collect(),
+        dead: dead
+            .items
+            .iter()
+            .map(|i| queue_line(i, i.updated_at_ms))
+            .collect(),
+        queued: queued
+            .into_iter()
+            .map(|i| queue_line(i, i.not_before_ms))
+            .collect(),
+        recent: st
+            .items
+            .iter()
+            .take(50)
+            .map(|i| queue_line(i, i.updated_at_ms))
+            .collect(),
+    };
+    html(200, view::render(&page)).answer()
+}
+
+/// `POST /admin/queue/redrive` (`dedupe_key`): the same outbox route as the API's redrive.
+pub async fn queue_redrive(mut req: Request, env: &Env) -> Answer {
+    let (_, f) = form(&mut req, env).await?;
+    let key = f
+        .get("dedupe_key")
+        .map(|k| k.trim().to_string())
+        .unwrap_or_default();
+    if key.is_empty() || key.len() > 500 {
+        return back("/admin/queue", "not_found", Some(&key));
+    }
+    let body = serde_json::json!({ "dedupeKey": key }).to_string();
+    let (status, text) = outbox(env, Method::Post, "/redrive", Some(body)).await?;
+    match status {
+        200 => back("/admin/queue", "redriven", Some(&key)),
+        404 => back("/admin/queue", "not_found", Some(&key)),
+        409 => back("/admin/queue", "not_dead", Some(&key)),
+        _ => Err(AppError::Unavailable(format!(
+            "the outbox answered {status}: {}",
+            &text[..text.floor_char_boundary(200)]
+        ))),
+    }
+}
+
+/// `POST /admin/queue/provider` (`provider` = main|smtp, `action` = pause|resume): pauses a
+/// provider for one hour (its email goes to the other) or resumes it now.
+pub async fn queue_provider(mut req: Request, env: &Env) -> Answer {
+    let (_, f) = form(&mut req, env).await?;
+    let cfg = config(env)?;
+    let provider = f.get("provider").map(String::as_str).unwrap_or_default();
+    if !matches!(provider, "main" | "smtp") {
+        return message(
+            &cfg,
+            None,
+            400,
+            "Unknown provider",
+            "provider must be main or smtp.",
+        )
+        .answer();
+    }
+    let (until, done) = match f.get("action").map(String::as_str) {
+        Some("pause") => (now_ms() + 3_600_000, "paused"),
+        Some("resume") => (0, "resumed"),
+        _ => {
+            return message(
+                &cfg,
+                None,
+                400,
+                "Unknown action",
+                "action must be pause or resume.",
+            )
+            .answer()
+        }
+    };
+    let body = serde_json::json!({ "provider": provider, "untilMs": until }).to_string();
+    let (status, text) = outbox(env, Method::Post, "/pause", Some(body)).await?;
+    if status != 200 {
+        return Err(AppError::Unavailable(format!(
+            "the outbox answered {status}: {}",
+            &text[..text.floor_char_boundary(200)]
+        )));
+    }
+    back("/admin/queue", done, Some(provider))
+}

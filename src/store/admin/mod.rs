@@ -1,0 +1,252 @@
+//! D1 for the owner's admin: sessions, the failed-login limiter, and the reads behind each page.
+//! Every query is bound (no text is ever spliced into SQL) and bounded by a `LIMIT`.
+
+use super::{changes, n, opt, s};
+use crate::domain::admin::limiter::{Scope, Slot};
+use crate::domain::admin::timeline::MAX_PER_KIND;
+use serde::{de::DeserializeOwned, Deserialize, Serialize};
+use wasm_bindgen::JsValue;
+use worker::{D1Database, D1PreparedStatement, D1Result, Result};
+
+/// Rows listed on a list page.
+pub const PAGE_ROWS: u32 = 100;
+
+#[derive(Deserialize)]
+struct SlotRow {
+    limit_key: String,
+    attempts: i64,
+    window_start_ms: i64,
+}
+
+/// Takes this attempt's slot in both counters (IP and account) with one atomic statement: a
+/// counter whose window started at or before `stale_before_ms` starts again at 1 with its window
+/// at `now_ms`; any other counts one more. Returns both counters after the attempt.
+pub async fn take_login_slots(
+    db: &D1Database,
+    ip_key: &str,
+    account_key: &str,
+    now_ms: i64,
+    stale_before_ms: i64,
+) -> Result<Vec<Slot>> {
+    let r = db
+        .prepare(
+            "INSERT INTO admin_login_limits (limit_key, window_start_ms, attempts) VALUES (?1, ?3, 1), (?2, ?3, 1) \
+             ON CONFLICT(limit_key) DO UPDATE SET \
+               attempts = CASE WHEN window_start_ms <= ?4 THEN 1 ELSE attempts + 1 END, \
+               window_start_ms = CASE WHEN window_start_ms <= ?4 THEN ?3 ELSE window_start_ms END \
+             RETURNING limit_key, attempts, window_start_ms",
+        )
+        .bind(&[s(ip_key), s(account_key), n(now_ms), n(stale_before_ms)])?
+        .all()
+        .await?;
+    Ok(r.results::<SlotRow>()?
+        .into_iter()
+        .map(|row| Slot {
+            scope: if row.limit_key == ip_key {
+                Scope::Ip
+            } else {
+                Scope::Account
+            },
+            attempts: row.attempts,
+            window_start_ms: row.window_start_ms,
+        })
+        .collect())
+}
+
+/// A sign-in succeeded: in one transaction, clears the account's counter, gives back the slot
+/// this attempt took in its IP's counter, removes expired sessions and counters whose window is
+/// over, and stores the new session (only `session_hash`, the SHA-256 of its token, with the
+/// credential tag of the password hash that signed it in).
+#[allow(clippy::too_many_arguments)]
+pub async fn sign_in(
+    db: &D1Database,
+    ip_key: &str,
+    account_key: &str,
+    session_hash: &str,
+    account: &str,
+    credential_tag: &str,
+    ip: Option<&str>,
+    now_ms: i64,
+    expires_at_ms: i64,
+    stale_before_ms: i64,
+) -> Result<()> {
+    db.batch(vec![
+        db.prepare("DELETE FROM admin_login_limits WHERE limit_key = ?1")
+            .bind(&[s(account_key)])?,
+        db.prepare(
+            "UPDATE admin_login_limits SET attempts = attempts - 1 WHERE limit_key = ?1 AND attempts > 0",
+        )
+        .bind(&[s(ip_key)])?,
+        db.prepare("DELETE FROM admin_sessions WHERE expires_at_ms <= ?1")
+            .bind(&[n(now_ms)])?,
+        // Counters whose window is over count nothing: drop them (the table stays small).
+        db.prepare("DELETE FROM admin_login_limits WHERE window_start_ms <= ?1")
+            .bind(&[n(stale_before_ms)])?,
+        db.prepare(
+            "INSERT INTO admin_sessions (session_hash, account, credential_tag, created_at_ms, expires_at_ms, ip) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        )
+        .bind(&[s(session_hash), s(account), s(credential_tag), n(now_ms), n(expires_at_ms), opt(ip)])?,
+    ])
+    .await?;
+    Ok(())
+}
+
+/// A live session: its account and when it ends (ms UTC).
+#[derive(Debug, Clone, Deserialize)]
+pub struct SessionRow {
+    pub account: String,
+    pub credential_tag: String,
+    pub expires_at_ms: i64,
+}
+
+/// The session whose token hashes to `session_hash`, if it has not expired at `now_ms`.
+pub async fn session(
+    db: &D1Database,
+    session_hash: &str,
+    now_ms: i64,
+) -> Result<Option<SessionRow>> {
+    db.prepare(
+        "SELECT account, credential_tag, expires_at_ms FROM admin_sessions WHERE session_hash = ?1 AND expires_at_ms > ?2",
+    )
+    .bind(&[s(session_hash), n(now_ms)])?
+    .first::<SessionRow>(None)
+    .await
+}
+
+/// Ends a session (sign-out).
+pub async fn end_session(db: &D1Database, session_hash: &str) -> Result<()> {
+    db.prepare("DELETE FROM admin_sessions WHERE session_hash = ?1")
+        .bind(&[s(session_hash)])?
+        .run()
+        .await?;
+    Ok(())
+}
+
+fn rows<T: DeserializeOwned>(r: Option<&D1Result>) -> Result<Vec<T>> {
+    match r {
+        Some(r) => r.results::<T>(),
+        None => Ok(Vec::new()),
+    }
+}
+
+fn stmt(db: &D1Database, sql: &str, binds: &[JsValue]) -> Result<D1PreparedStatement> {
+    db.prepare(sql).bind(binds)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Overview
+
+/// A count per status word.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+pub struct StatusCount {
+    pub status: String,
+    pub n: i64,
+}
+
+/// An email row as lists show it.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+pub struct EmailRow {
+    pub dedupe_key: String,
+    pub kind: String,
+    pub audience: String,
+    pub booking_id: Option<String>,
+    pub to_addr: String,
+    pub subject: String,
+    pub rank: i64,
+    pub status: String,
+    pub provider: Option<String>,
+    pub provider_message_id: Option<String>,
+    pub message_id: String,
+    pub attempts: i64,
+    pub last_error: Option<String>,
+    pub delivery_status: Option<String>,
+    pub created_at_ms: i64,
+    pub updated_at_ms: i64,
+    pub sent_at_ms: Option<i64>,
+}
+
+const EMAIL_COLUMNS: &str = "dedupe_key, kind, audience, booking_id, to_addr, subject, rank, status, provider, \
+     provider_message_id, message_id, attempts, last_error, delivery_status, created_at_ms, updated_at_ms, sent_at_ms";
+
+/// A sweeper repair (the overview's "last repairs").
+#[derive(Debug, Clone, Deserialize)]
+pub struct RepairRow {
+    pub kind: String,
+    pub subject: String,
+    pub reason: String,
+    pub at_ms: i64,
+}
+
+/// What the overview reads from D1, in one batch (4 statements, one round trip).
+#[derive(Debug, Default)]
+pub struct Overview {
+    pub email_counts: Vec<StatusCount>,
+    pub recent_failures: Vec<EmailRow>,
+    pub open_holds: i64,
+    pub rejected_events_7d: i64,
+    pub repairs: Vec<RepairRow>,
+}
+
+#[derive(Deserialize)]
+struct Count {
+    n: i64,
+}
+
+/// The overview's D1 reads at `now_ms`.
+pub async fn overview(db: &D1Database, now_ms: i64) -> Result<Overview> {
+    let week_ago = now_ms - 7 * 86_400_000;
+    let r = db
+        .batch(vec![
+            stmt(db, "SELECT status, COUNT(*) AS n FROM emails GROUP BY status ORDER BY status", &[])?,
+            stmt(
+                db,
+                &format!(
+                    "SELECT {EMAIL_COLUMNS} FROM emails WHERE status IN ('dead', 'dropped', 'blocked', 'sent_possibly_twice') \
+                     ORDER BY updated_at_ms DESC LIMIT 10"
+                ),
+                &[],
+            )?,
+            stmt(db, "SELECT COUNT(*) AS n FROM holds WHERE status = 'held'", &[])?,
+            stmt(
+                db,
+                "SELECT COUNT(*) AS n FROM raw_events WHERE status = 'rejected' AND received_at_ms >= ?1",
+                &[n(week_ago)],
+            )?,
+            stmt(db, "SELECT kind, subject, reason, at_ms FROM repairs ORDER BY at_ms DESC LIMIT 10", &[])?,
+        ])
+        .await?;
+    let count =
+        |i: usize| -> Result<i64> { Ok(rows::<Count>(r.get(i))?.first().map_or(0, |c| c.n)) };
+    Ok(Overview {
+        email_counts: rows(r.first())?,
+        recent_failures: rows(r.get(1))?,
+        open_holds: count(2)?,
+        rejected_events_7d: count(3)?,
+        repairs: rows(r.get(4))?,
+    })
+}
+
+pub async fn prune_email_contents(
+    db: &D1Database,
+    before_ms: i64,
+    limit: u32,
+) -> Result<(u32, u64)> {
+    let r = db
+        .prepare(
+            "DELETE FROM email_contents WHERE dedupe_key IN (SELECT dedupe_key FROM email_contents \
+             WHERE created_at_ms < ?1 ORDER BY created_at_ms LIMIT ?2)",
+        )
+        .bind(&[n(before_ms), n(i64::from(limit))])?
+        .run()
+        .await?;
+    Ok((
+        u32::try_from(changes(&r)).unwrap_or(u32::MAX),
+        super::rows_read(&r),
+    ))
+}
+
+mod bookings;
+mod lists;
+
+pub use bookings::*;
+pub use lists::*;
