@@ -165,9 +165,14 @@ pub async fn marketing_send(mut req: Request, env: &Env) -> Answer {
     Ok(Response::from_json(&report)?.with_status(202))
 }
 
-/// Sends one request to the outbox Durable Object and returns its status and JSON body
-/// unchanged. A non-JSON answer (not an outbox route) becomes 503.
-async fn forward(env: &Env, method: Method, path: &str, body: Option<String>) -> Answer {
+/// Sends one request (`https://outbox{path}`, a JSON `body` if any) to the outbox Durable Object
+/// and returns its status and body text. Shared by the JSON API and the admin pages.
+pub(super) async fn outbox_call(
+    env: &Env,
+    method: Method,
+    path: &str,
+    body: Option<String>,
+) -> Result<(u16, String), AppError> {
     let stub = env
         .durable_object(OUTBOX_BINDING)?
         .get_by_name(OUTBOX_NAME)?;
@@ -180,8 +185,13 @@ async fn forward(env: &Env, method: Method, path: &str, body: Option<String>) ->
     }
     let req = Request::new_with_init(&format!("https://outbox{path}"), &init)?;
     let mut resp = stub.fetch_with_request(req).await?;
-    let status = resp.status_code();
-    let text = resp.text().await?;
+    Ok((resp.status_code(), resp.text().await?))
+}
+
+/// Sends one request to the outbox Durable Object and returns its status and JSON body
+/// unchanged. A non-JSON answer (not an outbox route) becomes 503.
+async fn forward(env: &Env, method: Method, path: &str, body: Option<String>) -> Answer {
+    let (status, text) = outbox_call(env, method, path, body).await?;
     if serde_json::from_str::<serde_json::Value>(&text).is_err() {
         let shown = &text[..text.floor_char_boundary(200)];
         return Err(AppError::Unavailable(format!(

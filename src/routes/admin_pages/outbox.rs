@@ -2,11 +2,11 @@
 //! redrive and provider pause.
 
 use super::*;
-use crate::config::{MainProvider, OUTBOX_BINDING, OUTBOX_NAME};
+use crate::config::MainProvider;
 use crate::domain::email::Rank;
 use serde::Deserialize;
 use std::collections::BTreeMap;
-use worker::{Headers, Method, RequestInit};
+use worker::Method;
 
 // ---------------------------------------------------------------------------------------------
 // The outbox, read and acted on through its Durable Object
@@ -47,29 +47,11 @@ pub(super) struct OutboxAttempt {
     pub(super) error: Option<String>,
 }
 
-async fn outbox(
-    env: &Env,
-    method: Method,
-    path: &str,
-    body: Option<String>,
-) -> Result<(u16, String), AppError> {
-    let stub = env
-        .durable_object(OUTBOX_BINDING)?
-        .get_by_name(OUTBOX_NAME)?;
-    let mut init = RequestInit::new();
-    init.with_method(method);
-    if let Some(body) = body {
-        let headers = Headers::new();
-        headers.set("content-type", "application/json")?;
-        init.with_headers(headers).with_body(Some(body.into()));
-    }
-    let req = Request::new_with_init(&format!("https://outbox{path}"), &init)?;
-    let mut resp = stub.fetch_with_request(req).await?;
-    Ok((resp.status_code(), resp.text().await?))
-}
-
+/// The outbox's own view (`GET /state?{query}`), parsed; anything but 200 is 503.
 pub(super) async fn outbox_state(env: &Env, query: &str) -> Result<OutboxState, AppError> {
-    let (status, text) = outbox(env, Method::Get, &format!("/state?{query}"), None).await?;
+    let (status, text) =
+        crate::routes::admin::outbox_call(env, Method::Get, &format!("/state?{query}"), None)
+            .await?;
     if status != 200 {
         return Err(AppError::Unavailable(format!(
             "the outbox answered {status}"
@@ -234,7 +216,8 @@ pub async fn queue_redrive(mut req: Request, env: &Env) -> Answer {
         return back("/admin/queue", "not_found", Some(&key));
     }
     let body = serde_json::json!({ "dedupeKey": key }).to_string();
-    let (status, text) = outbox(env, Method::Post, "/redrive", Some(body)).await?;
+    let (status, text) =
+        crate::routes::admin::outbox_call(env, Method::Post, "/redrive", Some(body)).await?;
     match status {
         200 => back("/admin/queue", "redriven", Some(&key)),
         404 => back("/admin/queue", "not_found", Some(&key)),
@@ -277,7 +260,8 @@ pub async fn queue_provider(mut req: Request, env: &Env) -> Answer {
         }
     };
     let body = serde_json::json!({ "provider": provider, "untilMs": until }).to_string();
-    let (status, text) = outbox(env, Method::Post, "/pause", Some(body)).await?;
+    let (status, text) =
+        crate::routes::admin::outbox_call(env, Method::Post, "/pause", Some(body)).await?;
     if status != 200 {
         return Err(AppError::Unavailable(format!(
             "the outbox answered {status}: {}",
