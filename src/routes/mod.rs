@@ -94,58 +94,57 @@ pub async fn handle(req: Request, env: Env) -> Answer {
 
 /// The route of a path whose method was checked.
 async fn route(path: &str, method: Method, req: Request, env: &Env) -> Answer {
-    let env = env.clone();
     match path {
         "/" | "/health" => Ok(Response::from_json(
             &json!({"status": "ok", "service": "booking-email-engine"}),
         )?),
-        "/webhooks/resend" => resend::resend(req, &env).await,
-        "/admin/marketing/send" => admin::marketing_send(req, &env).await,
-        "/admin/outbox/redrive" => admin::outbox_redrive(req, &env).await,
-        "/admin/outbox/release" => admin::outbox_release(req, &env).await,
-        "/admin/outbox" => admin::outbox_state(req, &env).await,
-        "/admin/outbox/email" => admin::outbox_email(req, &env).await,
+        "/webhooks/resend" => resend::resend(req, env).await,
+        "/admin/marketing/send" => admin::marketing_send(req, env).await,
+        "/admin/outbox/redrive" => admin::outbox_redrive(req, env).await,
+        "/admin/outbox/release" => admin::outbox_release(req, env).await,
+        "/admin/outbox" => admin::outbox_state(req, env).await,
+        "/admin/outbox/email" => admin::outbox_email(req, env).await,
         "/admin/webhooks/subscribers" => match method {
-            Method::Post => webhook_admin::create_subscriber(req, &env).await,
-            _ => webhook_admin::list_subscribers(req, &env).await,
+            Method::Post => webhook_admin::create_subscriber(req, env).await,
+            _ => webhook_admin::list_subscribers(req, env).await,
         },
-        "/admin/webhooks/deliveries" => webhook_admin::deliveries(req, &env).await,
-        "/admin" | "/admin/" => admin_pages::overview(req, &env).await,
+        "/admin/webhooks/deliveries" => webhook_admin::deliveries(req, env).await,
+        "/admin" | "/admin/" => admin_pages::overview(req, env).await,
         "/admin/login" => match method {
-            Method::Post => admin_pages::login(req, &env).await,
-            _ => admin_pages::login_form(req, &env).await,
+            Method::Post => admin_pages::login(req, env).await,
+            _ => admin_pages::login_form(req, env).await,
         },
-        "/admin/logout" => admin_pages::logout(req, &env).await,
-        "/admin/bookings" => admin_pages::bookings(req, &env).await,
-        "/admin/booking" => admin_pages::booking(req, &env).await,
-        "/admin/email" => admin_pages::email(req, &env).await,
-        "/admin/email/html" => admin_pages::email_html(req, &env).await,
-        "/admin/queue" => admin_pages::queue(req, &env).await,
-        "/admin/queue/redrive" => admin_pages::queue_redrive(req, &env).await,
-        "/admin/queue/provider" => admin_pages::queue_provider(req, &env).await,
-        "/admin/holds" => admin_pages::holds(req, &env).await,
-        "/admin/holds/act" => admin_pages::holds_act(req, &env).await,
-        "/admin/events" => admin_pages::events(req, &env).await,
-        "/admin/suppressions" => admin_pages::suppressions(req, &env).await,
-        "/admin/suppressions/add" => admin_pages::suppressions_add(req, &env).await,
-        "/admin/suppressions/remove" => admin_pages::suppressions_remove(req, &env).await,
-        "/admin/webhooks/redrive" => webhook_admin::redrive(req, &env).await,
+        "/admin/logout" => admin_pages::logout(req, env).await,
+        "/admin/bookings" => admin_pages::bookings(req, env).await,
+        "/admin/booking" => admin_pages::booking(req, env).await,
+        "/admin/email" => admin_pages::email(req, env).await,
+        "/admin/email/html" => admin_pages::email_html(req, env).await,
+        "/admin/queue" => admin_pages::queue(req, env).await,
+        "/admin/queue/redrive" => admin_pages::queue_redrive(req, env).await,
+        "/admin/queue/provider" => admin_pages::queue_provider(req, env).await,
+        "/admin/holds" => admin_pages::holds(req, env).await,
+        "/admin/holds/act" => admin_pages::holds_act(req, env).await,
+        "/admin/events" => admin_pages::events(req, env).await,
+        "/admin/suppressions" => admin_pages::suppressions(req, env).await,
+        "/admin/suppressions/add" => admin_pages::suppressions_add(req, env).await,
+        "/admin/suppressions/remove" => admin_pages::suppressions_remove(req, env).await,
+        "/admin/webhooks/redrive" => webhook_admin::redrive(req, env).await,
         p if p.starts_with("/admin/webhooks/subscribers/") => {
             let rest = p["/admin/webhooks/subscribers/".len()..].to_string();
-            webhook_admin::subscriber_state(req, &env, &rest).await
+            webhook_admin::subscriber_state(req, env, &rest).await
         }
         p if p.starts_with("/unsubscribe/") => {
             let token = p.trim_start_matches("/unsubscribe/").to_string();
             match method {
-                Method::Post => unsubscribe::unsubscribe(req, &env, &token).await,
-                _ => unsubscribe::confirm(req, &env, &token).await,
+                Method::Post => unsubscribe::unsubscribe(req, env, &token).await,
+                _ => unsubscribe::confirm(req, env, &token).await,
             }
         }
         p if p.starts_with("/actions/") => {
             let token = p.trim_start_matches("/actions/").to_string();
             match method {
-                Method::Post => actions::act(req, &env, &token).await,
-                _ => actions::confirm(req, &env, &token).await,
+                Method::Post => actions::act(req, env, &token).await,
+                _ => actions::confirm(req, env, &token).await,
             }
         }
         _ => Err(AppError::NotFound),
