@@ -23,7 +23,7 @@ function wasmBindgenVersion() {
   return m[1];
 }
 
-await step("npm packages (Node 22, wrangler, esbuild, wasm-opt, maildev, vitest)", () => {
+await step("npm packages (Node 22, wrangler, esbuild, wasm-opt, maildev, vitest, playwright-core)", () => {
   const marker = join(root, "node_modules", ".package-lock.json");
   const lock = join(root, "package-lock.json");
   if (existsSync(marker) && statSync(marker).mtimeMs >= statSync(lock).mtimeMs && existsSync(join(root, "node_modules", ".bin", "wrangler"))) {
@@ -32,16 +32,6 @@ await step("npm packages (Node 22, wrangler, esbuild, wasm-opt, maildev, vitest)
   // `npm install`, not `npm ci`: an optional dependency of vite that this registry does not serve
   // (napi-windows-process-start-time) is absent from the lock file, which `npm ci` refuses. With the
   // lock file committed, `npm install` installs exactly its versions and leaves it unchanged.
-  run("npm", ["install", "--no-audit", "--no-fund"]);
-  return "installed";
-});
-
-const PLAYWRIGHT_CORE = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).devDependencies["playwright-core"];
-await step(`playwright-core ${PLAYWRIGHT_CORE} (drives Chromium in the admin's browser test)`, () => {
-  const installed = join(root, "node_modules", "playwright-core", "package.json");
-  if (existsSync(installed) && JSON.parse(readFileSync(installed, "utf8")).version === PLAYWRIGHT_CORE) return "already installed";
-  // Exact version from package.json / package-lock.json. playwright-core downloads no browser on
-  // install; the test uses the system Chromium (next step).
   run("npm", ["install", "--no-audit", "--no-fund"]);
   return "installed";
 });

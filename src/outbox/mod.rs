@@ -61,7 +61,8 @@ mod schema;
 mod send;
 mod storage;
 mod sync;
-mod view;
+/// The operator view's JSON (`GET /state`), read back by the admin pages.
+pub mod view;
 
 pub use intent::WithdrawAnswer;
 pub use maintenance::{HeldAnswer, HeldRequest, PruneAnswer, PruneRequest};

@@ -17,23 +17,23 @@ const MAX_LIMIT: u32 = 500;
 /// Public view of a queue row (`GET /state` `items[]`), for tests, admin pages and operators.
 /// Times are ms since the Unix epoch (UTC).
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub(super) struct ItemView {
-    pub(super) seq: i64,
-    pub(super) dedupe_key: String,
-    pub(super) audience: String,
-    pub(super) rank: i64,
-    pub(super) status: String,
-    pub(super) attempts: i64,
-    pub(super) budget_from: i64,
-    pub(super) not_before_ms: i64,
-    pub(super) enqueued_at_ms: i64,
+pub struct ItemView {
+    pub seq: i64,
+    pub dedupe_key: String,
+    pub audience: String,
+    pub rank: i64,
+    pub status: String,
+    pub attempts: i64,
+    pub budget_from: i64,
+    pub not_before_ms: i64,
+    pub enqueued_at_ms: i64,
     /// When the row last changed (every writer sets it).
-    pub(super) updated_at_ms: i64,
-    pub(super) provider: Option<String>,
-    pub(super) provider_message_id: Option<String>,
-    pub(super) last_error: Option<String>,
-    pub(super) sent_at_ms: Option<i64>,
-    pub(super) maybe_handed_to: Option<String>,
+    pub updated_at_ms: i64,
+    pub provider: Option<String>,
+    pub provider_message_id: Option<String>,
+    pub last_error: Option<String>,
+    pub sent_at_ms: Option<i64>,
+    pub maybe_handed_to: Option<String>,
 }
 
 /// The `queue` columns of an [`ItemView`], in order.
@@ -44,13 +44,13 @@ pub(super) const ITEM_COLUMNS: &str =
 
 /// One attempt log entry (`GET /state` `attempts[]`).
 #[derive(Debug, Clone, Serialize, Deserialize)]
-struct AttemptView {
-    seq: i64,
-    attempt: i64,
-    provider: String,
-    at_ms: i64,
-    outcome: String,
-    error: Option<String>,
+pub struct AttemptView {
+    pub seq: i64,
+    pub attempt: i64,
+    pub provider: String,
+    pub at_ms: i64,
+    pub outcome: String,
+    pub error: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -60,30 +60,30 @@ struct StatusCount {
 }
 
 /// The cost of the last alarm that succeeded.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct LastAlarm {
-    rows_read: Option<i64>,
-    ms: Option<i64>,
+pub struct LastAlarm {
+    pub rows_read: Option<i64>,
+    pub ms: Option<i64>,
 }
 
 /// The body of `GET /state`. Times are ms since the Unix epoch (UTC); `null` when never set.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(super) struct OutboxView {
-    next_slot_at_ms: Option<i64>,
-    main_paused_until_ms: Option<i64>,
-    smtp_paused_until_ms: Option<i64>,
-    marketing_held_until_ms: Option<i64>,
-    last_alarm: LastAlarm,
+pub struct OutboxView {
+    pub next_slot_at_ms: Option<i64>,
+    pub main_paused_until_ms: Option<i64>,
+    pub smtp_paused_until_ms: Option<i64>,
+    pub marketing_held_until_ms: Option<i64>,
+    pub last_alarm: LastAlarm,
     /// Rows per status (stored names).
-    counts: BTreeMap<String, i64>,
+    pub counts: BTreeMap<String, i64>,
     /// More items match than are listed.
-    truncated: bool,
+    pub truncated: bool,
     /// Newest first.
-    items: Vec<ItemView>,
+    pub items: Vec<ItemView>,
     /// The attempts of the listed items, newest first.
-    attempts: Vec<AttemptView>,
+    pub attempts: Vec<AttemptView>,
 }
 
 /// `GET /state` query: `status`, `dedupe_key`, `limit`.

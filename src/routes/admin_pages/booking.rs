@@ -318,9 +318,16 @@ pub async fn email(req: Request, env: &Env) -> Answer {
         )
         .answer();
     };
-    let st = outbox_state(env, &format!("dedupe_key={}", encode(&key)))
-        .await
-        .unwrap_or_default();
+    // The attempts live in the outbox (none once retention pruned the row); if it cannot answer,
+    // the page still shows D1's record and says so.
+    let (st, outbox_error) = match outbox_state(env, &format!("dedupe_key={}", encode(&key))).await
+    {
+        Ok(st) => (st, None),
+        Err(e) => {
+            worker::console_error!("admin email page: outbox state for {key}: {e}");
+            (Default::default(), Some(e.to_string()))
+        }
+    };
     let seqs: Vec<i64> = st.items.iter().map(|i| i.seq).collect();
     let mut attempts: Vec<_> = st
         .attempts
@@ -365,6 +372,9 @@ pub async fn email(req: Request, env: &Env) -> Answer {
     if let Some(d) = &row.delivery_status {
         facts.push(("Delivery".into(), d.clone()));
     }
+    if let Some(e) = &outbox_error {
+        facts.push(("Outbox attempts".into(), format!("unavailable: {e}")));
+    }
     if let Some(e) = &row.last_error {
         facts.push(("Last error".into(), e.clone()));
     }
@@ -389,9 +399,11 @@ pub async fn email(req: Request, env: &Env) -> Answer {
         ),
     ];
     if let Some(c) = &content {
-        let extra: Vec<(String, String)> =
-            serde_json::from_str(&c.headers_json).unwrap_or_default();
-        headers.extend(extra);
+        // Written by `store::emails::claim` from the email's own header list.
+        match serde_json::from_str::<Vec<(String, String)>>(&c.headers_json) {
+            Ok(extra) => headers.extend(extra),
+            Err(e) => headers.push(("(extra headers)".into(), format!("unreadable: {e}"))),
+        }
     }
     let page = view::EmailPage {
         chrome: chrome(&cfg, Some(&s), None),

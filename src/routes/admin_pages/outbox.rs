@@ -4,48 +4,15 @@
 use super::*;
 use crate::config::MainProvider;
 use crate::domain::email::Rank;
-use serde::Deserialize;
 use std::collections::BTreeMap;
 use worker::Method;
 
 // ---------------------------------------------------------------------------------------------
 // The outbox, read and acted on through its Durable Object
 
-#[derive(Debug, Deserialize, Default)]
-#[serde(rename_all = "camelCase")]
-pub(super) struct OutboxState {
-    pub(super) main_paused_until_ms: Option<i64>,
-    pub(super) smtp_paused_until_ms: Option<i64>,
-    #[serde(default)]
-    pub(super) counts: BTreeMap<String, i64>,
-    #[serde(default)]
-    pub(super) items: Vec<OutboxItem>,
-    #[serde(default)]
-    pub(super) attempts: Vec<OutboxAttempt>,
-}
-
-#[derive(Debug, Deserialize)]
-pub(super) struct OutboxItem {
-    pub(super) seq: i64,
-    pub(super) dedupe_key: String,
-    pub(super) rank: i64,
-    pub(super) status: String,
-    pub(super) attempts: i64,
-    pub(super) not_before_ms: i64,
-    pub(super) updated_at_ms: i64,
-    pub(super) provider: Option<String>,
-    pub(super) last_error: Option<String>,
-}
-
-#[derive(Debug, Deserialize)]
-pub(super) struct OutboxAttempt {
-    pub(super) seq: i64,
-    pub(super) attempt: i64,
-    pub(super) provider: String,
-    pub(super) at_ms: i64,
-    pub(super) outcome: String,
-    pub(super) error: Option<String>,
-}
+/// The outbox's `GET /state` answer, read back with the outbox's own types.
+pub(super) type OutboxState = crate::outbox::view::OutboxView;
+type OutboxItem = crate::outbox::view::ItemView;
 
 /// The outbox's own view (`GET /state?{query}`), parsed; anything but 200 is 503.
 pub(super) async fn outbox_state(env: &Env, query: &str) -> Result<OutboxState, AppError> {
