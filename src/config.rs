@@ -8,7 +8,7 @@ use crate::domain::event::EmailAddress;
 use crate::domain::marketing::MarketingPolicy;
 use crate::domain::outbox::{Backoff, Pacing};
 use crate::domain::render::Branding;
-use crate::domain::smtp::TlsMode;
+use crate::domain::smtp::{SmtpTimeouts, TlsMode};
 
 /// D1 database binding.
 pub const DB_BINDING: &str = "DB";
@@ -50,8 +50,10 @@ pub struct SmtpConfig {
     pub credentials: Option<(String, String)>,
     /// Name sent in EHLO.
     pub hello_name: String,
-    /// Limit for the connection and for each command's reply, ms.
-    pub timeout_ms: u64,
+    /// How long each step may take, ms (`SMTP_TIMEOUT_MS`, `SMTP_GREETING_TIMEOUT_MS`,
+    /// `SMTP_DATA_TIMEOUT_MS`, `SMTP_DATA_BLOCK_TIMEOUT_MS`, `SMTP_FINAL_REPLY_TIMEOUT_MS`,
+    /// `SMTP_CONVERSATION_MAX_MS`; RFC 5321 §4.5.3.2 defaults, see [`SmtpTimeouts`]).
+    pub timeouts: SmtpTimeouts,
 }
 
 /// Which service is the main email provider (`MAIN_PROVIDER`).
@@ -84,8 +86,9 @@ pub struct Config {
     pub owner_email: EmailAddress,
     /// `SENDER_EMAIL` + `BRAND_NAME`.
     pub branding: Branding,
-    /// `SMTP_HOST`, `SMTP_PORT`, `SMTP_TLS`, `SMTP_USERNAME`, `SMTP_PASSWORD`, `SMTP_TIMEOUT_MS`;
-    /// `None` when `SMTP_HOST` is empty (no failover configured).
+    /// `SMTP_HOST`, `SMTP_PORT`, `SMTP_TLS`, `SMTP_USERNAME`, `SMTP_PASSWORD`, and the timeouts
+    /// (`SMTP_*_TIMEOUT_MS`, `SMTP_CONVERSATION_MAX_MS`); `None` when `SMTP_HOST` is empty (no
+    /// failover configured).
     pub smtp: Option<SmtpConfig>,
     /// `DUFFEL_WEBHOOK_SECRETS` (secret): one or more secrets, comma or space separated (several
     /// during rotation).
@@ -252,6 +255,31 @@ fn admin_config(get: &impl Fn(&str) -> Option<String>) -> crate::domain::admin::
     }
 }
 
+/// The SMTP timeouts, ms, each defaulting to RFC 5321 §4.5.3.2 ([`SmtpTimeouts::DEFAULT`]) and
+/// checked against a Durable Object alarm's wall-clock limit.
+fn smtp_timeouts(get: &impl Fn(&str) -> Option<String>) -> Result<SmtpTimeouts, ConfigError> {
+    let d = SmtpTimeouts::DEFAULT;
+    SmtpTimeouts {
+        greeting_ms: number(get, "SMTP_GREETING_TIMEOUT_MS", d.greeting_ms)?,
+        command_ms: number(get, "SMTP_TIMEOUT_MS", d.command_ms)?,
+        data_init_ms: number(get, "SMTP_DATA_TIMEOUT_MS", d.data_init_ms)?,
+        data_block_ms: number(get, "SMTP_DATA_BLOCK_TIMEOUT_MS", d.data_block_ms)?,
+        final_reply_ms: number(get, "SMTP_FINAL_REPLY_TIMEOUT_MS", d.final_reply_ms)?,
+        conversation_ms: number(get, "SMTP_CONVERSATION_MAX_MS", d.conversation_ms)?,
+    }
+    .validated()
+    .map_err(|e| ConfigError::Invalid {
+        name: match &e {
+            crate::domain::smtp::SmtpTimeoutError::Zero { name }
+            | crate::domain::smtp::SmtpTimeoutError::LongerThanConversation { name, .. } => name,
+            crate::domain::smtp::SmtpTimeoutError::LongerThanAlarm { .. } => {
+                "SMTP_CONVERSATION_MAX_MS"
+            }
+        },
+        reason: e.to_string(),
+    })
+}
+
 impl Config {
     /// Parses the configuration; `get(name)` returns a var or secret by name.
     pub fn parse(get: impl Fn(&str) -> Option<String>) -> Result<Self, ConfigError> {
@@ -300,7 +328,7 @@ impl Config {
                     credentials,
                     hello_name: text(&get, "SMTP_HELLO_NAME")?
                         .unwrap_or_else(|| from.domain().to_string()),
-                    timeout_ms: number(&get, "SMTP_TIMEOUT_MS", 15_000u64)?,
+                    timeouts: smtp_timeouts(&get)?,
                     host,
                 })
             }
@@ -540,6 +568,42 @@ mod tests {
             parse(&v).unwrap_err(),
             ConfigError::Missing("SMTP_PASSWORD")
         );
+    }
+
+    #[test]
+    fn smtp_timeouts_default_to_rfc_5321_and_are_named_when_wrong() {
+        let mut v = BASE.to_vec();
+        v.push(("SMTP_HOST", "smtp.example.com"));
+        let t = parse(&v).unwrap().smtp.unwrap().timeouts;
+        assert_eq!(t, SmtpTimeouts::DEFAULT);
+        v.extend([
+            ("SMTP_TIMEOUT_MS", "2000"),
+            ("SMTP_FINAL_REPLY_TIMEOUT_MS", "6000"),
+            ("SMTP_CONVERSATION_MAX_MS", "400000"),
+        ]);
+        let t = parse(&v).unwrap().smtp.unwrap().timeouts;
+        assert_eq!((t.command_ms, t.final_reply_ms), (2_000, 6_000));
+        // The greeting's RFC default (5 min) fits in a 400 s conversation.
+        assert_eq!(t.greeting_ms, 300_000);
+        v.push(("SMTP_DATA_BLOCK_TIMEOUT_MS", "500000"));
+        let e = parse(&v).unwrap_err();
+        assert!(
+            matches!(
+                &e,
+                ConfigError::Invalid {
+                    name: "SMTP_DATA_BLOCK_TIMEOUT_MS",
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        let mut v = BASE.to_vec();
+        v.extend([
+            ("SMTP_HOST", "smtp.example.com"),
+            ("SMTP_CONVERSATION_MAX_MS", "900000"),
+        ]);
+        let e = parse(&v).unwrap_err();
+        assert!(e.to_string().contains("Durable Object alarm"), "{e}");
     }
 
     #[test]

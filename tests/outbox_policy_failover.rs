@@ -3,7 +3,7 @@
 
 use booking_email_engine::domain::outbox::{
     after_failure_with_hint, after_pause, AfterFailure, AfterPause, Backoff, FailurePolicy,
-    Provider, ProviderChoice, ProviderErrorClass, ProviderPause, CREDENTIALS_PAUSE_MS,
+    PauseCause, Provider, ProviderChoice, ProviderErrorClass, ProviderPause, CREDENTIALS_PAUSE_MS,
 };
 
 const NOW: i64 = 1_767_225_600_000 + 13 * 3_600_000; // 2026-01-01T13:00Z
@@ -26,14 +26,25 @@ fn refused_credentials_pause_the_provider_for_the_configured_time() {
         assert_eq!(
             decision,
             AfterFailure::PauseProvider {
-                until_ms: NOW + 90_000
+                until_ms: NOW + 90_000,
+                cause: PauseCause::Credentials,
             }
         );
         assert_eq!(
             decision.provider_pause(),
             Some(ProviderPause {
                 until_ms: NOW + 90_000,
-                credentials: true
+                cause: PauseCause::Credentials,
+            })
+        );
+        // Our configuration refused (sender, relay, policy): the same pause, its own cause.
+        let config =
+            policy.after_failure(ProviderErrorClass::Configuration, provider, 1, NOW, 7, None);
+        assert_eq!(
+            config.provider_pause(),
+            Some(ProviderPause {
+                until_ms: NOW + 90_000,
+                cause: PauseCause::Configuration,
             })
         );
     }
@@ -52,6 +63,7 @@ fn the_default_policy_is_the_hint_function_with_a_one_hour_pause() {
         ProviderErrorClass::Transient,
         ProviderErrorClass::Permanent,
         ProviderErrorClass::CredentialsRejected,
+        ProviderErrorClass::Configuration,
     ];
     for class in classes {
         for provider in [Provider::Cloudflare, Provider::Resend, Provider::Smtp] {
@@ -78,7 +90,7 @@ fn the_default_policy_is_the_hint_function_with_a_one_hour_pause() {
 }
 
 #[test]
-fn only_a_daily_limit_or_refused_credentials_pause_a_provider() {
+fn only_a_daily_limit_refused_credentials_or_configuration_pause_a_provider() {
     let until = NOW + 1_000;
     assert_eq!(
         AfterFailure::FailOver {
@@ -87,7 +99,7 @@ fn only_a_daily_limit_or_refused_credentials_pause_a_provider() {
         .provider_pause(),
         Some(ProviderPause {
             until_ms: until,
-            credentials: false
+            cause: PauseCause::DailyLimit,
         })
     );
     for other in [

@@ -188,33 +188,33 @@ fn idempotency_key_is_the_dedupe_key_or_its_hash() {
 fn error_name_table() {
     use ProviderErrorClass::*;
     let table: &[(&str, u16, ProviderErrorClass)] = &[
-        ("invalid_idempotency_key", 400, Permanent),
-        ("validation_error", 400, Permanent),
-        ("validation_error", 401, Permanent),
-        ("validation_error", 403, Permanent),
-        ("validation_error", 422, Permanent),
+        ("invalid_idempotency_key", 400, Configuration),
+        ("validation_error", 400, Configuration),
+        ("validation_error", 401, Configuration),
+        ("validation_error", 403, Configuration),
+        ("validation_error", 422, Configuration),
         ("missing_api_key", 401, CredentialsRejected),
         ("restricted_api_key", 401, CredentialsRejected),
         ("invalid_api_key", 403, CredentialsRejected),
-        ("invalid_access", 422, Permanent),
+        ("invalid_access", 422, Configuration),
         ("email_above_quota", 403, DailyLimit),
-        ("invalid_permission", 403, Permanent),
+        ("invalid_permission", 403, Configuration),
         ("suspended_api_key", 403, CredentialsRejected),
-        ("not_found", 404, Permanent),
-        ("method_not_allowed", 405, Permanent),
+        ("not_found", 404, Configuration),
+        ("method_not_allowed", 405, Configuration),
         ("concurrent_idempotent_requests", 409, RateLimited),
         ("invalid_idempotent_request", 409, Permanent),
         ("resource_locked", 409, Transient),
-        ("invalid_from_address", 422, Permanent),
-        ("invalid_attachment", 422, Permanent),
-        ("invalid_parameter", 422, Permanent),
-        ("invalid_region", 422, Permanent),
-        ("missing_required_field", 422, Permanent),
-        ("missing_required_parameter", 422, Permanent),
+        ("invalid_from_address", 422, Configuration),
+        ("invalid_attachment", 422, Configuration),
+        ("invalid_parameter", 422, Configuration),
+        ("invalid_region", 422, Configuration),
+        ("missing_required_field", 422, Configuration),
+        ("missing_required_parameter", 422, Configuration),
         ("daily_quota_exceeded", 429, DailyLimit),
         ("monthly_quota_exceeded", 429, DailyLimit),
         ("rate_limit_exceeded", 429, RateLimited),
-        ("security_error", 451, Permanent),
+        ("security_error", 451, Configuration),
         ("application_error", 500, Transient),
         ("internal_server_error", 500, Transient),
         ("service_unavailable", 503, Transient),
@@ -246,6 +246,11 @@ fn owner_must_act_on_account_problems_only() {
     assert!(f("monthly_quota_exceeded", 429).owner_must_act());
     assert!(f("invalid_api_key", 403).owner_must_act());
     assert!(f("suspended_api_key", 403).owner_must_act());
+    // Our request or account (an unverified domain, a bad from address): ours to fix.
+    assert!(f("validation_error", 403).owner_must_act());
+    assert!(f("invalid_from_address", 422).owner_must_act());
+    // A name this build does not know is retried, not blamed on anyone.
+    assert!(!f("brand_new_error", 422).owner_must_act());
     assert!(!f("daily_quota_exceeded", 429).owner_must_act());
     assert!(!f("rate_limit_exceeded", 429).owner_must_act());
     assert!(!f("internal_server_error", 500).owner_must_act());
@@ -253,21 +258,21 @@ fn owner_must_act_on_account_problems_only() {
 }
 
 #[test]
-fn unknown_names_and_non_json_bodies_go_by_status() {
+fn unknown_names_and_non_json_bodies_are_retried_never_dead_lettered_on_sight() {
     use ProviderErrorClass::*;
     let unknown = |status: u16| {
         json!({ "statusCode": status, "name": "brand_new_error", "message": "?" }).to_string()
     };
     for (status, want) in [
-        (400, Permanent),
-        (401, Permanent),
-        (403, Permanent),
-        (404, Permanent),
+        (400, Transient),
+        (401, Transient),
+        (403, Transient),
+        (404, Transient),
         (408, Transient),
-        (409, Permanent),
-        (422, Permanent),
+        (409, Transient),
+        (422, Transient),
         (429, RateLimited),
-        (451, Permanent),
+        (451, Transient),
         (500, Transient),
         (502, Transient),
         (503, Transient),
@@ -295,7 +300,7 @@ fn unknown_names_and_non_json_bodies_go_by_status() {
     }
     // JSON that is not an error object: by status.
     assert_eq!(classify(503, "[1,2]", None).class, Transient);
-    assert_eq!(classify(400, r#"{"name": 5}"#, None).class, Permanent);
+    assert_eq!(classify(400, r#"{"name": 5}"#, None).class, Transient);
     assert_eq!(classify(400, r#"{"name": "  "}"#, None).name, None);
 }
 

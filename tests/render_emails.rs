@@ -859,14 +859,16 @@ fn supplier_markup_in_instructions_becomes_plain_text() {
 #[test]
 fn owner_provider_paused_alert_names_the_provider_the_time_and_what_to_do() {
     use booking_email_engine::domain::content_lock::ContentLock;
+    use booking_email_engine::domain::outbox::PauseCause;
     use booking_email_engine::domain::render::{owner_provider_paused, ProviderPaused};
     let now = 1_795_961_635_000; // 2026-11-29T…Z
     let p = ProviderPaused {
         provider: "smtp",
         until_ms: now + 3_600_000,
-        reason: "SMTP auth: 535 <bad> credentials",
+        reason: "SMTP AUTH: 535 <bad> credentials",
         fallback: None,
-        credentials: true,
+        wait_until_ms: Some(now + 3_600_000),
+        cause: PauseCause::Credentials,
         now_ms: now,
     };
     let e = owner_provider_paused(&p, &owner(), &branding()).unwrap();
@@ -894,7 +896,8 @@ fn owner_provider_paused_alert_names_the_provider_the_time_and_what_to_do() {
     );
     assert!(e.text.contains("2026-11-29 "), "{}", e.text);
     assert!(e.text.contains("refused the engine's credentials"));
-    assert!(e.text.contains("No other provider is available"));
+    assert!(e.text.contains("No other route can send"), "{}", e.text);
+    assert!(e.text.contains("resume"), "{}", e.text);
     assert!(
         e.html.contains("535 &#60;bad&#62; credentials"),
         "{}",
@@ -905,8 +908,9 @@ fn owner_provider_paused_alert_names_the_provider_the_time_and_what_to_do() {
         &ProviderPaused {
             provider: "resend",
             fallback: Some("smtp"),
-            credentials: false,
-            ..p
+            wait_until_ms: None,
+            cause: PauseCause::DailyLimit,
+            ..p.clone()
         },
         &owner(),
         &branding(),
@@ -914,10 +918,65 @@ fn owner_provider_paused_alert_names_the_provider_the_time_and_what_to_do() {
     .unwrap();
     assert!(with_fallback
         .text
-        .contains("Email goes out through smtp meanwhile"));
-    assert!(with_fallback.text.contains("plan, quota or account"));
+        .contains("Email goes out through smtp meanwhile: the mail is carried"));
+    assert!(with_fallback.text.contains("daily sending limit"));
+    assert_eq!(
+        with_fallback.subject,
+        "resend hit its daily limit: smtp carries the mail"
+    );
+    let nowhere = owner_provider_paused(
+        &ProviderPaused {
+            provider: "cloudflare_email",
+            fallback: None,
+            cause: PauseCause::DailyLimit,
+            ..p.clone()
+        },
+        &owner(),
+        &branding(),
+    )
+    .unwrap();
+    assert_eq!(
+        nowhere.subject,
+        "cloudflare_email hit its daily limit: no route is sending"
+    );
+    // A refusal of our configuration quotes the server's exact reply, one bounded line, and says
+    // no guest was suppressed.
+    let hostile = format!(
+        "SMTP MAIL FROM: 553 5.7.1 <bookings@example.com>: Sender address rejected\r\nBcc: x@evil.test {}",
+        "y".repeat(2_000)
+    );
+    let config = owner_provider_paused(
+        &ProviderPaused {
+            reason: &hostile,
+            cause: PauseCause::Configuration,
+            ..p
+        },
+        &owner(),
+        &branding(),
+    )
+    .unwrap();
+    assert!(
+        config
+            .text
+            .contains("Its exact reply: SMTP MAIL FROM: 553 5.7.1"),
+        "{}",
+        config.text
+    );
+    assert!(
+        config.text.contains("No guest was suppressed"),
+        "{}",
+        config.text
+    );
+    let quoted = config
+        .text
+        .lines()
+        .find(|l| l.starts_with("Its exact reply:"))
+        .unwrap();
+    assert!(quoted.contains("Bcc: x@evil.test"), "one line: {quoted}");
+    assert!(quoted.chars().count() < 450, "bounded: {}", quoted.len());
     // An owner alert may name internals, never carry placeholders.
     let lock = ContentLock::from_config("https://engine.example.com", "outbox,workflow");
     assert!(lock.check(&e).is_ok());
     assert!(lock.check(&with_fallback).is_ok());
+    assert!(lock.check(&config).is_ok());
 }

@@ -7,8 +7,8 @@
 //! An empty `OPERATOR_TOKEN` disables the operator API ([`OperatorAuthError::NotConfigured`], HTTP
 //! 503): an empty token must never match an empty or missing header.
 //!
-//! Also the operator's request bodies that are not marketing ([`parse_redrive_request`]; the
-//! marketing send request is in [`crate::domain::marketing_email`]).
+//! Also the operator's request bodies that are not marketing ([`parse_redrive_request`],
+//! [`parse_route_request`]; the marketing send request is in [`crate::domain::marketing_email`]).
 
 use crate::domain::email::DedupeKey;
 use crate::domain::parse_error::ParseError;
@@ -84,5 +84,110 @@ pub fn parse_redrive_request(body: &[u8]) -> Result<DedupeKey, ParseError> {
             field: "dedupeKey".into(),
             reason: "must be a string".into(),
         }),
+    }
+}
+
+/// A route of the outbox the operator pauses or resumes (`POST /admin/outbox/provider`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RouteRequest {
+    /// `main` (the main provider) or `smtp` (the failover), as the outbox's `POST /pause` names it.
+    pub route: &'static str,
+    /// `None`: resume now; `Some(ms)`: pause for that long.
+    pub pause_ms: Option<i64>,
+}
+
+/// Longest pause the operator can ask for, minutes (one week).
+pub const MAX_PAUSE_MINUTES: i64 = 7 * 24 * 60;
+
+/// Parses the body of `POST /admin/outbox/provider`: `{"provider": "main"|"smtp", "action":
+/// "pause"|"resume", "minutes"?: 1–10080}` (a pause lasts `minutes`, default 60). Errors name the
+/// field.
+pub fn parse_route_request(body: &[u8]) -> Result<RouteRequest, ParseError> {
+    let v: Value = serde_json::from_slice(body).map_err(|e| ParseError::Json(e.to_string()))?;
+    let obj = v.as_object().ok_or(ParseError::NotAnObject)?;
+    let invalid = |field: &str, reason: &str| ParseError::Invalid {
+        field: field.into(),
+        reason: reason.into(),
+    };
+    let route = match obj.get("provider") {
+        None | Some(Value::Null) => return Err(ParseError::Missing("provider".into())),
+        Some(Value::String(s)) if s == "main" => "main",
+        Some(Value::String(s)) if s == "smtp" => "smtp",
+        Some(_) => return Err(invalid("provider", "must be \"main\" or \"smtp\"")),
+    };
+    let pause = match obj.get("action") {
+        None | Some(Value::Null) => return Err(ParseError::Missing("action".into())),
+        Some(Value::String(s)) if s == "pause" => true,
+        Some(Value::String(s)) if s == "resume" => false,
+        Some(_) => return Err(invalid("action", "must be \"pause\" or \"resume\"")),
+    };
+    let minutes = match obj.get("minutes") {
+        None | Some(Value::Null) => 60,
+        Some(Value::Number(n)) => n
+            .as_i64()
+            .filter(|m| (1..=MAX_PAUSE_MINUTES).contains(m))
+            .ok_or_else(|| invalid("minutes", "must be a whole number from 1 to 10080"))?,
+        Some(_) => return Err(invalid("minutes", "must be a number")),
+    };
+    Ok(RouteRequest {
+        route,
+        pause_ms: pause.then_some(minutes * 60_000),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn route_requests_parse_and_name_the_wrong_field() {
+        assert_eq!(
+            parse_route_request(br#"{"provider":"smtp","action":"resume"}"#),
+            Ok(RouteRequest {
+                route: "smtp",
+                pause_ms: None
+            })
+        );
+        assert_eq!(
+            parse_route_request(br#"{"provider":"main","action":"pause","minutes":5}"#),
+            Ok(RouteRequest {
+                route: "main",
+                pause_ms: Some(300_000)
+            })
+        );
+        assert_eq!(
+            parse_route_request(br#"{"provider":"main","action":"pause"}"#)
+                .unwrap()
+                .pause_ms,
+            Some(3_600_000)
+        );
+        let field = |body: &[u8]| match parse_route_request(body) {
+            Err(ParseError::Invalid { field, .. }) => field,
+            Err(ParseError::Missing(field)) => field,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            field(br#"{"provider":"resend","action":"resume"}"#),
+            "provider"
+        );
+        assert_eq!(field(br#"{"action":"resume"}"#), "provider");
+        assert_eq!(field(br#"{"provider":"smtp","action":"stop"}"#), "action");
+        assert_eq!(field(br#"{"provider":"smtp"}"#), "action");
+        assert_eq!(
+            field(br#"{"provider":"smtp","action":"pause","minutes":0}"#),
+            "minutes"
+        );
+        assert_eq!(
+            field(br#"{"provider":"smtp","action":"pause","minutes":"5"}"#),
+            "minutes"
+        );
+        assert!(matches!(
+            parse_route_request(b"[]"),
+            Err(ParseError::NotAnObject)
+        ));
+        assert!(matches!(
+            parse_route_request(b"{"),
+            Err(ParseError::Json(_))
+        ));
     }
 }

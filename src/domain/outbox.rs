@@ -237,13 +237,37 @@ pub fn merge_maybe_handed_over(
     }
 }
 
+/// `true` when a hand-over whose outcome is unknown (`this_maybe_handed_over`: the connection was
+/// lost after SMTP's final dot, Cloudflare Email Service answered without a code) must be the last
+/// one: an earlier hand-over to a provider that cannot deduplicate (SMTP, Cloudflare) is already
+/// on record, so the email may have reached the guest twice. Sending a third copy would only make
+/// it worse; the email is recorded `sent_possibly_twice` (never confirmed) and the owner is told.
+///
+/// So an uncertain hand-over is tried at most once more, never in a loop. Resend's retries carry
+/// the same `Idempotency-Key` and are deduplicated by Resend: they never end the retries.
+pub fn stop_after_uncertain(
+    earlier: Option<(Provider, i64)>,
+    this_provider: Provider,
+    this_maybe_handed_over: bool,
+) -> bool {
+    this_maybe_handed_over
+        && !this_provider.is_idempotent()
+        && earlier.is_some_and(|(p, _)| !p.is_idempotent())
+}
+
 /// Start of the next UTC day after `now_ms` (when a daily quota resets unless the provider says
 /// otherwise).
 pub fn next_utc_midnight(now_ms: i64) -> i64 {
     (now_ms.div_euclid(DAY_MS) + 1) * DAY_MS
 }
 
-/// Classification of one provider failure; decides failover, retry, drop or dead letter.
+/// Classification of one provider failure; decides failover, retry, drop or dead letter. Three
+/// questions, in the words of the README's classification table: is it the recipient's fault
+/// (`RecipientRejected`), ours — our account, sender, message or configuration
+/// (`CredentialsRejected`, `Configuration`, and the quota classes) — or nobody's yet
+/// (`Transient`, `RateLimited`)? Anything a provider says that this build does not know is
+/// `Transient`: retried with backoff, and only after the attempt ceiling a dead letter the owner is
+/// told about; never dropped or suppressed on first sight.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ProviderErrorClass {
@@ -251,40 +275,67 @@ pub enum ProviderErrorClass {
     DailyLimit,
     /// Too many requests right now: retry later (with a floor).
     RateLimited,
-    /// The recipient is invalid, suppressed or not allowed: drop the email, alert the owner.
+    /// The recipient's address is invalid, unknown, disabled or suppressed: drop the email, alert
+    /// the owner (and learn a hard bounce where the provider says so).
     RecipientRejected,
-    /// 5xx, timeouts, connection errors: retry with backoff.
+    /// 4xx, 5xx server errors, timeouts, connection errors, codes this build does not know: retry
+    /// with backoff.
     Transient,
-    /// Anything else the provider refused for good (bad request, bad payload): dead letter + owner
-    /// alert.
+    /// Refused for good for a reason no retry and no configuration change can fix (our own
+    /// rendering failed, Resend's idempotency conflict): dead letter + owner alert.
     Permanent,
-    /// The provider refused our credentials (SMTP AUTH failure, a revoked or restricted API key):
-    /// nothing is wrong with the email. Pause that provider, alert the owner, fail over if another
-    /// provider is available, else wait; the email keeps its place and its attempt budget.
+    /// The provider refused our credentials (SMTP AUTH failure, authentication required, a
+    /// revoked or restricted API key): nothing is wrong with the email. Pause that provider, alert
+    /// the owner, fail over if another provider is available, else wait; the email keeps its
+    /// place and its attempt budget.
     CredentialsRejected,
+    /// The provider refused something that is ours to fix, not the guest's: our sender address or
+    /// domain, relaying, a policy (DMARC, SPF), the message's size or format, the account's
+    /// sending rights. Handled like [`ProviderErrorClass::CredentialsRejected`]: that route is
+    /// paused, the owner told once with the provider's exact words, the email stays queued with
+    /// its attempt budget untouched.
+    Configuration,
 }
 
-/// Classifies a Cloudflare Email Service error code (`E_…`) thrown by the `send_email` binding
-/// (<https://developers.cloudflare.com/email-service/api/send-emails/workers-api/>).
-pub fn classify_cloudflare_code(code: Option<&str>) -> ProviderErrorClass {
-    match code.unwrap_or("") {
-        "E_DAILY_LIMIT_EXCEEDED" => ProviderErrorClass::DailyLimit,
-        "E_RATE_LIMIT_EXCEEDED" => ProviderErrorClass::RateLimited,
-        "E_RECIPIENT_SUPPRESSED" | "E_RECIPIENT_NOT_ALLOWED" | "RCPT_NOT_ALLOWED" => {
-            ProviderErrorClass::RecipientRejected
-        }
-        "E_INTERNAL_SERVER_ERROR" | "E_DELIVERY_FAILED" | "" => ProviderErrorClass::Transient,
-        _ => ProviderErrorClass::Permanent,
+impl ProviderErrorClass {
+    /// Only the owner can fix it (credentials, configuration): the route is paused and they are
+    /// told, even when another route carries the email.
+    pub fn owner_must_fix(self) -> bool {
+        matches!(
+            self,
+            ProviderErrorClass::CredentialsRejected | ProviderErrorClass::Configuration
+        )
     }
 }
 
-/// Classifies an SMTP reply code (RFC 5321 §4.2): 4xx transient (421/450/451/452 included), 550/551/553
-/// on a recipient → recipient rejected, other 5xx permanent.
-pub fn classify_smtp_reply(code: u16, during_rcpt: bool) -> ProviderErrorClass {
+/// Classifies a Cloudflare Email Service error code (`E_…`) thrown by the `send_email` binding
+/// (<https://developers.cloudflare.com/email-service/api/send-emails/workers-api/>):
+///
+/// | code | class |
+/// |---|---|
+/// | `E_DAILY_LIMIT_EXCEEDED` | `DailyLimit` |
+/// | `E_RATE_LIMIT_EXCEEDED` | `RateLimited` |
+/// | `E_RECIPIENT_SUPPRESSED` | `RecipientRejected` (the service's own suppression list) |
+/// | `E_RECIPIENT_NOT_ALLOWED` (the binding's `allowed_destination_addresses`, or an account not yet onboarded that may only write to verified addresses), `E_SENDER_NOT_VERIFIED`, `E_SENDER_DOMAIN_NOT_AVAILABLE`, `E_CONTENT_TOO_LARGE`, `E_VALIDATION_ERROR`, `E_FIELD_MISSING`, `E_TOO_MANY_RECIPIENTS`, `E_HEADER_…`, `E_HEADERS_…` | `Configuration` (ours: the route is paused, the owner told) |
+/// | `E_INTERNAL_SERVER_ERROR`, `E_DELIVERY_FAILED`, no code, any other code | `Transient` |
+pub fn classify_cloudflare_code(code: Option<&str>) -> ProviderErrorClass {
+    let code = code.unwrap_or("");
     match code {
-        400..=499 => ProviderErrorClass::Transient,
-        550 | 551 | 553 if during_rcpt => ProviderErrorClass::RecipientRejected,
-        _ => ProviderErrorClass::Permanent,
+        "E_DAILY_LIMIT_EXCEEDED" => ProviderErrorClass::DailyLimit,
+        "E_RATE_LIMIT_EXCEEDED" => ProviderErrorClass::RateLimited,
+        "E_RECIPIENT_SUPPRESSED" => ProviderErrorClass::RecipientRejected,
+        "E_RECIPIENT_NOT_ALLOWED"
+        | "RCPT_NOT_ALLOWED"
+        | "E_SENDER_NOT_VERIFIED"
+        | "E_SENDER_DOMAIN_NOT_AVAILABLE"
+        | "E_CONTENT_TOO_LARGE"
+        | "E_VALIDATION_ERROR"
+        | "E_FIELD_MISSING"
+        | "E_TOO_MANY_RECIPIENTS" => ProviderErrorClass::Configuration,
+        _ if code.starts_with("E_HEADER_") || code.starts_with("E_HEADERS_") => {
+            ProviderErrorClass::Configuration
+        }
+        _ => ProviderErrorClass::Transient,
     }
 }
 
@@ -325,32 +376,44 @@ pub enum AfterFailure {
     RetryAt { at_ms: i64 },
     /// Give up: dead letter, alert the owner.
     DeadLetter,
-    /// The provider that failed is unusable until `until_ms` (credentials refused): pause it,
-    /// alert the owner, and send this same email by the other provider if it is available.
-    PauseProvider { until_ms: i64 },
+    /// The provider that failed is unusable until `until_ms` (credentials or configuration
+    /// refused): pause it, alert the owner, and send this same email by the other provider if it
+    /// is available.
+    PauseProvider { until_ms: i64, cause: PauseCause },
     /// Refused for good for this recipient: drop, alert the owner.
     Drop,
 }
 
 impl AfterFailure {
     /// The pause of the provider that failed which this decision calls for, if any: after a main
-    /// provider's daily limit (fail-over) or refused credentials. Such a failure is the provider's
-    /// fault, not the email's, so the outbox does not count that attempt against the email.
+    /// provider's daily limit (fail-over), refused credentials or a configuration fault. Such a
+    /// failure is the provider's (or ours), not the email's, so the outbox does not count that
+    /// attempt against the email.
     pub fn provider_pause(self) -> Option<ProviderPause> {
         match self {
             AfterFailure::FailOver {
                 pause_main_until_ms,
             } => Some(ProviderPause {
                 until_ms: pause_main_until_ms,
-                credentials: false,
+                cause: PauseCause::DailyLimit,
             }),
-            AfterFailure::PauseProvider { until_ms } => Some(ProviderPause {
-                until_ms,
-                credentials: true,
-            }),
+            AfterFailure::PauseProvider { until_ms, cause } => {
+                Some(ProviderPause { until_ms, cause })
+            }
             AfterFailure::RetryAt { .. } | AfterFailure::DeadLetter | AfterFailure::Drop => None,
         }
     }
+}
+
+/// Why a provider (a route) was taken out of use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PauseCause {
+    /// The main provider's daily quota (until the next UTC midnight).
+    DailyLimit,
+    /// Our credentials were refused.
+    Credentials,
+    /// Our sender, relay, policy, message size or request was refused.
+    Configuration,
 }
 
 /// A provider taken out of use after a failure.
@@ -358,8 +421,7 @@ impl AfterFailure {
 pub struct ProviderPause {
     /// Paused until then, ms UTC.
     pub until_ms: i64,
-    /// Refused credentials caused it (only the owner can fix that: always alert them).
-    pub credentials: bool,
+    pub cause: PauseCause,
 }
 
 /// Where an email goes once the provider that failed it is paused.
@@ -395,8 +457,9 @@ pub fn after_failure(
     after_failure_with_hint(class, provider, attempts, now_ms, backoff, random, None)
 }
 
-/// How long a provider whose credentials were refused stays paused by default, ms (1 hour; the
-/// configuration `PROVIDER_AUTH_PAUSE_MS` sets [`FailurePolicy::credentials_pause_ms`]).
+/// How long a provider whose credentials or configuration were refused stays paused by default,
+/// ms (1 hour; the configuration `PROVIDER_AUTH_PAUSE_MS` sets
+/// [`FailurePolicy::credentials_pause_ms`]). The operator can resume it sooner once fixed.
 pub const CREDENTIALS_PAUSE_MS: i64 = 3_600_000;
 
 /// Everything configurable that decides the fate of a failed attempt: the retry schedule and how
@@ -405,7 +468,8 @@ pub const CREDENTIALS_PAUSE_MS: i64 = 3_600_000;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FailurePolicy {
     pub backoff: Backoff,
-    /// `PROVIDER_AUTH_PAUSE_MS`: pause of a provider whose credentials were refused, ms.
+    /// `PROVIDER_AUTH_PAUSE_MS`: pause of a provider whose credentials or configuration were
+    /// refused, ms.
     pub credentials_pause_ms: i64,
 }
 
@@ -418,7 +482,8 @@ impl FailurePolicy {
 
     /// Decides the fate of a failed attempt; `attempts` counts attempts made so far, including
     /// this one. The rules are those of [`after_failure_with_hint`] (which is this with the default
-    /// credentials pause); refused credentials pause the provider for `credentials_pause_ms`.
+    /// credentials pause); refused credentials or configuration pause the provider for
+    /// `credentials_pause_ms`.
     pub fn after_failure(
         &self,
         class: ProviderErrorClass,
@@ -445,6 +510,11 @@ impl FailurePolicy {
             },
             ProviderErrorClass::CredentialsRejected => AfterFailure::PauseProvider {
                 until_ms: now_ms.saturating_add(self.credentials_pause_ms),
+                cause: PauseCause::Credentials,
+            },
+            ProviderErrorClass::Configuration => AfterFailure::PauseProvider {
+                until_ms: now_ms.saturating_add(self.credentials_pause_ms),
+                cause: PauseCause::Configuration,
             },
             ProviderErrorClass::RecipientRejected => AfterFailure::Drop,
             ProviderErrorClass::Permanent => AfterFailure::DeadLetter,
@@ -704,6 +774,64 @@ mod tests {
     }
 
     #[test]
+    fn an_uncertain_hand_over_is_tried_once_more_never_in_a_loop() {
+        let t = 1_000;
+        // The first uncertain SMTP hand-over: one more attempt.
+        assert!(!stop_after_uncertain(None, Provider::Smtp, true));
+        // The second: stop (the first may already have arrived).
+        assert!(stop_after_uncertain(
+            Some((Provider::Smtp, t)),
+            Provider::Smtp,
+            true
+        ));
+        assert!(stop_after_uncertain(
+            Some((Provider::Cloudflare, t)),
+            Provider::Smtp,
+            true
+        ));
+        // A refusal or a sure failure is not uncertain.
+        assert!(!stop_after_uncertain(
+            Some((Provider::Smtp, t)),
+            Provider::Smtp,
+            false
+        ));
+        // Resend deduplicates by its key: its uncertainty never stops the retries, and an earlier
+        // Resend uncertainty leaves SMTP one more try.
+        assert!(!stop_after_uncertain(
+            Some((Provider::Smtp, t)),
+            Provider::Resend,
+            true
+        ));
+        assert!(!stop_after_uncertain(
+            Some((Provider::Resend, t)),
+            Provider::Smtp,
+            true
+        ));
+    }
+
+    #[test]
+    fn configuration_faults_pause_the_route_like_refused_credentials() {
+        let b = Backoff::DEFAULT;
+        for provider in [Provider::Cloudflare, Provider::Resend, Provider::Smtp] {
+            let d = after_failure(ProviderErrorClass::Configuration, provider, 9, 10, b, 1);
+            assert_eq!(
+                d,
+                AfterFailure::PauseProvider {
+                    until_ms: 10 + CREDENTIALS_PAUSE_MS,
+                    cause: PauseCause::Configuration,
+                }
+            );
+            assert_eq!(
+                d.provider_pause().map(|p| p.cause),
+                Some(PauseCause::Configuration)
+            );
+        }
+        assert!(ProviderErrorClass::Configuration.owner_must_fix());
+        assert!(ProviderErrorClass::CredentialsRejected.owner_must_fix());
+        assert!(!ProviderErrorClass::Transient.owner_must_fix());
+    }
+
+    #[test]
     fn refused_credentials_pause_the_provider_whatever_the_attempt_count() {
         let b = Backoff::DEFAULT;
         for provider in [Provider::Cloudflare, Provider::Resend, Provider::Smtp] {
@@ -718,7 +846,8 @@ mod tests {
                         7
                     ),
                     AfterFailure::PauseProvider {
-                        until_ms: 10 + CREDENTIALS_PAUSE_MS
+                        until_ms: 10 + CREDENTIALS_PAUSE_MS,
+                        cause: PauseCause::Credentials,
                     }
                 );
             }
@@ -744,21 +873,18 @@ mod tests {
             (Some("E_DAILY_LIMIT_EXCEEDED"), DailyLimit),
             (Some("E_RATE_LIMIT_EXCEEDED"), RateLimited),
             (Some("E_RECIPIENT_SUPPRESSED"), RecipientRejected),
-            (Some("E_RECIPIENT_NOT_ALLOWED"), RecipientRejected),
             (Some("E_INTERNAL_SERVER_ERROR"), Transient),
             (Some("E_DELIVERY_FAILED"), Transient),
             (None, Transient),
-            (Some("E_SENDER_NOT_VERIFIED"), Permanent),
-            (Some("E_VALIDATION_ERROR"), Permanent),
+            (Some("E_SENDER_NOT_VERIFIED"), Configuration),
+            (Some("E_RECIPIENT_NOT_ALLOWED"), Configuration),
+            (Some("E_VALIDATION_ERROR"), Configuration),
+            (Some("E_HEADER_VALUE_TOO_LONG"), Configuration),
+            (Some("E_SOMETHING_NEW"), Transient),
         ];
         for (code, want) in table {
             assert_eq!(classify_cloudflare_code(code), want, "{code:?}");
         }
-        assert_eq!(classify_smtp_reply(421, false), Transient);
-        assert_eq!(classify_smtp_reply(451, true), Transient);
-        assert_eq!(classify_smtp_reply(550, true), RecipientRejected);
-        assert_eq!(classify_smtp_reply(550, false), Permanent);
-        assert_eq!(classify_smtp_reply(535, false), Permanent);
     }
 
     #[test]

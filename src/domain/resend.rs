@@ -29,6 +29,10 @@
 //!
 //! # Classification (by error `name` first, then by HTTP status)
 //!
+//! Three questions: the recipient's fault, ours (the account, key, sender, request), or nobody's
+//! yet. A name or status this build does not know is *not* a refusal: it is retried with backoff,
+//! and the owner hears of it when it keeps failing (a dead letter after the attempt ceiling).
+//!
 //! | name | status | class |
 //! |---|---|---|
 //! | `daily_quota_exceeded` | 429 | `DailyLimit` |
@@ -38,22 +42,18 @@
 //! | `concurrent_idempotent_requests` | 409 | `RateLimited` (the first request is still running: retry) |
 //! | `resource_locked` | 409 | `Transient` (a lock is temporary by nature) |
 //! | `invalid_idempotent_request` | 409 | `Permanent` (see above) |
-//! | `invalid_to_address` | 403/422 | `RecipientRejected` (the only recipient-ish name) |
+//! | `invalid_to_address` | 403/422 | `RecipientRejected` (the only recipient name) |
 //! | `application_error`, `internal_server_error`, `service_unavailable` | 500/503 | `Transient` |
 //! | key errors: `missing_api_key`, `invalid_api_key`, `restricted_api_key`, `suspended_api_key` | 401/403 | `CredentialsRejected` (pause Resend, alert the owner, fail over to SMTP; the email keeps its place) |
-//! | access errors: `invalid_access`, `invalid_permission` | 403/422 | `Permanent` |
-//! | request errors: `validation_error` (400/401/403/422), `invalid_idempotency_key`, `invalid_from_address`, `invalid_scope`, `invalid_attachment`, `invalid_parameter`, `invalid_region`, `missing_required_field`, `missing_required_parameter`, `not_found`, `method_not_allowed`, `security_error` | 4xx | `Permanent` |
+//! | ours: `validation_error` (400/401/403/422, e.g. an unverified domain), `invalid_from_address`, `invalid_access`, `invalid_permission`, `invalid_idempotency_key`, `invalid_scope`, `invalid_attachment`, `invalid_parameter`, `invalid_region`, `missing_required_field`, `missing_required_parameter`, `not_found`, `method_not_allowed`, `security_error` | 4xx | `Configuration` (pause Resend, alert the owner with Resend's message, fail over; the email keeps its place) |
 //! | unknown name / no JSON body | 429 | `RateLimited` |
-//! | unknown name / no JSON body | 408 | `Transient` |
-//! | unknown name / no JSON body | other 4xx | `Permanent` |
-//! | unknown name / no JSON body | 5xx | `Transient` |
-//! | unknown name / no JSON body | anything else (1xx–3xx, 0) | `Transient` (not Resend's word: a proxy or network oddity; bounded by the attempt ceiling) |
+//! | unknown name / no JSON body | anything else (4xx, 5xx, 1xx–3xx, 0) | `Transient` (retried with backoff; bounded by the attempt ceiling, then a dead letter and an owner alert) |
 //!
 //! Resend does not refuse suppressed or bouncing recipients at send time (it accepts the email and
 //! reports `email.suppressed` / `email.bounced` later by webhook), so `RecipientRejected` only comes
 //! from `invalid_to_address`. `validation_error` 403 "you can only send testing emails to your own
-//! address" is a *configuration* problem (domain not verified) and stays `Permanent`: a dead letter
-//! can be redriven once the owner fixes it; the message text is not stable enough to branch on.
+//! address" is a *configuration* problem (domain not verified): Resend is paused and the owner
+//! told, the email waits or goes by SMTP meanwhile.
 //!
 //! **`monthly_quota_exceeded`** is mapped to `DailyLimit` rather than a new class: the outbox then
 //! pauses the main provider until the next UTC midnight and fails over to SMTP, which is exactly
@@ -209,21 +209,11 @@ impl ResendFailure {
     /// `true` when only the owner can fix this (account or key problem, exhausted monthly quota):
     /// the shell should raise an owner alert even though the email itself may fail over.
     pub fn owner_must_act(&self) -> bool {
-        matches!(
-            self.name.as_deref(),
-            Some(
-                "monthly_quota_exceeded"
-                    | "email_above_quota"
-                    | "missing_api_key"
-                    | "invalid_api_key"
-                    | "restricted_api_key"
-                    | "suspended_api_key"
-                    | "invalid_access"
-                    | "invalid_permission"
-                    | "invalid_from_address"
-                    | "security_error"
+        self.class.owner_must_fix()
+            || matches!(
+                self.name.as_deref(),
+                Some("monthly_quota_exceeded" | "email_above_quota")
             )
-        )
     }
 
     /// `"<name>: <message>"` (or just the message), for `last_error` and logs.
@@ -253,8 +243,8 @@ pub fn class_of_name(name: &str) -> Option<ProviderErrorClass> {
         "missing_api_key" | "invalid_api_key" | "restricted_api_key" | "suspended_api_key" => {
             CredentialsRejected
         }
-        "invalid_idempotent_request"
-        | "invalid_idempotency_key"
+        "invalid_idempotent_request" => Permanent,
+        "invalid_idempotency_key"
         | "validation_error"
         | "invalid_access"
         | "invalid_permission"
@@ -267,17 +257,17 @@ pub fn class_of_name(name: &str) -> Option<ProviderErrorClass> {
         | "missing_required_parameter"
         | "not_found"
         | "method_not_allowed"
-        | "security_error" => Permanent,
+        | "security_error" => Configuration,
         _ => return None,
     })
 }
 
-/// The class of an HTTP status alone (unknown name or unreadable body).
+/// The class of an HTTP status alone (unknown name or unreadable body): 429 is a rate limit,
+/// anything else is retried with backoff — an answer this build cannot read is never taken for a
+/// refusal.
 pub fn class_of_status(status: u16) -> ProviderErrorClass {
     match status {
         429 => ProviderErrorClass::RateLimited,
-        408 => ProviderErrorClass::Transient,
-        400..=499 => ProviderErrorClass::Permanent,
         _ => ProviderErrorClass::Transient,
     }
 }

@@ -1,5 +1,42 @@
-//! SMTP settings and reply classification (RFC 5321 §4.2, enhanced status codes RFC 3463).
-//! The conversation itself is async-smtp's (see `crate::outbox::smtp`).
+//! SMTP, the pure part: settings, the time each step of a conversation may take, how a server's
+//! reply line is read, and whose fault a refusal is. The conversation itself is async-smtp's, read
+//! through `crate::outbox::smtp_wire` (see `crate::outbox::smtp`).
+//!
+//! # Replies (RFC 5321 §4.2)
+//!
+//! `Reply-line = *( Reply-code "-" [ textstring ] CRLF ) Reply-code [ SP textstring ] CRLF`: the
+//! text after the code is optional, so a bare `250` is a complete, positive reply. Servers also send
+//! bare LF line ends and stray blank lines (reported against PHPMailer and other clients for
+//! years); RFC 5321 §4.5.3.1 and the robustness principle of §2 let a client accept them.
+//! [`normalize_reply_line`] turns each received line into the strict `NNN SP text CRLF` /
+//! `NNN-text CRLF` form async-smtp's parser expects, and drops blank lines.
+//!
+//! # Whose fault a refusal is
+//!
+//! [`classify_refusal`] decides by the reply code (RFC 5321 §4.2.2–4.2.3), the enhanced status code
+//! (RFC 3463, announced by `ENHANCEDSTATUSCODES`, RFC 2034) and *which command* was refused — never
+//! by the server's wording, which differs between servers and languages. The SMTP failover is a
+//! relay the engine submits to (port 587/465), so what it refuses synchronously is about the
+//! engine's account, sender, message or the recipient's address; a recipient's own mail system
+//! answers later, by bounce.
+//!
+//! | refused | reply | class | what the outbox does |
+//! |---|---|---|---|
+//! | anything | 4xx (421, 450–452, 454 …) | `Transient` | retry with backoff |
+//! | AUTH | 5xx | `CredentialsRejected` | pause the route, tell the owner |
+//! | greeting, EHLO, STARTTLS | 5xx | `Configuration` | pause the route, tell the owner |
+//! | any command | 534, 535, 538 or 5.7.8 / 5.7.9 / 5.7.11 | `CredentialsRejected` | pause the route, tell the owner |
+//! | MAIL FROM | 5xx (530 authentication or STARTTLS required, 5.1.7 / 5.1.8 / 5.7.1 sender refused, 552 too big …) | `Configuration` (our account or sender) | pause the route, tell the owner |
+//! | RCPT TO, DATA, end of data | 5.1.1, 5.1.2, 5.1.3, 5.1.6, 5.1.10, 5.2.1 | `RecipientRejected` | drop, suppress the address, tell the owner |
+//! | any later command | 5.1.7, 5.1.8 (sender), 5.2.3, 5.3.4 (too big), 5.6.x (content), 5.7.x (policy, DMARC 5.7.26, relay denied 5.7.1) | `Configuration` | pause the route, tell the owner |
+//! | any command | 5.2.2 (mailbox full, or a submission quota) | `Transient` | retry with backoff |
+//! | DATA, end of data | 5xx without an enhanced code, 5.0.0, 5.5.x, 552 | `Configuration` (the server refused the whole transaction after seeing it: our message, sender or policy — never one mailbox) | pause the route, tell the owner |
+//! | anything else (550/551/553/554 to RCPT without an enhanced code, 5.4.x, 5.1.0, 5.1.90 …) | 5xx | `Transient` (unknown: retried with backoff; after the attempt ceiling a dead letter and an owner alert, never a suppression) | retry |
+//!
+//! A 550 to RCPT without an enhanced code is deliberately not read as the recipient's fault: Exim
+//! (which sends no enhanced codes) answers `550 relay not permitted` to a misconfigured client and
+//! `550 Unrouteable address` to a bad address with the same code, and suppressing a guest for our
+//! own relay setting is the worse mistake.
 
 use crate::domain::outbox::ProviderErrorClass;
 use serde::{Deserialize, Serialize};
@@ -28,36 +65,384 @@ impl TlsMode {
     }
 }
 
-/// Classifies a negative SMTP reply.
-///
-/// - 4xx → transient (retry with backoff), except 454 on AUTH which is handled as an auth failure by
-///   the caller;
-/// - 5xx whose enhanced status is `5.1.x` (bad mailbox/address) or plain 550/551/553 naming the
-///   mailbox/recipient/user → recipient rejected (drop + owner alert);
-/// - 535 / 530 (authentication) and every other 5xx → permanent.
-pub fn classify_reply(code: u16, text: &str) -> ProviderErrorClass {
-    let lower = text.to_ascii_lowercase();
-    match code {
-        400..=499 => ProviderErrorClass::Transient,
-        500..=599 => {
-            let enhanced_address = lower.trim_start().starts_with("5.1.");
-            let names_recipient = matches!(code, 550 | 551 | 553)
-                && [
-                    "mailbox",
-                    "recipient",
-                    "user unknown",
-                    "no such user",
-                    "address rejected",
-                ]
-                .iter()
-                .any(|w| lower.contains(w));
-            if enhanced_address || names_recipient {
-                ProviderErrorClass::RecipientRejected
-            } else {
-                ProviderErrorClass::Permanent
-            }
+/// Wall-clock limit of one Durable Object alarm invocation: 15 minutes
+/// (<https://developers.cloudflare.com/workers/platform/limits/#duration>, "Duration: 15 min Durable
+/// Object Alarm"). The outbox sends from its alarm, so no SMTP conversation may outlast it.
+pub const ALARM_WALL_LIMIT_MS: u64 = 900_000;
+
+/// What one alarm allows itself for hand-overs: the wall limit less one minute for the rest of its
+/// work (recording outcomes, D1 sync, re-arming).
+pub const ALARM_BUDGET_MS: u64 = ALARM_WALL_LIMIT_MS - 60_000;
+
+/// How long each step of an SMTP conversation may take, in milliseconds. Defaults are RFC 5321
+/// §4.5.3.2's recommended minimums, the whole capped by [`SmtpTimeouts::conversation_ms`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SmtpTimeouts {
+    /// `SMTP_GREETING_TIMEOUT_MS`: the server's `220` greeting (§4.5.3.2.1 "Initial 220 Message":
+    /// 5 minutes).
+    pub greeting_ms: u64,
+    /// `SMTP_TIMEOUT_MS`: connecting, and the reply to each command — EHLO, STARTTLS, AUTH,
+    /// MAIL (§4.5.3.2.2: 5 minutes), RCPT (§4.5.3.2.3: 5 minutes), QUIT.
+    pub command_ms: u64,
+    /// `SMTP_DATA_TIMEOUT_MS`: the `354` reply to DATA (§4.5.3.2.4 "DATA Initiation": 2 minutes).
+    pub data_init_ms: u64,
+    /// `SMTP_DATA_BLOCK_TIMEOUT_MS`: each write of the message that does not complete
+    /// (§4.5.3.2.5 "Data Block": 3 minutes).
+    pub data_block_ms: u64,
+    /// `SMTP_FINAL_REPLY_TIMEOUT_MS`: the reply to the final `.` (§4.5.3.2.6 "DATA Termination":
+    /// 10 minutes; the server is delivering, and a spurious timeout here sends the message twice,
+    /// §6.1).
+    pub final_reply_ms: u64,
+    /// `SMTP_CONVERSATION_MAX_MS`: the whole conversation, connect to QUIT (12 minutes: the
+    /// 10-minute final reply plus 2 for the rest). At most [`ALARM_BUDGET_MS`]; the outbox also
+    /// never starts a conversation its alarm has no time left for.
+    pub conversation_ms: u64,
+}
+
+/// Why SMTP timeouts were refused (the variable is named).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SmtpTimeoutError {
+    #[error("{name} must be more than 0 ms")]
+    Zero { name: &'static str },
+    #[error("SMTP_CONVERSATION_MAX_MS is {got} ms, more than a Durable Object alarm may take ({max} ms: 15 minutes less 1 for the rest of the alarm)")]
+    LongerThanAlarm { got: u64, max: u64 },
+    #[error("{name} is {got} ms, longer than the whole conversation (SMTP_CONVERSATION_MAX_MS = {conversation} ms)")]
+    LongerThanConversation {
+        name: &'static str,
+        got: u64,
+        conversation: u64,
+    },
+}
+
+impl SmtpTimeouts {
+    /// RFC 5321 §4.5.3.2's values, capped at 12 minutes in all.
+    pub const DEFAULT: SmtpTimeouts = SmtpTimeouts {
+        greeting_ms: 300_000,
+        command_ms: 300_000,
+        data_init_ms: 120_000,
+        data_block_ms: 180_000,
+        final_reply_ms: 600_000,
+        conversation_ms: 720_000,
+    };
+
+    /// Checks a configuration: every value above 0, none longer than the conversation, the
+    /// conversation within [`ALARM_BUDGET_MS`].
+    pub fn validated(self) -> Result<Self, SmtpTimeoutError> {
+        let named = [
+            ("SMTP_GREETING_TIMEOUT_MS", self.greeting_ms),
+            ("SMTP_TIMEOUT_MS", self.command_ms),
+            ("SMTP_DATA_TIMEOUT_MS", self.data_init_ms),
+            ("SMTP_DATA_BLOCK_TIMEOUT_MS", self.data_block_ms),
+            ("SMTP_FINAL_REPLY_TIMEOUT_MS", self.final_reply_ms),
+            ("SMTP_CONVERSATION_MAX_MS", self.conversation_ms),
+        ];
+        if let Some((name, _)) = named.iter().find(|(_, v)| *v == 0) {
+            return Err(SmtpTimeoutError::Zero { name });
         }
-        _ => ProviderErrorClass::Permanent,
+        if self.conversation_ms > ALARM_BUDGET_MS {
+            return Err(SmtpTimeoutError::LongerThanAlarm {
+                got: self.conversation_ms,
+                max: ALARM_BUDGET_MS,
+            });
+        }
+        if let Some((name, got)) = named[..5].iter().find(|(_, v)| *v > self.conversation_ms) {
+            return Err(SmtpTimeoutError::LongerThanConversation {
+                name,
+                got: *got,
+                conversation: self.conversation_ms,
+            });
+        }
+        Ok(self)
+    }
+
+    /// How long the reply to `command` may take, ms.
+    pub fn reply_ms(&self, command: SmtpCommand) -> u64 {
+        match command {
+            SmtpCommand::Greeting => self.greeting_ms,
+            SmtpCommand::Data => self.data_init_ms,
+            SmtpCommand::EndOfData => self.final_reply_ms,
+            _ => self.command_ms,
+        }
+    }
+}
+
+/// What a server reply answers: the greeting, or the command the client wrote before it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SmtpCommand {
+    /// The `220` greeting after connecting.
+    Greeting,
+    Ehlo,
+    StartTls,
+    /// `AUTH` and its continuation lines.
+    Auth,
+    MailFrom,
+    RcptTo,
+    /// The `DATA` command (its reply is `354`).
+    Data,
+    /// The message's final `.` line: its reply says whether the server took the message.
+    EndOfData,
+    Quit,
+    /// `RSET`, `NOOP` or anything else.
+    Other,
+}
+
+impl SmtpCommand {
+    /// How messages name it: `MAIL FROM`, `end of data`, …
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SmtpCommand::Greeting => "greeting",
+            SmtpCommand::Ehlo => "EHLO",
+            SmtpCommand::StartTls => "STARTTLS",
+            SmtpCommand::Auth => "AUTH",
+            SmtpCommand::MailFrom => "MAIL FROM",
+            SmtpCommand::RcptTo => "RCPT TO",
+            SmtpCommand::Data => "DATA",
+            SmtpCommand::EndOfData => "end of data",
+            SmtpCommand::Quit => "QUIT",
+            SmtpCommand::Other => "command",
+        }
+    }
+
+    /// The command of one line the client wrote (without its CRLF). `in_auth` is true when the
+    /// server's last reply was a `334` challenge: the line is then an AUTH continuation (base64),
+    /// whatever it spells.
+    pub fn of_line(line: &[u8], in_auth: bool) -> SmtpCommand {
+        if in_auth {
+            return SmtpCommand::Auth;
+        }
+        let verb: Vec<u8> = line
+            .iter()
+            .take_while(|b| !b.is_ascii_whitespace() && **b != b':')
+            .map(u8::to_ascii_uppercase)
+            .collect();
+        match verb.as_slice() {
+            b"EHLO" | b"HELO" => SmtpCommand::Ehlo,
+            b"STARTTLS" => SmtpCommand::StartTls,
+            b"AUTH" => SmtpCommand::Auth,
+            b"MAIL" => SmtpCommand::MailFrom,
+            b"RCPT" => SmtpCommand::RcptTo,
+            b"DATA" => SmtpCommand::Data,
+            b"QUIT" => SmtpCommand::Quit,
+            _ => SmtpCommand::Other,
+        }
+    }
+}
+
+/// An RFC 3463 enhanced status code, `class.subject.detail` (e.g. `5.1.1`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EnhancedCode {
+    /// 2, 4 or 5.
+    pub class: u8,
+    /// 0–999 (RFC 3463 §2: one to three digits).
+    pub subject: u16,
+    /// 0–999.
+    pub detail: u16,
+}
+
+impl EnhancedCode {
+    /// The enhanced code at the start of a reply's text (RFC 2034 §4), if any. Its class must be
+    /// the reply code's first digit (RFC 3463 §2: a `550` never carries `4.x.x`); a mismatch or
+    /// malformed code is ignored, never guessed.
+    pub fn at_start(text: &str, reply_code: u16) -> Option<EnhancedCode> {
+        let word = text.split_ascii_whitespace().next()?;
+        let mut parts = word.split('.');
+        let (class, subject, detail) = (parts.next()?, parts.next()?, parts.next()?);
+        if parts.next().is_some() {
+            return None;
+        }
+        let digits = |s: &str, max: usize| {
+            (!s.is_empty() && s.len() <= max && s.bytes().all(|b| b.is_ascii_digit()))
+                .then(|| s.parse::<u16>().ok())
+                .flatten()
+        };
+        let class = digits(class, 1)? as u8;
+        let code = EnhancedCode {
+            class,
+            subject: digits(subject, 3)?,
+            detail: digits(detail, 3)?,
+        };
+        (matches!(class, 2 | 4 | 5) && u16::from(class) == reply_code / 100).then_some(code)
+    }
+
+    fn is(&self, subject: u16, detail: u16) -> bool {
+        self.subject == subject && self.detail == detail
+    }
+}
+
+impl std::fmt::Display for EnhancedCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}.{}.{}", self.class, self.subject, self.detail)
+    }
+}
+
+/// Longest reply text kept (in `last_error` and the owner's alert), in characters. The text is
+/// the server's, untrusted: one line, bounded.
+pub const REPLY_TEXT_MAX_CHARS: usize = 300;
+
+/// One complete server reply: its code, the enhanced status code if the text starts with one, and
+/// its text as one bounded line (the lines of a multi-line reply joined by spaces, a repeated
+/// enhanced code at the start of continuation lines dropped).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reply {
+    pub code: u16,
+    pub enhanced: Option<EnhancedCode>,
+    /// One line, at most [`REPLY_TEXT_MAX_CHARS`] characters; may be empty (a bare `250`).
+    pub text: String,
+}
+
+impl Reply {
+    /// From the code and the text of each line (after `NNN-` / `NNN `).
+    pub fn from_lines(code: u16, lines: &[String]) -> Reply {
+        let enhanced = lines
+            .first()
+            .and_then(|first| EnhancedCode::at_start(first, code));
+        let prefix = enhanced.map(|e| e.to_string());
+        let mut joined = String::new();
+        for (i, line) in lines.iter().enumerate() {
+            let mut line = line.trim();
+            if i > 0 {
+                if let Some(p) = prefix.as_deref() {
+                    line = line.strip_prefix(p).map_or(line, str::trim_start);
+                }
+            }
+            if line.is_empty() {
+                continue;
+            }
+            if !joined.is_empty() {
+                joined.push(' ');
+            }
+            joined.push_str(line);
+        }
+        Reply {
+            code,
+            enhanced,
+            text: crate::domain::text::header_value(&joined, REPLY_TEXT_MAX_CHARS),
+        }
+    }
+
+    /// `553 5.7.1 <bookings@…>: Sender address rejected` (the code and the text, one line).
+    pub fn describe(&self) -> String {
+        if self.text.is_empty() {
+            self.code.to_string()
+        } else {
+            format!("{} {}", self.code, self.text)
+        }
+    }
+
+    /// A 2xx reply.
+    pub fn is_positive_completion(&self) -> bool {
+        (200..300).contains(&self.code)
+    }
+}
+
+/// Whose fault a refusal is, decided by the command it answered, its reply code and its enhanced
+/// status code (see the module's table). 2xx/3xx are not refusals; a caller that gets one where
+/// a refusal was expected gets `Transient`.
+pub fn classify_refusal(command: SmtpCommand, reply: &Reply) -> ProviderErrorClass {
+    use ProviderErrorClass::*;
+    use SmtpCommand::*;
+    let code = reply.code;
+    if !(500..600).contains(&code) {
+        // 4xx and anything unexpected: try again later (RFC 5321 §4.2.1, "4yz").
+        return Transient;
+    }
+    let enhanced = reply.enhanced;
+    // RFC 4954 §6: 535 5.7.8 credentials invalid, 534 5.7.9 mechanism too weak, 538 5.7.11
+    // encryption required for the mechanism. (530 5.7.0 "authentication required" is ours too, but
+    // servers also send it for "STARTTLS first": `Configuration`.)
+    let credentials_code = matches!(code, 534 | 535 | 538)
+        || enhanced.is_some_and(|e| e.subject == 7 && matches!(e.detail, 8 | 9 | 11));
+    match command {
+        Auth => return CredentialsRejected,
+        Greeting | Ehlo | StartTls => return Configuration,
+        _ if credentials_code => return CredentialsRejected,
+        MailFrom => return Configuration,
+        _ => {}
+    }
+    let transaction = matches!(command, Data | EndOfData);
+    if let Some(e) = enhanced {
+        let recipient =
+            e.is(1, 1) || e.is(1, 2) || e.is(1, 3) || e.is(1, 6) || e.is(1, 10) || e.is(2, 1);
+        if recipient {
+            return if matches!(command, RcptTo | Data | EndOfData) {
+                RecipientRejected
+            } else {
+                Transient
+            };
+        }
+        if e.is(1, 7) || e.is(1, 8) || e.is(2, 3) || e.is(3, 4) || matches!(e.subject, 6 | 7) {
+            return Configuration;
+        }
+        if e.is(2, 2) {
+            return Transient;
+        }
+        if transaction && (e.is(0, 0) || e.subject == 5) {
+            return Configuration;
+        }
+        return Transient;
+    }
+    if transaction {
+        Configuration
+    } else {
+        Transient
+    }
+}
+
+/// A line received from the server, made ready for async-smtp's reply parser.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReplyLine {
+    /// An empty (or all-whitespace) line: skipped.
+    Blank,
+    /// A reply line `NNN-text` or `NNN text` (a bare `NNN` gets its optional space), ending in
+    /// CRLF whatever the server sent; `last` is false for a `NNN-` continuation.
+    Reply {
+        bytes: Vec<u8>,
+        code: u16,
+        text: String,
+        last: bool,
+    },
+    /// Not a reply line (no three-digit code): passed on as it came (with CRLF), so the parser
+    /// refuses it.
+    Garbage { bytes: Vec<u8> },
+}
+
+/// Reads one received line (its bytes up to and including the LF, or what there is of it):
+/// CR LF or bare LF (and stray CRs before it) are accepted as the line end, a blank line is
+/// [`ReplyLine::Blank`], a bare code `250` gets its optional space, and text that is not UTF-8
+/// is decoded lossily (the parser takes text only). RFC 5321 §4.2.
+pub fn normalize_reply_line(raw: &[u8]) -> ReplyLine {
+    let mut end = raw.len();
+    while end > 0 && matches!(raw[end - 1], b'\n' | b'\r') {
+        end -= 1;
+    }
+    let content = String::from_utf8_lossy(&raw[..end]);
+    if content.trim().is_empty() {
+        return ReplyLine::Blank;
+    }
+    let bytes = content.as_bytes();
+    let code = (bytes.len() >= 3 && bytes[..3].iter().all(u8::is_ascii_digit))
+        .then(|| content[..3].parse::<u16>().ok())
+        .flatten()
+        .filter(|c| (100..600).contains(c));
+    let Some(code) = code else {
+        let mut bytes = content.into_owned().into_bytes();
+        bytes.extend_from_slice(b"\r\n");
+        return ReplyLine::Garbage { bytes };
+    };
+    let (last, text) = match bytes.get(3) {
+        None => (true, ""),
+        Some(b'-') => (false, &content[4..]),
+        Some(b' ') => (true, &content[4..]),
+        // `250OK`: read as `250 OK`.
+        Some(_) => (true, &content[3..]),
+    };
+    let text = text.to_string();
+    let bytes = format!("{code}{}{text}\r\n", if last { ' ' } else { '-' }).into_bytes();
+    ReplyLine::Reply {
+        bytes,
+        code,
+        text,
+        last,
     }
 }
 
@@ -74,27 +459,119 @@ mod tests {
     }
 
     #[test]
-    fn reply_classes() {
-        use ProviderErrorClass::*;
-        let table = [
-            (421, "4.7.0 Try again later", Transient),
-            (450, "4.2.1 Mailbox busy", Transient),
-            (451, "Local error", Transient),
-            (452, "Insufficient storage", Transient),
-            (
-                550,
-                "5.1.1 The email account that you tried to reach does not exist",
-                RecipientRejected,
-            ),
-            (550, "Mailbox unavailable", RecipientRejected),
-            (553, "5.1.3 Bad recipient address syntax", RecipientRejected),
-            (550, "5.7.1 Message rejected as spam", Permanent),
-            (535, "5.7.8 Authentication credentials invalid", Permanent),
-            (554, "Transaction failed", Permanent),
-            (552, "5.3.4 Message size exceeds fixed limit", Permanent),
-        ];
-        for (code, text, want) in table {
-            assert_eq!(classify_reply(code, text), want, "{code} {text}");
-        }
+    fn enhanced_codes_are_read_only_when_well_formed_and_of_the_reply_class() {
+        let e = EnhancedCode::at_start("5.1.10 RESOLVER.ADR.RecipientNotFound", 550).unwrap();
+        assert_eq!((e.class, e.subject, e.detail), (5, 1, 10));
+        assert_eq!(e.to_string(), "5.1.10");
+        assert_eq!(EnhancedCode::at_start("4.1.1 x", 550), None);
+        assert_eq!(EnhancedCode::at_start("5.1 x", 550), None);
+        assert_eq!(EnhancedCode::at_start("5.1.1.1 x", 550), None);
+        assert_eq!(EnhancedCode::at_start("5.1.1000 x", 550), None);
+        assert_eq!(EnhancedCode::at_start("Mailbox unavailable", 550), None);
+        assert_eq!(EnhancedCode::at_start("", 550), None);
+        assert_eq!(EnhancedCode::at_start("<a@b>: 5.1.1", 550), None);
+    }
+
+    #[test]
+    fn reply_lines_are_normalized_for_the_parser() {
+        let line = |raw: &[u8]| match normalize_reply_line(raw) {
+            ReplyLine::Reply {
+                bytes, code, last, ..
+            } => (String::from_utf8(bytes).unwrap(), code, last),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(line(b"250\r\n"), ("250 \r\n".into(), 250, true));
+        assert_eq!(line(b"250\n"), ("250 \r\n".into(), 250, true));
+        assert_eq!(line(b"250 OK\r\r\n"), ("250 OK\r\n".into(), 250, true));
+        assert_eq!(line(b"250-first\n"), ("250-first\r\n".into(), 250, false));
+        assert_eq!(line(b"250-\r\n"), ("250-\r\n".into(), 250, false));
+        assert_eq!(line(b"250OK\r\n"), ("250 OK\r\n".into(), 250, true));
+        assert_eq!(normalize_reply_line(b"\r\n"), ReplyLine::Blank);
+        assert_eq!(normalize_reply_line(b"\n"), ReplyLine::Blank);
+        assert_eq!(normalize_reply_line(b"  \t\r\n"), ReplyLine::Blank);
+        assert!(matches!(
+            normalize_reply_line(b"hello\r\n"),
+            ReplyLine::Garbage { .. }
+        ));
+        assert!(matches!(
+            normalize_reply_line(b"999 no\r\n"),
+            ReplyLine::Garbage { .. }
+        ));
+        // Not UTF-8: decoded lossily, still a reply.
+        assert!(matches!(
+            normalize_reply_line(b"250 ok \xff\r\n"),
+            ReplyLine::Reply { code: 250, .. }
+        ));
+    }
+
+    #[test]
+    fn replies_join_lines_and_drop_repeated_enhanced_codes() {
+        let r = Reply::from_lines(
+            550,
+            &[
+                "5.7.26 Unauthenticated email from example.com is not accepted due to".into(),
+                "5.7.26 domain's DMARC policy.".into(),
+            ],
+        );
+        assert_eq!(
+            r.text,
+            "5.7.26 Unauthenticated email from example.com is not accepted due to domain's DMARC policy."
+        );
+        assert_eq!(r.enhanced.map(|e| e.to_string()).as_deref(), Some("5.7.26"));
+        assert_eq!(Reply::from_lines(250, &["".into()]).describe(), "250");
+        let long = Reply::from_lines(554, &["x\r\ny".repeat(400)]);
+        assert!(long.text.chars().count() <= REPLY_TEXT_MAX_CHARS + 1);
+        assert!(!long.text.contains('\n') && !long.text.contains('\r'));
+    }
+
+    #[test]
+    fn command_lines_name_their_command() {
+        use SmtpCommand::*;
+        assert_eq!(SmtpCommand::of_line(b"MAIL FROM:<a@b>", false), MailFrom);
+        assert_eq!(SmtpCommand::of_line(b"rcpt to:<a@b>", false), RcptTo);
+        assert_eq!(SmtpCommand::of_line(b"DATA", false), Data);
+        assert_eq!(SmtpCommand::of_line(b"EHLO x", false), Ehlo);
+        assert_eq!(SmtpCommand::of_line(b"AUTH PLAIN AAA=", false), Auth);
+        assert_eq!(SmtpCommand::of_line(b"REFUQQ==", true), Auth);
+        assert_eq!(SmtpCommand::of_line(b"DATA", true), Auth);
+        assert_eq!(SmtpCommand::of_line(b"QUIT", false), Quit);
+        assert_eq!(SmtpCommand::of_line(b"NOOP", false), Other);
+    }
+
+    #[test]
+    fn timeouts_default_to_rfc_5321_and_fit_in_an_alarm() {
+        let d = SmtpTimeouts::DEFAULT.validated().unwrap();
+        assert_eq!(d.reply_ms(SmtpCommand::Greeting), 300_000);
+        assert_eq!(d.reply_ms(SmtpCommand::MailFrom), 300_000);
+        assert_eq!(d.reply_ms(SmtpCommand::Data), 120_000);
+        assert_eq!(d.reply_ms(SmtpCommand::EndOfData), 600_000);
+        assert!(d.conversation_ms <= ALARM_BUDGET_MS);
+        let too_long = SmtpTimeouts {
+            conversation_ms: 900_000,
+            ..d
+        };
+        assert!(too_long
+            .validated()
+            .unwrap_err()
+            .to_string()
+            .contains("SMTP_CONVERSATION_MAX_MS"));
+        let zero = SmtpTimeouts {
+            data_init_ms: 0,
+            ..d
+        };
+        assert!(zero
+            .validated()
+            .unwrap_err()
+            .to_string()
+            .contains("SMTP_DATA_TIMEOUT_MS"));
+        let final_too_long = SmtpTimeouts {
+            final_reply_ms: 800_000,
+            ..d
+        };
+        assert!(final_too_long
+            .validated()
+            .unwrap_err()
+            .to_string()
+            .contains("SMTP_FINAL_REPLY_TIMEOUT_MS"));
     }
 }

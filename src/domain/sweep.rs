@@ -105,7 +105,7 @@ pub enum RepairKind {
     ScheduledSend,
     /// An email was claimed or queued in D1 but not in the outbox: enqueued.
     Enqueued,
-    /// The outbox had due work and no alarm: re-armed.
+    /// The outbox had due work and no alarm, or an alarm stuck in the past: re-armed.
     OutboxRearmed,
     /// A past-due scheduled send of a stopped journey could not be made by the sweeper either
     /// (rendering, content lock, storage): recorded once with the error; tried again each grace.
@@ -121,6 +121,46 @@ pub enum RepairKind {
 impl RepairKind {
     pub fn as_str(self) -> &'static str {
         self.into()
+    }
+}
+
+/// How far in the past an outbox alarm may be before it counts as stuck, ms: 5 minutes (one sweeper
+/// period). A due alarm normally runs within milliseconds; one whose handler failed is retried by
+/// the platform with backoff from 2 s for up to 6 retries
+/// (<https://developers.cloudflare.com/durable-objects/api/alarms/>), about two minutes in all.
+pub const ALARM_STUCK_AFTER_MS: i64 = 300_000;
+
+/// What is wrong with the outbox's alarm, as the sweeper sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AlarmFault {
+    /// No alarm is set.
+    Missing,
+    /// An alarm is set in the past, longer ago than [`ALARM_STUCK_AFTER_MS`]: it never ran.
+    Stuck { since_ms: i64 },
+}
+
+impl AlarmFault {
+    /// `missing` or `stuck` (the `/rearm` answer, the repair's reason).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AlarmFault::Missing => "missing",
+            AlarmFault::Stuck { .. } => "stuck",
+        }
+    }
+}
+
+/// The fault of the outbox's alarm, from its scheduled time (`alarm_at_ms`, `None` when unset),
+/// `now_ms`, and whether an alarm handler is running right now (`getAlarm` answers null while one
+/// runs, so that is no fault). `None` when the alarm is fine. Whether a repair is recorded also
+/// needs due work: an outbox with nothing to do rightly has no alarm.
+pub fn alarm_fault(alarm_at_ms: Option<i64>, now_ms: i64, running: bool) -> Option<AlarmFault> {
+    if running {
+        return None;
+    }
+    match alarm_at_ms {
+        None => Some(AlarmFault::Missing),
+        Some(at) if at < now_ms - ALARM_STUCK_AFTER_MS => Some(AlarmFault::Stuck { since_ms: at }),
+        Some(_) => None,
     }
 }
 
@@ -211,6 +251,24 @@ pub fn previous_utc_day(now_ms: i64) -> (i64, i64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_missing_or_stuck_alarm_is_a_fault_a_running_or_future_one_is_not() {
+        let now = 1_800_000_000_000;
+        assert_eq!(alarm_fault(None, now, false), Some(AlarmFault::Missing));
+        let stuck = now - ALARM_STUCK_AFTER_MS - 1;
+        assert_eq!(
+            alarm_fault(Some(stuck), now, false),
+            Some(AlarmFault::Stuck { since_ms: stuck })
+        );
+        // Just due, or due a little while ago (being retried): fine.
+        assert_eq!(alarm_fault(Some(now - 1_000), now, false), None);
+        assert_eq!(alarm_fault(Some(now + 60_000), now, false), None);
+        // A handler is running: getAlarm answers null meanwhile.
+        assert_eq!(alarm_fault(None, now, true), None);
+        assert_eq!(AlarmFault::Missing.as_str(), "missing");
+        assert_eq!(AlarmFault::Stuck { since_ms: 1 }.as_str(), "stuck");
+    }
 
     fn vars<'a>(pairs: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
         move |n| {

@@ -1,19 +1,20 @@
-//! Owner alerts the outbox raises itself: a client email that ended dropped, dead, blocked or
-//! skipped, and a provider paused (refused credentials, exhausted plan). Alerts are ordinary queue
-//! rows (audience `owner`), so they are sent at once by the owner lane and deduplicated by key.
+//! Owner alerts the outbox raises itself: a client email that ended dropped, dead, blocked,
+//! skipped or possibly sent twice, and a provider paused (daily limit, refused credentials or
+//! configuration). Alerts are ordinary queue rows (audience `owner`), so they are sent at once by
+//! the owner lane — as soon as any route can carry them — and deduplicated by key.
 
 use super::queue::Row;
 use super::Outbox;
 use crate::config::Config;
 use crate::domain::email::{Audience, DedupeKey, EmailStatus, OutgoingEmail};
-use crate::domain::outbox::Provider;
+use crate::domain::outbox::{AfterPause, Provider, ProviderPause};
 use crate::domain::render;
 use crate::platform::rust_err;
 use worker::Result;
 
 impl Outbox {
-    /// Queues the owner's alert about a client email that ended `outcome` (dropped, dead, blocked
-    /// or skipped); never about an owner alert: that would loop. A redriven email that fails again
+    /// Queues the owner's alert about a client email that ended `outcome` (dropped, dead, blocked,
+    /// skipped, sent_possibly_twice); never about an owner alert: that would loop. A redriven email that fails again
     /// gets a new alert (its key carries the redrive count).
     pub(super) fn alert_owner(
         &self,
@@ -48,26 +49,30 @@ impl Outbox {
         Ok(())
     }
 
-    /// Queues the owner's alert that `provider` is paused until `until_ms` (ms UTC); one per
-    /// provider per UTC day.
-    #[allow(clippy::too_many_arguments)]
+    /// Queues the owner's alert that `provider` is paused (`pause`: until when, why), with the
+    /// provider's words (`reason`, bounded to one line) and where the mail goes meanwhile (`next`:
+    /// another route, or nowhere until a time); one per provider per UTC day.
     pub(super) fn alert_provider(
         &self,
         provider: Provider,
-        until_ms: i64,
+        pause: ProviderPause,
         reason: &str,
-        fallback: Option<&str>,
-        credentials: bool,
+        next: AfterPause,
         cfg: &Config,
         now: i64,
     ) -> Result<()> {
+        let (fallback, wait_until_ms) = match next {
+            AfterPause::FailOverTo(p) => (Some(p.as_str()), None),
+            AfterPause::WaitUntil(t) => (None, Some(t)),
+        };
         let alert = render::owner_provider_paused(
             &render::ProviderPaused {
                 provider: provider.as_str(),
-                until_ms,
+                until_ms: pause.until_ms,
                 reason,
                 fallback,
-                credentials,
+                wait_until_ms,
+                cause: pause.cause,
                 now_ms: now,
             },
             &cfg.owner_email,

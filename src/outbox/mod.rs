@@ -11,8 +11,10 @@
 //! - `POST /redrive` puts a dead letter back in line with a fresh attempt budget (same row, same
 //!   dedupe key: it cannot be sent twice);
 //! - `POST /release` records the operator's one decision on a blocked email (`release.rs`);
-//! - `POST /rearm`, `POST /held`, `POST /prune`: the sweeper's checks (lost alarm, emails D1 says
-//!   were handed over, retention of finished rows; `maintenance.rs`).
+//! - `POST /rearm`, `POST /held`, `POST /prune`: the sweeper's checks (a lost or stuck alarm,
+//!   emails D1 says were handed over, retention of finished rows; `maintenance.rs`);
+//! - `POST /pause`: the operator pauses or resumes a route (`{"provider": "main"|"smtp",
+//!   "untilMs"}`); a resume puts email that waited only for a route back in line at once.
 //!
 //! # The gap between "provider accepted" and "we recorded it"
 //!
@@ -49,6 +51,7 @@ pub mod client;
 pub mod providers;
 pub mod resend;
 pub mod smtp;
+pub mod smtp_wire;
 
 mod alerts;
 mod gate;
@@ -233,14 +236,23 @@ impl DurableObject for Outbox {
                 Response::from_json(&WithdrawAnswer { withdrawn })
             }
             (Method::Post, "/release") => self.release_route(req).await,
-            // The sweeper's check: due work and no alarm (a lost alarm) → armed again.
-            // Answers `{"rearmed": bool, "alarmAtMs": ms UTC | null}`.
+            // The sweeper's check: due work and no alarm, or an alarm stuck in the past → armed
+            // again. Answers `{"rearmed": bool, "alarmAtMs": ms UTC | null, "fault": "missing" |
+            // "stuck" | null, "stuckSinceMs": ms UTC | null}`.
             (Method::Post, "/rearm") => {
-                let had_alarm = self.state.storage().get_alarm().await?.is_some();
-                let at = self.rearm(now_ms()).await?;
+                let now = now_ms();
+                let alarm = self.state.storage().get_alarm().await?;
+                let fault = crate::domain::sweep::alarm_fault(alarm, now, self.busy.get());
+                let at = self.rearm(now).await?;
+                let repaired = fault.filter(|_| at.is_some());
                 Response::from_json(&serde_json::json!({
-                    "rearmed": !had_alarm && at.is_some(),
+                    "rearmed": repaired.is_some(),
                     "alarmAtMs": at,
+                    "fault": repaired.map(|f| f.as_str()),
+                    "stuckSinceMs": match repaired {
+                        Some(crate::domain::sweep::AlarmFault::Stuck { since_ms }) => Some(since_ms),
+                        _ => None,
+                    },
                 }))
             }
             // The sweeper: which of these dedupe keys does the outbox hold (any status)?
@@ -309,10 +321,18 @@ impl DurableObject for Outbox {
                 };
                 let now = now_ms();
                 self.set_state(key, body.until_ms.max(0))?;
+                // A route back: email that waited only for a route goes back in line at once
+                // (owner alerts queued meanwhile go out with the next alarm).
+                let released = if body.until_ms <= now {
+                    self.release_route_waits(now)?
+                } else {
+                    0
+                };
                 self.rearm(now).await?;
                 Response::from_json(&serde_json::json!({
                     "provider": body.provider,
                     "pausedUntilMs": (body.until_ms > now).then_some(body.until_ms),
+                    "released": released,
                 }))
             }
             (Method::Get, "/state") => match ViewFilter::from_url(&req.url()?) {

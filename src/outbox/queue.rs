@@ -288,8 +288,49 @@ impl Outbox {
         now: i64,
     ) -> Result<()> {
         self.exec(
-            "UPDATE queue SET status = ?, not_before_ms = ?, last_error = ?, updated_at_ms = ?, record_synced = 0 WHERE seq = ?",
+            "UPDATE queue SET status = ?, not_before_ms = ?, last_error = ?, updated_at_ms = ?, record_synced = 0, \
+             route_wait = 0 WHERE seq = ?",
             vec![status.as_str().into(), not_before_ms.into(), error.into(), now.into(), seq.into()],
+        )?;
+        Ok(())
+    }
+
+    /// Parks a row `waiting` until `until_ms` because no route can carry it (every provider
+    /// paused): marked `route_wait`, so resuming a route puts it back in line at once
+    /// ([`Outbox::release_route_waits`]).
+    pub(super) fn park_for_route(
+        &self,
+        seq: i64,
+        until_ms: i64,
+        error: &str,
+        now: i64,
+    ) -> Result<()> {
+        self.park(seq, EmailStatus::Waiting, until_ms, error, now)?;
+        self.exec(
+            "UPDATE queue SET route_wait = 1 WHERE seq = ?",
+            vec![seq.into()],
+        )?;
+        Ok(())
+    }
+
+    /// A route was resumed: rows waiting only for a route go back in line now (their rank and age
+    /// kept). Returns how many.
+    pub(super) fn release_route_waits(&self, now: i64) -> Result<usize> {
+        let cursor = self.exec(
+            "UPDATE queue SET status = 'queued', not_before_ms = 0, route_wait = 0, updated_at_ms = ? \
+             WHERE status = 'waiting' AND route_wait = 1",
+            vec![now.into()],
+        )?;
+        Ok(cursor.rows_written())
+    }
+
+    /// Records an email handed over twice without a confirmation (`stop_after_uncertain`): ended
+    /// `sent_possibly_twice`, never sent again, `why` as its last error.
+    pub(super) fn mark_unconfirmed(&self, seq: i64, why: &str, at: i64) -> Result<()> {
+        self.exec(
+            "UPDATE queue SET status = ?, sent_at_ms = ?, last_error = ?, updated_at_ms = ?, record_synced = 0 \
+             WHERE seq = ?",
+            vec![EmailStatus::SentPossiblyTwice.as_str().into(), at.into(), why.into(), at.into(), seq.into()],
         )?;
         Ok(())
     }

@@ -95,6 +95,5 @@ pub async fn send(
         // An address Resend calls invalid cannot receive anything we send.
         suppress: (failure.name.as_deref() == Some("invalid_to_address"))
             .then_some(Suppression::HardBounce),
-        owner_must_act: failure.owner_must_act(),
     })
 }

@@ -2,8 +2,14 @@
 //! owner alert (up to [`OWNER_BATCH`]) and at most one client email if the client slot is open,
 //! sync outcomes to D1, then re-arm the alarm for the next thing to do. What to do and when is
 //! decided by the policy (`crate::domain::outbox::{choose_provider, next_wake}`).
+//!
+//! An alarm may run 15 minutes at most (`crate::domain::smtp::ALARM_WALL_LIMIT_MS`): a hand-over
+//! is started only when its worst case fits in what is left of the alarm's budget; otherwise the
+//! email stays queued and the next alarm (armed a millisecond later) sends it with a fresh budget.
+//! The client pacing is counted from the end of a send, so a slow SMTP conversation postpones the
+//! next client email and never shortens the 150–160 s gap.
 
-use super::send::Attempted;
+use super::send::{alarm_deadline, Attempted};
 use super::storage::StateKey;
 use super::Outbox;
 use crate::config::{Config, MainProvider};
@@ -81,23 +87,28 @@ impl Outbox {
     pub(super) async fn process(&self) -> Result<()> {
         let cfg = self.config()?;
         let now = now_ms();
+        let deadline = alarm_deadline(now);
         self.recover_interrupted(now)?;
         self.release_waiting(now)?;
 
         if let ProviderChoice::Send(_) = choose_provider(now, self.availability(&cfg)?) {
+            let mut out_of_time = false;
             for _ in 0..OWNER_BATCH {
                 match self.pick(Audience::Owner, Rank::Marketing.as_i64())? {
                     Some(row) => {
-                        self.attempt(row, &cfg).await?;
+                        if self.attempt(row, &cfg, deadline).await? == Attempted::OutOfTime {
+                            out_of_time = true;
+                            break;
+                        }
                     }
                     None => break,
                 }
             }
             let next_slot = self.get_state(StateKey::NextSlotAtMs)?.unwrap_or(0);
             let t = now_ms();
-            if t >= next_slot {
+            if t >= next_slot && !out_of_time {
                 if let Some(row) = self.pick(Audience::Client, self.client_rank_limit(t)?)? {
-                    if self.attempt(row, &cfg).await? == Attempted::Sent {
+                    if self.attempt(row, &cfg, deadline).await? == Attempted::Sent {
                         let sent_at = now_ms();
                         self.set_state(
                             StateKey::NextSlotAtMs,

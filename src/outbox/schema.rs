@@ -35,7 +35,8 @@ CREATE TABLE IF NOT EXISTS queue (
   operator_decision   TEXT,
   operator_by         TEXT,
   operator_at_ms      INTEGER,
-  operator_reason     TEXT
+  operator_reason     TEXT,
+  route_wait          INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS attempts (
   seq      INTEGER NOT NULL,
@@ -51,7 +52,7 @@ CREATE TABLE IF NOT EXISTS state (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
 
 /// Columns added after the first release (an `ALTER` that finds the column already there fails
 /// harmlessly), then every index.
-const MIGRATIONS: [&str; 11] = [
+const MIGRATIONS: [&str; 12] = [
     "ALTER TABLE queue ADD COLUMN recipient TEXT",
     "ALTER TABLE queue ADD COLUMN budget_from INTEGER NOT NULL DEFAULT 0",
     "ALTER TABLE queue ADD COLUMN maybe_handed_to TEXT",
@@ -66,6 +67,8 @@ const MIGRATIONS: [&str; 11] = [
     "ALTER TABLE queue ADD COLUMN operator_by TEXT",
     "ALTER TABLE queue ADD COLUMN operator_at_ms INTEGER",
     "ALTER TABLE queue ADD COLUMN operator_reason TEXT",
+    // 1 while a row waits only because every route is paused (`queue.rs` `park_for_route`).
+    "ALTER TABLE queue ADD COLUMN route_wait INTEGER NOT NULL DEFAULT 0",
 ];
 
 /// The partial indexes. Their `WHERE` clauses name statuses literally (SQLite uses a partial index
@@ -89,7 +92,7 @@ CREATE INDEX IF NOT EXISTS queue_finished ON queue(updated_at_ms)
 ";
 
 /// Schema version kept in `state` (`schema_version`); bump when [`MIGRATIONS`] grows.
-const SCHEMA_VERSION: i64 = 4;
+const SCHEMA_VERSION: i64 = 5;
 
 impl Outbox {
     /// Creates the tables, runs the column migrations an older instance lacks, and creates the

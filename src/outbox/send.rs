@@ -1,8 +1,10 @@
 //! One send of one queue row, staged like svix-server's worker (`IncompleteDispatch` →
 //! `CompletedDispatch`): the row is marked `sending` ([`HandOver`]), the email is handed to one
 //! provider ([`Completed`]), the result is judged by the policy ([`Outcome`], pure), and the
-//! judgement is applied to the queue ([`Next`]). A failure that pauses the provider hands the same
-//! email to the other provider (at most three hand-overs per pick).
+//! judgement is applied to the queue ([`Next`]). A failure that pauses the provider (a daily
+//! limit, our credentials or configuration refused) hands the same email to the other provider
+//! (at most three hand-overs per pick) and tells the owner whether another route carries the mail.
+//! A hand-over is only started when the alarm has time left for it (`alarm_deadline_ms`).
 
 use super::gate::Gate;
 use super::queue::{AttemptOutcome, Row};
@@ -13,10 +15,11 @@ use crate::domain::email::{EmailStatus, OutgoingEmail};
 use crate::domain::marketing::Suppression;
 use crate::domain::outbox::{
     after_pause, choose_provider, classify_cloudflare_code, merge_maybe_handed_over,
-    status_after_success, AfterFailure, AfterPause, FailurePolicy, Provider, ProviderChoice,
-    ProviderErrorClass,
+    status_after_success, stop_after_uncertain, AfterFailure, AfterPause, FailurePolicy, Provider,
+    ProviderChoice, ProviderErrorClass,
 };
 use crate::domain::render;
+use crate::domain::smtp::ALARM_BUDGET_MS;
 use crate::platform::{now_ms, random_u64};
 use worker::Result;
 
@@ -34,9 +37,6 @@ pub struct SendFailure {
     pub retry_after_ms: Option<i64>,
     /// What this failure teaches about the address (a permanent recipient refusal → hard bounce).
     pub suppress: Option<Suppression>,
-    /// Only the owner can fix the cause (plan, quota, account): alert them even if the email
-    /// fails over.
-    pub owner_must_act: bool,
 }
 
 impl Default for SendFailure {
@@ -47,7 +47,6 @@ impl Default for SendFailure {
             maybe_handed_over: false,
             retry_after_ms: None,
             suppress: None,
-            owner_must_act: false,
         }
     }
 }
@@ -56,13 +55,12 @@ impl From<smtp::SmtpFailure> for SendFailure {
     fn from(f: smtp::SmtpFailure) -> Self {
         Self {
             class: f.class,
-            message: format!("SMTP {}: {}", f.stage, f.message),
+            message: f.to_string(),
             maybe_handed_over: f.maybe_handed_over,
             retry_after_ms: None,
-            // 550/551/553 to RCPT: the mailbox does not exist (or is refused for good).
+            // 5.1.1, 5.1.10, 5.2.1 …: the mailbox does not exist or is disabled, for good.
             suppress: (f.class == ProviderErrorClass::RecipientRejected)
                 .then_some(Suppression::HardBounce),
-            owner_must_act: f.auth_failed,
         }
     }
 }
@@ -70,10 +68,30 @@ impl From<smtp::SmtpFailure> for SendFailure {
 /// What one attempt at the head of a lane came to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Attempted {
-    /// A provider accepted it (the client slot is used).
+    /// A provider accepted it, or may have twice (the client slot is used).
     Sent,
     /// Not handed over (failed, skipped, blocked, deferred).
     NotSent,
+    /// The alarm has no time left for this hand-over: the row stays queued for the next alarm.
+    OutOfTime,
+}
+
+/// Longest a hand-over to each provider can take, ms: SMTP its whole conversation, Resend its
+/// request timeout, the `send_email` binding a generous bound.
+fn worst_case_ms(provider: Provider, cfg: &Config) -> i64 {
+    match provider {
+        Provider::Smtp => cfg
+            .smtp
+            .as_ref()
+            .map_or(0, |s| s.timeouts.conversation_ms as i64),
+        Provider::Resend => resend::TIMEOUT_MS as i64,
+        Provider::Cloudflare => 60_000,
+    }
+}
+
+/// The end of an alarm's time for hand-overs, ms UTC, when it started at `started_ms`.
+pub(super) fn alarm_deadline(started_ms: i64) -> i64 {
+    started_ms + ALARM_BUDGET_MS as i64
 }
 
 /// The row's counts and uncertainty as they evolve across the hand-overs of one pick.
@@ -111,6 +129,10 @@ enum Outcome {
         failure: SendFailure,
         decision: AfterFailure,
     },
+    /// Unanswered a second time after an uncertain hand-over to a provider that cannot
+    /// deduplicate (`stop_after_uncertain`): not sent again, recorded `sent_possibly_twice`
+    /// (unconfirmed) and the owner told.
+    Unconfirmed { failure: SendFailure },
 }
 
 /// Stage 4: after the outcome was applied.
@@ -122,7 +144,14 @@ enum Next {
 
 impl Outbox {
     /// Tries to send one row: gate, then hand-overs until one is accepted or the row is parked.
-    pub(super) async fn attempt(&self, row: Row, cfg: &Config) -> Result<Attempted> {
+    /// No hand-over starts that could outlast `alarm_deadline_ms` (ms UTC): the row then stays
+    /// queued and the answer is [`Attempted::OutOfTime`].
+    pub(super) async fn attempt(
+        &self,
+        row: Row,
+        cfg: &Config,
+        alarm_deadline_ms: i64,
+    ) -> Result<Attempted> {
         let mut email: OutgoingEmail = serde_json::from_str(&row.email_json)?;
         match self.gate(&row, &email, cfg).await? {
             Gate::Held => return Ok(Attempted::NotSent),
@@ -145,8 +174,12 @@ impl Outbox {
         // At most three hand-overs per pick: the main provider, then SMTP on a failover, and the
         // main provider again if SMTP itself is paused on the way.
         for _ in 0..3 {
+            let left_ms = alarm_deadline_ms - now_ms();
+            if left_ms < worst_case_ms(provider, cfg) {
+                return Ok(Attempted::OutOfTime);
+            }
             let handover = self.begin(&row, provider, &mut progress)?;
-            let completed = self.hand_over(handover, &email, cfg).await;
+            let completed = self.hand_over(handover, &email, cfg, left_ms).await;
             let outcome = judge(&completed, &progress, policy, random_u64());
             match self
                 .apply(&row, &email, completed, outcome, &mut progress, cfg)
@@ -171,14 +204,17 @@ impl Outbox {
         })
     }
 
-    /// Stage 2: hands the email to the provider of `handover`.
+    /// Stage 2: hands the email to the provider of `handover`, within `left_ms`.
     async fn hand_over(
         &self,
         handover: HandOver,
         email: &OutgoingEmail,
         cfg: &Config,
+        left_ms: i64,
     ) -> Completed {
-        let result = self.call_provider(handover.provider, email, cfg).await;
+        let result = self
+            .call_provider(handover.provider, email, cfg, left_ms.max(0) as u64)
+            .await;
         Completed {
             handover,
             result,
@@ -210,6 +246,41 @@ impl Outbox {
                 let logged = AttemptOutcome::accepted(status);
                 self.log_attempt(row.seq, handover.attempt, provider, at, logged, None)?;
                 self.mark_sent(row.seq, status, &provider_message_id, at)?;
+                if status == EmailStatus::SentPossiblyTwice {
+                    let counted = row.with_counts(progress.attempts, progress.budget_from);
+                    let why = match progress.maybe {
+                        Some((earlier, _)) => format!(
+                            "an earlier hand-over to {earlier} was never confirmed (its answer was lost), so the email was sent again"
+                        ),
+                        None => "an earlier hand-over was never confirmed".into(),
+                    };
+                    self.alert_owner(email, &counted, status, &why, cfg, at)?;
+                }
+                return Ok(Next::Done(Attempted::Sent));
+            }
+            Outcome::Unconfirmed { failure } => {
+                let why = format!(
+                    "handed over twice without a confirmation; not sent again: {}",
+                    failure.message
+                );
+                self.log_attempt(
+                    row.seq,
+                    handover.attempt,
+                    provider,
+                    at,
+                    AttemptOutcome::SentPossiblyTwice,
+                    Some(&failure.message),
+                )?;
+                self.mark_unconfirmed(row.seq, &why, at)?;
+                let counted = row.with_counts(progress.attempts, progress.budget_from);
+                self.alert_owner(
+                    email,
+                    &counted,
+                    EmailStatus::SentPossiblyTwice,
+                    &why,
+                    cfg,
+                    at,
+                )?;
                 return Ok(Next::Done(Attempted::Sent));
             }
             Outcome::Failed { failure, decision } => (failure, decision),
@@ -247,25 +318,14 @@ impl Outbox {
                 pause.until_ms,
                 choose_provider(at, self.availability(cfg)?),
             );
-            if pause.credentials || failure.owner_must_act {
-                let fallback = match next {
-                    AfterPause::FailOverTo(p) => Some(p.as_str()),
-                    AfterPause::WaitUntil(_) => None,
-                };
-                self.alert_provider(
-                    provider,
-                    pause.until_ms,
-                    &failure.message,
-                    fallback,
-                    pause.credentials,
-                    cfg,
-                    at,
-                )?;
-            }
+            // Every pause is the owner's to know about (one alert per route and UTC day): a
+            // daily limit says whether another route carries the mail, a refusal of ours quotes
+            // the provider's exact words.
+            self.alert_provider(provider, pause, &failure.message, next, cfg, at)?;
             return match next {
                 AfterPause::FailOverTo(p) => Ok(Next::FailOver(p)),
                 AfterPause::WaitUntil(t) => {
-                    self.park(row.seq, EmailStatus::Waiting, t, &failure.message, at)?;
+                    self.park_for_route(row.seq, t, &failure.message, at)?;
                     Ok(Next::Done(Attempted::NotSent))
                 }
             };
@@ -302,12 +362,14 @@ impl Outbox {
         Ok(Next::Done(Attempted::NotSent))
     }
 
-    /// Hands the email to one provider. `Ok` carries the provider's message id (or final reply).
+    /// Hands the email to one provider within `left_ms`. `Ok` carries the provider's message id
+    /// (or final reply).
     async fn call_provider(
         &self,
         provider: Provider,
         email: &OutgoingEmail,
         cfg: &Config,
+        left_ms: u64,
     ) -> std::result::Result<String, SendFailure> {
         match provider {
             Provider::Cloudflare => providers::send_cloudflare(&self.env, email, &cfg.branding)
@@ -360,6 +422,7 @@ impl Outbox {
                         to: email.to.as_str(),
                         message,
                     },
+                    left_ms,
                 )
                 .await
                 .map_err(SendFailure::from)
@@ -383,6 +446,13 @@ fn judge(
             status: status_after_success(progress.maybe, provider, completed.at_ms),
             provider_message_id: provider_message_id.clone(),
         },
+        Err(failure)
+            if stop_after_uncertain(progress.maybe, provider, failure.maybe_handed_over) =>
+        {
+            Outcome::Unconfirmed {
+                failure: failure.clone(),
+            }
+        }
         Err(failure) => Outcome::Failed {
             decision: policy.after_failure(
                 failure.class,

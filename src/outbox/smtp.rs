@@ -1,14 +1,27 @@
 //! SMTP failover over `cloudflare:sockets`, spoken by async-smtp (greeting, EHLO with multi-line
-//! replies, STARTTLS, AUTH PLAIN/LOGIN, MAIL/RCPT/DATA with dot-stuffing, QUIT).
+//! replies, STARTTLS, AUTH PLAIN/LOGIN, MAIL/RCPT/DATA with dot-stuffing, QUIT) through
+//! [`Wire`](super::smtp_wire::Wire), which reads replies the way real servers send them, knows
+//! which command each reply answers and bounds every step (RFC 5321 §4.5.3.2).
 //!
-//! [`send_over`] is generic over the byte stream so host tests drive the real library against a
-//! scripted server; [`send`] connects a `worker::Socket` (wasm only) and applies the timeouts.
+//! One email is one SMTP transaction. What a failure means is decided from the transcript:
+//! - the server refused a command → [`classify_refusal`] on that command, its reply code and its
+//!   enhanced status code;
+//! - no reply came (a deadline, a closed connection, an unreadable reply) *before* the final `.`
+//!   → nothing was handed over (RFC 5321 §4.1.1.4: a message is the server's only once the final
+//!   `.` is answered), transient;
+//! - no reply came *after* the final `.` → the server may have the message: `maybe_handed_over`,
+//!   the outbox's rule for an uncertain hand-over applies (one more attempt at most).
+//!
+//! [`send_over`] / [`send_over_starttls`] are generic over the byte stream so host tests drive the
+//! real library against a scripted server; [`send`] connects a `worker::Socket` (wasm only).
 
+use super::smtp_wire::{SharedTranscript, Wire};
+#[cfg(target_arch = "wasm32")]
 use crate::config::SmtpConfig;
 use crate::domain::outbox::ProviderErrorClass;
-use crate::domain::smtp::classify_reply;
 #[cfg(target_arch = "wasm32")]
 use crate::domain::smtp::TlsMode;
+use crate::domain::smtp::{classify_refusal, Reply, SmtpCommand, SmtpTimeouts};
 use async_smtp::authentication::{Credentials, Mechanism};
 use async_smtp::extension::ClientId;
 use async_smtp::{EmailAddress as SmtpAddress, Envelope, SendableEmail, SmtpClient, SmtpTransport};
@@ -20,123 +33,36 @@ use tokio::io::{AsyncBufRead, AsyncWrite};
 
 /// A failed SMTP attempt.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("SMTP {stage}: {message}")]
+#[error("SMTP {command}: {message}")]
 pub struct SmtpFailure {
     pub class: ProviderErrorClass,
-    /// Which part of the conversation failed: `connect`, `greeting/ehlo`, `starttls`, `auth`,
-    /// `send`, `quit`.
-    pub stage: &'static str,
+    /// What failed: `connect`, `envelope`, or the step whose reply refused or never came
+    /// (`greeting`, `EHLO`, `STARTTLS`, `AUTH`, `MAIL FROM`, `RCPT TO`, `DATA`, `end of data`).
+    pub command: &'static str,
+    /// One line, bounded: the server's exact reply (`553 5.7.1 <bookings@…>: Sender address
+    /// rejected …`), or what happened instead (`no reply to end of data within 600000 ms`).
     pub message: String,
-    /// The message may have reached the server (the connection died or timed out after DATA
-    /// began): the outcome is unknown, never a refusal.
+    /// The final `.` went out and no reply to it came: the server may have the message. The
+    /// outcome is unknown, never a refusal.
     pub maybe_handed_over: bool,
-    /// The server refused our credentials: the owner must act, SMTP is paused.
-    pub auth_failed: bool,
 }
 
 /// A timer: resolves after the given number of milliseconds.
 pub type Timer = dyn Fn(u64) -> Pin<Box<dyn Future<Output = ()>>>;
 
-fn reply_code(r: &async_smtp::response::Response) -> u16 {
-    r.code.to_string().parse().unwrap_or(554)
-}
+/// Longest wait for the reply to QUIT after the message was accepted, ms: the email is the
+/// server's already, so a slow goodbye must not hold the outbox.
+pub const QUIT_WAIT_MS: u64 = 5_000;
 
-fn failure(
-    stage: &'static str,
-    e: async_smtp::error::Error,
-    maybe_handed_over: bool,
-) -> SmtpFailure {
-    use async_smtp::error::Error as E;
-    match &e {
-        // The server answered: whatever it said, it did not take the message silently.
-        E::Transient(r) | E::Permanent(r) => {
-            let code = reply_code(r);
-            let text = r.message.join(" ");
-            SmtpFailure {
-                class: classify_reply(code, &text),
-                stage,
-                // The reply code itself, e.g. `550 5.1.1 user unknown` (async-smtp's own text
-                // leaves it out).
-                message: format!("{code} {text}"),
-                maybe_handed_over: false,
-                auth_failed: false,
-            }
-        }
-        _ => SmtpFailure {
-            class: ProviderErrorClass::Transient,
-            stage,
-            message: e.to_string(),
-            maybe_handed_over,
-            auth_failed: false,
-        },
-    }
-}
-
-/// A failed AUTH exchange. Any 5xx reply to AUTH (535 bad credentials, 534/538 mechanism or
-/// encryption required, 504 mechanism refused, 530) and 454 (temporary authentication failure, see
-/// `classify_reply`) mean the owner must act: `auth_failed`, class permanent. Timeouts and broken
-/// connections stay transient. Decided on the reply code, never on the server's wording.
-fn auth_failure(e: async_smtp::error::Error) -> SmtpFailure {
-    use async_smtp::error::Error as E;
-    let refused = match &e {
-        E::Permanent(_) => true,
-        E::Transient(r) => reply_code(r) == 454,
-        _ => false,
-    };
-    let mut f = failure("auth", e, false);
-    if refused {
-        f.auth_failed = true;
-        f.class = ProviderErrorClass::CredentialsRejected;
-    }
-    f
-}
-
-fn address_failure(e: impl std::fmt::Display) -> SmtpFailure {
-    SmtpFailure {
-        class: ProviderErrorClass::Permanent,
-        stage: "send",
-        message: format!("invalid envelope address: {e}"),
-        maybe_handed_over: false,
-        auth_failed: false,
-    }
-}
-
-fn timed_out(stage: &'static str, ms: u64, maybe_handed_over: bool) -> SmtpFailure {
-    SmtpFailure {
-        class: ProviderErrorClass::Transient,
-        stage,
-        message: format!("no reply within {ms} ms"),
-        maybe_handed_over,
-        auth_failed: false,
-    }
-}
-
-/// Runs `fut` against the timer: `None` when the timer fired first.
-async fn race<T>(
-    timer: &Timer,
-    ms: u64,
-    fut: impl Future<Output = Result<T, async_smtp::error::Error>>,
-) -> Option<Result<T, async_smtp::error::Error>> {
-    use futures::future::{select, Either};
-    let fut = std::pin::pin!(fut);
-    match select(fut, timer(ms)).await {
-        Either::Left((r, _)) => Some(r),
-        Either::Right(_) => None,
-    }
-}
-
-async fn within<T>(
-    timer: &Timer,
-    ms: u64,
-    stage: &'static str,
-    maybe_handed_over: bool,
-    fut: impl Future<Output = Result<T, async_smtp::error::Error>>,
-) -> Result<T, SmtpFailure> {
-    match race(timer, ms, fut).await {
-        Some(Ok(v)) => Ok(v),
-        Some(Err(e)) => Err(failure(stage, e, maybe_handed_over)),
-        None => Err(timed_out(stage, ms, maybe_handed_over)),
-    }
+/// Who we are to the server and how long each step may take.
+#[derive(Debug, Clone, Copy)]
+pub struct Session<'a> {
+    /// Sent in EHLO.
+    pub hello_name: &'a str,
+    /// AUTH PLAIN or LOGIN with these, when the server offers them; `None` for a server that
+    /// needs none (local maildev).
+    pub credentials: Option<&'a (String, String)>,
+    pub timeouts: SmtpTimeouts,
 }
 
 /// One message to deliver.
@@ -148,78 +74,234 @@ pub struct Outgoing<'a> {
     pub message: Vec<u8>,
 }
 
-/// Opens an SMTP session on `stream` (greeting already pending), optionally authenticates, sends
-/// one message and quits. Returns the server's final reply to DATA (e.g. `250 Message queued`).
-///
-/// `stream` must be plain text; for STARTTLS use [`send`], which upgrades the socket in between.
-pub async fn send_over<S>(
-    stream: S,
-    hello_name: &str,
-    credentials: Option<&(String, String)>,
+/// Why the conversation stopped, before it is read against the transcript.
+enum Stop {
+    Smtp(async_smtp::error::Error),
+    Address(String),
+}
+
+impl From<async_smtp::error::Error> for Stop {
+    fn from(e: async_smtp::error::Error) -> Self {
+        Stop::Smtp(e)
+    }
+}
+
+/// Runs `fut` against the timer: `None` when the timer fired first.
+async fn race<T>(timer: &Timer, ms: u64, fut: impl Future<Output = T>) -> Option<T> {
+    use futures::future::{select, Either};
+    let fut = std::pin::pin!(fut);
+    match select(fut, timer(ms)).await {
+        Either::Left((r, _)) => Some(r),
+        Either::Right(_) => None,
+    }
+}
+
+fn client(session: &Session<'_>, expect_greeting: bool) -> SmtpClient {
+    // No PIPELINING: each reply answers the command just before it, so a refusal names its
+    // command exactly (one email every 150 s does not need the saved round trips).
+    let c = SmtpClient::new()
+        .hello_name(ClientId::Domain(session.hello_name.to_string()))
+        .pipelining(false);
+    if expect_greeting {
+        c
+    } else {
+        c.without_greeting()
+    }
+}
+
+/// EHLO (after the greeting, if one is expected), AUTH, one transaction, QUIT.
+async fn transact<S>(
+    wire: Wire<'_, S>,
+    session: &Session<'_>,
     mail: Outgoing<'_>,
     timer: &Timer,
-    timeout_ms: u64,
     expect_greeting: bool,
-) -> Result<String, SmtpFailure>
+) -> Result<(), Stop>
 where
     S: AsyncBufRead + AsyncWrite + Unpin,
 {
-    let mut client = SmtpClient::new().hello_name(ClientId::Domain(hello_name.to_string()));
-    if !expect_greeting {
-        client = client.without_greeting();
-    }
-    let mut transport = within(
-        timer,
-        timeout_ms,
-        "greeting/ehlo",
-        false,
-        SmtpTransport::new(client, stream),
-    )
-    .await?;
-    if let Some((user, pass)) = credentials {
+    let mut transport = SmtpTransport::new(client(session, expect_greeting), wire).await?;
+    if let Some((user, pass)) = session.credentials {
         let creds = Credentials::new(user.clone(), pass.clone());
-        match race(
-            timer,
-            timeout_ms,
-            transport.try_login(&creds, &[Mechanism::Plain, Mechanism::Login]),
-        )
-        .await
-        {
-            Some(Ok(())) => {}
-            Some(Err(e)) => return Err(auth_failure(e)),
-            None => return Err(timed_out("auth", timeout_ms, false)),
-        }
+        transport
+            .try_login(&creds, &[Mechanism::Plain, Mechanism::Login])
+            .await?;
     }
-    let envelope = Envelope::new(
-        Some(SmtpAddress::new(mail.from.to_string()).map_err(address_failure)?),
-        vec![SmtpAddress::new(mail.to.to_string()).map_err(address_failure)?],
-    )
-    .map_err(address_failure)?;
+    let address =
+        |a: &str| SmtpAddress::new(a.to_string()).map_err(|e| Stop::Address(e.to_string()));
+    let envelope = Envelope::new(Some(address(mail.from)?), vec![address(mail.to)?])
+        .map_err(|e| Stop::Address(e.to_string()))?;
     let mut message = mail.message;
     // RFC 5321 §4.5.2: a line starting with "." gets one more. async-smtp 0.10's codec only
     // stuffs dots that follow a CRLF, so a message whose very first byte is "." would lose it.
     if message.first() == Some(&b'.') {
         message.insert(0, b'.');
     }
-    let reply = within(
-        timer,
-        timeout_ms,
-        "send",
-        true,
-        transport.send(SendableEmail::new(envelope, message)),
-    )
-    .await?;
-    // The message is accepted once DATA got its 2xx; a failed QUIT changes nothing.
-    let _ = within(timer, timeout_ms, "quit", false, transport.quit()).await;
-    Ok(format!("{} {}", reply.code, reply.message.join(" ")))
+    transport
+        .send(SendableEmail::new(envelope, message))
+        .await?;
+    // The server has the message once it answered the final dot; a failed or slow QUIT changes
+    // nothing.
+    let _ = race(timer, QUIT_WAIT_MS, transport.quit()).await;
+    Ok(())
 }
 
-/// Sends by SMTP through a `cloudflare:sockets` connection to the configured server.
+/// Opens an SMTP session on `stream` (greeting pending unless `expect_greeting` is false),
+/// authenticates if credentials are given, sends one message and quits, all within
+/// `session.timeouts.conversation_ms`. Returns the server's reply to the final `.` (e.g.
+/// `250 2.0.0 Ok: queued as ABC`, or just `250`).
+///
+/// `stream` must be plain text; [`send_over_starttls`] upgrades the stream in between.
+pub async fn send_over<S>(
+    stream: S,
+    session: &Session<'_>,
+    mail: Outgoing<'_>,
+    timer: &Timer,
+    expect_greeting: bool,
+) -> Result<String, SmtpFailure>
+where
+    S: AsyncBufRead + AsyncWrite + Unpin,
+{
+    let log = SharedTranscript::default();
+    let wire = Wire::new(
+        stream,
+        log.clone(),
+        timer,
+        session.timeouts,
+        expect_greeting,
+    );
+    let conversation = transact(wire, session, mail, timer, expect_greeting);
+    let outcome = race(timer, session.timeouts.conversation_ms, conversation).await;
+    read_outcome(outcome, &log, session.timeouts.conversation_ms)
+}
+
+/// [`send_over`] with STARTTLS (RFC 3207): greeting, EHLO and STARTTLS on `stream`, then
+/// `upgrade` turns it into the TLS stream and the session goes on there with a fresh EHLO (no
+/// greeting). One time budget and one transcript for both halves.
+pub async fn send_over_starttls<S, T, U>(
+    stream: S,
+    upgrade: U,
+    session: &Session<'_>,
+    mail: Outgoing<'_>,
+    timer: &Timer,
+) -> Result<String, SmtpFailure>
+where
+    S: AsyncBufRead + AsyncWrite + Unpin,
+    T: AsyncBufRead + AsyncWrite + Unpin,
+    U: FnOnce(S) -> T,
+{
+    let log = SharedTranscript::default();
+    let conversation = async {
+        let wire = Wire::new(stream, log.clone(), timer, session.timeouts, true);
+        let transport = SmtpTransport::new(client(session, true), wire).await?;
+        let plain = transport.starttls().await?.into_inner();
+        let tls = Wire::new(upgrade(plain), log.clone(), timer, session.timeouts, false);
+        transact(tls, session, mail, timer, false).await
+    };
+    let outcome = race(timer, session.timeouts.conversation_ms, conversation).await;
+    read_outcome(outcome, &log, session.timeouts.conversation_ms)
+}
+
+/// What the conversation came to, read against its transcript (module docs).
+fn read_outcome(
+    outcome: Option<Result<(), Stop>>,
+    log: &SharedTranscript,
+    budget_ms: u64,
+) -> Result<String, SmtpFailure> {
+    use async_smtp::error::Error as E;
+    let log = log.borrow();
+    let awaited = log.awaited().unwrap_or(SmtpCommand::Other);
+    let uncertain = |command: SmtpCommand, message: String| SmtpFailure {
+        class: ProviderErrorClass::Transient,
+        command: command.as_str(),
+        message: if log.lost_after_dot() {
+            format!("{message}; the final dot was sent, so the server may have the message")
+        } else {
+            message
+        },
+        maybe_handed_over: log.lost_after_dot(),
+    };
+    match outcome {
+        Some(Ok(())) => match &log.final_reply {
+            Some(reply) if reply.is_positive_completion() => Ok(reply.describe()),
+            Some(reply) => Err(uncertain(
+                SmtpCommand::EndOfData,
+                format!("unexpected reply to end of data: {}", reply.describe()),
+            )),
+            None => Err(uncertain(
+                SmtpCommand::EndOfData,
+                "no reply to end of data".into(),
+            )),
+        },
+        Some(Err(Stop::Address(e))) => Err(SmtpFailure {
+            class: ProviderErrorClass::Permanent,
+            command: "envelope",
+            message: format!("invalid envelope address: {e}"),
+            maybe_handed_over: false,
+        }),
+        Some(Err(Stop::Smtp(E::Transient(_) | E::Permanent(_)))) => {
+            let (command, reply) = log
+                .last_reply
+                .clone()
+                .unwrap_or((awaited, Reply::from_lines(554, &[])));
+            Err(SmtpFailure {
+                class: classify_refusal(command, &reply),
+                command: command.as_str(),
+                message: reply.describe(),
+                maybe_handed_over: false,
+            })
+        }
+        // The only refusal of the library itself in this conversation: STARTTLS asked of a
+        // server whose EHLO does not offer it (`SMTP_TLS` is wrong for this server).
+        Some(Err(Stop::Smtp(E::Client(why)))) => Err(SmtpFailure {
+            class: ProviderErrorClass::Configuration,
+            command: SmtpCommand::StartTls.as_str(),
+            message: format!("{why} (check SMTP_TLS)"),
+            maybe_handed_over: false,
+        }),
+        Some(Err(Stop::Smtp(e))) => {
+            let command = log.timed_out.map_or(awaited, |(c, _)| c);
+            let message = match &e {
+                E::Io(io) if io.kind() == std::io::ErrorKind::TimedOut => io.to_string(),
+                E::Io(_) => format!(
+                    "connection closed while waiting for the reply to {}",
+                    command.as_str()
+                ),
+                other => format!("unreadable reply to {}: {other}", command.as_str()),
+            };
+            Err(uncertain(command, message))
+        }
+        None => Err(uncertain(
+            awaited,
+            format!(
+                "the conversation took longer than {budget_ms} ms (waiting for the reply to {})",
+                awaited.as_str()
+            ),
+        )),
+    }
+}
+
+/// Sends by SMTP through a `cloudflare:sockets` connection to the configured server, within
+/// `budget_ms` (the time the outbox's alarm has left; the configured conversation limit applies
+/// if it is shorter).
 #[cfg(target_arch = "wasm32")]
-pub async fn send(cfg: &SmtpConfig, mail: Outgoing<'_>) -> Result<String, SmtpFailure> {
+pub async fn send(
+    cfg: &SmtpConfig,
+    mail: Outgoing<'_>,
+    budget_ms: u64,
+) -> Result<String, SmtpFailure> {
     use worker::{Delay, SecureTransport, Socket};
     let timer: Box<Timer> =
         Box::new(|ms| Box::pin(Delay::from(std::time::Duration::from_millis(ms))));
+    let timeouts = SmtpTimeouts {
+        conversation_ms: cfg.timeouts.conversation_ms.min(budget_ms),
+        ..cfg.timeouts
+    };
+    let session = Session {
+        hello_name: &cfg.hello_name,
+        credentials: cfg.credentials.as_ref(),
+        timeouts,
+    };
     let secure = match cfg.tls {
         TlsMode::Off => SecureTransport::Off,
         TlsMode::Starttls => SecureTransport::StartTls,
@@ -227,80 +309,43 @@ pub async fn send(cfg: &SmtpConfig, mail: Outgoing<'_>) -> Result<String, SmtpFa
     };
     let connect_failure = |e: String| SmtpFailure {
         class: ProviderErrorClass::Transient,
-        stage: "connect",
+        command: "connect",
         message: format!("{}:{}: {e}", cfg.host, cfg.port),
         maybe_handed_over: false,
-        auth_failed: false,
     };
     let socket = Socket::builder()
         .secure_transport(secure)
         .connect(cfg.host.clone(), cfg.port)
         .map_err(|e| connect_failure(e.to_string()))?;
-    {
-        use futures::future::{select, Either};
-        let opened = std::pin::pin!(socket.opened());
-        match select(opened, timer(cfg.timeout_ms)).await {
-            Either::Left((Ok(_), _)) => {}
-            Either::Left((Err(e), _)) => return Err(connect_failure(e.to_string())),
-            Either::Right(_) => {
-                return Err(connect_failure(format!(
-                    "not connected within {} ms",
-                    cfg.timeout_ms
-                )))
-            }
+    let connect_ms = timeouts.command_ms.min(timeouts.conversation_ms);
+    match race(&*timer, connect_ms, socket.opened()).await {
+        Some(Ok(_)) => {}
+        Some(Err(e)) => return Err(connect_failure(e.to_string())),
+        None => {
+            return Err(connect_failure(format!(
+                "not connected within {connect_ms} ms"
+            )))
         }
     }
-    if cfg.tls != TlsMode::Starttls {
-        return send_over(
-            BufStream::new(socket),
-            &cfg.hello_name,
-            cfg.credentials.as_ref(),
-            mail,
-            &timer,
-            cfg.timeout_ms,
-            true,
-        )
-        .await;
+    if cfg.tls == TlsMode::Starttls {
+        let upgrade = |plain: BufStream<Socket>| BufStream::new(plain.into_inner().start_tls());
+        send_over_starttls(BufStream::new(socket), upgrade, &session, mail, &*timer).await
+    } else {
+        send_over(BufStream::new(socket), &session, mail, &*timer, true).await
     }
-    // STARTTLS: EHLO in plain text, STARTTLS, upgrade the socket, then a fresh EHLO (no greeting).
-    let client = SmtpClient::new().hello_name(ClientId::Domain(cfg.hello_name.clone()));
-    let transport = within(
-        &timer,
-        cfg.timeout_ms,
-        "greeting/ehlo",
-        false,
-        SmtpTransport::new(client, BufStream::new(socket)),
-    )
-    .await?;
-    let plain = within(
-        &timer,
-        cfg.timeout_ms,
-        "starttls",
-        false,
-        transport.starttls(),
-    )
-    .await?;
-    let tls = plain.into_inner().start_tls();
-    send_over(
-        BufStream::new(tls),
-        &cfg.hello_name,
-        cfg.credentials.as_ref(),
-        mail,
-        &timer,
-        cfg.timeout_ms,
-        false,
-    )
-    .await
 }
 
 /// Host builds have no sockets; the outbox only calls this on wasm.
 #[cfg(not(target_arch = "wasm32"))]
-pub async fn send(_cfg: &SmtpConfig, _mail: Outgoing<'_>) -> Result<String, SmtpFailure> {
+pub async fn send(
+    _cfg: &crate::config::SmtpConfig,
+    _mail: Outgoing<'_>,
+    _budget_ms: u64,
+) -> Result<String, SmtpFailure> {
     Err(SmtpFailure {
         class: ProviderErrorClass::Permanent,
-        stage: "connect",
+        command: "connect",
         message: "sockets exist only inside workerd".into(),
         maybe_handed_over: false,
-        auth_failed: false,
     })
 }

@@ -24,6 +24,11 @@
 //!   forwarded to the outbox (`POST https://outbox/release`): 200
 //!   `{"dedupeKey","decision","status","by","atMs"}`, 404 `not_found`, 409 `conflict` when the
 //!   email is not blocked or was already decided.
+//! - `POST /admin/outbox/provider` `{"provider": "main"|"smtp", "action": "pause"|"resume",
+//!   "minutes"?}`: pauses a route of the outbox (for `minutes`, default 60, at most a week) or
+//!   resumes it now, e.g. once a refused sender or password is fixed; forwarded to the outbox
+//!   (`POST https://outbox/pause`): 200 `{"provider","pausedUntilMs","released"}` (`released`:
+//!   emails that waited only for a route, back in line), 400 naming the field.
 //! - `GET /admin/outbox/email?dedupe_key=<key>`: one queued email as rendered (subject, text,
 //!   HTML, extra headers such as `List-Unsubscribe`), e.g. to inspect one the content lock
 //!   blocked; 404 when the outbox has no such key.
@@ -224,6 +229,17 @@ pub async fn outbox_release(mut req: Request, env: &Env) -> Answer {
     crate::domain::release::parse_release_request(&body)?;
     let body = String::from_utf8_lossy(&body).into_owned();
     forward(env, Method::Post, "/release", Some(body)).await
+}
+
+/// `POST /admin/outbox/provider` (see the module docs).
+pub async fn outbox_provider(mut req: Request, env: &Env) -> Answer {
+    let cfg = config(env)?;
+    authorize(&req, env, &cfg).await?;
+    let body = read_limited(&mut req, MAX_REDRIVE_BODY_BYTES).await?;
+    let r = operator::parse_route_request(&body)?;
+    let until_ms = r.pause_ms.map_or(0, |ms| now_ms() + ms);
+    let forwarded = json!({ "provider": r.route, "untilMs": until_ms }).to_string();
+    forward(env, Method::Post, "/pause", Some(forwarded)).await
 }
 
 /// `GET /admin/outbox` (see the module docs).

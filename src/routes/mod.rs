@@ -36,6 +36,7 @@ pub fn allowed_methods(path: &str) -> Option<&'static str> {
         | "/admin/marketing/send"
         | "/admin/outbox/redrive"
         | "/admin/outbox/release"
+        | "/admin/outbox/provider"
         | "/admin/webhooks/redrive" => Some("POST"),
         "/admin/outbox" | "/admin/outbox/email" | "/admin/webhooks/deliveries" => Some("GET"),
         "/admin"
@@ -102,6 +103,7 @@ async fn route(path: &str, method: Method, req: Request, env: &Env) -> Answer {
         "/admin/marketing/send" => admin::marketing_send(req, env).await,
         "/admin/outbox/redrive" => admin::outbox_redrive(req, env).await,
         "/admin/outbox/release" => admin::outbox_release(req, env).await,
+        "/admin/outbox/provider" => admin::outbox_provider(req, env).await,
         "/admin/outbox" => admin::outbox_state(req, env).await,
         "/admin/outbox/email" => admin::outbox_email(req, env).await,
         "/admin/webhooks/subscribers" => match method {

@@ -14,7 +14,8 @@
 //!   over again from the copy D1 kept (idempotent on the dedupe key);
 //! - `webhooks.rs`: outbound webhook deliveries pending well past their due time with no attempt
 //!   in progress (their queue message was lost) → sent to the queue again;
-//! - the outbox is asked to re-arm: due work and no alarm (a lost alarm) → armed again;
+//! - the outbox is asked to re-arm: due work and no alarm (a lost alarm) or an alarm stuck in the
+//!   past → armed again, recorded as a repair;
 //! - retention: bodies of finished raw events older than `RETENTION_RAW_BODY_DAYS` are blanked
 //!   (the row stays), and so are the kept contents of emails (`email_contents`, the admin's
 //!   "email as sent"); the outbox's finished rows older than `RETENTION_OUTBOX_DAYS` are deleted
@@ -70,7 +71,7 @@ pub struct TickReport {
     pub outbox_rows_pruned: u32,
     /// Outbound webhook deliveries sent to the queue again (past due, their message lost).
     pub webhooks_reenqueued: u32,
-    /// Whether the outbox had due work and no alarm, and was re-armed.
+    /// Whether the outbox had due work and no alarm (or a stuck one), and was re-armed.
     pub outbox_rearmed: bool,
     /// Whether this tick sent the owner the previous day's repair summary.
     pub summary_sent: bool,
@@ -152,15 +153,29 @@ pub async fn tick(env: &Env, now_ms: i64) -> Result<TickReport> {
     Ok(t.report)
 }
 
-/// A lost outbox alarm with due work: armed again, recorded once per alarm time.
+/// A lost (missing) or stuck (set in the past, never run) outbox alarm with due work: armed
+/// again, recorded once per new alarm time.
 async fn rearm(t: &mut Tick<'_>) -> Result<()> {
-    if let Some(at) = rearm_outbox(t.env).await? {
+    if let Some(repair) = rearm_outbox(t.env).await? {
         t.report.outbox_rearmed = true;
-        let why = "the outbox had due work and no alarm";
-        t.note_repair(RepairKind::OutboxRearmed, &at.to_string(), why)
+        let why = match repair.stuck_since_ms {
+            Some(since) => format!(
+                "the outbox had due work and its alarm was stuck in the past (set for {since}, never run)"
+            ),
+            None => "the outbox had due work and no alarm".to_string(),
+        };
+        t.note_repair(RepairKind::OutboxRearmed, &repair.at_ms.to_string(), &why)
             .await?;
     }
     Ok(())
+}
+
+/// An outbox alarm the sweeper set again.
+struct Rearmed {
+    /// The new alarm, ms UTC.
+    at_ms: i64,
+    /// The stuck alarm's time, ms UTC (`None`: there was none).
+    stuck_since_ms: Option<i64>,
 }
 
 /// Retention of raw bodies (D1) and finished outbox rows, each at most one batch a tick.
@@ -181,14 +196,16 @@ async fn retention(t: &mut Tick<'_>) -> Result<()> {
     Ok(())
 }
 
-/// Asks the outbox to re-arm (`POST /rearm`). `Some(alarm at, ms UTC)` when it had due work and
-/// no alarm, `None` when its alarm was in place or it has nothing to do.
-async fn rearm_outbox(env: &Env) -> Result<Option<i64>> {
+/// Asks the outbox to re-arm (`POST /rearm`). `Some` when it had due work and no alarm (or one
+/// stuck in the past), `None` when its alarm was in place or it has nothing to do.
+async fn rearm_outbox(env: &Env) -> Result<Option<Rearmed>> {
     #[derive(Deserialize)]
     #[serde(rename_all = "camelCase")]
     struct Answer {
         rearmed: bool,
         alarm_at_ms: Option<i64>,
+        #[serde(default)]
+        stuck_since_ms: Option<i64>,
     }
     let stub = env
         .durable_object(OUTBOX_BINDING)?
@@ -204,5 +221,11 @@ async fn rearm_outbox(env: &Env) -> Result<Option<i64>> {
         )));
     }
     let a: Answer = resp.json().await?;
-    Ok(if a.rearmed { a.alarm_at_ms } else { None })
+    Ok(match (a.rearmed, a.alarm_at_ms) {
+        (true, Some(at_ms)) => Some(Rearmed {
+            at_ms,
+            stuck_since_ms: a.stuck_since_ms,
+        }),
+        _ => None,
+    })
 }

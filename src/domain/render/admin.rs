@@ -58,6 +58,8 @@ pub struct LinkLine {
 #[template(path = "admin/overview.html")]
 pub struct OverviewPage {
     pub chrome: Chrome,
+    /// Shown on top when no route can send ([`all_routes_paused_banner`]).
+    pub banner: Option<String>,
     pub dead: i64,
     pub open_holds: i64,
     pub rejected_7d: i64,
@@ -71,6 +73,31 @@ pub struct OverviewPage {
     pub failures: Vec<LinkLine>,
     /// (when, kind, subject, reason)
     pub repairs: Vec<(String, String, String, String)>,
+}
+
+/// The admin's warning when every route of the outbox is paused (the main provider, and SMTP
+/// paused or not configured): nothing can be sent until `until_ms` (ms UTC) or a route is resumed.
+/// `None` when some route can send at `now_ms`. Decided by the outbox's own rule
+/// ([`crate::domain::outbox::choose_provider`]).
+pub fn all_routes_paused_banner(
+    now_ms: i64,
+    availability: crate::domain::outbox::Availability,
+) -> Option<String> {
+    use crate::domain::outbox::{choose_provider, ProviderChoice};
+    let ProviderChoice::WaitUntil(until_ms) = choose_provider(now_ms, availability) else {
+        return None;
+    };
+    let until = chrono::DateTime::from_timestamp_millis(until_ms)
+        .map(|t| t.format("%Y-%m-%d %H:%M UTC").to_string())
+        .unwrap_or_else(|| until_ms.to_string());
+    let smtp = if availability.smtp_configured {
+        "SMTP failover is paused too"
+    } else {
+        "no SMTP failover is configured"
+    };
+    Some(format!(
+        "Every route is paused: the main provider is paused and {smtp}. No email goes out until {until}, or until a route is resumed on the outbox page. Nothing is lost: email and owner alerts wait in the outbox."
+    ))
 }
 
 /// A booking in the search results.
@@ -149,6 +176,8 @@ pub struct QueueLine {
 #[template(path = "admin/queue.html")]
 pub struct QueuePage {
     pub chrome: Chrome,
+    /// Shown on top when no route can send ([`all_routes_paused_banner`]).
+    pub banner: Option<String>,
     pub providers: Vec<ProviderLine>,
     pub counts: Vec<(String, i64)>,
     pub dead: Vec<QueueLine>,
@@ -288,5 +317,47 @@ mod tests {
         assert!(html.contains("id=\"signin\""));
         assert!(!html.contains("id=\"signout\""));
         assert!(html.contains("value=\"&#34;&#62;&#60;x\""));
+    }
+
+    #[test]
+    fn the_banner_shows_only_when_every_route_is_paused() {
+        use crate::domain::outbox::{Availability, Provider};
+        let now = 1_800_000_000_000;
+        let a = |main: Option<i64>, smtp_configured: bool, smtp: Option<i64>| Availability {
+            main: Provider::Cloudflare,
+            main_paused_until_ms: main,
+            smtp_configured,
+            smtp_paused_until_ms: smtp,
+        };
+        // Main paused, SMTP carries: no banner.
+        assert_eq!(
+            all_routes_paused_banner(now, a(Some(now + 1), true, None)),
+            None
+        );
+        // Main fine: no banner.
+        assert_eq!(all_routes_paused_banner(now, a(None, false, None)), None);
+        // Main paused and no SMTP configured.
+        let b = all_routes_paused_banner(now, a(Some(now + 3_600_000), false, None)).unwrap();
+        assert!(b.contains("no SMTP failover is configured"), "{b}");
+        assert!(b.contains("2027-01-15 09:00 UTC"), "{b}");
+        // Both paused.
+        let b = all_routes_paused_banner(now, a(Some(now + 9), true, Some(now + 5))).unwrap();
+        assert!(b.contains("SMTP failover is paused too"), "{b}");
+        let page = render(&OverviewPage {
+            chrome: chrome(),
+            banner: Some(b),
+            dead: 0,
+            open_holds: 0,
+            rejected_7d: 0,
+            waiting: 1,
+            providers: vec![],
+            by_rank: vec![],
+            listed: 0,
+            outbox_counts: vec![],
+            email_counts: vec![],
+            failures: vec![],
+            repairs: vec![],
+        });
+        assert!(page.contains("id=\"all-routes-paused\""), "{page}");
     }
 }

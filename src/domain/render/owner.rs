@@ -10,6 +10,7 @@ use crate::domain::action_token::OwnerAction;
 use crate::domain::checkout::{classify_decline, decline_meaning, RiskReason};
 use crate::domain::email::{DedupeKey, EmailKind, OutgoingEmail};
 use crate::domain::event::{Cancellation, CheckoutAttempt, EmailAddress, HotelBooking, Source};
+use crate::domain::outbox::PauseCause;
 
 struct NewBooking<'a> {
     brand: &'a str,
@@ -201,59 +202,89 @@ pub struct ProviderPaused<'a> {
     pub provider: &'a str,
     /// Paused until then, ms UTC.
     pub until_ms: i64,
-    /// The provider's own words, e.g. `535 5.7.8 authentication failed`.
+    /// The provider's own words, e.g. `SMTP MAIL FROM: 553 5.7.1 <…>: Sender address rejected`:
+    /// untrusted text, shown as one line of at most [`PAUSE_REASON_MAX_CHARS`] characters.
     pub reason: &'a str,
     /// The provider that carries email meanwhile, if any.
     pub fallback: Option<&'a str>,
-    /// `true` when the credentials were refused (else: quota/plan/account).
-    pub credentials: bool,
+    /// With no fallback: when some route can carry email again (ms UTC).
+    pub wait_until_ms: Option<i64>,
+    /// Why the provider is paused.
+    pub cause: PauseCause,
     /// Sent at, ms UTC: one alert per provider per UTC day (dedupe key
     /// `owner_provider_paused:<provider>:<YYYY-MM-DD>`).
     pub now_ms: i64,
 }
+
+/// Longest provider reply quoted in a pause alert, characters.
+pub const PAUSE_REASON_MAX_CHARS: usize = 400;
 
 struct PausedView<'a> {
     brand: &'a str,
     provider: &'a str,
     /// `YYYY-MM-DD HH:MM` UTC (the raw ms when out of range).
     until: String,
-    reason: &'a str,
+    reason: String,
     smtp_or_main_left: bool,
     other: &'a str,
-    credentials: bool,
+    /// When mail can go again with no other route (`YYYY-MM-DD HH:MM` UTC), empty otherwise.
+    waits_until: String,
+    /// `daily_limit`, `credentials` or `configuration`.
+    cause: &'static str,
 }
 email_body!(
     PausedView = "owner_provider_paused.html",
     "owner_provider_paused.txt"
 );
 
-/// The owner's alert that a provider is paused (refused credentials, exhausted plan): the outbox
-/// cannot fix it, the owner can.
+fn utc_minute(ms: i64) -> String {
+    chrono::DateTime::from_timestamp_millis(ms)
+        .map(|t| t.format("%Y-%m-%d %H:%M").to_string())
+        .unwrap_or_else(|| ms.to_string())
+}
+
+/// The owner's alert that a provider is paused: its daily limit (saying whether the SMTP failover
+/// — or the main provider — is carrying the mail meanwhile), or a refusal only the owner can fix
+/// (credentials, our sender, relay, policy), quoting the provider's exact reply.
 pub fn owner_provider_paused(
     p: &ProviderPaused<'_>,
     owner: &EmailAddress,
     branding: &Branding,
 ) -> Result<OutgoingEmail, RenderError> {
     let kind = EmailKind::OwnerProviderPaused;
-    let until = chrono::DateTime::from_timestamp_millis(p.until_ms)
-        .map(|t| t.format("%Y-%m-%d %H:%M").to_string())
-        .unwrap_or_else(|| p.until_ms.to_string());
     let day = crate::domain::marketing::utc_day(p.now_ms);
+    let subject = match (p.cause, p.fallback) {
+        (PauseCause::DailyLimit, Some(other)) => {
+            format!(
+                "{} hit its daily limit: {other} carries the mail",
+                p.provider
+            )
+        }
+        (PauseCause::DailyLimit, None) => {
+            format!("{} hit its daily limit: no route is sending", p.provider)
+        }
+        _ => format!("Email provider paused: {}", p.provider),
+    };
     compose(
         Envelope::unbooked(
             kind,
             DedupeKey::new(kind, &format!("{}:{day}", p.provider)),
             owner,
-            format!("Email provider paused: {}", p.provider),
+            subject,
         ),
         &PausedView {
             brand: &branding.brand,
             provider: p.provider,
-            until,
-            reason: p.reason,
+            until: utc_minute(p.until_ms),
+            reason: crate::domain::text::header_value(p.reason, PAUSE_REASON_MAX_CHARS),
             smtp_or_main_left: p.fallback.is_some(),
             other: p.fallback.unwrap_or(""),
-            credentials: p.credentials,
+            waits_until: p.wait_until_ms.map(utc_minute).unwrap_or_default(),
+            cause: match p.cause {
+                PauseCause::DailyLimit => "daily_limit",
+                PauseCause::Credentials => "credentials",
+                PauseCause::Configuration => "configuration",
+            },
         },
         branding,
     )

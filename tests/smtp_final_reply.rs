@@ -1,0 +1,214 @@
+//! The reply to the final dot, the way real servers send it (RFC 5321 §4.2: the text after the code
+//! is optional), and the time each step may take (§4.5.3.2). Every accepted case is exactly one
+//! DATA transaction at the server; only a connection lost *after* the final dot is uncertain.
+
+mod smtp_fake;
+
+use booking_email_engine::domain::outbox::ProviderErrorClass;
+use booking_email_engine::domain::smtp::SmtpTimeouts;
+use smtp_fake::*;
+use std::time::Duration;
+
+/// Every reply to the final dot that means "handed over", and what the engine reports as the reply.
+#[tokio::test]
+async fn every_2xx_reply_to_the_final_dot_is_one_hand_over() {
+    let cases: &[(&str, &[u8], &str)] = &[
+        ("bare 250 with CR LF", b"250\r\n", "250"),
+        ("bare 250 with LF", b"250\n", "250"),
+        ("250 and a space", b"250 \r\n", "250"),
+        ("blank line, then 250 OK", b"\r\n250 OK\r\n", "250 OK"),
+        ("two blank LF lines, then 250 OK", b"\n\n250 OK\n", "250 OK"),
+        (
+            "multi-line 250-",
+            b"250-2.0.0 Ok\r\n250 2.0.0 queued as 4F2B1\r\n",
+            "250 2.0.0 Ok queued as 4F2B1",
+        ),
+        (
+            "multi-line with an empty first text",
+            b"250-\r\n250 queued\r\n",
+            "250 queued",
+        ),
+        ("Mailgun", b"250 Great success\r\n", "250 Great success"),
+        (
+            "251 (forwarding)",
+            b"251 2.1.5 will forward\r\n",
+            "251 2.1.5 will forward",
+        ),
+    ];
+    for (name, reply, want) in cases {
+        let script = Script {
+            after_body: Some(reply),
+            ..Script::default()
+        };
+        let run = converse(script, None, short_message(), 2_000).await;
+        assert_eq!(run.result.as_deref(), Ok(*want), "{name}");
+        assert_eq!(run.seen.transactions, 1, "{name}: one DATA transaction");
+        assert_eq!(run.seen.verbs().last(), Some(&"QUIT"), "{name}");
+    }
+}
+
+#[tokio::test]
+async fn a_slow_final_reply_within_its_own_limit_is_waited_for() {
+    // Each command may take 300 ms, the final reply 3 s: a relay that answers the dot after 1 s is
+    // a success (one timeout for the whole conversation used to cut it off).
+    let limits = SmtpTimeouts {
+        final_reply_ms: 3_000,
+        ..timeouts(300)
+    };
+    let script = Script {
+        after_body_delay_ms: 1_000,
+        ..Script::default()
+    };
+    let run = converse_with(script, None, short_message(), limits).await;
+    assert_eq!(run.result.as_deref(), Ok("250 2.0.0 Ok: queued as ABC"));
+    assert!(
+        run.elapsed >= Duration::from_millis(1_000),
+        "{:?}",
+        run.elapsed
+    );
+    assert_eq!(run.seen.transactions, 1);
+}
+
+#[tokio::test]
+async fn a_final_reply_later_than_its_limit_is_an_uncertain_hand_over() {
+    let limits = SmtpTimeouts {
+        final_reply_ms: 300,
+        ..timeouts(2_000)
+    };
+    let script = Script {
+        after_body_delay_ms: 1_500,
+        ..Script::default()
+    };
+    let run = converse_with(script, None, short_message(), limits).await;
+    let f = run.failure();
+    assert!(f.maybe_handed_over, "{f:?}");
+    assert_eq!(f.class, ProviderErrorClass::Transient);
+    assert_eq!(f.command, "end of data");
+    assert!(
+        f.message.contains("no reply to end of data within 300 ms"),
+        "{}",
+        f.message
+    );
+    assert!(f.message.contains("may have the message"), "{}", f.message);
+    assert!(
+        run.elapsed < Duration::from_millis(1_400),
+        "{:?}",
+        run.elapsed
+    );
+    assert_eq!(run.seen.transactions, 1);
+}
+
+#[tokio::test]
+async fn connection_closed_after_the_dot_may_have_handed_over() {
+    let script = Script {
+        after_body: None,
+        ..Script::default()
+    };
+    let run = converse(script, None, short_message(), 2_000).await;
+    let f = run.failure();
+    assert!(f.maybe_handed_over, "{f:?}");
+    assert_ne!(f.class, ProviderErrorClass::RecipientRejected);
+    assert_eq!(f.class, ProviderErrorClass::Transient);
+    assert_eq!(f.command, "end of data");
+    assert!(
+        f.message
+            .contains("connection closed while waiting for the reply to end of data"),
+        "{}",
+        f.message
+    );
+    assert!(
+        run.seen.body.ends_with(b"\r\n.\r\n"),
+        "the whole message was sent"
+    );
+    assert_eq!(run.seen.transactions, 1);
+}
+
+#[tokio::test]
+async fn an_unreadable_reply_to_the_dot_is_uncertain_not_a_refusal() {
+    let script = Script {
+        after_body: Some(b"hello there\r\n"),
+        ..Script::default()
+    };
+    let run = converse(script, None, short_message(), 500).await;
+    let f = run.failure();
+    assert!(f.maybe_handed_over, "{f:?}");
+    assert_eq!(f.class, ProviderErrorClass::Transient);
+}
+
+#[tokio::test]
+async fn a_slow_reply_to_mail_from_beyond_its_limit_hands_nothing_over() {
+    let limits = SmtpTimeouts {
+        final_reply_ms: 5_000,
+        ..timeouts(300)
+    };
+    let script = Script {
+        mail_delay_ms: 1_000,
+        ..Script::default()
+    };
+    let run = converse_with(script, None, short_message(), limits).await;
+    let f = run.failure();
+    assert!(!f.maybe_handed_over, "{f:?}");
+    assert_eq!(f.command, "MAIL FROM");
+    assert!(
+        f.message.contains("no reply to MAIL FROM within 300 ms"),
+        "{}",
+        f.message
+    );
+    assert_eq!(run.seen.transactions, 0);
+}
+
+#[tokio::test]
+async fn the_whole_conversation_is_bounded_too() {
+    // Every step within its own limit, the sum over the conversation's.
+    let limits = SmtpTimeouts {
+        greeting_ms: 5_000,
+        command_ms: 5_000,
+        data_init_ms: 5_000,
+        data_block_ms: 5_000,
+        final_reply_ms: 5_000,
+        conversation_ms: 600,
+    };
+    let script = Script {
+        after_body_delay_ms: 2_000,
+        ..Script::default()
+    };
+    let run = converse_with(script, None, short_message(), limits).await;
+    let f = run.failure();
+    assert!(f.maybe_handed_over, "{f:?}");
+    assert!(
+        f.message.contains("took longer than 600 ms"),
+        "{}",
+        f.message
+    );
+    assert!(
+        run.elapsed < Duration::from_millis(1_900),
+        "{:?}",
+        run.elapsed
+    );
+}
+
+#[tokio::test]
+async fn a_refusal_of_the_dot_is_no_hand_over_and_no_second_transaction() {
+    let script = Script {
+        after_body: Some(b"451 4.3.0 Error: queue file write error\r\n"),
+        ..Script::default()
+    };
+    let run = converse(script, None, short_message(), 2_000).await;
+    let f = run.failure();
+    assert!(!f.maybe_handed_over);
+    assert_eq!(f.class, ProviderErrorClass::Transient);
+    assert_eq!(run.seen.transactions, 1);
+}
+
+/// Why the engine reads replies through its own line reader: async-smtp 0.10's parser alone wants
+/// `NNN SP text CRLF` and refuses what RFC 5321 §4.2 allows and servers send.
+#[test]
+fn the_librarys_parser_alone_refuses_a_bare_250() {
+    use async_smtp::response::Response;
+    assert!("250\r\n".parse::<Response>().is_err());
+    assert!("250\n".parse::<Response>().is_err());
+    assert!("\r\n250 OK\r\n".parse::<Response>().is_err());
+    // What the reader hands it instead parses.
+    assert!("250 \r\n".parse::<Response>().is_ok());
+    assert!("250 OK\r\n".parse::<Response>().is_ok());
+}
