@@ -27,14 +27,15 @@ await step("Rust tests on the host (cargo test)", () => {
 
 await step("build the Worker", () => run("node", [join(root, "scripts", "build.mjs")]));
 
-// Three runs of the same Worker: Cloudflare Email Service as the main provider, then Resend (a local
+// Four runs of the same Worker: Cloudflare Email Service as the main provider, then Resend (a local
 // fake) as the main provider, then automatic refunds (COMPENSATION_REFUND_POLICY = automatic; the
-// default, owner, runs in the first). All always run, so one failing run never hides another's
-// results.
+// default, owner, runs in the first), then the SMTP failover against a server scripted per case
+// (tests/e2e/scripted-smtp.mjs). All always run, so one failing run never hides another's results.
 const runs = [
   ["end-to-end tests inside workerd, main provider Cloudflare Email Service (vitest)", "vitest.config.mjs", "vitest-report.json"],
   ["end-to-end tests inside workerd, main provider Resend (vitest)", "vitest.resend.config.mjs", "vitest-resend-report.json"],
   ["end-to-end tests inside workerd, automatic refunds (vitest)", "vitest.automatic.config.mjs", "vitest-automatic-report.json"],
+  ["end-to-end tests inside workerd, SMTP failover against a scripted server (vitest)", "vitest.smtp.config.mjs", "vitest-smtp-report.json"],
 ];
 const failures = [];
 for (const [title, config, reportName] of runs) {

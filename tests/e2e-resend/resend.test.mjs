@@ -90,6 +90,29 @@ describe("Resend as the main provider", () => {
     expect(it.not_before_ms - before).toBeGreaterThanOrEqual(60_000);
   });
 
+  it("an error name Resend never documented is retried with backoff, never dead on first sight; the attempt ceiling makes a dead letter the owner hears of", async () => {
+    const to = `${unique("new")}+unknown-error@example.com`;
+    const key = await enqueueEmail(to);
+    const before = Date.now();
+    let state = await turn(key);
+    let it = item(state, key);
+    expect(it).toMatchObject({ status: "waiting", attempts: 1, provider: "resend" });
+    expect(it.last_error).toMatch(/brand_new_error/);
+    expect(it.not_before_ms).toBeGreaterThan(before);
+    expect(state.mainPausedUntilMs ?? 0).toBeLessThan(Date.now());
+    expect(item(state, `owner_email_failed:${key}`)).toBeUndefined();
+    for (let n = 2; n <= 6; n++) {
+      await endBackoff(key);
+      state = await turn(key, n);
+    }
+    it = item(state, key);
+    expect(it).toMatchObject({ status: "dead", attempts: 6 });
+    expect((await resendLog()).requests.filter((r) => r.to === to)).toHaveLength(6);
+    state = await runOutbox();
+    expect(item(state, `owner_email_failed:${key}`)?.status).toBe("sent");
+    expect(await rows("SELECT email FROM suppressions WHERE email = ?", to.toLowerCase())).toEqual([]);
+  });
+
   it("invalid_to_address drops the email, alerts the owner and suppresses the address for everything", async () => {
     const to = `${unique("bad")}+invalid@example.com`;
     const key = await enqueueEmail(to);

@@ -13,6 +13,9 @@ const FAULTS = {
   "rate-limit": "E_RATE_LIMIT_EXCEEDED",
   suppressed: "E_RECIPIENT_SUPPRESSED",
   internal: "E_INTERNAL_SERVER_ERROR",
+  "sender-not-verified": "E_SENDER_NOT_VERIFIED",
+  // A code the engine does not know (the service may add codes at any time).
+  "unknown-code": "E_SOMETHING_NEW_FROM_THE_SERVICE",
 };
 
 /** Per-address counts: calls seen and sends accepted by the real binding (module state). */

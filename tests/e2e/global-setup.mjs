@@ -9,7 +9,10 @@
 // - a fake of Stripe's refunds API (stripePort, tests/e2e/fake-stripe.mjs) that keeps
 //   Idempotency-Keys like Stripe does and fails on command;
 // - a receiver of the engine's outbound webhooks (webhookReceiverPort,
-//   tests/e2e/webhook-receiver.mjs) that verifies Standard Webhooks signatures and fails on command.
+//   tests/e2e/webhook-receiver.mjs) that verifies Standard Webhooks signatures and fails on command;
+// - an SMTP server scripted per case on node:net (scriptedSmtpPort, its control API on
+//   scriptedSmtpControlPort; tests/e2e/scripted-smtp.mjs) that answers the final dot with a bare
+//   `250`, a blank line first, silence … and counts the DATA transactions per recipient.
 import { spawn } from "node:child_process";
 import { createServer } from "node:net";
 import { createServer as createHttpServer } from "node:http";
@@ -17,6 +20,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { startFakeStripe } from "./fake-stripe.mjs";
 import { startWebhookReceiver } from "./webhook-receiver.mjs";
+import { startScriptedSmtp } from "./scripted-smtp.mjs";
 
 function freePort() {
   return new Promise((resolve, reject) => {
@@ -92,8 +96,9 @@ function resendError(res, status, name, message, headers = {}) {
  *   response again without a new delivery; with a different body → 409 invalid_idempotent_request.
  * - Failures by the recipient's `+tag@`: `daily-quota` (429 daily_quota_exceeded), `rate-limit`
  *   (429 rate_limit_exceeded, retry-after 2), `invalid` (422 invalid_to_address), `server-error`
- *   (500), `lost-response-once` (the first request is delivered, then the connection is cut
- *   without an answer), `slow-once` (the first request is delivered, the answer comes 20 s later).
+ *   (500), `unknown-error` (422 with a `name` Resend has never documented), `lost-response-once`
+ *   (the first request is delivered, then the connection is cut without an answer), `slow-once`
+ *   (the first request is delivered, the answer comes 20 s later).
  * - `GET /_test/log` → `{requests: [{key, to, authorization, body}], deliveries: [{id, key, to}]}`.
  */
 function startFakeResend() {
@@ -128,6 +133,7 @@ function startFakeResend() {
       if (tag === "rate-limit") return resendError(res, 429, "rate_limit_exceeded", "Too many requests.", { "retry-after": "2" });
       if (tag === "invalid") return resendError(res, 422, "invalid_to_address", "Invalid `to` field.");
       if (tag === "server-error") return resendError(res, 500, "internal_server_error", "Unexpected error.");
+      if (tag === "unknown-error") return resendError(res, 422, "brand_new_error", "Something Resend added later.");
       if (key && byKey.has(key)) {
         const first = byKey.get(key);
         if (first.raw !== raw) return resendError(res, 409, "invalid_idempotent_request", "Same idempotency key used with a different request payload.");
@@ -184,6 +190,9 @@ export default async function setup(project) {
   project.provide("stripePort", stripe.address().port);
   const receiver = await startWebhookReceiver();
   project.provide("webhookReceiverPort", receiver.address().port);
+  const scripted = await startScriptedSmtp();
+  project.provide("scriptedSmtpPort", scripted.smtpPort);
+  project.provide("scriptedSmtpControlPort", scripted.controlPort);
   const api = await startSupplierApi();
   project.provide("supplierApiPort", api.address().port);
   const smtpPort = await freePort();
@@ -203,5 +212,6 @@ export default async function setup(project) {
     stripe.close();
     receiver.close();
     authSmtp.server.close();
+    scripted.close();
   };
 }

@@ -348,3 +348,37 @@ export async function sweep() {
   await Engine.prototype.scheduled.call({ env, ctx }, controller);
   await waitOnExecutionContext(ctx);
 }
+
+let adminIp = 0;
+
+/**
+ * Signs the owner into the admin pages (the test accounts of engine-config.mjs; a fresh client IP
+ * each time, so the failed-login limit never interferes); returns the session cookie.
+ */
+export async function adminCookie() {
+  adminIp += 1;
+  const r = await SELF.fetch("https://engine.test/admin/login", {
+    method: "POST",
+    redirect: "manual",
+    headers: { "content-type": "application/x-www-form-urlencoded", "cf-connecting-ip": `203.0.113.${adminIp % 250}` },
+    body: new URLSearchParams({ account: "owner", password: "test-admin-password-1", next: "/admin" }),
+  });
+  if (r.status !== 303) throw new Error(`admin sign-in answered ${r.status}: ${await r.text()}`);
+  return r.headers.get("set-cookie").split(";")[0];
+}
+
+/** An admin page's HTML, signed in with `cookie`. */
+export async function adminPage(path, cookie) {
+  const r = await SELF.fetch(`https://engine.test${path}`, { redirect: "manual", headers: { cookie } });
+  if (r.status !== 200) throw new Error(`${path} answered ${r.status}`);
+  return r.text();
+}
+
+/** Pauses (`action: "pause"`, for `minutes`) or resumes a route of the outbox through the operator API. */
+export function operatorRoute(provider, action, minutes) {
+  return SELF.fetch("https://engine.test/admin/outbox/provider", {
+    method: "POST",
+    headers: { authorization: "Bearer test-operator-token", "content-type": "application/json" },
+    body: JSON.stringify(minutes === undefined ? { provider, action } : { provider, action, minutes }),
+  });
+}

@@ -1,0 +1,78 @@
+// A daily limit with SMTP off leaves no route, inside workerd with the real outbox Durable Object,
+// the wrapped send_email binding (tests/e2e/email-with-faults.mjs) and maildev as the SMTP
+// failover: the admin shows a banner, the owner's alert waits in the outbox and goes out — once —
+// as soon as a route is back.
+import { runDurableObjectAlarm } from "cloudflare:test";
+import { describe, it, expect } from "vitest";
+import {
+  adminCookie,
+  adminPage,
+  enqueueEmail,
+  eventually,
+  item,
+  operatorRoute,
+  outboxState,
+  outboxStub,
+  runOutbox,
+  setOutboxState,
+  smtpInbox,
+  tries,
+  turn,
+  unique,
+} from "./helpers.mjs";
+
+function today() {
+  return new Date().toISOString().slice(0, 10);
+}
+
+/** One alarm run, until `key` left `queued`/`sending` (runOutbox would wait for owner alerts that cannot go out while every route is paused). */
+async function oneAlarm(key) {
+  await setOutboxState("next_slot_at_ms", 0);
+  return eventually(async () => {
+    await runDurableObjectAlarm(outboxStub());
+    const s = await outboxState();
+    expect(["queued", "sending"]).not.toContain(item(s, key).status);
+    return s;
+  });
+}
+
+describe("every route paused", () => {
+  it("a daily limit with SMTP off: the admin shows every route paused, and the owner's one alert goes out once a route is back", async () => {
+    await outboxState();
+    // SMTP off: the operator paused it.
+    const off = await operatorRoute("smtp", "pause", 60);
+    expect(off.status).toBe(200);
+    expect((await off.json()).pausedUntilMs).toBeGreaterThan(Date.now() + 3_000_000);
+    const to = `${unique("quota")}+daily-limit@example.com`;
+    const key = await enqueueEmail(to);
+    let state = await oneAlarm(key);
+    let it = item(state, key);
+    expect(it.status).toBe("waiting");
+    expect(tries(state, it)).toEqual([["cloudflare_email", "failed"]]);
+    const dayMs = 86_400_000;
+    expect(state.mainPausedUntilMs).toBe((Math.floor(Date.now() / dayMs) + 1) * dayMs);
+    const alertKey = `owner_provider_paused:cloudflare_email:${today()}`;
+    expect(item(state, alertKey)?.status).toBe("queued");
+    const alert = await (await outboxStub().fetch(`https://outbox/email?dedupe_key=${encodeURIComponent(alertKey)}`)).json();
+    expect(alert.subject).toBe("cloudflare_email hit its daily limit: no route is sending");
+
+    const cookie = await adminCookie();
+    const overview = await adminPage("/admin", cookie);
+    expect(overview).toContain('id="all-routes-paused"');
+    expect(overview).toContain("SMTP failover is paused too");
+
+    // Later: the operator turns SMTP back on; the alert goes out at once, once, and so does the email.
+    const on = await operatorRoute("smtp", "resume");
+    expect(on.status).toBe(200);
+    expect((await on.json()).released).toBeGreaterThanOrEqual(1);
+    state = await runOutbox();
+    expect(item(state, alertKey)).toMatchObject({ status: "sent", provider: "smtp", attempts: 1 });
+    state = await turn(key);
+    expect(item(state, key)).toMatchObject({ status: "sent", provider: "smtp" });
+    const inbox = await smtpInbox();
+    const alerts = inbox.filter((m) => m.subject === "cloudflare_email hit its daily limit: no route is sending");
+    expect(alerts).toHaveLength(1);
+    expect(await adminPage("/admin", cookie)).not.toContain('id="all-routes-paused"');
+  });
+
+});
