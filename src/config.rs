@@ -458,6 +458,25 @@ impl Config {
 }
 
 impl Config {
+    /// The outbox's routes as its policy sees them: the configured main provider, whether SMTP
+    /// failover is configured, and the pauses on record (ms UTC).
+    pub fn availability(
+        &self,
+        main_paused_until_ms: Option<i64>,
+        smtp_paused_until_ms: Option<i64>,
+    ) -> crate::domain::outbox::Availability {
+        use crate::domain::outbox::{Availability, Provider};
+        Availability {
+            main: match self.main_provider {
+                MainProvider::Cloudflare => Provider::Cloudflare,
+                MainProvider::Resend { .. } => Provider::Resend,
+            },
+            main_paused_until_ms,
+            smtp_configured: self.smtp.is_some(),
+            smtp_paused_until_ms,
+        }
+    }
+
     /// The content lock of this configuration (`PUBLIC_BASE_URL`, `INTERNAL_NAMES`).
     pub fn content_lock(&self) -> crate::domain::content_lock::ContentLock {
         crate::domain::content_lock::ContentLock::from_config(

@@ -235,29 +235,6 @@ fn error_name_table() {
 }
 
 #[test]
-fn owner_must_act_on_account_problems_only() {
-    let f = |name: &str, status: u16| {
-        classify(
-            status,
-            &json!({ "name": name, "message": "x" }).to_string(),
-            None,
-        )
-    };
-    assert!(f("monthly_quota_exceeded", 429).owner_must_act());
-    assert!(f("invalid_api_key", 403).owner_must_act());
-    assert!(f("suspended_api_key", 403).owner_must_act());
-    // Our request or account (an unverified domain, a bad from address): ours to fix.
-    assert!(f("validation_error", 403).owner_must_act());
-    assert!(f("invalid_from_address", 422).owner_must_act());
-    // A name this build does not know is retried, not blamed on anyone.
-    assert!(!f("brand_new_error", 422).owner_must_act());
-    assert!(!f("daily_quota_exceeded", 429).owner_must_act());
-    assert!(!f("rate_limit_exceeded", 429).owner_must_act());
-    assert!(!f("internal_server_error", 500).owner_must_act());
-    assert!(!classify(502, "Bad Gateway", None).owner_must_act());
-}
-
-#[test]
 fn unknown_names_and_non_json_bodies_are_retried_never_dead_lettered_on_sight() {
     use ProviderErrorClass::*;
     let unknown = |status: u16| {
@@ -339,7 +316,6 @@ fn daily_quota_fixture() {
         f.retry_after_ms, None,
         "the fixture has no retry-after header"
     );
-    assert!(!f.owner_must_act());
 
     // Wired into the outbox decision: pause the main provider until the next UTC day, fail over.
     let now = 1_767_225_600_000 + 13 * 3_600_000; // 2026-01-01T13:00Z

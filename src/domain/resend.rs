@@ -58,8 +58,8 @@
 //! **`monthly_quota_exceeded`** is mapped to `DailyLimit` rather than a new class: the outbox then
 //! pauses the main provider until the next UTC midnight and fails over to SMTP, which is exactly
 //! right for the email at hand; the next day one probe finds the quota still exhausted and pauses
-//! again (one wasted request a day). The owner must act (upgrade the plan):
-//! [`ResendFailure::owner_must_act`] says so, for the shell to raise an owner alert.
+//! again (one wasted request a day). The owner is told of every pause of the main provider (once a
+//! day), so an exhausted plan does not go unnoticed.
 
 use crate::domain::email::OutgoingEmail;
 use crate::domain::outbox::ProviderErrorClass;
@@ -206,16 +206,6 @@ pub struct ResendFailure {
 }
 
 impl ResendFailure {
-    /// `true` when only the owner can fix this (account or key problem, exhausted monthly quota):
-    /// the shell should raise an owner alert even though the email itself may fail over.
-    pub fn owner_must_act(&self) -> bool {
-        self.class.owner_must_fix()
-            || matches!(
-                self.name.as_deref(),
-                Some("monthly_quota_exceeded" | "email_above_quota")
-            )
-    }
-
     /// `"<name>: <message>"` (or just the message), for `last_error` and logs.
     pub fn describe(&self) -> String {
         match &self.name {

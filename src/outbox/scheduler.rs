@@ -12,9 +12,9 @@
 use super::send::{alarm_deadline, Attempted};
 use super::storage::StateKey;
 use super::Outbox;
-use crate::config::{Config, MainProvider};
+use crate::config::Config;
 use crate::domain::email::{Audience, Rank};
-use crate::domain::outbox::{choose_provider, next_wake, Availability, Provider, ProviderChoice};
+use crate::domain::outbox::{choose_provider, next_wake, Availability, ProviderChoice};
 use crate::platform::{now_ms, random_u64};
 use worker::Result;
 
@@ -27,15 +27,10 @@ const SYNC_RETRY_MS: i64 = 30_000;
 impl Outbox {
     /// The providers as the policy sees them now: the configured main one, and the pauses on record.
     pub(super) fn availability(&self, cfg: &Config) -> Result<Availability> {
-        Ok(Availability {
-            main: match cfg.main_provider {
-                MainProvider::Cloudflare => Provider::Cloudflare,
-                MainProvider::Resend { .. } => Provider::Resend,
-            },
-            main_paused_until_ms: self.get_state(StateKey::MainPausedUntilMs)?,
-            smtp_configured: cfg.smtp.is_some(),
-            smtp_paused_until_ms: self.get_state(StateKey::SmtpPausedUntilMs)?,
-        })
+        Ok(cfg.availability(
+            self.get_state(StateKey::MainPausedUntilMs)?,
+            self.get_state(StateKey::SmtpPausedUntilMs)?,
+        ))
     }
 
     /// Sets the alarm for the next thing to do. Never `now` itself: an alarm set to the current

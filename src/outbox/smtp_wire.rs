@@ -157,7 +157,9 @@ impl<'t, S> Wire<'t, S> {
                     let reply = Reply::from_lines(code, &std::mem::take(&mut self.reply_lines));
                     let mut log = self.log.borrow_mut();
                     let command = log.pending.pop_front().unwrap_or(SmtpCommand::Other);
-                    if command == SmtpCommand::Data && code == 354 {
+                    // The library writes the message after any positive reply to DATA (354, or
+                    // a server's odd 2xx): so does this reader's notion of data mode.
+                    if command == SmtpCommand::Data && (200..400).contains(&code) {
                         self.in_data = true;
                         self.tail.clear();
                     }

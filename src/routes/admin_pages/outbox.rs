@@ -64,20 +64,6 @@ fn providers(cfg: &Config, st: &OutboxState, now: i64) -> Vec<view::ProviderLine
     out
 }
 
-/// The outbox's routes as its own policy sees them (from its state and the configuration).
-fn availability(cfg: &Config, st: &OutboxState) -> crate::domain::outbox::Availability {
-    use crate::domain::outbox::{Availability, Provider};
-    Availability {
-        main: match cfg.main_provider {
-            MainProvider::Cloudflare => Provider::Cloudflare,
-            MainProvider::Resend { .. } => Provider::Resend,
-        },
-        main_paused_until_ms: st.main_paused_until_ms,
-        smtp_configured: cfg.smtp.is_some(),
-        smtp_paused_until_ms: st.smtp_paused_until_ms,
-    }
-}
-
 fn queue_line(i: &OutboxItem, at: i64) -> view::QueueLine {
     view::QueueLine {
         key: i.dedupe_key.clone(),
@@ -110,7 +96,10 @@ pub async fn overview(req: Request, env: &Env) -> Answer {
     }
     let page = view::OverviewPage {
         chrome: chrome(&cfg, Some(&s), None),
-        banner: view::all_routes_paused_banner(now, availability(&cfg, &st)),
+        banner: view::all_routes_paused_banner(
+            now,
+            cfg.availability(st.main_paused_until_ms, st.smtp_paused_until_ms),
+        ),
         dead: st.counts.get("dead").copied().unwrap_or(0),
         open_holds: o.open_holds,
         rejected_7d: o.rejected_events_7d,
@@ -166,7 +155,10 @@ pub async fn queue(req: Request, env: &Env) -> Answer {
     queued.sort_by_key(|i| (i.rank, i.not_before_ms, i.seq));
     let page = view::QueuePage {
         chrome: chrome(&cfg, Some(&s), flash(&q)),
-        banner: view::all_routes_paused_banner(now, availability(&cfg, &st)),
+        banner: view::all_routes_paused_banner(
+            now,
+            cfg.availability(st.main_paused_until_ms, st.smtp_paused_until_ms),
+        ),
         providers: providers(&cfg, &st, now),
         counts: st.counts.clone().into_iter().collect(),
         dead: dead
