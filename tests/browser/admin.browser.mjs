@@ -2,9 +2,10 @@
 // under `wrangler dev` with a fresh local D1, seeded through HTTP only (real webhooks):
 //
 // - a liteAPI hotel booking whose guest name is an XSS attempt, its confirmation email sent;
-// - a dead letter: MAIN_PROVIDER = resend, pointed at a fake Resend API started here that refuses
-//   (422 validation_error, a permanent failure → dead letter at once) the first send to any
-//   `+dead-once@` address and accepts everything else, so a redrive from the admin then succeeds;
+// - a dead letter: MAIN_PROVIDER = resend, pointed at a fake Resend API started here that fails
+//   (500 internal_server_error, retried with backoff) the first OUTBOX_MAX_ATTEMPTS sends to any
+//   `+dead-once@` address — a dead letter once the attempts are spent — and accepts everything
+//   else, so a redrive from the admin then succeeds;
 // - an open card-testing hold: three liteAPI booking.prebook attempts, one name, three emails, one
 //   day; CHECKOUT_FOLLOW_UP_MS is a few seconds instead of 20 minutes.
 //
@@ -214,9 +215,12 @@ const unique = (prefix) => `${prefix}${stamp}${++n}`;
 
 /**
  * Fake Resend API (`POST /emails`, Bearer key) and liteAPI hotel data (`GET /data/hotel`). Resend:
- * the first send to a `+dead-once@` address answers 422 validation_error (permanent: a dead
- * letter); everything else is accepted with an id.
+ * the first DEAD_AFTER sends to a `+dead-once@` address answer 500 internal_server_error (retried
+ * with backoff until the attempt ceiling: a dead letter); everything else is accepted with an id.
  */
+/** OUTBOX_MAX_ATTEMPTS of the Worker under test: the fake fails that many sends of a `+dead-once@` email. */
+const DEAD_AFTER = 3;
+
 function startFakeApis() {
   const seen = new Map();
   let next = 1;
@@ -244,8 +248,8 @@ function startFakeApis() {
       const to = String(Array.isArray(body.to) ? body.to[0] : body.to).toLowerCase();
       const count = (seen.get(to) ?? 0) + 1;
       seen.set(to, count);
-      if (to.includes("+dead-once@") && count === 1) {
-        return send(422, { statusCode: 422, name: "validation_error", message: "Refused by the browser test's fake Resend (first send only)." });
+      if (to.includes("+dead-once@") && count <= DEAD_AFTER) {
+        return send(500, { statusCode: 500, name: "internal_server_error", message: "Refused by the browser test's fake Resend (until the email is a dead letter)." });
       }
       send(200, { id: `re_browser_${next++}` });
     });
@@ -310,6 +314,7 @@ async function main() {
     OUTBOX_GAP_MAX_MS: "1500",
     OUTBOX_RETRY_BASE_MS: "1000",
     OUTBOX_RETRY_CAP_MS: "5000",
+    OUTBOX_MAX_ATTEMPTS: String(DEAD_AFTER),
     MAIN_PROVIDER: "resend",
     RESEND_API_KEY: "re_browser_test",
     RESEND_BASE_URL: `http://127.0.0.1:${apiPort}`,
