@@ -6,7 +6,7 @@ import { env, introspectWorkflowInstance, SELF } from "cloudflare:test";
 import { expect } from "vitest";
 import bookError from "../fixtures/liteapi-booking-book-error.json";
 import confirmed from "../fixtures/liteapi-booking-confirmed.json";
-import { dateInDays, instanceIdFor, outboxStub, postLiteapi, rows, unique } from "./helpers.mjs";
+import { dateInDays, instanceIdFor, outboxStub, postLiteapi, rows, submitActionForm, unique } from "./helpers.mjs";
 
 /** The ids of one paid checkout: prebook, client reference, Stripe payment intent, guest. */
 export function checkout() {
@@ -183,6 +183,7 @@ export function refundLinks(text) {
 export async function getLink(url) {
   return SELF.fetch(url);
 }
+/** The owner's click: the link's confirmation page, then its own form's POST (with its nonce). */
 export async function postLink(url) {
-  return SELF.fetch(url, { method: "POST" });
+  return submitActionForm(url);
 }

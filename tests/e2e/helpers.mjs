@@ -348,3 +348,29 @@ export async function sweep() {
   await Engine.prototype.scheduled.call({ env, ctx }, controller);
   await waitOnExecutionContext(ctx);
 }
+
+/** The nonce in a confirmation page's form, or null when the page has no form. */
+export function formNonce(html) {
+  return /name="nonce" value="([^"]+)"/.exec(html)?.[1] ?? null;
+}
+
+/**
+ * Posts an owner action link as its confirmation page's own form does: opens the page (GET),
+ * then POSTs the nonce it carries from this site (`Origin`, `Sec-Fetch-Site: same-origin`).
+ * `nonce` / `headers` override what is sent (to forge a post).
+ */
+export async function submitActionForm(url, { nonce, headers = {} } = {}) {
+  const page = await SELF.fetch(url);
+  const carried = nonce === undefined ? formNonce(await page.text()) : nonce;
+  const body = carried === null ? "" : new URLSearchParams({ nonce: carried }).toString();
+  return SELF.fetch(url, {
+    method: "POST",
+    headers: {
+      "content-type": "application/x-www-form-urlencoded",
+      origin: new URL(url).origin,
+      "sec-fetch-site": "same-origin",
+      ...headers,
+    },
+    body,
+  });
+}

@@ -117,7 +117,7 @@ pub use sweep_summary::{owner_sweep_summary, RepairLine};
 pub(crate) use pages::fallback_page;
 pub use pages::{
     action_confirm_page, action_result_page, refund_confirm_page, unsubscribe_confirm_page,
-    unsubscribe_result_page,
+    unsubscribe_result_page, ConfirmForm,
 };
 pub use text::plain_instructions;
 
