@@ -183,11 +183,25 @@ export async function postDuffel(body, { signature } = {}) {
 
 export const GENERIC_SECRET = "whsec_dGVzdC1nZW5lcmljLXNlY3JldC0wMTIzNDU2Nzg5";
 
+/** The generic source's partners of the test configuration (engine-config.mjs) and their keys. */
+export const PARTNERS = {
+  acme: ["whsec_dGVzdC1wYXJ0bmVyLWFjbWUta2V5LW9uZS0wMTIzNDU2", "whsec_dGVzdC1wYXJ0bmVyLWFjbWUta2V5LXR3by0wMTIzNDU2"],
+  globex: ["whsec_dGVzdC1wYXJ0bmVyLWdsb2JleC1rZXktMDEyMzQ1Njc="],
+};
+
+/** The Journey instance id of an event, as `InstanceId::for_event` derives it (src/domain/ids.rs). */
+export async function instanceIdOf(source, eventId) {
+  const direct = `e-${source}-x-${eventId}`;
+  if (/^[A-Za-z0-9_-]+$/.test(eventId) && direct.length <= 100) return direct;
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", enc.encode(eventId)));
+  return `e-${source}-h-${[...digest].map((b) => b.toString(16).padStart(2, "0")).join("")}`;
+}
+
 /** Posts a Standard Webhooks delivery to /webhooks/generic, signed with `secret`. */
-export async function postGeneric(body, { id = unique("msg_"), secret = GENERIC_SECRET, t = Math.floor(Date.now() / 1000) } = {}) {
+export async function postGeneric(body, { id = unique("msg_"), secret = GENERIC_SECRET, t = Math.floor(Date.now() / 1000), extraSignatures = [] } = {}) {
   const key = Uint8Array.from(atob(secret.replace(/^whsec_/, "")), (c) => c.charCodeAt(0));
   const mac = await hmac(key, `${id}.${t}.${body}`);
-  const signature = `v1,${btoa(String.fromCharCode(...mac))}`;
+  const signature = [...extraSignatures, `v1,${btoa(String.fromCharCode(...mac))}`].join(" ");
   const response = await SELF.fetch("https://engine.test/webhooks/generic", {
     method: "POST",
     headers: {

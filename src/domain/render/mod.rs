@@ -85,6 +85,7 @@ pub mod cancellation;
 pub mod checkout;
 pub mod compensation;
 pub mod flight;
+pub mod foreign;
 pub mod guard;
 pub mod hotel;
 pub mod journey_failed;
@@ -101,6 +102,7 @@ pub use compensation::{
     booking_not_confirmed, owner_compensation, CompensationNotice, OwnerCompensation,
 };
 pub use flight::{flight_changed, flight_confirmation, SegmentView};
+pub use foreign::owner_foreign_event;
 pub use hotel::{
     arrival_guide, booking_confirmation, booking_updated, checkin_day, hotel_confirmation_number,
     thank_you,
