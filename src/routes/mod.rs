@@ -47,6 +47,7 @@ pub fn allowed_methods(path: &str) -> Option<&'static str> {
         | "/admin/queue"
         | "/admin/holds"
         | "/admin/events"
+        | "/admin/events/body"
         | "/admin/suppressions" => Some("GET, HEAD"),
         "/admin/login" => Some("GET, HEAD, POST"),
         "/admin/logout"
@@ -125,6 +126,7 @@ async fn route(path: &str, method: Method, req: Request, env: &Env) -> Answer {
         "/admin/holds" => admin_pages::holds(req, env).await,
         "/admin/holds/act" => admin_pages::holds_act(req, env).await,
         "/admin/events" => admin_pages::events(req, env).await,
+        "/admin/events/body" => admin_pages::event_body(req, env).await,
         "/admin/suppressions" => admin_pages::suppressions(req, env).await,
         "/admin/suppressions/add" => admin_pages::suppressions_add(req, env).await,
         "/admin/suppressions/remove" => admin_pages::suppressions_remove(req, env).await,
