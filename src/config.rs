@@ -32,8 +32,10 @@ pub const EMAIL_EVENTS_QUEUE: &str = "booking-email-email-events";
 /// Name of the single outbox instance.
 pub const OUTBOX_NAME: &str = "outbox";
 
-/// A feature the engine refuses to run with its configuration (a secret list that cannot be
-/// used): the feature is off, the rest of the
+pub mod guard;
+
+/// A feature the engine refuses to run with its configuration (the production guard,
+/// [`guard::apply`], or a secret list that cannot be used): the feature is off, the rest of the
 /// engine runs. Logged, and listed by `GET /health`.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Refusal {
@@ -183,7 +185,7 @@ pub struct Config {
     /// ([`crate::domain::admin::AdminConfig`]).
     pub admin: crate::domain::admin::AdminConfig,
     /// Features turned off by their configuration, each naming its variable (see [`Refusal`]):
-    /// a refused `GENERIC_WEBHOOK_SECRETS`.
+    /// the production guard's refusals and a refused `GENERIC_WEBHOOK_SECRETS`.
     pub refused: Vec<Refusal>,
 }
 
@@ -349,7 +351,7 @@ impl Config {
                     Vec::new()
                 }
             };
-        let cfg = Config {
+        let mut cfg = Config {
             liteapi_webhook_token: text(&get, "LITEAPI_WEBHOOK_TOKEN")?.unwrap_or_default(),
             max_webhook_body_bytes: number(&get, "MAX_WEBHOOK_BODY_BYTES", 262_144usize)?,
             pacing,
@@ -461,6 +463,7 @@ impl Config {
             ),
             refused,
         };
+        guard::apply(&mut cfg);
         Ok(cfg)
     }
 }

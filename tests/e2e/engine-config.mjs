@@ -71,7 +71,7 @@ export async function engineTestConfig({ include, bindings = () => ({}) }) {
             ACTION_SIGNING_KEY: "test-action-signing-key-0123456789abcdef",
             PUBLIC_BASE_URL: "https://engine.test",
             BOOKING_SITE_URL: "https://book.example.com",
-            OPERATOR_TOKEN: "test-operator-token",
+            OPERATOR_TOKEN: "test-operator-token-0123456789abcdef",
             // The owner's admin: two accounts (tests/e2e/admin.test.mjs), default limits.
             ADMIN_ACCOUNTS: [adminEntry("owner", "test-admin-password-1"), adminEntry("second", "test-admin-password-2")].join(","),
             UNSUBSCRIBE_SIGNING_KEY: "test-unsubscribe-signing-key-0123456789abcdef",
