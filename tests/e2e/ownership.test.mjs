@@ -118,9 +118,12 @@ describe("a generic partner's credential acts only on its own bookings", () => {
     // Foreign: every kind, plus a hotel_booked and a flight schedule change under the same ids.
     for (const victim of [lite.bookingId, globexId]) {
       const owner = victim === lite.bookingId ? "liteapi" : 'generic partner "globex"';
+      const rebookId = unique("AC_rebook_");
       const events = [
         ...followUps(victim),
         ["hotel_booked", hotelBooked(victim, "attacker@example.com").data],
+        // A "rebook" of acme's that would mark the victim replaced.
+        ["hotel_booked", { ...hotelBooked(rebookId, "attacker@example.com").data, replaces: victim }],
         ["flight_schedule_changed", { order_id: victim, change_id: "aic_evil" }],
       ];
       for (const [type, data] of events) {
@@ -130,8 +133,11 @@ describe("a generic partner's credential acts only on its own bookings", () => {
           [type, `refused: booking ${victim} belongs to ${owner}; this event came from generic partner "acme"`],
         ]);
         const [raw] = await rows("SELECT partner, refused_reason, booking_id FROM raw_events WHERE source = 'generic' AND event_id = ?", eventId);
-        expect(raw).toEqual({ partner: "acme", refused_reason: expect.stringContaining(`belongs to ${owner}`), booking_id: victim });
+        const named = data.replaces ? data.booking_id : victim;
+        expect(raw).toEqual({ partner: "acme", refused_reason: expect.stringContaining(`belongs to ${owner}`), booking_id: named });
       }
+      // The refused rebook recorded nothing either.
+      expect(await rows("SELECT booking_id FROM bookings WHERE booking_id = ?", rebookId)).toEqual([]);
       // Nothing about the booking changed, no guest email was claimed, no compensation opened.
       expect(await snapshot(victim)).toEqual(before[victim]);
       // One owner alert for the booking and day, however many events.
@@ -149,7 +155,9 @@ describe("a generic partner's credential acts only on its own bookings", () => {
     await runAs("acme", ACME, { type: "hotel_confirmation_number", data: own.hotel_confirmation_number });
     await runAs("acme", ACME_ROTATED, { type: "checkin_instructions", data: own.checkin_instructions });
     await runAs("acme", ACME, { type: "hotel_amended", data: own.hotel_amended });
-    await runAs("acme", ACME, { type: "status_changed", data: own.status_changed });
+    const statusMove = await runAs("acme", ACME, { type: "status_changed", data: own.status_changed });
+    // A status-only move is recorded, never emailed.
+    expect(statusMove.output.emails).toEqual([]);
     let [mine] = await rows("SELECT status, journey_version, hotel_confirmation_number, checkin, details_json FROM bookings WHERE booking_id = ?", acmeId);
     expect(mine).toMatchObject({ status: "TICKETED", journey_version: 2, hotel_confirmation_number: "HCN-TAKEN", checkin: dateInDays(40) });
     expect(JSON.parse(mine.details_json).checkin_instructions).toContain("phish.example");
@@ -176,6 +184,7 @@ describe("a generic partner's credential acts only on its own bookings", () => {
     const html = await page.text();
     expect(html).toContain("refused, nothing changed: booking");
     expect(html).toContain("signed by partner acme");
+    // Eight refused events name the booking itself (the rebook names its own new id).
     expect((html.match(/refused, nothing changed/g) ?? []).length).toBe(8);
   });
 
