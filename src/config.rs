@@ -7,6 +7,7 @@
 use crate::domain::event::EmailAddress;
 use crate::domain::marketing::MarketingPolicy;
 use crate::domain::outbox::{Backoff, Pacing};
+use crate::domain::ownership::{parse_partner_secrets, PartnerSecret};
 use crate::domain::render::Branding;
 use crate::domain::smtp::{SmtpTimeouts, TlsMode};
 
@@ -30,6 +31,19 @@ pub const WEBHOOKS_DLQ: &str = "booking-email-webhooks-dlq";
 pub const EMAIL_EVENTS_QUEUE: &str = "booking-email-email-events";
 /// Name of the single outbox instance.
 pub const OUTBOX_NAME: &str = "outbox";
+
+pub mod guard;
+
+/// A feature the engine refuses to run with its configuration (the production guard,
+/// [`guard::apply`], or a secret list that cannot be used): the feature is off, the rest of the
+/// engine runs. Logged, and listed by `GET /health`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Refusal {
+    /// The variable at fault, e.g. `ACTION_SIGNING_KEY`.
+    pub variable: &'static str,
+    /// Why, and what is off because of it (one line).
+    pub reason: String,
+}
 
 /// A configuration value that is missing or malformed. The message names the variable.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -93,9 +107,15 @@ pub struct Config {
     /// `DUFFEL_WEBHOOK_SECRETS` (secret): one or more secrets, comma or space separated (several
     /// during rotation).
     pub duffel_webhook_secrets: Vec<String>,
-    /// `GENERIC_WEBHOOK_SECRETS` (secret): Standard Webhooks `whsec_…` secrets, comma or space
+    /// `GENERIC_WEBHOOK_SECRETS` (secret): the generic source's partners and their Standard
+    /// Webhooks secrets, `name=whsec_…` (several per name during rotation) or an unnamed
+    /// `whsec_…` (partner `default`), comma or space separated
+    /// ([`crate::domain::ownership::parse_partner_secrets`]). Empty when the list is refused
+    /// (listed in [`Config::refused`]).
+    pub generic_partners: Vec<PartnerSecret>,
+    /// `RESEND_WEBHOOK_SECRETS` (secret): Resend's webhook secrets (`whsec_…`), comma or space
     /// separated.
-    pub generic_webhook_secrets: Vec<String>,
+    pub resend_webhook_secrets: Vec<String>,
     /// `WEBHOOK_TOLERANCE_S`: accepted age of a signed delivery's timestamp, seconds (300).
     pub webhook_tolerance_s: i64,
     /// `DUFFEL_API_BASE_URL` (default `https://api.duffel.com`) and `DUFFEL_API_TOKEN` (secret):
@@ -167,6 +187,9 @@ pub struct Config {
     /// The owner's admin: `ADMIN_ACCOUNTS`, `ADMIN_SESSION_TTL_S`, `ADMIN_LOGIN_*`
     /// ([`crate::domain::admin::AdminConfig`]).
     pub admin: crate::domain::admin::AdminConfig,
+    /// Features turned off by their configuration, each naming its variable (see [`Refusal`]):
+    /// the production guard's refusals and a refused `GENERIC_WEBHOOK_SECRETS`.
+    pub refused: Vec<Refusal>,
 }
 
 fn list(get: &impl Fn(&str) -> Option<String>, name: &'static str) -> Vec<String> {
@@ -344,7 +367,19 @@ impl Config {
                 name: "PUBLIC_BASE_URL",
                 reason: format!("{public_base_url:?} is not an absolute URL with a host"),
             })?;
-        Ok(Config {
+        let mut refused = Vec::new();
+        let generic_partners =
+            match parse_partner_secrets(&get("GENERIC_WEBHOOK_SECRETS").unwrap_or_default()) {
+                Ok(p) => p,
+                Err(e) => {
+                    refused.push(Refusal {
+                        variable: "GENERIC_WEBHOOK_SECRETS",
+                        reason: format!("{e}; generic webhooks are refused (401)"),
+                    });
+                    Vec::new()
+                }
+            };
+        let mut cfg = Config {
             liteapi_webhook_token: text(&get, "LITEAPI_WEBHOOK_TOKEN")?.unwrap_or_default(),
             max_webhook_body_bytes: number(&get, "MAX_WEBHOOK_BODY_BYTES", 262_144usize)?,
             pacing,
@@ -356,7 +391,8 @@ impl Config {
             },
             smtp,
             duffel_webhook_secrets: list(&get, "DUFFEL_WEBHOOK_SECRETS"),
-            generic_webhook_secrets: list(&get, "GENERIC_WEBHOOK_SECRETS"),
+            generic_partners,
+            resend_webhook_secrets: list(&get, "RESEND_WEBHOOK_SECRETS"),
             webhook_tolerance_s: number(&get, "WEBHOOK_TOLERANCE_S", 300i64)?,
             duffel_api_base_url: text(&get, "DUFFEL_API_BASE_URL")?
                 .unwrap_or_else(|| "https://api.duffel.com".into())
@@ -453,7 +489,10 @@ impl Config {
                 text(&get, "WEBHOOK_ALLOW_HTTP_LOOPBACK")?.as_deref(),
                 Some("true" | "1")
             ),
-        })
+            refused,
+        };
+        guard::apply(&mut cfg);
+        Ok(cfg)
     }
 }
 
@@ -633,7 +672,7 @@ mod tests {
             parse(&v).unwrap().duffel_webhook_secrets,
             ["old", "new", "third"]
         );
-        assert!(parse(&BASE).unwrap().generic_webhook_secrets.is_empty());
+        assert!(parse(&BASE).unwrap().generic_partners.is_empty());
     }
 
     #[test]

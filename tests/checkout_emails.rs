@@ -8,7 +8,7 @@ use booking_email_engine::domain::email::{Audience, EmailKind, OutgoingEmail, Ra
 use booking_email_engine::domain::event::{CheckoutAttempt, EmailAddress, Money, PersonName};
 use booking_email_engine::domain::render::{
     action_confirm_page, action_result_page, checkout_declined, checkout_not_completed,
-    owner_checkout_hold, Branding, RenderError,
+    owner_checkout_hold, Branding, ConfirmForm, RenderError,
 };
 use chrono::NaiveDate;
 
@@ -409,9 +409,18 @@ fn confirm_page_shows_the_facts_and_one_post_form() {
         &attempt(),
         Some("guest@example.com"),
         OwnerAction::SendInsufficientFunds,
-        &post,
+        &ConfirmForm {
+            post_url: &post,
+            nonce: "1767830000.bm9uY2U",
+            notice: None,
+        },
     );
     assert_eq!(html.matches("<form").count(), 1);
+    assert!(
+        html.contains("<input type=\"hidden\" name=\"nonce\" value=\"1767830000.bm9uY2U\">"),
+        "{html}"
+    );
+    assert!(!html.contains("Nothing was done"));
     assert!(
         html.contains(&format!("<form method=\"post\" action=\"{post}\"")),
         "{html}"
@@ -447,8 +456,14 @@ fn confirm_page_escapes_a_hostile_name() {
         &a,
         None,
         OwnerAction::Dismiss,
-        "https://engine.example.com/actions/x?a=\"><script>",
+        &ConfirmForm {
+            post_url: "https://engine.example.com/actions/x?a=\"><script>",
+            nonce: "1.\"><script>",
+            notice: Some("<b>refused</b>"),
+        },
     );
+    assert!(html.contains("Nothing was done"));
+    assert!(!html.contains("<b>refused"));
     assert!(!html.contains("<script>"), "{html}");
     assert!(!html.contains("\"><script"), "{html}");
     assert!(html.contains("&lt;script&gt;") || html.contains("&#60;script&#62;"));

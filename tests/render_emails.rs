@@ -791,7 +791,7 @@ fn emails_and_pages_share_one_document_shell() {
     let head = "<!doctype html>\n<html lang=\"en\">\n<head><meta charset=\"utf-8\">\
                 <meta name=\"viewport\" content=\"width=device-width\">";
     let not_indexed =
-        "<meta name=\"robots\" content=\"noindex, nofollow\"><meta name=\"referrer\" content=\"no-referrer\"><title>";
+        "<meta name=\"robots\" content=\"noindex, nofollow\"><meta name=\"referrer\" content=\"same-origin\"><title>";
     for e in every_email() {
         let kind = e.kind.as_str();
         assert!(e.html.starts_with(head), "{kind}: {}", e.html);

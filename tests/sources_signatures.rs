@@ -462,13 +462,66 @@ fn standard_webhooks_garbled_headers_are_malformed() {
         run("2026-01-01T00:00:00Z", &sw.signature),
         Err(SignatureError::Malformed(WEBHOOK_TIMESTAMP_HEADER))
     );
-    for sig in ["garbage", "v1,***not base64***"] {
+    // Entries that do not decode are skipped (the spec: any valid signature verifies); with no
+    // decodable `v1` left, nothing vouches for the body.
+    for sig in [
+        "garbage",
+        "v1,***not base64***",
+        "v1,BADSIG",
+        "v1,BADSIG v2,x",
+    ] {
         assert_eq!(
             run(&sw.timestamp, sig),
-            Err(SignatureError::Malformed(WEBHOOK_SIGNATURE_HEADER)),
+            Err(SignatureError::Mismatch),
             "{sig}"
         );
     }
+}
+
+#[test]
+fn standard_webhooks_an_undecodable_entry_beside_a_valid_one_is_skipped() {
+    let sw = standard();
+    let s = [sw.secret.as_str()];
+    for sig in [
+        format!("v1,BADSIG {}", sw.signature),
+        format!("{} v1,BADSIG", sw.signature),
+        format!("v1,***not base64*** nocomma {}", sw.signature),
+    ] {
+        assert_eq!(
+            verify_standard_webhook(
+                Some(&sw.id),
+                Some(&sw.timestamp),
+                Some(&sig),
+                &sw.body,
+                &s,
+                T,
+                300
+            ),
+            Ok(()),
+            "{sig}"
+        );
+    }
+}
+
+#[test]
+fn standard_webhooks_signer_names_the_secret_that_matched() {
+    use booking_email_engine::sources::signature::standard_webhook_signer;
+    let sw = standard();
+    let other = format!("whsec_{}", BASE64.encode([9u8; 24]));
+    let run = |secrets: &[&str]| {
+        standard_webhook_signer(
+            Some(&sw.id),
+            Some(&sw.timestamp),
+            Some(&sw.signature),
+            &sw.body,
+            secrets,
+            T,
+            300,
+        )
+    };
+    assert_eq!(run(&[&other, "", &sw.secret]), Ok(2));
+    assert_eq!(run(&[&sw.secret, &other]), Ok(0));
+    assert_eq!(run(&[&other]), Err(SignatureError::Mismatch));
 }
 
 #[test]

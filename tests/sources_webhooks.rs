@@ -176,3 +176,97 @@ fn malformed_bodies_are_parse_errors_after_verification() {
         Some("ev_1".into())
     );
 }
+
+/// A Standard Webhooks signature of `id`/`body` at NOW with the `whsec_` secret `secret`.
+fn standard_with(secret: &str, id: &str, body: &[u8]) -> String {
+    let key = BASE64
+        .decode(secret.strip_prefix("whsec_").unwrap())
+        .unwrap();
+    let mut mac = Hmac::<Sha256>::new_from_slice(&key).unwrap();
+    mac.update(format!("{id}.{NOW}.").as_bytes());
+    mac.update(body);
+    format!("v1,{}", BASE64.encode(mac.finalize().into_bytes()))
+}
+
+#[test]
+fn each_partner_key_verifies_only_its_own_deliveries_and_scopes_their_ids() {
+    use booking_email_engine::sources::{read, Verified};
+    let secret = |s: &[u8]| format!("whsec_{}", BASE64.encode(s));
+    let (acme_old, acme_new, globex) = (
+        secret(b"acme-old-key-0123456789abcdef"),
+        secret(b"acme-new-key-0123456789abcdef"),
+        secret(b"globex-key-0123456789abcdef01"),
+    );
+    let map: HashMap<&str, String> = HashMap::from([
+        ("OWNER_EMAIL", "owner@example.com".to_string()),
+        ("SENDER_EMAIL", "bookings@mail.example.com".to_string()),
+        (
+            "GENERIC_WEBHOOK_SECRETS",
+            format!(
+                "acme={acme_old} acme={acme_new} globex={globex} {}",
+                generic_secret()
+            ),
+        ),
+    ]);
+    let cfg = Config::parse(|k| map.get(k).cloned()).unwrap();
+    let hook = webhook("generic").unwrap();
+    let body = br#"{"type": "loyalty.points", "data": {}}"#;
+    let unknown = secret(b"nobody-knows-this-key-01234567");
+    for (key, partner) in [
+        (&acme_old, Some("acme")),
+        (&acme_new, Some("acme")),
+        (&globex, Some("globex")),
+        (&generic_secret(), Some("default")),
+        (&unknown, None),
+    ] {
+        let headers = [
+            ("webhook-id", "msg_1".to_string()),
+            ("webhook-timestamp", NOW.to_string()),
+            ("webhook-signature", standard_with(key, "msg_1", body)),
+        ];
+        let get = |name: &str| {
+            headers
+                .iter()
+                .find(|(k, _)| k.eq_ignore_ascii_case(name))
+                .map(|(_, v)| v.clone())
+        };
+        let inbound = Inbound {
+            body,
+            header: &get,
+            now_s: NOW,
+        };
+        let verified = hook.verify(&cfg, &inbound);
+        match partner {
+            None => assert!(
+                matches!(
+                    verified,
+                    Err(Unauthenticated::Signature(SignatureError::Mismatch))
+                ),
+                "{verified:?}"
+            ),
+            Some(p) => {
+                let verified = verified.unwrap();
+                assert_eq!(verified.partner.as_deref(), Some(p));
+                let (delivery, _) = read(hook, &inbound, &verified).unwrap();
+                let want = if p == "default" {
+                    "msg_1".to_string()
+                } else {
+                    format!("{p}/msg_1")
+                };
+                assert_eq!(delivery.event_id.as_str(), want);
+            }
+        }
+    }
+    // Other sources have no partners.
+    let lite = webhook("liteapi").unwrap();
+    let get = |name: &str| (name == "authorization").then(|| LITEAPI_TOKEN.to_string());
+    let inbound = Inbound {
+        body: b"",
+        header: &get,
+        now_s: NOW,
+    };
+    assert_eq!(
+        lite.verify(&config(), &inbound).unwrap(),
+        Verified::default()
+    );
+}

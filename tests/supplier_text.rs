@@ -133,7 +133,8 @@ fn check(source: &str, body: &Value) -> Option<SupplierEvent> {
         header: &header,
         now_s: 1_900_000_000,
     };
-    let (delivery, _cuts) = sources::read(webhook(source).unwrap(), &inbound).ok()?;
+    let (delivery, _cuts) =
+        sources::read(webhook(source).unwrap(), &inbound, &Default::default()).ok()?;
     assert!(delivery.event_name.chars().count() <= TextKind::Status.limit().max_chars);
     assert!(!delivery.event_name.chars().any(is_unsafe_char));
     match delivery.interpretation {
@@ -273,7 +274,8 @@ fn what_was_cut_is_reported_by_field() {
         header: &header,
         now_s: 0,
     };
-    let (_, cuts) = sources::read(webhook("liteapi").unwrap(), &inbound).unwrap();
+    let (_, cuts) =
+        sources::read(webhook("liteapi").unwrap(), &inbound, &Default::default()).unwrap();
     let fields: Vec<(&str, bool, usize)> = cuts
         .iter()
         .map(|c| (c.field.as_str(), c.truncated, c.controls))

@@ -182,3 +182,149 @@ pub fn verify(token: &str, key: &[u8], now_s: i64) -> Result<ActionClaims, Token
         token_id: hex::encode(Sha256::digest(token.as_bytes())),
     })
 }
+
+/// How long a confirmation page's form works after it was shown, seconds (30 minutes): long
+/// enough to read the facts and decide, short enough that a page captured once is soon useless.
+pub const FORM_NONCE_TTL_S: i64 = 30 * 60;
+
+/// Clock skew tolerated on a nonce's issue time, seconds (a nonce "from the future" beyond this
+/// was not made by this engine's clock).
+const FORM_NONCE_SKEW_S: i64 = 60;
+
+/// Domain separation of form nonces from the links' own MACs under the same key.
+const NONCE_CONTEXT: &[u8] = b"owner-action-form\n";
+
+/// Why a form post was not taken as coming from the engine's own confirmation page.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NonceError {
+    #[error("the form carried no nonce")]
+    Missing,
+    #[error("the form's nonce is malformed")]
+    Malformed,
+    #[error("the form's nonce was not made for this link")]
+    BadSignature,
+    #[error("the form is older than {FORM_NONCE_TTL_S} s; open the link again")]
+    Expired,
+}
+
+fn nonce_mac(token_id: &str, issued_at_s: i64, key: &[u8]) -> HmacSha256 {
+    let mut mac = HmacSha256::new_from_slice(key).expect("HMAC accepts any key length");
+    mac.update(NONCE_CONTEXT);
+    mac.update(format!("{token_id}.{issued_at_s}").as_bytes());
+    mac
+}
+
+/// The nonce of one render of a link's confirmation page:
+/// `<issued_at_s>.<base64url(HMAC-SHA256(key, "owner-action-form\n" + token_id + "." +
+/// issued_at_s))>`, bound to the link's token id and the time it was shown (Unix seconds, UTC).
+/// Stateless: nothing is stored; the link itself stays single-use through `owner_actions`.
+pub fn form_nonce(token_id: &str, issued_at_s: i64, key: &[u8]) -> String {
+    let tag = nonce_mac(token_id, issued_at_s, key)
+        .finalize()
+        .into_bytes();
+    format!("{issued_at_s}.{}", B64URL.encode(tag))
+}
+
+/// Checks a posted nonce for `token_id` at `now_s`: made by [`form_nonce`] with `key` (constant
+/// time; an empty key verifies nothing), issued at most [`FORM_NONCE_TTL_S`] ago and not in the
+/// future beyond a minute of skew.
+pub fn check_form_nonce(
+    nonce: Option<&str>,
+    token_id: &str,
+    key: &[u8],
+    now_s: i64,
+) -> Result<(), NonceError> {
+    let nonce = nonce
+        .map(str::trim)
+        .filter(|n| !n.is_empty())
+        .ok_or(NonceError::Missing)?;
+    let (issued, tag) = nonce.split_once('.').ok_or(NonceError::Malformed)?;
+    let issued_at_s: i64 = issued.parse().map_err(|_| NonceError::Malformed)?;
+    let tag = B64URL.decode(tag).map_err(|_| NonceError::Malformed)?;
+    if key.is_empty()
+        || nonce_mac(token_id, issued_at_s, key)
+            .verify_slice(&tag)
+            .is_err()
+    {
+        return Err(NonceError::BadSignature);
+    }
+    if issued_at_s > now_s + FORM_NONCE_SKEW_S || now_s - issued_at_s > FORM_NONCE_TTL_S {
+        return Err(NonceError::Expired);
+    }
+    Ok(())
+}
+
+/// Whether a form post came from a page of this site, by its browser-set headers: a
+/// `Sec-Fetch-Site` of `cross-site` or `same-site`, or an `Origin` that is not `own_origin`
+/// (`null` included: sandboxed frames and privacy modes send it), is refused. Both absent is
+/// allowed (older clients); the nonce still has to be right.
+pub fn same_site_post(
+    origin: Option<&str>,
+    sec_fetch_site: Option<&str>,
+    own_origin: &str,
+) -> bool {
+    let fetch_ok = match sec_fetch_site.map(|v| v.trim().to_ascii_lowercase()) {
+        None => true,
+        Some(v) => v == "same-origin" || v == "none",
+    };
+    let origin_ok = origin.is_none_or(|o| o.trim().eq_ignore_ascii_case(own_origin));
+    fetch_ok && origin_ok
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn form_nonces_are_bound_to_the_link_and_expire() {
+        let key = b"0123456789abcdef0123456789abcdef";
+        let n = form_nonce("tok1", 1_000, key);
+        let check =
+            |n: Option<&str>, tok: &str, key: &[u8], now: i64| check_form_nonce(n, tok, key, now);
+        assert_eq!(check(Some(&n), "tok1", key, 1_000), Ok(()));
+        assert_eq!(
+            check(Some(&n), "tok1", key, 1_000 + FORM_NONCE_TTL_S),
+            Ok(())
+        );
+        assert_eq!(
+            check(Some(&n), "tok1", key, 1_001 + FORM_NONCE_TTL_S),
+            Err(NonceError::Expired)
+        );
+        assert_eq!(check(Some(&n), "tok1", key, 900), Err(NonceError::Expired));
+        assert_eq!(
+            check(Some(&n), "tok2", key, 1_000),
+            Err(NonceError::BadSignature)
+        );
+        assert_eq!(
+            check(Some(&n), "tok1", b"another-key", 1_000),
+            Err(NonceError::BadSignature)
+        );
+        assert_eq!(
+            check(Some(&n), "tok1", b"", 1_000),
+            Err(NonceError::BadSignature)
+        );
+        // A changed issue time breaks the MAC: a nonce cannot be made younger.
+        let (_, tag) = n.split_once('.').unwrap();
+        let younger = format!("1500.{tag}");
+        assert_eq!(
+            check(Some(&younger), "tok1", key, 1_500),
+            Err(NonceError::BadSignature)
+        );
+        assert_eq!(check(None, "tok1", key, 1_000), Err(NonceError::Missing));
+        assert_eq!(
+            check(Some("garbage"), "tok1", key, 1_000),
+            Err(NonceError::Malformed)
+        );
+    }
+
+    #[test]
+    fn only_same_origin_posts_pass() {
+        let own = "https://engine.example.com";
+        assert!(same_site_post(None, None, own));
+        assert!(same_site_post(Some(own), Some("same-origin"), own));
+        assert!(!same_site_post(Some("https://evil.example"), None, own));
+        assert!(!same_site_post(Some("null"), None, own));
+        assert!(!same_site_post(None, Some("cross-site"), own));
+        assert!(!same_site_post(Some(own), Some("same-site"), own));
+    }
+}

@@ -172,6 +172,11 @@ pub struct PaymentFacts {
     pub amount_minor: Option<i64>,
     /// ISO 4217, upper case.
     pub currency: Option<String>,
+    /// `true` when no checkout attempt or booking of the compensation's own source (and partner)
+    /// records this payment — only the failure's ids name it (`crate::domain::ownership`): it
+    /// is never refunded automatically, the owner decides.
+    #[serde(default)]
+    pub claim_only: bool,
 }
 
 /// What the refund step does.
@@ -254,6 +259,12 @@ pub fn plan_refund(
         );
     }
     match policy {
+        RefundPolicy::Automatic if p.claim_only => owner(
+            amount,
+            "no checkout or booking of this supplier records this payment (only the failure's \
+             ids name it), so the refund waits for your click"
+                .into(),
+        ),
         RefundPolicy::Automatic => RefundPlan::Refund {
             payment_intent: pi,
             amount_minor: amount,
@@ -495,6 +506,10 @@ pub struct CompensationRow {
     pub guest_name: Option<String>,
     pub trip: Option<String>,
     pub source: String,
+    /// The generic partner that opened it (`None` for other sources; `default` for generic
+    /// compensations opened before partners existed).
+    #[serde(default)]
+    pub partner: Option<String>,
     pub event_id: String,
     pub event_name: String,
     pub reason: String,
@@ -535,6 +550,7 @@ mod tests {
             outcome: PaymentOutcome::Paid,
             amount_minor: Some(amount),
             currency: Some("EUR".into()),
+            claim_only: false,
         }
     }
 
@@ -799,5 +815,36 @@ mod tests {
             RefundState::of_provider_status("canceled"),
             RefundState::RefundFailed
         );
+    }
+
+    #[test]
+    fn a_payment_only_the_failure_names_waits_for_the_owner_even_under_automatic() {
+        let p = PaymentFacts {
+            claim_only: true,
+            ..paid(100)
+        };
+        let RefundPlan::AwaitOwner { why, .. } = plan_refund(
+            RefundPolicy::Automatic,
+            Cause::SupplierFailed,
+            Some(&p),
+            None,
+            None,
+        ) else {
+            panic!("refunded on the failure's word alone");
+        };
+        assert!(
+            why.contains("no checkout or booking of this supplier"),
+            "{why}"
+        );
+        assert!(matches!(
+            plan_refund(
+                RefundPolicy::Automatic,
+                Cause::SupplierFailed,
+                Some(&paid(100)),
+                None,
+                None
+            ),
+            RefundPlan::Refund { .. }
+        ));
     }
 }

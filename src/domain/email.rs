@@ -112,6 +112,9 @@ pub enum EmailKind {
     /// Owner: an outbound webhook subscriber was disabled (410 Gone) or its deliveries went to
     /// the dead letter queue (at most one a subscriber and UTC day).
     OwnerWebhookAlert,
+    /// Owner: a supplier event named a booking of another source or partner and was refused (at
+    /// most one a booking and UTC day; `crate::domain::ownership`).
+    OwnerForeignEvent,
 }
 
 stored_names!(EmailKind);
@@ -149,7 +152,8 @@ impl EmailKind {
             | EmailKind::OwnerJourneyFailed
             | EmailKind::OwnerSweepSummary
             | EmailKind::OwnerCompensation
-            | EmailKind::OwnerWebhookAlert => Audience::Owner,
+            | EmailKind::OwnerWebhookAlert
+            | EmailKind::OwnerForeignEvent => Audience::Owner,
         }
     }
 
@@ -166,7 +170,8 @@ impl EmailKind {
             | EmailKind::OwnerJourneyFailed
             | EmailKind::OwnerSweepSummary
             | EmailKind::OwnerCompensation
-            | EmailKind::OwnerWebhookAlert => Rank::Urgent,
+            | EmailKind::OwnerWebhookAlert
+            | EmailKind::OwnerForeignEvent => Rank::Urgent,
             EmailKind::BookingConfirmation
             | EmailKind::HotelConfirmationNumber
             | EmailKind::BookingCancelled
@@ -526,7 +531,8 @@ mod tests {
                 "owner_sweep_summary",
                 "booking_not_confirmed",
                 "owner_compensation",
-                "owner_webhook_alert"
+                "owner_webhook_alert",
+                "owner_foreign_event"
             ]
         );
         assert_eq!(

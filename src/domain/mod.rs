@@ -18,6 +18,7 @@ pub mod marketing;
 pub mod marketing_email;
 pub mod operator;
 pub mod outbox;
+pub mod ownership;
 pub mod parse_error;
 pub mod release;
 pub mod render;

@@ -95,7 +95,7 @@ pub async fn started(
     let at = params.received_at_ms;
     let prebook = a.prebook_id.clone();
     {
-        let (env, a) = (env.clone(), a.clone());
+        let (env, a, owner) = (env.clone(), a.clone(), params.owner());
         step.run(
             &format!("record checkout {}", step_part(&prebook)),
             StepConfig::STORAGE,
@@ -119,6 +119,7 @@ pub async fn started(
                         attempt_day: &day,
                         attempted_at_ms: at,
                         details_json: &details,
+                        owner: &owner,
                     },
                 )
                 .await?;

@@ -16,6 +16,15 @@ use crate::store;
 use crate::store::bookings::FactsUpdate;
 use worker::{Env, Result};
 
+/// What the record step found.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+struct FlightRecorded {
+    /// The compensation that closed this order (the supplier failed it after payment first).
+    compensated: Option<String>,
+    /// Why the event was refused: the order id belongs to another source or partner.
+    foreign: Option<String>,
+}
+
 /// A confirmed flight order: record it, send the confirmation.
 pub async fn booked(
     step: &Step,
@@ -24,29 +33,49 @@ pub async fn booked(
     f: &FlightBooking,
 ) -> Result<JourneyOutput> {
     let mut out = JourneyOutput::new("flight_booked");
-    let compensated: Option<String> = {
-        let (env, f, source, at) = (env.clone(), f.clone(), params.source, params.received_at_ms);
+    let recorded: FlightRecorded = {
+        let (env, f, owner, at) = (
+            env.clone(),
+            f.clone(),
+            params.owner(),
+            params.received_at_ms,
+        );
+        // (Named "record flight order": its result type grew the `foreign` verdict; the step is
+        // idempotent, so an instance that ran the older "record flight" step runs this once.)
         step.run(
-            &format!("record flight {}", step_part(f.booking_id.as_str())),
+            &format!("record flight order {}", step_part(f.booking_id.as_str())),
             StepConfig::STORAGE,
             async move || {
                 let db = env.d1(DB_BINDING)?;
                 let hash = flight_snapshot(&f).hash();
-                store::bookings::upsert_flight_booking(&db, &f, &hash, source, at).await?;
+                store::bookings::upsert_flight_booking(&db, &f, &hash, &owner, at).await?;
+                // The order as stored now, whoever inserted it: another owner's is left alone.
+                let id = f.booking_id.as_str();
+                if let Some(reason) =
+                    store::ownership::foreign_named(&db, &owner, &[id], None).await?
+                {
+                    return Ok(FlightRecorded {
+                        compensated: None,
+                        foreign: Some(reason),
+                    });
+                }
                 // The supplier failed this order after payment and said so first.
-                super::compensation::closed_by_compensation(
-                    &db,
-                    f.booking_id.as_str(),
-                    None,
-                    None,
-                    at,
-                )
-                .await
+                let compensated =
+                    super::compensation::closed_by_compensation(&db, &owner, id, None, None, at)
+                        .await?;
+                Ok(FlightRecorded {
+                    compensated,
+                    foreign: None,
+                })
             },
         )
         .await?
     };
-    if let Some(c) = compensated {
+    if let Some(reason) = &recorded.foreign {
+        super::foreign::refuse(step, env, params, f.booking_id.as_str(), reason, &mut out).await?;
+        return Ok(out);
+    }
+    if let Some(c) = recorded.compensated {
         out.skipped.push((
             "flight_confirmation".into(),
             format!("compensated ({c}): the supplier reported this booking failed after payment"),

@@ -4,11 +4,11 @@
 //! cancellations stop every pending send (see `super` for the rules).
 
 use super::failures::{self, Failed};
+use super::hotel_record::{record, Recorded};
 use super::hotel_zone::plan_zone;
 use super::workflow::{Step, StepConfig};
 use super::{config, deliver, deliver_once, known_booking, rust_err, JourneyOutput};
 use crate::config::DB_BINDING;
-use crate::domain::booking::BookingStatus;
 use crate::domain::email::{Audience, OutgoingEmail};
 use crate::domain::event::{BookingRef, HotelAmendment, HotelBooking, JourneyParams};
 use crate::domain::ids::InstanceId;
@@ -24,17 +24,6 @@ use crate::store::bookings::FactsUpdate;
 use crate::store::schedule::{PlannedRow, SendStatus};
 use serde::{Deserialize, Serialize};
 use worker::{Env, Result};
-
-/// What the record step found.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-struct Recorded {
-    /// Journey version this run owns from now on (moved on when a redelivery carried new facts).
-    version: i64,
-    /// The compensation that closed this booking (the supplier failed it after payment, and said
-    /// so before this event arrived): nothing is confirmed or planned.
-    #[serde(default)]
-    compensated: Option<String>,
-}
 
 /// The plan of one journey version, as returned by the plan step (cached on replay; the kinds are
 /// serialized by their stored names).
@@ -62,15 +51,24 @@ pub async fn booked(
     let mut out = JourneyOutput::new("hotel_booked");
     let id = b.booking_id.to_string();
     let recorded: Recorded = {
-        let (env, b, source, at) = (env.clone(), b.clone(), params.source, params.received_at_ms);
+        let (env, b, owner, at) = (
+            env.clone(),
+            b.clone(),
+            params.owner(),
+            params.received_at_ms,
+        );
         step.run(
             &format!("record booking {}", step_part(&id)),
             StepConfig::STORAGE,
             async move || {
-                let recorded = record(&env, &b, source, at).await?;
+                let recorded = record(&env, &b, &owner, at).await?;
+                if recorded.foreign.is_some() {
+                    return Ok(recorded);
+                }
                 let db = env.d1(DB_BINDING)?;
                 let compensated = super::compensation::closed_by_compensation(
                     &db,
+                    &owner,
                     b.booking_id.as_str(),
                     b.prebook_id.as_deref(),
                     b.client_reference.as_deref(),
@@ -85,6 +83,10 @@ pub async fn booked(
         )
         .await?
     };
+    if let Some(reason) = &recorded.foreign {
+        super::foreign::refuse(step, env, params, &id, reason, &mut out).await?;
+        return Ok(out);
+    }
     if let Some(c) = &recorded.compensated {
         out.skipped.push((
             "booking_confirmation".into(),
@@ -136,61 +138,6 @@ pub async fn booked(
     super::publish(step, env, vec![confirmed], &mut out).await;
     run_plan(step, env, params, &b.booking_id, recorded.version, &mut out).await?;
     Ok(out)
-}
-
-/// Records the booking: inserts it (version 1), or — if it was stored before with different
-/// traveller facts — writes the new facts and moves the version on. A rebook marks the booking it
-/// replaces, whose plan then stops.
-async fn record(
-    env: &Env,
-    b: &HotelBooking,
-    source: crate::domain::event::Source,
-    at: i64,
-) -> Result<Recorded> {
-    let db = env.d1(DB_BINDING)?;
-    let hash = hotel_snapshot(b).hash();
-    if let Some(old) = &b.replaces {
-        store::bookings::mark_replaced(&db, old.as_str(), b.booking_id.as_str(), at).await?;
-    }
-    match store::bookings::get(&db, b.booking_id.as_str()).await? {
-        None => {
-            if !store::bookings::insert_hotel_booking(&db, b, &hash, source, at).await? {
-                // Inserted by a concurrent journey: the retried step takes the branches below.
-                return Err(rust_err("booking inserted concurrently; retrying"));
-            }
-            Ok(Recorded {
-                version: 1,
-                compensated: None,
-            })
-        }
-        Some(row) if row.snapshot_hash.as_deref() == Some(hash.as_str()) => Ok(Recorded {
-            version: row.journey_version,
-            compensated: None,
-        }),
-        Some(row) => {
-            let details = serde_json::to_string(b)?;
-            let (status, checkin, checkout) = (
-                BookingStatus::of(&b.status),
-                b.checkin.to_string(),
-                b.checkout.to_string(),
-            );
-            let update = FactsUpdate {
-                bump: true,
-                status: &status,
-                details_json: &details,
-                snapshot_hash: Some(&hash),
-                checkin: Some(&checkin),
-                checkout: Some(&checkout),
-                hotel_confirmation_number: b.hotel_confirmation_number.as_deref(),
-                ..FactsUpdate::keep(&row, at)
-            };
-            store::bookings::write_facts(&db, &update).await?;
-            Ok(Recorded {
-                version: row.journey_version + 1,
-                compensated: None,
-            })
-        }
-    }
 }
 
 /// Plans the scheduled sends of `version` from the stored booking, then sleeps until each and sends

@@ -15,7 +15,9 @@ pub mod checkout;
 pub mod compensation;
 pub mod failures;
 pub mod flight;
+mod foreign;
 pub mod hotel;
+mod hotel_record;
 mod hotel_zone;
 pub mod workflow;
 
@@ -124,6 +126,10 @@ async fn failed(step: &Step, env: &Env, params: &JourneyParams, error: &str) {
 }
 
 async fn run(step: &Step, env: &Env, params: &JourneyParams) -> Result<JourneyOutput> {
+    // A follow-up event about another owner's booking changes nothing (see `foreign`).
+    if let Some(refused) = foreign::follow_up(step, env, params).await? {
+        return Ok(refused);
+    }
     let mut out = match &params.event {
         SupplierEvent::HotelBooked(b) => hotel::booked(step, env, params, b).await,
         SupplierEvent::HotelConfirmationNumber {

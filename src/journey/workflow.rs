@@ -7,8 +7,9 @@
 //! retry config, `sleepUntil`): <https://developers.cloudflare.com/workflows/build/workers-api/>.
 
 use crate::config::JOURNEY_BINDING;
-use crate::domain::event::{EventId, JourneyParams, Source, SupplierEvent, PARAMS_VERSION};
+use crate::domain::event::{EventId, JourneyParams, SupplierEvent, PARAMS_VERSION};
 use crate::domain::ids::InstanceId;
+use crate::domain::ownership::Owner;
 use crate::store::raw_events::{self, RawEventStatus};
 use js_sys::{Function, Object, Promise, Reflect};
 use serde::{de::DeserializeOwned, Serialize};
@@ -85,17 +86,19 @@ pub async fn create(env: &Env, id: &InstanceId, params: &JourneyParams) -> Resul
 /// Starts the journey of a stored supplier event and marks its raw event `started` with the
 /// instance id ([`InstanceId::for_event`]: the same id for every delivery of one event id, so
 /// a redelivery, the sweeper and the first delivery start one instance between them).
-/// `received_at_ms` is when the delivery first arrived (ms UTC). Returns `(instance id, whether
+/// `received_at_ms` is when the delivery first arrived (ms UTC); `owner` is who the journey acts
+/// for (the source, and the generic partner that signed the event). Returns `(instance id, whether
 /// this call created it)`; `false` = it existed already (the row is still marked).
 pub async fn start_for_event(
     env: &Env,
     db: &D1Database,
-    source: Source,
+    owner: &Owner,
     event_id: &EventId,
     event_name: &str,
     received_at_ms: i64,
     event: SupplierEvent,
 ) -> Result<(InstanceId, bool)> {
+    let source = owner.source;
     let instance_id = InstanceId::for_event(source, event_id);
     let params = JourneyParams {
         params_version: PARAMS_VERSION,
@@ -104,6 +107,7 @@ pub async fn start_for_event(
         event_name: event_name.to_string(),
         received_at_ms,
         event,
+        partner: owner.partner.clone(),
     };
     let created = create(env, &instance_id, &params).await?;
     raw_events::mark(

@@ -116,9 +116,17 @@ impl AppError {
     }
 }
 
+/// The Content-Security-Policy of every page the engine serves unless it sets its own: no script,
+/// no remote load, forms only to this site, never framed.
+pub const PAGE_CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; \
+     form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
 /// An HTML page of the engine (owner action and unsubscribe pages): always sent with
-/// `cache-control: no-store` (one-time links must not be cached), `referrer-policy: no-referrer`
-/// (the token in the URL must not leak to other sites) and `x-robots-tag: noindex`.
+/// `cache-control: no-store` (one-time links must not be cached), `referrer-policy: same-origin`
+/// (the token in the URL never leaves this site, while the pages' own form posts still carry a
+/// real `Origin`: under `no-referrer` Chromium sends `Origin: null`, which the action links
+/// refuse), `x-robots-tag: noindex`, `x-content-type-options: nosniff` and the [`PAGE_CSP`]
+/// Content-Security-Policy.
 #[derive(Debug)]
 pub struct Page {
     /// HTTP status.
@@ -165,8 +173,13 @@ impl Page {
         let mut resp = Response::from_html(self.html)?.with_status(self.status);
         let h = resp.headers_mut();
         h.set("cache-control", "no-store")?;
-        h.set("referrer-policy", "no-referrer")?;
+        h.set("referrer-policy", "same-origin")?;
         h.set("x-robots-tag", "noindex")?;
+        // Nothing on a page of the engine runs or loads from elsewhere, and no other site may
+        // frame it (the owner action and unsubscribe pages; the admin sets stricter ones of its
+        // own through `headers`, which replace these).
+        h.set("content-security-policy", PAGE_CSP)?;
+        h.set("x-content-type-options", "nosniff")?;
         for (name, value) in &self.headers {
             if *name == "set-cookie" {
                 h.append(name, value)?;

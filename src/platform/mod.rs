@@ -21,12 +21,36 @@ use worker::Env;
 /// Reads and parses the configuration from the Worker's secrets and vars (a secret wins over a
 /// var of the same name). Errors name the variable ([`ConfigError`]).
 pub fn config(env: &Env) -> Result<Config, ConfigError> {
-    Config::parse(|name| {
+    let cfg = Config::parse(|name| {
         env.secret(name)
             .ok()
             .map(|v| v.to_string())
             .or_else(|| env.var(name).ok().map(|v| v.to_string()))
-    })
+    })?;
+    log_refusals(&cfg);
+    Ok(cfg)
+}
+
+/// Logs every feature the configuration refused (the production guard, `Config::refused`): one
+/// line each, naming its variable, once per isolate and set of refusals (the configuration is
+/// parsed on every request; its log is not repeated). `/health` lists them too.
+fn log_refusals(cfg: &Config) {
+    static LOGGED: std::sync::Mutex<String> = std::sync::Mutex::new(String::new());
+    let now: String = cfg
+        .refused
+        .iter()
+        .map(|r| format!("{}: {}\n", r.variable, r.reason))
+        .collect();
+    let Ok(mut last) = LOGGED.lock() else {
+        return;
+    };
+    if *last == now {
+        return;
+    }
+    for r in &cfg.refused {
+        worker::console_error!("configuration refused: {}: {}", r.variable, r.reason);
+    }
+    *last = now;
 }
 
 /// [`config`] for shell code that answers in `worker::Result` (Workflow steps, the Durable

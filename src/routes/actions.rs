@@ -105,29 +105,107 @@ async fn attempt_of(
     ))
 }
 
+/// The confirmation page's form for `claims` at this request: its URL and a fresh nonce.
+fn form_parts(
+    req: &Request,
+    env: &Env,
+    claims: &action_token::ActionClaims,
+) -> Result<(String, String), AppError> {
+    let cfg = config(env)?;
+    let nonce = action_token::form_nonce(
+        &claims.token_id,
+        now_ms() / 1000,
+        cfg.action_signing_key.as_bytes(),
+    );
+    Ok((req.url()?.to_string(), nonce))
+}
+
 /// `GET /actions/{token}`: the confirmation page; changes nothing.
 pub async fn confirm(req: Request, env: &Env, token: &str) -> Answer {
     let claims = verified(env, token)?;
+    show(&req, env, claims, 200, None).await
+}
+
+/// The confirmation page of a verified link with `status`, and `notice` when a post was refused.
+async fn show(
+    req: &Request,
+    env: &Env,
+    claims: action_token::ActionClaims,
+    status: u16,
+    notice: Option<&str>,
+) -> Answer {
+    let (post_url, nonce) = form_parts(req, env, &claims)?;
+    let form = render::ConfirmForm {
+        post_url: &post_url,
+        nonce: &nonce,
+        notice,
+    };
     if claims.action.is_refund() {
-        return refund_confirm(req, env, claims).await;
+        let (c, refund) = refund_check(env, &claims).await?;
+        let html = render::refund_confirm_page(&c, &refund, claims.action, &form);
+        return Page::new(status, html).answer();
     }
     let (claims, hold) = check(env, claims).await?;
     let (attempt, email) = attempt_of(env, &hold).await?;
-    let post_url = req.url()?.to_string();
     let html = render::action_confirm_page(
         &hold.hold_id,
         &hold.reason,
         &attempt,
         email.as_deref(),
         claims.action,
-        &post_url,
+        &form,
     );
-    Page::new(200, html).answer()
+    Page::new(status, html).answer()
 }
 
-/// `POST /actions/{token}`: acts once.
-pub async fn act(req: Request, env: &Env, token: &str) -> Answer {
+/// Largest form body read from an action post, bytes (the form has one short field).
+const MAX_ACTION_FORM_BYTES: usize = 2_048;
+
+/// Whether a post is the engine's own confirmation page's form: sent from this site (`Origin`,
+/// `Sec-Fetch-Site`, [`action_token::same_site_post`]) with the nonce that page carried, for this
+/// link, within [`action_token::FORM_NONCE_TTL_S`]. `Err(notice)` says why not, for the page
+/// shown again; nothing has been read or written then but the form body.
+async fn from_our_page(
+    req: &mut Request,
+    env: &Env,
+    claims: &action_token::ActionClaims,
+) -> Result<Result<(), &'static str>, AppError> {
+    let origin = req.headers().get("origin").ok().flatten();
+    let fetch_site = req.headers().get("sec-fetch-site").ok().flatten();
+    let own = req.url()?.origin().ascii_serialization();
+    if !action_token::same_site_post(origin.as_deref(), fetch_site.as_deref(), &own) {
+        return Ok(Err(
+            "The request came from another site. Use the button below to confirm.",
+        ));
+    }
+    let body = super::webhooks::read_limited(req, MAX_ACTION_FORM_BYTES).await?;
+    let nonce = form_urlencoded::parse(&body)
+        .find(|(k, _)| k == "nonce")
+        .map(|(_, v)| v.into_owned());
+    let cfg = config(env)?;
+    match action_token::check_form_nonce(
+        nonce.as_deref(),
+        &claims.token_id,
+        cfg.action_signing_key.as_bytes(),
+        now_ms() / 1000,
+    ) {
+        Ok(()) => Ok(Ok(())),
+        Err(action_token::NonceError::Expired) => Ok(Err(
+            "This page was open too long. Use the button below to confirm.",
+        )),
+        Err(_) => Ok(Err(
+            "Links act only through this page's own button (mail scanners post links too). Use the button below to confirm.",
+        )),
+    }
+}
+
+/// `POST /actions/{token}`: acts once, and only as the confirmation page's own form
+/// ([`from_our_page`]); any other post changes nothing and shows the page again (403).
+pub async fn act(mut req: Request, env: &Env, token: &str) -> Answer {
     let claims = verified(env, token)?;
+    if let Err(notice) = from_our_page(&mut req, env, &claims).await? {
+        return show(&req, env, claims, 403, Some(notice)).await;
+    }
     if claims.action.is_refund() {
         return refund_act(req, env, claims).await;
     }
@@ -277,18 +355,7 @@ async fn refund_check(
     Ok((c, refund))
 }
 
-/// `GET /actions/{token}` of a refund link: the facts and one form; changes nothing.
-async fn refund_confirm(req: Request, env: &Env, claims: action_token::ActionClaims) -> Answer {
-    let (c, refund) = refund_check(env, &claims).await?;
-    let post_url = req.url()?.to_string();
-    Page::new(
-        200,
-        render::refund_confirm_page(&c, &refund, claims.action, &post_url),
-    )
-    .answer()
-}
-
-/// `POST /actions/{token}` of a refund link: refunds once (or records it handled). The token is
+/// `POST /actions/{token}` of a refund link (its form checked by [`act`]): refunds once (or records it handled). The token is
 /// spent first (unique in `owner_actions`), so a second POST, or two at once, refunds nothing
 /// more; the refund step's own claim in D1 keeps the owner and a journey from both acting. When
 /// Stripe could not be reached (or rate-limited), the token is given back.

@@ -48,6 +48,7 @@ pub fn allowed_methods(path: &str) -> Option<&'static str> {
         | "/admin/queue"
         | "/admin/holds"
         | "/admin/events"
+        | "/admin/events/body"
         | "/admin/suppressions" => Some("GET, HEAD"),
         "/admin/login" => Some("GET, HEAD, POST"),
         "/admin/logout"
@@ -96,9 +97,7 @@ pub async fn handle(req: Request, env: Env) -> Answer {
 /// The route of a path whose method was checked.
 async fn route(path: &str, method: Method, req: Request, env: &Env) -> Answer {
     match path {
-        "/" | "/health" => Ok(Response::from_json(
-            &json!({"status": "ok", "service": "booking-email-engine"}),
-        )?),
+        "/" | "/health" => health(env),
         "/webhooks/resend" => resend::resend(req, env).await,
         "/admin/marketing/send" => admin::marketing_send(req, env).await,
         "/admin/outbox/redrive" => admin::outbox_redrive(req, env).await,
@@ -127,6 +126,7 @@ async fn route(path: &str, method: Method, req: Request, env: &Env) -> Answer {
         "/admin/holds" => admin_pages::holds(req, env).await,
         "/admin/holds/act" => admin_pages::holds_act(req, env).await,
         "/admin/events" => admin_pages::events(req, env).await,
+        "/admin/events/body" => admin_pages::event_body(req, env).await,
         "/admin/suppressions" => admin_pages::suppressions(req, env).await,
         "/admin/suppressions/add" => admin_pages::suppressions_add(req, env).await,
         "/admin/suppressions/remove" => admin_pages::suppressions_remove(req, env).await,
@@ -151,4 +151,25 @@ async fn route(path: &str, method: Method, req: Request, env: &Env) -> Answer {
         }
         _ => Err(AppError::NotFound),
     }
+}
+
+/// `GET /health`: `200 {"status":"ok","service":…}` when every configured feature runs; `503
+/// {"status":"refused","service":…,"refused":[{"variable","reason"}]}` when the configuration
+/// turned features off (the production guard: a published example secret, a key shorter than 32
+/// bytes, SMTP credentials without TLS; a refused partner list), naming each variable — the
+/// rest of the engine runs. A configuration that cannot be parsed at all answers 500 naming the
+/// variable.
+fn health(env: &Env) -> Answer {
+    let cfg = config(env)?;
+    if cfg.refused.is_empty() {
+        return Ok(Response::from_json(
+            &json!({"status": "ok", "service": "booking-email-engine"}),
+        )?);
+    }
+    Ok(Response::from_json(&json!({
+        "status": "refused",
+        "service": "booking-email-engine",
+        "refused": cfg.refused,
+    }))?
+    .with_status(503))
 }

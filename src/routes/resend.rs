@@ -35,31 +35,22 @@ use crate::store::suppressions;
 use serde_json::json;
 use worker::{Env, Request, Response};
 
-/// The secret(s) Resend signs with (`whsec_…`, comma or space separated). Read here rather than in
-/// `Config`: only this route uses them.
+/// The variable of the secret(s) Resend signs with (`whsec_…`, comma or space separated;
+/// parsed into `Config::resend_webhook_secrets`).
 pub const SECRETS_VAR: &str = "RESEND_WEBHOOK_SECRETS";
 
 /// `source` recorded with the suppressions.
 pub const SUPPRESSION_SOURCE: &str = "resend_webhook";
 
-fn secrets(env: &Env) -> Vec<String> {
-    env.secret(SECRETS_VAR)
-        .ok()
-        .map(|v| v.to_string())
-        .or_else(|| env.var(SECRETS_VAR).ok().map(|v| v.to_string()))
-        .unwrap_or_default()
-        .split(|c: char| c == ',' || c.is_whitespace())
-        .filter(|v| !v.is_empty())
-        .map(str::to_string)
-        .collect()
-}
-
 /// `POST /webhooks/resend` (see the module docs).
 pub async fn resend(mut req: Request, env: &Env) -> Answer {
     let cfg = config(env)?;
     let body = read_limited(&mut req, cfg.max_webhook_body_bytes).await?;
-    let secrets = secrets(env);
-    let secrets: Vec<&str> = secrets.iter().map(String::as_str).collect();
+    let secrets: Vec<&str> = cfg
+        .resend_webhook_secrets
+        .iter()
+        .map(String::as_str)
+        .collect();
     let signed = resend::signed_headers(|name| header(&req, name));
     resend::verify(&signed, &body, &secrets, now_s(), cfg.webhook_tolerance_s)
         .map_err(AppError::unauthorized)?;
@@ -97,6 +88,7 @@ pub async fn resend(mut req: Request, env: &Env) -> Answer {
                     received_at_ms,
                     normalised: None,
                     booking_id: None,
+                    partner: None,
                 },
             )
             .await?;
@@ -120,6 +112,7 @@ pub async fn resend(mut req: Request, env: &Env) -> Answer {
             received_at_ms,
             normalised: None,
             booking_id: None,
+            partner: None,
         },
     )
     .await?;

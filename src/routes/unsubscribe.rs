@@ -11,8 +11,9 @@
 //!
 //! Every answer is an HTML page (also the failures: 400 for an invalid or foreign token or a body
 //! that is not the one-click request, 503 when the signing key is missing or storage fails), sent
-//! with `cache-control: no-store`, `referrer-policy: no-referrer` and `x-robots-tag: noindex`. Never
-//! a redirect (RFC 8058 forbids one), never a cookie.
+//! with `cache-control: no-store`, `referrer-policy: same-origin`, a Content-Security-Policy
+//! (`crate::platform::http::PAGE_CSP`) and `x-robots-tag: noindex`. Never a redirect (RFC 8058
+//! forbids one), never a cookie.
 
 use super::config;
 use super::webhooks::read_limited;

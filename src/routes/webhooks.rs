@@ -13,7 +13,8 @@
 //! 7. create the Journey instance with a deterministic id; "already exists" is a duplicate.
 
 use super::{config, Answer, AppError};
-use crate::domain::event::{Interpretation, Source};
+use crate::domain::event::Interpretation;
+use crate::domain::ownership::Owner;
 use crate::domain::text::Cut;
 use crate::journey::workflow;
 use crate::platform::now_ms;
@@ -82,6 +83,7 @@ pub(super) async fn read_limited(req: &mut Request, limit: usize) -> Result<Vec<
 /// sources that sign it, parsed and normalised ([`crate::sources::read`]), then [`ingest`]ed.
 pub async fn receive(hook: &dyn WebhookSource, mut req: Request, env: &Env) -> Answer {
     let cfg = config(env)?;
+    let mut verified = None;
     if hook.header_only() {
         let get = |name: &str| header(&req, name);
         let headers_only = Inbound {
@@ -89,8 +91,10 @@ pub async fn receive(hook: &dyn WebhookSource, mut req: Request, env: &Env) -> A
             header: &get,
             now_s: now_s(),
         };
-        hook.verify(&cfg, &headers_only)
-            .map_err(AppError::unauthorized)?;
+        verified = Some(
+            hook.verify(&cfg, &headers_only)
+                .map_err(AppError::unauthorized)?,
+        );
     }
     let body = read_limited(&mut req, cfg.max_webhook_body_bytes).await?;
     let get = |name: &str| header(&req, name);
@@ -99,13 +103,16 @@ pub async fn receive(hook: &dyn WebhookSource, mut req: Request, env: &Env) -> A
         header: &get,
         now_s: now_s(),
     };
-    if !hook.header_only() {
-        hook.verify(&cfg, &inbound)
-            .map_err(AppError::unauthorized)?;
-    }
-    let parsed = crate::sources::read(hook, &inbound);
+    let verified = match verified {
+        Some(v) => v,
+        None => hook
+            .verify(&cfg, &inbound)
+            .map_err(AppError::unauthorized)?,
+    };
+    let parsed = crate::sources::read(hook, &inbound, &verified);
     let claimed_id = || hook.claimed_id(&inbound);
-    ingest(env, &req, hook.source(), &body, parsed, claimed_id).await
+    let owner = Owner::new(hook.source(), verified.partner.as_deref());
+    ingest(env, &req, &owner, &body, parsed, claimed_id).await
 }
 
 pub(super) fn now_s() -> i64 {
@@ -116,12 +123,12 @@ pub(super) fn header(req: &Request, name: &str) -> Option<String> {
     req.headers().get(name).ok().flatten()
 }
 
-/// Steps 3–6 of the module docs, shared by every source: store (or reject) the raw event,
-/// dedupe on `(source, event_id)`, start the journey.
+/// Steps 3–6 of the module docs, shared by every source: store (or reject) the raw event (with
+/// its generic partner), dedupe on `(source, event_id)`, start the journey acting for `owner`.
 pub async fn ingest(
     env: &Env,
     req: &Request,
-    source: Source,
+    owner: &Owner,
     body: &[u8],
     parsed: Result<(Delivery, Vec<Cut>), ParseError>,
     claimed_id: impl Fn() -> Option<String>,
@@ -130,13 +137,15 @@ pub async fn ingest(
     let headers_json = kept_headers(req);
     let db = env.d1(crate::config::DB_BINDING)?;
     let text = stored_body(body);
+    let source = owner.source;
+    let partner = owner.partner_column();
 
     let (delivery, cuts) = match parsed {
         Ok(d) => d,
         Err(e) => {
             return reject(
                 &db,
-                source,
+                owner,
                 &text,
                 &headers_json,
                 received_at_ms,
@@ -169,6 +178,7 @@ pub async fn ingest(
             received_at_ms,
             normalised: normalised.as_deref(),
             booking_id: booking_id.as_deref(),
+            partner,
         },
     )
     .await?;
@@ -198,7 +208,7 @@ pub async fn ingest(
     let (instance_id, created) = workflow::start_for_event(
         env,
         &db,
-        source,
+        owner,
         &delivery.event_id,
         &delivery.event_name,
         first_received_at_ms,
@@ -225,7 +235,7 @@ fn duplicate(event_id: &str) -> Answer {
 /// Stores a malformed delivery (status `rejected`, `event_id` NULL) and answers 400.
 async fn reject(
     db: &D1Database,
-    source: Source,
+    owner: &Owner,
     text: &str,
     headers_json: &str,
     received_at_ms: i64,
@@ -239,7 +249,7 @@ async fn reject(
     raw_events::insert(
         db,
         &NewRawEvent {
-            source,
+            source: owner.source,
             event_id: None,
             event_name: None,
             status: RawEventStatus::Rejected,
@@ -249,6 +259,7 @@ async fn reject(
             received_at_ms,
             normalised: None,
             booking_id: None,
+            partner: owner.partner_column(),
         },
     )
     .await?;

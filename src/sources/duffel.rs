@@ -30,7 +30,7 @@
 
 use super::json::{is_nonzero_amount, At};
 use super::signature::{verify_t_v1, DUFFEL_SIGNATURE_HEADER};
-use super::{strs, Delivery, Inbound, ParseError, Unauthenticated, WebhookSource};
+use super::{strs, Delivery, Inbound, ParseError, Unauthenticated, Verified, WebhookSource};
 use crate::config::Config;
 use crate::domain::event::{
     Airport, BookedRoom, BookingRef, Cancellation, EventId, FlightBooking, FlightChange,
@@ -54,15 +54,16 @@ impl WebhookSource for Webhook {
         Source::Duffel
     }
 
-    fn verify(&self, cfg: &Config, inbound: &Inbound<'_>) -> Result<(), Unauthenticated> {
-        Ok(verify_t_v1(
+    fn verify(&self, cfg: &Config, inbound: &Inbound<'_>) -> Result<Verified, Unauthenticated> {
+        verify_t_v1(
             (inbound.header)(DUFFEL_SIGNATURE_HEADER).as_deref(),
             inbound.body,
             &strs(&cfg.duffel_webhook_secrets),
             inbound.now_s,
             cfg.webhook_tolerance_s,
             DUFFEL_SIGNATURE_HEADER,
-        )?)
+        )?;
+        Ok(Verified::default())
     }
 
     fn parse(&self, inbound: &Inbound<'_>) -> Result<Delivery, ParseError> {

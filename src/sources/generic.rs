@@ -2,9 +2,13 @@
 //! (<https://www.standardwebhooks.com>, spec: github.com/standard-webhooks/standard-webhooks
 //! `spec/standard-webhooks.md`), for suppliers without an adapter.
 //!
-//! Authenticity: [`super::signature::verify_standard_webhook`] over the `webhook-id`,
-//! `webhook-timestamp` and `webhook-signature` headers. The event id (dedupe key) is the
-//! `webhook-id` header, parsed by the route as an `EventId`; the body carries none.
+//! Authenticity: [`super::signature::standard_webhook_signer`] over the `webhook-id`,
+//! `webhook-timestamp` and `webhook-signature` headers, against every partner's secrets
+//! (`GENERIC_WEBHOOK_SECRETS`, `name=whsec_…`): the partner holding the secret that matched is
+//! the delivery's partner, the owner of what it creates and the only partner it may act for
+//! (`crate::domain::ownership`). The event id (dedupe key) is the `webhook-id` header, scoped to
+//! the partner (`<partner>/<id>` for a named partner, see `ownership::scoped_event_id`); the
+//! body carries none.
 //!
 //! Body (the Standard Webhooks payload convention `{type, timestamp, data}`):
 //!
@@ -69,9 +73,9 @@
 //! "EUR"}}}`.
 
 use super::signature::{
-    verify_standard_webhook, WEBHOOK_ID_HEADER, WEBHOOK_SIGNATURE_HEADER, WEBHOOK_TIMESTAMP_HEADER,
+    standard_webhook_signer, WEBHOOK_ID_HEADER, WEBHOOK_SIGNATURE_HEADER, WEBHOOK_TIMESTAMP_HEADER,
 };
-use super::{strs, Delivery, Inbound, ParseError, Unauthenticated, WebhookSource};
+use super::{Delivery, Inbound, ParseError, Unauthenticated, Verified, WebhookSource};
 use crate::config::Config;
 use crate::domain::event::{EventId, Interpretation, Source, SupplierEvent};
 use chrono::DateTime;
@@ -100,17 +104,27 @@ impl WebhookSource for Webhook {
         Source::Generic
     }
 
-    fn verify(&self, cfg: &Config, inbound: &Inbound<'_>) -> Result<(), Unauthenticated> {
+    /// The partner is the one holding the secret that matched: a partner's key verifies only its
+    /// own deliveries, and everything the delivery does acts for that partner alone.
+    fn verify(&self, cfg: &Config, inbound: &Inbound<'_>) -> Result<Verified, Unauthenticated> {
         let header = inbound.header;
-        Ok(verify_standard_webhook(
+        let secrets: Vec<&str> = cfg
+            .generic_partners
+            .iter()
+            .map(|p| p.secret.as_str())
+            .collect();
+        let signer = standard_webhook_signer(
             header(WEBHOOK_ID_HEADER).as_deref(),
             header(WEBHOOK_TIMESTAMP_HEADER).as_deref(),
             header(WEBHOOK_SIGNATURE_HEADER).as_deref(),
             inbound.body,
-            &strs(&cfg.generic_webhook_secrets),
+            &secrets,
             inbound.now_s,
             cfg.webhook_tolerance_s,
-        )?)
+        )?;
+        Ok(Verified {
+            partner: Some(cfg.generic_partners[signer].partner.clone()),
+        })
     }
 
     fn parse(&self, inbound: &Inbound<'_>) -> Result<Delivery, ParseError> {

@@ -29,6 +29,7 @@ pub use crate::domain::secret::secrets_match;
 
 use crate::config::Config;
 use crate::domain::event::{EventId, Interpretation, Source, SupplierEvent};
+use crate::domain::ownership::{scoped_event_id, Owner};
 use crate::domain::text::{self, Cut, TextKind};
 
 /// The supplier webhooks the engine takes at `POST /webhooks/<source>` (`<source>` =
@@ -114,12 +115,31 @@ impl Delivery {
 }
 
 /// Parses a delivery with `hook` and normalises its text ([`Delivery::normalised`]): the one way
-/// the shell reads a webhook body.
+/// the shell reads a webhook body. The event id is the one the delivery is stored and
+/// deduplicated under: a generic partner's ids are scoped to it
+/// ([`crate::domain::ownership::scoped_event_id`]), so no partner can take another's ids.
 pub fn read(
     hook: &dyn WebhookSource,
     inbound: &Inbound<'_>,
+    verified: &Verified,
 ) -> Result<(Delivery, Vec<Cut>), ParseError> {
-    hook.parse(inbound)?.normalised()
+    let (mut delivery, cuts) = hook.parse(inbound)?.normalised()?;
+    let owner = Owner::new(hook.source(), verified.partner.as_deref());
+    delivery.event_id =
+        scoped_event_id(&owner, &delivery.event_id).map_err(|e| ParseError::Invalid {
+            field: "event id".into(),
+            reason: format!("with the partner's name in front, it {e}"),
+        })?;
+    Ok((delivery, cuts))
+}
+
+/// What verifying a delivery established beyond its source.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Verified {
+    /// The generic source's partner whose secret signed the delivery (`None` for every other
+    /// source): the owner of what the delivery creates, and the only partner it may act for
+    /// ([`crate::domain::ownership`]).
+    pub partner: Option<String>,
 }
 
 /// Why a delivery was not authentic (→ HTTP 401; the body is neither processed nor stored).
@@ -140,8 +160,9 @@ pub enum Unauthenticated {
 pub trait WebhookSource: Sync {
     /// The source recorded with the delivery (and its path segment).
     fn source(&self) -> Source;
-    /// Checks the delivery's authenticity against the configured secret(s) and tolerance.
-    fn verify(&self, cfg: &Config, inbound: &Inbound<'_>) -> Result<(), Unauthenticated>;
+    /// Checks the delivery's authenticity against the configured secret(s) and tolerance, and
+    /// says who signed it ([`Verified`]).
+    fn verify(&self, cfg: &Config, inbound: &Inbound<'_>) -> Result<Verified, Unauthenticated>;
     /// Reads the delivery into its event id, name and [`Interpretation`].
     fn parse(&self, inbound: &Inbound<'_>) -> Result<Delivery, ParseError>;
     /// `true` when [`Self::verify`] reads headers only (a static token): the shell then verifies

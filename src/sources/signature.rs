@@ -191,10 +191,13 @@ fn standard_webhook_key(secret: &str) -> Result<Vec<u8>, SignatureError> {
 ///   skipped.
 /// - `now_unix_s`, `tolerance_s`: seconds; reject when `|now - timestamp| > tolerance`.
 ///
-/// Signature entries other than `v1,…` (e.g. `v1a,` ed25519) are ignored. Errors, in check order:
-/// `NotConfigured`, `BadSecret` (any configured secret is not valid base64 — a configuration fault
-/// reported loudly rather than skipped), `Missing` (naming the header), `Malformed` (non-integer
-/// timestamp, an entry without `,`, or a `v1` that is not base64), `Expired`, `Mismatch`.
+/// Signature entries other than `v1,…` (e.g. `v1a,` ed25519), entries without `,` and `v1`
+/// entries that are not base64 are skipped (spec: `spec/standard-webhooks.md` in
+/// github.com/standard-webhooks/standard-webhooks, "Verifying webhook authenticity": any one valid
+/// signature verifies the message). Errors, in check order: `NotConfigured`, `BadSecret` (any
+/// configured secret is not valid base64 — a configuration fault reported loudly rather than
+/// skipped), `Missing` (naming the header), `Malformed` (a non-integer timestamp), `Expired`,
+/// `Mismatch` (no decodable `v1` entry matches any secret).
 pub fn verify_standard_webhook(
     id: Option<&str>,
     timestamp: Option<&str>,
@@ -204,9 +207,37 @@ pub fn verify_standard_webhook(
     now_unix_s: i64,
     tolerance_s: i64,
 ) -> Result<(), SignatureError> {
-    let keys = configured(secrets)?
-        .into_iter()
-        .map(standard_webhook_key)
+    standard_webhook_signer(
+        id,
+        timestamp,
+        signature,
+        body,
+        secrets,
+        now_unix_s,
+        tolerance_s,
+    )
+    .map(|_| ())
+}
+
+/// [`verify_standard_webhook`] that also says **which** secret signed the delivery: the index in
+/// `secrets` of the first one whose MAC matches a `v1` entry (the generic source maps it to the
+/// partner that holds that secret). Same arguments and errors.
+pub fn standard_webhook_signer(
+    id: Option<&str>,
+    timestamp: Option<&str>,
+    signature: Option<&str>,
+    body: &[u8],
+    secrets: &[&str],
+    now_unix_s: i64,
+    tolerance_s: i64,
+) -> Result<usize, SignatureError> {
+    configured(secrets)?;
+    // Blank entries are skipped but keep their place, so the index is into `secrets` as given.
+    let keys = secrets
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| !s.trim().is_empty())
+        .map(|(i, s)| standard_webhook_key(s.trim()).map(|k| (i, k)))
         .collect::<Result<Vec<_>, _>>()?;
     let id = present(id, WEBHOOK_ID_HEADER)?;
     let ts_text = present(timestamp, WEBHOOK_TIMESTAMP_HEADER)?;
@@ -216,25 +247,21 @@ pub fn verify_standard_webhook(
         .parse()
         .map_err(|_| SignatureError::Malformed(WEBHOOK_TIMESTAMP_HEADER))?;
 
-    let mut signatures = Vec::new();
-    for entry in header.split_whitespace() {
-        let (version, value) = entry
-            .split_once(',')
-            .ok_or(SignatureError::Malformed(WEBHOOK_SIGNATURE_HEADER))?;
-        if version == "v1" {
-            signatures.push(
-                BASE64
-                    .decode(value)
-                    .map_err(|_| SignatureError::Malformed(WEBHOOK_SIGNATURE_HEADER))?,
-            );
-        }
-    }
+    // Each space-separated entry is `<version>,<signature>`. Per the specification (and its
+    // reference libraries, which compare each `v1` entry and move on), an entry that is not `v1`,
+    // has no comma or does not decode is skipped, never fatal: one garbled signature next to a
+    // valid one must not refuse the delivery. None left to check is a `Mismatch`.
+    let signatures: Vec<Vec<u8>> = header
+        .split_whitespace()
+        .filter_map(|entry| entry.split_once(','))
+        .filter(|(version, _)| *version == "v1")
+        .filter_map(|(_, value)| BASE64.decode(value).ok())
+        .collect();
     check_age(ts, now_unix_s, tolerance_s)?;
 
     let parts: [&[u8]; 5] = [id.as_bytes(), b".", ts_text.as_bytes(), b".", body];
-    if keys.iter().any(|key| any_matches(key, &parts, &signatures)) {
-        Ok(())
-    } else {
-        Err(SignatureError::Mismatch)
-    }
+    keys.iter()
+        .find(|(_, key)| any_matches(key, &parts, &signatures))
+        .map(|(i, _)| *i)
+        .ok_or(SignatureError::Mismatch)
 }

@@ -42,7 +42,7 @@
 
 use super::json::At;
 use super::signature::{verify_t_v1, SignatureError, STRIPE_SIGNATURE_HEADER};
-use super::{strs, Delivery, Inbound, ParseError, Unauthenticated, WebhookSource};
+use super::{strs, Delivery, Inbound, ParseError, Unauthenticated, Verified, WebhookSource};
 use crate::config::Config;
 use crate::domain::event::{
     EmailAddress, EventId, Interpretation, PaymentOutcome, PaymentUpdate, PersonName, RefundUpdate,
@@ -80,14 +80,15 @@ impl WebhookSource for Webhook {
         Source::Stripe
     }
 
-    fn verify(&self, cfg: &Config, inbound: &Inbound<'_>) -> Result<(), Unauthenticated> {
-        Ok(verify(
+    fn verify(&self, cfg: &Config, inbound: &Inbound<'_>) -> Result<Verified, Unauthenticated> {
+        verify(
             (inbound.header)(STRIPE_SIGNATURE_HEADER).as_deref(),
             inbound.body,
             &strs(&cfg.stripe_webhook_secrets),
             inbound.now_s,
             cfg.webhook_tolerance_s,
-        )?)
+        )?;
+        Ok(Verified::default())
     }
 
     fn parse(&self, inbound: &Inbound<'_>) -> Result<Delivery, ParseError> {

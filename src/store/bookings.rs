@@ -3,7 +3,8 @@
 
 use super::{n, opt, s};
 use crate::domain::booking::{BookingKind, BookingStatus};
-use crate::domain::event::{Holder, HotelBooking, Source};
+use crate::domain::event::{Holder, HotelBooking};
+use crate::domain::ownership::Owner;
 use worker::{D1Database, D1PreparedStatement, Result};
 
 /// The statement that upserts a booking's contact (name and phone follow the newest event).
@@ -34,7 +35,7 @@ pub async fn insert_hotel_booking(
     db: &D1Database,
     b: &HotelBooking,
     snapshot_hash: &str,
-    source: Source,
+    owner: &Owner,
     event_time_ms: i64,
 ) -> Result<bool> {
     let details = serde_json::to_string(b).map_err(crate::platform::rust_err)?;
@@ -42,13 +43,14 @@ pub async fn insert_hotel_booking(
     let booking = db
         .prepare(
             "INSERT INTO bookings (booking_id, source, kind, contact_email, status, hotel_name, checkin, checkout, \
-             hotel_confirmation_number, details_json, journey_version, created_at_ms, updated_at_ms, prebook_id, snapshot_hash) \
-             VALUES (?1, ?2, ?13, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 1, ?10, ?10, ?11, ?12) \
+             hotel_confirmation_number, details_json, journey_version, created_at_ms, updated_at_ms, prebook_id, snapshot_hash, \
+             partner, client_reference) \
+             VALUES (?1, ?2, ?13, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 1, ?10, ?10, ?11, ?12, ?14, ?15) \
              ON CONFLICT(booking_id) DO NOTHING",
         )
         .bind(&[
             s(b.booking_id.as_str()),
-            s(source.as_str()),
+            s(owner.source.as_str()),
             s(b.holder.email.as_str()),
             s(&b.status),
             s(&b.hotel_name),
@@ -60,6 +62,8 @@ pub async fn insert_hotel_booking(
             opt(b.prebook_id.as_deref()),
             s(snapshot_hash),
             s(BookingKind::Hotel.as_str()),
+            opt(owner.partner_column()),
+            opt(b.client_reference.as_deref()),
         ])?;
     let results = db.batch(vec![contact, booking]).await?;
     Ok(results.get(1).map(super::changes) == Some(1))
@@ -69,6 +73,11 @@ pub async fn insert_hotel_booking(
 #[derive(Debug, Clone, serde::Deserialize)]
 pub struct BookingRow {
     pub booking_id: String,
+    /// Its owner: the source whose event created it, and the generic partner (`None` for other
+    /// sources; `default` for generic bookings stored before partners).
+    pub source: String,
+    #[serde(default)]
+    pub partner: Option<String>,
     pub kind: BookingKind,
     pub status: BookingStatus,
     pub journey_version: i64,
@@ -78,6 +87,16 @@ pub struct BookingRow {
 }
 
 impl BookingRow {
+    /// The verdict on `actor` acting on this booking.
+    pub fn verdict(&self, actor: &Owner) -> crate::domain::ownership::Verdict {
+        crate::domain::ownership::judge(
+            actor,
+            &format!("booking {}", self.booking_id),
+            &self.source,
+            self.partner.as_deref(),
+        )
+    }
+
     /// `true` when no email of this booking may go out any more.
     pub fn is_closed(&self) -> bool {
         self.status.is_cancelled() || self.replaced_by.is_some()
@@ -96,7 +115,7 @@ impl BookingRow {
 /// Reads one booking.
 pub async fn get(db: &D1Database, booking_id: &str) -> Result<Option<BookingRow>> {
     db.prepare(
-        "SELECT booking_id, kind, status, journey_version, snapshot_hash, details_json, replaced_by \
+        "SELECT booking_id, source, partner, kind, status, journey_version, snapshot_hash, details_json, replaced_by \
          FROM bookings WHERE booking_id = ?1",
     )
     .bind(&[s(booking_id)])?
@@ -211,7 +230,7 @@ pub async fn upsert_flight_booking(
     db: &D1Database,
     f: &crate::domain::event::FlightBooking,
     snapshot_hash: &str,
-    source: Source,
+    owner: &Owner,
     event_time_ms: i64,
 ) -> Result<()> {
     let details = serde_json::to_string(f).map_err(crate::platform::rust_err)?;
@@ -224,13 +243,13 @@ pub async fn upsert_flight_booking(
     let booking = db
         .prepare(
             "INSERT INTO bookings (booking_id, source, kind, contact_email, status, hotel_name, checkin, checkout, \
-             details_json, snapshot_hash, journey_version, created_at_ms, updated_at_ms) \
-             VALUES (?1, ?2, ?10, ?3, ?4, NULL, ?5, ?6, ?7, ?8, 1, ?9, ?9) \
+             details_json, snapshot_hash, journey_version, created_at_ms, updated_at_ms, partner) \
+             VALUES (?1, ?2, ?10, ?3, ?4, NULL, ?5, ?6, ?7, ?8, 1, ?9, ?9, ?11) \
              ON CONFLICT(booking_id) DO NOTHING",
         )
         .bind(&[
             s(f.booking_id.as_str()),
-            s(source.as_str()),
+            s(owner.source.as_str()),
             s(f.contact.email.as_str()),
             s(&f.status),
             opt(first_departure.as_deref()),
@@ -239,6 +258,7 @@ pub async fn upsert_flight_booking(
             s(snapshot_hash),
             n(event_time_ms),
             s(BookingKind::Flight.as_str()),
+            opt(owner.partner_column()),
         ])?;
     db.batch(vec![contact, booking]).await?;
     Ok(())

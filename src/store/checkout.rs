@@ -41,14 +41,16 @@ pub struct NewAttempt<'a> {
     pub attempt_day: &'a str,
     pub attempted_at_ms: i64,
     pub details_json: &'a str,
+    /// Its owner: the source of the checkout event (and its generic partner, if any).
+    pub owner: &'a crate::domain::ownership::Owner,
 }
 
 /// Records an attempt once (a redelivered prebook changes nothing).
 pub async fn record(db: &D1Database, a: &NewAttempt<'_>) -> Result<()> {
     db.prepare(
         "INSERT INTO checkout_attempts (prebook_id, transaction_id, client_reference, email, guest_name, hotel_id, \
-         checkin, checkout, attempt_day, attempted_at_ms, details_json) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) ON CONFLICT(prebook_id) DO NOTHING",
+         checkin, checkout, attempt_day, attempted_at_ms, details_json, source, partner) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) ON CONFLICT(prebook_id) DO NOTHING",
     )
     .bind(&[
         s(a.prebook_id),
@@ -62,6 +64,8 @@ pub async fn record(db: &D1Database, a: &NewAttempt<'_>) -> Result<()> {
         s(a.attempt_day),
         n(a.attempted_at_ms),
         s(a.details_json),
+        s(a.owner.source.as_str()),
+        opt(a.owner.partner_column()),
     ])?
     .run()
     .await?;

@@ -50,46 +50,63 @@ pub async fn record_payment(db: &D1Database, p: &PaymentUpdate, at_ms: i64) -> R
 #[derive(Debug, Deserialize)]
 struct PaymentRow {
     payment_intent: Option<String>,
+    client_reference: Option<String>,
     outcome: String,
     amount_minor: Option<f64>,
     currency: Option<String>,
 }
 
+fn facts(r: PaymentRow) -> Option<PaymentFacts> {
+    PaymentOutcome::parse(&r.outcome).map(|outcome| PaymentFacts {
+        payment_intent: r.payment_intent,
+        outcome,
+        amount_minor: r.amount_minor.map(|a| a as i64),
+        currency: r.currency,
+        claim_only: false,
+    })
+}
+
+/// The payment rows whose payment intent is one of `intents` or whose client reference is one
+/// of `references` (empty strings ignored), newest first per key, at most 5 per key.
+async fn candidates(
+    db: &D1Database,
+    intents: &[&str],
+    references: &[&str],
+) -> Result<Vec<PaymentRow>> {
+    let mut found: Vec<PaymentRow> = Vec::new();
+    for (column, values) in [
+        ("payment_intent", intents),
+        ("client_reference", references),
+    ] {
+        for v in values.iter().filter(|v| !v.is_empty()) {
+            found.extend(
+                db.prepare(format!(
+                    "SELECT payment_intent, client_reference, outcome, amount_minor, currency FROM payments \
+                     WHERE {column} = ?1 ORDER BY updated_at_ms DESC LIMIT 5"
+                ))
+                .bind(&[s(v)])?
+                .all()
+                .await?
+                .results::<PaymentRow>()?,
+            );
+        }
+    }
+    Ok(found)
+}
+
 /// The payment of a checkout: the newest row whose payment intent is one of `intents` or whose
 /// client reference is one of `references` (empty strings ignored), a paid one before any other.
+/// Whoever's it is: compensations use [`find_payment_for`].
 pub async fn find_payment(
     db: &D1Database,
     intents: &[&str],
     references: &[&str],
 ) -> Result<Option<PaymentFacts>> {
-    let mut found: Vec<PaymentRow> = Vec::new();
-    for pi in intents.iter().filter(|v| !v.is_empty()) {
-        found.extend(
-            db.prepare("SELECT payment_intent, outcome, amount_minor, currency FROM payments WHERE payment_intent = ?1 ORDER BY updated_at_ms DESC LIMIT 5")
-                .bind(&[s(pi)])?
-                .all()
-                .await?
-                .results::<PaymentRow>()?,
-        );
-    }
-    for r in references.iter().filter(|v| !v.is_empty()) {
-        found.extend(
-            db.prepare("SELECT payment_intent, outcome, amount_minor, currency FROM payments WHERE client_reference = ?1 ORDER BY updated_at_ms DESC LIMIT 5")
-                .bind(&[s(r)])?
-                .all()
-                .await?
-                .results::<PaymentRow>()?,
-        );
-    }
-    let facts = |r: PaymentRow| {
-        PaymentOutcome::parse(&r.outcome).map(|outcome| PaymentFacts {
-            payment_intent: r.payment_intent,
-            outcome,
-            amount_minor: r.amount_minor.map(|a| a as i64),
-            currency: r.currency,
-        })
-    };
-    let all: Vec<PaymentFacts> = found.into_iter().filter_map(facts).collect();
+    let all: Vec<PaymentFacts> = candidates(db, intents, references)
+        .await?
+        .into_iter()
+        .filter_map(facts)
+        .collect();
     Ok(all
         .iter()
         .find(|p| p.outcome.is_paid())
@@ -97,8 +114,59 @@ pub async fn find_payment(
         .cloned())
 }
 
+/// [`find_payment`] limited to payments `owner`'s compensation `compensation_id` may refund
+/// (`crate::domain::ownership::payment_link` over [`super::ownership::payment_links`]): one
+/// another owner's checkout, booking or earlier claim names is left out; one only compensations
+/// of `owner` name is returned with `claim_only` set (the owner decides its refund). A paid one
+/// first, else the newest.
+pub async fn find_payment_for(
+    db: &D1Database,
+    intents: &[&str],
+    references: &[&str],
+    owner: &crate::domain::ownership::Owner,
+    compensation_id: &str,
+) -> Result<Option<PaymentFacts>> {
+    let mut usable: Vec<PaymentFacts> = Vec::new();
+    for row in candidates(db, intents, references).await? {
+        let (records, claims) = super::ownership::payment_links(
+            db,
+            row.payment_intent.as_deref(),
+            row.client_reference.as_deref(),
+            compensation_id,
+        )
+        .await?;
+        let pairs = |v: &[super::ownership::OwnerRow]| -> Vec<(String, Option<String>)> {
+            v.iter()
+                .map(|l| (l.source.clone(), l.partner.clone()))
+                .collect()
+        };
+        let (records, claims) = (pairs(&records), pairs(&claims));
+        let link = crate::domain::ownership::payment_link(
+            owner,
+            records.iter().map(|(s, p)| (s.as_str(), p.as_deref())),
+            claims.iter().map(|(s, p)| (s.as_str(), p.as_deref())),
+        );
+        if link == crate::domain::ownership::PaymentLink::Foreign {
+            worker::console_warn!(
+                "compensation {compensation_id}: payment {:?} is linked to another source or partner; not used",
+                row.payment_intent
+            );
+            continue;
+        }
+        if let Some(mut f) = facts(row) {
+            f.claim_only = link == crate::domain::ownership::PaymentLink::ClaimOnly;
+            usable.push(f);
+        }
+    }
+    Ok(usable
+        .iter()
+        .find(|p| p.outcome.is_paid())
+        .or(usable.first())
+        .cloned())
+}
+
 const COLUMNS: &str = "compensation_id, cause, booking_id, prebook_id, client_reference, payment_intent, guest_email, \
-     guest_name, trip, source, event_id, event_name, reason, fee_amount, fee_currency, supplier_refund, state, created_at_ms";
+     guest_name, trip, source, partner, event_id, event_name, reason, fee_amount, fee_currency, supplier_refund, state, created_at_ms";
 
 /// What opens (or completes) a compensation row.
 pub struct NewCompensation<'a> {
@@ -112,6 +180,8 @@ pub struct NewCompensation<'a> {
     pub guest_name: Option<&'a str>,
     pub trip: Option<&'a str>,
     pub source: &'a str,
+    /// The generic partner of the event that opens it (`None` for other sources).
+    pub partner: Option<&'a str>,
     pub event_id: &'a str,
     pub event_name: &'a str,
     pub reason: &'a str,
@@ -129,8 +199,8 @@ pub async fn open(db: &D1Database, c: &NewCompensation<'_>) -> Result<Compensati
         .prepare(
             "INSERT INTO compensations (compensation_id, cause, booking_id, prebook_id, client_reference, payment_intent, \
              guest_email, guest_name, trip, source, event_id, event_name, reason, fee_amount, fee_currency, supplier_refund, \
-             state, created_at_ms, updated_at_ms) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, 'open', ?17, ?17) \
+             state, created_at_ms, updated_at_ms, partner) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, 'open', ?17, ?17, ?18) \
              ON CONFLICT(compensation_id) DO UPDATE SET \
              booking_id = COALESCE(compensations.booking_id, excluded.booking_id), \
              prebook_id = COALESCE(compensations.prebook_id, excluded.prebook_id), \
@@ -158,6 +228,7 @@ pub async fn open(db: &D1Database, c: &NewCompensation<'_>) -> Result<Compensati
             opt(c.fee_currency),
             opt(c.supplier_refund),
             n(c.at_ms),
+            opt(c.partner),
         ])?;
     let mut batch = vec![row];
     for kind in StepKind::ALL {

@@ -8,6 +8,7 @@ pub mod checkout;
 pub mod compensation;
 pub mod emails;
 pub mod hotel_zones;
+pub mod ownership;
 pub mod raw_events;
 pub mod repairs;
 pub mod schedule;

@@ -54,6 +54,8 @@ pub struct NewRawEvent<'a> {
     pub normalised: Option<&'a str>,
     /// The booking the delivery is about (for the admin's timeline), when it names one.
     pub booking_id: Option<&'a str>,
+    /// The generic source's partner that signed it (`None` for other sources).
+    pub partner: Option<&'a str>,
 }
 
 /// Inserts a delivery. Returns `true` when it was new, `false` when `(source, event_id)` already
@@ -61,8 +63,8 @@ pub struct NewRawEvent<'a> {
 pub async fn insert(db: &D1Database, e: &NewRawEvent<'_>) -> Result<bool> {
     let r = db
         .prepare(
-            "INSERT INTO raw_events (source, event_id, event_name, status, error, headers_json, body, received_at_ms, normalised, booking_id) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) ON CONFLICT(source, event_id) DO NOTHING",
+            "INSERT INTO raw_events (source, event_id, event_name, status, error, headers_json, body, received_at_ms, normalised, booking_id, partner) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) ON CONFLICT(source, event_id) DO NOTHING",
         )
         .bind(&[
             s(e.source.as_str()),
@@ -75,6 +77,7 @@ pub async fn insert(db: &D1Database, e: &NewRawEvent<'_>) -> Result<bool> {
             n(e.received_at_ms),
             opt(e.normalised),
             opt(e.booking_id),
+            opt(e.partner),
         ])?
         .run()
         .await?;
@@ -156,6 +159,26 @@ pub async fn mark_errored(
     Ok(())
 }
 
+/// Records why the event `(source, event_id)` was refused (it named a booking of another source
+/// or partner; nothing changed). The status stays as it is (`started`): the journey ran and did
+/// nothing. Shown in the booking's admin timeline.
+pub async fn mark_refused(
+    db: &D1Database,
+    source: Source,
+    event_id: &str,
+    reason: &str,
+) -> Result<()> {
+    db.prepare("UPDATE raw_events SET refused_reason = ?3 WHERE source = ?1 AND event_id = ?2")
+        .bind(&[
+            s(source.as_str()),
+            s(event_id),
+            s(crate::domain::cut_bytes(reason, 1000)),
+        ])?
+        .run()
+        .await?;
+    Ok(())
+}
+
 /// The body as stored: UTF-8 text as is; anything else base64 with a `base64:` prefix, so no byte a
 /// supplier sent is lost. Inverse: [`body_bytes`].
 pub fn stored_body(body: &[u8]) -> String {
@@ -188,6 +211,10 @@ pub struct StuckEvent {
     pub body: String,
     /// ms since the Unix epoch, UTC.
     pub received_at_ms: i64,
+    /// The generic partner that signed it, as stored (`None` for other sources, and for generic
+    /// events stored before partners existed: the default partner's).
+    #[serde(default)]
+    pub partner: Option<String>,
 }
 
 /// Raw events still `received` the sweeper should look at, at most `limit`, through the partial
@@ -202,7 +229,7 @@ pub async fn stuck_received(
     checked_before_ms: i64,
     limit: u32,
 ) -> Result<(Vec<StuckEvent>, u64)> {
-    const COLUMNS: &str = "source, event_id, headers_json, body, received_at_ms";
+    const COLUMNS: &str = "source, event_id, headers_json, body, received_at_ms, partner";
     let again = format!(
         "SELECT {COLUMNS} FROM raw_events INDEXED BY raw_events_stuck \
          WHERE status = 'received' AND swept_at_ms > 0 AND swept_at_ms < ?1 \

@@ -4,6 +4,7 @@
 use super::Tick;
 use crate::domain::event::{Interpretation, Source};
 use crate::domain::ids::InstanceId;
+use crate::domain::ownership::Owner;
 use crate::domain::sweep::RepairKind;
 use crate::journey::workflow;
 use crate::sources::Inbound;
@@ -91,9 +92,14 @@ async fn start_one(
         header: &header,
         now_s: now_ms.div_euclid(1000),
     };
-    // Read as the route reads it: parsed, then every supplier text normalised and bounded.
+    // Read as the route reads it: parsed, then every supplier text normalised and bounded; the
+    // delivery was verified when it arrived, by the partner stored with it.
+    let verified = crate::sources::Verified {
+        partner: row.partner.clone(),
+    };
+    let owner = Owner::new(source, row.partner.as_deref());
     let (delivery, _cuts) =
-        crate::sources::read(hook, &inbound).map_err(|e| never(e.to_string()))?;
+        crate::sources::read(hook, &inbound, &verified).map_err(|e| never(e.to_string()))?;
     if delivery.event_id.as_str() != row.event_id {
         return Err(never("event id changed on re-read".into()));
     }
@@ -109,7 +115,7 @@ async fn start_one(
     workflow::start_for_event(
         env,
         db,
-        source,
+        &owner,
         &delivery.event_id,
         &delivery.event_name,
         row.received_at_ms,

@@ -19,7 +19,8 @@
 //! - retention: bodies of finished raw events older than `RETENTION_RAW_BODY_DAYS` are blanked
 //!   (the row stays), and so are the kept contents of emails (`email_contents`, the admin's
 //!   "email as sent"); the outbox's finished rows older than `RETENTION_OUTBOX_DAYS` are deleted
-//!   (the D1 `emails` record stays);
+//!   (the D1 `emails` record stays); the sign-in limiter's counters whose window is over, and
+//!   expired admin sessions, are deleted;
 //! - every repair is recorded once in D1 `repairs` (unique on its key), and `summary.rs` sends the
 //!   owner the previous UTC day's repairs, at most once a day.
 //!
@@ -69,6 +70,9 @@ pub struct TickReport {
     pub email_contents_pruned: u32,
     /// Finished outbox rows pruned.
     pub outbox_rows_pruned: u32,
+    /// Sign-in limiter counters whose window is over, deleted (expired admin sessions go with
+    /// them).
+    pub login_limits_pruned: u32,
     /// Outbound webhook deliveries sent to the queue again (past due, their message lost).
     pub webhooks_reenqueued: u32,
     /// Whether the outbox had due work and no alarm (or a stuck one), and was re-armed.
@@ -193,6 +197,17 @@ async fn retention(t: &mut Tick<'_>) -> Result<()> {
     t.report.rows_read += read;
     t.report.outbox_rows_pruned =
         crate::outbox::client::prune(t.env, t.cut.outbox_before_ms, t.cfg.batch).await?;
+    // Limiter counters whose window is over count nothing: the table holds live windows only.
+    let limits = crate::platform::config(t.env)
+        .map(|c| c.admin.limits)
+        .unwrap_or_default();
+    t.report.login_limits_pruned = crate::store::admin::prune_login_limits(
+        &t.db,
+        limits.stale_before_ms(t.now_ms),
+        t.now_ms,
+        t.cfg.batch,
+    )
+    .await?;
     Ok(())
 }
 

@@ -87,6 +87,7 @@ async fn one(env: &Env, db: &D1Database, body: &serde_json::Value) -> Result<boo
                     received_at_ms,
                     normalised: None,
                     booking_id: None,
+                    partner: None,
                 },
             )
             .await?;
@@ -111,6 +112,7 @@ async fn one(env: &Env, db: &D1Database, body: &serde_json::Value) -> Result<boo
             received_at_ms,
             normalised: None,
             booking_id: None,
+            partner: None,
         },
     )
     .await?;

@@ -13,6 +13,7 @@ import {
   postLiteapi,
   rows,
   sendThrough,
+  sweep,
   unique,
   item,
 } from "./helpers.mjs";
@@ -82,8 +83,9 @@ describe("failed-login limit (D1, exact)", () => {
     const html = await limited.text();
     expect(html).toContain('class="error"');
     expect(html).toContain("Too many sign-in attempts for this account");
+    // The account counts only the attempts its IP let through (the IP allows 20 a window).
     const [row] = await rows("SELECT attempts FROM admin_login_limits WHERE limit_key = 'account:owner'");
-    expect(row.attempts).toBe(50);
+    expect(row.attempts).toBe(20);
     // Per account: the right password from another address is refused too while the window lasts.
     expect((await attempt(OWNER, freshIp())).status).toBe(429);
     // Another account is untouched.
@@ -122,6 +124,32 @@ describe("failed-login limit (D1, exact)", () => {
     for (let i = 0; i < 6; i++) again.push((await attempt(wrong, freshIp())).status);
     expect(again).toEqual([401, 401, 401, 401, 401, 429]);
     await env.DB.prepare("DELETE FROM admin_login_limits WHERE limit_key = 'account:second'").run();
+  });
+
+  it("10,000 attempts with random names from one IP store at most 21 counters; a sweep deletes the expired windows", { timeout: 600_000 }, async () => {
+    const ip = freshIp();
+    const before = (await rows("SELECT COUNT(*) AS n FROM admin_login_limits"))[0].n;
+    const statuses = {};
+    for (let batch = 0; batch < 100; batch++) {
+      const rs = await Promise.all(
+        Array.from({ length: 100 }, (_, i) => attempt({ account: `r${batch}x${i}${unique("")}`.slice(0, 60), password: "x" }, ip)),
+      );
+      for (const r of rs) statuses[r.status] = (statuses[r.status] ?? 0) + 1;
+    }
+    expect(statuses).toEqual({ 401: 20, 429: 9_980 });
+    const after = (await rows("SELECT COUNT(*) AS n FROM admin_login_limits"))[0].n;
+    // One counter for the IP and one per name it was allowed to try (max_per_ip = 20).
+    expect(after - before).toBe(21);
+    console.log(`limiter: 10,000 attempts with random names from one IP → ${after - before} rows`);
+
+    // Expired windows go with the sweep; a live one stays.
+    const live = freshIp();
+    expect((await attempt({ account: "nobody-live", password: "x" }, live)).status).toBe(401);
+    await env.DB.prepare("UPDATE admin_login_limits SET window_start_ms = 0 WHERE limit_key NOT IN (?, 'account:nobody-live')").bind(`ip:${live}`).run();
+    // A tick deletes at most SWEEP_BATCH of them (earlier tests left more): tick until none is left.
+    for (let tick = 0; tick < 5 && (await rows("SELECT 1 FROM admin_login_limits WHERE window_start_ms = 0")).length; tick++) await sweep();
+    expect(await rows("SELECT limit_key FROM admin_login_limits WHERE window_start_ms = 0")).toEqual([]);
+    expect(await rows("SELECT limit_key FROM admin_login_limits WHERE limit_key = ?", `ip:${live}`)).toHaveLength(1);
   });
 
   it("a name that cannot be an account is counted, never stored raw, and answers like a wrong password", async () => {
@@ -428,6 +456,51 @@ describe("pages", () => {
     const ids = (html) => [...html.matchAll(/<span class="muted">(evt_burst_[^<]+)<\/span>/g)].map((m) => m[1]);
     expect(new Set([...ids(first), ...ids(second)]).size).toBe(150);
     expect((await get("/admin/events?before=12", cookie)).status).toBe(400);
+  });
+
+  it("raw bodies: 101 maximal bodies of quotes keep the events page and the timeline under 512 KiB; each whole body is its own download", { timeout: 180_000 }, async () => {
+    // 256 KiB of `"` (the production MAX_WEBHOOK_BODY_BYTES), each `"` six bytes once escaped:
+    // whole, 101 of them would be ~160 MB of HTML.
+    const quotes = '"'.repeat(262_144);
+    const at = Date.UTC(2020, 6, 1, 12, 0, 0);
+    const bookingId = unique("BK_big_");
+    await env.DB.prepare("INSERT INTO contacts (email, first_name, last_name, created_at_ms, updated_at_ms) VALUES (?1, 'Big', 'Bodies', ?2, ?2) ON CONFLICT(email) DO NOTHING").bind(`${bookingId.toLowerCase()}@example.com`, at).run();
+    await env.DB.prepare("INSERT INTO bookings (booking_id, source, kind, contact_email, status, details_json, created_at_ms, updated_at_ms) VALUES (?1, 'liteapi', 'hotel', ?2, 'CONFIRMED', '{}', ?3, ?3)").bind(bookingId, `${bookingId.toLowerCase()}@example.com`, at).run();
+    for (let i = 0; i < 101; i++) {
+      const body = i === 0 ? `{"big": ${JSON.stringify("x".repeat(262_000))}}` : quotes;
+      await env.DB.prepare("INSERT INTO raw_events (source, event_id, event_name, status, headers_json, body, received_at_ms, booking_id) VALUES ('stripe', ?1, 'charge.refunded', 'ignored', '{}', ?2, ?3, ?4)").bind(unique("evt_big_"), body, at + i, bookingId).run();
+    }
+    const { cookie } = await signIn();
+    const events = await get("/admin/events?source=stripe&status=ignored&date=2020-07-01", cookie);
+    expect(events.status).toBe(200);
+    const html = await events.text();
+    expect([...html.matchAll(/class="event"/g)].length).toBe(100);
+    const bytes = new TextEncoder().encode(html).length;
+    console.log(`admin events page over 101 bodies of 256 KiB of quotes: ${bytes} bytes of HTML`);
+    expect(bytes).toBeLessThan(512 * 1024);
+    expect(html).toContain("261644 more characters");
+    const timeline = await (await get(`/admin/booking?id=${bookingId}`, cookie)).text();
+    const timelineBytes = new TextEncoder().encode(timeline).length;
+    console.log(`admin timeline with 101 such raw events: ${timelineBytes} bytes of HTML`);
+    expect(timelineBytes).toBeLessThan(512 * 1024);
+    expect([...timeline.matchAll(/class="body-link"/g)].length).toBe(101);
+
+    // The whole body, on its own: streamed, a download, nothing that runs.
+    const [first, second] = await rows("SELECT id FROM raw_events WHERE booking_id = ? ORDER BY received_at_ms LIMIT 2", bookingId);
+    const whole = await get(`/admin/events/body?id=${second.id}`, cookie);
+    expect(whole.status).toBe(200);
+    expect(whole.headers.get("content-type")).toBe("text/plain; charset=utf-8");
+    expect(whole.headers.get("content-disposition")).toBe(`attachment; filename="raw-event-${second.id}.txt"`);
+    expect(whole.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(whole.headers.get("content-security-policy")).toContain("sandbox");
+    expect(await whole.text()).toBe(quotes);
+    const json = await get(`/admin/events/body?id=${first.id}`, cookie);
+    expect(json.headers.get("content-type")).toBe("application/json; charset=utf-8");
+    expect((await json.json()).big).toHaveLength(262_000);
+    // Signed in only; unknown ids are a 404 page.
+    expect((await get(`/admin/events/body?id=${second.id}`)).status).toBe(303);
+    expect((await get("/admin/events/body?id=999999999", cookie)).status).toBe(404);
+    expect((await get("/admin/events/body?id=x", cookie)).status).toBe(400);
   });
 
   it("errors on admin pages are pages: a form body too large answers a 413 page", async () => {

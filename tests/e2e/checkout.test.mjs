@@ -2,7 +2,7 @@
 // attempt only, no email once booked, holds with signed single-use owner actions.
 import { env, introspectWorkflowInstance, SELF } from "cloudflare:test";
 import { describe, it, expect } from "vitest";
-import { dateInDays, instanceIdFor, outboxStub, postLiteapi, rows, unique } from "./helpers.mjs";
+import { dateInDays, formNonce, instanceIdFor, outboxStub, postLiteapi, rows, submitActionForm, unique } from "./helpers.mjs";
 import { postStripe } from "./compensation-helpers.mjs";
 
 /** A liteAPI booking.prebook with a guest (request.holder) and a transaction id. */
@@ -148,11 +148,11 @@ describe("card testing", () => {
     expect(await rows("SELECT status FROM holds WHERE hold_id = ?", holdId)).toEqual([{ status: "held" }]);
     expect(await rows("SELECT COUNT(*) AS n FROM owner_actions WHERE hold_id = ?", holdId)).toEqual([{ n: 0 }]);
 
-    const [a, b] = await Promise.all([SELF.fetch(funds, { method: "POST" }), SELF.fetch(funds, { method: "POST" })]);
+    const [a, b] = await Promise.all([submitActionForm(funds), submitActionForm(funds)]);
     expect([a.status, b.status].sort()).toEqual([200, 410]);
-    const again = await SELF.fetch(funds, { method: "POST" });
+    const again = await submitActionForm(funds);
     expect(again.status).toBe(410);
-    const other = await SELF.fetch(links[1], { method: "POST" });
+    const other = await submitActionForm(links[1]);
     expect(other.status).toBe(409);
 
     const [hold] = await rows("SELECT status, action, prebook_id FROM holds WHERE hold_id = ?", holdId);
@@ -163,6 +163,53 @@ describe("card testing", () => {
     const mail = await queuedEmail(sent[0].dedupe_key);
     expect(mail.text).toMatch(/insufficient funds|available (balance|credit)/i);
     expect(mail.html).not.toContain("/actions/");
+  });
+
+  it("links act only from their own page: a bare, cross-site, foreign-origin or wrong-nonce POST changes nothing and shows the page again; the page's form acts once; its nonce replayed does nothing", async () => {
+    const { outputs } = await cardTestingHold();
+    const key = outputs.flatMap((o) => o.emails).find(([k]) => k.startsWith("owner_checkout_hold:"))[0];
+    const holdId = key.split(":")[1];
+    const alert = await queuedEmail(key);
+    const [funds, security] = [...new Set([...alert.html.matchAll(/https:\/\/engine\.test\/actions\/[A-Za-z0-9_.-]+/g)].map((m) => m[0]))];
+    const page = await SELF.fetch(funds);
+    expect(page.headers.get("content-security-policy")).toMatch(/default-src 'none'.*form-action 'self'.*frame-ancestors 'none'/);
+    expect(page.headers.get("referrer-policy")).toBe("same-origin");
+    const nonce = formNonce(await page.text());
+    expect(nonce).toMatch(/^\d+\.[A-Za-z0-9_-]+$/);
+    const otherNonce = formNonce(await (await SELF.fetch(security)).text());
+
+    const refused = [
+      // A link scanner: no page visited, no Origin, no nonce.
+      () => SELF.fetch(funds, { method: "POST" }),
+      // The right nonce, posted from another site.
+      () => submitActionForm(funds, { nonce, headers: { "sec-fetch-site": "cross-site", origin: "https://evil.example" } }),
+      () => submitActionForm(funds, { nonce, headers: { origin: "https://evil.example" } }),
+      () => submitActionForm(funds, { nonce, headers: { origin: "null" } }),
+      () => submitActionForm(funds, { nonce, headers: { "sec-fetch-site": "same-site" } }),
+      // The nonce of another link's page, a made-up one, an expired one.
+      () => submitActionForm(funds, { nonce: otherNonce }),
+      () => submitActionForm(funds, { nonce: "1700000000.AAAA" }),
+      () => submitActionForm(funds, { nonce: `${Math.floor(Date.now() / 1000) - 3600}.${nonce.split(".")[1]}` }),
+    ];
+    for (const post of refused) {
+      const r = await post();
+      expect(r.status).toBe(403);
+      const html = await r.text();
+      expect(html).toContain("Nothing was done.");
+      expect(formNonce(html)).not.toBeNull();
+    }
+    expect(await rows("SELECT status FROM holds WHERE hold_id = ?", holdId)).toEqual([{ status: "held" }]);
+    expect(await rows("SELECT COUNT(*) AS n FROM owner_actions WHERE hold_id = ?", holdId)).toEqual([{ n: 0 }]);
+    expect(await rows("SELECT COUNT(*) AS n FROM emails WHERE substr(dedupe_key, 1, 17) = 'checkout_declined' AND dedupe_key LIKE ?", `%${holdId}%`)).toEqual([{ n: 0 }]);
+
+    // The page's own form acts, once.
+    const acted = await submitActionForm(funds, { nonce });
+    expect(acted.status).toBe(200);
+    expect(await rows("SELECT status, action FROM holds WHERE hold_id = ?", holdId)).toEqual([{ status: "acted", action: "send_insufficient_funds" }]);
+    // The same nonce again: the link is spent.
+    const replayed = await submitActionForm(funds, { nonce });
+    expect(replayed.status).toBe(410);
+    expect(await rows("SELECT COUNT(*) AS n FROM owner_actions WHERE hold_id = ?", holdId)).toEqual([{ n: 1 }]);
   });
 
   it("a tampered, foreign or expired link gets a refusal page and nothing happens", async () => {

@@ -6,7 +6,7 @@ import { env, introspectWorkflowInstance, SELF } from "cloudflare:test";
 import { expect } from "vitest";
 import bookError from "../fixtures/liteapi-booking-book-error.json";
 import confirmed from "../fixtures/liteapi-booking-confirmed.json";
-import { dateInDays, instanceIdFor, outboxStub, postLiteapi, rows, unique } from "./helpers.mjs";
+import { dateInDays, instanceIdFor, outboxStub, postLiteapi, rows, submitActionForm, unique } from "./helpers.mjs";
 
 /** The ids of one paid checkout: prebook, client reference, Stripe payment intent, guest. */
 export function checkout() {
@@ -18,6 +18,31 @@ export function checkout() {
     email: `guest${n}@example.com`,
     bookingId: `BK_${n}`,
   };
+}
+
+/**
+ * The checkout as liteAPI reports it first (`booking.prebook` with the transaction id and client
+ * reference): its attempt is recorded as liteAPI's, which is what lets a liteAPI failure refund the
+ * payment automatically (a payment no checkout or booking of the failing source records waits for
+ * the owner). The prebook's own journey then waits its 20 minutes; this returns once the attempt
+ * is stored.
+ */
+export async function recordCheckout(c) {
+  const eventId = unique("evt_pb_");
+  const body = JSON.stringify({
+    event_id: eventId,
+    event_name: "booking.prebook",
+    sandbox: false,
+    request: JSON.stringify({ offerId: "OFFER", usePaymentSdk: true, clientReference: c.reference, holder: { firstName: "Testa", lastName: "Guestington", email: c.email } }),
+    response: JSON.stringify({ data: { prebookId: c.prebookId, hotelId: "lp_fake_1001", checkin: dateInDays(30), checkout: dateInDays(33), currency: "EUR", price: 540, transactionId: c.pi } }),
+  });
+  const r = await postLiteapi(body);
+  expect(r.status, await r.clone().text()).toBe(202);
+  for (let i = 0; i < 400; i++) {
+    if ((await rows("SELECT 1 FROM checkout_attempts WHERE prebook_id = ?", c.prebookId)).length) return c;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`the prebook of ${c.prebookId} was not recorded`);
 }
 
 /** A liteAPI `booking.book_error` for the checkout (fixture shape, its ids). */
@@ -179,10 +204,11 @@ export function refundLinks(text) {
   return { now, handled };
 }
 
-/** GET then POST an action link through the Worker. */
+/** GET an action link through the Worker. */
 export async function getLink(url) {
   return SELF.fetch(url);
 }
+/** The owner's click: the link's confirmation page, then its own form's POST (with its nonce). */
 export async function postLink(url) {
-  return SELF.fetch(url, { method: "POST" });
+  return submitActionForm(url);
 }

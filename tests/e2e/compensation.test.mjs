@@ -21,7 +21,8 @@ import {
   setRefundStatus,
   stripeRequests,
 } from "./compensation-helpers.mjs";
-import { rows, unique } from "./helpers.mjs";
+import { formNonce, rows, submitActionForm, unique } from "./helpers.mjs";
+import { SELF } from "cloudflare:test";
 
 /** A paid checkout the supplier then failed; returns its ids, compensation and owner links. */
 async function failedAfterPayment() {
@@ -120,6 +121,34 @@ describe("compensation, owner policy (the default)", () => {
     expect(after.steps.refund.claimed_by).toMatch(/^owner:/);
     expect(after.steps.refund.claimed_by).not.toBe("owner:dead");
     expect(await stripeRequests(c.pi)).toEqual([]);
+  });
+
+  it("refund links act only from their own page: a bare, cross-site or wrong-nonce POST refunds nothing and shows the page again; the form refunds once; its nonce replayed refunds nothing more", async () => {
+    const { c, comp, links } = await failedAfterPayment();
+    const nonce = formNonce(await (await SELF.fetch(links.now)).text());
+    const handledNonce = formNonce(await (await SELF.fetch(links.handled)).text());
+    for (const post of [
+      () => SELF.fetch(links.now, { method: "POST" }),
+      () => submitActionForm(links.now, { nonce, headers: { "sec-fetch-site": "cross-site" } }),
+      () => submitActionForm(links.now, { nonce, headers: { origin: "https://evil.example" } }),
+      () => submitActionForm(links.now, { nonce: handledNonce }),
+      () => submitActionForm(links.now, { nonce: null }),
+    ]) {
+      const r = await post();
+      expect(r.status).toBe(403);
+      const html = await r.text();
+      expect(html).toContain("Nothing was done.");
+      expect(html).toContain(comp.compensation_id);
+    }
+    expect(await stripeRequests(c.pi)).toEqual([]);
+    expect(await rows("SELECT COUNT(*) AS n FROM owner_actions WHERE hold_id = ?", comp.compensation_id)).toEqual([{ n: 0 }]);
+    expect((await compensationOf(c)).steps.refund.status).toBe("awaiting_owner");
+
+    const acted = await submitActionForm(links.now, { nonce });
+    expect(acted.status, await acted.clone().text()).toBe(200);
+    expect(await refundPosts(c.pi)).toHaveLength(1);
+    expect((await submitActionForm(links.now, { nonce })).status).toBe(410);
+    expect(await refundPosts(c.pi)).toHaveLength(1);
   });
 
   it("a tampered, foreign or unknown refund link changes nothing", async () => {

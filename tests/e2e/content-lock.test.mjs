@@ -16,7 +16,7 @@ import {
   unique,
 } from "./helpers.mjs";
 
-const OPERATOR = "Bearer test-operator-token";
+const OPERATOR = "Bearer test-operator-token-0123456789abcdef";
 
 /** A future liteAPI booking whose hotel and guest are called as given; waits for its journey. */
 async function bookAs({ hotel, firstName, lastName }) {

@@ -50,7 +50,14 @@ export async function engineTestConfig({ include, bindings = () => ({}) }) {
             OUTBOX_MAX_ATTEMPTS: "6",
             MAX_WEBHOOK_BODY_BYTES: "65536",
             DUFFEL_WEBHOOK_SECRETS: "test-duffel-old-secret test-duffel-secret",
-            GENERIC_WEBHOOK_SECRETS: "whsec_dGVzdC1nZW5lcmljLXNlY3JldC0wMTIzNDU2Nzg5",
+            // The generic source's partners: the unnamed secret is partner "default" (the form
+            // before partners); "acme" holds two keys (rotation), "globex" one.
+            GENERIC_WEBHOOK_SECRETS: [
+              "whsec_dGVzdC1nZW5lcmljLXNlY3JldC0wMTIzNDU2Nzg5",
+              "acme=whsec_dGVzdC1wYXJ0bmVyLWFjbWUta2V5LW9uZS0wMTIzNDU2",
+              "acme=whsec_dGVzdC1wYXJ0bmVyLWFjbWUta2V5LXR3by0wMTIzNDU2",
+              "globex=whsec_dGVzdC1wYXJ0bmVyLWdsb2JleC1rZXktMDEyMzQ1Njc=",
+            ].join(" "),
             DUFFEL_API_BASE_URL: `http://127.0.0.1:${inject("supplierApiPort")}`,
             DUFFEL_API_TOKEN: "test-duffel-token",
             LITEAPI_DATA_BASE_URL: `http://127.0.0.1:${inject("supplierApiPort")}`,
@@ -64,7 +71,7 @@ export async function engineTestConfig({ include, bindings = () => ({}) }) {
             ACTION_SIGNING_KEY: "test-action-signing-key-0123456789abcdef",
             PUBLIC_BASE_URL: "https://engine.test",
             BOOKING_SITE_URL: "https://book.example.com",
-            OPERATOR_TOKEN: "test-operator-token",
+            OPERATOR_TOKEN: "test-operator-token-0123456789abcdef",
             // The owner's admin: two accounts (tests/e2e/admin.test.mjs), default limits.
             ADMIN_ACCOUNTS: [adminEntry("owner", "test-admin-password-1"), adminEntry("second", "test-admin-password-2")].join(","),
             UNSUBSCRIBE_SIGNING_KEY: "test-unsubscribe-signing-key-0123456789abcdef",

@@ -56,7 +56,7 @@ async function runGeneric(payload) {
 }
 
 describe("flights", () => {
-  it("an airline schedule change sends one urgent email with old and new times; repeats and status moves send none", async () => {
+  it("an airline schedule change sends one urgent email with old and new times; repeats send none, another source's status move changes nothing", async () => {
     const order = unique("ord_");
     const booked = await runDuffel(orderEvent(order));
     expect(booked.emails).toEqual([[`flight_confirmation:${order}`, "enqueued"]]);
@@ -74,10 +74,13 @@ describe("flights", () => {
     expect(again.emails).toEqual([]);
     expect(again.skipped).toEqual([["flight_changed", "no traveller-visible change"]]);
 
-    // A status-only move (CONFIRMED → TICKETED) never produces a "changed" email.
+    // A status move from another source (the generic one) is not Duffel's word on its order:
+    // refused, nothing changes (a status-only move of a source's own booking never emails either,
+    // tests/e2e/ownership.test.mjs).
     const status = await runGeneric({ type: "status_changed", data: { booking_id: order, status: "TICKETED" } });
     expect(status.emails).toEqual([]);
-    expect(await rows("SELECT status FROM bookings WHERE booking_id = ?", order)).toEqual([{ status: "TICKETED" }]);
+    expect(status.skipped[0][1]).toMatch(/^refused: booking .* belongs to duffel/);
+    expect(await rows("SELECT status FROM bookings WHERE booking_id = ?", order)).toEqual([{ status: "CONFIRMED" }]);
     const all = await rows("SELECT kind FROM emails WHERE booking_id = ? ORDER BY id", order);
     expect(all.map((r) => r.kind)).toEqual(["flight_confirmation", "flight_changed"]);
   });

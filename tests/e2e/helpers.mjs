@@ -183,11 +183,25 @@ export async function postDuffel(body, { signature } = {}) {
 
 export const GENERIC_SECRET = "whsec_dGVzdC1nZW5lcmljLXNlY3JldC0wMTIzNDU2Nzg5";
 
+/** The generic source's partners of the test configuration (engine-config.mjs) and their keys. */
+export const PARTNERS = {
+  acme: ["whsec_dGVzdC1wYXJ0bmVyLWFjbWUta2V5LW9uZS0wMTIzNDU2", "whsec_dGVzdC1wYXJ0bmVyLWFjbWUta2V5LXR3by0wMTIzNDU2"],
+  globex: ["whsec_dGVzdC1wYXJ0bmVyLWdsb2JleC1rZXktMDEyMzQ1Njc="],
+};
+
+/** The Journey instance id of an event, as `InstanceId::for_event` derives it (src/domain/ids.rs). */
+export async function instanceIdOf(source, eventId) {
+  const direct = `e-${source}-x-${eventId}`;
+  if (/^[A-Za-z0-9_-]+$/.test(eventId) && direct.length <= 100) return direct;
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", enc.encode(eventId)));
+  return `e-${source}-h-${[...digest].map((b) => b.toString(16).padStart(2, "0")).join("")}`;
+}
+
 /** Posts a Standard Webhooks delivery to /webhooks/generic, signed with `secret`. */
-export async function postGeneric(body, { id = unique("msg_"), secret = GENERIC_SECRET, t = Math.floor(Date.now() / 1000) } = {}) {
+export async function postGeneric(body, { id = unique("msg_"), secret = GENERIC_SECRET, t = Math.floor(Date.now() / 1000), extraSignatures = [] } = {}) {
   const key = Uint8Array.from(atob(secret.replace(/^whsec_/, "")), (c) => c.charCodeAt(0));
   const mac = await hmac(key, `${id}.${t}.${body}`);
-  const signature = `v1,${btoa(String.fromCharCode(...mac))}`;
+  const signature = [...extraSignatures, `v1,${btoa(String.fromCharCode(...mac))}`].join(" ");
   const response = await SELF.fetch("https://engine.test/webhooks/generic", {
     method: "POST",
     headers: {
@@ -378,7 +392,33 @@ export async function adminPage(path, cookie) {
 export function operatorRoute(provider, action, minutes) {
   return SELF.fetch("https://engine.test/admin/outbox/provider", {
     method: "POST",
-    headers: { authorization: "Bearer test-operator-token", "content-type": "application/json" },
+    headers: { authorization: "Bearer test-operator-token-0123456789abcdef", "content-type": "application/json" },
     body: JSON.stringify(minutes === undefined ? { provider, action } : { provider, action, minutes }),
+  });
+}
+
+/** The nonce in a confirmation page's form, or null when the page has no form. */
+export function formNonce(html) {
+  return /name="nonce" value="([^"]+)"/.exec(html)?.[1] ?? null;
+}
+
+/**
+ * Posts an owner action link as its confirmation page's own form does: opens the page (GET),
+ * then POSTs the nonce it carries from this site (`Origin`, `Sec-Fetch-Site: same-origin`).
+ * `nonce` / `headers` override what is sent (to forge a post).
+ */
+export async function submitActionForm(url, { nonce, headers = {} } = {}) {
+  const page = await SELF.fetch(url);
+  const carried = nonce === undefined ? formNonce(await page.text()) : nonce;
+  const body = carried === null ? "" : new URLSearchParams({ nonce: carried }).toString();
+  return SELF.fetch(url, {
+    method: "POST",
+    headers: {
+      "content-type": "application/x-www-form-urlencoded",
+      origin: new URL(url).origin,
+      "sec-fetch-site": "same-origin",
+      ...headers,
+    },
+    body,
   });
 }

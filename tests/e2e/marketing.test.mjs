@@ -26,7 +26,7 @@ import {
   unique,
 } from "./helpers.mjs";
 
-const OPERATOR_TOKEN = "test-operator-token";
+const OPERATOR_TOKEN = "test-operator-token-0123456789abcdef";
 const UNSUBSCRIBE_KEY = "test-unsubscribe-signing-key-0123456789abcdef";
 const RESEND_SECRET = "whsec_dGVzdC1yZXNlbmQtd2ViaG9vay1zZWNyZXQtMDEyMzQ1";
 const DAY_MS = 86_400_000;

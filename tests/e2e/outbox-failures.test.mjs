@@ -21,7 +21,7 @@ import {
   unique,
 } from "./helpers.mjs";
 
-function redrive(dedupeKey, token = "test-operator-token") {
+function redrive(dedupeKey, token = "test-operator-token-0123456789abcdef") {
   return SELF.fetch("https://engine.test/admin/outbox/redrive", {
     method: "POST",
     headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
@@ -64,7 +64,7 @@ describe("outbox failures", () => {
 
     // The operator finds every dead letter, however long the queue.
     const admin = (query) =>
-      SELF.fetch(`https://engine.test/admin/outbox${query}`, { headers: { authorization: "Bearer test-operator-token" } });
+      SELF.fetch(`https://engine.test/admin/outbox${query}`, { headers: { authorization: "Bearer test-operator-token-0123456789abcdef" } });
     const dead = await (await admin("?status=dead&limit=5")).json();
     expect(dead.items.map((i) => i.dedupe_key)).toContain(key);
     expect(dead.items.every((i) => i.status === "dead")).toBe(true);

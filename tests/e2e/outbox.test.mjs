@@ -154,7 +154,7 @@ describe("outbox", () => {
     expect(state.items.find((i) => i.dedupe_key === leaky.dedupeKey).last_error).toMatch(/action/i);
     // The rendered body is kept for inspection, and the operator can read it.
     const { SELF } = await import("cloudflare:test");
-    const inspect = (key, token = "test-operator-token") =>
+    const inspect = (key, token = "test-operator-token-0123456789abcdef") =>
       SELF.fetch(`https://engine.test/admin/outbox/email?dedupe_key=${encodeURIComponent(key)}`, { headers: { authorization: `Bearer ${token}` } });
     const kept = await (await inspect(leaky.dedupeKey)).json();
     expect(kept.text).toContain("/actions/abc.def");
@@ -162,7 +162,7 @@ describe("outbox", () => {
     const missing = await inspect("booking_confirmation:nope");
     expect(missing.status).toBe(404);
     expect((await missing.json()).error).toBe("not_found");
-    const noKey = await SELF.fetch("https://engine.test/admin/outbox/email", { headers: { authorization: "Bearer test-operator-token" } });
+    const noKey = await SELF.fetch("https://engine.test/admin/outbox/email", { headers: { authorization: "Bearer test-operator-token-0123456789abcdef" } });
     expect(noKey.status).toBe(400);
     expect((await noKey.json()).field).toBe("dedupe_key");
   });

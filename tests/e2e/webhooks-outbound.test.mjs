@@ -20,7 +20,7 @@ import {
 } from "./helpers.mjs";
 import { introspectWorkflowInstance } from "cloudflare:test";
 
-const AUTH = { authorization: "Bearer test-operator-token", "content-type": "application/json" };
+const AUTH = { authorization: "Bearer test-operator-token-0123456789abcdef", "content-type": "application/json" };
 
 async function api(method, path, body) {
   const r = await SELF.fetch(`https://engine.test${path}`, {

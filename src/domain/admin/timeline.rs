@@ -60,8 +60,10 @@ pub struct Entry {
     pub facts: Vec<String>,
     /// A link to the entry's own admin page (an email), if any.
     pub link: Option<String>,
-    /// A body shown folded (a raw event's JSON), if any.
+    /// A body shown folded (a raw event's JSON, an excerpt), if any.
     pub body: Option<String>,
+    /// Where the whole body is (a raw event's own download), if any.
+    pub body_link: Option<String>,
     /// A status word for the badge (`sent`, `dead`, `rejected`, `planned`…).
     pub status: String,
 }
@@ -102,6 +104,7 @@ mod tests {
             facts: vec![],
             link: None,
             body: None,
+            body_link: None,
             status: String::new(),
         }
     }

@@ -131,6 +131,8 @@ pub struct EntryLine {
     pub facts: Vec<String>,
     pub link: Option<String>,
     pub body: Option<String>,
+    /// The whole body's own link (a raw event's download).
+    pub body_link: Option<String>,
     pub status: String,
 }
 
@@ -212,7 +214,12 @@ pub struct EventLine {
     pub event_id: String,
     pub status: String,
     pub error: String,
+    /// An excerpt of the stored body (`admin::bookings::BODY_EXCERPT_CHARS`).
     pub body: String,
+    /// The whole body's own link.
+    pub body_link: String,
+    /// Why the event was refused (it named another owner's booking), empty when it was not.
+    pub refused: String,
     pub booking: Option<String>,
 }
 

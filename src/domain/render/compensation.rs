@@ -240,6 +240,7 @@ mod tests {
             guest_name: Some("Testa Guestington".into()),
             trip: Some("Example Harbour Hotel, 2026-06-12 to 2026-06-15".into()),
             source: "liteapi".into(),
+            partner: None,
             event_id: "evt_fake_liteapi_book_error_0001".into(),
             event_name: "booking.book_error".into(),
             reason: "Room is no longer available at the hotel".into(),

@@ -1,9 +1,10 @@
 //! A rendered email → RFC 5322 bytes for SMTP (mail-builder): multipart/alternative (RFC 2046
-//! §5.1.4), RFC 2047 encoded UTF-8 headers, our own deterministic Message-ID.
+//! §5.1.4), RFC 2047 encoded UTF-8 headers, our own deterministic Message-ID, and the email's own
+//! extra headers (RFC 8058 one-click unsubscribe on marketing email), as on every other route.
 
 use super::{Branding, RenderError};
 use crate::domain::email::OutgoingEmail;
-use crate::domain::text::{header_value, SUBJECT_MAX_CHARS};
+use crate::domain::text::{header_value, HEADER_MAX_CHARS, SUBJECT_MAX_CHARS};
 
 /// Builds the RFC 5322 message for SMTP: multipart/alternative (text + HTML), encoded UTF-8
 /// headers (the subject through [`header_value`]: one line, bounded), the email's own
@@ -18,16 +19,47 @@ pub fn to_mime(
         .trim_start_matches('<')
         .trim_end_matches('>')
         .to_string();
-    let bytes = mail_builder::MessageBuilder::new()
+    let mut builder = mail_builder::MessageBuilder::new()
         .from((branding.brand.as_str(), branding.from.as_str()))
         .to(email.to.as_str())
         .subject(header_value(&email.subject, SUBJECT_MAX_CHARS))
         .message_id(message_id)
-        .date(date_unix_s)
+        .date(date_unix_s);
+    // The email's own extra headers, exactly as the main providers send them (RFC 8058's
+    // `List-Unsubscribe` / `List-Unsubscribe-Post` of marketing email): one line each, bounded
+    // when composed, never one the builder writes itself.
+    for (name, value) in &email.headers {
+        if extra_header_allowed(name) {
+            builder = builder.header(
+                name.as_str(),
+                mail_builder::headers::raw::Raw::new(header_value(value, HEADER_MAX_CHARS)),
+            );
+        }
+    }
+    let bytes = builder
         .text_body(email.text.as_str())
         .html_body(email.html.as_str())
         .write_to_vec()?;
     Ok(bytes)
+}
+
+/// A header name an email may add: a token of letters, digits and `-`, and not one the message
+/// builder sets (From, To, Subject, Message-ID, Date, MIME and content headers).
+fn extra_header_allowed(name: &str) -> bool {
+    const OWN: [&str; 8] = [
+        "from",
+        "to",
+        "subject",
+        "message-id",
+        "date",
+        "mime-version",
+        "content-type",
+        "content-transfer-encoding",
+    ];
+    !name.is_empty()
+        && name.len() <= 76
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+        && !OWN.contains(&name.to_ascii_lowercase().as_str())
 }
 
 #[cfg(test)]
@@ -54,5 +86,39 @@ mod tests {
             "{raw}"
         );
         assert!(raw.contains("text/plain") && raw.contains("text/html"));
+    }
+
+    #[test]
+    fn extra_headers_go_out_over_smtp_too() {
+        let mut e = booking_confirmation(&sample_booking(), &branding()).unwrap();
+        e.headers = vec![
+            (
+                "List-Unsubscribe".into(),
+                "<https://engine.example.com/unsubscribe/abc.def>".into(),
+            ),
+            (
+                "List-Unsubscribe-Post".into(),
+                "List-Unsubscribe=One-Click".into(),
+            ),
+            ("Subject".into(), "forged".into()),
+            ("Bad Name:".into(), "x".into()),
+            ("X-Evil".into(), "a\r\nBcc: victim@example.com".into()),
+        ];
+        let raw = String::from_utf8(to_mime(&e, &branding(), 1_767_225_600).unwrap()).unwrap();
+        assert!(
+            raw.contains("List-Unsubscribe: <https://engine.example.com/unsubscribe/abc.def>\r\n"),
+            "{raw}"
+        );
+        assert!(
+            raw.contains("List-Unsubscribe-Post: List-Unsubscribe=One-Click\r\n"),
+            "{raw}"
+        );
+        assert_eq!(raw.matches("Subject:").count(), 1, "{raw}");
+        assert!(
+            !raw.contains("forged") && !raw.contains("Bad Name"),
+            "{raw}"
+        );
+        // A value is one line: no header can be smuggled in.
+        assert!(!raw.contains("\r\nBcc:"), "{raw}");
     }
 }

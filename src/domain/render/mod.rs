@@ -85,6 +85,7 @@ pub mod cancellation;
 pub mod checkout;
 pub mod compensation;
 pub mod flight;
+pub mod foreign;
 pub mod guard;
 pub mod hotel;
 pub mod journey_failed;
@@ -101,6 +102,7 @@ pub use compensation::{
     booking_not_confirmed, owner_compensation, CompensationNotice, OwnerCompensation,
 };
 pub use flight::{flight_changed, flight_confirmation, SegmentView};
+pub use foreign::owner_foreign_event;
 pub use hotel::{
     arrival_guide, booking_confirmation, booking_updated, checkin_day, hotel_confirmation_number,
     thank_you,
@@ -117,7 +119,7 @@ pub use sweep_summary::{owner_sweep_summary, RepairLine};
 pub(crate) use pages::fallback_page;
 pub use pages::{
     action_confirm_page, action_result_page, refund_confirm_page, unsubscribe_confirm_page,
-    unsubscribe_result_page,
+    unsubscribe_result_page, ConfirmForm,
 };
 pub use text::plain_instructions;
 

@@ -26,7 +26,7 @@ struct ActionConfirmPage<'a> {
     dates: Option<String>,
     price: Option<String>,
     prebook_id: &'a str,
-    post_url: &'a str,
+    form: &'a ConfirmForm<'a>,
 }
 
 /// An outcome page: a title, one message, and the brand when the page shows one.
@@ -82,6 +82,16 @@ fn effect(action: OwnerAction, email: Option<&str>) -> String {
     }
 }
 
+/// The form of a link's confirmation page: where it posts, the nonce of this render
+/// ([`crate::domain::action_token::form_nonce`]), and a notice when the page is shown again
+/// because a post was refused (it did not come from this page, or its form had expired).
+#[derive(Debug, Clone, Copy)]
+pub struct ConfirmForm<'a> {
+    pub post_url: &'a str,
+    pub nonce: &'a str,
+    pub notice: Option<&'a str>,
+}
+
 #[derive(Template)]
 #[template(path = "refund_confirm.html")]
 struct RefundConfirmPage<'a> {
@@ -91,18 +101,18 @@ struct RefundConfirmPage<'a> {
     refund_status: &'static str,
     amount: Option<String>,
     error: Option<&'a str>,
-    post_url: &'a str,
+    form: &'a ConfirmForm<'a>,
 }
 
 /// The page a compensation's one-click link opens (`GET`): the compensation's facts, the refund
-/// step as recorded, and **one** `POST` form to `post_url` performing `action`
+/// step as recorded, and **one** `POST` form (`form`: its URL and nonce) performing `action`
 /// ([`OwnerAction::RefundNow`] or [`OwnerAction::RefundHandled`]). Changes nothing. Every value
 /// is HTML-escaped.
 pub fn refund_confirm_page(
     c: &CompensationRow,
     refund: &StepRow,
     action: OwnerAction,
-    post_url: &str,
+    form: &ConfirmForm<'_>,
 ) -> String {
     let page = RefundConfirmPage {
         label: action.label(),
@@ -114,14 +124,14 @@ pub fn refund_confirm_page(
             _ => None,
         },
         error: refund.error.as_deref(),
-        post_url,
+        form,
     };
     page.render()
         .unwrap_or_else(|e| fallback_page("Confirm this action", &e.to_string()))
 }
 
-/// The page a one-click link opens (`GET`): the hold's facts and **one** `POST` form to
-/// `post_url` whose button performs `action`. Opening it changes nothing (mail scanners pre-fetch
+/// The page a one-click link opens (`GET`): the hold's facts and **one** `POST` form (to
+/// `form.post_url`, carrying `form.nonce`) whose button performs `action`. Opening it changes nothing (mail scanners pre-fetch
 /// links). `reason` is the hold's risk in plain words; `email` the customer's address as stored.
 /// Every value is HTML-escaped.
 pub fn action_confirm_page(
@@ -130,7 +140,7 @@ pub fn action_confirm_page(
     a: &CheckoutAttempt,
     email: Option<&str>,
     action: OwnerAction,
-    post_url: &str,
+    form: &ConfirmForm<'_>,
 ) -> String {
     let email = non_empty(email).or(a.email.as_ref().map(EmailAddress::as_str));
     let page = ActionConfirmPage {
@@ -144,7 +154,7 @@ pub fn action_confirm_page(
         dates: checkout_dates(a),
         price: money(&a.price),
         prebook_id: &a.prebook_id,
-        post_url,
+        form,
     };
     page.render()
         .unwrap_or_else(|e| fallback_page("Confirm this action", &e.to_string()))

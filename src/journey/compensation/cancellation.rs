@@ -51,12 +51,6 @@ pub(super) async fn open_for_cancellation(
         .into_iter()
         .flatten()
         .collect();
-    let Some(payment) = store::compensation::find_payment(&db, &intents, &references).await? else {
-        return Ok(None);
-    };
-    if !payment.outcome.is_paid() {
-        return Ok(None);
-    }
     let Some(id) = compensation_id(
         b.prebook_id.as_deref(),
         b.client_reference.as_deref().or(reference.as_deref()),
@@ -64,6 +58,29 @@ pub(super) async fn open_for_cancellation(
     ) else {
         return Ok(None);
     };
+    // Only a payment nothing links to another source or partner (this cancellation's own
+    // booking was checked before the journey acted on it).
+    let owner = params.owner();
+    let Some(payment) =
+        store::compensation::find_payment_for(&db, &intents, &references, &owner, &id).await?
+    else {
+        return Ok(None);
+    };
+    if !payment.outcome.is_paid() {
+        return Ok(None);
+    }
+    // A compensation of these ids opened by another owner is not this cancellation's to take.
+    if let Some(row) = store::ownership::compensation(&db, &id).await? {
+        if let crate::domain::ownership::Verdict::Foreign { reason } =
+            row.verdict(&owner, &format!("compensation {id}"))
+        {
+            worker::console_warn!(
+                "cancellation of {}: {reason}; no refund opened",
+                c.booking_id
+            );
+            return Ok(None);
+        }
+    }
     let fee = c.cancellation_fee.as_ref();
     let reason = if c.with_charges {
         "the supplier cancelled the booking with charges"
@@ -83,6 +100,7 @@ pub(super) async fn open_for_cancellation(
             guest_name: None,
             trip: b.trip.as_deref(),
             source: params.source.as_str(),
+            partner: owner.partner_column(),
             event_id: params.event_id.as_str(),
             event_name: &params.event_name,
             reason,

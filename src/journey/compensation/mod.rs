@@ -26,6 +26,7 @@ use crate::domain::email::EmailKind;
 use crate::domain::event::{
     BookingFailure, Cancellation, EmailAddress, JourneyParams, Money, RefundUpdate,
 };
+use crate::domain::ownership::Verdict;
 use crate::domain::render::{self, guard::guarded};
 use crate::domain::text::step_part;
 use crate::platform::now_ms;
@@ -56,6 +57,10 @@ struct Opened {
     id: String,
     booking_id: Option<String>,
     payment_known: bool,
+    /// `(record, reason)` when the failure names a booking, checkout or compensation of another
+    /// source or partner: nothing was opened (`super::foreign`).
+    #[serde(default)]
+    foreign: Option<(String, String)>,
 }
 
 /// The supplier failed a booking: open (or find) its compensation and undo every step.
@@ -89,6 +94,10 @@ pub async fn booking_failed(
         }
     };
     let mut opened: Opened = open_step(format!("compensation open {}", step_part(&id))).await?;
+    if let Some((record, reason)) = &opened.foreign {
+        super::foreign::refuse(step, env, params, record, reason, &mut out).await?;
+        return Ok(out);
+    }
     if !opened.payment_known {
         // Webhooks are unordered: give the payment record a fixed time (from the event's receipt,
         // never from a clock read after the sleep) to arrive, then look once more.
@@ -113,6 +122,14 @@ async fn open_for_failure(
     params: &JourneyParams,
 ) -> Result<Opened> {
     let db = env.d1(DB_BINDING)?;
+    if let Some(foreign) = super::foreign::failure(&db, params, f, id).await? {
+        return Ok(Opened {
+            id: id.to_string(),
+            booking_id: None,
+            payment_known: false,
+            foreign: Some(foreign),
+        });
+    }
     let attempt = match f.prebook_id.as_deref() {
         Some(p) => store::checkout::get(&db, p).await?,
         None => None,
@@ -147,6 +164,7 @@ async fn open_for_failure(
             guest_name: name.as_deref(),
             trip: f.description.as_deref(),
             source: params.source.as_str(),
+            partner: params.owner().partner_column(),
             event_id: params.event_id.as_str(),
             event_name: &params.event_name,
             reason: &f.reason,
@@ -165,10 +183,14 @@ async fn open_for_failure(
         payment_known: payment_of(&db, &row)
             .await?
             .is_some_and(|p| p.outcome.is_paid()),
+        foreign: None,
     })
 }
 
-/// The checkout attempt's transaction id and client reference, with the compensation's own.
+/// The payment of compensation `c`: found through its checkout attempt's transaction id and
+/// client reference and its own, and only one the compensation's owner may refund
+/// ([`store::compensation::find_payment_for`]: nothing recorded links it to another source or
+/// partner).
 async fn payment_of(db: &D1Database, c: &CompensationRow) -> Result<Option<PaymentFacts>> {
     let attempt = match c.prebook_id.as_deref() {
         Some(p) => store::checkout::get_ids(db, p).await?,
@@ -183,7 +205,12 @@ async fn payment_of(db: &D1Database, c: &CompensationRow) -> Result<Option<Payme
         .into_iter()
         .flatten()
         .collect();
-    store::compensation::find_payment(db, &intents, &references).await
+    let Some(owner) = crate::domain::ownership::Owner::stored(&c.source, c.partner.as_deref())
+    else {
+        return Ok(None);
+    };
+    store::compensation::find_payment_for(db, &intents, &references, &owner, &c.compensation_id)
+        .await
 }
 
 /// Steps 1–5 of a supplier failure, each a Workflow step recorded in D1.
@@ -288,11 +315,24 @@ async fn close_and_withdraw(env: &Env, id: &str, at: i64) -> Result<bool> {
     let now = now_or(at);
     // The booking event may have been recorded since the compensation opened (the two journeys
     // ran side by side): look again by prebook id before deciding there is none.
+    let owner = crate::domain::ownership::Owner::stored(&c.source, c.partner.as_deref());
     let booking_id = match c.booking_id.clone() {
         Some(b) => Some(b),
         None => match c.prebook_id.as_deref() {
             Some(p) => {
-                let found = store::bookings::by_prebook(&db, p).await?;
+                // Only a booking of the compensation's own owner: another source's booking that
+                // happens to carry this prebook id is not this compensation's to close.
+                let found = match store::bookings::by_prebook(&db, p).await? {
+                    Some(b) => match (store::ownership::booking(&db, &b).await?, &owner) {
+                        (Some(row), Some(owner))
+                            if row.verdict(owner, "booking") == Verdict::Own =>
+                        {
+                            Some(b)
+                        }
+                        _ => None,
+                    },
+                    None => None,
+                };
                 if let Some(b) = &found {
                     store::compensation::attach_booking(&db, id, b).await?;
                 }
@@ -393,10 +433,12 @@ async fn confirmation_sent(db: &D1Database, booking_id: &str) -> Result<bool> {
 }
 
 /// A booking journey's check before it confirms anything: is this booking (by id, prebook id or
-/// client reference) being compensated? If so the booking is recorded closed (`FAILED`) and the
-/// compensation learns its booking id; returns the compensation id.
+/// client reference) being compensated by its own owner? If so the booking is recorded closed
+/// (`FAILED`) and the compensation learns its booking id; returns the compensation id. Another
+/// source's or partner's compensation never closes it (a client reference alone is no proof).
 pub(crate) async fn closed_by_compensation(
     db: &D1Database,
+    owner: &crate::domain::ownership::Owner,
     booking_id: &str,
     prebook_id: Option<&str>,
     client_reference: Option<&str>,
@@ -409,6 +451,15 @@ pub(crate) async fn closed_by_compensation(
         return Ok(None);
     };
     if c.cause != Cause::SupplierFailed {
+        return Ok(None);
+    }
+    if crate::domain::ownership::Owner::stored(&c.source, c.partner.as_deref()).as_ref()
+        != Some(owner)
+    {
+        worker::console_warn!(
+            "booking {booking_id}: compensation {} belongs to another source or partner; not closing",
+            c.compensation_id
+        );
         return Ok(None);
     }
     store::compensation::attach_booking(db, &c.compensation_id, booking_id).await?;

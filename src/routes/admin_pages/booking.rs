@@ -68,15 +68,22 @@ pub fn timeline_entries(t: &db::TimelineRows) -> Vec<Entry> {
         )],
         link: None,
         body: None,
+        body_link: None,
         status: b.status.clone(),
     });
     for e in &t.raw_events {
         let mut facts = vec![format!("event id {}", e.event_id.as_deref().unwrap_or("-"))];
+        if let Some(p) = &e.partner {
+            facts.push(format!("signed by partner {p}"));
+        }
         if let Some(i) = &e.instance_id {
             facts.push(format!("journey instance {i}"));
         }
         if let Some(err) = &e.error {
             facts.push(format!("error: {err}"));
+        }
+        if let Some(why) = &e.refused_reason {
+            facts.push(format!("refused, nothing changed: {why}"));
         }
         out.push(Entry {
             at_ms: e.received_at_ms,
@@ -88,7 +95,8 @@ pub fn timeline_entries(t: &db::TimelineRows) -> Vec<Entry> {
             ),
             facts,
             link: None,
-            body: Some(e.body.clone()),
+            body: Some(excerpt(&e.body, e.body_chars)),
+            body_link: Some(format!("/admin/events/body?id={}", e.id)),
             status: e.status.clone(),
         });
     }
@@ -120,6 +128,7 @@ pub fn timeline_entries(t: &db::TimelineRows) -> Vec<Entry> {
             facts,
             link: None,
             body: None,
+            body_link: None,
             status: p.status.clone(),
         });
     }
@@ -154,6 +163,7 @@ pub fn timeline_entries(t: &db::TimelineRows) -> Vec<Entry> {
             facts,
             link: Some(email_link(&e.dedupe_key)),
             body: None,
+            body_link: None,
             status: e.status.clone(),
         });
     }
@@ -169,6 +179,7 @@ pub fn timeline_entries(t: &db::TimelineRows) -> Vec<Entry> {
                 .collect(),
             link: None,
             body: None,
+            body_link: None,
             status: h.status.clone(),
         });
     }
@@ -184,6 +195,7 @@ pub fn timeline_entries(t: &db::TimelineRows) -> Vec<Entry> {
             )],
             link: None,
             body: None,
+            body_link: None,
             status: c.state.clone(),
         });
     }
@@ -195,6 +207,7 @@ pub fn timeline_entries(t: &db::TimelineRows) -> Vec<Entry> {
             facts: vec![],
             link: None,
             body: None,
+            body_link: None,
             status: "published".into(),
         });
     }
@@ -271,6 +284,7 @@ pub async fn booking(req: Request, env: &Env) -> Answer {
             facts: e.facts,
             link: e.link,
             body: e.body,
+            body_link: e.body_link,
             status: e.status,
         })
         .collect();
@@ -447,4 +461,18 @@ pub async fn email_html(req: Request, env: &Env) -> Answer {
         .with_header("content-security-policy", EMAIL_CSP)
         .with_header("x-content-type-options", "nosniff")
         .into_response()?)
+}
+
+/// A raw body's excerpt as a page shows it: the characters SQL cut, and a note of how many more
+/// the whole body (its own link) has.
+pub(super) fn excerpt(body: &str, total_chars: i64) -> String {
+    let shown = body.chars().count() as i64;
+    if total_chars > shown {
+        format!(
+            "{body}… ({} more characters: open the whole body)",
+            total_chars - shown
+        )
+    } else {
+        body.to_string()
+    }
 }

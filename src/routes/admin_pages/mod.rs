@@ -128,6 +128,7 @@ pub fn is_page_path(path: &str) -> bool {
             | "/admin/holds"
             | "/admin/holds/act"
             | "/admin/events"
+            | "/admin/events/body"
             | "/admin/suppressions"
             | "/admin/suppressions/add"
             | "/admin/suppressions/remove"
@@ -302,6 +303,8 @@ mod outbox;
 mod signin;
 
 pub use booking::{booking, bookings, email, email_html, timeline_entries};
-pub use lists::{events, holds, holds_act, suppressions, suppressions_add, suppressions_remove};
+pub use lists::{
+    event_body, events, holds, holds_act, suppressions, suppressions_add, suppressions_remove,
+};
 pub use outbox::{overview, queue, queue_provider, queue_redrive};
 pub use signin::{login, login_form, logout};

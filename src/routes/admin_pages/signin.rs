@@ -80,8 +80,15 @@ pub async fn login(mut req: Request, env: &Env) -> Answer {
     let d1 = env.d1(DB_BINDING)?;
     let now = now_ms();
     let limits = cfg.admin.limits;
-    let slots =
-        db::take_login_slots(&d1, &ip_key, &account_key, now, limits.stale_before_ms(now)).await?;
+    let slots = db::take_login_slots(
+        &d1,
+        &ip_key,
+        &account_key,
+        now,
+        limits.stale_before_ms(now),
+        limits.max_per_ip,
+    )
+    .await?;
     if let Verdict::Limited {
         scope,
         retry_after_s,

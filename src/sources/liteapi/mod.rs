@@ -29,7 +29,8 @@
 
 use super::json::At;
 use super::{
-    secrets_match, AuthError, Delivery, Inbound, ParseError, Unauthenticated, WebhookSource,
+    secrets_match, AuthError, Delivery, Inbound, ParseError, Unauthenticated, Verified,
+    WebhookSource,
 };
 use crate::config::Config;
 use crate::domain::event::{
@@ -80,9 +81,10 @@ impl WebhookSource for Webhook {
         Source::Liteapi
     }
 
-    fn verify(&self, cfg: &Config, inbound: &Inbound<'_>) -> Result<(), Unauthenticated> {
+    fn verify(&self, cfg: &Config, inbound: &Inbound<'_>) -> Result<Verified, Unauthenticated> {
         let header = (inbound.header)(TOKEN_HEADER);
-        Ok(verify_token(header.as_deref(), &cfg.liteapi_webhook_token)?)
+        verify_token(header.as_deref(), &cfg.liteapi_webhook_token)?;
+        Ok(Verified::default())
     }
 
     fn header_only(&self) -> bool {

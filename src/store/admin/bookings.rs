@@ -58,14 +58,29 @@ pub struct RawEventRow {
     pub event_name: Option<String>,
     pub status: String,
     pub error: Option<String>,
+    /// The first [`BODY_EXCERPT_CHARS`] characters of the stored body (cut in SQL: a page never
+    /// loads a whole body); the whole one is `GET /admin/events/body?id=<id>`.
     pub body: String,
+    /// The stored body's length, characters.
+    pub body_chars: i64,
     pub received_at_ms: i64,
     pub instance_id: Option<String>,
     pub booking_id: Option<String>,
+    /// The generic partner that signed it, if any.
+    #[serde(default)]
+    pub partner: Option<String>,
+    /// Why the event was refused (it named another owner's booking), if it was.
+    #[serde(default)]
+    pub refused_reason: Option<String>,
 }
 
+/// Characters of a raw body shown on an admin page. Escaped as HTML, one character is at most 6
+/// bytes (`"` → `&#34;`, `&quot;`), so a page of 200 raw events carries at most ~600 KB of them.
+pub const BODY_EXCERPT_CHARS: i64 = 500;
+
 pub(super) const RAW_EVENT_COLUMNS: &str =
-    "id, source, event_id, event_name, status, error, body, received_at_ms, instance_id, booking_id";
+    "id, source, event_id, event_name, status, error, substr(body, 1, 500) AS body, length(body) AS body_chars, \
+     received_at_ms, instance_id, booking_id, partner, refused_reason";
 
 /// A planned send and its decision.
 #[derive(Debug, Clone, Deserialize)]

@@ -57,6 +57,27 @@ pub async fn raw_events(db: &D1Database, f: &EventFilter) -> Result<Vec<RawEvent
     .results()
 }
 
+/// Characters `from` (1-based) to `from + len - 1` of raw event `id`'s stored body (`substr` in
+/// SQL: the Worker never loads more than `len` of it); `None` when there is no such event, an
+/// empty string past its end.
+pub async fn raw_body_part(
+    db: &D1Database,
+    id: i64,
+    from: i64,
+    len: i64,
+) -> Result<Option<String>> {
+    #[derive(Deserialize)]
+    struct Part {
+        part: String,
+    }
+    Ok(db
+        .prepare("SELECT substr(body, ?2, ?3) AS part FROM raw_events WHERE id = ?1")
+        .bind(&[n(id), n(from), n(len)])?
+        .first::<Part>(None)
+        .await?
+        .map(|p| p.part))
+}
+
 /// A suppression as listed.
 #[derive(Debug, Clone, Deserialize)]
 pub struct SuppressionRow {

@@ -18,39 +18,84 @@ struct SlotRow {
     window_start_ms: i64,
 }
 
-/// Takes this attempt's slot in both counters (IP and account) with one atomic statement: a
-/// counter whose window started at or before `stale_before_ms` starts again at 1 with its window
-/// at `now_ms`; any other counts one more. Returns both counters after the attempt.
+/// Takes this attempt's slots, in one D1 batch (one transaction, statements in order): first
+/// its IP's counter; then — only while that IP is within `max_per_ip` — its account's. A counter
+/// whose window started at or before `stale_before_ms` starts again at 1 with its window at
+/// `now_ms`; any other counts one more. Returns the counters after the attempt (the IP's alone
+/// when the IP is over its limit).
+///
+/// So one IP writes at most `1 + max_per_ip` rows per window, whatever names it tries: an
+/// attempt from a limited IP inserts nothing (a new account name would otherwise be one new row
+/// per attempt). Expired windows are deleted by the sweeper ([`prune_login_limits`]).
 pub async fn take_login_slots(
     db: &D1Database,
     ip_key: &str,
     account_key: &str,
     now_ms: i64,
     stale_before_ms: i64,
+    max_per_ip: i64,
 ) -> Result<Vec<Slot>> {
+    const UPSERT: &str = "ON CONFLICT(limit_key) DO UPDATE SET \
+         attempts = CASE WHEN window_start_ms <= ?3 THEN 1 ELSE attempts + 1 END, \
+         window_start_ms = CASE WHEN window_start_ms <= ?3 THEN ?2 ELSE window_start_ms END \
+         RETURNING limit_key, attempts, window_start_ms";
     let r = db
-        .prepare(
-            "INSERT INTO admin_login_limits (limit_key, window_start_ms, attempts) VALUES (?1, ?3, 1), (?2, ?3, 1) \
-             ON CONFLICT(limit_key) DO UPDATE SET \
-               attempts = CASE WHEN window_start_ms <= ?4 THEN 1 ELSE attempts + 1 END, \
-               window_start_ms = CASE WHEN window_start_ms <= ?4 THEN ?3 ELSE window_start_ms END \
-             RETURNING limit_key, attempts, window_start_ms",
-        )
-        .bind(&[s(ip_key), s(account_key), n(now_ms), n(stale_before_ms)])?
-        .all()
+        .batch(vec![
+            db.prepare(format!(
+                "INSERT INTO admin_login_limits (limit_key, window_start_ms, attempts) VALUES (?1, ?2, 1) {UPSERT}"
+            ))
+            .bind(&[s(ip_key), n(now_ms), n(stale_before_ms)])?,
+            // `WHERE` on the SELECT also keeps SQLite's parser from reading `ON CONFLICT` as a
+            // join constraint (https://sqlite.org/lang_upsert.html, "Parsing Ambiguity").
+            db.prepare(format!(
+                "INSERT INTO admin_login_limits (limit_key, window_start_ms, attempts) \
+                 SELECT ?1, ?2, 1 WHERE (SELECT attempts FROM admin_login_limits WHERE limit_key = ?4) <= ?5 {UPSERT}"
+            ))
+            .bind(&[s(account_key), n(now_ms), n(stale_before_ms), s(ip_key), n(max_per_ip)])?,
+        ])
         .await?;
-    Ok(r.results::<SlotRow>()?
-        .into_iter()
-        .map(|row| Slot {
-            scope: if row.limit_key == ip_key {
-                Scope::Ip
-            } else {
-                Scope::Account
-            },
-            attempts: row.attempts,
-            window_start_ms: row.window_start_ms,
-        })
-        .collect())
+    let mut slots = Vec::new();
+    for result in &r {
+        for row in result.results::<SlotRow>()? {
+            slots.push(Slot {
+                scope: if row.limit_key == ip_key {
+                    Scope::Ip
+                } else {
+                    Scope::Account
+                },
+                attempts: row.attempts,
+                window_start_ms: row.window_start_ms,
+            });
+        }
+    }
+    Ok(slots)
+}
+
+/// Retention: deletes at most `limit` limiter counters whose window started at or before
+/// `stale_before_ms` (they count nothing any more), oldest first, through the index
+/// `admin_login_limits_by_window`, and the admin sessions that expired before `now_ms`. Returns
+/// the counters deleted.
+pub async fn prune_login_limits(
+    db: &D1Database,
+    stale_before_ms: i64,
+    now_ms: i64,
+    limit: u32,
+) -> Result<u32> {
+    let r = db
+        .batch(vec![
+            db.prepare(
+                "DELETE FROM admin_login_limits WHERE limit_key IN (SELECT limit_key FROM admin_login_limits \
+                 WHERE window_start_ms <= ?1 ORDER BY window_start_ms LIMIT ?2)",
+            )
+            .bind(&[n(stale_before_ms), n(i64::from(limit))])?,
+            db.prepare(
+                "DELETE FROM admin_sessions WHERE session_hash IN (SELECT session_hash FROM admin_sessions \
+                 WHERE expires_at_ms <= ?1 ORDER BY expires_at_ms LIMIT ?2)",
+            )
+            .bind(&[n(now_ms), n(i64::from(limit))])?,
+        ])
+        .await?;
+    Ok(r.first().map(changes).unwrap_or(0) as u32)
 }
 
 /// A sign-in succeeded: in one transaction, clears the account's counter, gives back the slot

@@ -1,0 +1,403 @@
+//! The production guard: an engine whose `PUBLIC_BASE_URL` is not a loopback address (so not
+//! `wrangler dev` on this machine) refuses to run a feature on a secret anyone can read —
+//! a value published in the repository's `.dev.vars.example` — or on a signing key or operator
+//! token shorter than [`MIN_SECRET_BYTES`], and refuses SMTP credentials that would cross the
+//! network without TLS. Each refusal turns that feature off (its secret is cleared, as if unset)
+//! and is listed in [`super::Config::refused`], naming the variable, for the log and `/health`;
+//! everything else keeps running (a correctly configured source's webhooks still work).
+//!
+//! Pure: the shell logs the list and answers `/health` from it.
+
+use super::{Config, Refusal};
+use crate::domain::ownership::PartnerSecret;
+
+/// Shortest signing key or operator token accepted in production, bytes (256 bits: HMAC-SHA-256
+/// keys shorter than the hash add nothing, and a bearer token must not be guessable).
+pub const MIN_SECRET_BYTES: usize = 32;
+
+/// The repository's example secrets file: every value in it is public.
+const EXAMPLE: &str = include_str!("../../.dev.vars.example");
+
+/// The secrets whose published example values are refused in production. Values of other
+/// variables in the example file (SMTP host, pacing) are settings, not secrets.
+const SECRET_VARIABLES: [&str; 9] = [
+    "LITEAPI_WEBHOOK_TOKEN",
+    "DUFFEL_WEBHOOK_SECRETS",
+    "GENERIC_WEBHOOK_SECRETS",
+    "STRIPE_WEBHOOK_SECRETS",
+    "RESEND_WEBHOOK_SECRETS",
+    "ACTION_SIGNING_KEY",
+    "UNSUBSCRIBE_SIGNING_KEY",
+    "OPERATOR_TOKEN",
+    "ADMIN_ACCOUNTS",
+];
+
+/// The published values of `name` in `.dev.vars.example`, one per list entry (split on commas
+/// and whitespace, as the engine splits its secret lists); a `partner=secret` entry counts by its
+/// secret too.
+pub fn published(name: &str) -> Vec<String> {
+    let mut values = Vec::new();
+    for line in EXAMPLE.lines() {
+        let Some((key, value)) = line.split_once('=') else {
+            continue;
+        };
+        if key.trim() != name || line.trim_start().starts_with('#') {
+            continue;
+        }
+        for entry in value
+            .split(|c: char| c == ',' || c.is_whitespace())
+            .filter(|e| !e.is_empty())
+        {
+            values.push(entry.to_string());
+            if let Some((_, secret)) = entry
+                .split_once('=')
+                .filter(|(_, s)| s.starts_with("whsec_"))
+            {
+                values.push(secret.to_string());
+            }
+        }
+    }
+    values
+}
+
+/// `true` when `url`'s host is a loopback address (`localhost`, `127.0.0.0/8`, `::1`): the
+/// engine runs on this machine, where the example secrets are meant to be used.
+pub fn is_loopback(url: &url::Url) -> bool {
+    match url.host() {
+        Some(url::Host::Domain(d)) => {
+            let d = d.trim_end_matches('.').to_ascii_lowercase();
+            d == "localhost" || d.ends_with(".localhost")
+        }
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
+    }
+}
+
+/// `true` when `host` (an SMTP host setting: a name or an IP address, IPv6 with or without
+/// brackets) is a loopback name or address.
+fn host_is_loopback(host: &str) -> bool {
+    let h = host.trim().trim_start_matches('[').trim_end_matches(']');
+    if let Ok(ip) = h.parse::<std::net::IpAddr>() {
+        return ip.is_loopback();
+    }
+    let d = h.trim_end_matches('.').to_ascii_lowercase();
+    d == "localhost" || d.ends_with(".localhost")
+}
+
+fn is_published(name: &str, value: &str) -> bool {
+    !value.is_empty() && published(name).iter().any(|p| p == value)
+}
+
+/// Applies the guard to a parsed configuration (no-op when `PUBLIC_BASE_URL` is loopback).
+/// Every refusal clears what it refuses and is appended to `cfg.refused`.
+pub(super) fn apply(cfg: &mut Config) {
+    if is_loopback(&cfg.public_base) {
+        return;
+    }
+    let mut refused: Vec<Refusal> = Vec::new();
+    let mut refuse = |variable: &'static str, reason: &str| {
+        refused.push(Refusal {
+            variable,
+            reason: reason.to_string(),
+        })
+    };
+    const PUBLISHED: &str = "is a value published in .dev.vars.example";
+
+    if is_published("LITEAPI_WEBHOOK_TOKEN", &cfg.liteapi_webhook_token) {
+        cfg.liteapi_webhook_token.clear();
+        refuse(
+            "LITEAPI_WEBHOOK_TOKEN",
+            &format!("{PUBLISHED}: liteAPI webhooks are refused (401)"),
+        );
+    }
+    for (name, list) in [
+        ("DUFFEL_WEBHOOK_SECRETS", &mut cfg.duffel_webhook_secrets),
+        ("STRIPE_WEBHOOK_SECRETS", &mut cfg.stripe_webhook_secrets),
+        ("RESEND_WEBHOOK_SECRETS", &mut cfg.resend_webhook_secrets),
+    ] {
+        if list.iter().any(|s| is_published(name, s)) {
+            list.clear();
+            let name: &'static str = name;
+            refuse(
+                name,
+                &format!("{PUBLISHED}: this source's webhooks are refused (401)"),
+            );
+        }
+    }
+    // Per partner: the partner holding a published secret is off, the others keep working.
+    let bad: Vec<String> = cfg
+        .generic_partners
+        .iter()
+        .filter(|p| is_published("GENERIC_WEBHOOK_SECRETS", &p.secret))
+        .map(|p| p.partner.clone())
+        .collect();
+    if !bad.is_empty() {
+        cfg.generic_partners
+            .retain(|p: &PartnerSecret| !bad.contains(&p.partner));
+        let mut names = bad.clone();
+        names.dedup();
+        refuse(
+            "GENERIC_WEBHOOK_SECRETS",
+            &format!(
+                "{PUBLISHED}: deliveries of partner(s) {} are refused (401)",
+                names.join(", ")
+            ),
+        );
+    }
+    for (name, key, off) in [
+        (
+            "ACTION_SIGNING_KEY",
+            &mut cfg.action_signing_key,
+            "owner action links are off",
+        ),
+        (
+            "UNSUBSCRIBE_SIGNING_KEY",
+            &mut cfg.unsubscribe_signing_key,
+            "marketing sends are refused",
+        ),
+        (
+            "OPERATOR_TOKEN",
+            &mut cfg.operator_token,
+            "the operator API's bearer token is off",
+        ),
+    ] {
+        if key.is_empty() {
+            continue;
+        }
+        let why = if is_published(name, key) {
+            PUBLISHED.to_string()
+        } else if key.len() < MIN_SECRET_BYTES {
+            format!(
+                "is {} bytes; at least {MIN_SECRET_BYTES} are needed",
+                key.len()
+            )
+        } else {
+            continue;
+        };
+        key.clear();
+        refuse(name, &format!("{why}: {off}"));
+    }
+    let example_accounts =
+        crate::domain::admin::password::parse_accounts(&published("ADMIN_ACCOUNTS").join(","))
+            .unwrap_or_default();
+    let before = cfg.admin.accounts.len();
+    cfg.admin.accounts.retain(|a| {
+        !example_accounts
+            .iter()
+            .any(|e| e.hash.tag() == a.hash.tag())
+    });
+    if cfg.admin.accounts.len() < before {
+        refuse(
+            "ADMIN_ACCOUNTS",
+            &format!("holds an account {PUBLISHED} (its password is public): that account cannot sign in"),
+        );
+    }
+    if let Some(smtp) = &cfg.smtp {
+        if smtp.credentials.is_some()
+            && smtp.tls == crate::domain::smtp::TlsMode::Off
+            && !host_is_loopback(&smtp.host)
+        {
+            cfg.smtp = None;
+            refuse(
+                "SMTP_TLS",
+                "is off while SMTP_USERNAME / SMTP_PASSWORD are set: the password would cross the network in clear; SMTP failover is off (use starttls or implicit)",
+            );
+        }
+    }
+    cfg.refused.extend(refused);
+}
+
+/// The variables [`apply`] looks at for published values (documentation and tests).
+pub fn secret_variables() -> &'static [&'static str] {
+    &SECRET_VARIABLES
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    const STRONG: &str = "a-production-key-of-forty-bytes-0123456789";
+
+    fn parse(pairs: &[(&str, &str)]) -> Config {
+        let mut map: HashMap<String, String> = HashMap::from([
+            ("OWNER_EMAIL".to_string(), "owner@example.com".to_string()),
+            (
+                "SENDER_EMAIL".to_string(),
+                "bookings@mail.example.com".to_string(),
+            ),
+            (
+                "PUBLIC_BASE_URL".to_string(),
+                "https://engine.example.com".to_string(),
+            ),
+        ]);
+        for (k, v) in pairs {
+            map.insert(k.to_string(), v.to_string());
+        }
+        Config::parse(|k| map.get(k).cloned()).unwrap()
+    }
+
+    fn example(name: &str) -> String {
+        published(name).join(" ")
+    }
+
+    fn refused(c: &Config) -> Vec<&'static str> {
+        c.refused.iter().map(|r| r.variable).collect()
+    }
+
+    #[test]
+    fn the_example_file_is_read() {
+        assert_eq!(published("LITEAPI_WEBHOOK_TOKEN"), ["dev-liteapi-token"]);
+        for name in secret_variables() {
+            assert!(!published(name).is_empty(), "{name} has no published value");
+        }
+        assert!(published("SMTP_HOST").contains(&"127.0.0.1".to_string()));
+    }
+
+    #[test]
+    fn a_correct_production_configuration_starts_everything() {
+        let c = parse(&[
+            ("LITEAPI_WEBHOOK_TOKEN", "a-real-liteapi-token"),
+            ("ACTION_SIGNING_KEY", STRONG),
+            ("UNSUBSCRIBE_SIGNING_KEY", STRONG),
+            ("OPERATOR_TOKEN", STRONG),
+            (
+                "GENERIC_WEBHOOK_SECRETS",
+                "acme=whsec_cmVhbC1zZWNyZXQtb2YtYWNtZQ==",
+            ),
+            ("SMTP_HOST", "smtp.example.com"),
+            ("SMTP_TLS", "starttls"),
+            ("SMTP_USERNAME", "u"),
+            ("SMTP_PASSWORD", "p"),
+        ]);
+        assert_eq!(c.refused, []);
+        assert!(c.smtp.is_some() && !c.operator_token.is_empty());
+    }
+
+    #[test]
+    fn every_published_secret_is_refused_in_production_and_named() {
+        let mut pairs: Vec<(&str, String)> = secret_variables()
+            .iter()
+            .map(|n| (*n, example(n)))
+            .collect();
+        pairs.push((
+            "DUFFEL_WEBHOOK_SECRETS",
+            format!("{} another-real-secret", example("DUFFEL_WEBHOOK_SECRETS")),
+        ));
+        let borrowed: Vec<(&str, &str)> = pairs.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let c = parse(&borrowed);
+        let mut names = refused(&c);
+        names.sort();
+        let mut want = secret_variables().to_vec();
+        want.sort();
+        assert_eq!(names, want);
+        assert!(c.liteapi_webhook_token.is_empty());
+        assert!(c.duffel_webhook_secrets.is_empty() && c.stripe_webhook_secrets.is_empty());
+        assert!(c.resend_webhook_secrets.is_empty() && c.generic_partners.is_empty());
+        assert!(c.action_signing_key.is_empty() && c.unsubscribe_signing_key.is_empty());
+        assert!(c.operator_token.is_empty() && c.admin.accounts.is_empty());
+        for r in &c.refused {
+            assert!(r.reason.contains(".dev.vars.example"), "{r:?}");
+        }
+    }
+
+    #[test]
+    fn locally_the_published_values_are_the_point() {
+        let pairs: Vec<(&str, String)> = secret_variables()
+            .iter()
+            .map(|n| (*n, example(n)))
+            .chain([("PUBLIC_BASE_URL", "http://127.0.0.1:8787".to_string())])
+            .collect();
+        let borrowed: Vec<(&str, &str)> = pairs.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let c = parse(&borrowed);
+        assert_eq!(c.refused, []);
+        assert_eq!(c.liteapi_webhook_token, "dev-liteapi-token");
+        for url in [
+            "http://localhost:8787",
+            "http://[::1]:8787",
+            "http://127.1.2.3",
+            "http://app.localhost",
+        ] {
+            assert!(is_loopback(&url::Url::parse(url).unwrap()), "{url}");
+        }
+        for url in [
+            "https://engine.example.com",
+            "https://127.0.0.1.example.com",
+            "http://10.0.0.1",
+        ] {
+            assert!(!is_loopback(&url::Url::parse(url).unwrap()), "{url}");
+        }
+    }
+
+    #[test]
+    fn short_keys_and_tokens_are_refused_with_their_length() {
+        let c = parse(&[
+            ("ACTION_SIGNING_KEY", "short-key"),
+            ("OPERATOR_TOKEN", "0123456789012345678901234567890"),
+        ]);
+        assert_eq!(refused(&c), ["ACTION_SIGNING_KEY", "OPERATOR_TOKEN"]);
+        assert!(
+            c.refused[0].reason.starts_with("is 9 bytes; at least 32"),
+            "{:?}",
+            c.refused
+        );
+        assert!(
+            c.refused[1].reason.contains("is 31 bytes"),
+            "{:?}",
+            c.refused
+        );
+        // Supplier secrets are theirs to choose: no length rule.
+        assert_eq!(parse(&[("LITEAPI_WEBHOOK_TOKEN", "short")]).refused, []);
+    }
+
+    #[test]
+    fn only_the_partner_holding_a_published_secret_is_refused() {
+        let secrets = format!(
+            "{} globex=whsec_cmVhbC1zZWNyZXQtb2YtZ2xvYmV4",
+            example("GENERIC_WEBHOOK_SECRETS")
+        );
+        let c = parse(&[("GENERIC_WEBHOOK_SECRETS", &secrets)]);
+        assert_eq!(refused(&c), ["GENERIC_WEBHOOK_SECRETS"]);
+        assert!(c.refused[0].reason.contains("default"), "{:?}", c.refused);
+        let left: Vec<&str> = c
+            .generic_partners
+            .iter()
+            .map(|p| p.partner.as_str())
+            .collect();
+        assert_eq!(left, ["globex"]);
+    }
+
+    #[test]
+    fn smtp_credentials_in_clear_over_the_network_are_refused() {
+        let creds = [
+            ("SMTP_USERNAME", "u"),
+            ("SMTP_PASSWORD", "p"),
+            ("SMTP_TLS", "off"),
+        ];
+        let remote = [&creds[..], &[("SMTP_HOST", "smtp.example.com")]].concat();
+        let c = parse(&remote);
+        assert_eq!(refused(&c), ["SMTP_TLS"]);
+        assert!(c.smtp.is_none());
+        // On this machine the password crosses no network (a local test server).
+        for host in ["127.0.0.1", "localhost", "::1"] {
+            let local = [&creds[..], &[("SMTP_HOST", host)]].concat();
+            assert_eq!(parse(&local).refused, [], "{host}");
+        }
+        // Without credentials there is nothing to protect.
+        assert_eq!(
+            parse(&[("SMTP_HOST", "smtp.example.com"), ("SMTP_TLS", "off")]).refused,
+            []
+        );
+    }
+
+    #[test]
+    fn a_refused_partner_list_is_named_whatever_the_url() {
+        let c = parse(&[
+            ("PUBLIC_BASE_URL", "http://127.0.0.1:8787"),
+            ("GENERIC_WEBHOOK_SECRETS", "a=whsec_QUFB b=whsec_QUFB"),
+        ]);
+        assert_eq!(refused(&c), ["GENERIC_WEBHOOK_SECRETS"]);
+        assert!(c.generic_partners.is_empty());
+    }
+}

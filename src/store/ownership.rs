@@ -1,0 +1,133 @@
+//! Who owns the records an event names (migration 0016: `source` / `partner` of bookings,
+//! checkout attempts and compensations), and what links a payment to them. The verdicts are the
+//! core's (`crate::domain::ownership`); this file only reads. Every lookup is served by an index
+//! (`bookings` primary key, `bookings_by_prebook`, `bookings_by_reference`,
+//! `checkout_attempts` primary key, `attempts_by_transaction`, `attempts_by_reference`,
+//! `compensations` primary key, `compensations_by_intent`, `compensations_by_reference`).
+
+use super::{opt, s};
+use crate::domain::ownership::{judge, Owner, Verdict};
+use serde::Deserialize;
+use worker::{D1Database, Result};
+
+/// The owner columns of one stored record.
+#[derive(Debug, Clone, Deserialize)]
+pub struct OwnerRow {
+    pub source: String,
+    pub partner: Option<String>,
+}
+
+impl OwnerRow {
+    /// The verdict on `actor` acting on this record, described as `what` in the reason.
+    pub fn verdict(&self, actor: &Owner, what: &str) -> Verdict {
+        judge(actor, what, &self.source, self.partner.as_deref())
+    }
+}
+
+async fn one(db: &D1Database, sql: &str, value: &str) -> Result<Option<OwnerRow>> {
+    db.prepare(sql)
+        .bind(&[s(value)])?
+        .first::<OwnerRow>(None)
+        .await
+}
+
+/// The owner of booking `booking_id`, if it is stored.
+pub async fn booking(db: &D1Database, booking_id: &str) -> Result<Option<OwnerRow>> {
+    one(
+        db,
+        "SELECT source, partner FROM bookings WHERE booking_id = ?1",
+        booking_id,
+    )
+    .await
+}
+
+/// The owner of compensation `id`, if it is stored.
+pub async fn compensation(db: &D1Database, id: &str) -> Result<Option<OwnerRow>> {
+    one(
+        db,
+        "SELECT source, partner FROM compensations WHERE compensation_id = ?1",
+        id,
+    )
+    .await
+}
+
+/// The owners of the checkout attempt `prebook_id` and of every booking recorded for it.
+pub async fn prebook(db: &D1Database, prebook_id: &str) -> Result<Vec<OwnerRow>> {
+    let r = db
+        .prepare(
+            "SELECT source, partner FROM checkout_attempts WHERE prebook_id = ?1 \
+             UNION ALL SELECT source, partner FROM bookings WHERE prebook_id = ?1",
+        )
+        .bind(&[s(prebook_id)])?
+        .all()
+        .await?;
+    r.results()
+}
+
+/// The first foreign verdict of `actor` on the records a booking-creating or failing event names
+/// by id: the booking itself, the booking it replaces, its checkout (prebook id). `None` when all
+/// are the actor's own or not stored.
+pub async fn foreign_named(
+    db: &D1Database,
+    actor: &Owner,
+    booking_ids: &[&str],
+    prebook_id: Option<&str>,
+) -> Result<Option<String>> {
+    for id in booking_ids {
+        if let Some(row) = booking(db, id).await? {
+            if let Verdict::Foreign { reason } = row.verdict(actor, &format!("booking {id}")) {
+                return Ok(Some(reason));
+            }
+        }
+    }
+    if let Some(p) = prebook_id.filter(|p| !p.trim().is_empty()) {
+        for row in prebook(db, p).await? {
+            if let Verdict::Foreign { reason } = row.verdict(actor, &format!("checkout {p}")) {
+                return Ok(Some(reason));
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// What links a payment to owners: `records`, the checkout attempts whose transaction id is its
+/// payment intent or whose client reference is its client reference, and the bookings of those
+/// attempts or with that client reference; `claims`, the compensations other than `except` that
+/// named the payment intent or the client reference. At most 50 of each (a verdict needs one
+/// foreign).
+pub async fn payment_links(
+    db: &D1Database,
+    payment_intent: Option<&str>,
+    client_reference: Option<&str>,
+    except: &str,
+) -> Result<(Vec<OwnerRow>, Vec<OwnerRow>)> {
+    let pi = payment_intent.filter(|v| !v.is_empty());
+    let reference = client_reference.filter(|v| !v.is_empty());
+    if pi.is_none() && reference.is_none() {
+        return Ok((Vec::new(), Vec::new()));
+    }
+    let r = db
+        .batch(vec![
+            db.prepare(
+                "SELECT source, partner FROM checkout_attempts WHERE transaction_id = ?1 OR client_reference = ?2 \
+                 UNION ALL SELECT b.source, b.partner FROM bookings b \
+                   WHERE b.client_reference = ?2 \
+                   OR b.prebook_id IN (SELECT prebook_id FROM checkout_attempts WHERE transaction_id = ?1 OR client_reference = ?2) \
+                 LIMIT 50",
+            )
+            .bind(&[opt(pi), opt(reference)])?,
+            db.prepare(
+                "SELECT source, partner FROM compensations \
+                 WHERE (payment_intent = ?1 OR client_reference = ?2) AND compensation_id <> ?3 LIMIT 50",
+            )
+            .bind(&[opt(pi), opt(reference), s(except)])?,
+        ])
+        .await?;
+    let rows = |i: usize| -> Result<Vec<OwnerRow>> {
+        match r.get(i) {
+            Some(res) => res.results(),
+            None => Ok(Vec::new()),
+        }
+    };
+    Ok((rows(0)?, rows(1)?))
+}

@@ -1,0 +1,119 @@
+// Least authority over money, with automatic refunds (vitest.automatic.config.mjs): a generic
+// partner's credential cannot make the engine refund a payment of a liteAPI checkout, whatever ids
+// its failure names (the booking, the prebook, the payment intent, the client reference), cannot
+// close a liteAPI booking through a compensation, and cannot stop liteAPI's own failure from
+// refunding. Its own paid booking is refunded as any other. Fake Stripe: tests/e2e/fake-stripe.mjs.
+import { env, introspectWorkflowInstance } from "cloudflare:test";
+import { describe, it, expect } from "vitest";
+import { PARTNERS, dateInDays, instanceIdOf, postGeneric, postLiteapi, rows, unique } from "../e2e/helpers.mjs";
+import {
+  bookErrorBody,
+  bookedBody,
+  checkout,
+  compensationOf,
+  paidSession,
+  refundPosts,
+  runJourney,
+  runLiteapiEvent,
+  runStripeEvent,
+  stripeRequests,
+} from "../e2e/compensation-helpers.mjs";
+
+const [ACME] = PARTNERS.acme;
+
+/** A liteAPI booking.prebook of the checkout: its attempt is recorded as liteAPI's. */
+async function prebook(c) {
+  const eventId = unique("evt_pb_");
+  const body = JSON.stringify({
+    event_id: eventId,
+    event_name: "booking.prebook",
+    sandbox: false,
+    request: JSON.stringify({ offerId: "OFFER", usePaymentSdk: true, clientReference: c.reference, holder: { firstName: "Testa", lastName: "Guestington", email: c.email } }),
+    response: JSON.stringify({ data: { prebookId: c.prebookId, hotelId: "lp_fake_1001", checkin: dateInDays(30), checkout: dateInDays(33), currency: "EUR", price: 540, transactionId: c.pi } }),
+  });
+  expect((await postLiteapi(body)).status).toBe(202);
+  // Its journey then waits 20 minutes to decide; the attempt is recorded first.
+  for (let i = 0; i < 200; i++) {
+    const found = await rows("SELECT source FROM checkout_attempts WHERE prebook_id = ?", c.prebookId);
+    if (found.length) return expect(found).toEqual([{ source: "liteapi" }]);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error("the prebook was not recorded");
+}
+
+/** Runs a generic event of partner acme to completion (sleeps off); returns its output. */
+async function acme(type, data) {
+  const id = unique("msg_");
+  const eventId = `acme/${id}`;
+  return runJourney(await instanceIdOf("generic", eventId), async () => (await postGeneric(JSON.stringify({ type, data }), { id, secret: ACME })).response, { disableSleeps: true });
+}
+
+describe("a partner's failure events never move another source's money", () => {
+  it("acme names a paid liteAPI checkout by booking, prebook, payment intent and client reference: no refund request, the booking stays confirmed; liteAPI's own failure still refunds once", async () => {
+    const c = checkout();
+    await prebook(c);
+    await runStripeEvent(paidSession(c));
+    await runLiteapiEvent(bookedBody(c), { disableSleeps: true });
+    const reason = "Room no longer available";
+
+    const byBooking = await acme("booking_failed", { booking_kind: "hotel", booking_id: c.bookingId, reason });
+    expect(byBooking.skipped).toEqual([["booking_failed", `refused: booking ${c.bookingId} belongs to liteapi; this event came from generic partner "acme"`]]);
+    const byPrebook = await acme("booking_failed", { booking_kind: "hotel", prebook_id: c.prebookId, reason });
+    expect(byPrebook.skipped[0][1]).toMatch(new RegExp(`^refused: checkout ${c.prebookId} belongs to liteapi`));
+    // Its own new prebook id, with the victim's payment intent and client reference.
+    const ownPrebook = unique("ACME_PB_");
+    await acme("booking_failed", { booking_kind: "hotel", prebook_id: ownPrebook, transaction_id: c.pi, client_reference: c.reference, reason, email: "attacker@example.com" });
+    // The client reference and payment intent alone.
+    await acme("booking_failed", { booking_kind: "hotel", client_reference: c.reference, transaction_id: c.pi, reason });
+
+    expect(await stripeRequests(c.pi)).toEqual([]);
+    expect(await rows("SELECT status FROM bookings WHERE booking_id = ?", c.bookingId)).toEqual([{ status: "CONFIRMED" }]);
+    const theirs = await rows("SELECT c.compensation_id, c.partner, s.status FROM compensations c JOIN compensation_steps s ON s.compensation_id = c.compensation_id AND s.step = 'refund' WHERE c.source = 'generic' AND (c.prebook_id = ? OR c.client_reference = ?) ORDER BY c.created_at_ms", ownPrebook, c.reference);
+    expect(theirs.map((r) => [r.partner, r.status])).toEqual([["acme", "waiting_payment"], ["acme", "waiting_payment"]]);
+    expect(await rows("SELECT COUNT(*) AS n FROM raw_events WHERE source = 'generic' AND refused_reason IS NOT NULL AND booking_id = ?", c.bookingId)).toEqual([{ n: 1 }]);
+
+    // liteAPI's own failure of its checkout: refunded once, the partner's claims do not stand in the way.
+    const out = await runLiteapiEvent(bookErrorBody(c));
+    expect(out.failed).toEqual([]);
+    expect(await refundPosts(c.pi)).toHaveLength(1);
+    const mine = await rows("SELECT state, source FROM compensations WHERE prebook_id = ?", c.prebookId);
+    expect(mine).toEqual([{ state: "refunded", source: "liteapi" }]);
+  });
+
+  it("a failure named by acme before liteAPI's booking arrives never closes that booking", async () => {
+    const c = checkout();
+    await runStripeEvent(paidSession(c));
+    await acme("booking_failed", { booking_kind: "hotel", client_reference: c.reference, reason: "Overbooked" });
+    const out = await runLiteapiEvent(bookedBody(c), { disableSleeps: true });
+    expect(out.emails.map(([k]) => k)).toContain(`booking_confirmation:${c.bookingId}`);
+    expect(await rows("SELECT status FROM bookings WHERE booking_id = ?", c.bookingId)).toEqual([{ status: "CONFIRMED" }]);
+    expect(await stripeRequests(c.pi)).toEqual([]);
+  });
+
+  it("acme's own paid booking that it fails is refunded automatically", async () => {
+    const c = checkout();
+    await runStripeEvent(paidSession(c));
+    const bookingId = unique("AC_");
+    await acme("hotel_booked", {
+      booking_id: bookingId,
+      client_reference: c.reference,
+      status: "CONFIRMED",
+      hotel_id: null,
+      hotel_name: "Partner Harbour Hotel",
+      checkin: dateInDays(30),
+      checkout: dateInDays(33),
+      rooms: [{ room_name: "Double", board_name: null, adults: 2, children: 0 }],
+      holder: { name: { first_name: "Pat", last_name: "Partner" }, email: c.email, phone: null },
+      guests: [],
+      total: { amount: "540.00", currency: "EUR" },
+      hotel_confirmation_number: null,
+      sandbox: false,
+      location: { time_zone: "Europe/Madrid" },
+    });
+    await acme("booking_failed", { booking_kind: "hotel", booking_id: bookingId, client_reference: c.reference, reason: "Overbooked" });
+    expect(await refundPosts(c.pi)).toHaveLength(1);
+    const comp = await compensationOf(c);
+    expect(comp).toMatchObject({ source: "generic", partner: "acme", booking_id: bookingId, state: "refunded" });
+    expect(await rows("SELECT status FROM bookings WHERE booking_id = ?", bookingId)).toEqual([{ status: "FAILED" }]);
+  });
+});
