@@ -89,6 +89,7 @@ fn documented_hotel_booked_example_parses_to_the_exact_booking() {
         hotel_confirmation_number: None,
         sandbox: false,
         location: Some(HotelLocation {
+            address: None,
             time_zone: Some("Europe/Madrid".into()),
             latitude: Some(41.38),
             longitude: Some(2.18),

@@ -262,6 +262,10 @@ pub struct HotelLocation {
     /// WGS84 degrees, east positive.
     #[serde(default)]
     pub longitude: Option<f64>,
+    /// The hotel's street address on one line, when the supplier gives it (shown in the calendar
+    /// event's `LOCATION`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub address: Option<String>,
 }
 
 /// A confirmed hotel booking (liteAPI `booking.book` / `booking.rebook.*`, Duffel

@@ -7,10 +7,12 @@
 pub mod action_token;
 pub mod admin;
 pub mod booking;
+pub mod calendar;
 pub mod checkout;
 pub mod compensation;
 pub mod content_lock;
 pub mod email;
+pub mod i18n;
 pub mod event;
 pub mod ids;
 pub mod intent;

@@ -1,0 +1,232 @@
+//! The calendar part of guest emails (RFC 5545 iCalendar, <https://www.rfc-editor.org/rfc/rfc5545>),
+//! kept in step with the booking by iTIP (RFC 5546, <https://www.rfc-editor.org/rfc/rfc5546>):
+//! - a hotel stay is one all-day event, `DTSTART;VALUE=DATE` = check-in, `DTEND;VALUE=DATE` =
+//!   check-out (the hotel's own calendar dates: an all-day event is read in the zone it happens
+//!   in), with the hotel's name and address as `LOCATION` and its confirmation number;
+//! - a flight is one timed event per segment, departure and arrival as UTC instants converted
+//!   from each airport's local time in that airport's IANA zone (RFC 5545 §3.3.5 form 2: every
+//!   client shows them right wherever the reader is); a segment whose airport zone is unknown
+//!   (liteAPI gives none) is written as local "floating" time (form 1);
+//! - `UID` is stable per booking (`stay-<booking id>@<sender domain>`) or per segment
+//!   (`flight-<order id>-<n>@<sender domain>`), so a later email updates the same event;
+//! - `SEQUENCE` is the booking's journey version less one: 0 for the confirmation, higher after
+//!   every amendment, schedule change and cancellation (the journey version is stored in D1 and
+//!   only ever moves on, and each email is rendered in a step whose result a replay reuses);
+//! - `METHOD:PUBLISH` for the confirmation and every change; `METHOD:CANCEL` with
+//!   `STATUS:CANCELLED` and the same UIDs for a cancellation.
+//!
+//! Written with the `icalendar` crate (it escapes `\`, `,`, `;` and newlines in TEXT values and
+//! folds content lines at 75 octets on character boundaries). Supplier text is cleaned before it
+//! goes in: control characters (a bare CR would end a content line early) become spaces, runs of
+//! blank space collapse, and each value is bounded.
+//!
+//! Rendering is deterministic (`DTSTAMP` is the booking event's time, never "now"), so every
+//! attempt of one email carries the same bytes.
+
+use chrono::{DateTime, NaiveDate, NaiveDateTime, TimeZone, Utc};
+use icalendar::{Calendar, CalendarDateTime, Component, Event, EventLike, EventStatus};
+use serde::{Deserialize, Serialize};
+
+use crate::domain::event::{FlightBooking, FlightSegment, HotelBooking};
+
+/// Longest supplier value written into one property, in characters.
+const VALUE_MAX_CHARS: usize = 500;
+
+/// The iTIP method of a calendar part (the `METHOD` property and the `method=` parameter of the
+/// `text/calendar` MIME type).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum Method {
+    /// The event as it now stands (confirmation, amendment, schedule change).
+    Publish,
+    /// The event is off (cancellation).
+    Cancel,
+}
+
+impl Method {
+    /// `PUBLISH` or `CANCEL`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Method::Publish => "PUBLISH",
+            Method::Cancel => "CANCEL",
+        }
+    }
+}
+
+/// A calendar part ready to attach: `text/calendar; charset=utf-8; method=<method>`, file name
+/// [`CalendarPart::FILE_NAME`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CalendarPart {
+    pub method: Method,
+    /// The whole `VCALENDAR` object, CRLF line ends, folded at 75 octets.
+    pub ics: String,
+}
+
+impl CalendarPart {
+    /// The attachment's file name.
+    pub const FILE_NAME: &'static str = "invite.ics";
+
+    /// The MIME content type with the iTIP method, as Gmail and Outlook read it
+    /// (`text/calendar; charset=utf-8; method=PUBLISH`).
+    pub fn content_type(&self) -> String {
+        format!("text/calendar; charset=utf-8; method={}", self.method.as_str())
+    }
+}
+
+/// What every event of one email shares.
+#[derive(Debug, Clone, Copy)]
+pub struct Stamp<'a> {
+    /// The sender's domain (the right-hand side of every UID), e.g. `mail.example.com`.
+    pub domain: &'a str,
+    /// `SEQUENCE`: the booking's journey version less one (see the module docs).
+    pub sequence: u32,
+    /// `DTSTAMP`, ms since the epoch (UTC): the booking event's time.
+    pub stamp_ms: i64,
+    pub method: Method,
+}
+
+impl Stamp<'_> {
+    /// `SEQUENCE` of an email rendered under journey `version` (1 = the first).
+    pub fn sequence_of(version: i64) -> u32 {
+        u32::try_from(version.saturating_sub(1)).unwrap_or(0)
+    }
+}
+
+/// Labels of the event texts, in the guest's language (from the translator).
+#[derive(Debug, Clone, Default)]
+pub struct Labels {
+    /// E.g. `Booking ID`.
+    pub booking_id: String,
+    /// E.g. `Hotel confirmation number`.
+    pub hcn: String,
+    /// E.g. `Airline booking reference`.
+    pub pnr: String,
+    /// E.g. `Flight ZZ 0472` (already formatted per segment by the caller is not needed: the
+    /// flight number follows this word).
+    pub flight: String,
+}
+
+/// The calendar of a hotel stay: one all-day event from check-in to check-out.
+pub fn hotel_stay(b: &HotelBooking, brand: &str, labels: &Labels, s: Stamp<'_>) -> CalendarPart {
+    let mut e = base_event(&format!("stay-{}", b.booking_id.as_str()), s);
+    e.summary(&clean(&b.hotel_name));
+    e.starts(b.checkin).ends(all_day_end(b.checkin, b.checkout));
+    let address = b.location.as_ref().and_then(|l| l.address.as_deref()).map(clean).filter(|a| !a.is_empty());
+    let location = match &address {
+        Some(a) => format!("{}, {a}", clean(&b.hotel_name)),
+        None => clean(&b.hotel_name),
+    };
+    e.location(&location);
+    let mut lines = vec![format!("{}: {}", labels.booking_id, b.booking_id.as_str())];
+    if let Some(hcn) = b.hotel_confirmation_number.as_deref().map(clean).filter(|h| !h.is_empty()) {
+        lines.push(format!("{}: {hcn}", labels.hcn));
+    }
+    lines.push(clean(brand));
+    e.description(&lines.join("\n"));
+    finish(vec![e.done()], s)
+}
+
+/// The calendar of a flight order: one timed event per segment, in travel order.
+pub fn flight_segments(f: &FlightBooking, brand: &str, labels: &Labels, s: Stamp<'_>) -> CalendarPart {
+    let events = f
+        .segments
+        .iter()
+        .enumerate()
+        .map(|(i, seg)| segment_event(f, i + 1, seg, brand, labels, s))
+        .collect();
+    finish(events, s)
+}
+
+fn segment_event(f: &FlightBooking, n: usize, seg: &FlightSegment, brand: &str, labels: &Labels, s: Stamp<'_>) -> Event {
+    let mut e = base_event(&format!("flight-{}-{n}", f.booking_id.as_str()), s);
+    let flight = clean(&seg.flight_number);
+    e.summary(&format!(
+        "{} {flight}: {} → {}",
+        labels.flight,
+        clean(&seg.origin.iata_code),
+        clean(&seg.destination.iata_code)
+    ));
+    e.starts(instant(seg.departing_at, seg.origin.time_zone.as_deref()));
+    e.ends(instant(seg.arriving_at, seg.destination.time_zone.as_deref()));
+    e.location(&clean(&format!("{} ({})", seg.origin.name, seg.origin.iata_code)));
+    let mut lines = Vec::new();
+    if let Some(pnr) = f.booking_reference.as_deref().map(clean).filter(|p| !p.is_empty()) {
+        lines.push(format!("{}: {pnr}", labels.pnr));
+    }
+    lines.push(format!("{}: {}", labels.booking_id, f.booking_id.as_str()));
+    lines.push(clean(brand));
+    e.description(&lines.join("\n"));
+    e.done()
+}
+
+/// An event with what every event carries: UID, DTSTAMP, SEQUENCE, and STATUS by method.
+fn base_event(uid_local: &str, s: Stamp<'_>) -> Event {
+    let mut e = Event::new();
+    e.uid(&format!("{uid_local}@{}", clean_domain(s.domain)));
+    e.timestamp(Utc.timestamp_millis_opt(s.stamp_ms).single().unwrap_or_default());
+    e.sequence(s.sequence);
+    e.status(match s.method {
+        Method::Publish => EventStatus::Confirmed,
+        Method::Cancel => EventStatus::Cancelled,
+    });
+    e
+}
+
+fn finish(events: Vec<Event>, s: Stamp<'_>) -> CalendarPart {
+    let mut cal = Calendar::empty();
+    cal.append_property(("VERSION", "2.0"));
+    cal.append_property(("PRODID", "-//booking-email-engine//EN"));
+    cal.append_property(("CALSCALE", "GREGORIAN"));
+    cal.append_property(("METHOD", s.method.as_str()));
+    for e in events {
+        cal.push(e);
+    }
+    CalendarPart {
+        method: s.method,
+        ics: cal.done().to_string(),
+    }
+}
+
+/// A local wall-clock time in `zone` as a UTC instant; floating local time when the zone is
+/// unknown or the wall-clock time does not exist there (a DST gap: keep what the airline wrote).
+fn instant(local: NaiveDateTime, zone: Option<&str>) -> CalendarDateTime {
+    let tz: Option<chrono_tz::Tz> = zone.and_then(|z| z.parse().ok());
+    match tz.and_then(|tz| tz.from_local_datetime(&local).earliest()) {
+        Some(t) => CalendarDateTime::Utc(t.with_timezone(&Utc)),
+        None => CalendarDateTime::Floating(local),
+    }
+}
+
+/// The exclusive end date of an all-day stay: check-out, or the day after check-in for a stay
+/// whose supplier dates are not in order (RFC 5545 §3.6.1: DTEND must be later than DTSTART).
+fn all_day_end(checkin: NaiveDate, checkout: NaiveDate) -> NaiveDate {
+    if checkout > checkin {
+        checkout
+    } else {
+        checkin.succ_opt().unwrap_or(checkin)
+    }
+}
+
+/// Supplier text fit for an iCalendar TEXT value: control characters (CR, LF, tabs, …) become
+/// spaces, blank runs collapse, at most [`VALUE_MAX_CHARS`] characters. The crate escapes the
+/// rest (`\`, `,`, `;`).
+pub fn clean(s: &str) -> String {
+    let spaced: String = s.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
+    let one: Vec<&str> = spaced.split_whitespace().collect();
+    one.join(" ").chars().take(VALUE_MAX_CHARS).collect()
+}
+
+/// The UID's domain: letters, digits, `.` and `-` only (it is ours, from configuration).
+fn clean_domain(d: &str) -> String {
+    let out: String = d.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '.' || *c == '-').take(253).collect();
+    if out.is_empty() {
+        "booking-email-engine.invalid".into()
+    } else {
+        out
+    }
+}
+
+/// `ms` (UTC) as a chrono instant, for callers that keep times as ms.
+pub fn utc_of_ms(ms: i64) -> DateTime<Utc> {
+    Utc.timestamp_millis_opt(ms).single().unwrap_or_default()
+}
