@@ -188,10 +188,12 @@ fn locale(
 ) -> Result<crate::domain::i18n::Locale, ConfigError> {
     match text(get, name)? {
         None => Ok(crate::domain::i18n::Locale::En),
-        Some(tag) => crate::domain::i18n::Locale::from_tag(&tag).ok_or_else(|| ConfigError::Invalid {
-            name,
-            reason: format!("{tag:?} is not a shipped language (en, es, fr, de, pt, it)"),
-        }),
+        Some(tag) => {
+            crate::domain::i18n::Locale::from_tag(&tag).ok_or_else(|| ConfigError::Invalid {
+                name,
+                reason: format!("{tag:?} is not a shipped language (en, es, fr, de, pt, it)"),
+            })
+        }
     }
 }
 

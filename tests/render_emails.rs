@@ -130,6 +130,7 @@ fn flight() -> FlightBooking {
             currency: "GBP".into(),
         }),
         sandbox: true,
+        locale: None,
     }
 }
 

@@ -205,6 +205,7 @@ fn order_created_becomes_the_exact_flight_booking() {
             currency: "GBP".into(),
         }),
         sandbox: true,
+        locale: None,
     };
     assert_eq!(
         journey(&fixture_bytes("duffel-order-created.json")),
@@ -650,6 +651,7 @@ fn stays_booking_becomes_the_exact_hotel_booking() {
         }),
         checkin_instructions: Some("Check-in from 15:00; check-out by 11:00".into()),
         replaces: None,
+        locale: None,
     };
     let SupplierEvent::HotelBooked(b) =
         journey(&fixture_bytes("duffel-stays-booking-created.json"))

@@ -96,6 +96,7 @@ fn documented_hotel_booked_example_parses_to_the_exact_booking() {
         }),
         checkin_instructions: Some("Check-in from 15:00; check-out by 11:00".into()),
         replaces: None,
+        locale: None,
     };
     assert_eq!(
         journey(documented_example().as_bytes()),
@@ -179,6 +180,7 @@ fn every_canonical_kind_round_trips() {
             }],
             total: None,
             sandbox: false,
+            locale: None,
         })),
         SupplierEvent::FlightScheduleChanged {
             order_id: booking_ref("ord_1"),

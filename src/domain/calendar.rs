@@ -23,7 +23,7 @@
 //! Rendering is deterministic (`DTSTAMP` is the booking event's time, never "now"), so every
 //! attempt of one email carries the same bytes.
 
-use chrono::{DateTime, NaiveDate, NaiveDateTime, TimeZone, Utc};
+use chrono::{NaiveDate, NaiveDateTime, TimeZone, Utc};
 use icalendar::{Calendar, CalendarDateTime, Component, Event, EventLike, EventStatus};
 use serde::{Deserialize, Serialize};
 
@@ -69,15 +69,16 @@ impl CalendarPart {
     /// The MIME content type with the iTIP method, as Gmail and Outlook read it
     /// (`text/calendar; charset=utf-8; method=PUBLISH`).
     pub fn content_type(&self) -> String {
-        format!("text/calendar; charset=utf-8; method={}", self.method.as_str())
+        format!(
+            "text/calendar; charset=utf-8; method={}",
+            self.method.as_str()
+        )
     }
 }
 
 /// What every event of one email shares.
-#[derive(Debug, Clone, Copy)]
-pub struct Stamp<'a> {
-    /// The sender's domain (the right-hand side of every UID), e.g. `mail.example.com`.
-    pub domain: &'a str,
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stamp {
     /// `SEQUENCE`: the booking's journey version less one (see the module docs).
     pub sequence: u32,
     /// `DTSTAMP`, ms since the epoch (UTC): the booking event's time.
@@ -85,10 +86,15 @@ pub struct Stamp<'a> {
     pub method: Method,
 }
 
-impl Stamp<'_> {
-    /// `SEQUENCE` of an email rendered under journey `version` (1 = the first).
-    pub fn sequence_of(version: i64) -> u32 {
-        u32::try_from(version.saturating_sub(1)).unwrap_or(0)
+impl Stamp {
+    /// The stamp of an email rendered under journey `version` (1 = the first; `SEQUENCE` =
+    /// `version - 1`) for the event received at `at_ms` (UTC).
+    pub fn at_version(version: i64, at_ms: i64, method: Method) -> Self {
+        Self {
+            sequence: u32::try_from(version.saturating_sub(1)).unwrap_or(0),
+            stamp_ms: at_ms,
+            method,
+        }
     }
 }
 
@@ -101,24 +107,41 @@ pub struct Labels {
     pub hcn: String,
     /// E.g. `Airline booking reference`.
     pub pnr: String,
-    /// E.g. `Flight ZZ 0472` (already formatted per segment by the caller is not needed: the
-    /// flight number follows this word).
+    /// The word before a flight number, e.g. `Flight` (the summary reads `Flight ZZ 0472: LHR →
+    /// BCN`).
     pub flight: String,
 }
 
 /// The calendar of a hotel stay: one all-day event from check-in to check-out.
-pub fn hotel_stay(b: &HotelBooking, brand: &str, labels: &Labels, s: Stamp<'_>) -> CalendarPart {
-    let mut e = base_event(&format!("stay-{}", b.booking_id.as_str()), s);
+/// `domain` is the sender's domain (the right-hand side of every UID, e.g. `mail.example.com`).
+pub fn hotel_stay(
+    b: &HotelBooking,
+    brand: &str,
+    labels: &Labels,
+    domain: &str,
+    s: Stamp,
+) -> CalendarPart {
+    let mut e = base_event(&format!("stay-{}", b.booking_id.as_str()), domain, s);
     e.summary(&clean(&b.hotel_name));
     e.starts(b.checkin).ends(all_day_end(b.checkin, b.checkout));
-    let address = b.location.as_ref().and_then(|l| l.address.as_deref()).map(clean).filter(|a| !a.is_empty());
+    let address = b
+        .location
+        .as_ref()
+        .and_then(|l| l.address.as_deref())
+        .map(clean)
+        .filter(|a| !a.is_empty());
     let location = match &address {
         Some(a) => format!("{}, {a}", clean(&b.hotel_name)),
         None => clean(&b.hotel_name),
     };
     e.location(&location);
     let mut lines = vec![format!("{}: {}", labels.booking_id, b.booking_id.as_str())];
-    if let Some(hcn) = b.hotel_confirmation_number.as_deref().map(clean).filter(|h| !h.is_empty()) {
+    if let Some(hcn) = b
+        .hotel_confirmation_number
+        .as_deref()
+        .map(clean)
+        .filter(|h| !h.is_empty())
+    {
         lines.push(format!("{}: {hcn}", labels.hcn));
     }
     lines.push(clean(brand));
@@ -127,18 +150,33 @@ pub fn hotel_stay(b: &HotelBooking, brand: &str, labels: &Labels, s: Stamp<'_>) 
 }
 
 /// The calendar of a flight order: one timed event per segment, in travel order.
-pub fn flight_segments(f: &FlightBooking, brand: &str, labels: &Labels, s: Stamp<'_>) -> CalendarPart {
+/// `domain` as in [`hotel_stay`].
+pub fn flight_segments(
+    f: &FlightBooking,
+    brand: &str,
+    labels: &Labels,
+    domain: &str,
+    s: Stamp,
+) -> CalendarPart {
     let events = f
         .segments
         .iter()
         .enumerate()
-        .map(|(i, seg)| segment_event(f, i + 1, seg, brand, labels, s))
+        .map(|(i, seg)| segment_event(f, i + 1, seg, brand, labels, domain, s))
         .collect();
     finish(events, s)
 }
 
-fn segment_event(f: &FlightBooking, n: usize, seg: &FlightSegment, brand: &str, labels: &Labels, s: Stamp<'_>) -> Event {
-    let mut e = base_event(&format!("flight-{}-{n}", f.booking_id.as_str()), s);
+fn segment_event(
+    f: &FlightBooking,
+    n: usize,
+    seg: &FlightSegment,
+    brand: &str,
+    labels: &Labels,
+    domain: &str,
+    s: Stamp,
+) -> Event {
+    let mut e = base_event(&format!("flight-{}-{n}", f.booking_id.as_str()), domain, s);
     let flight = clean(&seg.flight_number);
     e.summary(&format!(
         "{} {flight}: {} → {}",
@@ -147,10 +185,21 @@ fn segment_event(f: &FlightBooking, n: usize, seg: &FlightSegment, brand: &str, 
         clean(&seg.destination.iata_code)
     ));
     e.starts(instant(seg.departing_at, seg.origin.time_zone.as_deref()));
-    e.ends(instant(seg.arriving_at, seg.destination.time_zone.as_deref()));
-    e.location(&clean(&format!("{} ({})", seg.origin.name, seg.origin.iata_code)));
+    e.ends(instant(
+        seg.arriving_at,
+        seg.destination.time_zone.as_deref(),
+    ));
+    e.location(&clean(&format!(
+        "{} ({})",
+        seg.origin.name, seg.origin.iata_code
+    )));
     let mut lines = Vec::new();
-    if let Some(pnr) = f.booking_reference.as_deref().map(clean).filter(|p| !p.is_empty()) {
+    if let Some(pnr) = f
+        .booking_reference
+        .as_deref()
+        .map(clean)
+        .filter(|p| !p.is_empty())
+    {
         lines.push(format!("{}: {pnr}", labels.pnr));
     }
     lines.push(format!("{}: {}", labels.booking_id, f.booking_id.as_str()));
@@ -160,10 +209,14 @@ fn segment_event(f: &FlightBooking, n: usize, seg: &FlightSegment, brand: &str, 
 }
 
 /// An event with what every event carries: UID, DTSTAMP, SEQUENCE, and STATUS by method.
-fn base_event(uid_local: &str, s: Stamp<'_>) -> Event {
+fn base_event(uid_local: &str, domain: &str, s: Stamp) -> Event {
     let mut e = Event::new();
-    e.uid(&format!("{uid_local}@{}", clean_domain(s.domain)));
-    e.timestamp(Utc.timestamp_millis_opt(s.stamp_ms).single().unwrap_or_default());
+    e.uid(&format!("{uid_local}@{}", clean_domain(domain)));
+    e.timestamp(
+        Utc.timestamp_millis_opt(s.stamp_ms)
+            .single()
+            .unwrap_or_default(),
+    );
     e.sequence(s.sequence);
     e.status(match s.method {
         Method::Publish => EventStatus::Confirmed,
@@ -172,10 +225,10 @@ fn base_event(uid_local: &str, s: Stamp<'_>) -> Event {
     e
 }
 
-fn finish(events: Vec<Event>, s: Stamp<'_>) -> CalendarPart {
+fn finish(events: Vec<Event>, s: Stamp) -> CalendarPart {
     let mut cal = Calendar::empty();
     cal.append_property(("VERSION", "2.0"));
-    cal.append_property(("PRODID", "-//booking-email-engine//EN"));
+    cal.append_property(("PRODID", "-//Bookings//Calendar//EN"));
     cal.append_property(("CALSCALE", "GREGORIAN"));
     cal.append_property(("METHOD", s.method.as_str()));
     for e in events {
@@ -211,22 +264,24 @@ fn all_day_end(checkin: NaiveDate, checkout: NaiveDate) -> NaiveDate {
 /// spaces, blank runs collapse, at most [`VALUE_MAX_CHARS`] characters. The crate escapes the
 /// rest (`\`, `,`, `;`).
 pub fn clean(s: &str) -> String {
-    let spaced: String = s.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
+    let spaced: String = s
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
     let one: Vec<&str> = spaced.split_whitespace().collect();
     one.join(" ").chars().take(VALUE_MAX_CHARS).collect()
 }
 
 /// The UID's domain: letters, digits, `.` and `-` only (it is ours, from configuration).
 fn clean_domain(d: &str) -> String {
-    let out: String = d.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '.' || *c == '-').take(253).collect();
+    let out: String = d
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '.' || *c == '-')
+        .take(253)
+        .collect();
     if out.is_empty() {
         "booking-email-engine.invalid".into()
     } else {
         out
     }
-}
-
-/// `ms` (UTC) as a chrono instant, for callers that keep times as ms.
-pub fn utc_of_ms(ms: i64) -> DateTime<Utc> {
-    Utc.timestamp_millis_opt(ms).single().unwrap_or_default()
 }

@@ -302,6 +302,11 @@ pub struct HotelBooking {
     /// The booking this one replaces (liteAPI rebook: a new booking id auto-cancels the old one).
     #[serde(default)]
     pub replaces: Option<BookingRef>,
+    /// The guest's language as the source states it, a BCP 47 tag (the generic source's
+    /// `locale`, or `language`); `None` for liteAPI and Duffel, whose payloads carry none. See
+    /// `crate::domain::i18n::locale` for how it becomes the booking's language.
+    #[serde(default, alias = "language", skip_serializing_if = "Option::is_none")]
+    pub locale: Option<String>,
 }
 
 impl HotelBooking {
@@ -353,6 +358,10 @@ pub struct FlightBooking {
     pub segments: Vec<FlightSegment>,
     pub total: Option<Money>,
     pub sandbox: bool,
+    /// The traveller's language as the source states it (generic `locale` / `language`); see
+    /// [`HotelBooking::locale`].
+    #[serde(default, alias = "language", skip_serializing_if = "Option::is_none")]
+    pub locale: Option<String>,
 }
 
 /// One airline-initiated schedule change (Duffel AIC `aic_…`): the segments as they were and as
@@ -385,6 +394,10 @@ pub struct HotelAmendment {
     /// `true` for `booking.amendment.relocation` (the guest was moved to another hotel).
     #[serde(default)]
     pub relocation: bool,
+    /// A new language for the guest (generic `locale` / `language`): the one **explicit** change
+    /// of a booking's language (`crate::domain::i18n::locale::update`).
+    #[serde(default, alias = "language", skip_serializing_if = "Option::is_none")]
+    pub locale: Option<String>,
 }
 
 /// A cancellation of a hotel or flight booking, with the money facts when the supplier gives them.
@@ -453,6 +466,11 @@ pub struct PaymentUpdate {
     /// ISO 4217, upper case (Stripe sends it lower case).
     #[serde(default)]
     pub currency: Option<String>,
+    /// The Checkout Session's `locale` (the language its page was shown in: a BCP 47 tag such as
+    /// `es` or `pt-BR`, or `auto`), at most 35 characters of `[A-Za-z0-9-]`; `None` for payment
+    /// intents and sessions without one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub locale: Option<String>,
 }
 
 /// Stripe's verdict on a payment attempt. Stored names (D1 `checkout_attempts.payment_status`,

@@ -263,9 +263,14 @@ pub fn parse_send_request(body: &[u8]) -> Result<SendRequest, ParseError> {
     let text = parse_text(required_string(obj, "text")?)?;
     let locale = match obj.get("locale") {
         None | Some(Value::Null) => None,
-        Some(Value::String(tag)) => Some(crate::domain::i18n::Locale::from_tag(tag).ok_or_else(|| {
-            invalid("locale", "must be a shipped language tag: en, es, fr, de, pt or it")
-        })?),
+        Some(Value::String(tag)) => {
+            Some(crate::domain::i18n::Locale::from_tag(tag).ok_or_else(|| {
+                invalid(
+                    "locale",
+                    "must be a shipped language tag: en, es, fr, de, pt or it",
+                )
+            })?)
+        }
         Some(_) => return Err(invalid("locale", "must be a string")),
     };
     let list = match obj.get("recipients") {

@@ -9,8 +9,10 @@ use super::workflow::{Step, StepConfig};
 use super::{config, deliver, deliver_once, known_booking, rust_err, JourneyOutput};
 use crate::config::DB_BINDING;
 use crate::domain::booking::BookingStatus;
+use crate::domain::calendar::{Method, Stamp};
 use crate::domain::email::{Audience, OutgoingEmail};
 use crate::domain::event::{BookingRef, HotelAmendment, HotelBooking, JourneyParams};
+use crate::domain::i18n::{locale, Locale};
 use crate::domain::ids::InstanceId;
 use crate::domain::intent::{self, Intent, SendDecision};
 use crate::domain::render::{self, guard::guarded};
@@ -34,6 +36,10 @@ struct Recorded {
     /// so before this event arrived): nothing is confirmed or planned.
     #[serde(default)]
     compensated: Option<String>,
+    /// The booking's language after this event (`store::guest_locale::settle`); English in results
+    /// cached before languages were stored.
+    #[serde(default)]
+    locale: Locale,
 }
 
 /// The plan of one journey version, as returned by the plan step (cached on replay; the kinds are
@@ -94,10 +100,16 @@ pub async fn booked(
     }
 
     let cfg = config(env)?;
+    let guest = cfg.branding.in_locale(recorded.locale);
     let mut confirmation = guarded(&cfg.content_lock(), b, |b| {
-        render::booking_confirmation(b, &cfg.branding)
+        render::booking_confirmation(b, &guest)
     })
     .map_err(rust_err)?;
+    confirmation.calendar = Some(render::calendar::hotel_stay(
+        b,
+        &guest,
+        Stamp::at_version(recorded.version, params.received_at_ms, Method::Publish),
+    ));
     confirmation.intent = Some(Intent {
         journey_version: Some(recorded.version),
         expires_at_ms: None,
@@ -147,6 +159,30 @@ async fn record(
     source: crate::domain::event::Source,
     at: i64,
 ) -> Result<Recorded> {
+    let recorded = record_facts(env, b, source, at).await?;
+    let db = env.d1(DB_BINDING)?;
+    let id = b.booking_id.as_str();
+    store::guest_locale::set_client_reference(&db, id, b.client_reference.as_deref()).await?;
+    let checkout = store::guest_locale::checkout_locale(&db, b.client_reference.as_deref()).await?;
+    let incoming = locale::resolve(
+        b.locale.as_deref(),
+        checkout.as_deref(),
+        config(env)?.default_guest_locale,
+    );
+    let settled = store::guest_locale::settle(&db, id, incoming).await?;
+    Ok(Recorded {
+        locale: settled.locale,
+        ..recorded
+    })
+}
+
+/// Inserts the booking, or writes its new facts; the journey version this run owns.
+async fn record_facts(
+    env: &Env,
+    b: &HotelBooking,
+    source: crate::domain::event::Source,
+    at: i64,
+) -> Result<Recorded> {
     let db = env.d1(DB_BINDING)?;
     let hash = hotel_snapshot(b).hash();
     if let Some(old) = &b.replaces {
@@ -161,11 +197,13 @@ async fn record(
             Ok(Recorded {
                 version: 1,
                 compensated: None,
+                locale: Locale::En,
             })
         }
         Some(row) if row.snapshot_hash.as_deref() == Some(hash.as_str()) => Ok(Recorded {
             version: row.journey_version,
             compensated: None,
+            locale: Locale::En,
         }),
         Some(row) => {
             let details = serde_json::to_string(b)?;
@@ -188,6 +226,7 @@ async fn record(
             Ok(Recorded {
                 version: row.journey_version + 1,
                 compensated: None,
+                locale: Locale::En,
             })
         }
     }
@@ -359,10 +398,13 @@ pub(crate) async fn scheduled_send(
     };
     let cfg = config(env)?;
     let b: HotelBooking = serde_json::from_str(&row.details_json)?;
+    let guest = cfg
+        .branding
+        .in_locale(store::guest_locale::of_booking(&db, id, cfg.default_guest_locale).await?);
     let mut email = guarded(&cfg.content_lock(), &b, |b| match kind {
-        ScheduledKind::ArrivalGuide => render::arrival_guide(b, &cfg.branding),
-        ScheduledKind::CheckinDay => render::checkin_day(b, &cfg.branding),
-        ScheduledKind::ThankYou => render::thank_you(b, &cfg.branding),
+        ScheduledKind::ArrivalGuide => render::arrival_guide(b, &guest),
+        ScheduledKind::CheckinDay => render::checkin_day(b, &guest),
+        ScheduledKind::ThankYou => render::thank_you(b, &guest),
     })
     .map_err(rust_err)?;
     email.intent = Some(intent);
@@ -408,9 +450,12 @@ pub async fn confirmation_number(
                 };
                 store::bookings::write_facts(&db, &update).await?;
                 let cfg = config(&env)?;
+                let guest = cfg.branding.in_locale(
+                    store::guest_locale::of_booking(&db, &id, cfg.default_guest_locale).await?,
+                );
                 let mut email =
                     guarded(&cfg.content_lock(), &(b, number.clone()), |(b, number)| {
-                        render::hotel_confirmation_number(b, number, &cfg.branding)
+                        render::hotel_confirmation_number(b, number, &guest)
                     })
                     .map_err(rust_err)?;
                 email.intent = Some(Intent {
@@ -520,6 +565,14 @@ pub async fn amended(
                 if row.is_closed() {
                     return Ok(None);
                 }
+                // A language stated by the amendment itself is the explicit change of the
+                // booking's language (`domain::i18n::locale::update`).
+                if let Some(tag) = a.locale.as_deref() {
+                    let incoming = locale::resolve(Some(tag), None, Locale::En);
+                    if incoming.source == crate::domain::i18n::LocaleSource::Event {
+                        store::guest_locale::settle(&db, &id, incoming).await?;
+                    }
+                }
                 let before: HotelBooking = serde_json::from_str(&row.details_json)?;
                 let after = apply(before.clone(), &a);
                 let (old, new) = (hotel_snapshot(&before), hotel_snapshot(&after));
@@ -544,11 +597,20 @@ pub async fn amended(
                     .map(|c| (c.field, c.before, c.after))
                     .collect();
                 let cfg = config(&env)?;
+                let guest = cfg.branding.in_locale(
+                    store::guest_locale::of_booking(&db, &id, cfg.default_guest_locale).await?,
+                );
                 let input = (after, hash, changes);
-                let email = guarded(&cfg.content_lock(), &input, |(after, hash, changes)| {
-                    render::booking_updated(after, hash, changes, &cfg.branding)
+                let mut email = guarded(&cfg.content_lock(), &input, |(after, hash, changes)| {
+                    render::booking_updated(after, hash, changes, &guest)
                 })
                 .map_err(rust_err)?;
+                // The same stay event, moved: same UID, a higher SEQUENCE (the new version).
+                email.calendar = Some(render::calendar::hotel_stay(
+                    &input.0,
+                    &guest,
+                    Stamp::at_version(row.journey_version + 1, at, Method::Publish),
+                ));
                 Ok(Some((row.journey_version + 1, email)))
             },
         )

@@ -279,6 +279,18 @@ async fn cancelled(
             async move || {
                 let db = env.d1(DB_BINDING)?;
                 let row = known_booking(&db, c.booking_id.as_str()).await?;
+                // The version the cancellation moves the booking to: its calendar CANCEL carries
+                // a SEQUENCE above every PUBLISH sent before.
+                let cancel_version = if row.status.is_cancelled() {
+                    row.journey_version
+                } else {
+                    row.journey_version + 1
+                };
+                let stamp = crate::domain::calendar::Stamp::at_version(
+                    cancel_version,
+                    at,
+                    crate::domain::calendar::Method::Cancel,
+                );
                 if !row.status.is_cancelled() {
                     let status = BookingStatus::cancelled(c.with_charges);
                     let update = FactsUpdate {
@@ -302,25 +314,42 @@ async fn cancelled(
                 // The guest's email is rendered from the booking itself (not the summary) so the
                 // lock sees the template's own words around the supplier's values.
                 let lock = cfg.content_lock();
+                let language = store::guest_locale::of_booking(
+                    &db,
+                    c.booking_id.as_str(),
+                    cfg.default_guest_locale,
+                )
+                .await?;
+                let branding = cfg.branding.in_locale(language);
+                let tr = branding.tr();
                 let guest = match row.kind {
                     BookingKind::Flight => {
                         let f: FlightBooking = serde_json::from_str(&row.details_json)?;
-                        guarded(&lock, &(f, c.clone()), |(f, c)| {
+                        guarded(&lock, &(f.clone(), c.clone()), |(f, c)| {
                             render::booking_cancelled(
-                                &render::CancelledBooking::for_flight(f),
+                                &render::CancelledBooking::for_flight_in(f, tr),
                                 c,
-                                &cfg.branding,
+                                &branding,
                             )
+                        })
+                        .map(|mut e| {
+                            e.calendar =
+                                Some(render::calendar::flight_segments(&f, &branding, stamp));
+                            e
                         })
                     }
                     BookingKind::Hotel => {
                         let b: HotelBooking = serde_json::from_str(&row.details_json)?;
-                        guarded(&lock, &(b, c.clone()), |(b, c)| {
+                        guarded(&lock, &(b.clone(), c.clone()), |(b, c)| {
                             render::booking_cancelled(
-                                &render::CancelledBooking::for_hotel(b),
+                                &render::CancelledBooking::for_hotel_in(b, tr),
                                 c,
-                                &cfg.branding,
+                                &branding,
                             )
+                        })
+                        .map(|mut e| {
+                            e.calendar = Some(render::calendar::hotel_stay(&b, &branding, stamp));
+                            e
                         })
                     }
                 }

@@ -18,9 +18,9 @@ use super::config;
 use super::webhooks::read_limited;
 use super::{Answer, AppError};
 use crate::config::DB_BINDING;
+use crate::domain::i18n::{Locale, Tr};
 use crate::domain::marketing::Suppression;
 use crate::domain::marketing_email;
-use crate::domain::i18n::{Locale, Tr};
 use crate::domain::render::{unsubscribe_confirm_page_in, unsubscribe_result_page_in};
 use crate::domain::unsubscribe::{self, UnsubscribeClaims};
 use crate::platform::{now_ms, Page};
@@ -71,9 +71,18 @@ fn unavailable(tr: Tr, brand: &str, why: &str) -> AppError {
 
 /// Checks the token; an [`AppError::Page`] is the page to answer instead. Returns the claims, the
 /// brand and the pages' language.
-fn check(req: &Request, env: &Env, token: &str) -> Result<(UnsubscribeClaims, String, Tr), AppError> {
-    let cfg = config(env)
-        .map_err(|e| unavailable(page_language(req, Locale::En), FALLBACK_BRAND, &e.to_string()))?;
+fn check(
+    req: &Request,
+    env: &Env,
+    token: &str,
+) -> Result<(UnsubscribeClaims, String, Tr), AppError> {
+    let cfg = config(env).map_err(|e| {
+        unavailable(
+            page_language(req, Locale::En),
+            FALLBACK_BRAND,
+            &e.to_string(),
+        )
+    })?;
     let tr = page_language(req, cfg.default_guest_locale);
     let brand = cfg.branding.brand.clone();
     if cfg.unsubscribe_signing_key.is_empty() {
@@ -159,8 +168,13 @@ pub async fn unsubscribe(mut req: Request, env: &Env, token: &str) -> Answer {
     let done = if brand.is_empty() {
         tr.t1("unsubscribe-done", "email", claims.email.as_str())
     } else {
-        tr.t2("unsubscribe-done-brand", "email", claims.email.as_str(), "brand", brand.as_str())
+        tr.t2(
+            "unsubscribe-done-brand",
+            "email",
+            claims.email.as_str(),
+            "brand",
+            brand.as_str(),
+        )
     };
-    page(200, tr, "unsubscribe-done-title", &done, &brand)
-    .answer()
+    page(200, tr, "unsubscribe-done-title", &done, &brand).answer()
 }

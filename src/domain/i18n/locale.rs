@@ -53,7 +53,10 @@ impl Locale {
             .iter()
             .all(|s| (1..=8).contains(&s.len()) && s.chars().all(|c| c.is_ascii_alphanumeric()));
         let primary = subtags[0];
-        if !well_formed || !(2..=3).contains(&primary.len()) || !primary.chars().all(|c| c.is_ascii_alphabetic()) {
+        if !well_formed
+            || !(2..=3).contains(&primary.len())
+            || !primary.chars().all(|c| c.is_ascii_alphabetic())
+        {
             return None;
         }
         Locale::parse(primary)
@@ -71,7 +74,11 @@ impl Locale {
                 let tag = parts.next()?.trim();
                 let q = parts
                     .find_map(|p| p.trim().strip_prefix("q=").map(str::trim))
-                    .map_or(Some(1000), |q| q.parse::<f32>().ok().map(|q| (q.clamp(0.0, 1.0) * 1000.0) as u16))?;
+                    .map_or(Some(1000), |q| {
+                        q.parse::<f32>()
+                            .ok()
+                            .map(|q| (q.clamp(0.0, 1.0) * 1000.0) as u16)
+                    })?;
                 (q > 0).then_some(())?;
                 Some((q, i, Locale::from_tag(tag)?))
             })
@@ -109,14 +116,27 @@ pub struct GuestLocale {
 /// the event's own field (`event_tag`), else the Stripe Checkout Session's `locale`
 /// (`checkout_tag`), else `default`. A tag that names no shipped language counts as absent
 /// (`pt-BR` counts: it is Portuguese).
-pub fn resolve(event_tag: Option<&str>, checkout_tag: Option<&str>, default: Locale) -> GuestLocale {
+pub fn resolve(
+    event_tag: Option<&str>,
+    checkout_tag: Option<&str>,
+    default: Locale,
+) -> GuestLocale {
     if let Some(locale) = event_tag.and_then(Locale::from_tag) {
-        return GuestLocale { locale, source: LocaleSource::Event };
+        return GuestLocale {
+            locale,
+            source: LocaleSource::Event,
+        };
     }
     if let Some(locale) = checkout_tag.and_then(Locale::from_tag) {
-        return GuestLocale { locale, source: LocaleSource::StripeCheckout };
+        return GuestLocale {
+            locale,
+            source: LocaleSource::StripeCheckout,
+        };
     }
-    GuestLocale { locale: default, source: LocaleSource::Default }
+    GuestLocale {
+        locale: default,
+        source: LocaleSource::Default,
+    }
 }
 
 /// Whether a later statement `incoming` replaces a booking's stored language `stored`
@@ -128,10 +148,16 @@ pub fn resolve(event_tag: Option<&str>, checkout_tag: Option<&str>, default: Loc
 ///   rendered yet (`guest_mail_started == false`); once the guest has read one email, the journey
 ///   stays in that language;
 /// - the default never replaces anything.
-pub fn update(stored: GuestLocale, incoming: GuestLocale, guest_mail_started: bool) -> Option<GuestLocale> {
+pub fn update(
+    stored: GuestLocale,
+    incoming: GuestLocale,
+    guest_mail_started: bool,
+) -> Option<GuestLocale> {
     let replace = match incoming.source {
         LocaleSource::Event => true,
-        LocaleSource::StripeCheckout => stored.source == LocaleSource::Default && !guest_mail_started,
+        LocaleSource::StripeCheckout => {
+            stored.source == LocaleSource::Default && !guest_mail_started
+        }
         LocaleSource::Default => false,
     };
     (replace && incoming != stored).then_some(incoming)

@@ -31,7 +31,10 @@ const SOURCES: [(Locale, &str); 6] = [
 
 /// The raw `.ftl` text of a language (for tests that compare message ids across files).
 pub fn source_of(locale: Locale) -> &'static str {
-    SOURCES.iter().find(|(l, _)| *l == locale).map_or("", |(_, s)| s)
+    SOURCES
+        .iter()
+        .find(|(l, _)| *l == locale)
+        .map_or("", |(_, s)| s)
 }
 
 thread_local! {
@@ -44,8 +47,7 @@ thread_local! {
 }
 
 fn bundle(locale: Locale, src: &str) -> FluentBundle<FluentResource> {
-    let lang: unic_langid::LanguageIdentifier =
-        locale.as_str().parse().unwrap_or_default();
+    let lang: unic_langid::LanguageIdentifier = locale.as_str().parse().unwrap_or_default();
     let mut bundle = FluentBundle::new(vec![lang]);
     // No Unicode isolation marks around placeables: emails are left-to-right, and the marks would
     // sit invisibly inside names and numbers (and inside the text the content lock reads).
@@ -86,7 +88,9 @@ fn format(locale: Locale, id: &str, args: Option<&FluentArgs<'_>>) -> String {
         match found {
             Some((bundle, pattern)) => {
                 let mut errors = Vec::new();
-                bundle.format_pattern(pattern, args, &mut errors).into_owned()
+                bundle
+                    .format_pattern(pattern, args, &mut errors)
+                    .into_owned()
             }
             None => {
                 MISSING.with(|m| m.borrow_mut().push(id.to_string()));
@@ -242,7 +246,10 @@ impl Tr {
             self.date(from)
         };
         let last = self.date(to);
-        self.args("date-range", &[("from", Arg::Text(&first)), ("to", Arg::Text(&last))])
+        self.args(
+            "date-range",
+            &[("from", Arg::Text(&first)), ("to", Arg::Text(&last))],
+        )
     }
 
     /// A local wall-clock time with its date, e.g. `Fri 12 June 2026, 07:15 (local time)`
@@ -250,7 +257,10 @@ impl Tr {
     pub fn local_time(&self, t: NaiveDateTime) -> String {
         let date = self.date(t.date());
         let time = t.format("%H:%M").to_string();
-        self.args("datetime-local", &[("date", Arg::Text(&date)), ("time", Arg::Text(&time))])
+        self.args(
+            "datetime-local",
+            &[("date", Arg::Text(&date)), ("time", Arg::Text(&time))],
+        )
     }
 
     /// An amount as the language writes it in that currency: `€540.00` (en), `540,00 €` (es, fr,
@@ -264,12 +274,21 @@ impl Tr {
             return format!("{} {}", amount.trim(), currency);
         };
         let symbol_id = format!("currency-{currency}");
-        let symbol = if currency.len() == 3 && currency.chars().all(|c| c.is_ascii_uppercase()) && has_message(self.locale, &symbol_id) {
+        let symbol = if currency.len() == 3
+            && currency.chars().all(|c| c.is_ascii_uppercase())
+            && has_message(self.locale, &symbol_id)
+        {
             self.t(&symbol_id)
         } else {
             currency.clone()
         };
-        self.args("money", &[("symbol", Arg::Text(&symbol)), ("amount", Arg::Text(&number))])
+        self.args(
+            "money",
+            &[
+                ("symbol", Arg::Text(&symbol)),
+                ("amount", Arg::Text(&number)),
+            ],
+        )
     }
 
     /// [`Tr::money`] of an optional amount.
@@ -284,7 +303,12 @@ impl Tr {
             None => (false, s),
         };
         let (int, frac) = s.split_once('.').unwrap_or((s, ""));
-        if int.is_empty() || int.len() > 15 || !int.chars().all(|c| c.is_ascii_digit()) || !frac.chars().all(|c| c.is_ascii_digit()) || frac.len() > digits {
+        if int.is_empty()
+            || int.len() > 15
+            || !int.chars().all(|c| c.is_ascii_digit())
+            || !frac.chars().all(|c| c.is_ascii_digit())
+            || frac.len() > digits
+        {
             return None;
         }
         let int = int.trim_start_matches('0');
@@ -308,7 +332,11 @@ impl Tr {
             grouped.push_str(frac);
             grouped.extend(std::iter::repeat_n('0', digits - frac.len()));
         }
-        Some(if negative { format!("-{grouped}") } else { grouped })
+        Some(if negative {
+            format!("-{grouped}")
+        } else {
+            grouped
+        })
     }
 
     /// The label of a traveller-visible snapshot field (`checkin`, `room.2.name`,
@@ -368,7 +396,9 @@ pub fn message_ids(src: &str) -> Vec<&str> {
             let id = id.trim_end();
             (!id.is_empty()
                 && id.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
-                && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_'))
+                && id
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_'))
             .then_some(id)
         })
         .collect()

@@ -5,10 +5,10 @@
 
 use super::text::{date_range, greet, long_date, non_empty};
 use super::{compose, Branding, Envelope, RenderError};
-use crate::domain::i18n::Tr;
 use crate::domain::action_token::OwnerAction;
 use crate::domain::email::{DedupeKey, EmailKind, OutgoingEmail};
 use crate::domain::event::{CheckoutAttempt, EmailAddress, PersonName};
+use crate::domain::i18n::Tr;
 
 /// What a checkout email calls the trip: `<hotel>, <dates>`, or whichever part is known.
 fn checkout_trip(a: &CheckoutAttempt, tr: Tr) -> Option<String> {
@@ -52,7 +52,10 @@ pub(super) fn checkout_name(a: &CheckoutAttempt) -> Option<String> {
 
 /// The customer's first name on a checkout, or "there".
 fn checkout_first_name(a: &CheckoutAttempt, tr: Tr) -> String {
-    greet(tr, a.guest_name.as_ref().map_or("", |n| n.first_name.as_str()))
+    greet(
+        tr,
+        a.guest_name.as_ref().map_or("", |n| n.first_name.as_str()),
+    )
 }
 
 /// A retry link must be a public booking-site URL: `http(s)://`, no whitespace or quotes, and

@@ -5,11 +5,11 @@
 
 use super::text::greet;
 use super::{compose, Branding, Envelope, RenderError};
-use crate::domain::i18n::Tr;
 use crate::domain::action_token::OwnerAction;
 use crate::domain::compensation::{CompensationRow, RefundState, StepRow};
 use crate::domain::email::{DedupeKey, EmailKind, OutgoingEmail};
 use crate::domain::event::EmailAddress;
+use crate::domain::i18n::Tr;
 use serde::{Deserialize, Serialize};
 
 /// What the guest's notice is rendered from (all owned: the content lock rewrites it, see

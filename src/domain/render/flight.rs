@@ -3,10 +3,10 @@
 
 use super::text::{airport_city, airport_label, greet, local_time, non_empty, trip_destination};
 use super::{compose, Branding, Envelope, RenderError};
-use crate::domain::i18n::Tr;
-use chrono::NaiveDateTime;
 use crate::domain::email::{DedupeKey, EmailKind, OutgoingEmail};
 use crate::domain::event::{FlightBooking, FlightSegment, PersonName};
+use crate::domain::i18n::Tr;
+use chrono::NaiveDateTime;
 
 /// One flight segment as a guest reads it. Times are preformatted in the local time of the airport
 /// concerned (departure at the origin, arrival at the destination).
@@ -143,7 +143,13 @@ pub fn flight_confirmation(
     let subject = if view.origin.is_empty() || view.destination.is_empty() {
         tr.t("flight-heading")
     } else {
-        tr.t2("flight-subject", "from", view.origin, "to", view.destination)
+        tr.t2(
+            "flight-subject",
+            "from",
+            view.origin,
+            "to",
+            view.destination,
+        )
     };
     compose(
         to_contact(

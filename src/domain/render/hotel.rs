@@ -4,9 +4,9 @@
 
 use super::text::{greet, guest_list, non_empty, plain_instructions};
 use super::{compose, Branding, Envelope, RenderError};
-use crate::domain::i18n::Tr;
 use crate::domain::email::{DedupeKey, EmailKind, OutgoingEmail};
 use crate::domain::event::{BookedRoom, HotelBooking};
+use crate::domain::i18n::Tr;
 
 /// The facts of one stay, shared by the hotel emails (`_stay_details.*`).
 struct StayView<'a> {
@@ -281,7 +281,11 @@ pub fn booking_updated(
             changes: changes
                 .iter()
                 .map(|(field, before, after)| {
-                    (tr.field_label(field), tr.field_value(before), tr.field_value(after))
+                    (
+                        tr.field_label(field),
+                        tr.field_value(before),
+                        tr.field_value(after),
+                    )
                 })
                 .collect(),
             stay: StayView::of(b, tr).with_total(b, tr),

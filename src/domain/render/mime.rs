@@ -18,16 +18,25 @@ pub fn to_mime(
         .trim_start_matches('<')
         .trim_end_matches('>')
         .to_string();
-    let bytes = mail_builder::MessageBuilder::new()
+    let mut message = mail_builder::MessageBuilder::new()
         .from((branding.brand.as_str(), branding.from.as_str()))
         .to(email.to.as_str())
         .subject(header_value(&email.subject, SUBJECT_MAX_CHARS))
         .message_id(message_id)
         .date(date_unix_s)
         .text_body(email.text.as_str())
-        .html_body(email.html.as_str())
-        .write_to_vec()?;
-    Ok(bytes)
+        .html_body(email.html.as_str());
+    if let Some(calendar) = &email.calendar {
+        // multipart/mixed: the alternative (text + HTML), then `invite.ics` as
+        // `text/calendar; charset=utf-8; method=PUBLISH|CANCEL` — the same part the other two
+        // providers send.
+        message = message.attachment(
+            calendar.content_type(),
+            crate::domain::calendar::CalendarPart::FILE_NAME,
+            calendar.ics.as_bytes(),
+        );
+    }
+    Ok(message.write_to_vec()?)
 }
 
 #[cfg(test)]

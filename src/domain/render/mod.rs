@@ -26,8 +26,8 @@
 
 use crate::domain::calendar::CalendarPart;
 use crate::domain::email::{DedupeKey, EmailKind, OutgoingEmail};
-use crate::domain::i18n::{self, Locale, Tr};
 use crate::domain::event::{BookingRef, EmailAddress};
+use crate::domain::i18n::{self, Locale, Tr};
 use crate::domain::ids::message_id_for;
 use crate::domain::text::{header_value, HEADER_MAX_CHARS, SUBJECT_MAX_CHARS};
 
@@ -83,6 +83,7 @@ macro_rules! email_body {
 pub(crate) use email_body;
 
 pub mod admin;
+pub mod calendar;
 pub mod cancellation;
 pub mod checkout;
 pub mod compensation;
@@ -351,6 +352,7 @@ pub(crate) mod tests {
             location: None,
             checkin_instructions: None,
             replaces: None,
+            locale: None,
         }
     }
 

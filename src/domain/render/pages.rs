@@ -174,7 +174,12 @@ fn result_page(title: &str, message: &str, brand: Option<&str>, lang: &str) -> S
 /// stops (booking emails still come), and offers a form that POSTs `List-Unsubscribe=One-Click`
 /// to `post_url` (the same URL). Showing it changes nothing: mail scanners pre-fetch links.
 pub fn unsubscribe_confirm_page(email: &str, post_url: &str, brand: &str) -> String {
-    unsubscribe_confirm_page_in(email, post_url, brand, crate::domain::i18n::Tr::new(crate::domain::i18n::Locale::En))
+    unsubscribe_confirm_page_in(
+        email,
+        post_url,
+        brand,
+        crate::domain::i18n::Tr::new(crate::domain::i18n::Locale::En),
+    )
 }
 
 /// [`unsubscribe_confirm_page`] in `tr`'s language (the visitor's `Accept-Language`).

@@ -188,6 +188,7 @@ pub fn hotel_booking(env: &Envelope) -> Result<HotelBooking, ParseError> {
         replaces: r
             .str_opt("rebookFrom")
             .and_then(|s| BookingRef::parse(&s).ok()),
+        locale: None,
     })
 }
 
@@ -364,5 +365,6 @@ pub(super) fn amendment(env: &Envelope, relocation: bool) -> Result<HotelAmendme
         guests: (!guests.is_empty()).then_some(guests),
         holder_name,
         relocation,
+        locale: None,
     })
 }
