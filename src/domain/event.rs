@@ -252,19 +252,16 @@ pub struct Holder {
 /// Where a hotel is, as far as the supplier says. Used to find its local time zone: the IANA zone
 /// when given, else the coordinates (see `domain::schedule`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(default)]
 pub struct HotelLocation {
     /// IANA time zone, e.g. `Europe/Madrid`, when a supplier gives one.
-    #[serde(default)]
     pub time_zone: Option<String>,
     /// WGS84 degrees.
-    #[serde(default)]
     pub latitude: Option<f64>,
     /// WGS84 degrees, east positive.
-    #[serde(default)]
     pub longitude: Option<f64>,
-    /// The hotel's street address on one line, when the supplier gives it (shown in the calendar
-    /// event's `LOCATION`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The hotel's street address on one line, when given (the calendar event's `LOCATION`).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub address: Option<String>,
 }
 
@@ -302,9 +299,7 @@ pub struct HotelBooking {
     /// The booking this one replaces (liteAPI rebook: a new booking id auto-cancels the old one).
     #[serde(default)]
     pub replaces: Option<BookingRef>,
-    /// The guest's language as the source states it, a BCP 47 tag (the generic source's
-    /// `locale`, or `language`); `None` for liteAPI and Duffel, whose payloads carry none. See
-    /// `crate::domain::i18n::locale` for how it becomes the booking's language.
+    /// The guest's language as stated (BCP 47; generic `locale`/`language`): `i18n::locale`.
     #[serde(default, alias = "language", skip_serializing_if = "Option::is_none")]
     pub locale: Option<String>,
 }
@@ -358,8 +353,7 @@ pub struct FlightBooking {
     pub segments: Vec<FlightSegment>,
     pub total: Option<Money>,
     pub sandbox: bool,
-    /// The traveller's language as the source states it (generic `locale` / `language`); see
-    /// [`HotelBooking::locale`].
+    /// The traveller's language as stated; see [`HotelBooking::locale`].
     #[serde(default, alias = "language", skip_serializing_if = "Option::is_none")]
     pub locale: Option<String>,
 }
@@ -394,8 +388,7 @@ pub struct HotelAmendment {
     /// `true` for `booking.amendment.relocation` (the guest was moved to another hotel).
     #[serde(default)]
     pub relocation: bool,
-    /// A new language for the guest (generic `locale` / `language`): the one **explicit** change
-    /// of a booking's language (`crate::domain::i18n::locale::update`).
+    /// A new language (generic `locale` / `language`): the **explicit** change of a booking's.
     #[serde(default, alias = "language", skip_serializing_if = "Option::is_none")]
     pub locale: Option<String>,
 }
@@ -466,9 +459,7 @@ pub struct PaymentUpdate {
     /// ISO 4217, upper case (Stripe sends it lower case).
     #[serde(default)]
     pub currency: Option<String>,
-    /// The Checkout Session's `locale` (the language its page was shown in: a BCP 47 tag such as
-    /// `es` or `pt-BR`, or `auto`), at most 35 characters of `[A-Za-z0-9-]`; `None` for payment
-    /// intents and sessions without one.
+    /// The Checkout Session's `locale` (`es`, `pt-BR`, `auto`; ≤ 35 chars of `[A-Za-z0-9-]`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub locale: Option<String>,
 }

@@ -172,10 +172,7 @@ pub async fn schedule_changed(
                     .snapshot_hash
                     .clone()
                     .unwrap_or_else(|| flight_snapshot(&current).hash());
-                let guest = cfg.branding.in_locale(
-                    store::guest_locale::of_booking(&db, order.as_str(), cfg.default_guest_locale)
-                        .await?,
-                );
+                let guest = super::guest_branding(&db, &cfg, order.as_str()).await?;
                 let mut emails = Vec::new();
                 for change in changes
                     .iter()

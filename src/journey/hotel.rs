@@ -12,7 +12,7 @@ use crate::domain::booking::BookingStatus;
 use crate::domain::calendar::{Method, Stamp};
 use crate::domain::email::{Audience, OutgoingEmail};
 use crate::domain::event::{BookingRef, HotelAmendment, HotelBooking, JourneyParams};
-use crate::domain::i18n::{locale, Locale};
+use crate::domain::i18n::Locale;
 use crate::domain::ids::InstanceId;
 use crate::domain::intent::{self, Intent, SendDecision};
 use crate::domain::render::{self, guard::guarded};
@@ -28,7 +28,7 @@ use serde::{Deserialize, Serialize};
 use worker::{Env, Result};
 
 /// What the record step found.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 struct Recorded {
     /// Journey version this run owns from now on (moved on when a redelivery carried new facts).
     version: i64,
@@ -36,8 +36,7 @@ struct Recorded {
     /// so before this event arrived): nothing is confirmed or planned.
     #[serde(default)]
     compensated: Option<String>,
-    /// The booking's language after this event (`store::guest_locale::settle`); English in results
-    /// cached before languages were stored.
+    /// The booking's language after this event (English in results cached before it existed).
     #[serde(default)]
     locale: Locale,
 }
@@ -75,6 +74,8 @@ pub async fn booked(
             async move || {
                 let recorded = record(&env, &b, source, at).await?;
                 let db = env.d1(DB_BINDING)?;
+                let default = config(&env)?.default_guest_locale;
+                let locale = store::guest_locale::record_hotel(&db, &b, default).await?;
                 let compensated = super::compensation::closed_by_compensation(
                     &db,
                     b.booking_id.as_str(),
@@ -85,6 +86,7 @@ pub async fn booked(
                 .await?;
                 Ok(Recorded {
                     compensated,
+                    locale,
                     ..recorded
                 })
             },
@@ -105,11 +107,8 @@ pub async fn booked(
         render::booking_confirmation(b, &guest)
     })
     .map_err(rust_err)?;
-    confirmation.calendar = Some(render::calendar::hotel_stay(
-        b,
-        &guest,
-        Stamp::at_version(recorded.version, params.received_at_ms, Method::Publish),
-    ));
+    let stamp = Stamp::at_version(recorded.version, params.received_at_ms, Method::Publish);
+    confirmation.calendar = Some(render::calendar::hotel_stay(b, &guest, stamp));
     confirmation.intent = Some(Intent {
         journey_version: Some(recorded.version),
         expires_at_ms: None,
@@ -150,34 +149,8 @@ pub async fn booked(
     Ok(out)
 }
 
-/// Records the booking: inserts it (version 1), or — if it was stored before with different
-/// traveller facts — writes the new facts and moves the version on. A rebook marks the booking it
-/// replaces, whose plan then stops.
-async fn record(
-    env: &Env,
-    b: &HotelBooking,
-    source: crate::domain::event::Source,
-    at: i64,
-) -> Result<Recorded> {
-    let recorded = record_facts(env, b, source, at).await?;
-    let db = env.d1(DB_BINDING)?;
-    let id = b.booking_id.as_str();
-    store::guest_locale::set_client_reference(&db, id, b.client_reference.as_deref()).await?;
-    let checkout = store::guest_locale::checkout_locale(&db, b.client_reference.as_deref()).await?;
-    let incoming = locale::resolve(
-        b.locale.as_deref(),
-        checkout.as_deref(),
-        config(env)?.default_guest_locale,
-    );
-    let settled = store::guest_locale::settle(&db, id, incoming).await?;
-    Ok(Recorded {
-        locale: settled.locale,
-        ..recorded
-    })
-}
-
 /// Inserts the booking, or writes its new facts; the journey version this run owns.
-async fn record_facts(
+async fn record(
     env: &Env,
     b: &HotelBooking,
     source: crate::domain::event::Source,
@@ -196,14 +169,12 @@ async fn record_facts(
             }
             Ok(Recorded {
                 version: 1,
-                compensated: None,
-                locale: Locale::En,
+                ..Recorded::default()
             })
         }
         Some(row) if row.snapshot_hash.as_deref() == Some(hash.as_str()) => Ok(Recorded {
             version: row.journey_version,
-            compensated: None,
-            locale: Locale::En,
+            ..Recorded::default()
         }),
         Some(row) => {
             let details = serde_json::to_string(b)?;
@@ -225,8 +196,7 @@ async fn record_facts(
             store::bookings::write_facts(&db, &update).await?;
             Ok(Recorded {
                 version: row.journey_version + 1,
-                compensated: None,
-                locale: Locale::En,
+                ..Recorded::default()
             })
         }
     }
@@ -398,9 +368,7 @@ pub(crate) async fn scheduled_send(
     };
     let cfg = config(env)?;
     let b: HotelBooking = serde_json::from_str(&row.details_json)?;
-    let guest = cfg
-        .branding
-        .in_locale(store::guest_locale::of_booking(&db, id, cfg.default_guest_locale).await?);
+    let guest = super::guest_branding(&db, &cfg, id).await?;
     let mut email = guarded(&cfg.content_lock(), &b, |b| match kind {
         ScheduledKind::ArrivalGuide => render::arrival_guide(b, &guest),
         ScheduledKind::CheckinDay => render::checkin_day(b, &guest),
@@ -450,9 +418,7 @@ pub async fn confirmation_number(
                 };
                 store::bookings::write_facts(&db, &update).await?;
                 let cfg = config(&env)?;
-                let guest = cfg.branding.in_locale(
-                    store::guest_locale::of_booking(&db, &id, cfg.default_guest_locale).await?,
-                );
+                let guest = super::guest_branding(&db, &cfg, &id).await?;
                 let mut email =
                     guarded(&cfg.content_lock(), &(b, number.clone()), |(b, number)| {
                         render::hotel_confirmation_number(b, number, &guest)
@@ -565,14 +531,7 @@ pub async fn amended(
                 if row.is_closed() {
                     return Ok(None);
                 }
-                // A language stated by the amendment itself is the explicit change of the
-                // booking's language (`domain::i18n::locale::update`).
-                if let Some(tag) = a.locale.as_deref() {
-                    let incoming = locale::resolve(Some(tag), None, Locale::En);
-                    if incoming.source == crate::domain::i18n::LocaleSource::Event {
-                        store::guest_locale::settle(&db, &id, incoming).await?;
-                    }
-                }
+                store::guest_locale::explicit_change(&db, &id, a.locale.as_deref()).await?;
                 let before: HotelBooking = serde_json::from_str(&row.details_json)?;
                 let after = apply(before.clone(), &a);
                 let (old, new) = (hotel_snapshot(&before), hotel_snapshot(&after));
@@ -597,20 +556,15 @@ pub async fn amended(
                     .map(|c| (c.field, c.before, c.after))
                     .collect();
                 let cfg = config(&env)?;
-                let guest = cfg.branding.in_locale(
-                    store::guest_locale::of_booking(&db, &id, cfg.default_guest_locale).await?,
-                );
+                let guest = super::guest_branding(&db, &cfg, &id).await?;
                 let input = (after, hash, changes);
                 let mut email = guarded(&cfg.content_lock(), &input, |(after, hash, changes)| {
                     render::booking_updated(after, hash, changes, &guest)
                 })
                 .map_err(rust_err)?;
                 // The same stay event, moved: same UID, a higher SEQUENCE (the new version).
-                email.calendar = Some(render::calendar::hotel_stay(
-                    &input.0,
-                    &guest,
-                    Stamp::at_version(row.journey_version + 1, at, Method::Publish),
-                ));
+                let stamp = Stamp::at_version(row.journey_version + 1, at, Method::Publish);
+                email.calendar = Some(render::calendar::hotel_stay(&input.0, &guest, stamp));
                 Ok(Some((row.journey_version + 1, email)))
             },
         )

@@ -261,6 +261,18 @@ pub(crate) fn booking_not_known(id: &str) -> Error {
     ))
 }
 
+/// The branding of a guest email about `booking_id`: the sender, writing in the booking's
+/// stored language (else `DEFAULT_GUEST_LOCALE`).
+pub(crate) async fn guest_branding(
+    db: &worker::D1Database,
+    cfg: &crate::config::Config,
+    booking_id: &str,
+) -> Result<crate::domain::render::Branding> {
+    let language =
+        store::guest_locale::of_booking(db, booking_id, cfg.default_guest_locale).await?;
+    Ok(cfg.branding.in_locale(language))
+}
+
 /// Cancellation of a hotel or flight booking: mark it cancelled (moving the journey version on, so
 /// every pending scheduled send skips), then one cancellation email to the guest and one alert to
 /// the owner.
@@ -314,13 +326,7 @@ async fn cancelled(
                 // The guest's email is rendered from the booking itself (not the summary) so the
                 // lock sees the template's own words around the supplier's values.
                 let lock = cfg.content_lock();
-                let language = store::guest_locale::of_booking(
-                    &db,
-                    c.booking_id.as_str(),
-                    cfg.default_guest_locale,
-                )
-                .await?;
-                let branding = cfg.branding.in_locale(language);
+                let branding = guest_branding(&db, &cfg, c.booking_id.as_str()).await?;
                 let tr = branding.tr();
                 let guest = match row.kind {
                     BookingKind::Flight => {

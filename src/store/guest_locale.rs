@@ -162,3 +162,28 @@ pub async fn locale_for(
     let checkout = checkout_locale(db, client_reference).await?;
     Ok(locale::resolve(None, checkout.as_deref(), default).locale)
 }
+
+/// Records the language of a hotel booking being recorded (its client reference too): the
+/// event's own, else its Stripe Checkout Session's, else `default`, settled against what is
+/// stored ([`settle`]). Returns the booking's language.
+pub async fn record_hotel(
+    db: &D1Database,
+    b: &crate::domain::event::HotelBooking,
+    default: Locale,
+) -> Result<Locale> {
+    let id = b.booking_id.as_str();
+    set_client_reference(db, id, b.client_reference.as_deref()).await?;
+    let checkout = checkout_locale(db, b.client_reference.as_deref()).await?;
+    let incoming = locale::resolve(b.locale.as_deref(), checkout.as_deref(), default);
+    Ok(settle(db, id, incoming).await?.locale)
+}
+
+/// A language stated by a later event of the booking itself (an amendment's `locale`): the
+/// explicit change ([`locale::update`]). A tag that names no shipped language changes nothing.
+pub async fn explicit_change(db: &D1Database, booking_id: &str, tag: Option<&str>) -> Result<()> {
+    let incoming = locale::resolve(tag, None, Locale::En);
+    if incoming.source == LocaleSource::Event {
+        settle(db, booking_id, incoming).await?;
+    }
+    Ok(())
+}
