@@ -34,7 +34,8 @@ fn hotel() -> HotelBooking {
         "holder": {"name": {"first_name": "Zoë", "last_name": "Guest"}, "email": "guest@example.com", "phone": null},
         "guests": [], "total": {"amount": "1234.5", "currency": "EUR"},
         "hotel_confirmation_number": "HCN-48213", "sandbox": false,
-        "checkin_instructions": "Reception is open 24 hours."
+        "checkin_instructions": "Reception is open 24 hours.",
+        "location": {"time_zone": "Europe/Madrid", "address": "Passeig de l'Exemple 1, 08003 Barcelona, ES"}
     }))
     .unwrap()
 }
@@ -479,4 +480,82 @@ fn unsubscribe_pages_speak_the_visitors_language() {
     assert!(page.contains("<html lang=\"fr\">"), "{page}");
     assert!(page.contains("Se désabonner"), "{page}");
     assert_no_raw_messages("unsubscribe fr", &page);
+}
+
+/// Render time per email per language, for `node bench/i18n.mjs` (not a pass/fail test: it only
+/// prints `I18NBENCH {json}` lines). Each of the guest emails of [`every_guest_email`] is rendered
+/// `I18N_BENCH_ROUNDS` times (default 200) per language, after one warm-up round.
+#[test]
+#[ignore = "a measurement: run by bench/i18n.mjs"]
+fn bench_render_time_per_language() {
+    let rounds: u32 = std::env::var("I18N_BENCH_ROUNDS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(200);
+    for locale in Locale::ALL {
+        let emails = every_guest_email(locale).len() as u32;
+        let started = std::time::Instant::now();
+        for _ in 0..rounds {
+            std::hint::black_box(every_guest_email(locale));
+        }
+        let ns = started.elapsed().as_nanos() / u128::from(rounds * emails);
+        let calendar = {
+            let started = std::time::Instant::now();
+            for _ in 0..rounds {
+                std::hint::black_box(render::calendar::hotel_stay(
+                    &hotel(),
+                    &branding(locale),
+                    booking_email_engine::domain::calendar::Stamp::at_version(
+                        1,
+                        0,
+                        booking_email_engine::domain::calendar::Method::Publish,
+                    ),
+                ));
+            }
+            started.elapsed().as_nanos() / u128::from(rounds)
+        };
+        println!(
+            "I18NBENCH {{\"locale\":\"{}\",\"emails\":{emails},\"rounds\":{rounds},\"ns_per_email\":{ns},\"ns_per_calendar\":{calendar}}}",
+            locale.as_str()
+        );
+    }
+}
+
+/// Writes the sample renders of the README: the booking confirmation in each shipped language
+/// (`docs/i18n/booking-confirmation.<tag>.txt|html`) and sample calendar parts
+/// (`docs/i18n/*.ics`). Run with `cargo test --test i18n_emails -- --ignored write_docs_renders`.
+#[test]
+#[ignore = "writes docs/"]
+fn write_docs_renders() {
+    use booking_email_engine::domain::calendar::{Method, Stamp};
+    let dir = format!("{}/docs/i18n", env!("CARGO_MANIFEST_DIR"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let at = 1_780_000_000_000;
+    for locale in Locale::ALL {
+        let br = branding(locale);
+        let e = render::booking_confirmation(&hotel(), &br).unwrap();
+        let tag = locale.as_str();
+        std::fs::write(
+            format!("{dir}/booking-confirmation.{tag}.txt"),
+            format!("Subject: {}\n\n{}", e.subject, e.text),
+        )
+        .unwrap();
+        std::fs::write(format!("{dir}/booking-confirmation.{tag}.html"), &e.html).unwrap();
+    }
+    let br = branding(Locale::Es);
+    let stay = |version, method| {
+        render::calendar::hotel_stay(&hotel(), &br, Stamp::at_version(version, at, method))
+    };
+    std::fs::write(format!("{dir}/stay.es.ics"), stay(1, Method::Publish).ics).unwrap();
+    std::fs::write(
+        format!("{dir}/stay-cancelled.es.ics"),
+        stay(3, Method::Cancel).ics,
+    )
+    .unwrap();
+    let flight_part = render::calendar::flight_segments(
+        &flight(),
+        &branding(Locale::En),
+        Stamp::at_version(1, at, Method::Publish),
+    );
+    std::fs::write(format!("{dir}/flight.en.ics"), flight_part.ics).unwrap();
 }
