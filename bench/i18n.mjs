@@ -2,11 +2,12 @@
 // table (and as JSON with --json). Measurements only, nothing here passes or fails.
 //
 //   1. size: the translation files (locales/*.ftl, raw and gzip -9); what the message library
-//      (fluent-bundle) and the calendar writer (icalendar) add to a wasm32 cdylib of their own
-//      — an empty library, the same with one Fluent message formatted, the same with one
-//      calendar event written, each built with the Worker's release profile (opt-level "s", LTO,
-//      one codegen unit) and wasm-bindgen off (raw wasm, gzip -9) — and the Worker's wasm as built
-//      now (build/index_bg.wasm) when it exists;
+//      (fluent-bundle) adds to a wasm32 cdylib of its own, next to two options measured and not
+//      kept (rust-i18n, the icalendar crate)
+//      — each probe against an empty library (both linking chrono as the Worker does), built with
+//      the Worker's release profile (opt-level "s", LTO, one codegen unit), wasm-bindgen off (raw
+//      wasm, gzip -9) — and the Worker's wasm as built now (build/index_bg.wasm) next to the
+//      Worker before these features (measured once, commit c1d9b2b);
 //   2. render time per email per language: the #[ignore]d test `bench_render_time_per_language`
 //      in tests/i18n_emails.rs, built with the release profile (LTO off, 16 codegen units, to keep
 //      the build short), every guest email kind rendered in each of the six languages.
@@ -20,6 +21,9 @@ import { gzipSync } from "node:zlib";
 import { root, cargoBin, toolEnv } from "../scripts/lib.mjs";
 
 const gz = (buf) => gzipSync(buf, { level: 9 }).length;
+// The Worker's wasm at commit c1d9b2b (before the guest's language and the calendar part), built
+// with `npm run build`, gzip -9. Not rebuilt here.
+const BEFORE = { raw: 4_414_410, gzip: 1_427_478 };
 const kb = (n) => `${(n / 1024).toFixed(1)} KiB`;
 const cargo = join(cargoBin, "cargo");
 
@@ -35,6 +39,9 @@ function lockedVersion(name) {
   if (!m) throw new Error(`${name} is not in Cargo.lock`);
   return m[1];
 }
+// Every probe links chrono as the Worker does (clock + wasmbind) and uses it, so a library's figure
+// is its own code, not chrono's.
+const CHRONO = `chrono = { version = "0.4", default-features = false, features = ["clock", "wasmbind", "std"] }`;
 const variants = {
   empty: { deps: "", body: "" },
   fluent: {
@@ -52,8 +59,20 @@ const variants = {
       let mut errors = vec![];
       return b.format_pattern(m, Some(&args), &mut errors).len();`,
   },
+  // A lighter maintained option for comparison: rust-i18n (YAML files compiled into a lookup
+  // table, `%{name}` interpolation, no plural rules or number formatting).
+  "rust-i18n": {
+    deps: `rust-i18n = "4"`,
+    files: { "locales/app.yml": "m:\n  es: \"%{count} noches\"\n" },
+    head: `rust_i18n::i18n!("locales");`,
+    body: `
+      let src = unsafe { std::str::from_utf8_unchecked(std::slice::from_raw_parts(ptr, len)) };
+      return rust_i18n::t!("m", locale = src, count = n).len();`,
+  },
   icalendar: {
-    deps: `icalendar = { version = "=${lockedVersion("icalendar")}", default-features = false }\nchrono = { version = "0.4", default-features = false, features = ["clock", "wasmbind", "std"] }`,
+    // Measured for the record, not used: the Worker writes its calendar parts itself
+    // (src/domain/calendar.rs says why).
+    deps: `icalendar = { version = "=0.17.17", default-features = false }`,
     body: `
       use icalendar::{Component, EventLike};
       let src = unsafe { std::str::from_utf8_unchecked(std::slice::from_raw_parts(ptr, len)) };
@@ -75,11 +94,15 @@ try {
     mkdirSync(join(dir, "src"), { recursive: true });
     writeFileSync(
       join(dir, "Cargo.toml"),
-      `[package]\nname = "size_${name}"\nversion = "0.0.0"\nedition = "2021"\npublish = false\n[lib]\ncrate-type = ["cdylib"]\n[dependencies]\n${v.deps}\n[profile.release]\nopt-level = "s"\nlto = true\ncodegen-units = 1\npanic = "abort"\n[workspace]\n`,
+      `[package]\nname = "size_${name}"\nversion = "0.0.0"\nedition = "2021"\npublish = false\n[lib]\ncrate-type = ["cdylib"]\n[dependencies]\n${CHRONO}\n${v.deps}\n[profile.release]\nopt-level = "s"\nlto = true\ncodegen-units = 1\npanic = "abort"\n[workspace]\n`,
     );
+    for (const [file, text] of Object.entries(v.files ?? {})) {
+      mkdirSync(join(dir, file, ".."), { recursive: true });
+      writeFileSync(join(dir, file), text);
+    }
     writeFileSync(
       join(dir, "src", "lib.rs"),
-      `#[no_mangle]\npub extern "C" fn run(ptr: *const u8, len: usize, n: i64) -> usize {\n  let _ = (ptr, len, n);${v.body}\n  0\n}\n`,
+      `${v.head ?? ""}\n#[no_mangle]\npub extern "C" fn run(ptr: *const u8, len: usize, n: i64) -> usize {\n  let _ = (ptr, len, n);\n  let now = chrono::Utc::now().timestamp() as usize;${v.body}\n  #[allow(unreachable_code)]\n  now\n}\n`,
     );
     const r = spawnSync(cargo, ["build", "--release", "--quiet", "--target", "wasm32-unknown-unknown"], {
       cwd: dir,
@@ -87,13 +110,14 @@ try {
       env: toolEnv({ CARGO_TARGET_DIR: target, RUSTFLAGS: "" }),
     });
     if (r.status !== 0) throw new Error(`building the ${name} size probe failed:\n${r.stdout}${r.stderr}`);
-    const wasm = readFileSync(join(target, "wasm32-unknown-unknown", "release", `size_${name}.wasm`));
+    const wasm = readFileSync(join(target, "wasm32-unknown-unknown", "release", `size_${name.replace(/-/g, "_")}.wasm`));
     wasmSizes[name] = { raw: wasm.length, gzip: gz(wasm) };
   }
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
 sizes.fluent = { raw: wasmSizes.fluent.raw - wasmSizes.empty.raw, gzip: wasmSizes.fluent.gzip - wasmSizes.empty.gzip };
+sizes.rustI18n = { raw: wasmSizes["rust-i18n"].raw - wasmSizes.empty.raw, gzip: wasmSizes["rust-i18n"].gzip - wasmSizes.empty.gzip };
 sizes.icalendar = { raw: wasmSizes.icalendar.raw - wasmSizes.empty.raw, gzip: wasmSizes.icalendar.gzip - wasmSizes.empty.gzip };
 const built = join(root, "build", "index_bg.wasm");
 if (existsSync(built)) {
@@ -135,9 +159,14 @@ function table({ sizes, render }) {
     "|---|---|---|",
     `| translations (${sizes.locales} files locales/*.ftl, compiled into the Worker as text) | ${kb(sizes.ftlRaw)} | ${kb(sizes.ftlGzip)} |`,
     `| message library (fluent-bundle + unic-langid + CLDR plural rules), alone in a wasm32 cdylib | ${kb(sizes.fluent.raw)} | ${kb(sizes.fluent.gzip)} |`,
-    `| calendar writer (icalendar, no parser), alone in a wasm32 cdylib | ${kb(sizes.icalendar.raw)} | ${kb(sizes.icalendar.gzip)} |`,
+    `| for comparison: rust-i18n (YAML lookup, no plurals, no number formats), alone in a wasm32 cdylib | ${kb(sizes.rustI18n.raw)} | ${kb(sizes.rustI18n.gzip)} |`,
+    `| for comparison: the icalendar 0.17.17 crate (no parser), not used — the Worker's own writer is src/domain/calendar.rs | ${kb(sizes.icalendar.raw)} | ${kb(sizes.icalendar.gzip)} |`,
   ];
-  if (sizes.worker) lines.push(`| build/index_bg.wasm as built now | ${kb(sizes.worker.raw)} | ${kb(sizes.worker.gzip)} |`);
+  lines.push(`| Worker wasm before the guest's language and calendar (c1d9b2b, measured once) | ${kb(BEFORE.raw)} | ${kb(BEFORE.gzip)} |`);
+  if (sizes.worker) {
+    lines.push(`| build/index_bg.wasm as built now | ${kb(sizes.worker.raw)} | ${kb(sizes.worker.gzip)} |`);
+    lines.push(`| difference (includes every change since c1d9b2b) | ${kb(sizes.worker.raw - BEFORE.raw)} | ${kb(sizes.worker.gzip - BEFORE.gzip)} |`);
+  }
   lines.push("", "| language | guest emails rendered | µs per email (text + HTML + subject) | µs per calendar part |", "|---|---|---|---|");
   for (const x of render) {
     lines.push(`| ${x.locale} | ${x.emails} × ${x.rounds} | ${(x.ns_per_email / 1000).toFixed(1)} | ${(x.ns_per_calendar / 1000).toFixed(1)} |`);

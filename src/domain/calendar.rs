@@ -15,16 +15,18 @@
 //! - `METHOD:PUBLISH` for the confirmation and every change; `METHOD:CANCEL` with
 //!   `STATUS:CANCELLED` and the same UIDs for a cancellation.
 //!
-//! Written with the `icalendar` crate (it escapes `\`, `,`, `;` and newlines in TEXT values and
-//! folds content lines at 75 octets on character boundaries). Supplier text is cleaned before it
-//! goes in: control characters (a bare CR would end a content line early) become spaces, runs of
+//! Written by the small writer below ([`Ics`]), not the `icalendar` crate: that crate builds for
+//! wasm32 and folds correctly, but costs 75 KiB raw / 32 KiB gzip of wasm (`bench/i18n.mjs`) for
+//! what is some eighty lines here, and its TEXT escaping keeps CR and other control characters
+//! (a bare CR ends a content line in strict parsers). The writer escapes `\`, `;`, `,` and
+//! newlines (RFC 5545 §3.3.11) and folds every content line at 75 octets on a character boundary
+//! (§3.1). Supplier text is cleaned before it goes in: control characters become spaces, runs of
 //! blank space collapse, and each value is bounded.
 //!
 //! Rendering is deterministic (`DTSTAMP` is the booking event's time, never "now"), so every
 //! attempt of one email carries the same bytes.
 
-use chrono::{NaiveDate, NaiveDateTime, TimeZone, Utc};
-use icalendar::{Calendar, CalendarDateTime, Component, Event, EventLike, EventStatus};
+use chrono::{DateTime, NaiveDate, NaiveDateTime, TimeZone, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::domain::event::{FlightBooking, FlightSegment, HotelBooking};
@@ -121,9 +123,15 @@ pub fn hotel_stay(
     domain: &str,
     s: Stamp,
 ) -> CalendarPart {
-    let mut e = base_event(&format!("stay-{}", b.booking_id.as_str()), domain, s);
-    e.summary(&clean(&b.hotel_name));
-    e.starts(b.checkin).ends(all_day_end(b.checkin, b.checkout));
+    let mut ics = Ics::begin(s.method);
+    ics.event_head(&format!("stay-{}", b.booking_id.as_str()), domain, s);
+    ics.line(
+        "DTSTART;VALUE=DATE",
+        &b.checkin.format("%Y%m%d").to_string(),
+    );
+    let end = all_day_end(b.checkin, b.checkout);
+    ics.line("DTEND;VALUE=DATE", &end.format("%Y%m%d").to_string());
+    ics.text("SUMMARY", &clean(&b.hotel_name));
     let address = b
         .location
         .as_ref()
@@ -134,7 +142,7 @@ pub fn hotel_stay(
         Some(a) => format!("{}, {a}", clean(&b.hotel_name)),
         None => clean(&b.hotel_name),
     };
-    e.location(&location);
+    ics.text("LOCATION", &location);
     let mut lines = vec![format!("{}: {}", labels.booking_id, b.booking_id.as_str())];
     if let Some(hcn) = b
         .hotel_confirmation_number
@@ -145,8 +153,9 @@ pub fn hotel_stay(
         lines.push(format!("{}: {hcn}", labels.hcn));
     }
     lines.push(clean(brand));
-    e.description(&lines.join("\n"));
-    finish(vec![e.done()], s)
+    ics.text("DESCRIPTION", &lines.join("\n"));
+    ics.line("END", "VEVENT");
+    ics.finish(s.method)
 }
 
 /// The calendar of a flight order: one timed event per segment, in travel order.
@@ -158,16 +167,16 @@ pub fn flight_segments(
     domain: &str,
     s: Stamp,
 ) -> CalendarPart {
-    let events = f
-        .segments
-        .iter()
-        .enumerate()
-        .map(|(i, seg)| segment_event(f, i + 1, seg, brand, labels, domain, s))
-        .collect();
-    finish(events, s)
+    let mut ics = Ics::begin(s.method);
+    for (i, seg) in f.segments.iter().enumerate() {
+        segment_event(&mut ics, f, i + 1, seg, brand, labels, domain, s);
+    }
+    ics.finish(s.method)
 }
 
+#[allow(clippy::too_many_arguments)]
 fn segment_event(
+    ics: &mut Ics,
     f: &FlightBooking,
     n: usize,
     seg: &FlightSegment,
@@ -175,24 +184,30 @@ fn segment_event(
     labels: &Labels,
     domain: &str,
     s: Stamp,
-) -> Event {
-    let mut e = base_event(&format!("flight-{}-{n}", f.booking_id.as_str()), domain, s);
+) {
+    ics.event_head(&format!("flight-{}-{n}", f.booking_id.as_str()), domain, s);
+    ics.line(
+        "DTSTART",
+        &instant(seg.departing_at, seg.origin.time_zone.as_deref()),
+    );
+    ics.line(
+        "DTEND",
+        &instant(seg.arriving_at, seg.destination.time_zone.as_deref()),
+    );
     let flight = clean(&seg.flight_number);
-    e.summary(&format!(
-        "{} {flight}: {} → {}",
-        labels.flight,
-        clean(&seg.origin.iata_code),
-        clean(&seg.destination.iata_code)
-    ));
-    e.starts(instant(seg.departing_at, seg.origin.time_zone.as_deref()));
-    e.ends(instant(
-        seg.arriving_at,
-        seg.destination.time_zone.as_deref(),
-    ));
-    e.location(&clean(&format!(
-        "{} ({})",
-        seg.origin.name, seg.origin.iata_code
-    )));
+    ics.text(
+        "SUMMARY",
+        &format!(
+            "{} {flight}: {} → {}",
+            labels.flight,
+            clean(&seg.origin.iata_code),
+            clean(&seg.destination.iata_code)
+        ),
+    );
+    ics.text(
+        "LOCATION",
+        &clean(&format!("{} ({})", seg.origin.name, seg.origin.iata_code)),
+    );
     let mut lines = Vec::new();
     if let Some(pnr) = f
         .booking_reference
@@ -204,49 +219,102 @@ fn segment_event(
     }
     lines.push(format!("{}: {}", labels.booking_id, f.booking_id.as_str()));
     lines.push(clean(brand));
-    e.description(&lines.join("\n"));
-    e.done()
+    ics.text("DESCRIPTION", &lines.join("\n"));
+    ics.line("END", "VEVENT");
 }
 
-/// An event with what every event carries: UID, DTSTAMP, SEQUENCE, and STATUS by method.
-fn base_event(uid_local: &str, domain: &str, s: Stamp) -> Event {
-    let mut e = Event::new();
-    e.uid(&format!("{uid_local}@{}", clean_domain(domain)));
-    e.timestamp(
-        Utc.timestamp_millis_opt(s.stamp_ms)
+/// A VCALENDAR object being written: content lines with CRLF ends, each folded at 75 octets.
+struct Ics {
+    out: String,
+}
+
+impl Ics {
+    fn begin(method: Method) -> Self {
+        let mut ics = Ics {
+            out: String::with_capacity(1024),
+        };
+        ics.line("BEGIN", "VCALENDAR");
+        ics.line("VERSION", "2.0");
+        ics.line("PRODID", "-//Bookings//Calendar//EN");
+        ics.line("CALSCALE", "GREGORIAN");
+        ics.line("METHOD", method.as_str());
+        ics
+    }
+
+    /// `BEGIN:VEVENT` and what every event carries: UID, DTSTAMP, SEQUENCE, STATUS by method.
+    fn event_head(&mut self, uid_local: &str, domain: &str, s: Stamp) {
+        self.line("BEGIN", "VEVENT");
+        self.line("UID", &format!("{uid_local}@{}", clean_domain(domain)));
+        let stamp = Utc
+            .timestamp_millis_opt(s.stamp_ms)
             .single()
-            .unwrap_or_default(),
-    );
-    e.sequence(s.sequence);
-    e.status(match s.method {
-        Method::Publish => EventStatus::Confirmed,
-        Method::Cancel => EventStatus::Cancelled,
-    });
-    e
+            .unwrap_or_default();
+        self.line("DTSTAMP", &utc(stamp));
+        self.line("SEQUENCE", &s.sequence.to_string());
+        self.line(
+            "STATUS",
+            match s.method {
+                Method::Publish => "CONFIRMED",
+                Method::Cancel => "CANCELLED",
+            },
+        );
+    }
+
+    /// A TEXT property, escaped (RFC 5545 §3.3.11).
+    fn text(&mut self, name: &str, value: &str) {
+        let mut escaped = String::with_capacity(value.len() + 8);
+        for c in value.chars() {
+            match c {
+                '\\' => escaped.push_str("\\\\"),
+                ';' => escaped.push_str("\\;"),
+                ',' => escaped.push_str("\\,"),
+                '\n' => escaped.push_str("\\n"),
+                c if c.is_control() => escaped.push(' '),
+                c => escaped.push(c),
+            }
+        }
+        self.line(name, &escaped);
+    }
+
+    /// One content line `name:value`, folded: at most 75 octets a physical line, continuation
+    /// lines start with one space (RFC 5545 §3.1), never splitting a character.
+    fn line(&mut self, name: &str, value: &str) {
+        let line = format!("{name}:{value}");
+        let mut room = 75;
+        let mut used = 0;
+        for c in line.chars() {
+            if used + c.len_utf8() > room {
+                self.out.push_str("\r\n ");
+                room = 74;
+                used = 0;
+            }
+            self.out.push(c);
+            used += c.len_utf8();
+        }
+        self.out.push_str("\r\n");
+    }
+
+    fn finish(mut self, method: Method) -> CalendarPart {
+        self.line("END", "VCALENDAR");
+        CalendarPart {
+            method,
+            ics: self.out,
+        }
+    }
 }
 
-fn finish(events: Vec<Event>, s: Stamp) -> CalendarPart {
-    let mut cal = Calendar::empty();
-    cal.append_property(("VERSION", "2.0"));
-    cal.append_property(("PRODID", "-//Bookings//Calendar//EN"));
-    cal.append_property(("CALSCALE", "GREGORIAN"));
-    cal.append_property(("METHOD", s.method.as_str()));
-    for e in events {
-        cal.push(e);
-    }
-    CalendarPart {
-        method: s.method,
-        ics: cal.done().to_string(),
-    }
+/// A UTC instant as an iCalendar DATE-TIME (form 2, `…Z`).
+fn utc(t: DateTime<Utc>) -> String {
+    t.format("%Y%m%dT%H%M%SZ").to_string()
 }
 
 /// A local wall-clock time in `zone` as a UTC instant; floating local time when the zone is
 /// unknown or the wall-clock time does not exist there (a DST gap: keep what the airline wrote).
-fn instant(local: NaiveDateTime, zone: Option<&str>) -> CalendarDateTime {
+fn instant(local: NaiveDateTime, zone: Option<&str>) -> String {
     let tz: Option<chrono_tz::Tz> = zone.and_then(|z| z.parse().ok());
     match tz.and_then(|tz| tz.from_local_datetime(&local).earliest()) {
-        Some(t) => CalendarDateTime::Utc(t.with_timezone(&Utc)),
-        None => CalendarDateTime::Floating(local),
+        Some(t) => utc(t.with_timezone(&Utc)),
+        None => local.format("%Y%m%dT%H%M%S").to_string(),
     }
 }
 
@@ -261,7 +329,7 @@ fn all_day_end(checkin: NaiveDate, checkout: NaiveDate) -> NaiveDate {
 }
 
 /// Supplier text fit for an iCalendar TEXT value: control characters (CR, LF, tabs, …) become
-/// spaces, blank runs collapse, at most [`VALUE_MAX_CHARS`] characters. The crate escapes the
+/// spaces, blank runs collapse, at most [`VALUE_MAX_CHARS`] characters. [`Ics::text`] escapes the
 /// rest (`\`, `,`, `;`).
 pub fn clean(s: &str) -> String {
     let spaced: String = s
