@@ -189,3 +189,24 @@ fn the_generic_source_carries_locale_or_language() {
     assert_eq!(generic_booking(("language", "es")).as_deref(), Some("es"));
     assert_eq!(generic_booking(("note", "x")), None);
 }
+
+#[test]
+fn a_liteapi_booking_carries_the_book_requests_metadata_language() {
+    use booking_email_engine::sources::liteapi::{hotel_booking, parse_envelope};
+    let with = |language: Value| {
+        let mut v = fixture("liteapi-booking-confirmed.json");
+        let mut request: Value = serde_json::from_str(v["request"].as_str().unwrap()).unwrap();
+        request["metadata"] = json!({ "language": language });
+        v["request"] = json!(request.to_string());
+        hotel_booking(&parse_envelope(&serde_json::to_vec(&v).unwrap()).unwrap())
+            .unwrap()
+            .locale
+    };
+    assert_eq!(with(json!("fr-FR")).as_deref(), Some("fr-FR"));
+    assert_eq!(with(json!("fr\r\nX: y")), None);
+    assert_eq!(with(json!(42)), None);
+    // The fixture's request has no metadata: no language stated.
+    let plain = fixture("liteapi-booking-confirmed.json");
+    let b = hotel_booking(&parse_envelope(&serde_json::to_vec(&plain).unwrap()).unwrap()).unwrap();
+    assert_eq!(b.locale, None);
+}
