@@ -617,3 +617,19 @@ fn redrive_requests_name_a_dedupe_key() {
         ParseError::NotAnObject
     );
 }
+
+#[test]
+fn a_campaign_may_name_its_language() {
+    let with = |locale: serde_json::Value| {
+        let mut v = valid();
+        v["locale"] = locale;
+        request(v)
+    };
+    assert_eq!(
+        with(serde_json::json!("es-ES")).unwrap().campaign.locale,
+        Some(booking_email_engine::domain::i18n::Locale::Es)
+    );
+    assert_eq!(with(serde_json::Value::Null).unwrap().campaign.locale, None);
+    assert_eq!(field_of(with(serde_json::json!("tlh"))), "locale");
+    assert_eq!(field_of(with(serde_json::json!(7))), "locale");
+}
