@@ -295,3 +295,27 @@ fn every_provider_carries_the_calendar_part() {
     let body = resend::request_body(&email, "x <b@mail.example.com>", &[]);
     assert!(body.get("attachments").is_none());
 }
+
+#[test]
+fn a_link_to_the_engine_in_a_supplier_value_never_reaches_the_calendar() {
+    use booking_email_engine::domain::content_lock::ContentLock;
+    use booking_email_engine::domain::render::guard::{guarded, judge};
+    let lock = ContentLock::from_config("https://engine.example.com", "outbox");
+    let br = branding(Locale::En);
+    let b = hotel("Harbour https://engine.example.com/admin/bookings Hotel");
+    let e = guarded(&lock, &b, |b| {
+        let part =
+            render::calendar::hotel_stay(b, &br, Stamp::at_version(1, AT_MS, Method::Publish));
+        render::calendar::attach(render::booking_confirmation(b, &br), part)
+    })
+    .unwrap();
+    let lines = unfold(&e.calendar.as_ref().expect("the part is attached").ics);
+    assert_eq!(
+        value(&lines, "SUMMARY").unwrap(),
+        "Harbour [link removed] Hotel"
+    );
+    assert!(!lines.iter().any(|l| l.contains("/admin")));
+    // The verdict covered the calendar of the neutral render too, and the gate lets it go.
+    assert!(e.lock.as_ref().unwrap().template.is_empty());
+    assert!(judge(&lock, &e).is_ok());
+}

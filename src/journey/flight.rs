@@ -80,15 +80,13 @@ pub async fn booked(
     };
     let cfg = config(env)?;
     let guest = cfg.branding.in_locale(language);
+    let stamp = Stamp::at_version(1, params.received_at_ms, Method::Publish);
     let mut email = guarded(&cfg.content_lock(), f, |f| {
-        render::flight_confirmation(f, &SegmentView::list(&f.segments), &guest)
+        let part = render::calendar::flight_segments(f, &guest, stamp);
+        let email = render::flight_confirmation(f, &SegmentView::list(&f.segments), &guest);
+        render::calendar::attach(email, part)
     })
     .map_err(rust_err)?;
-    email.calendar = Some(render::calendar::flight_segments(
-        f,
-        &guest,
-        Stamp::at_version(1, params.received_at_ms, Method::Publish),
-    ));
     // Withdrawn if the order is cancelled before its turn; the version does not matter.
     email.intent = Some(Intent::default());
     deliver_once(step, env, email, params.received_at_ms, &mut out).await;
@@ -185,23 +183,21 @@ pub async fn schedule_changed(
                         continue;
                     }
                     let input = (next.clone(), change.clone());
-                    let mut email = guarded(&cfg.content_lock(), &input, |(next, change)| {
-                        render::flight_changed(
+                    // The same segment events with the new times: a higher SEQUENCE (the version
+                    // this change moves the booking to).
+                    let stamp = Stamp::at_version(row.journey_version + 1, at, Method::Publish);
+                    let email = guarded(&cfg.content_lock(), &input, |(next, change)| {
+                        let part = render::calendar::flight_segments(next, &guest, stamp);
+                        let email = render::flight_changed(
                             next,
                             &change.change_id,
                             &SegmentView::list(&change.removed),
                             &SegmentView::list(&change.added),
                             &guest,
-                        )
+                        );
+                        render::calendar::attach(email, part)
                     })
                     .map_err(rust_err)?;
-                    // The same segment events with the new times: a higher SEQUENCE (the version
-                    // this change moves the booking to).
-                    email.calendar = Some(render::calendar::flight_segments(
-                        &next,
-                        &guest,
-                        Stamp::at_version(row.journey_version + 1, at, Method::Publish),
-                    ));
                     emails.push(email);
                     current = next;
                     hash = next_hash;

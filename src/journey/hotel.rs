@@ -103,12 +103,12 @@ pub async fn booked(
 
     let cfg = config(env)?;
     let guest = cfg.branding.in_locale(recorded.locale);
+    let stamp = Stamp::at_version(recorded.version, params.received_at_ms, Method::Publish);
     let mut confirmation = guarded(&cfg.content_lock(), b, |b| {
-        render::booking_confirmation(b, &guest)
+        let part = render::calendar::hotel_stay(b, &guest, stamp);
+        render::calendar::attach(render::booking_confirmation(b, &guest), part)
     })
     .map_err(rust_err)?;
-    let stamp = Stamp::at_version(recorded.version, params.received_at_ms, Method::Publish);
-    confirmation.calendar = Some(render::calendar::hotel_stay(b, &guest, stamp));
     confirmation.intent = Some(Intent {
         journey_version: Some(recorded.version),
         expires_at_ms: None,
@@ -558,13 +558,14 @@ pub async fn amended(
                 let cfg = config(&env)?;
                 let guest = super::guest_branding(&db, &cfg, &id).await?;
                 let input = (after, hash, changes);
-                let mut email = guarded(&cfg.content_lock(), &input, |(after, hash, changes)| {
-                    render::booking_updated(after, hash, changes, &guest)
-                })
-                .map_err(rust_err)?;
                 // The same stay event, moved: same UID, a higher SEQUENCE (the new version).
                 let stamp = Stamp::at_version(row.journey_version + 1, at, Method::Publish);
-                email.calendar = Some(render::calendar::hotel_stay(&input.0, &guest, stamp));
+                let email = guarded(&cfg.content_lock(), &input, |(after, hash, changes)| {
+                    let part = render::calendar::hotel_stay(after, &guest, stamp);
+                    let email = render::booking_updated(after, hash, changes, &guest);
+                    render::calendar::attach(email, part)
+                })
+                .map_err(rust_err)?;
                 Ok(Some((row.journey_version + 1, email)))
             },
         )

@@ -331,31 +331,26 @@ async fn cancelled(
                 let guest = match row.kind {
                     BookingKind::Flight => {
                         let f: FlightBooking = serde_json::from_str(&row.details_json)?;
-                        guarded(&lock, &(f.clone(), c.clone()), |(f, c)| {
-                            render::booking_cancelled(
+                        guarded(&lock, &(f, c.clone()), |(f, c)| {
+                            let part = render::calendar::flight_segments(f, &branding, stamp);
+                            let email = render::booking_cancelled(
                                 &render::CancelledBooking::for_flight_in(f, tr),
                                 c,
                                 &branding,
-                            )
-                        })
-                        .map(|mut e| {
-                            e.calendar =
-                                Some(render::calendar::flight_segments(&f, &branding, stamp));
-                            e
+                            );
+                            render::calendar::attach(email, part)
                         })
                     }
                     BookingKind::Hotel => {
                         let b: HotelBooking = serde_json::from_str(&row.details_json)?;
-                        guarded(&lock, &(b.clone(), c.clone()), |(b, c)| {
-                            render::booking_cancelled(
+                        guarded(&lock, &(b, c.clone()), |(b, c)| {
+                            let part = render::calendar::hotel_stay(b, &branding, stamp);
+                            let email = render::booking_cancelled(
                                 &render::CancelledBooking::for_hotel_in(b, tr),
                                 c,
                                 &branding,
-                            )
-                        })
-                        .map(|mut e| {
-                            e.calendar = Some(render::calendar::hotel_stay(&b, &branding, stamp));
-                            e
+                            );
+                            render::calendar::attach(email, part)
                         })
                     }
                 }

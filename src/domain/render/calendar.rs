@@ -1,8 +1,9 @@
 //! The calendar parts of guest emails in the guest's language: [`crate::domain::calendar`] with
 //! its labels translated and the sender's domain in every UID.
 
-use super::Branding;
+use super::{Branding, RenderError};
 use crate::domain::calendar::{self, CalendarPart, Labels, Stamp};
+use crate::domain::email::OutgoingEmail;
 use crate::domain::event::{FlightBooking, HotelBooking};
 use crate::domain::i18n::Tr;
 
@@ -35,4 +36,17 @@ pub fn flight_segments(f: &FlightBooking, branding: &Branding, stamp: Stamp) -> 
         branding.from.domain(),
         stamp,
     )
+}
+
+/// `email` with `part` as its calendar part. Call it inside the render closure of
+/// `guard::guarded`, so the part is built from the same defanged (and, for the verdict, the same
+/// neutral) inputs as the email: a supplier value never reaches the calendar raw.
+pub fn attach(
+    email: Result<OutgoingEmail, RenderError>,
+    part: CalendarPart,
+) -> Result<OutgoingEmail, RenderError> {
+    email.map(|mut e| {
+        e.calendar = Some(part);
+        e
+    })
 }
