@@ -12,7 +12,9 @@
 //   4. D1 calls and subrequests per webhook and per email, counted from the code
 //      (bench/journey-counts.mjs);
 //   6.–8. the sweeper, outbound webhooks and the admin (bench/sweeper.mjs, bench/webhooks.mjs,
-//      bench/admin.mjs), each inside workerd.
+//      bench/admin.mjs), each inside workerd;
+//   9. the guest's language and calendar: wasm size of the translations, the message library and
+//      the calendar writer, render time per email per language (bench/i18n.mjs, on the host).
 //
 // Everything runs from a snapshot of build/ in a temporary folder, with free ports, fresh
 // --persist-to folders and traffic to 127.0.0.1 only. Every child is started in its own process
@@ -708,6 +710,15 @@ await step("admin: sign-in hash cost and a booking's timeline with 10 / 200 rows
 const adminHeaders = ["scenario", "runs", "timeline entries", "HTML KiB", "p50 ms", "p90 ms", "min ms"];
 const adminRows = admin.map((r) => [r.scenario, String(r.runs), String(r.entries ?? ""), String(r.html_kb ?? ""), String(r.p50_ms), String(r.p90_ms ?? ""), String(r.min_ms ?? "")]);
 
+// ---------------------------------------------------------------------------------------------
+// 9. The guest's language and the calendar part: bench/i18n.mjs, which also runs alone.
+
+let i18nTable = "";
+await step("guest language and calendar: wasm size added, render time per email per language (node bench/i18n.mjs)", async () => {
+  i18nTable = (await runCaptured(process.execPath, [join(root, "bench", "i18n.mjs")], { timeoutMs: 1_200_000, logFile: logs("i18n.log") })).trim();
+  return `${i18nTable.split("\n").length} table lines`;
+});
+
 // At the lookup's introduction (docs/timezone-data.md): the Worker without it (f72db9b) and with it,
 // both `node scripts/build.mjs --force`, gzip -9. Not rebuilt here: the Worker now also holds every
 // change made since, so its size minus this "before" is not the lookup's cost.
@@ -933,6 +944,17 @@ timeline reads D1 once for the session and once for one batch of 7 statements (e
 whatever the booking's size.
 
 ${table(adminHeaders, adminRows)}
+
+## 9. The guest's language and the calendar part
+
+\`node bench/i18n.mjs\`. Sizes: the translation files as compiled in; the message library and the
+calendar writer each alone in a wasm32 cdylib of their own (one Fluent message formatted; one
+event written), minus an empty cdylib, with the Worker's release profile — what they cost before
+wasm-bindgen, shared dependencies (chrono, serde) excluded. Render time: every guest email kind
+rendered in each language on the host (release build, LTO off), subject + text + HTML; the
+calendar part of a stay alone.
+
+${i18nTable}
 
 ## Where we are slower than the reference or far from the floor, and why
 

@@ -98,8 +98,13 @@ pub struct Config {
     pub backoff: Backoff,
     /// `OWNER_EMAIL`: where owner alerts go.
     pub owner_email: EmailAddress,
-    /// `SENDER_EMAIL` + `BRAND_NAME`.
+    /// `SENDER_EMAIL` + `BRAND_NAME`, written in `OWNER_LOCALE` (a shipped language tag, default
+    /// `en`): the owner's alerts. Guest emails take the booking's language instead
+    /// ([`Branding::in_locale`]).
     pub branding: Branding,
+    /// `DEFAULT_GUEST_LOCALE` (a shipped language tag: `en`, `es`, `fr`, `de`, `pt`, `it`; default
+    /// `en`): the language of a guest no source gave a language for.
+    pub default_guest_locale: crate::domain::i18n::Locale,
     /// `SMTP_HOST`, `SMTP_PORT`, `SMTP_TLS`, `SMTP_USERNAME`, `SMTP_PASSWORD`, and the timeouts
     /// (`SMTP_*_TIMEOUT_MS`, `SMTP_CONVERSATION_MAX_MS`); `None` when `SMTP_HOST` is empty (no
     /// failover configured).
@@ -199,6 +204,23 @@ fn list(get: &impl Fn(&str) -> Option<String>, name: &'static str) -> Vec<String
         .filter(|v| !v.is_empty())
         .map(str::to_string)
         .collect()
+}
+
+/// A shipped language tag (`en`, `es`, `fr`, `de`, `pt`, `it`; region subtags allowed, e.g.
+/// `pt-BR`), default `en`; any other value is a [`ConfigError::Invalid`] naming the shipped tags.
+fn locale(
+    get: &impl Fn(&str) -> Option<String>,
+    name: &'static str,
+) -> Result<crate::domain::i18n::Locale, ConfigError> {
+    match text(get, name)? {
+        None => Ok(crate::domain::i18n::Locale::En),
+        Some(tag) => {
+            crate::domain::i18n::Locale::from_tag(&tag).ok_or_else(|| ConfigError::Invalid {
+                name,
+                reason: format!("{tag:?} is not a shipped language (en, es, fr, de, pt, it)"),
+            })
+        }
+    }
 }
 
 fn text(
@@ -388,7 +410,9 @@ impl Config {
             branding: Branding {
                 brand: text(&get, "BRAND_NAME")?.unwrap_or_else(|| "Bookings".into()),
                 from,
+                locale: locale(&get, "OWNER_LOCALE")?,
             },
+            default_guest_locale: locale(&get, "DEFAULT_GUEST_LOCALE")?,
             smtp,
             duffel_webhook_secrets: list(&get, "DUFFEL_WEBHOOK_SECRETS"),
             generic_partners,

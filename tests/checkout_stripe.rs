@@ -69,6 +69,7 @@ fn payment_failed_fixture_records_the_decline_code() {
             decline_code: Some("insufficient_funds".into()),
             amount_minor: None,
             currency: Some("EUR".into()),
+            locale: None,
         }
     );
 }
@@ -87,6 +88,7 @@ fn completed_paid_session_fixture_is_paid() {
             decline_code: None,
             amount_minor: Some(54_000),
             currency: Some("EUR".into()),
+            locale: None,
         }
     );
 }
@@ -105,6 +107,7 @@ fn expired_session_fixture_is_expired() {
             decline_code: None,
             amount_minor: Some(54_000),
             currency: Some("EUR".into()),
+            locale: None,
         }
     );
 }
@@ -130,6 +133,7 @@ fn signature_vector_body_is_a_minimal_expired_session() {
             decline_code: None,
             amount_minor: None,
             currency: None,
+            locale: None,
         }
     );
 }
@@ -216,6 +220,7 @@ fn failed_without_an_error_or_metadata_still_names_the_payment_intent() {
                 decline_code: None,
                 amount_minor: None,
                 currency: None,
+                locale: None,
             }
         ),
         other => panic!("{other:?}"),

@@ -31,6 +31,7 @@ fn branding() -> Branding {
     Branding {
         brand: "Example Trips".into(),
         from: EmailAddress::parse("bookings@mail.example.com").unwrap(),
+        locale: booking_email_engine::domain::i18n::Locale::En,
     }
 }
 

@@ -29,6 +29,7 @@ fn branding() -> Branding {
     Branding {
         brand: "Example Trips".into(),
         from: EmailAddress::parse("news@mail.example.com").unwrap(),
+        locale: booking_email_engine::domain::i18n::Locale::En,
     }
 }
 
@@ -497,7 +498,7 @@ fn the_confirmation_page_names_the_address_and_posts_the_one_click_body() {
     let post = "https://engine.test/unsubscribe/abc.def";
     let page = unsubscribe_confirm_page("guest@example.com", post, "Example Trips");
     assert!(
-        page.contains("<strong>guest@example.com</strong>"),
+        page.contains("guest@example.com will no longer receive marketing emails"),
         "{page}"
     );
     assert!(
@@ -615,4 +616,20 @@ fn redrive_requests_name_a_dedupe_key() {
         parse_redrive_request(b"[]").unwrap_err(),
         ParseError::NotAnObject
     );
+}
+
+#[test]
+fn a_campaign_may_name_its_language() {
+    let with = |locale: serde_json::Value| {
+        let mut v = valid();
+        v["locale"] = locale;
+        request(v)
+    };
+    assert_eq!(
+        with(serde_json::json!("es-ES")).unwrap().campaign.locale,
+        Some(booking_email_engine::domain::i18n::Locale::Es)
+    );
+    assert_eq!(with(serde_json::Value::Null).unwrap().campaign.locale, None);
+    assert_eq!(field_of(with(serde_json::json!("tlh"))), "locale");
+    assert_eq!(field_of(with(serde_json::json!(7))), "locale");
 }

@@ -29,6 +29,7 @@ fn client(subject: &str, text: &str, html: &str) -> OutgoingEmail {
         headers: Vec::new(),
         intent: None,
         lock: None,
+        calendar: None,
     }
 }
 
@@ -346,6 +347,7 @@ fn the_project_hotel_emails_pass_and_raw_templates_do_not() {
     let branding = Branding {
         brand: "Example Trips".into(),
         from: EmailAddress::parse("bookings@mail.example.com").unwrap(),
+        locale: booking_email_engine::domain::i18n::Locale::En,
     };
     let emails = [
         booking_confirmation(&b, &branding).unwrap(),

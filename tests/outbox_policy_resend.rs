@@ -34,6 +34,7 @@ fn email() -> OutgoingEmail {
         headers: Vec::new(),
         intent: None,
         lock: None,
+        calendar: None,
     }
 }
 

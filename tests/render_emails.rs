@@ -21,6 +21,7 @@ fn branding() -> Branding {
     Branding {
         brand: "Example Trips".into(),
         from: EmailAddress::parse("bookings@mail.example.com").unwrap(),
+        locale: booking_email_engine::domain::i18n::Locale::En,
     }
 }
 
@@ -129,6 +130,7 @@ fn flight() -> FlightBooking {
             currency: "GBP".into(),
         }),
         sandbox: true,
+        locale: None,
     }
 }
 
@@ -266,7 +268,7 @@ fn booking_confirmation_without_extras_promises_the_number_later() {
             "Standard Double",
             "Room Only",
             "Testa Guestington",
-            "540 EUR",
+            "€540.00",
             "usually follows in a separate email",
         ],
     );
@@ -448,7 +450,7 @@ fn booking_updated_lists_changes_and_the_current_details() {
             "BK_fake_7Q2w",
             "Standard Double",
             "HCN-48213",
-            "540 EUR",
+            "€540.00",
         ],
     );
     assert!(e
@@ -544,7 +546,7 @@ fn cancellation_with_fee_and_refund_states_both_amounts() {
     .unwrap();
     assert_facts(
         &e,
-        &["Cancellation fee", "180 EUR", "Refund amount", "360 EUR"],
+        &["Cancellation fee", "€180.00", "Refund amount", "€360.00"],
     );
     assert_absent(&e, &["A cancellation fee applies"]);
     assert_guest_clean(&e);
@@ -564,7 +566,7 @@ fn cancellation_with_charges_but_no_amounts_says_a_fee_applies_and_promises_noth
         &branding(),
     )
     .unwrap();
-    assert_facts(&refund_only, &["Refund amount", "540 EUR"]);
+    assert_facts(&refund_only, &["Refund amount", "€540.00"]);
     assert_absent(&refund_only, &["fee"]);
 }
 
@@ -614,8 +616,8 @@ fn owner_cancellation_alert_is_urgent_and_carries_the_money_facts() {
         &[
             "BK_fake_7Q2w",
             "Example Harbour Hotel, Fri 12 June – Mon 15 June 2026",
-            "180 EUR",
-            "360 EUR",
+            "€180.00",
+            "€360.00",
             "guest@example.com",
         ],
     );
@@ -632,7 +634,8 @@ fn owner_cancellation_alert_is_urgent_and_carries_the_money_facts() {
 
 #[test]
 fn segment_views_use_each_airports_local_time() {
-    let v = SegmentView::list(&flight().segments);
+    let f = flight();
+    let v = SegmentView::list(&f.segments);
     assert_eq!(
         v[0],
         SegmentView {
@@ -641,6 +644,8 @@ fn segment_views_use_each_airports_local_time() {
             departs: "Fri 12 June 2026, 07:15 (local time)".into(),
             to: "Barcelona El Prat (BCN)".into(),
             arrives: "Fri 12 June 2026, 10:30 (local time)".into(),
+            departing_at: f.segments[0].departing_at,
+            arriving_at: f.segments[0].arriving_at,
         }
     );
     assert_eq!(v[1].departs, "Mon 15 June 2026, 18:05 (local time)");
@@ -673,7 +678,7 @@ fn flight_confirmation_has_reference_passengers_and_every_segment() {
             "ZZ 0473",
             "Mon 15 June 2026, 18:05 (local time)",
             "Mon 15 June 2026, 19:25 (local time)",
-            "312.80 GBP",
+            "£312.80",
         ],
     );
     assert_guest_clean(&e);

@@ -340,6 +340,7 @@ fn date_line_zones() {
 
 fn loc(tz: Option<&str>, lat: Option<f64>, lon: Option<f64>) -> HotelLocation {
     HotelLocation {
+        address: None,
         time_zone: tz.map(str::to_string),
         latitude: lat,
         longitude: lon,

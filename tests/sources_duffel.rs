@@ -205,6 +205,7 @@ fn order_created_becomes_the_exact_flight_booking() {
             currency: "GBP".into(),
         }),
         sandbox: true,
+        locale: None,
     };
     assert_eq!(
         journey(&fixture_bytes("duffel-order-created.json")),
@@ -643,12 +644,14 @@ fn stays_booking_becomes_the_exact_hotel_booking() {
         hotel_confirmation_number: None,
         sandbox: true,
         location: Some(HotelLocation {
+            address: Some("1 Example Street, 08000, Barcelona, Catalonia, ES".into()),
             time_zone: None,
             latitude: Some(41.38),
             longitude: Some(2.18),
         }),
         checkin_instructions: Some("Check-in from 15:00; check-out by 11:00".into()),
         replaces: None,
+        locale: None,
     };
     let SupplierEvent::HotelBooked(b) =
         journey(&fixture_bytes("duffel-stays-booking-created.json"))
@@ -692,6 +695,7 @@ fn stays_booking_with_several_rooms_spreads_the_guests() {
 
 #[test]
 fn stays_booking_without_coordinates_or_check_in_times_has_neither() {
+    // Only the address is left: the location carries it, and no coordinates.
     let b = stay_with(|o| {
         o["accommodation"]["location"] = json!({"address": {"city_name": "Barcelona"}});
         o["accommodation"]["check_in_information"] = Value::Null;
@@ -699,7 +703,13 @@ fn stays_booking_without_coordinates_or_check_in_times_has_neither() {
     let SupplierEvent::HotelBooked(h) = journey(&b) else {
         panic!("expected HotelBooked")
     };
-    assert_eq!(h.location, None);
+    assert_eq!(
+        h.location,
+        Some(HotelLocation {
+            address: Some("Barcelona".into()),
+            ..HotelLocation::default()
+        })
+    );
     assert_eq!(h.checkin_instructions, None);
 }
 

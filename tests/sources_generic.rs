@@ -89,12 +89,14 @@ fn documented_hotel_booked_example_parses_to_the_exact_booking() {
         hotel_confirmation_number: None,
         sandbox: false,
         location: Some(HotelLocation {
+            address: None,
             time_zone: Some("Europe/Madrid".into()),
             latitude: Some(41.38),
             longitude: Some(2.18),
         }),
         checkin_instructions: Some("Check-in from 15:00; check-out by 11:00".into()),
         replaces: None,
+        locale: None,
     };
     assert_eq!(
         journey(documented_example().as_bytes()),
@@ -178,6 +180,7 @@ fn every_canonical_kind_round_trips() {
             }],
             total: None,
             sandbox: false,
+            locale: None,
         })),
         SupplierEvent::FlightScheduleChanged {
             order_id: booking_ref("ord_1"),

@@ -325,6 +325,7 @@ fn relocation_amendment_carries_the_new_hotel_dates_and_rooms() {
             }]),
             holder_name: None,
             relocation: true,
+            locale: None,
         }))
     );
 }
@@ -446,6 +447,7 @@ fn flight_confirmed_becomes_a_flight_booking_without_time_zones() {
             }),
             // The envelope says production, the booking says sandbox: sandbox wins.
             sandbox: true,
+            locale: None,
         }))
     );
 }

@@ -13,6 +13,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 
 fn located(latitude: f64, longitude: f64) -> HotelLocation {
     HotelLocation {
+        address: None,
         time_zone: None,
         latitude: Some(latitude),
         longitude: Some(longitude),
@@ -150,6 +151,7 @@ fn missing_or_unusable_coordinates_fall_back_to_utc() {
         (Some(41.3851), Some(180.5)),
     ] {
         let location = HotelLocation {
+            address: None,
             time_zone: None,
             latitude: lat,
             longitude: lon,

@@ -168,7 +168,12 @@ impl ContentLock {
     /// found (subject, then text, then HTML).
     pub fn check(&self, email: &OutgoingEmail) -> Result<(), Vec<LockViolation>> {
         let owner = email.audience == Audience::Owner && email.kind.audience() == Audience::Owner;
-        self.check_parts(owner, &email.subject, &email.text, &email.html)
+        // The calendar part is text the guest's calendar shows: it is judged like the text part.
+        let text = match &email.calendar {
+            Some(c) => format!("{}\n{}", email.text, c.ics),
+            None => email.text.clone(),
+        };
+        self.check_parts(owner, &email.subject, &text, &email.html)
     }
 
     /// [`ContentLock::check`] on loose parts (previews, tests). `owner_alert` exempts from every

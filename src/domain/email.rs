@@ -385,6 +385,10 @@ pub struct OutgoingEmail {
     /// one (checked whole at send time).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lock: Option<crate::domain::render::guard::LockVerdict>,
+    /// The calendar part (RFC 5545) of a guest email that sets or changes the plan: sent as a
+    /// `text/calendar; method=…` attachment by every provider; `None` for every other email.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calendar: Option<crate::domain::calendar::CalendarPart>,
 }
 
 #[cfg(test)]

@@ -252,16 +252,17 @@ pub struct Holder {
 /// Where a hotel is, as far as the supplier says. Used to find its local time zone: the IANA zone
 /// when given, else the coordinates (see `domain::schedule`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(default)]
 pub struct HotelLocation {
     /// IANA time zone, e.g. `Europe/Madrid`, when a supplier gives one.
-    #[serde(default)]
     pub time_zone: Option<String>,
     /// WGS84 degrees.
-    #[serde(default)]
     pub latitude: Option<f64>,
     /// WGS84 degrees, east positive.
-    #[serde(default)]
     pub longitude: Option<f64>,
+    /// The hotel's street address on one line, when given (the calendar event's `LOCATION`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub address: Option<String>,
 }
 
 /// A confirmed hotel booking (liteAPI `booking.book` / `booking.rebook.*`, Duffel
@@ -298,6 +299,9 @@ pub struct HotelBooking {
     /// The booking this one replaces (liteAPI rebook: a new booking id auto-cancels the old one).
     #[serde(default)]
     pub replaces: Option<BookingRef>,
+    /// The guest's language as stated (BCP 47; generic `locale`/`language`): `i18n::locale`.
+    #[serde(default, alias = "language", skip_serializing_if = "Option::is_none")]
+    pub locale: Option<String>,
 }
 
 impl HotelBooking {
@@ -349,6 +353,9 @@ pub struct FlightBooking {
     pub segments: Vec<FlightSegment>,
     pub total: Option<Money>,
     pub sandbox: bool,
+    /// The traveller's language as stated; see [`HotelBooking::locale`].
+    #[serde(default, alias = "language", skip_serializing_if = "Option::is_none")]
+    pub locale: Option<String>,
 }
 
 /// One airline-initiated schedule change (Duffel AIC `aic_…`): the segments as they were and as
@@ -381,6 +388,9 @@ pub struct HotelAmendment {
     /// `true` for `booking.amendment.relocation` (the guest was moved to another hotel).
     #[serde(default)]
     pub relocation: bool,
+    /// A new language (generic `locale` / `language`): the **explicit** change of a booking's.
+    #[serde(default, alias = "language", skip_serializing_if = "Option::is_none")]
+    pub locale: Option<String>,
 }
 
 /// A cancellation of a hotel or flight booking, with the money facts when the supplier gives them.
@@ -449,6 +459,9 @@ pub struct PaymentUpdate {
     /// ISO 4217, upper case (Stripe sends it lower case).
     #[serde(default)]
     pub currency: Option<String>,
+    /// The Checkout Session's `locale` (`es`, `pt-BR`, `auto`; ≤ 35 chars of `[A-Za-z0-9-]`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub locale: Option<String>,
 }
 
 /// Stripe's verdict on a payment attempt. Stored names (D1 `checkout_attempts.payment_status`,

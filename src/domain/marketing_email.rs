@@ -116,6 +116,9 @@ pub struct Campaign {
     pub subject: String,
     /// Line breaks normalized to `\n`, trailing whitespace of the whole text removed.
     pub text: String,
+    /// The language the operator wrote the campaign in (request field `locale`, a shipped BCP 47
+    /// tag): the footer and its unsubscribe words follow it. `None` = `DEFAULT_GUEST_LOCALE`.
+    pub locale: Option<crate::domain::i18n::Locale>,
 }
 
 impl Campaign {
@@ -258,6 +261,18 @@ pub fn parse_send_request(body: &[u8]) -> Result<SendRequest, ParseError> {
     let id = CampaignId::parse(required_string(obj, "campaign")?)?;
     let subject = parse_subject(required_string(obj, "subject")?)?;
     let text = parse_text(required_string(obj, "text")?)?;
+    let locale = match obj.get("locale") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(tag)) => {
+            Some(crate::domain::i18n::Locale::from_tag(tag).ok_or_else(|| {
+                invalid(
+                    "locale",
+                    "must be a shipped language tag: en, es, fr, de, pt or it",
+                )
+            })?)
+        }
+        Some(_) => return Err(invalid("locale", "must be a string")),
+    };
     let list = match obj.get("recipients") {
         None | Some(Value::Null) => return Err(ParseError::Missing("recipients".into())),
         Some(Value::Array(list)) => list,
@@ -305,7 +320,12 @@ pub fn parse_send_request(body: &[u8]) -> Result<SendRequest, ParseError> {
         }
     }
     Ok(SendRequest {
-        campaign: Campaign { id, subject, text },
+        campaign: Campaign {
+            id,
+            subject,
+            text,
+            locale,
+        },
         recipients,
         rejected,
         repeated,
@@ -336,6 +356,7 @@ pub fn check_content(lock: &ContentLock, campaign: &Campaign) -> Result<(), Pars
 /// What the marketing templates show: the campaign's subject and paragraphs (HTML) or its text
 /// (plain), and the visible unsubscribe link.
 struct MarketingView<'a> {
+    tr: crate::domain::i18n::Tr,
     brand: &'a str,
     subject: &'a str,
     paragraphs: Vec<Vec<&'a str>>,
@@ -352,7 +373,8 @@ pub fn unsubscribe_url(to: &EmailAddress, public_base_url: &str, key: &[u8]) -> 
 }
 
 /// Renders one campaign's email to `to`: subject as given, the text's paragraphs, a visible
-/// unsubscribe link, and the two RFC 8058 headers. `key` is `UNSUBSCRIBE_SIGNING_KEY`; it must not
+/// unsubscribe link (its words in `branding`'s language: the campaign's), and the two RFC 8058
+/// headers. `key` is `UNSUBSCRIBE_SIGNING_KEY`; it must not
 /// be empty ([`RenderError::Refused`]: no marketing email may go out without a working link).
 pub fn render(
     campaign: &Campaign,
@@ -385,6 +407,7 @@ pub fn render(
     compose(
         envelope,
         &MarketingView {
+            tr: branding.tr(),
             brand: &branding.brand,
             subject: &campaign.subject,
             paragraphs,

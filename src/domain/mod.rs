@@ -7,11 +7,13 @@
 pub mod action_token;
 pub mod admin;
 pub mod booking;
+pub mod calendar;
 pub mod checkout;
 pub mod compensation;
 pub mod content_lock;
 pub mod email;
 pub mod event;
+pub mod i18n;
 pub mod ids;
 pub mod intent;
 pub mod marketing;

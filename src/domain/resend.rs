@@ -92,7 +92,10 @@ pub const MESSAGE_MAX: usize = 500;
 ///   `crate::domain::unsubscribe::headers`); omitted when empty. A later duplicate name replaces an
 ///   earlier one; CR/LF in names or values become spaces (no header injection);
 /// - `tags`: `[{"name": "kind", "value": <kind>}]`, restricted to ASCII letters, digits, `_` and
-///   `-` (anything else becomes `_`), at most 256 characters.
+///   `-` (anything else becomes `_`), at most 256 characters;
+/// - `attachments`: the calendar part when the email has one, `[{"filename": "invite.ics",
+///   "content": <base64 of the .ics>, "content_type": "text/calendar; charset=utf-8;
+///   method=PUBLISH"}]` (Resend's attachment fields: <https://resend.com/docs/api-reference/emails/send-email>).
 ///
 /// `Message-ID` is not set: like Cloudflare Email Service, Resend chooses it; pass it in
 /// `extra_headers` if that is ever wanted. The body must be identical on every attempt of one
@@ -125,6 +128,17 @@ pub fn request_body(
         "tags".into(),
         json!([{ "name": "kind", "value": tag_value(email.kind.as_str()) }]),
     );
+    if let Some(calendar) = &email.calendar {
+        use base64::Engine as _;
+        body.insert(
+            "attachments".into(),
+            json!([{
+                "filename": crate::domain::calendar::CalendarPart::FILE_NAME,
+                "content": base64::engine::general_purpose::STANDARD.encode(calendar.ics.as_bytes()),
+                "content_type": calendar.content_type(),
+            }]),
+        );
+    }
     Value::Object(body)
 }
 

@@ -198,16 +198,19 @@ async fn decide_and_act(env: &Env, prebook: &str, decide_at: i64) -> Result<Deci
             let to =
                 crate::domain::event::EmailAddress::parse(row.email.as_deref().unwrap_or_default())
                     .map_err(rust_err)?;
+            let language = store::guest_locale::locale_for(
+                &db,
+                None,
+                attempt.client_reference.as_deref(),
+                cfg.default_guest_locale,
+            )
+            .await?;
+            let branding = cfg.branding.in_locale(language);
             let email = guarded(
                 &cfg.content_lock(),
                 &(attempt.clone(), to.clone()),
                 |(attempt, to)| {
-                    render::checkout_not_completed(
-                        attempt,
-                        to,
-                        &cfg.booking_site_url,
-                        &cfg.branding,
-                    )
+                    render::checkout_not_completed(attempt, to, &cfg.booking_site_url, &branding)
                 },
             )
             .map_err(rust_err)?;
@@ -281,6 +284,22 @@ pub async fn payment_updated(
                 .filter(|n| !n.is_empty());
             // Kept whether or not its attempt is known yet: a compensation may need it later.
             store::compensation::record_payment(&db, &p, at).await?;
+            // A session that arrives after its booking gives the booking its language, if no
+            // source stated one and no guest email has gone yet (`domain::i18n::locale::update`).
+            if let (Some(tag), Some(reference)) =
+                (p.locale.as_deref(), p.client_reference.as_deref())
+            {
+                let incoming = crate::domain::i18n::locale::resolve(
+                    None,
+                    Some(tag),
+                    crate::domain::i18n::Locale::En,
+                );
+                if incoming.source == crate::domain::i18n::LocaleSource::StripeCheckout {
+                    for id in store::guest_locale::bookings_of_reference(&db, reference).await? {
+                        store::guest_locale::settle(&db, &id, incoming).await?;
+                    }
+                }
+            }
             store::checkout::record_payment(
                 &db,
                 p.payment_intent.as_deref(),

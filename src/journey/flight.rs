@@ -5,8 +5,10 @@
 use super::workflow::{Step, StepConfig};
 use super::{config, deliver_once, known_booking, rust_err, JourneyOutput};
 use crate::config::DB_BINDING;
+use crate::domain::calendar::{Method, Stamp};
 use crate::domain::email::OutgoingEmail;
 use crate::domain::event::{BookingRef, FlightBooking, FlightChange, FlightSegment, JourneyParams};
+use crate::domain::i18n::{locale, Locale};
 use crate::domain::intent::Intent;
 use crate::domain::render::{self, guard::guarded, SegmentView};
 use crate::domain::schedule::segment_times;
@@ -82,9 +84,36 @@ pub async fn booked(
         ));
         return Ok(out);
     }
+    // The traveller's language: the event's own, else what the booking already has, else the
+    // default (a step of its own, so a replay reuses it).
+    let language: Locale = {
+        let (env, f) = (env.clone(), f.clone());
+        step.run(
+            &format!("language {}", step_part(f.booking_id.as_str())),
+            StepConfig::STORAGE,
+            async move || {
+                let db = env.d1(DB_BINDING)?;
+                let incoming = locale::resolve(
+                    f.locale.as_deref(),
+                    None,
+                    config(&env)?.default_guest_locale,
+                );
+                Ok(
+                    store::guest_locale::settle(&db, f.booking_id.as_str(), incoming)
+                        .await?
+                        .locale,
+                )
+            },
+        )
+        .await?
+    };
     let cfg = config(env)?;
+    let guest = cfg.branding.in_locale(language);
+    let stamp = Stamp::at_version(1, params.received_at_ms, Method::Publish);
     let mut email = guarded(&cfg.content_lock(), f, |f| {
-        render::flight_confirmation(f, &SegmentView::list(&f.segments), &cfg.branding)
+        let part = render::calendar::flight_segments(f, &guest, stamp);
+        let email = render::flight_confirmation(f, &SegmentView::list(&f.segments), &guest);
+        render::calendar::attach(email, part)
     })
     .map_err(rust_err)?;
     // Withdrawn if the order is cancelled before its turn; the version does not matter.
@@ -170,6 +199,7 @@ pub async fn schedule_changed(
                     .snapshot_hash
                     .clone()
                     .unwrap_or_else(|| flight_snapshot(&current).hash());
+                let guest = super::guest_branding(&db, &cfg, order.as_str()).await?;
                 let mut emails = Vec::new();
                 for change in changes
                     .iter()
@@ -182,18 +212,22 @@ pub async fn schedule_changed(
                         continue;
                     }
                     let input = (next.clone(), change.clone());
-                    emails.push(
-                        guarded(&cfg.content_lock(), &input, |(next, change)| {
-                            render::flight_changed(
-                                next,
-                                &change.change_id,
-                                &SegmentView::list(&change.removed),
-                                &SegmentView::list(&change.added),
-                                &cfg.branding,
-                            )
-                        })
-                        .map_err(rust_err)?,
-                    );
+                    // The same segment events with the new times: a higher SEQUENCE (the version
+                    // this change moves the booking to).
+                    let stamp = Stamp::at_version(row.journey_version + 1, at, Method::Publish);
+                    let email = guarded(&cfg.content_lock(), &input, |(next, change)| {
+                        let part = render::calendar::flight_segments(next, &guest, stamp);
+                        let email = render::flight_changed(
+                            next,
+                            &change.change_id,
+                            &SegmentView::list(&change.removed),
+                            &SegmentView::list(&change.added),
+                            &guest,
+                        );
+                        render::calendar::attach(email, part)
+                    })
+                    .map_err(rust_err)?;
+                    emails.push(email);
                     current = next;
                     hash = next_hash;
                 }

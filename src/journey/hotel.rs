@@ -9,6 +9,7 @@ use super::hotel_zone::plan_zone;
 use super::workflow::{Step, StepConfig};
 use super::{config, deliver, deliver_once, known_booking, rust_err, JourneyOutput};
 use crate::config::DB_BINDING;
+use crate::domain::calendar::{Method, Stamp};
 use crate::domain::email::{Audience, OutgoingEmail};
 use crate::domain::event::{BookingRef, HotelAmendment, HotelBooking, JourneyParams};
 use crate::domain::ids::InstanceId;
@@ -66,6 +67,8 @@ pub async fn booked(
                     return Ok(recorded);
                 }
                 let db = env.d1(DB_BINDING)?;
+                let default = config(&env)?.default_guest_locale;
+                let locale = store::guest_locale::record_hotel(&db, &b, default).await?;
                 let compensated = super::compensation::closed_by_compensation(
                     &db,
                     &owner,
@@ -77,6 +80,7 @@ pub async fn booked(
                 .await?;
                 Ok(Recorded {
                     compensated,
+                    locale,
                     ..recorded
                 })
             },
@@ -96,8 +100,11 @@ pub async fn booked(
     }
 
     let cfg = config(env)?;
+    let guest = cfg.branding.in_locale(recorded.locale);
+    let stamp = Stamp::at_version(recorded.version, params.received_at_ms, Method::Publish);
     let mut confirmation = guarded(&cfg.content_lock(), b, |b| {
-        render::booking_confirmation(b, &cfg.branding)
+        let part = render::calendar::hotel_stay(b, &guest, stamp);
+        render::calendar::attach(render::booking_confirmation(b, &guest), part)
     })
     .map_err(rust_err)?;
     confirmation.intent = Some(Intent {
@@ -306,10 +313,11 @@ pub(crate) async fn scheduled_send(
     };
     let cfg = config(env)?;
     let b: HotelBooking = serde_json::from_str(&row.details_json)?;
+    let guest = super::guest_branding(&db, &cfg, id).await?;
     let mut email = guarded(&cfg.content_lock(), &b, |b| match kind {
-        ScheduledKind::ArrivalGuide => render::arrival_guide(b, &cfg.branding),
-        ScheduledKind::CheckinDay => render::checkin_day(b, &cfg.branding),
-        ScheduledKind::ThankYou => render::thank_you(b, &cfg.branding),
+        ScheduledKind::ArrivalGuide => render::arrival_guide(b, &guest),
+        ScheduledKind::CheckinDay => render::checkin_day(b, &guest),
+        ScheduledKind::ThankYou => render::thank_you(b, &guest),
     })
     .map_err(rust_err)?;
     email.intent = Some(intent);
@@ -355,9 +363,10 @@ pub async fn confirmation_number(
                 };
                 store::bookings::write_facts(&db, &update).await?;
                 let cfg = config(&env)?;
+                let guest = super::guest_branding(&db, &cfg, &id).await?;
                 let mut email =
                     guarded(&cfg.content_lock(), &(b, number.clone()), |(b, number)| {
-                        render::hotel_confirmation_number(b, number, &cfg.branding)
+                        render::hotel_confirmation_number(b, number, &guest)
                     })
                     .map_err(rust_err)?;
                 email.intent = Some(Intent {
@@ -467,6 +476,7 @@ pub async fn amended(
                 if row.is_closed() {
                     return Ok(None);
                 }
+                store::guest_locale::explicit_change(&db, &id, a.locale.as_deref()).await?;
                 let before: HotelBooking = serde_json::from_str(&row.details_json)?;
                 let after = apply(before.clone(), &a);
                 let (old, new) = (hotel_snapshot(&before), hotel_snapshot(&after));
@@ -491,9 +501,14 @@ pub async fn amended(
                     .map(|c| (c.field, c.before, c.after))
                     .collect();
                 let cfg = config(&env)?;
+                let guest = super::guest_branding(&db, &cfg, &id).await?;
                 let input = (after, hash, changes);
+                // The same stay event, moved: same UID, a higher SEQUENCE (the new version).
+                let stamp = Stamp::at_version(row.journey_version + 1, at, Method::Publish);
                 let email = guarded(&cfg.content_lock(), &input, |(after, hash, changes)| {
-                    render::booking_updated(after, hash, changes, &cfg.branding)
+                    let part = render::calendar::hotel_stay(after, &guest, stamp);
+                    let email = render::booking_updated(after, hash, changes, &guest);
+                    render::calendar::attach(email, part)
                 })
                 .map_err(rust_err)?;
                 Ok(Some((row.journey_version + 1, email)))

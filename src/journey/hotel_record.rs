@@ -7,6 +7,7 @@ use super::rust_err;
 use crate::config::DB_BINDING;
 use crate::domain::booking::BookingStatus;
 use crate::domain::event::HotelBooking;
+use crate::domain::i18n::Locale;
 use crate::domain::ownership::Owner;
 use crate::domain::snapshot::hotel_snapshot;
 use crate::store;
@@ -27,6 +28,9 @@ pub(super) struct Recorded {
     /// belongs to another source or partner. Nothing was written.
     #[serde(default)]
     pub(super) foreign: Option<String>,
+    /// The booking's language after this event (English in results cached before it existed).
+    #[serde(default)]
+    pub(super) locale: Locale,
 }
 
 /// Records the booking: inserts it (version 1), or — if it was stored before with different
@@ -57,6 +61,7 @@ pub(super) async fn record(
             version: 0,
             compensated: None,
             foreign: Some(reason),
+            locale: Locale::default(),
         });
     }
     if let Some(old) = &b.replaces {
@@ -72,12 +77,14 @@ pub(super) async fn record(
                 version: 1,
                 compensated: None,
                 foreign: None,
+                locale: Locale::default(),
             })
         }
         Some(row) if row.snapshot_hash.as_deref() == Some(hash.as_str()) => Ok(Recorded {
             version: row.journey_version,
             compensated: None,
             foreign: None,
+            locale: Locale::default(),
         }),
         Some(row) => {
             let details = serde_json::to_string(b)?;
@@ -101,6 +108,7 @@ pub(super) async fn record(
                 version: row.journey_version + 1,
                 compensated: None,
                 foreign: None,
+                locale: Locale::default(),
             })
         }
     }

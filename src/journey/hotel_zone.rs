@@ -75,6 +75,7 @@ pub(super) async fn hotel_location(
     match (location_lookup(seen, now), cached) {
         (LocationLookup::UseCached, Some(c)) => {
             return Some(HotelLocation {
+                address: None,
                 time_zone: c.time_zone,
                 latitude: c.latitude,
                 longitude: c.longitude,

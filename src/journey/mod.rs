@@ -267,6 +267,18 @@ pub(crate) fn booking_not_known(id: &str) -> Error {
     ))
 }
 
+/// The branding of a guest email about `booking_id`: the sender, writing in the booking's
+/// stored language (else `DEFAULT_GUEST_LOCALE`).
+pub(crate) async fn guest_branding(
+    db: &worker::D1Database,
+    cfg: &crate::config::Config,
+    booking_id: &str,
+) -> Result<crate::domain::render::Branding> {
+    let language =
+        store::guest_locale::of_booking(db, booking_id, cfg.default_guest_locale).await?;
+    Ok(cfg.branding.in_locale(language))
+}
+
 /// Cancellation of a hotel or flight booking: mark it cancelled (moving the journey version on, so
 /// every pending scheduled send skips), then one cancellation email to the guest and one alert to
 /// the owner.
@@ -285,6 +297,18 @@ async fn cancelled(
             async move || {
                 let db = env.d1(DB_BINDING)?;
                 let row = known_booking(&db, c.booking_id.as_str()).await?;
+                // The version the cancellation moves the booking to: its calendar CANCEL carries
+                // a SEQUENCE above every PUBLISH sent before.
+                let cancel_version = if row.status.is_cancelled() {
+                    row.journey_version
+                } else {
+                    row.journey_version + 1
+                };
+                let stamp = crate::domain::calendar::Stamp::at_version(
+                    cancel_version,
+                    at,
+                    crate::domain::calendar::Method::Cancel,
+                );
                 if !row.status.is_cancelled() {
                     let status = BookingStatus::cancelled(c.with_charges);
                     let update = FactsUpdate {
@@ -308,25 +332,31 @@ async fn cancelled(
                 // The guest's email is rendered from the booking itself (not the summary) so the
                 // lock sees the template's own words around the supplier's values.
                 let lock = cfg.content_lock();
+                let branding = guest_branding(&db, &cfg, c.booking_id.as_str()).await?;
+                let tr = branding.tr();
                 let guest = match row.kind {
                     BookingKind::Flight => {
                         let f: FlightBooking = serde_json::from_str(&row.details_json)?;
                         guarded(&lock, &(f, c.clone()), |(f, c)| {
-                            render::booking_cancelled(
-                                &render::CancelledBooking::for_flight(f),
+                            let part = render::calendar::flight_segments(f, &branding, stamp);
+                            let email = render::booking_cancelled(
+                                &render::CancelledBooking::for_flight_in(f, tr),
                                 c,
-                                &cfg.branding,
-                            )
+                                &branding,
+                            );
+                            render::calendar::attach(email, part)
                         })
                     }
                     BookingKind::Hotel => {
                         let b: HotelBooking = serde_json::from_str(&row.details_json)?;
                         guarded(&lock, &(b, c.clone()), |(b, c)| {
-                            render::booking_cancelled(
-                                &render::CancelledBooking::for_hotel(b),
+                            let part = render::calendar::hotel_stay(b, &branding, stamp);
+                            let email = render::booking_cancelled(
+                                &render::CancelledBooking::for_hotel_in(b, tr),
                                 c,
-                                &cfg.branding,
-                            )
+                                &branding,
+                            );
+                            render::calendar::attach(email, part)
                         })
                     }
                 }

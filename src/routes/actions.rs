@@ -270,11 +270,19 @@ pub async fn act_on_hold(
         });
     };
     let cfg = config(env)?;
+    let language = store::guest_locale::locale_for(
+        &db,
+        None,
+        attempt.client_reference.as_deref(),
+        cfg.default_guest_locale,
+    )
+    .await?;
+    let branding = cfg.branding.in_locale(language);
     let mail = guarded(
         &cfg.content_lock(),
         &(attempt.clone(), to.clone()),
         |(attempt, to)| {
-            render::checkout_declined(attempt, to, action, &cfg.booking_site_url, &cfg.branding)
+            render::checkout_declined(attempt, to, action, &cfg.booking_site_url, &branding)
         },
     )
     .map_err(AppError::unavailable)?;

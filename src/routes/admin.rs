@@ -143,8 +143,15 @@ pub async fn marketing_send(mut req: Request, env: &Env) -> Answer {
             });
             continue;
         }
-        let email = marketing_email::render(campaign, to, &cfg.public_base_url, key, &cfg.branding)
-            .map_err(AppError::unavailable)?;
+        let email = marketing_email::render(
+            campaign,
+            to,
+            &cfg.public_base_url,
+            key,
+            &cfg.branding
+                .in_locale(campaign.locale.unwrap_or(cfg.default_guest_locale)),
+        )
+        .map_err(AppError::unavailable)?;
         if let Err(v) = lock.check(&email) {
             report.rejected.push(Rejected {
                 email: to.to_string(),

@@ -19,9 +19,10 @@ use super::config;
 use super::webhooks::read_limited;
 use super::{Answer, AppError};
 use crate::config::DB_BINDING;
+use crate::domain::i18n::{Locale, Tr};
 use crate::domain::marketing::Suppression;
 use crate::domain::marketing_email;
-use crate::domain::render::{unsubscribe_confirm_page, unsubscribe_result_page};
+use crate::domain::render::{unsubscribe_confirm_page_in, unsubscribe_result_page_in};
 use crate::domain::unsubscribe::{self, UnsubscribeClaims};
 use crate::platform::{now_ms, Page};
 use crate::store::suppressions;
@@ -36,30 +37,58 @@ pub const SOURCE: &str = "unsubscribe_link";
 /// Brand shown when the configuration cannot be read.
 const FALLBACK_BRAND: &str = "";
 
-/// A result page (`title`, `message`) under `brand`.
-fn page(status: u16, title: &str, message: &str, brand: &str) -> Page {
-    Page::new(status, unsubscribe_result_page(title, message, brand))
+/// The language of the unsubscribe pages: the visitor's browser's (`Accept-Language`), else
+/// `DEFAULT_GUEST_LOCALE` (`fallback`).
+fn page_language(req: &Request, fallback: Locale) -> Tr {
+    let asked = req
+        .headers()
+        .get("accept-language")
+        .ok()
+        .flatten()
+        .and_then(|h| Locale::from_accept_language(&h));
+    Tr::new(asked.unwrap_or(fallback))
+}
+
+/// A result page (the messages `title_id`, `message_id`) under `brand`, in `tr`'s language.
+fn page(status: u16, tr: Tr, title_id: &str, message: &str, brand: &str) -> Page {
+    Page::new(
+        status,
+        unsubscribe_result_page_in(&tr.t(title_id), message, brand, tr.lang()),
+    )
 }
 
 /// The 503 page for a failure on our side (logged with `why`); nothing was changed.
-fn unavailable(brand: &str, why: &str) -> AppError {
+fn unavailable(tr: Tr, brand: &str, why: &str) -> AppError {
     worker::console_error!("unsubscribe: {why}");
     page(
         503,
-        "Please try again later",
-        "Your request could not be handled right now. Nothing was changed.",
+        tr,
+        "unsubscribe-retry-title",
+        &tr.t("unsubscribe-retry"),
         brand,
     )
     .into()
 }
 
-/// Checks the token; an [`AppError::Page`] is the page to answer instead. Returns the claims and
-/// the brand.
-fn check(env: &Env, token: &str) -> Result<(UnsubscribeClaims, String), AppError> {
-    let cfg = config(env).map_err(|e| unavailable(FALLBACK_BRAND, &e.to_string()))?;
+/// Checks the token; an [`AppError::Page`] is the page to answer instead. Returns the claims, the
+/// brand and the pages' language.
+fn check(
+    req: &Request,
+    env: &Env,
+    token: &str,
+) -> Result<(UnsubscribeClaims, String, Tr), AppError> {
+    let cfg = config(env).map_err(|e| {
+        unavailable(
+            page_language(req, Locale::En),
+            FALLBACK_BRAND,
+            &e.to_string(),
+        )
+    })?;
+    let tr = page_language(req, cfg.default_guest_locale);
     let brand = cfg.branding.brand.clone();
     if cfg.unsubscribe_signing_key.is_empty() {
         return Err(unavailable(
+            tr,
             &brand,
             "UNSUBSCRIBE_SIGNING_KEY is not set: unsubscribe links cannot be checked",
         ));
@@ -67,8 +96,9 @@ fn check(env: &Env, token: &str) -> Result<(UnsubscribeClaims, String), AppError
     let Ok(claims) = unsubscribe::verify(token, cfg.unsubscribe_signing_key.as_bytes()) else {
         return Err(page(
             400,
-            "This unsubscribe link is not valid",
-            "It may have been cut short or altered. Open the link from the email again, or copy all of it. Nothing was changed.",
+            tr,
+            "unsubscribe-invalid-title",
+            &tr.t("unsubscribe-invalid-cut"),
             &brand,
         )
         .into());
@@ -76,48 +106,50 @@ fn check(env: &Env, token: &str) -> Result<(UnsubscribeClaims, String), AppError
     if claims.list != marketing_email::LIST {
         return Err(page(
             400,
-            "This unsubscribe link is not valid",
-            "It is not a link to unsubscribe from marketing emails. Nothing was changed.",
+            tr,
+            "unsubscribe-invalid-title",
+            &tr.t("unsubscribe-invalid-list"),
             &brand,
         )
         .into());
     }
-    Ok((claims, brand))
+    Ok((claims, brand, tr))
 }
 
 /// `GET /unsubscribe/<token>`: the confirmation page; changes nothing.
 pub async fn confirm(req: Request, env: &Env, token: &str) -> Answer {
-    let (claims, brand) = check(env, token)?;
+    let (claims, brand, tr) = check(&req, env, token)?;
     // A relative action (the path only): the page never trusts the request's Host header.
     let post_url = req.path();
     Page::new(
         200,
-        unsubscribe_confirm_page(&claims.email, &post_url, &brand),
+        unsubscribe_confirm_page_in(&claims.email, &post_url, &brand, tr),
     )
     .answer()
 }
 
 /// `POST /unsubscribe/<token>`: the one-click unsubscribe.
 pub async fn unsubscribe(mut req: Request, env: &Env, token: &str) -> Answer {
-    let (claims, brand) = check(env, token)?;
+    let (claims, brand, tr) = check(&req, env, token)?;
     let body = match read_limited(&mut req, MAX_BODY_BYTES).await {
         Ok(b) => b,
         Err(AppError::TooLarge { .. }) => Vec::new(),
-        Err(e) => return Err(unavailable(&brand, &e.to_string())),
+        Err(e) => return Err(unavailable(tr, &brand, &e.to_string())),
     };
     let one_click = std::str::from_utf8(&body).is_ok_and(unsubscribe::is_one_click_body);
     if !one_click {
         return page(
             400,
-            "Nothing was changed",
-            "An unsubscribe request must be a POST with the form body List-Unsubscribe=One-Click (RFC 8058). Use the button on the unsubscribe page.",
+            tr,
+            "unsubscribe-post-title",
+            &tr.t("unsubscribe-post-only"),
             &brand,
         )
         .answer();
     }
     let db = env
         .d1(DB_BINDING)
-        .map_err(|e| unavailable(&brand, &e.to_string()))?;
+        .map_err(|e| unavailable(tr, &brand, &e.to_string()))?;
     if let Err(e) = suppressions::record(
         &db,
         &claims.email,
@@ -129,23 +161,21 @@ pub async fn unsubscribe(mut req: Request, env: &Env, token: &str) -> Answer {
     .await
     {
         return Err(unavailable(
+            tr,
             &brand,
             &format!("recording the suppression failed: {e}"),
         ));
     }
-    let from = if brand.is_empty() {
-        String::new()
+    let done = if brand.is_empty() {
+        tr.t1("unsubscribe-done", "email", claims.email.as_str())
     } else {
-        format!(" from {brand}")
+        tr.t2(
+            "unsubscribe-done-brand",
+            "email",
+            claims.email.as_str(),
+            "brand",
+            brand.as_str(),
+        )
     };
-    page(
-        200,
-        "You are unsubscribed",
-        &format!(
-            "{} will no longer receive marketing emails{from}. Emails about your bookings will still reach you.",
-            claims.email
-        ),
-        &brand,
-    )
-    .answer()
+    page(200, tr, "unsubscribe-done-title", &done, &brand).answer()
 }

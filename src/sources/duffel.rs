@@ -266,6 +266,7 @@ fn flight_booking(order: &At<'_>, sandbox: bool) -> Result<FlightBooking, ParseE
         segments,
         total: money(&order.get("total_amount"), &order.get("total_currency")),
         sandbox,
+        locale: None,
     })
 }
 
@@ -438,11 +439,34 @@ fn stays_booking(b: &At<'_>, sandbox: bool) -> Result<HotelBooking, ParseError> 
     let coords = acc.get("location").get("geographic_coordinates");
     let latitude = coords.get("latitude").value().and_then(Value::as_f64);
     let longitude = coords.get("longitude").value().and_then(Value::as_f64);
-    let location = (latitude.is_some() || longitude.is_some()).then_some(HotelLocation {
-        time_zone: None,
-        latitude,
-        longitude,
+    // Duffel Stays `accommodation.location.address`: line_one, postal_code, city_name, region,
+    // country_code (https://duffel.com/docs/api/v2/stays-bookings), joined on one line.
+    let address_at = acc.get("location").get("address");
+    let parts: Vec<String> = [
+        "line_one",
+        "postal_code",
+        "city_name",
+        "region",
+        "country_code",
+    ]
+    .iter()
+    .filter_map(|k| address_at.get(k).str_opt())
+    .map(|p| p.trim().to_string())
+    .filter(|p| !p.is_empty())
+    .collect();
+    let address = (!parts.is_empty()).then(|| {
+        crate::domain::text::cut_chars(
+            &crate::domain::text::clean(&parts.join(", "), crate::domain::text::TextKind::Other),
+            300,
+        )
     });
+    let location =
+        (latitude.is_some() || longitude.is_some() || address.is_some()).then_some(HotelLocation {
+            time_zone: None,
+            latitude,
+            longitude,
+            address,
+        });
 
     Ok(HotelBooking {
         booking_id,
@@ -466,6 +490,7 @@ fn stays_booking(b: &At<'_>, sandbox: bool) -> Result<HotelBooking, ParseError> 
         location,
         checkin_instructions: checkin_information(&acc.get("check_in_information")),
         replaces: None,
+        locale: None,
     })
 }
 

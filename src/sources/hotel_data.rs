@@ -35,5 +35,6 @@ pub fn parse_hotel_location(body: &[u8]) -> Result<HotelLocation, ParseError> {
         time_zone: None,
         latitude: Some(degrees("latitude")?),
         longitude: Some(degrees("longitude")?),
+        address: None,
     })
 }

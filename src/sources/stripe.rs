@@ -265,6 +265,7 @@ fn payment_failed(pi: &At<'_>) -> Result<PaymentUpdate, ParseError> {
         // Only what was received: a failed intent's `amount` was asked for, never captured.
         amount_minor: amount(&pi.get("amount_received")),
         currency: currency(pi),
+        locale: None,
     })
 }
 
@@ -352,6 +353,10 @@ fn session(s: &At<'_>, outcome: PaymentOutcome) -> Result<PaymentUpdate, ParseEr
         decline_code: None,
         amount_minor: amount(&s.get("amount_total")),
         currency: currency(s),
+        // https://docs.stripe.com/api/checkout/sessions/object#checkout_session_object-locale
+        locale: s.get("locale").str_opt().filter(|l| {
+            (1..=35).contains(&l.len()) && l.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+        }),
     })
 }
 

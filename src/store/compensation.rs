@@ -20,8 +20,8 @@ pub async fn record_payment(db: &D1Database, p: &PaymentUpdate, at_ms: i64) -> R
     };
     let r = db
         .prepare(
-            "INSERT INTO payments (payment_key, payment_intent, session_id, client_reference, outcome, amount_minor, currency, updated_at_ms) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) \
+            "INSERT INTO payments (payment_key, payment_intent, session_id, client_reference, outcome, amount_minor, currency, updated_at_ms, locale) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) \
              ON CONFLICT(payment_key) DO UPDATE SET \
              outcome = CASE WHEN payments.outcome IN ('paid', 'processing') AND excluded.outcome IN ('failed', 'expired') \
                THEN payments.outcome ELSE excluded.outcome END, \
@@ -29,7 +29,8 @@ pub async fn record_payment(db: &D1Database, p: &PaymentUpdate, at_ms: i64) -> R
              session_id = COALESCE(excluded.session_id, session_id), \
              client_reference = COALESCE(excluded.client_reference, client_reference), \
              amount_minor = COALESCE(NULLIF(excluded.amount_minor, 0), amount_minor), \
-             currency = COALESCE(excluded.currency, currency), updated_at_ms = excluded.updated_at_ms \
+             currency = COALESCE(excluded.currency, currency), locale = COALESCE(excluded.locale, locale), \
+             updated_at_ms = excluded.updated_at_ms \
              WHERE excluded.updated_at_ms >= payments.updated_at_ms",
         )
         .bind(&[
@@ -41,6 +42,7 @@ pub async fn record_payment(db: &D1Database, p: &PaymentUpdate, at_ms: i64) -> R
             p.amount_minor.map(n).unwrap_or(wasm_bindgen::JsValue::NULL),
             opt(p.currency.as_deref()),
             n(at_ms),
+            opt(p.locale.as_deref()),
         ])?
         .run()
         .await?;

@@ -7,6 +7,7 @@ pub mod campaigns;
 pub mod checkout;
 pub mod compensation;
 pub mod emails;
+pub mod guest_locale;
 pub mod hotel_zones;
 pub mod ownership;
 pub mod raw_events;

@@ -67,7 +67,7 @@ describe("compensation, automatic refunds", () => {
     const guest = await notice(c);
     expect(guest.to).toBe(c.email);
     expect(guest.subject).toBe("We could not confirm your booking");
-    expect(guest.text).toContain("Your payment of EUR 540.00 has been refunded");
+    expect(guest.text).toContain("Your payment of €540.00 has been refunded");
     expect(guest.text).not.toMatch(/confirmed|liteapi|comp-/i);
     const owner = await queuedEmail(`owner_compensation:${comp.compensation_id}`);
     expect(owner.to).toBe("owner@example.com");

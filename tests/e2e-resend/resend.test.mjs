@@ -37,6 +37,17 @@ describe("Resend as the main provider", () => {
     expect(it.provider_message_id).toBe(log.deliveries.find((d) => d.to === to).id);
   });
 
+  it("carries the calendar part as an attachment: invite.ics, text/calendar with its method, the .ics in base64", async () => {
+    const to = `${unique("ics")}@example.com`;
+    const ics = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//Bookings//Calendar//EN\r\nMETHOD:CANCEL\r\nEND:VCALENDAR\r\n";
+    const key = await enqueueEmail(to, "Your booking is cancelled.", { calendar: { method: "CANCEL", ics } });
+    expect(item(await turn(key), key)).toMatchObject({ status: "sent", provider: "resend" });
+    const [req] = (await resendLog()).requests.filter((r) => r.to === to);
+    expect(req.body.attachments).toEqual([
+      { filename: "invite.ics", content: btoa(ics), content_type: "text/calendar; charset=utf-8; method=CANCEL" },
+    ]);
+  });
+
   it("a lost answer is retried with the same Idempotency-Key: Resend answers the first result, one delivery, status sent", async () => {
     const to = `${unique("lost")}+lost-response-once@example.com`;
     const key = await enqueueEmail(to);

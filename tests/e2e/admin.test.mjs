@@ -322,6 +322,8 @@ describe("pages", () => {
     expect(html).toContain("booking.book");
     expect(html).toContain(`href="/admin/email?key=${encodeURIComponent(key)}"`);
     expect(html).toMatch(/due at the hotel \d{4}-\d\d-\d\d 08:00 [+-]\d\d:\d\d /);
+    // The guest's language and where it came from (a liteAPI booking states none: the default).
+    expect(html).toContain("guest language en (from default)");
 
     const e = await get(`/admin/email?key=${encodeURIComponent(key)}`, cookie);
     expect(e.status).toBe(200);

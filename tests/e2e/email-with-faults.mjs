@@ -23,6 +23,16 @@ const calls = new Map();
 const accepted = new Map();
 /** The last message handed to the binding per address: what the provider got. */
 const last = new Map();
+/** Every message handed to the binding per address, in order: subject, text and attachments. */
+const all = new Map();
+
+/** An attachment's content as text (the binding takes a string or bytes). */
+function contentText(content) {
+  if (typeof content === "string") return content;
+  if (content instanceof ArrayBuffer) return new TextDecoder().decode(content);
+  if (ArrayBuffer.isView(content)) return new TextDecoder().decode(content);
+  return String(content ?? "");
+}
 
 function addressOf(to) {
   const first = Array.isArray(to) ? to[0] : to;
@@ -41,6 +51,13 @@ export class EmailWithFaults extends WorkerEntrypoint {
     const n = (calls.get(address) ?? 0) + 1;
     calls.set(address, n);
     last.set(address, { subject: message.subject, headers: message.headers ?? null });
+    const attachments = (message.attachments ?? []).map((a) => ({
+      filename: a.filename,
+      type: a.type,
+      disposition: a.disposition,
+      content: contentText(a.content),
+    }));
+    all.set(address, [...(all.get(address) ?? []), { subject: message.subject, text: message.text, attachments }]);
     const command = /\+([a-z0-9-]+)@/.exec(address)?.[1] ?? "";
     if (FAULTS[command]) fail(FAULTS[command]);
     const failFirst = /^fail-(\d+)$/.exec(command);
@@ -56,6 +73,11 @@ export class EmailWithFaults extends WorkerEntrypoint {
   /** The subject and extra headers of the last message to `address`, as the binding got them. */
   async lastMessage(address) {
     return last.get(address.toLowerCase()) ?? null;
+  }
+
+  /** Every message handed to the binding for `address`, in order (subject, text, attachments). */
+  async messages(address) {
+    return all.get(address.toLowerCase()) ?? [];
   }
 
   /** How many sends to `address` the real binding accepted (and how many calls were made). */

@@ -256,7 +256,7 @@ export function tries(state, it) {
 }
 
 /** Enqueues a client booking email straight into the outbox; returns its dedupe key. */
-export async function enqueueEmail(to, text = "Hello, your stay is confirmed.") {
+export async function enqueueEmail(to, text = "Hello, your stay is confirmed.", extra = {}) {
   const bookingId = unique("BK_");
   const key = `booking_confirmation:${bookingId}`;
   const email = {
@@ -270,6 +270,7 @@ export async function enqueueEmail(to, text = "Hello, your stay is confirmed.") 
     text,
     html: `<p>${text}</p>`,
     messageId: `<${bookingId.toLowerCase()}@example.com>`,
+    ...extra,
   };
   const r = await outboxStub().fetch("https://outbox/enqueue", { method: "POST", body: JSON.stringify(email) });
   const answer = await r.json();

@@ -110,6 +110,10 @@ describe("outbox", () => {
     expect(got).toHaveLength(1);
     expect(got[0].subject).toBe("Your stay at Example Harbour Hotel is confirmed");
     expect(got[0].headers["message-id"]).toMatch(/^<[0-9a-f]{32}@example\.com>$/);
+    // Its calendar part travelled by SMTP too: a text/calendar; method=PUBLISH attachment.
+    const calendar = (got[0].attachments ?? []).filter((a) => a.contentType?.startsWith("text/calendar"));
+    expect(calendar).toHaveLength(1);
+    expect(calendar[0].filename ?? calendar[0].fileName, JSON.stringify(Object.keys(calendar[0]))).toBe("invite.ics");
 
     // The next email (the owner alert of a new booking) goes by SMTP without trying main.
     const next = await book();

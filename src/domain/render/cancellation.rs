@@ -1,10 +1,11 @@
 //! The guest's cancellation email, hotel or flight, and the view of a cancellation that the
 //! owner's alert ([`super::owner::owner_booking_cancelled`]) shares.
 
-use super::text::{airport_city, date_range, greeting_name, money, trip_destination};
+use super::text::{airport_city, greet, trip_destination};
 use super::{compose, Branding, Envelope, RenderError};
 use crate::domain::email::{DedupeKey, EmailKind, OutgoingEmail};
 use crate::domain::event::{BookingRef, Cancellation, EmailAddress, FlightBooking, HotelBooking};
+use crate::domain::i18n::{Locale, Tr};
 
 /// What a cancellation email says about the cancelled booking, hotel or flight.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -23,17 +24,27 @@ pub struct CancelledBooking {
 impl CancelledBooking {
     /// A hotel booking: title `<hotel>, <check-in> – <check-out>`.
     pub fn for_hotel(b: &HotelBooking) -> Self {
+        Self::for_hotel_in(b, Tr::new(Locale::En))
+    }
+
+    /// [`CancelledBooking::for_hotel`] with the dates written in `tr`'s language.
+    pub fn for_hotel_in(b: &HotelBooking, tr: Tr) -> Self {
         Self {
             booking_id: b.booking_id.clone(),
             to: b.holder.email.clone(),
             first_name: b.holder.name.first_name.trim().to_string(),
-            title: format!("{}, {}", b.hotel_name, date_range(b.checkin, b.checkout)),
+            title: format!("{}, {}", b.hotel_name, tr.date_range(b.checkin, b.checkout)),
         }
     }
 
     /// A flight order: title `<city> (<IATA>) → <city> (<IATA>), <first departure date>` (a date
     /// range when the trip's last flight leaves on another day).
     pub fn for_flight(f: &FlightBooking) -> Self {
+        Self::for_flight_in(f, Tr::new(Locale::En))
+    }
+
+    /// [`CancelledBooking::for_flight`] with the dates written in `tr`'s language.
+    pub fn for_flight_in(f: &FlightBooking, tr: Tr) -> Self {
         let title = match (
             f.segments.first(),
             f.segments.last(),
@@ -49,10 +60,10 @@ impl CancelledBooking {
                     from.iata_code,
                     airport_city(dest),
                     dest.iata_code,
-                    date_range(start, end)
+                    tr.date_range(start, end)
                 )
             }
-            _ => format!("Flight booking {}", f.booking_id),
+            _ => tr.t1("flight-booking-title", "id", f.booking_id.as_str()),
         };
         Self {
             booking_id: f.booking_id.clone(),
@@ -65,8 +76,9 @@ impl CancelledBooking {
 
 /// A cancellation as the guest's and the owner's templates read it.
 pub(super) struct Cancelled<'a> {
+    pub(super) tr: Tr,
     pub(super) brand: &'a str,
-    pub(super) first_name: &'a str,
+    pub(super) first_name: String,
     pub(super) to: &'a str,
     pub(super) booking_id: &'a str,
     pub(super) title: &'a str,
@@ -87,17 +99,19 @@ impl<'a> Cancelled<'a> {
         cancellation: &Cancellation,
         branding: &'a Branding,
     ) -> Self {
-        let fee = money(&cancellation.cancellation_fee);
+        let tr = branding.tr();
+        let fee = tr.money_of(&cancellation.cancellation_fee);
         Self {
+            tr,
             brand: &branding.brand,
-            first_name: greeting_name(&c.first_name),
+            first_name: greet(tr, &c.first_name),
             to: c.to.as_str(),
             booking_id: c.booking_id.as_str(),
             title: &c.title,
             with_charges: cancellation.with_charges,
             charges_apply: cancellation.with_charges && fee.is_none(),
             fee,
-            refund: money(&cancellation.refund),
+            refund: tr.money_of(&cancellation.refund),
         }
     }
 }
@@ -117,7 +131,9 @@ pub fn booking_cancelled(
             kind,
             DedupeKey::for_booking(kind, &c.booking_id),
             &c.to,
-            format!("Your booking {} is cancelled", c.booking_id),
+            branding
+                .tr()
+                .t1("cancelled-subject", "id", c.booking_id.as_str()),
         ),
         &Cancelled::of(c, cancellation, branding),
         branding,

@@ -3,20 +3,25 @@
 //! carry a retry link (the booking site) and never an action link; no booking exists yet, so
 //! they carry no booking id.
 
-use super::text::{date_range, greeting_name, long_date, non_empty};
+use super::text::{date_range, greet, long_date, non_empty};
 use super::{compose, Branding, Envelope, RenderError};
 use crate::domain::action_token::OwnerAction;
 use crate::domain::email::{DedupeKey, EmailKind, OutgoingEmail};
 use crate::domain::event::{CheckoutAttempt, EmailAddress, PersonName};
+use crate::domain::i18n::Tr;
 
 /// What a checkout email calls the trip: `<hotel>, <dates>`, or whichever part is known.
-fn checkout_trip(a: &CheckoutAttempt) -> Option<String> {
+fn checkout_trip(a: &CheckoutAttempt, tr: Tr) -> Option<String> {
     let hotel = non_empty(a.hotel_name.as_deref());
-    let dates = checkout_dates(a);
+    let dates = match (a.checkin, a.checkout) {
+        (Some(i), Some(o)) => Some(tr.date_range(i, o)),
+        (Some(i), None) => Some(tr.t1("date-from", "date", &tr.date(i))),
+        _ => None,
+    };
     match (hotel, dates) {
         (Some(h), Some(d)) => Some(format!("{h}, {d}")),
         (Some(h), None) => Some(h.to_string()),
-        (None, Some(d)) => Some(format!("your stay, {d}")),
+        (None, Some(d)) => Some(tr.t1("checkout-trip-stay", "dates", &d)),
         (None, None) => None,
     }
 }
@@ -46,8 +51,11 @@ pub(super) fn checkout_name(a: &CheckoutAttempt) -> Option<String> {
 }
 
 /// The customer's first name on a checkout, or "there".
-fn checkout_first_name(a: &CheckoutAttempt) -> &str {
-    greeting_name(a.guest_name.as_ref().map_or("", |n| n.first_name.as_str()))
+fn checkout_first_name(a: &CheckoutAttempt, tr: Tr) -> String {
+    greet(
+        tr,
+        a.guest_name.as_ref().map_or("", |n| n.first_name.as_str()),
+    )
 }
 
 /// A retry link must be a public booking-site URL: `http(s)://`, no whitespace or quotes, and
@@ -73,8 +81,9 @@ fn check_retry_url(url: &str) -> Result<&str, RenderError> {
 
 /// A checkout as the customer's two templates read it.
 struct CheckoutFollowUp<'a> {
+    tr: Tr,
     brand: &'a str,
-    first_name: &'a str,
+    first_name: String,
     trip: Option<String>,
     retry_url: &'a str,
     title: &'a str,
@@ -99,10 +108,12 @@ impl<'a> CheckoutFollowUp<'a> {
         funds: bool,
         branding: &'a Branding,
     ) -> Result<Self, RenderError> {
+        let tr = branding.tr();
         Ok(Self {
+            tr,
             brand: &branding.brand,
-            first_name: checkout_first_name(a),
-            trip: checkout_trip(a),
+            first_name: checkout_first_name(a, tr),
+            trip: checkout_trip(a, tr),
             retry_url: check_retry_url(retry_url)?,
             title,
             funds,
@@ -125,14 +136,14 @@ pub fn checkout_not_completed(
     branding: &Branding,
 ) -> Result<OutgoingEmail, RenderError> {
     let kind = EmailKind::CheckoutNotCompleted;
-    let title = "Your booking wasn\u{2019}t completed \u{2014} nothing was charged";
-    let view = CheckoutFollowUp::of(a, retry_url, title, false, branding)?;
+    let title = branding.tr().t("checkout-subject");
+    let view = CheckoutFollowUp::of(a, retry_url, &title, false, branding)?;
     compose(
         Envelope::unbooked(
             kind,
             DedupeKey::new(kind, a.prebook_id.trim()),
             to,
-            title.to_string(),
+            title.clone(),
         ),
         &NotCompleted(&view),
         branding,
@@ -156,12 +167,12 @@ pub fn checkout_declined(
         OwnerAction::SendInsufficientFunds => (
             EmailKind::CheckoutDeclinedFunds,
             true,
-            "Your payment didn\u{2019}t go through: not enough funds or credit",
+            "declined-funds-subject",
         ),
         OwnerAction::SendSecurityCheck => (
             EmailKind::CheckoutDeclinedSecurity,
             false,
-            "Your payment was stopped by a security check",
+            "declined-security-subject",
         ),
         OwnerAction::Dismiss | OwnerAction::RefundNow | OwnerAction::RefundHandled => {
             return Err(RenderError::Refused(format!(
@@ -169,13 +180,14 @@ pub fn checkout_declined(
             )))
         }
     };
-    let view = CheckoutFollowUp::of(a, retry_url, title, funds, branding)?;
+    let title = branding.tr().t(title);
+    let view = CheckoutFollowUp::of(a, retry_url, &title, funds, branding)?;
     compose(
         Envelope::unbooked(
             kind,
             DedupeKey::for_checkout_decline(&a.prebook_id),
             to,
-            title.to_string(),
+            title.clone(),
         ),
         &Declined(&view),
         branding,

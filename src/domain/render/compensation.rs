@@ -3,12 +3,13 @@
 //! cancelled), with the refund's real state in plain words; and the owner's alert with the facts,
 //! every step as recorded and, when the owner must act, one-click refund links.
 
-use super::text::greeting_name;
+use super::text::greet;
 use super::{compose, Branding, Envelope, RenderError};
 use crate::domain::action_token::OwnerAction;
 use crate::domain::compensation::{CompensationRow, RefundState, StepRow};
 use crate::domain::email::{DedupeKey, EmailKind, OutgoingEmail};
 use crate::domain::event::EmailAddress;
+use crate::domain::i18n::Tr;
 use serde::{Deserialize, Serialize};
 
 /// What the guest's notice is rendered from (all owned: the content lock rewrites it, see
@@ -31,12 +32,35 @@ pub struct CompensationNotice {
 }
 
 struct NoticeView<'a> {
+    tr: Tr,
     brand: &'a str,
-    first_name: &'a str,
+    first_name: String,
     trip: Option<&'a str>,
-    title: &'a str,
+    title: String,
     cancelled: bool,
     refund_sentence: String,
+}
+
+/// [`RefundState::guest_sentence`] in the guest's language; `amount` is display text
+/// `"<ISO code> <decimal>"` (`EUR 540.00`), written the language's way.
+fn refund_sentence(tr: Tr, state: RefundState, amount: Option<&str>) -> String {
+    let amount = amount.map(|a| match a.trim().split_once(' ') {
+        Some((code, number)) => tr.money(number, code),
+        None => a.trim().to_string(),
+    });
+    let with_amount = |id: &str, plain: &str| match &amount {
+        Some(a) => tr.t1(id, "amount", a),
+        None => tr.t(plain),
+    };
+    match state {
+        RefundState::NotCharged => tr.t("refund-not-charged"),
+        RefundState::PaymentUnknown | RefundState::Open => tr.t("refund-unknown"),
+        RefundState::Refunding => with_amount("refund-refunding-amount", "refund-refunding"),
+        RefundState::Refunded => with_amount("refund-refunded-amount", "refund-refunded"),
+        RefundState::Arranging | RefundState::Handled | RefundState::RefundFailed => {
+            tr.t("refund-arranging")
+        }
+    }
 }
 email_body!(
     NoticeView = "booking_not_confirmed.html",
@@ -55,10 +79,11 @@ pub fn booking_not_confirmed(
     branding: &Branding,
 ) -> Result<OutgoingEmail, RenderError> {
     let kind = EmailKind::BookingNotConfirmed;
+    let tr = branding.tr();
     let title = if n.confirmation_sent {
-        "Your booking has been cancelled"
+        tr.t("notice-title-cancelled")
     } else {
-        "We could not confirm your booking"
+        tr.t("notice-title-not-confirmed")
     };
     let first = n
         .guest_name
@@ -69,18 +94,19 @@ pub fn booking_not_confirmed(
         kind,
         DedupeKey::new(kind, n.compensation_id.trim()),
         to,
-        title.to_string(),
+        title.clone(),
     );
     envelope.booking_id = n.booking_id.clone();
     compose(
         envelope,
         &NoticeView {
+            tr,
             brand: &branding.brand,
-            first_name: greeting_name(first),
+            first_name: greet(tr, first),
             trip: n.trip.as_deref().filter(|t| !t.trim().is_empty()),
             title,
             cancelled: n.confirmation_sent,
-            refund_sentence: n.state.guest_sentence(n.amount.as_deref()),
+            refund_sentence: refund_sentence(tr, n.state, n.amount.as_deref()),
         },
         branding,
     )
@@ -331,9 +357,9 @@ mod tests {
         };
         assert!(text(RefundState::NotCharged, false).contains("You have not been charged."));
         assert!(text(RefundState::Refunded, false)
-            .contains("Your payment of EUR 540.00 has been refunded"));
+            .contains("Your payment of €540.00 has been refunded"));
         assert!(text(RefundState::Refunding, false)
-            .contains("Your payment of EUR 540.00 is being refunded"));
+            .contains("Your payment of €540.00 is being refunded"));
         let cancelled =
             booking_not_confirmed(&notice(RefundState::Refunded, true), &guest(), &branding())
                 .unwrap();

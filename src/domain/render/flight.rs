@@ -1,12 +1,12 @@
 //! The guest's flight emails: the confirmation and the airline's schedule change, to the order's
 //! contact. Times are shown in each airport's local time, as the supplier gives them.
 
-use super::text::{
-    airport_city, airport_label, greeting_name, local_time, money, non_empty, trip_destination,
-};
+use super::text::{airport_city, airport_label, greet, local_time, non_empty, trip_destination};
 use super::{compose, Branding, Envelope, RenderError};
 use crate::domain::email::{DedupeKey, EmailKind, OutgoingEmail};
 use crate::domain::event::{FlightBooking, FlightSegment, PersonName};
+use crate::domain::i18n::Tr;
+use chrono::NaiveDateTime;
 
 /// One flight segment as a guest reads it. Times are preformatted in the local time of the airport
 /// concerned (departure at the origin, arrival at the destination).
@@ -22,6 +22,10 @@ pub struct SegmentView {
     pub to: String,
     /// E.g. `Fri 12 June 2026, 10:30 (local time)`.
     pub arrives: String,
+    /// The departure, local time at the origin (what `departs` is written from).
+    pub departing_at: NaiveDateTime,
+    /// The arrival, local time at the destination.
+    pub arriving_at: NaiveDateTime,
 }
 
 impl SegmentView {
@@ -33,6 +37,17 @@ impl SegmentView {
             departs: local_time(s.departing_at),
             to: airport_label(&s.destination),
             arrives: local_time(s.arriving_at),
+            departing_at: s.departing_at,
+            arriving_at: s.arriving_at,
+        }
+    }
+
+    /// The same segment with its times written in `tr`'s language.
+    pub fn localized(&self, tr: Tr) -> Self {
+        Self {
+            departs: tr.local_time(self.departing_at),
+            arrives: tr.local_time(self.arriving_at),
+            ..self.clone()
         }
     }
 
@@ -44,17 +59,18 @@ impl SegmentView {
 
 /// A flight order as both flight templates read it.
 struct FlightView<'a> {
+    tr: Tr,
     brand: &'a str,
-    first_name: &'a str,
+    first_name: String,
     booking_id: &'a str,
     pnr: Option<&'a str>,
     passengers: Vec<String>,
     total: Option<String>,
     origin: &'a str,
     destination: &'a str,
-    segments: &'a [SegmentView],
-    before: &'a [SegmentView],
-    after: &'a [SegmentView],
+    segments: Vec<SegmentView>,
+    before: Vec<SegmentView>,
+    after: Vec<SegmentView>,
 }
 email_body!(
     Confirmation(FlightView) = "flight_confirmation.html",
@@ -84,18 +100,21 @@ impl<'a> FlightView<'a> {
         } else {
             passengers
         };
+        let tr = branding.tr();
+        let local = |list: &[SegmentView]| list.iter().map(|s| s.localized(tr)).collect();
         Self {
+            tr,
             brand: &branding.brand,
-            first_name: greeting_name(&f.contact.name.first_name),
+            first_name: greet(tr, &f.contact.name.first_name),
             booking_id: f.booking_id.as_str(),
             pnr: non_empty(f.booking_reference.as_deref()),
             passengers,
-            total: money(&f.total),
+            total: tr.money_of(&f.total),
             origin: f.segments.first().map_or("", |s| airport_city(&s.origin)),
             destination: trip_destination(&f.segments).map_or("", airport_city),
-            segments,
-            before,
-            after,
+            segments: local(segments),
+            before: local(before),
+            after: local(after),
         }
     }
 }
@@ -120,12 +139,16 @@ pub fn flight_confirmation(
 ) -> Result<OutgoingEmail, RenderError> {
     let kind = EmailKind::FlightConfirmation;
     let view = FlightView::of(f, segments, &[], &[], branding);
+    let tr = view.tr;
     let subject = if view.origin.is_empty() || view.destination.is_empty() {
-        "Your flight is confirmed".to_string()
+        tr.t("flight-heading")
     } else {
-        format!(
-            "Your flight {} → {} is confirmed",
-            view.origin, view.destination
+        tr.t2(
+            "flight-subject",
+            "from",
+            view.origin,
+            "to",
+            view.destination,
         )
     };
     compose(
@@ -155,7 +178,7 @@ pub fn flight_changed(
             f,
             kind,
             DedupeKey::for_booking_part(kind, &f.booking_id, change_id),
-            "Important: your flight schedule changed".to_string(),
+            branding.tr().t("flight-changed-subject"),
         ),
         &Changed(&FlightView::of(f, &[], before, after, branding)),
         branding,

@@ -2,10 +2,11 @@
 //! check-in day, thank-you and "booking updated". Each goes to the booking holder, keyed by
 //! booking id (plus what makes a new email: the number, the check-in date, the snapshot hash).
 
-use super::text::{greeting_name, guest_list, long_date, money, non_empty, plain_instructions};
+use super::text::{greet, guest_list, non_empty, plain_instructions};
 use super::{compose, Branding, Envelope, RenderError};
 use crate::domain::email::{DedupeKey, EmailKind, OutgoingEmail};
 use crate::domain::event::{BookedRoom, HotelBooking};
+use crate::domain::i18n::Tr;
 
 /// The facts of one stay, shared by the hotel emails (`_stay_details.*`).
 struct StayView<'a> {
@@ -22,13 +23,13 @@ struct StayView<'a> {
 
 impl<'a> StayView<'a> {
     /// Every fact, the hotel confirmation number when known, no price.
-    fn of(b: &'a HotelBooking) -> Self {
+    fn of(b: &'a HotelBooking, tr: Tr) -> Self {
         Self {
             hotel_name: &b.hotel_name,
             booking_id: b.booking_id.as_str(),
             hotel_confirmation_number: non_empty(b.hotel_confirmation_number.as_deref()),
-            checkin: long_date(b.checkin),
-            checkout: long_date(b.checkout),
+            checkin: tr.date(b.checkin),
+            checkout: tr.date(b.checkout),
             nights: b.nights(),
             rooms: &b.rooms,
             guests: guest_list(b),
@@ -36,9 +37,9 @@ impl<'a> StayView<'a> {
         }
     }
 
-    fn with_total(self, b: &HotelBooking) -> Self {
+    fn with_total(self, b: &HotelBooking, tr: Tr) -> Self {
         Self {
-            total: money(&b.total),
+            total: tr.money_of(&b.total),
             ..self
         }
     }
@@ -70,8 +71,9 @@ fn to_holder(
 }
 
 struct Confirmation<'a> {
+    tr: Tr,
     brand: &'a str,
-    first_name: &'a str,
+    first_name: String,
     stay: StayView<'a>,
     instructions: Option<String>,
 }
@@ -81,8 +83,9 @@ email_body!(
 );
 
 struct HotelNumber<'a> {
+    tr: Tr,
     brand: &'a str,
-    first_name: &'a str,
+    first_name: String,
     number: &'a str,
     stay: StayView<'a>,
 }
@@ -92,16 +95,18 @@ email_body!(
 );
 
 struct ArrivalGuide<'a> {
+    tr: Tr,
     brand: &'a str,
-    first_name: &'a str,
+    first_name: String,
     stay: StayView<'a>,
     instructions: Option<String>,
 }
 email_body!(ArrivalGuide = "arrival_guide.html", "arrival_guide.txt");
 
 struct CheckinDay<'a> {
+    tr: Tr,
     brand: &'a str,
-    first_name: &'a str,
+    first_name: String,
     hcn: Option<&'a str>,
     stay: StayView<'a>,
     instructions: Option<String>,
@@ -109,16 +114,18 @@ struct CheckinDay<'a> {
 email_body!(CheckinDay = "checkin_day.html", "checkin_day.txt");
 
 struct ThankYou<'a> {
+    tr: Tr,
     brand: &'a str,
-    first_name: &'a str,
+    first_name: String,
     hotel_name: &'a str,
 }
 email_body!(ThankYou = "thank_you.html", "thank_you.txt");
 
 struct Updated<'a> {
+    tr: Tr,
     brand: &'a str,
-    first_name: &'a str,
-    changes: &'a [(String, String, String)],
+    first_name: String,
+    changes: Vec<(String, String, String)>,
     stay: StayView<'a>,
     instructions: Option<String>,
 }
@@ -132,17 +139,19 @@ pub fn booking_confirmation(
     branding: &Branding,
 ) -> Result<OutgoingEmail, RenderError> {
     let kind = EmailKind::BookingConfirmation;
+    let tr = branding.tr();
     compose(
         to_holder(
             b,
             kind,
             DedupeKey::for_booking(kind, &b.booking_id),
-            format!("Your stay at {} is confirmed", b.hotel_name),
+            tr.t1("confirmation-subject", "hotel", &b.hotel_name),
         ),
         &Confirmation {
+            tr,
             brand: &branding.brand,
-            first_name: greeting_name(&b.holder.name.first_name),
-            stay: StayView::of(b).with_total(b),
+            first_name: greet(tr, &b.holder.name.first_name),
+            stay: StayView::of(b, tr).with_total(b, tr),
             instructions: instructions_of(b),
         },
         branding,
@@ -157,19 +166,21 @@ pub fn hotel_confirmation_number(
     branding: &Branding,
 ) -> Result<OutgoingEmail, RenderError> {
     let kind = EmailKind::HotelConfirmationNumber;
+    let tr = branding.tr();
     let number = number.trim();
     compose(
         to_holder(
             b,
             kind,
             DedupeKey::for_booking_part(kind, &b.booking_id, number),
-            format!("Your hotel confirmation number for {}", b.hotel_name),
+            tr.t1("hcn-subject", "hotel", &b.hotel_name),
         ),
         &HotelNumber {
+            tr,
             brand: &branding.brand,
-            first_name: greeting_name(&b.holder.name.first_name),
+            first_name: greet(tr, &b.holder.name.first_name),
             number,
-            stay: StayView::of(b).without_confirmation_number(),
+            stay: StayView::of(b, tr).without_confirmation_number(),
         },
         branding,
     )
@@ -179,17 +190,19 @@ pub fn hotel_confirmation_number(
 /// `arrival_guide:<booking id>:<check-in YYYY-MM-DD>`: a moved stay gets a new guide.
 pub fn arrival_guide(b: &HotelBooking, branding: &Branding) -> Result<OutgoingEmail, RenderError> {
     let kind = EmailKind::ArrivalGuide;
+    let tr = branding.tr();
     compose(
         to_holder(
             b,
             kind,
             DedupeKey::for_booking_part(kind, &b.booking_id, &b.checkin.to_string()),
-            format!("Your stay at {} starts in 3 days", b.hotel_name),
+            tr.t1("arrival-subject", "hotel", &b.hotel_name),
         ),
         &ArrivalGuide {
+            tr,
             brand: &branding.brand,
-            first_name: greeting_name(&b.holder.name.first_name),
-            stay: StayView::of(b),
+            first_name: greet(tr, &b.holder.name.first_name),
+            stay: StayView::of(b, tr),
             instructions: instructions_of(b),
         },
         branding,
@@ -200,18 +213,20 @@ pub fn arrival_guide(b: &HotelBooking, branding: &Branding) -> Result<OutgoingEm
 /// `checkin_day:<booking id>:<check-in YYYY-MM-DD>`.
 pub fn checkin_day(b: &HotelBooking, branding: &Branding) -> Result<OutgoingEmail, RenderError> {
     let kind = EmailKind::CheckinDay;
+    let tr = branding.tr();
     compose(
         to_holder(
             b,
             kind,
             DedupeKey::for_booking_part(kind, &b.booking_id, &b.checkin.to_string()),
-            format!("Today: check-in at {}", b.hotel_name),
+            tr.t1("checkin-subject", "hotel", &b.hotel_name),
         ),
         &CheckinDay {
+            tr,
             brand: &branding.brand,
-            first_name: greeting_name(&b.holder.name.first_name),
+            first_name: greet(tr, &b.holder.name.first_name),
             hcn: non_empty(b.hotel_confirmation_number.as_deref()),
-            stay: StayView::of(b).without_confirmation_number(),
+            stay: StayView::of(b, tr).without_confirmation_number(),
             instructions: instructions_of(b),
         },
         branding,
@@ -222,16 +237,18 @@ pub fn checkin_day(b: &HotelBooking, branding: &Branding) -> Result<OutgoingEmai
 /// Short, warm, no marketing and no links.
 pub fn thank_you(b: &HotelBooking, branding: &Branding) -> Result<OutgoingEmail, RenderError> {
     let kind = EmailKind::ThankYou;
+    let tr = branding.tr();
     compose(
         to_holder(
             b,
             kind,
             DedupeKey::for_booking(kind, &b.booking_id),
-            format!("Thank you for staying at {}", b.hotel_name),
+            tr.t1("thanks-subject", "hotel", &b.hotel_name),
         ),
         &ThankYou {
+            tr,
             brand: &branding.brand,
-            first_name: greeting_name(&b.holder.name.first_name),
+            first_name: greet(tr, &b.holder.name.first_name),
             hotel_name: &b.hotel_name,
         },
         branding,
@@ -248,19 +265,30 @@ pub fn booking_updated(
     branding: &Branding,
 ) -> Result<OutgoingEmail, RenderError> {
     let kind = EmailKind::BookingUpdated;
+    let tr = branding.tr();
     let hash: String = snapshot_hash.trim().chars().take(16).collect();
     compose(
         to_holder(
             b,
             kind,
             DedupeKey::for_booking_part(kind, &b.booking_id, &hash),
-            format!("Your booking at {} was updated", b.hotel_name),
+            tr.t1("updated-subject", "hotel", &b.hotel_name),
         ),
         &Updated {
+            tr,
             brand: &branding.brand,
-            first_name: greeting_name(&b.holder.name.first_name),
-            changes,
-            stay: StayView::of(b).with_total(b),
+            first_name: greet(tr, &b.holder.name.first_name),
+            changes: changes
+                .iter()
+                .map(|(field, before, after)| {
+                    (
+                        tr.field_label(field),
+                        tr.field_value(before),
+                        tr.field_value(after),
+                    )
+                })
+                .collect(),
+            stay: StayView::of(b, tr).with_total(b, tr),
             instructions: instructions_of(b),
         },
         branding,
@@ -282,7 +310,7 @@ mod tests {
             "Fri 12 June 2026",
             "Mon 15 June 2026",
             "3 nights",
-            "540 EUR",
+            "€540.00",
             "Standard Double",
             "Zoë Guest",
         ] {

@@ -36,11 +36,20 @@ pub fn to_mime(
             );
         }
     }
-    let bytes = builder
+    let mut message = builder
         .text_body(email.text.as_str())
-        .html_body(email.html.as_str())
-        .write_to_vec()?;
-    Ok(bytes)
+        .html_body(email.html.as_str());
+    if let Some(calendar) = &email.calendar {
+        // multipart/mixed: the alternative (text + HTML), then `invite.ics` as
+        // `text/calendar; charset=utf-8; method=PUBLISH|CANCEL` — the same part the other two
+        // providers send.
+        message = message.attachment(
+            calendar.content_type(),
+            crate::domain::calendar::CalendarPart::FILE_NAME,
+            calendar.ics.as_bytes(),
+        );
+    }
+    Ok(message.write_to_vec()?)
 }
 
 /// A header name an email may add: a token of letters, digits and `-`, and not one the message

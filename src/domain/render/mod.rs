@@ -24,8 +24,10 @@
 //! Rendering is deterministic: the same facts give byte-identical emails (every attempt of one
 //! dedupe key sends the same message).
 
+use crate::domain::calendar::CalendarPart;
 use crate::domain::email::{DedupeKey, EmailKind, OutgoingEmail};
 use crate::domain::event::{BookingRef, EmailAddress};
+use crate::domain::i18n::{self, Locale, Tr};
 use crate::domain::ids::message_id_for;
 use crate::domain::text::{header_value, HEADER_MAX_CHARS, SUBJECT_MAX_CHARS};
 
@@ -81,6 +83,7 @@ macro_rules! email_body {
 pub(crate) use email_body;
 
 pub mod admin;
+pub mod calendar;
 pub mod cancellation;
 pub mod checkout;
 pub mod compensation;
@@ -119,7 +122,7 @@ pub use sweep_summary::{owner_sweep_summary, RepairLine};
 pub(crate) use pages::fallback_page;
 pub use pages::{
     action_confirm_page, action_result_page, refund_confirm_page, unsubscribe_confirm_page,
-    unsubscribe_result_page, ConfirmForm,
+    unsubscribe_confirm_page_in, unsubscribe_result_page, unsubscribe_result_page_in, ConfirmForm,
 };
 pub use text::plain_instructions;
 
@@ -142,13 +145,31 @@ pub enum RenderError {
     Refused(String),
 }
 
-/// Sender identity and brand shown in every email.
+/// Sender identity and brand shown in every email, and the language it is written in.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Branding {
     /// Shown in bodies and as the From display name, e.g. `Example Trips`.
     pub brand: String,
     /// From address, e.g. `bookings@mail.example.com`.
     pub from: EmailAddress,
+    /// The language of the email: `OWNER_LOCALE` in the configured branding (owner alerts), the
+    /// booking's guest language for guest mail ([`Branding::in_locale`]).
+    pub locale: Locale,
+}
+
+impl Branding {
+    /// The same sender writing in `locale` (a guest email).
+    pub fn in_locale(&self, locale: Locale) -> Branding {
+        Branding {
+            locale,
+            ..self.clone()
+        }
+    }
+
+    /// The translator of this email's language.
+    pub fn tr(&self) -> Tr {
+        Tr::new(self.locale)
+    }
 }
 
 /// The two rendered parts of one email.
@@ -183,6 +204,8 @@ pub struct Envelope<'a> {
     /// Extra headers every provider sends, e.g. the RFC 8058 `List-Unsubscribe` pair of a
     /// marketing email; empty for booking mail.
     pub headers: Vec<(String, String)>,
+    /// The calendar part of an email that sets or changes the plan ([`crate::domain::calendar`]).
+    pub calendar: Option<CalendarPart>,
 }
 
 impl<'a> Envelope<'a> {
@@ -214,6 +237,15 @@ impl<'a> Envelope<'a> {
             to,
             subject,
             headers: Vec::new(),
+            calendar: None,
+        }
+    }
+
+    /// The same envelope with a calendar part.
+    pub fn with_calendar(self, calendar: CalendarPart) -> Self {
+        Self {
+            calendar: Some(calendar),
+            ..self
         }
     }
 }
@@ -221,12 +253,22 @@ impl<'a> Envelope<'a> {
 /// The one way to an [`OutgoingEmail`]: renders `body` and fills in what every email carries the
 /// same way (audience and rank from the kind, a Message-ID from the dedupe key and the sender's
 /// domain).
+///
+/// Errors: [`RenderError::Refused`] when a message the body (or the subject) asked for exists in
+/// no language file, English included (it would otherwise render as nothing).
 pub fn compose(
     envelope: Envelope<'_>,
     body: &impl Body,
     branding: &Branding,
 ) -> Result<OutgoingEmail, RenderError> {
     let Parts { html, text } = body.parts()?;
+    let missing = i18n::take_missing();
+    if !missing.is_empty() {
+        return Err(RenderError::Refused(format!(
+            "messages missing from every language file: {}",
+            missing.join(", ")
+        )));
+    }
     let Envelope {
         kind,
         dedupe_key,
@@ -234,6 +276,7 @@ pub fn compose(
         to,
         subject,
         headers,
+        calendar,
     } = envelope;
     Ok(OutgoingEmail {
         message_id: message_id_for(dedupe_key.as_str(), branding.from.domain()),
@@ -252,6 +295,7 @@ pub fn compose(
         html,
         intent: None,
         lock: None,
+        calendar,
     })
 }
 
@@ -310,6 +354,7 @@ pub(crate) mod tests {
             location: None,
             checkin_instructions: None,
             replaces: None,
+            locale: None,
         }
     }
 
@@ -317,6 +362,7 @@ pub(crate) mod tests {
         Branding {
             brand: "Example Trips".into(),
             from: EmailAddress::parse("bookings@mail.example.com").unwrap(),
+            locale: crate::domain::i18n::Locale::En,
         }
     }
 }

@@ -135,6 +135,7 @@ pub fn owner_email_failed(
             to: owner,
             subject: format!("Email {outcome}: {}", failed.subject),
             headers: Vec::new(),
+            calendar: None,
         },
         &EmailFailed {
             brand: &branding.brand,
@@ -180,6 +181,7 @@ pub fn owner_sends_failed(
             to: owner,
             subject: format!("Email failed: {} for {}", f.what, f.about),
             headers: Vec::new(),
+            calendar: None,
         },
         &EmailFailed {
             brand: &branding.brand,

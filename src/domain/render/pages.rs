@@ -36,11 +36,14 @@ struct ResultPage<'a> {
     title: &'a str,
     message: &'a str,
     brand: Option<&'a str>,
+    /// The page's language (`<html lang>`).
+    lang: &'a str,
 }
 
 #[derive(Template)]
 #[template(path = "unsubscribe_confirm.html")]
 struct UnsubscribeConfirmPage<'a> {
+    tr: crate::domain::i18n::Tr,
     brand: &'a str,
     email: &'a str,
     post_url: &'a str,
@@ -163,14 +166,15 @@ pub fn action_confirm_page(
 /// A one-click outcome page: done, already used, expired, invalid, already handled. `title` and
 /// `message` are HTML-escaped.
 pub fn action_result_page(title: &str, message: &str) -> String {
-    result_page(title, message, None)
+    result_page(title, message, None, "en")
 }
 
-fn result_page(title: &str, message: &str, brand: Option<&str>) -> String {
+fn result_page(title: &str, message: &str, brand: Option<&str>, lang: &str) -> String {
     ResultPage {
         title,
         message,
         brand,
+        lang,
     }
     .render()
     .unwrap_or_else(|_| fallback_page(title, message))
@@ -180,10 +184,26 @@ fn result_page(title: &str, message: &str, brand: Option<&str>) -> String {
 /// stops (booking emails still come), and offers a form that POSTs `List-Unsubscribe=One-Click`
 /// to `post_url` (the same URL). Showing it changes nothing: mail scanners pre-fetch links.
 pub fn unsubscribe_confirm_page(email: &str, post_url: &str, brand: &str) -> String {
+    unsubscribe_confirm_page_in(
+        email,
+        post_url,
+        brand,
+        crate::domain::i18n::Tr::new(crate::domain::i18n::Locale::En),
+    )
+}
+
+/// [`unsubscribe_confirm_page`] in `tr`'s language (the visitor's `Accept-Language`).
+pub fn unsubscribe_confirm_page_in(
+    email: &str,
+    post_url: &str,
+    brand: &str,
+    tr: crate::domain::i18n::Tr,
+) -> String {
     let (field, value) = unsubscribe::ONE_CLICK
         .split_once('=')
         .expect("ONE_CLICK is key=value");
     UnsubscribeConfirmPage {
+        tr,
         brand,
         email,
         post_url,
@@ -197,7 +217,12 @@ pub fn unsubscribe_confirm_page(email: &str, post_url: &str, brand: &str) -> Str
 /// An outcome page of the unsubscribe route (done, invalid link, …), with the brand. Title and
 /// message are HTML-escaped.
 pub fn unsubscribe_result_page(title: &str, message: &str, brand: &str) -> String {
-    result_page(title, message, Some(brand))
+    result_page(title, message, Some(brand), "en")
+}
+
+/// [`unsubscribe_result_page`] of a page written in `lang` (a shipped BCP 47 tag).
+pub fn unsubscribe_result_page_in(title: &str, message: &str, brand: &str, lang: &str) -> String {
+    result_page(title, message, Some(brand), lang)
 }
 
 #[cfg(test)]

@@ -25,13 +25,14 @@ pub(super) fn guest_list(b: &HotelBooking) -> String {
     names.join(", ")
 }
 
-/// The name a guest email greets with: the first name, or "there" when the supplier gave none.
-pub(super) fn greeting_name(first_name: &str) -> &str {
+/// The name a guest email greets with: the first name, or the language's word for a guest
+/// (`there` in English) when the supplier gave none.
+pub(super) fn greet(tr: crate::domain::i18n::Tr, first_name: &str) -> String {
     let first = first_name.trim();
     if first.is_empty() {
-        "there"
+        tr.t("hi-there")
     } else {
-        first
+        first.to_string()
     }
 }
 

@@ -63,8 +63,16 @@ pub(super) async fn notices(
                     state,
                     amount: amount.clone(),
                 };
+                let language = store::guest_locale::locale_for(
+                    &db,
+                    c.booking_id.as_deref(),
+                    c.client_reference.as_deref(),
+                    cfg.default_guest_locale,
+                )
+                .await?;
+                let branding = cfg.branding.in_locale(language);
                 let email = guarded(&cfg.content_lock(), &view, |v| {
-                    render::booking_not_confirmed(v, to, &cfg.branding)
+                    render::booking_not_confirmed(v, to, &branding)
                 })
                 .map_err(rust_err)?;
                 emails.push(email);

@@ -60,12 +60,15 @@ pub fn timeline_entries(t: &db::TimelineRows) -> Vec<Entry> {
             "{} booking recorded for {} {}",
             b.kind, b.first_name, b.last_name
         ),
-        facts: vec![format!(
-            "status now {}, journey version {}, last change {}",
-            b.status,
-            b.journey_version,
-            when(b.updated_at_ms)
-        )],
+        facts: vec![
+            format!(
+                "status now {}, journey version {}, last change {}",
+                b.status,
+                b.journey_version,
+                when(b.updated_at_ms)
+            ),
+            format!("guest language {}", language(b)),
+        ],
         link: None,
         body: None,
         body_link: None,
@@ -267,6 +270,7 @@ pub async fn booking(req: Request, env: &Env) -> Answer {
         ("Status".into(), b.status.clone()),
         ("Stay / trip".into(), trip(b)),
         ("Journey version".into(), b.journey_version.to_string()),
+        ("Guest language".into(), language(b)),
     ];
     if let Some(h) = &b.hotel_confirmation_number {
         facts.push(("Hotel confirmation number".into(), h.clone()));
@@ -474,5 +478,15 @@ pub(super) fn excerpt(body: &str, total_chars: i64) -> String {
         )
     } else {
         body.to_string()
+    }
+}
+
+/// The booking's guest language as the admin reads it: `es (from stripe_checkout)`, or
+/// `not recorded` for bookings older than stored languages.
+fn language(b: &crate::store::admin::BookingHit) -> String {
+    match (&b.guest_locale, &b.guest_locale_source) {
+        (Some(l), Some(s)) => format!("{l} (from {s})"),
+        (Some(l), None) => l.clone(),
+        _ => "not recorded (DEFAULT_GUEST_LOCALE)".into(),
     }
 }

@@ -125,6 +125,7 @@ pub(super) fn flight_booking(env: &Envelope) -> Result<FlightBooking, ParseError
         total,
         sandbox: env.sandbox
             || b.get("providerEnvironment").str_opt().as_deref() == Some("sandbox"),
+        locale: None,
     })
 }
 

@@ -188,7 +188,26 @@ pub fn hotel_booking(env: &Envelope) -> Result<HotelBooking, ParseError> {
         replaces: r
             .str_opt("rebookFrom")
             .and_then(|s| BookingRef::parse(&s).ok()),
+        locale: request_language(&env.request),
     })
+}
+
+/// The guest's browser language of a `POST /rates/book` request (`metadata.language`, e.g.
+/// `fr-FR`; liteAPI booking API, `openapi-schemas/booking.json` of liteapi-travel/mcp-server,
+/// <https://docs.liteapi.travel/reference/post_rates-book>), echoed in the webhook's `request`.
+/// At most 35 characters of `[A-Za-z0-9_-]`; anything else reads as absent.
+fn request_language(request: &Value) -> Option<String> {
+    request
+        .get("metadata")
+        .and_then(|m| m.get("language"))
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|l| {
+            (1..=35).contains(&l.len())
+                && l.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        })
+        .map(str::to_string)
 }
 
 /// `booking.prebook` (`POST /rates/prebook`: checkout started) → the canonical attempt.
@@ -364,5 +383,6 @@ pub(super) fn amendment(env: &Envelope, relocation: bool) -> Result<HotelAmendme
         guests: (!guests.is_empty()).then_some(guests),
         holder_name,
         relocation,
+        locale: None,
     })
 }

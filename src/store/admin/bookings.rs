@@ -22,10 +22,17 @@ pub struct BookingHit {
     pub prebook_id: Option<String>,
     pub created_at_ms: i64,
     pub updated_at_ms: i64,
+    /// The guest's language (BCP 47 tag) and who stated it (`event`, `stripe_checkout`,
+    /// `default`); `None` for bookings recorded before languages were stored.
+    #[serde(default)]
+    pub guest_locale: Option<String>,
+    #[serde(default)]
+    pub guest_locale_source: Option<String>,
 }
 
 const BOOKING_COLUMNS: &str = "b.booking_id, b.kind, b.status, b.hotel_name, b.checkin, b.checkout, b.contact_email, \
-     c.first_name, c.last_name, b.journey_version, b.hotel_confirmation_number, b.prebook_id, b.created_at_ms, b.updated_at_ms";
+     c.first_name, c.last_name, b.journey_version, b.hotel_confirmation_number, b.prebook_id, b.created_at_ms, b.updated_at_ms, \
+     b.guest_locale, b.guest_locale_source";
 
 /// Bookings matching `q` (at most 50, newest first): its booking id exactly, a guest email
 /// (case-insensitive), a last name or a full name "first last" (case-insensitive). An empty `q`

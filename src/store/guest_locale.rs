@@ -1,0 +1,189 @@
+//! The guest's language of each booking (`bookings.guest_locale`, `guest_locale_source`) and the
+//! language of Stripe Checkout Sessions (`payments.locale`). The rules of who may set it are pure
+//! (`crate::domain::i18n::locale::{resolve, update}`); this module reads and writes.
+
+use super::{opt, s};
+use crate::domain::i18n::{locale, GuestLocale, Locale, LocaleSource};
+use worker::{D1Database, Result};
+
+/// A booking's stored language, and whether a guest email of it was already claimed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StoredLocale {
+    /// `None` when never set (a booking recorded before languages were stored).
+    pub current: Option<GuestLocale>,
+    /// `true` once any guest (client) email of the booking has a row in `emails`.
+    pub guest_mail_started: bool,
+}
+
+#[derive(serde::Deserialize)]
+struct Row {
+    guest_locale: Option<String>,
+    guest_locale_source: Option<String>,
+    started: i64,
+}
+
+/// Reads the stored language of `booking_id`; `None` when the booking is unknown.
+pub async fn get(db: &D1Database, booking_id: &str) -> Result<Option<StoredLocale>> {
+    let row: Option<Row> = db
+        .prepare(
+            "SELECT guest_locale, guest_locale_source, \
+             EXISTS (SELECT 1 FROM emails e WHERE e.booking_id = b.booking_id AND e.audience = 'client') AS started \
+             FROM bookings b WHERE b.booking_id = ?1",
+        )
+        .bind(&[s(booking_id)])?
+        .first(None)
+        .await?;
+    Ok(row.map(|r| StoredLocale {
+        current: match (
+            r.guest_locale.as_deref().and_then(Locale::parse),
+            r.guest_locale_source
+                .as_deref()
+                .and_then(LocaleSource::parse),
+        ) {
+            (Some(locale), Some(source)) => Some(GuestLocale { locale, source }),
+            _ => None,
+        },
+        guest_mail_started: r.started != 0,
+    }))
+}
+
+/// The language of a booking as emails use it: the stored one, else `default`.
+pub async fn of_booking(db: &D1Database, booking_id: &str, default: Locale) -> Result<Locale> {
+    Ok(get(db, booking_id)
+        .await?
+        .and_then(|s| s.current)
+        .map_or(default, |g| g.locale))
+}
+
+/// Writes `new` as the booking's language.
+pub async fn set(db: &D1Database, booking_id: &str, new: GuestLocale) -> Result<()> {
+    db.prepare(
+        "UPDATE bookings SET guest_locale = ?2, guest_locale_source = ?3 WHERE booking_id = ?1",
+    )
+    .bind(&[
+        s(booking_id),
+        s(new.locale.as_str()),
+        s(new.source.as_str()),
+    ])?
+    .run()
+    .await?;
+    Ok(())
+}
+
+/// Settles a booking's language against a newly stated one (`incoming`): stored when none was,
+/// replaced only as `locale::update` allows. Returns the language the booking now has.
+pub async fn settle(
+    db: &D1Database,
+    booking_id: &str,
+    incoming: GuestLocale,
+) -> Result<GuestLocale> {
+    let stored = get(db, booking_id).await?;
+    let next = match stored.and_then(|s| s.current.map(|c| (c, s.guest_mail_started))) {
+        None => Some(incoming),
+        Some((current, started)) => locale::update(current, incoming, started),
+    };
+    match next {
+        Some(new) => {
+            set(db, booking_id, new).await?;
+            Ok(new)
+        }
+        None => Ok(stored.and_then(|s| s.current).unwrap_or(incoming)),
+    }
+}
+
+/// The newest Stripe Checkout Session language recorded for `client_reference`, if any.
+pub async fn checkout_locale(
+    db: &D1Database,
+    client_reference: Option<&str>,
+) -> Result<Option<String>> {
+    let Some(reference) = client_reference.map(str::trim).filter(|r| !r.is_empty()) else {
+        return Ok(None);
+    };
+    #[derive(serde::Deserialize)]
+    struct L {
+        locale: String,
+    }
+    let row: Option<L> = db
+        .prepare(
+            "SELECT locale FROM payments WHERE client_reference = ?1 AND locale IS NOT NULL \
+             ORDER BY updated_at_ms DESC LIMIT 1",
+        )
+        .bind(&[s(reference)])?
+        .first(None)
+        .await?;
+    Ok(row.map(|r| r.locale))
+}
+
+/// Stores the client reference of a booking (how a later Stripe session finds it).
+pub async fn set_client_reference(
+    db: &D1Database,
+    booking_id: &str,
+    client_reference: Option<&str>,
+) -> Result<()> {
+    if client_reference.is_none_or(|r| r.trim().is_empty()) {
+        return Ok(());
+    }
+    db.prepare("UPDATE bookings SET client_reference = ?2 WHERE booking_id = ?1 AND client_reference IS NULL")
+        .bind(&[s(booking_id), opt(client_reference.map(str::trim))])?
+        .run()
+        .await?;
+    Ok(())
+}
+
+/// The bookings paid through `client_reference` (a Stripe session that arrives after them).
+pub async fn bookings_of_reference(db: &D1Database, client_reference: &str) -> Result<Vec<String>> {
+    #[derive(serde::Deserialize)]
+    struct Id {
+        booking_id: String,
+    }
+    let rows = db
+        .prepare("SELECT booking_id FROM bookings WHERE client_reference = ?1 LIMIT 20")
+        .bind(&[s(client_reference)])?
+        .all()
+        .await?
+        .results::<Id>()?;
+    Ok(rows.into_iter().map(|r| r.booking_id).collect())
+}
+
+/// The language of a guest email: the booking's stored one when `booking_id` names a booking that
+/// has one; else the language of the Stripe Checkout Session of `client_reference` (an unfinished
+/// checkout, a failed booking); else `default`.
+pub async fn locale_for(
+    db: &D1Database,
+    booking_id: Option<&str>,
+    client_reference: Option<&str>,
+    default: Locale,
+) -> Result<Locale> {
+    if let Some(id) = booking_id {
+        if let Some(current) = get(db, id).await?.and_then(|s| s.current) {
+            return Ok(current.locale);
+        }
+    }
+    let checkout = checkout_locale(db, client_reference).await?;
+    Ok(locale::resolve(None, checkout.as_deref(), default).locale)
+}
+
+/// Records the language of a hotel booking being recorded (its client reference too): the
+/// event's own, else its Stripe Checkout Session's, else `default`, settled against what is
+/// stored ([`settle`]). Returns the booking's language.
+pub async fn record_hotel(
+    db: &D1Database,
+    b: &crate::domain::event::HotelBooking,
+    default: Locale,
+) -> Result<Locale> {
+    let id = b.booking_id.as_str();
+    set_client_reference(db, id, b.client_reference.as_deref()).await?;
+    let checkout = checkout_locale(db, b.client_reference.as_deref()).await?;
+    let incoming = locale::resolve(b.locale.as_deref(), checkout.as_deref(), default);
+    Ok(settle(db, id, incoming).await?.locale)
+}
+
+/// A language stated by a later event of the booking itself (an amendment's `locale`): the
+/// explicit change ([`locale::update`]). A tag that names no shipped language changes nothing.
+pub async fn explicit_change(db: &D1Database, booking_id: &str, tag: Option<&str>) -> Result<()> {
+    let incoming = locale::resolve(tag, None, Locale::En);
+    if incoming.source == LocaleSource::Event {
+        settle(db, booking_id, incoming).await?;
+    }
+    Ok(())
+}

@@ -1,0 +1,561 @@
+//! Every guest email and guest page in each shipped language (`locales/<tag>.ftl` through
+//! `domain::i18n`): no message falls back to English, none is missing, no message id or Fluent
+//! syntax reaches a guest, the content lock's template verdict holds in every language, and
+//! dates and money are written as CLDR writes them.
+
+use booking_email_engine::domain::action_token::OwnerAction;
+use booking_email_engine::domain::compensation::RefundState;
+use booking_email_engine::domain::content_lock::ContentLock;
+use booking_email_engine::domain::email::OutgoingEmail;
+use booking_email_engine::domain::event::{
+    Cancellation, CheckoutAttempt, EmailAddress, FlightBooking, HotelBooking, Money,
+};
+use booking_email_engine::domain::i18n::{self, message_ids, source_of, Locale, Tr};
+use booking_email_engine::domain::marketing_email;
+use booking_email_engine::domain::render::{self, guard::guarded, Branding, SegmentView};
+use chrono::NaiveDate;
+use serde_json::json;
+
+fn branding(locale: Locale) -> Branding {
+    Branding {
+        brand: "Example Trips".into(),
+        from: EmailAddress::parse("bookings@mail.example.com").unwrap(),
+        locale,
+    }
+}
+
+fn hotel() -> HotelBooking {
+    serde_json::from_value(json!({
+        "booking_id": "BK_1", "client_reference": "trip_1", "prebook_id": "PB_1",
+        "status": "CONFIRMED", "hotel_id": "lp_1", "hotel_name": "Example Harbour Hotel",
+        "checkin": "2026-06-12", "checkout": "2026-06-15",
+        "rooms": [{"room_name": "Standard Double", "board_name": "Room Only", "adults": 2, "children": 1},
+                  {"room_name": "Single", "board_name": null, "adults": 1, "children": 0}],
+        "holder": {"name": {"first_name": "Zoë", "last_name": "Guest"}, "email": "guest@example.com", "phone": null},
+        "guests": [], "total": {"amount": "1234.5", "currency": "EUR"},
+        "hotel_confirmation_number": "HCN-48213", "sandbox": false,
+        "checkin_instructions": "Reception is open 24 hours.",
+        "location": {"time_zone": "Europe/Madrid", "address": "Passeig de l'Exemple 1, 08003 Barcelona, ES"}
+    }))
+    .unwrap()
+}
+
+fn flight() -> FlightBooking {
+    let airport = |iata: &str, zone: &str| json!({"iata_code": iata, "name": format!("{iata} Airport"), "city_name": iata, "time_zone": zone});
+    serde_json::from_value(json!({
+        "booking_id": "ord_1", "booking_reference": "RZPNR7", "status": "confirmed",
+        "contact": {"name": {"first_name": "", "last_name": "Traveller"}, "email": "ana@example.com", "phone": null},
+        "passengers": [{"first_name": "Ana", "last_name": "Traveller"}],
+        "segments": [{"flight_number": "ZZ 0472", "origin": airport("LHR", "Europe/London"),
+                      "destination": airport("BCN", "Europe/Madrid"),
+                      "departing_at": "2026-06-12T07:15:00", "arriving_at": "2026-06-12T10:30:00"}],
+        "total": {"amount": "312.8", "currency": "GBP"}, "sandbox": true
+    }))
+    .unwrap()
+}
+
+fn attempt() -> CheckoutAttempt {
+    serde_json::from_value(json!({
+        "prebook_id": "PB_1", "transaction_id": "pi_1", "client_reference": "trip_1",
+        "email": "guest@example.com", "guest_name": {"first_name": "Zoë", "last_name": "Guest"},
+        "hotel_id": "lp_1", "hotel_name": "Example Harbour Hotel",
+        "checkin": "2026-06-12", "checkout": "2026-06-15",
+        "price": {"amount": "540", "currency": "EUR"}
+    }))
+    .unwrap()
+}
+
+fn cancellation() -> Cancellation {
+    let m = |a: &str| Money {
+        amount: a.into(),
+        currency: "EUR".into(),
+    };
+    Cancellation {
+        booking_id: hotel().booking_id,
+        with_charges: true,
+        cancellation_fee: Some(m("180")),
+        refund: Some(m("360")),
+    }
+}
+
+fn notice(sent: bool) -> render::CompensationNotice {
+    render::CompensationNotice {
+        compensation_id: "comp-0123456789abcdef01234567".into(),
+        booking_id: None,
+        guest_name: Some("Zoë Guest".into()),
+        trip: Some("Example Harbour Hotel".into()),
+        confirmation_sent: sent,
+        state: RefundState::Refunded,
+        amount: Some("EUR 540.00".into()),
+    }
+}
+
+/// Every guest email kind, rendered in `locale`.
+fn every_guest_email(locale: Locale) -> Vec<OutgoingEmail> {
+    let br = branding(locale);
+    let (b, f) = (hotel(), flight());
+    let to = EmailAddress::parse("guest@example.com").unwrap();
+    let retry = "https://book.example.com/retry";
+    let segs = SegmentView::list(&f.segments);
+    let changes = vec![
+        (
+            "checkin".to_string(),
+            "2026-06-12".to_string(),
+            "2026-06-13".to_string(),
+        ),
+        (
+            "room.1.name".to_string(),
+            "Standard Double".to_string(),
+            "Suite".to_string(),
+        ),
+        (
+            "segment.1.departure".to_string(),
+            "2026-06-12T07:15".to_string(),
+            "2026-06-12T09:00".to_string(),
+        ),
+    ];
+    let campaign = marketing_email::parse_send_request(
+        json!({"campaign": "spring", "subject": "Spring", "text": "Hello", "recipients": ["guest@example.com"]})
+            .to_string()
+            .as_bytes(),
+    )
+    .unwrap()
+    .campaign;
+    vec![
+        render::booking_confirmation(&b, &br).unwrap(),
+        render::booking_confirmation(
+            &HotelBooking {
+                hotel_confirmation_number: None,
+                ..hotel()
+            },
+            &br,
+        )
+        .unwrap(),
+        render::hotel_confirmation_number(&b, "HCN-48213", &br).unwrap(),
+        render::arrival_guide(&b, &br).unwrap(),
+        render::checkin_day(&b, &br).unwrap(),
+        render::thank_you(&b, &br).unwrap(),
+        render::booking_updated(&b, "0123456789abcdef", &changes, &br).unwrap(),
+        render::booking_cancelled(
+            &render::CancelledBooking::for_hotel_in(&b, br.tr()),
+            &cancellation(),
+            &br,
+        )
+        .unwrap(),
+        render::booking_cancelled(
+            &render::CancelledBooking::for_flight_in(&f, br.tr()),
+            &Cancellation {
+                with_charges: true,
+                cancellation_fee: None,
+                refund: None,
+                ..cancellation()
+            },
+            &br,
+        )
+        .unwrap(),
+        render::flight_confirmation(&f, &segs, &br).unwrap(),
+        render::flight_changed(&f, "aic_1", &segs, &segs, &br).unwrap(),
+        render::flight_changed(
+            &FlightBooking {
+                booking_reference: None,
+                ..flight()
+            },
+            "aic_2",
+            &segs,
+            &segs,
+            &br,
+        )
+        .unwrap(),
+        render::booking_not_confirmed(&notice(false), &to, &br).unwrap(),
+        render::booking_not_confirmed(&notice(true), &to, &br).unwrap(),
+        render::checkout_not_completed(&attempt(), &to, retry, &br).unwrap(),
+        render::checkout_not_completed(
+            &CheckoutAttempt {
+                hotel_name: None,
+                checkout: None,
+                ..attempt()
+            },
+            &to,
+            retry,
+            &br,
+        )
+        .unwrap(),
+        render::checkout_declined(
+            &attempt(),
+            &to,
+            OwnerAction::SendInsufficientFunds,
+            retry,
+            &br,
+        )
+        .unwrap(),
+        render::checkout_declined(&attempt(), &to, OwnerAction::SendSecurityCheck, retry, &br)
+            .unwrap(),
+        marketing_email::render(
+            &campaign,
+            &to,
+            "https://engine.example.com",
+            b"0123456789abcdef0123456789abcdef",
+            &br,
+        )
+        .unwrap(),
+    ]
+}
+
+/// Text a guest must never see: Fluent syntax, or a message id of the English file.
+fn assert_no_raw_messages(where_: &str, text: &str) {
+    assert!(
+        !text.contains("{ $") && !text.contains("{$"),
+        "{where_}: Fluent syntax in {text}"
+    );
+    for id in message_ids(source_of(Locale::En)) {
+        // Ids are lower-case words joined by `-`; only multi-word ids can be told from prose.
+        if id.contains('-') && !id.starts_with("month-") && !id.starts_with("weekday-") {
+            assert!(
+                !text.contains(id),
+                "{where_}: message id {id:?} rendered as text"
+            );
+        }
+    }
+}
+
+#[test]
+fn every_language_file_has_exactly_the_english_message_ids() {
+    let english = message_ids(source_of(Locale::En));
+    assert!(
+        english.len() > 150,
+        "English has {} messages",
+        english.len()
+    );
+    let mut sorted = english.clone();
+    sorted.sort_unstable();
+    sorted.dedup();
+    assert_eq!(sorted.len(), english.len(), "duplicate ids in en.ftl");
+    for locale in Locale::ALL {
+        let mut ids = message_ids(source_of(locale));
+        ids.sort_unstable();
+        assert_eq!(ids, sorted, "{locale} ids differ from en");
+    }
+}
+
+#[test]
+fn every_guest_email_renders_in_every_language_without_falling_back() {
+    for locale in Locale::ALL {
+        i18n::take_fallbacks();
+        let emails = every_guest_email(locale);
+        let fallbacks = i18n::take_fallbacks();
+        assert!(
+            fallbacks.is_empty(),
+            "{locale}: fell back to English for {fallbacks:?}"
+        );
+        assert!(
+            i18n::take_missing().is_empty(),
+            "{locale}: messages missing"
+        );
+        for e in &emails {
+            let what = format!("{locale} {}", e.kind);
+            for part in [&e.subject, &e.text, &e.html] {
+                assert_no_raw_messages(&what, part);
+            }
+            assert!(
+                e.html
+                    .contains(&format!("<html lang=\"{}\">", locale.as_str())),
+                "{what}: html lang"
+            );
+            assert!(
+                !e.subject.trim().is_empty() && !e.text.trim().is_empty(),
+                "{what}"
+            );
+        }
+    }
+}
+
+#[test]
+fn each_language_reads_as_that_language() {
+    let greeting = [
+        (
+            Locale::En,
+            "Hi Zoë,",
+            "Your stay at Example Harbour Hotel is confirmed",
+        ),
+        (
+            Locale::Es,
+            "Hola, Zoë:",
+            "Tu estancia en Example Harbour Hotel está confirmada",
+        ),
+        (
+            Locale::Fr,
+            "Bonjour Zoë,",
+            "Votre séjour à Example Harbour Hotel est confirmé",
+        ),
+        (
+            Locale::De,
+            "Hallo Zoë,",
+            "Ihr Aufenthalt im Example Harbour Hotel ist bestätigt",
+        ),
+        (
+            Locale::Pt,
+            "Olá, Zoë,",
+            "Sua estadia no Example Harbour Hotel está confirmada",
+        ),
+        (
+            Locale::It,
+            "Ciao Zoë,",
+            "Il tuo soggiorno presso Example Harbour Hotel è confermato",
+        ),
+    ];
+    for (locale, hi, subject) in greeting {
+        let e = render::booking_confirmation(&hotel(), &branding(locale)).unwrap();
+        assert!(e.text.starts_with(hi), "{locale}: {}", e.text);
+        assert_eq!(e.subject, subject);
+    }
+    // The words of the same email differ between every two languages.
+    let texts: Vec<String> = Locale::ALL
+        .iter()
+        .map(|l| render::thank_you(&hotel(), &branding(*l)).unwrap().text)
+        .collect();
+    for (i, a) in texts.iter().enumerate() {
+        for b in &texts[i + 1..] {
+            assert_ne!(a, b);
+        }
+    }
+}
+
+#[test]
+fn the_content_lock_verdict_holds_in_every_language() {
+    let lock = ContentLock::from_config("https://engine.example.com", "outbox,wrangler,liteapi");
+    for locale in Locale::ALL {
+        let br = branding(locale);
+        let checks: Vec<OutgoingEmail> = vec![
+            guarded(&lock, &hotel(), |b| render::booking_confirmation(b, &br)).unwrap(),
+            guarded(&lock, &hotel(), |b| render::arrival_guide(b, &br)).unwrap(),
+            guarded(&lock, &hotel(), |b| render::checkin_day(b, &br)).unwrap(),
+            guarded(&lock, &hotel(), |b| render::thank_you(b, &br)).unwrap(),
+            guarded(&lock, &flight(), |f| {
+                render::flight_confirmation(f, &SegmentView::list(&f.segments), &br)
+            })
+            .unwrap(),
+            guarded(&lock, &(hotel(), cancellation()), |(b, c)| {
+                render::booking_cancelled(
+                    &render::CancelledBooking::for_hotel_in(b, br.tr()),
+                    c,
+                    &br,
+                )
+            })
+            .unwrap(),
+            guarded(&lock, &notice(false), |n| {
+                render::booking_not_confirmed(
+                    n,
+                    &EmailAddress::parse("g@example.com").unwrap(),
+                    &br,
+                )
+            })
+            .unwrap(),
+        ];
+        for e in checks {
+            let verdict = e.lock.clone().expect("guest emails carry a verdict");
+            assert!(
+                verdict.template.is_empty(),
+                "{locale} {}: {:?}",
+                e.kind,
+                verdict.template
+            );
+            assert!(
+                render::guard::judge(&lock, &e).is_ok(),
+                "{locale} {}",
+                e.kind
+            );
+        }
+    }
+}
+
+/// Expected strings are what Node 22's `Intl` (full ICU, CLDR 47) writes, e.g.
+/// `new Intl.DateTimeFormat("es", {weekday: "short", day: "numeric", month: "long", year:
+/// "numeric"}).format(date)` and `new Intl.NumberFormat("fr", {style: "currency", currency:
+/// "EUR"}).format(1234.5)`; `\u{a0}` is a no-break space, `\u{202f}` a narrow one. English keeps
+/// the engine's day-month order without CLDR en-GB's newer comma after the weekday.
+#[test]
+fn dates_and_money_follow_cldr() {
+    let d = NaiveDate::from_ymd_opt(2026, 6, 12).unwrap();
+    let dec = NaiveDate::from_ymd_opt(2026, 12, 1).unwrap();
+    let table = [
+        (
+            Locale::En,
+            "Fri 12 June 2026",
+            "Tue 1 December 2026",
+            "€1,234.50",
+            "£99.99",
+            "JP¥12,000",
+        ),
+        (
+            Locale::Es,
+            "vie, 12 de junio de 2026",
+            "mar, 1 de diciembre de 2026",
+            "1234,50\u{a0}€",
+            "99,99\u{a0}GBP",
+            "12.000\u{a0}JPY",
+        ),
+        (
+            Locale::Fr,
+            "ven. 12 juin 2026",
+            "mar. 1 décembre 2026",
+            "1\u{202f}234,50\u{a0}€",
+            "99,99\u{a0}£GB",
+            "12\u{202f}000\u{a0}JPY",
+        ),
+        (
+            Locale::De,
+            "Fr., 12. Juni 2026",
+            "Di., 1. Dezember 2026",
+            "1.234,50\u{a0}€",
+            "99,99\u{a0}£",
+            "12.000\u{a0}¥",
+        ),
+        (
+            Locale::Pt,
+            "sex., 12 de junho de 2026",
+            "ter., 1 de dezembro de 2026",
+            "€\u{a0}1.234,50",
+            "£\u{a0}99,99",
+            "JP¥\u{a0}12.000",
+        ),
+        (
+            Locale::It,
+            "ven 12 giugno 2026",
+            "mar 1 dicembre 2026",
+            "1234,50\u{a0}€",
+            "99,99\u{a0}£",
+            "12.000\u{a0}JPY",
+        ),
+    ];
+    for (locale, june, december, eur, gbp, jpy) in table {
+        let tr = Tr::new(locale);
+        assert_eq!(tr.date(d), june, "{locale}");
+        assert_eq!(tr.date(dec), december, "{locale}");
+        assert_eq!(tr.money("1234.5", "EUR"), eur, "{locale}");
+        assert_eq!(tr.money("99.99", "gbp"), gbp, "{locale}");
+        assert_eq!(tr.money("12000", "JPY"), jpy, "{locale}");
+    }
+    // CLDR es and it group from five digits (minimumGroupingDigits 2).
+    assert_eq!(
+        Tr::new(Locale::Es).money("12345", "EUR"),
+        "12.345,00\u{a0}€"
+    );
+    assert_eq!(Tr::new(Locale::Es).money("540", "USD"), "540,00\u{a0}US$");
+    assert_eq!(Tr::new(Locale::De).money("540", "USD"), "540,00\u{a0}$");
+    // Not a plain decimal, or more digits than the currency has: shown as given, never rounded.
+    assert_eq!(Tr::new(Locale::Fr).money("540.123", "EUR"), "540.123 EUR");
+    assert_eq!(Tr::new(Locale::Fr).money("about 5", "EUR"), "about 5 EUR");
+    // A currency without a symbol in the file keeps its ISO code.
+    assert_eq!(Tr::new(Locale::De).money("10", "CHF"), "10,00\u{a0}CHF");
+}
+
+#[test]
+fn times_are_twenty_four_hour_with_the_local_time_words() {
+    let t = NaiveDate::from_ymd_opt(2026, 6, 12)
+        .unwrap()
+        .and_hms_opt(7, 5, 0)
+        .unwrap();
+    assert_eq!(
+        Tr::new(Locale::En).local_time(t),
+        "Fri 12 June 2026, 07:05 (local time)"
+    );
+    assert_eq!(
+        Tr::new(Locale::Es).local_time(t),
+        "vie, 12 de junio de 2026, 07:05 (hora local)"
+    );
+    assert_eq!(
+        Tr::new(Locale::De).local_time(t),
+        "Fr., 12. Juni 2026, 07:05 Uhr (Ortszeit)"
+    );
+}
+
+#[test]
+fn unsubscribe_pages_speak_the_visitors_language() {
+    let page = render::unsubscribe_confirm_page_in(
+        "guest@example.com",
+        "/unsubscribe/t",
+        "Example Trips",
+        Tr::new(Locale::Fr),
+    );
+    assert!(page.contains("<html lang=\"fr\">"), "{page}");
+    assert!(page.contains("Se désabonner"), "{page}");
+    assert_no_raw_messages("unsubscribe fr", &page);
+}
+
+/// Render time per email per language, for `node bench/i18n.mjs` (not a pass/fail test: it only
+/// prints `I18NBENCH {json}` lines). Each of the guest emails of [`every_guest_email`] is rendered
+/// `I18N_BENCH_ROUNDS` times (default 200) per language, after one warm-up round.
+#[test]
+#[ignore = "a measurement: run by bench/i18n.mjs"]
+fn bench_render_time_per_language() {
+    let rounds: u32 = std::env::var("I18N_BENCH_ROUNDS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(200);
+    for locale in Locale::ALL {
+        let emails = every_guest_email(locale).len() as u32;
+        let started = std::time::Instant::now();
+        for _ in 0..rounds {
+            std::hint::black_box(every_guest_email(locale));
+        }
+        let ns = started.elapsed().as_nanos() / u128::from(rounds * emails);
+        let calendar = {
+            let started = std::time::Instant::now();
+            for _ in 0..rounds {
+                std::hint::black_box(render::calendar::hotel_stay(
+                    &hotel(),
+                    &branding(locale),
+                    booking_email_engine::domain::calendar::Stamp::at_version(
+                        1,
+                        0,
+                        booking_email_engine::domain::calendar::Method::Publish,
+                    ),
+                ));
+            }
+            started.elapsed().as_nanos() / u128::from(rounds)
+        };
+        println!(
+            "I18NBENCH {{\"locale\":\"{}\",\"emails\":{emails},\"rounds\":{rounds},\"ns_per_email\":{ns},\"ns_per_calendar\":{calendar}}}",
+            locale.as_str()
+        );
+    }
+}
+
+/// Writes the sample renders of the README: the booking confirmation in each shipped language
+/// (`docs/i18n/booking-confirmation.<tag>.txt|html`) and sample calendar parts
+/// (`docs/i18n/*.ics`). Run with `cargo test --test i18n_emails -- --ignored write_docs_renders`.
+#[test]
+#[ignore = "writes docs/"]
+fn write_docs_renders() {
+    use booking_email_engine::domain::calendar::{Method, Stamp};
+    let dir = format!("{}/docs/i18n", env!("CARGO_MANIFEST_DIR"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let at = 1_780_000_000_000;
+    for locale in Locale::ALL {
+        let br = branding(locale);
+        let e = render::booking_confirmation(&hotel(), &br).unwrap();
+        let tag = locale.as_str();
+        std::fs::write(
+            format!("{dir}/booking-confirmation.{tag}.txt"),
+            format!("Subject: {}\n\n{}", e.subject, e.text),
+        )
+        .unwrap();
+        std::fs::write(format!("{dir}/booking-confirmation.{tag}.html"), &e.html).unwrap();
+    }
+    let br = branding(Locale::Es);
+    let stay = |version, method| {
+        render::calendar::hotel_stay(&hotel(), &br, Stamp::at_version(version, at, method))
+    };
+    std::fs::write(format!("{dir}/stay.es.ics"), stay(1, Method::Publish).ics).unwrap();
+    std::fs::write(
+        format!("{dir}/stay-cancelled.es.ics"),
+        stay(3, Method::Cancel).ics,
+    )
+    .unwrap();
+    let flight_part = render::calendar::flight_segments(
+        &flight(),
+        &branding(Locale::En),
+        Stamp::at_version(1, at, Method::Publish),
+    );
+    std::fs::write(format!("{dir}/flight.en.ics"), flight_part.ics).unwrap();
+}
