@@ -4,10 +4,8 @@
 -- recorded before this migration: they read as the configured DEFAULT_GUEST_LOCALE.
 ALTER TABLE bookings ADD COLUMN guest_locale TEXT;
 ALTER TABLE bookings ADD COLUMN guest_locale_source TEXT;
--- The booking's client reference (the checkout's Stripe client_reference_id): how a Stripe
--- Checkout Session that arrives after its booking finds it.
-ALTER TABLE bookings ADD COLUMN client_reference TEXT;
-CREATE INDEX bookings_by_client_reference ON bookings(client_reference);
+-- A Stripe Checkout Session that arrives after its booking finds it by the booking's
+-- client_reference column (migration 0016, index bookings_by_reference).
 
 -- The Stripe Checkout Session's `locale` (the language the guest saw at checkout), kept with the
 -- payment so a booking recorded later can take it by client reference.

@@ -2,7 +2,7 @@
 //! language of Stripe Checkout Sessions (`payments.locale`). The rules of who may set it are pure
 //! (`crate::domain::i18n::locale::{resolve, update}`); this module reads and writes.
 
-use super::{opt, s};
+use super::s;
 use crate::domain::i18n::{locale, GuestLocale, Locale, LocaleSource};
 use worker::{D1Database, Result};
 
@@ -114,22 +114,6 @@ pub async fn checkout_locale(
     Ok(row.map(|r| r.locale))
 }
 
-/// Stores the client reference of a booking (how a later Stripe session finds it).
-pub async fn set_client_reference(
-    db: &D1Database,
-    booking_id: &str,
-    client_reference: Option<&str>,
-) -> Result<()> {
-    if client_reference.is_none_or(|r| r.trim().is_empty()) {
-        return Ok(());
-    }
-    db.prepare("UPDATE bookings SET client_reference = ?2 WHERE booking_id = ?1 AND client_reference IS NULL")
-        .bind(&[s(booking_id), opt(client_reference.map(str::trim))])?
-        .run()
-        .await?;
-    Ok(())
-}
-
 /// The bookings paid through `client_reference` (a Stripe session that arrives after them).
 pub async fn bookings_of_reference(db: &D1Database, client_reference: &str) -> Result<Vec<String>> {
     #[derive(serde::Deserialize)]
@@ -163,16 +147,16 @@ pub async fn locale_for(
     Ok(locale::resolve(None, checkout.as_deref(), default).locale)
 }
 
-/// Records the language of a hotel booking being recorded (its client reference too): the
-/// event's own, else its Stripe Checkout Session's, else `default`, settled against what is
-/// stored ([`settle`]). Returns the booking's language.
+/// Records the language of a hotel booking being recorded: the event's own, else its Stripe
+/// Checkout Session's, else `default`, settled against what is stored ([`settle`]). (The
+/// booking's client reference, by which a later session finds it, is written with the booking
+/// itself.) Returns the booking's language.
 pub async fn record_hotel(
     db: &D1Database,
     b: &crate::domain::event::HotelBooking,
     default: Locale,
 ) -> Result<Locale> {
     let id = b.booking_id.as_str();
-    set_client_reference(db, id, b.client_reference.as_deref()).await?;
     let checkout = checkout_locale(db, b.client_reference.as_deref()).await?;
     let incoming = locale::resolve(b.locale.as_deref(), checkout.as_deref(), default);
     Ok(settle(db, id, incoming).await?.locale)
