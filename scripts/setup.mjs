@@ -6,15 +6,13 @@
 // - Chromium for the browser test (Debian's `chromium`, or CHROMIUM_PATH): installed with apt-get
 //   when missing and running as root;
 // - the wasm32-unknown-unknown Rust target;
-// - worker-build 0.8.7 and wasm-bindgen-cli at exactly the version Cargo.lock pins (worker-build
-//   would otherwise try to download them, which an offline machine cannot do);
+// - wasm-bindgen-cli at exactly the version Cargo.lock pins (scripts/build.mjs runs it; the
+//   generated bindings must match the wasm-bindgen crate the Worker was compiled with);
 // - .dev.vars from .dev.vars.example for `wrangler dev`.
 import { existsSync, statSync, readFileSync, copyFileSync, appendFileSync, accessSync, constants } from "node:fs";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { root, cargoBin, step, run, output } from "./lib.mjs";
-
-const WORKER_BUILD_VERSION = "0.8.7";
 
 function wasmBindgenVersion() {
   const lock = readFileSync(join(root, "Cargo.lock"), "utf8");
@@ -81,14 +79,6 @@ await step("Rust toolchain and the wasm32-unknown-unknown target", () => {
   if (installed === null) throw new Error("rustup is not on PATH; the wasm32 target is added through rustup");
   if (installed.split("\n").includes("wasm32-unknown-unknown")) return "already installed";
   run("rustup", ["target", "add", "wasm32-unknown-unknown"]);
-  return "installed";
-});
-
-await step(`worker-build ${WORKER_BUILD_VERSION}`, () => {
-  const have = output(join(cargoBin, "worker-build"), ["--version"]);
-  if (have && have.includes(WORKER_BUILD_VERSION)) return "already installed";
-  console.log("  compiling worker-build from crates.io: about 5–10 minutes on 2 cores, once per machine");
-  run("cargo", ["install", "worker-build", "--version", WORKER_BUILD_VERSION, "--force"]);
   return "installed";
 });
 

@@ -6,6 +6,7 @@ import { spawnSync } from "node:child_process";
 import { readFileSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { root, nodeBin, toolEnv, step, run } from "./lib.mjs";
+import { measureUpload } from "./size-check.mjs";
 
 // Set up whatever is missing first (one Node process, so Ctrl-C / SIGTERM reach this script's own
 // handlers and its children are stopped with it).
@@ -27,6 +28,22 @@ await step("Rust tests on the host (cargo test)", () => {
 
 await step("build the Worker", () => run("node", [join(root, "scripts", "build.mjs")]));
 
+// The upload size budget (bytes, not time): counted as one test, so a Worker grown past it fails
+// `npm test` while every other test still runs and reports.
+const sizeFailures = [];
+await step("upload size within its budget (wrangler deploy --dry-run)", () => {
+  const s = measureUpload();
+  const line = `gzip ${s.gzipKiB.toFixed(2)} KiB of ${s.budgetKiB.toFixed(1)} KiB (upload ${s.totalKiB.toFixed(2)} KiB)`;
+  if (s.within) {
+    passed += 1;
+    return line;
+  }
+  failed += 1;
+  sizeFailures.push(`the upload is over its size budget: ${line}`);
+  process.stderr.write(`✗ over budget: ${line}\n`);
+  return "over budget";
+});
+
 // Four runs of the same Worker: Cloudflare Email Service as the main provider, then Resend (a local
 // fake) as the main provider, then automatic refunds (COMPENSATION_REFUND_POLICY = automatic; the
 // default, owner, runs in the first), then the SMTP failover against a server scripted per case
@@ -37,7 +54,7 @@ const runs = [
   ["end-to-end tests inside workerd, automatic refunds (vitest)", "vitest.automatic.config.mjs", "vitest-automatic-report.json"],
   ["end-to-end tests inside workerd, SMTP failover against a scripted server (vitest)", "vitest.smtp.config.mjs", "vitest-smtp-report.json"],
 ];
-const failures = [];
+const failures = [...sizeFailures];
 for (const [title, config, reportName] of runs) {
   // Not `step`: a failing run must not end the script, so the next run still runs and the summary
   // line below counts both.
