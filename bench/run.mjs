@@ -9,8 +9,9 @@
 //      startup time of the module in workerd;
 //   3. outbox alarm cost (SQLite rows read, wall ms) with 0 … 100,000 queued items (vitest inside
 //      workerd: bench/vitest.bench.config.mjs + bench/outbox.bench.mjs);
-//   4. D1 calls and subrequests per webhook and per email, counted from the code
-//      (bench/journey-counts.mjs);
+//   4. cost per booking, measured: D1 calls, rows read and written, subrequests and Workflow steps
+//      per booking.book, scheduled email, duplicate, cancellation and sweeper tick, through a
+//      counting wrapper around the bindings (bench/cost.mjs);
 //   6.–8. the sweeper, outbound webhooks and the admin (bench/sweeper.mjs, bench/webhooks.mjs,
 //      bench/admin.mjs), each inside workerd;
 //   9. the guest's language and calendar: wasm size of the translations, the message library and
@@ -41,7 +42,7 @@ import { basename, dirname, join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { root, nodeBin, toolEnv, step } from "../scripts/lib.mjs";
 import { load, summarize } from "./load.mjs";
-import { AWAITS, COUNTED_AT, JOURNEY_ROWS, WEBHOOK_ROWS, awaitsNow } from "./journey-counts.mjs";
+import { COST_HEADERS, costTable, measureCost, record } from "./cost.mjs";
 
 // Set up whatever is missing first (the same steps as npm test; all skipped once installed).
 await import("../scripts/setup.mjs");
@@ -630,19 +631,14 @@ await step("stop the servers", async () => {
 });
 
 // ---------------------------------------------------------------------------------------------
-// 4. Journey counts: is the table still what the code does?
+// 4. Cost per booking, measured inside workerd (bench/cost.mjs); a full run is kept in
+// bench/cost-history.json for the trend column.
 
-let countsNote = "";
-await step("journey: D1 calls and subrequests (counted from the code; fingerprint check)", () => {
-  const now = awaitsNow(root);
-  const changed = Object.entries(AWAITS)
-    .filter(([fn, n]) => now[fn] !== n)
-    .map(([fn, n]) => `${fn} (${n} → ${now[fn] < 0 ? "not found" : now[fn]} awaits)`);
-  countsNote = changed.length
-    ? `**Stale?** These functions changed their number of awaited calls since the counts were made at ${COUNTED_AT}: ${changed.join(", ")}. Recount and update bench/journey-counts.mjs.`
-    : `Counted against commit ${COUNTED_AT}; the awaited calls of every counted function are unchanged since (fingerprint in bench/journey-counts.mjs).`;
-  if (changed.length) process.stdout.write(`  warning: ${countsNote}\n`);
-  return changed.length ? `${changed.length} function(s) changed since ${COUNTED_AT}` : "counted functions unchanged since the count";
+let costRows = [];
+await step("cost per booking: D1 calls, rows, subrequests, Workflow steps (measured in workerd)", () => {
+  costRows = measureCost();
+  if (!QUICK) record(costRows);
+  return costRows.map((r) => `${r.scenario.split(" ")[0]} ${r.d1_calls}`).join(", ");
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -794,7 +790,6 @@ const outboxHeaders = ["queued items", "rows read / alarm", "alarm ms (DO clock)
 const o0 = results.outbox.find((o) => o.n === 1000) ?? results.outbox[0];
 const oMax = results.outbox.at(-1);
 
-const journeyHeaders = ["what", "D1 calls", "other subrequests", "where"];
 
 // "Where we are slower", from the figures of this run.
 const u1 = { ours: W("engine", "unique", 1), ref: W("reference", "unique", 1), floor: W("floor", "floor", 1) };
@@ -886,15 +881,14 @@ median of ${results.outbox[0]?.alarms ?? 0} alarms per size; the empty queue's a
 
 ${table(outboxHeaders, outboxRows)}
 
-## 4. D1 calls and subrequests per webhook and per email
+## 4. Cost per booking, measured
 
-Counted from the code paths, not measured (see Method). ${countsNote}
+Measured inside workerd (bench/cost.mjs): the real Worker with its D1, outbox, Workflow, email and
+fetch bindings wrapped in counters it cannot tell from the bindings (bench/cost/entry.mjs); D1 rows
+as D1 reports them (\`meta.rows_read\` / \`rows_written\`). Each scenario runs alone from zero.
+The trend compares with bench/cost-history.json (its first entry: the engine before this harness).
 
-${table(journeyHeaders, WEBHOOK_ROWS)}
-
-Journey of a \`booking.book\` (the Workflow instance, after the 202) and the outbox:
-
-${table(journeyHeaders, JOURNEY_ROWS)}
+${table(COST_HEADERS, costTable(costRows))}
 
 ## 5. Hotel time zone lookup (coordinates → IANA zone)
 
@@ -1004,13 +998,14 @@ ${analysis.join("\n")}
   lookups of fixed pseudo-random points), accuracy on every city of npm \`city-timezones\` with a
   zone (offsets from chrono-tz on both dates). The wasm "before" is the one-off measurement of
   docs/timezone-data.md.
-- **D1 calls and subrequests.** Read from src/routes/webhooks.rs, src/store/*.rs,
-  src/journey/{mod,hotel}.rs and src/outbox/*.rs: one \`.run()/.first()/.all()\` or one \`batch\` = one
-  D1 call; stub fetches, Workflow calls, fetch, send_email and SMTP sockets = other subrequests.
-  Not measured, because neither workerd nor miniflare counts them per request and the engine's D1
-  binding cannot be wrapped without changing the engine; the reference's counts are trivially its
-  two awaited calls. bench/run.mjs checks a fingerprint (awaits per counted function) and flags the
-  table when one changed.
+- **Cost per booking.** Measured, not counted: bench/cost.bench.mjs runs each scenario inside
+  workerd against the counting Worker of bench/cost/entry.mjs, which imports the real build and
+  hands the engine its env with the D1 binding (one call per \`run/all/first/raw\`, one per
+  \`batch\` or \`exec\`; \`first()\` is served from \`all()\` so its rows are reported too), the
+  outbox namespace, the Workflow binding, the email service binding and global fetch wrapped in
+  counters; the Workflow's \`step\` counts steps run. Counts are tagged by entry point or step name,
+  so a scheduled email's own step is told apart from the booking's. Not measured: CPU ms (workerd's
+  clock does not advance while code runs), the outbox's own SQLite.
 `;
 
 // A quick (smoke) run must not replace the committed figures: it goes to .local/ instead.
@@ -1035,8 +1030,8 @@ const out = [
   "3. Outbox alarm against queue length",
   textTable(outboxHeaders, outboxRows),
   "",
-  "4. D1 calls and subrequests (counted from the code)",
-  textTable(journeyHeaders.slice(0, 3), [...WEBHOOK_ROWS, ...JOURNEY_ROWS].map((r) => r.slice(0, 3).map((c) => c.replace(/\*\*/g, "").replace(/`/g, "")))),
+  "4. Cost per booking (measured)",
+  textTable(COST_HEADERS.slice(0, 6), costTable(costRows).map((r) => r.slice(0, 6))),
   "",
   "5. Hotel time zone lookup",
   textTable(tzHeaders, tzRows),

@@ -165,7 +165,7 @@ pub async fn ingest(
         Interpretation::Journey(_) => (RawEventStatus::Received, delivery.event_name.as_str()),
         Interpretation::Ignored(name) => (RawEventStatus::Ignored, name.as_str()),
     };
-    let inserted = raw_events::insert(
+    let (inserted, stored) = raw_events::insert_or_find(
         &db,
         &NewRawEvent {
             source,
@@ -180,6 +180,7 @@ pub async fn ingest(
             booking_id: booking_id.as_deref(),
             partner,
         },
+        event_id,
     )
     .await?;
 
@@ -188,7 +189,7 @@ pub async fn ingest(
     let first_received_at_ms = if inserted {
         received_at_ms
     } else {
-        match raw_events::find(&db, source, event_id).await? {
+        match stored {
             Some(stored) if stored.status == RawEventStatus::Received => stored.received_at_ms,
             _ => return duplicate(event_id),
         }

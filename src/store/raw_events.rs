@@ -61,37 +61,58 @@ pub struct NewRawEvent<'a> {
 /// Inserts a delivery. Returns `true` when it was new, `false` when `(source, event_id)` already
 /// existed (a duplicate delivery; nothing was written).
 pub async fn insert(db: &D1Database, e: &NewRawEvent<'_>) -> Result<bool> {
-    let r = db
-        .prepare(
-            "INSERT INTO raw_events (source, event_id, event_name, status, error, headers_json, body, received_at_ms, normalised, booking_id, partner) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) ON CONFLICT(source, event_id) DO NOTHING",
-        )
-        .bind(&[
-            s(e.source.as_str()),
-            opt(e.event_id),
-            opt(e.event_name),
-            s(e.status.as_str()),
-            opt(e.error),
-            s(e.headers_json),
-            s(e.body),
-            n(e.received_at_ms),
-            opt(e.normalised),
-            opt(e.booking_id),
-            opt(e.partner),
-        ])?
-        .run()
-        .await?;
+    let r = insert_statement(db, e)?.run().await?;
     Ok(changes(&r) == 1)
+}
+
+const INSERT_SQL: &str = "INSERT INTO raw_events (source, event_id, event_name, status, error, headers_json, body, received_at_ms, normalised, booking_id, partner) \
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) ON CONFLICT(source, event_id) DO NOTHING";
+const FIND_SQL: &str =
+    "SELECT status, received_at_ms, instance_id FROM raw_events WHERE source = ?1 AND event_id = ?2";
+
+fn insert_statement(db: &D1Database, e: &NewRawEvent<'_>) -> Result<worker::D1PreparedStatement> {
+    db.prepare(INSERT_SQL).bind(&[
+        s(e.source.as_str()),
+        opt(e.event_id),
+        opt(e.event_name),
+        s(e.status.as_str()),
+        opt(e.error),
+        s(e.headers_json),
+        s(e.body),
+        n(e.received_at_ms),
+        opt(e.normalised),
+        opt(e.booking_id),
+        opt(e.partner),
+    ])
+}
+
+/// Stores a delivery that has an event id, or finds the one stored before, in one D1 round trip
+/// (a batch: the insert, then the row as it now stands). Returns `(true, row)` when this call
+/// inserted it, `(false, row)` for a delivery stored before (a redelivery): the insert's own
+/// `meta.changes` says which, so two deliveries in the same millisecond are never confused.
+pub async fn insert_or_find(
+    db: &D1Database,
+    e: &NewRawEvent<'_>,
+    event_id: &str,
+) -> Result<(bool, Option<Stored>)> {
+    let find = db
+        .prepare(FIND_SQL)
+        .bind(&[s(e.source.as_str()), s(event_id)])?;
+    let results = db.batch(vec![insert_statement(db, e)?, find]).await?;
+    let inserted = results.first().is_some_and(|r| changes(r) == 1);
+    let stored = match results.get(1) {
+        Some(r) => r.results::<Stored>()?.into_iter().next(),
+        None => None,
+    };
+    Ok((inserted, stored))
 }
 
 /// The stored row for `(source, event_id)`.
 pub async fn find(db: &D1Database, source: Source, event_id: &str) -> Result<Option<Stored>> {
-    db.prepare(
-        "SELECT status, received_at_ms, instance_id FROM raw_events WHERE source = ?1 AND event_id = ?2",
-    )
-    .bind(&[s(source.as_str()), s(event_id)])?
-    .first::<Stored>(None)
-    .await
+    db.prepare(FIND_SQL)
+        .bind(&[s(source.as_str()), s(event_id)])?
+        .first::<Stored>(None)
+        .await
 }
 
 #[derive(Deserialize)]

@@ -21,8 +21,11 @@ export function adminEntry(name, password, iterations = 100_000, salt = Buffer.f
  * @param {object} options
  * @param {string[]} options.include test files of this run
  * @param {(inject: Function) => Record<string, string>} [options.bindings] vars to add or override
+ * @param {string} [options.main] the Worker's main module instead of wrangler.toml's (the cost
+ *   benchmark's counting entry, bench/cost/entry.mjs)
+ * @param {object} [options.test] vitest options to add or override
  */
-export async function engineTestConfig({ include, bindings = () => ({}) }) {
+export async function engineTestConfig({ include, bindings = () => ({}), main, test = {} }) {
   const migrations = await readD1Migrations("migrations");
   return {
     plugins: [
@@ -30,6 +33,7 @@ export async function engineTestConfig({ include, bindings = () => ({}) }) {
       // `npm start` or another run.
       cloudflareTest(({ inject }) => ({
         wrangler: { configPath: "./wrangler.toml" },
+        ...(main ? { main } : {}),
         miniflare: {
           bindings: {
             TEST_MIGRATIONS: migrations,
@@ -117,6 +121,7 @@ export async function engineTestConfig({ include, bindings = () => ({}) }) {
       include,
       testTimeout: 60_000,
       hookTimeout: 60_000,
+      ...test,
     },
   };
 }

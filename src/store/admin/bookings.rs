@@ -46,9 +46,17 @@ pub async fn search_bookings(db: &D1Database, q: &str) -> Result<Vec<BookingHit>
         )
     } else {
         format!(
+            // Each way of finding a booking through its own index (the primary key,
+            // bookings_by_contact, contacts_by_last_name_nocase, contacts_by_full_name_nocase),
+            // so a search reads the rows it finds, not the whole table.
             "SELECT {BOOKING_COLUMNS} FROM bookings b JOIN contacts c ON c.email = b.contact_email \
-             WHERE b.booking_id = ?1 OR b.contact_email = lower(?1) \
-             OR c.last_name = ?1 COLLATE NOCASE OR (c.first_name || ' ' || c.last_name) = ?1 COLLATE NOCASE \
+             WHERE b.booking_id IN ( \
+               SELECT booking_id FROM bookings WHERE booking_id = ?1 \
+               UNION SELECT booking_id FROM bookings WHERE contact_email = lower(?1) \
+               UNION SELECT b2.booking_id FROM contacts c2 JOIN bookings b2 ON b2.contact_email = c2.email \
+                 WHERE c2.last_name = ?1 COLLATE NOCASE \
+               UNION SELECT b3.booking_id FROM contacts c3 JOIN bookings b3 ON b3.contact_email = c3.email \
+                 WHERE (c3.first_name || ' ' || c3.last_name) = ?1 COLLATE NOCASE) \
              ORDER BY b.created_at_ms DESC LIMIT 50"
         )
     };

@@ -105,22 +105,39 @@ pub async fn suppressions(
     db: &D1Database,
     email: Option<&str>,
 ) -> Result<(Vec<SuppressionRow>, Vec<SuppressionLogRow>)> {
-    let r = db
-        .batch(vec![
+    // One address: its primary key and suppression_log_by_email. All: the newest first through
+    // suppressions_by_update / suppression_log_by_time, reading no more rows than the page shows.
+    let (list, log) = match email {
+        Some(e) => (
             stmt(
                 db,
                 "SELECT email, reason, source, detail, created_at_ms, updated_at_ms FROM suppressions \
-                 WHERE (?1 IS NULL OR email = lower(?1)) ORDER BY updated_at_ms DESC LIMIT ?2",
-                &[opt(email), n(i64::from(PAGE_ROWS))],
+                 WHERE email = lower(?1)",
+                &[s(e)],
             )?,
             stmt(
                 db,
                 "SELECT email, change, reason, note, by_account, at_ms FROM suppression_log \
-                 WHERE (?1 IS NULL OR email = lower(?1)) ORDER BY at_ms DESC LIMIT 20",
-                &[opt(email)],
+                 WHERE email = lower(?1) ORDER BY at_ms DESC LIMIT 20",
+                &[s(e)],
             )?,
-        ])
-        .await?;
+        ),
+        None => (
+            stmt(
+                db,
+                "SELECT email, reason, source, detail, created_at_ms, updated_at_ms FROM suppressions \
+                 ORDER BY updated_at_ms DESC LIMIT ?1",
+                &[n(i64::from(PAGE_ROWS))],
+            )?,
+            stmt(
+                db,
+                "SELECT email, change, reason, note, by_account, at_ms FROM suppression_log \
+                 ORDER BY at_ms DESC LIMIT 20",
+                &[],
+            )?,
+        ),
+    };
+    let r = db.batch(vec![list, log]).await?;
     Ok((rows(r.first())?, rows(r.get(1))?))
 }
 
