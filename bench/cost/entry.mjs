@@ -12,7 +12,7 @@
 import { WorkflowEntrypoint } from "cloudflare:workers";
 import Engine, { Outbox as EngineOutbox } from "../../build/index.js";
 
-/** tag → { d1_calls, rows_read, rows_written, subrequests, steps } */
+/** tag → { d1_calls, rows_read, rows_written, subrequests, steps, emails_sent } */
 let counts = new Map();
 let currentStep = null;
 /** Every SQL text the engine prepared (for the query-plan test: tests/e2e-plans). */
@@ -20,7 +20,7 @@ const sqlSeen = new Set();
 
 function bump(tag, field, n = 1) {
   let c = counts.get(tag);
-  if (!c) counts.set(tag, (c = { d1_calls: 0, rows_read: 0, rows_written: 0, subrequests: 0, steps: 0 }));
+  if (!c) counts.set(tag, (c = { d1_calls: 0, rows_read: 0, rows_written: 0, subrequests: 0, steps: 0, emails_sent: 0 }));
   c[field] += n;
 }
 
@@ -107,7 +107,7 @@ function countedD1(db, tagOf) {
 }
 
 /** An object whose methods `names` count one subrequest each under the caller's tag. */
-function countedCalls(obj, names, tagOf, wrapResult = (x) => x) {
+function countedCalls(obj, names, tagOf, wrapResult = (x) => x, field = null) {
   return new Proxy(obj, {
     get(target, prop) {
       const v = Reflect.get(target, prop, target);
@@ -115,6 +115,7 @@ function countedCalls(obj, names, tagOf, wrapResult = (x) => x) {
       if (!names.includes(prop)) return (...a) => Reflect.apply(v, target, a);
       return (...args) => {
         bump(tagOf(), "subrequests");
+        if (field) bump(tagOf(), field);
         return wrapResult(Reflect.apply(v, target, args));
       };
     },
@@ -144,7 +145,7 @@ export function countedEnv(env, tagOf) {
       if (prop === "DB") w = countedD1(v, tagOf);
       else if (prop === "OUTBOX") w = countedNamespace(v, tagOf);
       else if (prop === "JOURNEY") w = countedCalls(v, ["create", "createBatch", "get"], tagOf);
-      else if (prop === "EMAIL") w = countedCalls(v, ["send"], tagOf);
+      else if (prop === "EMAIL") w = countedCalls(v, ["send"], tagOf, (x) => x, "emails_sent");
       else return v;
       cache.set(prop, w);
       return w;

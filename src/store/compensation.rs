@@ -270,26 +270,31 @@ pub async fn find_for_booking(
     prebook_id: Option<&str>,
     client_reference: Option<&str>,
 ) -> Result<Option<CompensationRow>> {
-    for (column, value) in [
-        ("booking_id", booking_id),
-        ("prebook_id", prebook_id),
-        ("client_reference", client_reference),
-    ] {
-        let Some(v) = value.filter(|v| !v.trim().is_empty()) else {
-            continue;
-        };
-        let row = db
-            .prepare(format!(
-                "SELECT {COLUMNS} FROM compensations WHERE {column} = ?1 LIMIT 1"
-            ))
-            .bind(&[s(v)])?
-            .first::<CompensationRow>(None)
-            .await?;
-        if row.is_some() {
-            return Ok(row);
-        }
+    let given = |v: Option<&str>| v.filter(|v| !v.trim().is_empty()).map(str::to_string);
+    let (booking_id, prebook_id, client_reference) = (
+        given(booking_id),
+        given(prebook_id),
+        given(client_reference),
+    );
+    if booking_id.is_none() && prebook_id.is_none() && client_reference.is_none() {
+        return Ok(None);
     }
-    Ok(None)
+    // One round trip: each identifier through its own index, the booking id first, then the
+    // prebook id, then the client reference (a NULL one matches nothing).
+    db.prepare(format!(
+        "SELECT {COLUMNS} FROM ( \
+           SELECT {COLUMNS}, 1 AS priority FROM compensations WHERE booking_id = ?1 \
+           UNION ALL SELECT {COLUMNS}, 2 FROM compensations WHERE prebook_id = ?2 \
+           UNION ALL SELECT {COLUMNS}, 3 FROM compensations WHERE client_reference = ?3) \
+         ORDER BY priority LIMIT 1"
+    ))
+    .bind(&[
+        opt(booking_id.as_deref()),
+        opt(prebook_id.as_deref()),
+        opt(client_reference.as_deref()),
+    ])?
+    .first::<CompensationRow>(None)
+    .await
 }
 
 /// Ids of the compensations whose refund waits for a payment that `intents` / `references`

@@ -83,6 +83,8 @@ pub async fn settle(
         Some((current, started)) => locale::update(current, incoming, started),
     };
     match next {
+        // Unchanged (a redelivery stating the same language): nothing to write.
+        Some(new) if stored.and_then(|s| s.current) == Some(new) => Ok(new),
         Some(new) => {
             set(db, booking_id, new).await?;
             Ok(new)
