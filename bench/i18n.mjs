@@ -9,7 +9,7 @@
 //      wasm, gzip -9) — and the Worker's wasm as built now (build/index_bg.wasm) next to the
 //      Worker before these features (measured once, commit c1d9b2b);
 //   2. render time per email per language: the #[ignore]d test `bench_render_time_per_language`
-//      in tests/i18n_emails.rs, built with the release profile (LTO off, 16 codegen units, to keep
+//      in tests/host/i18n_emails.rs, built with the release profile (LTO off, 16 codegen units, to keep
 //      the build short), every guest email kind rendered in each of the six languages.
 //
 // Knobs: I18N_BENCH_ROUNDS (rounds per language, default 200), CARGO_TARGET_DIR (as for cargo).
@@ -128,7 +128,7 @@ if (existsSync(built)) {
 // 2. Render time.
 const r = spawnSync(
   cargo,
-  ["test", "--release", "--quiet", "--test", "i18n_emails", "bench_render_time_per_language", "--", "--ignored", "--exact", "--nocapture"],
+  ["test", "--release", "--quiet", "--test", "host", "i18n_emails::bench_render_time_per_language", "--", "--ignored", "--exact", "--nocapture"],
   {
     cwd: root,
     encoding: "utf8",

@@ -994,7 +994,7 @@ ${analysis.join("\n")}
   workerd advances only across I/O), and the caller's wall time around the alarm for comparison.
 - **Hotel time zone lookup.** \`node bench/tz.mjs --json\`: data sizes (gzip -9), the current
   build/index_bg.wasm, host lookup time from the \`#[ignore]\`d test
-  \`bench_lookup_time_and_accuracy\` in tests/tz_lookup.rs (release profile, opt-level "s", 500,000
+  \`bench_lookup_time_and_accuracy\` in tests/host/tz_lookup.rs (release profile, opt-level "s", 500,000
   lookups of fixed pseudo-random points), accuracy on every city of npm \`city-timezones\` with a
   zone (offsets from chrono-tz on both dates). The wasm "before" is the one-off measurement of
   docs/timezone-data.md.

@@ -3,7 +3,7 @@
 // though each figure is printed next to its bound from issue #13.
 //
 //   1. size of the compiled-in data (raw and gzip -9) and, when build/ exists, of the Worker's wasm;
-//   2. host lookup time: the #[ignore]d test `bench_lookup_time_and_accuracy` in tests/tz_lookup.rs,
+//   2. host lookup time: the #[ignore]d test `bench_lookup_time_and_accuracy` in tests/host/tz_lookup.rs,
 //      built with the release profile (LTO off and 16 codegen units here, to keep the build short;
 //      opt-level "s" as in the Worker), 500,000 lookups of fixed pseudo-random points;
 //   3. accuracy on a held-out table: the cities of npm `city-timezones` (MIT; a different source
@@ -55,7 +55,7 @@ writeFileSync(
 // 2 + 3. The Rust measurement.
 const r = spawnSync(
   join(cargoBin, "cargo"),
-  ["test", "--release", "--quiet", "--test", "tz_lookup", "bench_lookup_time_and_accuracy", "--", "--ignored", "--exact", "--nocapture"],
+  ["test", "--release", "--quiet", "--test", "host", "tz_lookup::bench_lookup_time_and_accuracy", "--", "--ignored", "--exact", "--nocapture"],
   {
     cwd: root,
     encoding: "utf8",

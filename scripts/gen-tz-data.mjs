@@ -83,7 +83,7 @@ for (let i = 0; i < 250; i++) {
 }
 
 // Golden answers of the package itself at fixed pseudo-random points, for the Rust decoder's test
-// (tests/tz_lookup.rs reads them; a mismatch means the Rust port drifted from tz.js).
+// (tests/host/tz_lookup.rs reads them; a mismatch means the Rust port drifted from tz.js).
 let seed = 20270328;
 const rand = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
 const golden = [];

@@ -2,7 +2,7 @@
 //!
 //! Nothing in `domain` (or `sources`) may touch `worker`, `js_sys` or `wasm_bindgen`: every function
 //! takes its inputs — including `now` and any randomness — as arguments and returns a value, so the
-//! whole core runs under plain `cargo test` on the host. `tests/core_is_pure.rs` enforces this.
+//! whole core runs under plain `cargo test` on the host. `tests/host/core_is_pure.rs` enforces this.
 
 pub mod action_token;
 pub mod admin;

@@ -32,7 +32,7 @@
 //! message, e.g. "missing field `hotel_name`"> }`; `checkout` before `checkin` →
 //! `Invalid { field: "data.checkout" }`.
 //!
-//! Complete example (`hotel_booked`; parsed verbatim by `tests/sources_generic.rs`):
+//! Complete example (`hotel_booked`; parsed verbatim by `tests/host/sources_generic.rs`):
 //!
 //! ```json
 //! {

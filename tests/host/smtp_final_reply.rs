@@ -2,7 +2,7 @@
 //! is optional), and the time each step may take (§4.5.3.2). Every accepted case is exactly one
 //! DATA transaction at the server; only a connection lost *after* the final dot is uncertain.
 
-mod smtp_fake;
+use crate::smtp_fake;
 
 use booking_email_engine::domain::outbox::ProviderErrorClass;
 use booking_email_engine::domain::smtp::SmtpTimeouts;

@@ -560,7 +560,7 @@ fn flight_status_without_booking_id_is_rejected() {
 
 #[test]
 fn prebook_errors_refunds_and_unknown_names_stay_ignored() {
-    // `booking.prebook` itself now starts a checkout attempt (tests/checkout_liteapi.rs).
+    // `booking.prebook` itself now starts a checkout attempt (tests/host/checkout_liteapi.rs).
     for name in [
         "booking.prebook_error",
         "booking.cancel_error",

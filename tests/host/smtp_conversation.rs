@@ -1,9 +1,9 @@
 //! Host tests of the SMTP conversation (`outbox::smtp::send_over`): the real async-smtp client,
 //! through the engine's `Wire`, talks over an in-memory duplex pipe to the scripted server of
-//! `tests/smtp_fake`. Replies to the final dot, timeouts and real servers' refusals have their own
+//! `tests/host/smtp_fake`. Replies to the final dot, timeouts and real servers' refusals have their own
 //! files (`smtp_final_reply.rs`, `smtp_replies.rs`).
 
-mod smtp_fake;
+use crate::smtp_fake;
 
 use base64::Engine as _;
 use booking_email_engine::domain::outbox::ProviderErrorClass;

@@ -146,7 +146,7 @@ fn confirmed_booking_becomes_a_hotel_booked_journey() {
 #[test]
 fn prebook_starts_a_checkout_attempt() {
     // Checkout started: the attempt is recorded (its full mapping is tested in
-    // tests/checkout_liteapi.rs).
+    // tests/host/checkout_liteapi.rs).
     let env = parse_envelope(&fixture_bytes("liteapi-booking-prebook.json")).unwrap();
     assert_eq!(env.event_name, "booking.prebook");
     match interpret(&env).unwrap() {

@@ -208,7 +208,7 @@ fn a_coarse_world_grid_always_finds_a_zone_in_the_tz_database() {
 #[test]
 fn the_rust_decoder_gives_the_npm_packages_answers() {
     // Written by scripts/gen-tz-data.mjs from @photostructure/tz-lookup's own function.
-    let golden = include_str!("fixtures/tz_lookup_golden.csv");
+    let golden = include_str!("../fixtures/tz_lookup_golden.csv");
     let mut checked = 0;
     for line in golden.lines().filter(|l| !l.starts_with('#')) {
         let mut fields = line.split(',');

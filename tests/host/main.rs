@@ -1,0 +1,39 @@
+//! The host tests (`cargo test`), one module per subject, linked into one test binary: the
+//! Worker library is linked once instead of once per file, which is most of a cold build's time.
+
+mod calendar;
+mod checkout_decision;
+mod checkout_emails;
+mod checkout_liteapi;
+mod checkout_stripe;
+mod checkout_tokens;
+mod compensation_sources;
+mod content_lock_supplier_values;
+mod core_is_pure;
+mod guest_language;
+mod i18n_emails;
+mod intent_decision;
+mod liteapi_parsing;
+mod marketing_email;
+mod outbox_policy_content_lock;
+mod outbox_policy_failover;
+mod outbox_policy_marketing;
+mod outbox_policy_resend;
+mod outbox_policy_retry;
+mod outbox_policy_unsubscribe;
+mod render_emails;
+mod schedule_snapshot;
+mod schedule_table;
+mod smtp_conversation;
+mod smtp_fake;
+mod smtp_final_reply;
+mod smtp_replies;
+mod sources_duffel;
+mod sources_generic;
+mod sources_liteapi_events;
+mod sources_resend;
+mod sources_signatures;
+mod sources_webhooks;
+mod supplier_text;
+mod tz_lookup;
+mod webhooks_core;
