@@ -123,6 +123,12 @@ pub(super) fn header(req: &Request, name: &str) -> Option<String> {
     req.headers().get(name).ok().flatten()
 }
 
+/// How long after a raw event was first stored a redelivery may start its journey in place of
+/// the first delivery, ms (30 s): the first delivery creates its Workflow instance within
+/// milliseconds, or answers 5xx and the supplier retries later than this. A first delivery that
+/// died without an answer is also caught by the sweeper (`SWEEP_GRACE_MS`).
+pub const START_TAKEOVER_MS: i64 = 30_000;
+
 /// Steps 3–6 of the module docs, shared by every source: store (or reject) the raw event (with
 /// its generic partner), dedupe on `(source, event_id)`, start the journey acting for `owner`.
 pub async fn ingest(
@@ -185,12 +191,20 @@ pub async fn ingest(
     .await?;
 
     // A duplicate is only "done" once its journey was started (or it needs none). A row left in
-    // `received` means an earlier delivery stored it but failed to start the journey: start it now.
+    // `received` for longer than the first delivery needs to start its journey means that
+    // delivery failed after storing it: start it now. A row younger than that belongs to a
+    // delivery still starting it (concurrent deliveries of one event): the duplicate answers
+    // duplicate and creates nothing, so exactly one delivery is `accepted`.
     let first_received_at_ms = if inserted {
         received_at_ms
     } else {
         match stored {
-            Some(stored) if stored.status == RawEventStatus::Received => stored.received_at_ms,
+            Some(stored)
+                if stored.status == RawEventStatus::Received
+                    && received_at_ms - stored.received_at_ms >= START_TAKEOVER_MS =>
+            {
+                stored.received_at_ms
+            }
             _ => return duplicate(event_id),
         }
     };
