@@ -94,6 +94,9 @@ pub struct Config {
     pub max_webhook_body_bytes: usize,
     /// `OUTBOX_GAP_MIN_MS` / `OUTBOX_GAP_MAX_MS`: client pacing.
     pub pacing: Pacing,
+    /// `OUTBOX_CATCHUP_MIN_GAP_MS` (20 000) / `OUTBOX_CATCHUP_MAX_MS` (6 h): the bounds of a
+    /// catch-up the owner may allow ([`crate::domain::backlog::CatchUp`]).
+    pub catch_up: crate::domain::backlog::CatchUpLimits,
     /// `OUTBOX_MAX_ATTEMPTS`, `OUTBOX_RETRY_BASE_MS`, `OUTBOX_RETRY_CAP_MS`.
     pub backoff: Backoff,
     /// `OWNER_EMAIL`: where owner alerts go.
@@ -405,6 +408,20 @@ impl Config {
             liteapi_webhook_token: text(&get, "LITEAPI_WEBHOOK_TOKEN")?.unwrap_or_default(),
             max_webhook_body_bytes: number(&get, "MAX_WEBHOOK_BODY_BYTES", 262_144usize)?,
             pacing,
+            catch_up: crate::domain::backlog::CatchUpLimits {
+                min_gap_ms: number(
+                    &get,
+                    "OUTBOX_CATCHUP_MIN_GAP_MS",
+                    crate::domain::backlog::CatchUpLimits::DEFAULT.min_gap_ms,
+                )?
+                .max(1_000),
+                max_duration_ms: number(
+                    &get,
+                    "OUTBOX_CATCHUP_MAX_MS",
+                    crate::domain::backlog::CatchUpLimits::DEFAULT.max_duration_ms,
+                )?
+                .max(60_000),
+            },
             backoff,
             owner_email: address(&get, "OWNER_EMAIL")?,
             branding: Branding {

@@ -139,17 +139,64 @@ pub fn refund_idempotency_key(compensation_id: &str, round: i64) -> String {
 }
 
 /// The subject a one-click refund link is signed for: `<compensation id>.r<round>`, the refund
-/// round the link may start. Links of an earlier round (a refund that failed since) no longer act,
-/// and a new alert's links are new tokens even when signed in the same second.
-pub fn link_subject(compensation_id: &str, round: i64) -> String {
-    format!("{compensation_id}.r{round}")
+/// round the link may start, then `.g<generation>` for links of a reminder (generation `n` is the
+/// `n`-th reminder; the first alert's links, generation 0, carry no suffix). Links of an earlier
+/// round (a refund that failed since) or an earlier generation (a newer reminder went out) no
+/// longer act, and a new alert's links are new tokens even when signed in the same second.
+pub fn link_subject(compensation_id: &str, round: i64, generation: i64) -> String {
+    if generation > 0 {
+        format!("{compensation_id}.r{round}.g{generation}")
+    } else {
+        format!("{compensation_id}.r{round}")
+    }
 }
 
-/// Inverse of [`link_subject`]: `(compensation id, round)`; `None` for any other text.
-pub fn parse_link_subject(subject: &str) -> Option<(String, i64)> {
-    let (id, round) = subject.rsplit_once(".r")?;
+/// Inverse of [`link_subject`]: `(compensation id, round, generation)`; `None` for any other text.
+pub fn parse_link_subject(subject: &str) -> Option<(String, i64, i64)> {
+    let (rest, generation) = match subject.rsplit_once(".g") {
+        Some((rest, g)) if !g.is_empty() && g.bytes().all(|b| b.is_ascii_digit()) => {
+            (rest, g.parse::<i64>().ok().filter(|g| *g >= 1)?)
+        }
+        _ => (subject, 0),
+    };
+    let (id, round) = rest.rsplit_once(".r")?;
     let round: i64 = round.parse().ok().filter(|r| *r >= 1)?;
-    (id.starts_with("comp-") && !id.is_empty()).then(|| (id.to_string(), round))
+    (id.starts_with("comp-") && !id.is_empty()).then(|| (id.to_string(), round, generation))
+}
+
+/// Which refunds the admin lists together, by their refund step's status.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, strum::EnumString, strum::IntoStaticStr, strum::VariantArray,
+)]
+#[strum(serialize_all = "snake_case")]
+pub enum RefundGroup {
+    /// `awaiting_owner`: the owner decides (refund now / already handled).
+    Waiting,
+    /// `failed`: Stripe refused; the owner may refund again (a new round) or mark it handled.
+    Failed,
+    /// `pending`, `running`, `waiting_payment`: the engine is on it, or waits for the payment.
+    Running,
+    /// `done`, `skipped`: nothing more to do.
+    Done,
+}
+
+crate::domain::stored_names!(RefundGroup);
+
+impl RefundGroup {
+    /// The refund step statuses of the group (stored names, for `IN (…)`).
+    pub fn statuses(self) -> &'static [&'static str] {
+        match self {
+            RefundGroup::Waiting => &["awaiting_owner"],
+            RefundGroup::Failed => &["failed"],
+            RefundGroup::Running => &["pending", "running", "waiting_payment"],
+            RefundGroup::Done => &["done", "skipped"],
+        }
+    }
+
+    /// Whether the owner can act on a refund of this group (refund now / already handled).
+    pub fn owner_acts(self) -> bool {
+        matches!(self, RefundGroup::Waiting | RefundGroup::Failed)
+    }
 }
 
 /// The round a refund link acts on now: the step's round while it waits for the owner, the next
@@ -518,6 +565,10 @@ pub struct CompensationRow {
     pub supplier_refund: Option<String>,
     pub state: RefundState,
     pub created_at_ms: i64,
+    /// Reminders the owner got about its refund; also the generation of its newest refund links
+    /// (`crate::domain::reminders::refund_link_current`).
+    #[serde(default)]
+    pub reminders_sent: i64,
 }
 
 /// One step of a compensation as stored (D1 `compensation_steps`).
@@ -578,10 +629,30 @@ mod tests {
 
     #[test]
     fn refund_links_name_their_round() {
-        let s = link_subject("comp-abc", 2);
+        let s = link_subject("comp-abc", 2, 0);
         assert_eq!(s, "comp-abc.r2");
-        assert_eq!(parse_link_subject(&s), Some(("comp-abc".into(), 2)));
-        for bad in ["comp-abc", "hold-1.r2", "comp-abc.r0", "comp-abc.rx", ".r1"] {
+        assert_eq!(parse_link_subject(&s), Some(("comp-abc".into(), 2, 0)));
+        let g = link_subject("comp-abc", 2, 3);
+        assert_eq!(g, "comp-abc.r2.g3");
+        assert_eq!(parse_link_subject(&g), Some(("comp-abc".into(), 2, 3)));
+        // An id that itself holds ".g" or ".r" still reads back.
+        let odd = link_subject("comp-a.g7.r9", 1, 2);
+        assert_eq!(
+            parse_link_subject(&odd),
+            Some(("comp-a.g7.r9".into(), 1, 2))
+        );
+        assert_eq!(
+            parse_link_subject(&link_subject("comp-a.g7", 1, 0)),
+            Some(("comp-a.g7".into(), 1, 0))
+        );
+        for bad in [
+            "comp-abc",
+            "hold-1.r2",
+            "comp-abc.r0",
+            "comp-abc.rx",
+            ".r1",
+            "comp-abc.r1.g0",
+        ] {
             assert_eq!(parse_link_subject(bad), None, "{bad}");
         }
         assert_eq!(next_owner_round(StepStatus::AwaitingOwner, 1), 1);

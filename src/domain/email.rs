@@ -102,7 +102,8 @@ pub enum EmailKind {
     OwnerProviderPaused,
     /// Owner: a supplier event's journey ended in a fatal error after the supplier was answered.
     OwnerJourneyFailed,
-    /// Owner: once a UTC day, what the sweeper repaired the day before (`crate::domain::sweep`).
+    /// Owner: the daily repair summary of earlier releases. No longer sent (the daily digest,
+    /// [`EmailKind::OwnerDigest`], carries the repairs); kept so rows stored by them read back.
     OwnerSweepSummary,
     /// Guest: the supplier failed (or cancelled) a paid booking: "we could not confirm your
     /// booking" with the refund's real state (`crate::domain::compensation`).
@@ -115,6 +116,12 @@ pub enum EmailKind {
     /// Owner: a supplier event named a booking of another source or partner and was refused (at
     /// most one a booking and UTC day; `crate::domain::ownership`).
     OwnerForeignEvent,
+    /// Owner: once a day at the owner's hour, the day before and what waits
+    /// (`crate::domain::digest`).
+    OwnerDigest,
+    /// Owner: time-bound guest email is forecast to miss its moment in the outbox's backlog (at
+    /// most one a UTC day; `crate::domain::backlog`).
+    OwnerBacklog,
 }
 
 stored_names!(EmailKind);
@@ -153,7 +160,9 @@ impl EmailKind {
             | EmailKind::OwnerSweepSummary
             | EmailKind::OwnerCompensation
             | EmailKind::OwnerWebhookAlert
-            | EmailKind::OwnerForeignEvent => Audience::Owner,
+            | EmailKind::OwnerForeignEvent
+            | EmailKind::OwnerDigest
+            | EmailKind::OwnerBacklog => Audience::Owner,
         }
     }
 
@@ -171,7 +180,9 @@ impl EmailKind {
             | EmailKind::OwnerSweepSummary
             | EmailKind::OwnerCompensation
             | EmailKind::OwnerWebhookAlert
-            | EmailKind::OwnerForeignEvent => Rank::Urgent,
+            | EmailKind::OwnerForeignEvent
+            | EmailKind::OwnerDigest
+            | EmailKind::OwnerBacklog => Rank::Urgent,
             EmailKind::BookingConfirmation
             | EmailKind::HotelConfirmationNumber
             | EmailKind::BookingCancelled
@@ -536,7 +547,9 @@ mod tests {
                 "booking_not_confirmed",
                 "owner_compensation",
                 "owner_webhook_alert",
-                "owner_foreign_event"
+                "owner_foreign_event",
+                "owner_digest",
+                "owner_backlog"
             ]
         );
         assert_eq!(

@@ -48,6 +48,22 @@ pub struct Intent {
     /// From this instant on the email is pointless, ms since the epoch (UTC); `None` = never.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expires_at_ms: Option<i64>,
+    /// The moment a time-bound email should be out by, ms since the epoch (UTC), when it differs
+    /// from `expires_at_ms`: a schedule change's first new departure. Only the outbox's backlog
+    /// forecast reads it ([`Intent::moment`]); it never skips an email.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moment_ms: Option<i64>,
+}
+
+impl Intent {
+    /// The moment the backlog forecast holds a time-bound email of `kind` to
+    /// (`crate::domain::backlog::is_time_bound`): its own `moment_ms`, else the instant it becomes
+    /// pointless. `None` for other kinds.
+    pub fn moment(&self, kind: EmailKind) -> Option<i64> {
+        crate::domain::backlog::is_time_bound(kind)
+            .then(|| self.moment_ms.or(self.expires_at_ms))
+            .flatten()
+    }
 }
 
 /// The booking as it is now (D1 `bookings`), as far as intent goes.

@@ -6,11 +6,13 @@
 
 pub mod action_token;
 pub mod admin;
+pub mod backlog;
 pub mod booking;
 pub mod calendar;
 pub mod checkout;
 pub mod compensation;
 pub mod content_lock;
+pub mod digest;
 pub mod email;
 pub mod event;
 pub mod i18n;
@@ -23,7 +25,9 @@ pub mod outbox;
 pub mod ownership;
 pub mod parse_error;
 pub mod release;
+pub mod reminders;
 pub mod render;
+pub mod replan;
 pub mod resend;
 pub mod schedule;
 pub mod secret;

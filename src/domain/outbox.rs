@@ -82,6 +82,9 @@ pub struct QueueFacts {
     pub client_ready: bool,
     /// Earliest `not_before_ms` among `waiting` items (backoff), if any.
     pub earliest_waiting_ms: Option<i64>,
+    /// While a catch-up runs and urgent or booking client email is queued: when the catch-up
+    /// lane opens (ms UTC; `crate::domain::backlog`).
+    pub fast_lane_at_ms: Option<i64>,
 }
 
 /// When the outbox must wake up next (ms since epoch, UTC), or `None` when there is nothing to do.
@@ -97,6 +100,9 @@ pub fn next_wake(now_ms: i64, next_slot_at_ms: i64, facts: QueueFacts) -> Option
         consider(next_slot_at_ms.max(now_ms));
     }
     if let Some(t) = facts.earliest_waiting_ms {
+        consider(t.max(now_ms));
+    }
+    if let Some(t) = facts.fast_lane_at_ms {
         consider(t.max(now_ms));
     }
     wake
@@ -635,8 +641,20 @@ mod tests {
             owner_ready: true,
             client_ready: true,
             earliest_waiting_ms: None,
+            fast_lane_at_ms: None,
         };
         assert_eq!(next_wake(5_000, 160_000, facts), Some(5_000));
+    }
+
+    #[test]
+    fn a_catch_up_lane_wakes_before_the_normal_slot() {
+        let facts = QueueFacts {
+            client_ready: true,
+            fast_lane_at_ms: Some(35_000),
+            ..Default::default()
+        };
+        assert_eq!(next_wake(5_000, 160_000, facts), Some(35_000));
+        assert_eq!(next_wake(40_000, 160_000, facts), Some(40_000));
     }
 
     #[test]

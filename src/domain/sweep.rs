@@ -1,5 +1,5 @@
-//! The sweeper's decisions (issue #11 item 3): D1 is the authority on due work, and every few
-//! minutes a Cron Trigger finds work nobody is doing. This module is pure: it turns the
+//! The sweeper's decisions: D1 is the authority on due work, and every few minutes a Cron
+//! Trigger finds work nobody is doing. This module is pure: it turns the
 //! configuration and `now` into the cut-off instants the shell (`crate::sweeper`) queries with,
 //! names each repair with a stable key (so two overlapping ticks record it once), and decides
 //! which Workflow instance states leave a due send orphaned.
@@ -10,6 +10,10 @@
 pub const DEFAULT_GRACE_MS: i64 = 15 * 60_000;
 /// Raw event bodies are kept this many days (then blanked; the row stays).
 pub const DEFAULT_RAW_BODY_DAYS: i64 = 30;
+/// Email as sent (the admin's copy of each email) is kept this many days: longer than card
+/// dispute windows (Visa: 120 days from the transaction), so the owner can show what a guest
+/// received.
+pub const DEFAULT_EMAIL_CONTENT_DAYS: i64 = 180;
 /// Finished outbox rows are kept this many days (the D1 `emails` record stays).
 pub const DEFAULT_OUTBOX_DAYS: i64 = 30;
 /// Most rows one tick handles per kind of work: the tick's cost is flat in the table sizes.
@@ -20,63 +24,130 @@ pub const MAX_BATCH: u32 = 500;
 
 const DAY_MS: i64 = 86_400_000;
 
+use crate::domain::digest::DigestSchedule;
+use crate::domain::reminders::{self, HoldUnanswered, OwnerLoops};
+use crate::domain::timezone::HotelZone;
+
 /// The sweeper's configuration (Worker vars, all optional).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SweepConfig {
     /// `SWEEP_GRACE_MS`: how long past its moment work must be before the sweeper takes it, ms.
     pub grace_ms: i64,
     /// `RETENTION_RAW_BODY_DAYS`: age after which a raw event's body is pruned, days.
     pub raw_body_days: i64,
+    /// `RETENTION_EMAIL_CONTENT_DAYS`: age after which an email as sent (subject, text, HTML,
+    /// headers kept for the admin) is pruned, days (180).
+    pub email_content_days: i64,
     /// `RETENTION_OUTBOX_DAYS`: age after which the outbox's finished rows are pruned, days.
     pub outbox_days: i64,
     /// `SWEEP_BATCH`: most rows per kind of work and tick.
     pub batch: u32,
+    /// `REFUND_REMINDER_AFTER_MS`, `REFUND_REMINDER_MAX`, `HOLD_RECALL_AFTER_MS`,
+    /// `HOLD_UNANSWERED_ACTION`, `HOLD_UNANSWERED_AFTER_MS`.
+    pub loops: OwnerLoops,
+    /// `DIGEST_HOUR`, `OWNER_TIME_ZONE`.
+    pub digest: DigestSchedule,
 }
 
-/// A sweeper variable that is not a positive integer.
+/// A sweeper variable that cannot be used; the message names it and says what it must be.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{name} must be a positive integer (SWEEP_BATCH from 2 to 500), got {value:?}")]
+#[error("{name} must be {expected}, got {value:?}")]
 pub struct SweepConfigError {
     pub name: &'static str,
     pub value: String,
+    pub expected: &'static str,
 }
 
 impl SweepConfig {
     /// Reads the variables through `get` (name → value when set); unset ones take the defaults.
     pub fn from_vars(get: impl Fn(&str) -> Option<String>) -> Result<Self, SweepConfigError> {
+        let bad = |name: &'static str, value: String, expected: &'static str| SweepConfigError {
+            name,
+            value,
+            expected,
+        };
         let num = |name: &'static str, default: i64| -> Result<i64, SweepConfigError> {
             match get(name) {
                 None => Ok(default),
                 Some(v) => match v.trim().parse::<i64>() {
                     Ok(n) if n > 0 => Ok(n),
-                    _ => Err(SweepConfigError { name, value: v }),
+                    _ => Err(bad(name, v, "a positive integer")),
                 },
             }
+        };
+        let batch = match num("SWEEP_BATCH", i64::from(DEFAULT_BATCH)) {
+            Ok(n) if (2..=i64::from(MAX_BATCH)).contains(&n) => {
+                u32::try_from(n).unwrap_or(MAX_BATCH)
+            }
+            _ => {
+                return Err(bad(
+                    "SWEEP_BATCH",
+                    get("SWEEP_BATCH").unwrap_or_default(),
+                    "an integer from 2 to 500",
+                ))
+            }
+        };
+        let hold_unanswered = match get("HOLD_UNANSWERED_ACTION") {
+            None => HoldUnanswered::default(),
+            Some(v) => HoldUnanswered::parse(v.trim())
+                .ok_or_else(|| bad("HOLD_UNANSWERED_ACTION", v, "keep or dismiss"))?,
+        };
+        let hour = match get("DIGEST_HOUR") {
+            None => crate::domain::digest::DEFAULT_HOUR,
+            Some(v) => v
+                .trim()
+                .parse::<u32>()
+                .ok()
+                .filter(|h| *h <= 23)
+                .ok_or_else(|| bad("DIGEST_HOUR", v, "an hour from 0 to 23"))?,
+        };
+        let zone = match get("OWNER_TIME_ZONE").filter(|v| !v.trim().is_empty()) {
+            None => DigestSchedule::default().zone,
+            Some(v) => HotelZone::iana(v.trim()).ok_or_else(|| {
+                bad(
+                    "OWNER_TIME_ZONE",
+                    v,
+                    "an IANA time zone name such as Europe/Madrid",
+                )
+            })?,
         };
         Ok(SweepConfig {
             grace_ms: num("SWEEP_GRACE_MS", DEFAULT_GRACE_MS)?,
             raw_body_days: num("RETENTION_RAW_BODY_DAYS", DEFAULT_RAW_BODY_DAYS)?,
+            email_content_days: num("RETENTION_EMAIL_CONTENT_DAYS", DEFAULT_EMAIL_CONTENT_DAYS)?,
             outbox_days: num("RETENTION_OUTBOX_DAYS", DEFAULT_OUTBOX_DAYS)?,
-            batch: match num("SWEEP_BATCH", i64::from(DEFAULT_BATCH))? {
-                n if (2..=i64::from(MAX_BATCH)).contains(&n) => {
-                    u32::try_from(n).unwrap_or(MAX_BATCH)
-                }
-                _ => {
-                    return Err(SweepConfigError {
-                        name: "SWEEP_BATCH",
-                        value: get("SWEEP_BATCH").unwrap_or_default(),
-                    })
-                }
+            batch,
+            loops: OwnerLoops {
+                refund_reminder_after_ms: num(
+                    "REFUND_REMINDER_AFTER_MS",
+                    reminders::DEFAULT_REFUND_REMINDER_AFTER_MS,
+                )?,
+                refund_reminder_max: num(
+                    "REFUND_REMINDER_MAX",
+                    reminders::DEFAULT_REFUND_REMINDER_MAX,
+                )?,
+                hold_recall_after_ms: num(
+                    "HOLD_RECALL_AFTER_MS",
+                    reminders::DEFAULT_HOLD_RECALL_AFTER_MS,
+                )?,
+                hold_unanswered,
+                hold_unanswered_after_ms: num(
+                    "HOLD_UNANSWERED_AFTER_MS",
+                    reminders::DEFAULT_HOLD_UNANSWERED_AFTER_MS,
+                )?,
             },
+            digest: DigestSchedule { hour, zone },
         })
     }
 
     /// The instants one tick at `now_ms` queries with.
     pub fn cutoffs(&self, now_ms: i64) -> Cutoffs {
+        let days_ago = |days: i64| now_ms.saturating_sub(days.saturating_mul(DAY_MS));
         Cutoffs {
             abandoned_before_ms: now_ms.saturating_sub(self.grace_ms),
-            raw_body_before_ms: now_ms.saturating_sub(self.raw_body_days.saturating_mul(DAY_MS)),
-            outbox_before_ms: now_ms.saturating_sub(self.outbox_days.saturating_mul(DAY_MS)),
+            raw_body_before_ms: days_ago(self.raw_body_days),
+            email_content_before_ms: days_ago(self.email_content_days),
+            outbox_before_ms: days_ago(self.outbox_days),
         }
     }
 }
@@ -88,6 +159,8 @@ pub struct Cutoffs {
     pub abandoned_before_ms: i64,
     /// Raw event bodies received before this are pruned.
     pub raw_body_before_ms: i64,
+    /// Emails as sent claimed before this are pruned.
+    pub email_content_before_ms: i64,
     /// Outbox rows finished before this are pruned.
     pub outbox_before_ms: i64,
 }
@@ -116,6 +189,12 @@ pub enum RepairKind {
     /// An outbound webhook delivery was pending past its due time with no queue message: sent to
     /// the queue again.
     WebhookReenqueued,
+    /// A hotel's zone became known after its location lookup had failed: its bookings' planned
+    /// sends moved to hotel time.
+    ZoneReplanned,
+    /// An open card-testing hold nobody answered was closed as configured
+    /// (`HOLD_UNANSWERED_ACTION = dismiss`); nothing was sent to the customer.
+    HoldUnanswered,
 }
 
 impl RepairKind {
@@ -168,14 +247,6 @@ pub fn alarm_fault(alarm_at_ms: Option<i64>, now_ms: i64, running: bool) -> Opti
 /// repairing the same thing produce the same key, so D1 records it once.
 pub fn repair_key(kind: RepairKind, subject: &str) -> String {
     format!("{}:{subject}", kind.as_str())
-}
-
-/// Dedupe key of the owner's repair summary for the UTC day holding `now_ms`: at most one a day.
-pub fn summary_key(now_ms: i64) -> String {
-    let day = chrono::DateTime::from_timestamp_millis(now_ms)
-        .map(|t| t.format("%Y-%m-%d").to_string())
-        .unwrap_or_else(|| "invalid-day".into());
-    format!("owner_sweep_summary:{day}")
 }
 
 /// Whether a Workflow instance in `status` (the platform's `InstanceStatus.status`:
@@ -241,13 +312,6 @@ pub fn unsettled_action(f: UnsettledFacts, outbox_before_ms: i64) -> UnsettledAc
     }
 }
 
-/// The previous UTC day of `now_ms`, as `[start, end)` in ms UTC: what the owner's daily repair
-/// summary covers.
-pub fn previous_utc_day(now_ms: i64) -> (i64, i64) {
-    let today = now_ms.div_euclid(DAY_MS) * DAY_MS;
-    (today - DAY_MS, today)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -308,14 +372,46 @@ mod tests {
         let c = SweepConfig {
             grace_ms: 60_000,
             raw_body_days: 2,
+            email_content_days: 180,
             outbox_days: 1,
             batch: 10,
+            ..SweepConfig::from_vars(|_| None).unwrap()
         };
         let now = 1_780_000_000_000;
         let k = c.cutoffs(now);
         assert_eq!(k.abandoned_before_ms, now - 60_000);
         assert_eq!(k.raw_body_before_ms, now - 2 * DAY_MS);
         assert_eq!(k.outbox_before_ms, now - DAY_MS);
+        assert_eq!(k.email_content_before_ms, now - 180 * DAY_MS);
+    }
+
+    #[test]
+    fn owner_loop_and_digest_settings_parse_or_name_the_variable() {
+        let d = SweepConfig::from_vars(vars(&[])).unwrap();
+        assert_eq!(d.loops, OwnerLoops::default());
+        assert_eq!(d.digest, DigestSchedule::default());
+        assert_eq!(d.email_content_days, 180);
+        let c = SweepConfig::from_vars(vars(&[
+            ("HOLD_UNANSWERED_ACTION", "dismiss"),
+            ("DIGEST_HOUR", "0"),
+            ("OWNER_TIME_ZONE", "America/New_York"),
+            ("REFUND_REMINDER_MAX", "3"),
+        ]))
+        .unwrap();
+        assert_eq!(c.loops.hold_unanswered, HoldUnanswered::Dismiss);
+        assert_eq!(c.loops.refund_reminder_max, 3);
+        assert_eq!(c.digest.hour, 0);
+        assert_eq!(c.digest.zone, HotelZone::iana("America/New_York").unwrap());
+        for (name, value) in [
+            ("HOLD_UNANSWERED_ACTION", "send"),
+            ("DIGEST_HOUR", "24"),
+            ("OWNER_TIME_ZONE", "Mars/Olympus"),
+            ("REFUND_REMINDER_AFTER_MS", "0"),
+        ] {
+            let e = SweepConfig::from_vars(vars(&[(name, value)])).unwrap_err();
+            assert_eq!(e.name, name);
+            assert!(e.to_string().contains(name), "{e}");
+        }
     }
 
     #[test]
@@ -324,14 +420,6 @@ mod tests {
         assert_eq!(a, "journey_started:e-liteapi-x-1");
         assert_eq!(a, repair_key(RepairKind::JourneyStarted, "e-liteapi-x-1"));
         assert_ne!(a, repair_key(RepairKind::Enqueued, "e-liteapi-x-1"));
-    }
-
-    #[test]
-    fn one_summary_per_utc_day() {
-        let midnight = 1_780_012_800_000; // 2026-05-29T00:00:00Z
-        assert_eq!(summary_key(midnight), "owner_sweep_summary:2026-05-29");
-        assert_eq!(summary_key(midnight + DAY_MS - 1), summary_key(midnight));
-        assert_ne!(summary_key(midnight - 1), summary_key(midnight));
     }
 
     #[test]
@@ -387,19 +475,5 @@ mod tests {
             unsettled_action(f(false, false, true, true, 999), cut),
             CannotRestore(r) if r.contains("retention")
         ));
-    }
-
-    #[test]
-    fn summary_covers_the_previous_utc_day() {
-        let midnight = 1_780_012_800_000; // 2026-05-29T00:00:00Z
-        assert_eq!(previous_utc_day(midnight), (midnight - DAY_MS, midnight));
-        assert_eq!(
-            previous_utc_day(midnight + DAY_MS - 1),
-            (midnight - DAY_MS, midnight)
-        );
-        assert_eq!(
-            previous_utc_day(midnight - 1),
-            (midnight - 2 * DAY_MS, midnight - DAY_MS)
-        );
     }
 }

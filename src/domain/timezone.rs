@@ -275,29 +275,41 @@ fn first_instant_after_gap<Z: TimeZone>(zone: &Z, local: NaiveDateTime) -> DateT
     DateTime::from_timestamp(hi, 0).unwrap_or(as_utc)
 }
 
-/// How long a failed hotel data lookup is trusted before it is tried again, ms (1 day).
+/// The longest a failed hotel data lookup waits before it is tried again, ms (1 day).
 pub const LOOKUP_RETRY_AFTER_MS: i64 = 86_400_000;
+
+/// The first retry of a failed hotel data lookup comes this long after the failure, ms (15 min).
+pub const LOOKUP_FIRST_RETRY_MS: i64 = 15 * 60_000;
+
+/// How long after its `failures`-th failure in a row a hotel data lookup is tried again, ms:
+/// 15 minutes, doubling with each failure, at most [`LOOKUP_RETRY_AFTER_MS`] (15 min, 30 min,
+/// 1 h, … 16 h, then a day). The sweeper retries on this schedule; a plan made in between uses
+/// UTC and is re-planned once the zone is known.
+pub fn lookup_retry_after_ms(failures: u32) -> i64 {
+    let doublings = failures.saturating_sub(1).min(16);
+    LOOKUP_FIRST_RETRY_MS
+        .saturating_mul(1i64 << doublings)
+        .min(LOOKUP_RETRY_AFTER_MS)
+}
 
 /// What to do about a hotel's location, given its cached row (if any) and `now`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LocationLookup {
     /// The cache holds a good location: use it.
     UseCached,
-    /// The last lookup failed less than [`LOOKUP_RETRY_AFTER_MS`] ago: no location, no lookup.
+    /// The last lookup failed and its retry time has not come: no location, no lookup.
     BackOff,
-    /// Nothing cached, or the failure is older than a day: ask the supplier.
+    /// Nothing cached, or a failure whose retry time has come: ask the supplier.
     Fetch,
 }
 
-/// Decide a location lookup. `cached` is `(failed, fetched_at_ms)` of the cached row: `failed`
-/// when it records an error; `fetched_at_ms` when it was fetched or failed (ms since the Unix
-/// epoch, UTC); `now_ms` on the same clock. A failure is retried after a day, not on every plan.
+/// Decide a location lookup. `cached` is `(failed, retry_at_ms)` of the cached row: `failed` when
+/// it records an error; `retry_at_ms` when a failed lookup may be tried again (ms since the Unix
+/// epoch, UTC; [`lookup_retry_after_ms`] after the failure); `now_ms` on the same clock.
 pub fn location_lookup(cached: Option<(bool, i64)>, now_ms: i64) -> LocationLookup {
     match cached {
         Some((false, _)) => LocationLookup::UseCached,
-        Some((true, at)) if now_ms.saturating_sub(at) < LOOKUP_RETRY_AFTER_MS => {
-            LocationLookup::BackOff
-        }
+        Some((true, retry_at)) if now_ms < retry_at => LocationLookup::BackOff,
         _ => LocationLookup::Fetch,
     }
 }
@@ -315,26 +327,30 @@ mod tests {
     }
 
     #[test]
-    fn a_failed_lookup_is_not_retried_within_a_day() {
-        let day = LOOKUP_RETRY_AFTER_MS;
+    fn a_failed_lookup_is_retried_at_its_retry_time_with_back_off() {
         let failed_at = 1_780_000_000_000;
+        let retry_at = failed_at + lookup_retry_after_ms(1);
         assert_eq!(location_lookup(None, failed_at), LocationLookup::Fetch);
         assert_eq!(
-            location_lookup(Some((true, failed_at)), failed_at + 1),
+            location_lookup(Some((true, retry_at)), retry_at - 1),
             LocationLookup::BackOff
         );
         assert_eq!(
-            location_lookup(Some((true, failed_at)), failed_at + day - 1),
-            LocationLookup::BackOff
-        );
-        assert_eq!(
-            location_lookup(Some((true, failed_at)), failed_at + day),
+            location_lookup(Some((true, retry_at)), retry_at),
             LocationLookup::Fetch
         );
         assert_eq!(
-            location_lookup(Some((false, failed_at)), failed_at + 10 * day),
+            location_lookup(Some((false, 0)), failed_at),
             LocationLookup::UseCached
         );
+        let minutes: Vec<i64> = (0..=10)
+            .map(|n| lookup_retry_after_ms(n) / 60_000)
+            .collect();
+        assert_eq!(
+            minutes,
+            [15, 15, 30, 60, 120, 240, 480, 960, 1440, 1440, 1440]
+        );
+        assert_eq!(lookup_retry_after_ms(u32::MAX), LOOKUP_RETRY_AFTER_MS);
     }
 
     #[test]

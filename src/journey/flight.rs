@@ -227,6 +227,17 @@ pub async fn schedule_changed(
                         render::calendar::attach(email, part)
                     })
                     .map_err(rust_err)?;
+                    // Its moment for the outbox's backlog forecast: the first new departure.
+                    let mut email = email;
+                    email.intent = Some(Intent {
+                        moment_ms: change
+                            .added
+                            .iter()
+                            .filter_map(|seg| crate::domain::schedule::segment_times(seg).0)
+                            .map(|t| t.timestamp_millis())
+                            .min(),
+                        ..Intent::default()
+                    });
                     emails.push(email);
                     current = next;
                     hash = next_hash;
@@ -253,7 +264,7 @@ pub async fn schedule_changed(
         ));
     }
     for mut email in emails {
-        email.intent = Some(Intent::default());
+        email.intent.get_or_insert_with(Intent::default);
         deliver_once(step, env, email, params.received_at_ms, &mut out).await;
     }
     Ok(out)

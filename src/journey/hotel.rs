@@ -37,6 +37,13 @@ struct Plan {
     /// cached before intent existed (their sends then never go stale).
     #[serde(default)]
     expires: Vec<(ScheduledKind, i64)>,
+    /// Whether the hotel's zone was known (plans cached before this field: taken as known).
+    #[serde(default = "known")]
+    zone_known: bool,
+}
+
+fn known() -> bool {
+    true
 }
 
 /// Why a booking whose stay was already over gets no guest email (journey output and plan rows).
@@ -110,15 +117,8 @@ pub async fn booked(
     confirmation.intent = Some(Intent {
         journey_version: Some(recorded.version),
         expires_at_ms: None,
+        moment_ms: None,
     });
-    let alert = render::owner_new_booking(
-        b,
-        params.source,
-        params.event_id.as_str(),
-        &cfg.owner_email,
-        &cfg.branding,
-    )
-    .map_err(rust_err)?;
     // A stay that was over before the event arrived: recorded, the owner told, the guest not
     // written to ("your stay is confirmed" would be wrong).
     let over = stay_is_over(b.checkout, params.received_at_ms);
@@ -127,15 +127,21 @@ pub async fn booked(
             confirmation.kind.as_str().to_string(),
             STAY_OVER.to_string(),
         ));
-    }
-    let emails = if over {
-        vec![alert]
     } else {
-        vec![confirmation, alert]
-    };
-    for email in emails {
-        deliver_once(step, env, email, params.received_at_ms, &mut out).await;
+        deliver_once(step, env, confirmation, params.received_at_ms, &mut out).await;
     }
+    // The plan before the owner's alert, so the alert can say whether the hotel's time is known.
+    let plan = plan_step(step, env, params, &b.booking_id, recorded.version).await?;
+    let alert = render::owner_new_booking(
+        b,
+        params.source,
+        params.event_id.as_str(),
+        plan.zone_known.then_some(plan.zone.as_str()),
+        &cfg.owner_email,
+        &cfg.branding,
+    )
+    .map_err(rust_err)?;
+    deliver_once(step, env, alert, params.received_at_ms, &mut out).await;
     let confirmed = crate::domain::webhook_events::hotel_confirmed(
         b,
         params.source,
@@ -143,7 +149,16 @@ pub async fn booked(
         params.received_at_ms,
     );
     super::publish(step, env, vec![confirmed], &mut out).await;
-    run_plan(step, env, params, &b.booking_id, recorded.version, &mut out).await?;
+    run_sends(
+        step,
+        env,
+        params,
+        &b.booking_id,
+        recorded.version,
+        plan,
+        &mut out,
+    )
+    .await?;
     Ok(out)
 }
 
@@ -157,18 +172,42 @@ async fn run_plan(
     version: i64,
     out: &mut JourneyOutput,
 ) -> Result<()> {
+    let plan = plan_step(step, env, params, booking_id, version).await?;
+    run_sends(step, env, params, booking_id, version, plan, out).await
+}
+
+/// The plan step of `version` (cached on replay).
+async fn plan_step(
+    step: &Step,
+    env: &Env,
+    params: &JourneyParams,
+    booking_id: &BookingRef,
+    version: i64,
+) -> Result<Plan> {
     let id = booking_id.to_string();
-    let plan: Plan = {
-        let (env, id, at) = (env.clone(), id.clone(), params.received_at_ms);
-        // This journey's own instance: the sweeper asks it before taking a past-due send over.
-        let instance = InstanceId::for_event(params.source, &params.event_id);
-        step.run(
-            &format!("plan {} v{version}", step_part(&id)),
-            StepConfig::STORAGE,
-            async move || make_plan(&env, &id, version, at, &instance).await,
-        )
-        .await?
-    };
+    let (env, at) = (env.clone(), params.received_at_ms);
+    // This journey's own instance: the sweeper asks it before taking a past-due send over.
+    let instance = InstanceId::for_event(params.source, &params.event_id);
+    step.run(
+        &format!("plan {} v{version}", step_part(&id)),
+        StepConfig::STORAGE,
+        async move || make_plan(&env, &id, version, at, &instance).await,
+    )
+    .await
+}
+
+/// Sleeps until each send of `plan` and makes it if the booking is still open and `version`
+/// still current.
+async fn run_sends(
+    step: &Step,
+    env: &Env,
+    params: &JourneyParams,
+    booking_id: &BookingRef,
+    version: i64,
+    plan: Plan,
+    out: &mut JourneyOutput,
+) -> Result<()> {
+    let id = booking_id.to_string();
     for (kind, at_ms) in plan.sends {
         let expires_at_ms = plan
             .expires
@@ -196,13 +235,14 @@ async fn run_plan(
         let intent = Intent {
             journey_version: Some(version),
             expires_at_ms,
+            moment_ms: None,
         };
         let sent: Result<(String, Option<super::Delivery>)> = {
             let (env, id) = (env.clone(), id.clone());
             step.run(
                 &format!("send {kind_name} {} v{version}", step_part(&id)),
                 StepConfig::STORAGE,
-                async move || scheduled_send(&env, &id, kind, intent, at_ms).await,
+                async move || scheduled_send(&env, &id, kind, intent, at_ms, SendBy::Journey).await,
             )
             .await
         };
@@ -266,6 +306,7 @@ async fn make_plan(
     Ok(Plan {
         sends: plan.sends.iter().map(|s| (s.kind, s.at_ms)).collect(),
         zone: format!("{zone_name} ({source})"),
+        zone_known: source != crate::domain::timezone::ZoneSource::Utc,
         expires: plan
             .sends
             .iter()
@@ -274,19 +315,40 @@ async fn make_plan(
     })
 }
 
+/// Who makes a scheduled send: the journey that planned it (waking at its planned time) or the
+/// sweeper (a send whose journey stopped, or one moved to hotel time).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SendBy {
+    Journey,
+    Sweeper,
+}
+
+/// Why the journey leaves a send alone that was moved to hotel time after it was planned.
+const MOVED: &str =
+    "moved to hotel time after it was planned: the sweeper makes it at its new time";
+
 /// One scheduled send, decided against the booking as it is now and the clock
 /// (`domain::intent::decide`: cancelled, replaced, superseded, stale → skipped). Returns
 /// `(dedupe key, delivery)` when sent, `(reason, None)` when skipped. The email carries `intent`,
-/// so the outbox decides again at its turn.
+/// so the outbox decides again at its turn. A send moved to hotel time belongs to the sweeper:
+/// the journey, waking at the old time, leaves it (`by`).
 pub(crate) async fn scheduled_send(
     env: &Env,
     id: &str,
     kind: ScheduledKind,
     intent: Intent,
     due_at_ms: i64,
+    by: SendBy,
 ) -> Result<(String, Option<super::Delivery>)> {
     let db = env.d1(DB_BINDING)?;
     let version = intent.journey_version.unwrap_or_default();
+    if by == SendBy::Journey {
+        if let Some(Some(owner)) = store::schedule::planned_by(&db, id, kind, version).await? {
+            if owner == "sweeper" {
+                return Ok((MOVED.into(), None));
+            }
+        }
+    }
     let row = store::bookings::get(&db, id).await?;
     let booking = row.as_ref().map(|r| r.intent_view());
     let now = crate::platform::now_ms();
@@ -372,6 +434,7 @@ pub async fn confirmation_number(
                 email.intent = Some(Intent {
                     journey_version: Some(row.journey_version),
                     expires_at_ms: None,
+                    moment_ms: None,
                 });
                 Ok(Some(email))
             },
@@ -526,6 +589,7 @@ pub async fn amended(
     email.intent = Some(Intent {
         journey_version: Some(version),
         expires_at_ms: None,
+        moment_ms: None,
     });
     deliver_once(step, env, email, params.received_at_ms, &mut out).await;
     let updated = crate::domain::webhook_events::booking_updated(

@@ -1,11 +1,13 @@
 //! Where a hotel is and what time it keeps there: the booking's own location, else the supplier's
-//! hotel data API (cached in D1 with a one-day back-off after a failed lookup), resolved once per
-//! hotel into an IANA zone with its source (`timezone::hotel_zone_located`) and stored.
+//! hotel data API (cached in D1; a failed lookup is retried with back-off, by the sweeper too),
+//! resolved once per hotel into an IANA zone with its source (`timezone::hotel_zone_located`) and
+//! stored. A plan made in UTC for want of a location marks the hotel for the sweeper's repair.
 
 use crate::config::{Config, DB_BINDING};
 use crate::domain::event::{HotelBooking, HotelLocation};
 use crate::domain::timezone::{
-    hotel_zone_located, location_lookup, HotelZone, LocationLookup, ZoneSource,
+    hotel_zone_located, location_lookup, lookup_retry_after_ms, HotelZone, LocationLookup,
+    ZoneSource,
 };
 use crate::store;
 use crate::store::schedule::CachedLocation;
@@ -40,6 +42,13 @@ pub(super) async fn plan_zone(
             worker::console_warn!("storing the zone of hotel {id} failed: {e}");
         }
     }
+    // Planned in UTC for want of a location: the sweeper looks the hotel up again with back-off
+    // and moves this plan to hotel time once the zone is known.
+    if let (Some(id), Some(db), ZoneSource::Utc) = (hotel_id, &db, source) {
+        if let Err(e) = store::hotel_zones::mark_replan(db, id, crate::platform::now_ms()).await {
+            worker::console_warn!("marking hotel {id} for its time repair failed: {e}");
+        }
+    }
     (zone, source)
 }
 
@@ -69,9 +78,8 @@ pub(super) async fn hotel_location(
         .await
         .ok()
         .flatten();
-    let seen = cached
-        .as_ref()
-        .map(|c| (c.error.is_some(), c.fetched_at_ms));
+    let seen = cached.as_ref().map(|c| (c.error.is_some(), c.retry_at()));
+    let failures = cached.as_ref().map_or(0, |c| c.lookup_failures);
     match (location_lookup(seen, now), cached) {
         (LocationLookup::UseCached, Some(c)) => {
             return Some(HotelLocation {
@@ -81,7 +89,8 @@ pub(super) async fn hotel_location(
                 longitude: c.longitude,
             })
         }
-        // A failed lookup is retried after a day, not on every plan in between.
+        // A failed lookup is retried at its back-off time (by the sweeper or a later plan), not
+        // on every plan in between.
         (LocationLookup::BackOff, _) => return None,
         _ => {}
     }
@@ -96,6 +105,8 @@ pub(super) async fn hotel_location(
             time_zone: l.time_zone.clone(),
             error: None,
             fetched_at_ms: now,
+            lookup_failures: 0,
+            retry_at_ms: None,
         },
         Err(e) => {
             worker::console_warn!("hotel data lookup for {hotel_id} failed: {e}");
@@ -105,6 +116,8 @@ pub(super) async fn hotel_location(
                 time_zone: None,
                 error: Some(e.to_string()),
                 fetched_at_ms: now,
+                lookup_failures: failures + 1,
+                retry_at_ms: Some(now + lookup_retry_after_ms(failures + 1)),
             }
         }
     };

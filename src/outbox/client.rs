@@ -85,6 +85,22 @@ async fn call(env: &Env, route: &str, body: &str) -> Result<worker::Response> {
     Ok(resp)
 }
 
+/// The outbox's own view with one item (`GET /state?limit=1`): route pauses, the client slot,
+/// counts by status, the catch-up and the backlog forecast.
+pub async fn state(env: &Env) -> Result<super::view::OutboxView> {
+    let stub = env
+        .durable_object(OUTBOX_BINDING)?
+        .get_by_name(OUTBOX_NAME)?;
+    let mut resp = stub.fetch_with_str("https://outbox/state?limit=1").await?;
+    if resp.status_code() != 200 {
+        return Err(Error::RustError(format!(
+            "outbox /state answered {}",
+            resp.status_code()
+        )));
+    }
+    resp.json().await
+}
+
 /// Withdraws the queued emails of `booking_id` that carry intent, except the dedupe keys in
 /// `except` (the outbox's `POST /withdraw`). Idempotent. Returns how many were withdrawn now.
 pub async fn withdraw(env: &Env, booking_id: &str, except: &[String]) -> Result<u32> {

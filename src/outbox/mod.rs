@@ -14,7 +14,8 @@
 //! - `POST /rearm`, `POST /held`, `POST /prune`: the sweeper's checks (a lost or stuck alarm,
 //!   emails D1 says were handed over, retention of finished rows; `maintenance.rs`);
 //! - `POST /pause`: the operator pauses or resumes a route (`{"provider": "main"|"smtp",
-//!   "untilMs"}`); a resume puts email that waited only for a route back in line at once.
+//!   "untilMs"}`); a resume puts email that waited only for a route back in line at once;
+//! - `POST /pace`: the owner's bounded catch-up of urgent and booking email (`backlog.rs`).
 //!
 //! # The gap between "provider accepted" and "we recorded it"
 //!
@@ -54,6 +55,7 @@ pub mod smtp;
 pub mod smtp_wire;
 
 mod alerts;
+mod backlog;
 mod gate;
 mod intent;
 mod maintenance;
@@ -108,6 +110,18 @@ struct RedriveConflict {
     #[serde(flatten)]
     body: ErrorBody,
     status: String,
+}
+
+/// `POST /pace` body: a catch-up of `gap_ms` for `duration_ms`, or `stop`.
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct PaceRequest {
+    #[serde(default)]
+    gap_ms: Option<i64>,
+    #[serde(default)]
+    duration_ms: Option<i64>,
+    #[serde(default)]
+    stop: bool,
 }
 
 /// The outbox Durable Object (`OUTBOX`, one instance named `outbox`).
@@ -333,6 +347,50 @@ impl DurableObject for Outbox {
                     "provider": body.provider,
                     "pausedUntilMs": (body.until_ms > now).then_some(body.until_ms),
                     "released": released,
+                }))
+            }
+            // The owner's catch-up (admin outbox page, operator API): `{"gapMs": ms,
+            // "durationMs": ms}` within the configured bounds, or `{"stop": true}`. Answers
+            // `{"catchUp": {gapMs, untilMs} | null, "forecast": …}`.
+            (Method::Post, "/pace") => {
+                let body: PaceRequest = match req.json().await {
+                    Ok(b) => b,
+                    Err(e) => {
+                        return invalid(
+                            format!("expected {{\"gapMs\": ms, \"durationMs\": ms}} or {{\"stop\": true}}: {e}"),
+                            None,
+                        )
+                    }
+                };
+                let cfg = self.config()?;
+                let now = now_ms();
+                let catch_up = if body.stop {
+                    None
+                } else {
+                    match crate::domain::backlog::CatchUp::new(
+                        body.gap_ms.unwrap_or(0),
+                        body.duration_ms.unwrap_or(0),
+                        now,
+                        cfg.pacing,
+                        cfg.catch_up,
+                    ) {
+                        Ok(c) => Some(c),
+                        Err(e) => {
+                            let field = match e {
+                                crate::domain::backlog::CatchUpError::Gap { .. } => "gapMs",
+                                crate::domain::backlog::CatchUpError::Duration { .. } => {
+                                    "durationMs"
+                                }
+                            };
+                            return invalid(e.to_string(), Some(field));
+                        }
+                    }
+                };
+                self.set_catch_up(catch_up)?;
+                self.rearm(now).await?;
+                Response::from_json(&serde_json::json!({
+                    "catchUp": catch_up,
+                    "forecast": self.forecast(&cfg, now)?,
                 }))
             }
             (Method::Get, "/state") => match ViewFilter::from_url(&req.url()?) {

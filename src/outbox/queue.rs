@@ -57,6 +57,7 @@ impl Row {
             Intent {
                 journey_version: self.journey_version,
                 expires_at_ms: self.expires_at_ms,
+                moment_ms: None,
             },
         ))
     }
@@ -137,10 +138,11 @@ impl Outbox {
         let intent = email.intent.as_ref();
         let cursor = self.exec(
             "INSERT INTO queue (dedupe_key, audience, rank, status, email_json, enqueued_at_ms, updated_at_ms, recipient, \
-             intent_booking_id, journey_version, expires_at_ms) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) ON CONFLICT(dedupe_key) DO UPDATE SET \
+             intent_booking_id, journey_version, expires_at_ms, moment_ms) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?13) ON CONFLICT(dedupe_key) DO UPDATE SET \
                email_json = excluded.email_json, journey_version = excluded.journey_version, \
-               expires_at_ms = excluded.expires_at_ms, status = 'queued', not_before_ms = 0, \
+               expires_at_ms = excluded.expires_at_ms, moment_ms = excluded.moment_ms, \
+               status = 'queued', not_before_ms = 0, \
                last_error = NULL, updated_at_ms = excluded.updated_at_ms, record_synced = 0 \
              WHERE excluded.journey_version > queue.journey_version AND queue.sent_at_ms IS NULL \
                AND (queue.status IN ('queued', 'waiting') OR (queue.status = 'skipped' AND queue.last_error = ?12))",
@@ -160,6 +162,7 @@ impl Outbox {
                 intent.and_then(|i| i.journey_version).into(),
                 intent.and_then(|i| i.expires_at_ms).into(),
                 SkipReason::Superseded.to_string().into(),
+                intent.and_then(|i| i.moment(email.kind)).into(),
             ],
         )?;
         Ok(cursor.rows_written() > 0)
@@ -230,10 +233,23 @@ impl Outbox {
             "SELECT not_before_ms AS value FROM queue WHERE status = 'waiting' ORDER BY not_before_ms LIMIT 1",
             vec![],
         )?;
+        let limit = self.client_rank_limit(now)?;
+        let fast_lane_at_ms = match self.catch_up(now)? {
+            Some(_)
+                if self.any_queued(Audience::Client, 0, limit.min(Rank::Booking.as_i64()))? =>
+            {
+                Some(
+                    self.get_state(super::storage::StateKey::FastSlotAtMs)?
+                        .unwrap_or(0),
+                )
+            }
+            _ => None,
+        };
         Ok(QueueFacts {
             owner_ready: self.any_queued(Audience::Owner, 0, Rank::Marketing.as_i64())?,
-            client_ready: self.any_queued(Audience::Client, 0, self.client_rank_limit(now)?)?,
+            client_ready: self.any_queued(Audience::Client, 0, limit)?,
             earliest_waiting_ms,
+            fast_lane_at_ms,
         })
     }
 

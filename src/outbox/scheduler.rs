@@ -1,6 +1,7 @@
 //! The alarm's work: recover interrupted hand-overs, release ended backoffs, send every queued
-//! owner alert (up to [`OWNER_BATCH`]) and at most one client email if the client slot is open,
-//! sync outcomes to D1, then re-arm the alarm for the next thing to do. What to do and when is
+//! owner alert (up to [`OWNER_BATCH`]) and at most one client email if the client slot (or, during
+//! a catch-up, the urgent and booking lane) is open, sync outcomes to D1, watch the backlog, then
+//! re-arm the alarm for the next thing to do. What to do and when is
 //! decided by the policy (`crate::domain::outbox::{choose_provider, next_wake}`).
 //!
 //! An alarm may run 15 minutes at most (`crate::domain::smtp::ALARM_WALL_LIMIT_MS`): a hand-over
@@ -101,20 +102,43 @@ impl Outbox {
             }
             let next_slot = self.get_state(StateKey::NextSlotAtMs)?.unwrap_or(0);
             let t = now_ms();
-            if t >= next_slot && !out_of_time {
-                if let Some(row) = self.pick(Audience::Client, self.client_rank_limit(t)?)? {
+            let catch_up = self.catch_up(t)?;
+            // The normal slot carries any rank; while a catch-up runs, its own lane carries
+            // urgent and booking email in between. Either send moves both slots on, so service
+            // and marketing email always wait the normal gap after the newest send.
+            let lane = if t >= next_slot {
+                Some(self.client_rank_limit(t)?)
+            } else if catch_up.is_some()
+                && t >= self.get_state(StateKey::FastSlotAtMs)?.unwrap_or(0)
+            {
+                Some(self.client_rank_limit(t)?.min(Rank::Booking.as_i64()))
+            } else {
+                None
+            };
+            if let (Some(max_rank), false) = (lane, out_of_time) {
+                if let Some(row) = self.pick(Audience::Client, max_rank)? {
                     if self.attempt(row, &cfg, deadline).await? == Attempted::Sent {
                         let sent_at = now_ms();
                         self.set_state(
                             StateKey::NextSlotAtMs,
                             cfg.pacing.next_slot_after(sent_at, random_u64()),
                         )?;
+                        if let Some(c) = catch_up {
+                            self.set_state(
+                                StateKey::FastSlotAtMs,
+                                c.next_fast_slot_after(sent_at, random_u64()),
+                            )?;
+                        }
                     }
                 }
             }
         }
 
         self.sync_records().await;
+        // The forecast is a look-ahead: a failure to make it never fails the alarm's sends.
+        if let Err(e) = self.watch_backlog(&cfg, now_ms()) {
+            worker::console_error!("outbox: backlog forecast failed: {e}");
+        }
         self.rearm(now_ms()).await?;
         Ok(())
     }

@@ -36,7 +36,8 @@ CREATE TABLE IF NOT EXISTS queue (
   operator_by         TEXT,
   operator_at_ms      INTEGER,
   operator_reason     TEXT,
-  route_wait          INTEGER NOT NULL DEFAULT 0
+  route_wait          INTEGER NOT NULL DEFAULT 0,
+  moment_ms           INTEGER
 );
 CREATE TABLE IF NOT EXISTS attempts (
   seq      INTEGER NOT NULL,
@@ -52,7 +53,7 @@ CREATE TABLE IF NOT EXISTS state (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
 
 /// Columns added after the first release (an `ALTER` that finds the column already there fails
 /// harmlessly), then every index.
-const MIGRATIONS: [&str; 12] = [
+const MIGRATIONS: [&str; 13] = [
     "ALTER TABLE queue ADD COLUMN recipient TEXT",
     "ALTER TABLE queue ADD COLUMN budget_from INTEGER NOT NULL DEFAULT 0",
     "ALTER TABLE queue ADD COLUMN maybe_handed_to TEXT",
@@ -69,6 +70,8 @@ const MIGRATIONS: [&str; 12] = [
     "ALTER TABLE queue ADD COLUMN operator_reason TEXT",
     // 1 while a row waits only because every route is paused (`queue.rs` `park_for_route`).
     "ALTER TABLE queue ADD COLUMN route_wait INTEGER NOT NULL DEFAULT 0",
+    // The moment a time-bound guest email should be out by, ms UTC (`crate::domain::backlog`).
+    "ALTER TABLE queue ADD COLUMN moment_ms INTEGER",
 ];
 
 /// The partial indexes. Their `WHERE` clauses name statuses literally (SQLite uses a partial index
@@ -87,12 +90,14 @@ CREATE INDEX IF NOT EXISTS queue_marketing_person ON queue(recipient, sent_at_ms
   WHERE rank = 3 AND sent_at_ms IS NOT NULL;
 CREATE INDEX IF NOT EXISTS queue_intent_booking ON queue(intent_booking_id)
   WHERE intent_booking_id IS NOT NULL AND status IN ('queued', 'waiting');
+CREATE INDEX IF NOT EXISTS queue_time_bound ON queue(moment_ms)
+  WHERE moment_ms IS NOT NULL AND status = 'queued' AND audience = 'client';
 CREATE INDEX IF NOT EXISTS queue_finished ON queue(updated_at_ms)
   WHERE status IN ('sent', 'sent_possibly_twice', 'dropped', 'skipped') AND record_synced = 1;
 ";
 
 /// Schema version kept in `state` (`schema_version`); bump when [`MIGRATIONS`] grows.
-const SCHEMA_VERSION: i64 = 5;
+const SCHEMA_VERSION: i64 = 6;
 
 impl Outbox {
     /// Creates the tables, runs the column migrations an older instance lacks, and creates the

@@ -25,6 +25,14 @@ pub(super) enum StateKey {
     LastAlarmMs,
     /// Version of the schema this instance was migrated to (`schema.rs`).
     SchemaVersion,
+    /// While a catch-up runs: when the fast lane (urgent and booking email) opens again, ms UTC.
+    FastSlotAtMs,
+    /// The catch-up's gap, ms (`crate::domain::backlog::CatchUp`); 0 or absent: none.
+    CatchUpGapMs,
+    /// The catch-up ends then, ms UTC.
+    CatchUpUntilMs,
+    /// The UTC day (days since the epoch) the owner was last alerted about the backlog.
+    BacklogAlertedDay,
 }
 
 impl StateKey {
@@ -107,6 +115,10 @@ mod tests {
                 "last_alarm_rows_read",
                 "last_alarm_ms",
                 "schema_version",
+                "fast_slot_at_ms",
+                "catch_up_gap_ms",
+                "catch_up_until_ms",
+                "backlog_alerted_day",
             ]
         );
     }

@@ -84,6 +84,13 @@ pub struct OutboxView {
     pub items: Vec<ItemView>,
     /// The attempts of the listed items, newest first.
     pub attempts: Vec<AttemptView>,
+    /// The catch-up the owner allowed, while it runs.
+    #[serde(default)]
+    pub catch_up: Option<crate::domain::backlog::CatchUp>,
+    /// How long the queue takes to drain per rank, and the time-bound emails forecast to miss
+    /// their moment (`crate::domain::backlog`).
+    #[serde(default)]
+    pub forecast: Option<crate::domain::backlog::Forecast>,
 }
 
 /// `GET /state` query: `status`, `dedupe_key`, `limit`.
@@ -168,7 +175,11 @@ impl Outbox {
             "SELECT status, COUNT(*) AS n FROM queue GROUP BY status",
             vec![],
         )?;
+        let now = crate::platform::now_ms();
+        let cfg = self.config()?;
         Ok(OutboxView {
+            catch_up: self.catch_up(now)?,
+            forecast: Some(self.forecast(&cfg, now)?),
             next_slot_at_ms: self.get_state(StateKey::NextSlotAtMs)?,
             main_paused_until_ms: self.get_state(StateKey::MainPausedUntilMs)?,
             smtp_paused_until_ms: self.get_state(StateKey::SmtpPausedUntilMs)?,
@@ -225,6 +236,8 @@ mod tests {
             truncated: false,
             items: vec![],
             attempts: vec![],
+            catch_up: None,
+            forecast: None,
         };
         assert_eq!(
             serde_json::to_value(&view).unwrap(),
@@ -238,6 +251,8 @@ mod tests {
                 "truncated": false,
                 "items": [],
                 "attempts": [],
+                "catchUp": null,
+                "forecast": null,
             })
         );
     }

@@ -307,7 +307,7 @@ async fn refund_check(
     claims: &action_token::ActionClaims,
 ) -> Result<(CompensationRow, StepRow), AppError> {
     let db = env.d1(DB_BINDING)?;
-    let Some((id, round)) = parse_link_subject(&claims.hold_id) else {
+    let Some((id, round, generation)) = parse_link_subject(&claims.hold_id) else {
         return Err(page(
             404,
             "Unknown compensation",
@@ -357,6 +357,14 @@ async fn refund_check(
             409,
             "This link is out of date",
             "It was sent for an earlier refund attempt. Use the links of the newest alert. Nothing was changed.",
+        )
+        .into());
+    }
+    if !crate::domain::reminders::refund_link_current(generation, c.reminders_sent) {
+        return Err(page(
+            409,
+            "This link is out of date",
+            "A newer reminder about this refund replaced it. Use the links of the newest reminder, or the admin's refunds page. Nothing was changed.",
         )
         .into());
     }

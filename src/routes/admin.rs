@@ -281,3 +281,117 @@ pub async fn outbox_email(req: Request, env: &Env) -> Answer {
     let path = format!("/email?{}", target.query().unwrap_or_default());
     forward(env, Method::Get, &path, None).await
 }
+
+/// `POST /admin/outbox/pace` `{"gapMs", "durationMs"}` or `{"stop": true}`: the owner's bounded
+/// catch-up of urgent and booking email, forwarded to the outbox (`POST https://outbox/pace`): 200
+/// `{"catchUp": {gapMs, untilMs} | null, "forecast"}`, 400 naming `gapMs` or `durationMs` when
+/// outside `OUTBOX_CATCHUP_MIN_GAP_MS` / the normal pace / `OUTBOX_CATCHUP_MAX_MS`.
+pub async fn outbox_pace(mut req: Request, env: &Env) -> Answer {
+    let cfg = config(env)?;
+    authorize(&req, env, &cfg).await?;
+    let body = read_limited(&mut req, MAX_REDRIVE_BODY_BYTES).await?;
+    let parsed: serde_json::Value =
+        serde_json::from_slice(&body).map_err(|e| AppError::BadRequest {
+            message: format!("body is not JSON: {e}"),
+            field: None,
+        })?;
+    forward(env, Method::Post, "/pace", Some(parsed.to_string())).await
+}
+
+/// `GET /admin/compensations?group=waiting|failed|running|done` (default `waiting`): the refunds
+/// of that group, the longest waiting first (at most 200), and every group's count:
+/// `{"group", "counts": {"waiting": n, …}, "refunds": [{compensationId, bookingId, guestName,
+/// guestEmail, trip, source, cause, status, round, amountMinor, currency, detail, error,
+/// updatedAtMs, remindersSent}]}`; 400 naming `group`.
+pub async fn compensations(req: Request, env: &Env) -> Answer {
+    let cfg = config(env)?;
+    authorize(&req, env, &cfg).await?;
+    let url = req.url()?;
+    let group = match url.query_pairs().find(|(k, _)| k == "group") {
+        None => crate::domain::compensation::RefundGroup::Waiting,
+        Some((_, g)) => crate::domain::compensation::RefundGroup::parse(&g).ok_or_else(|| {
+            AppError::BadRequest {
+                message: format!("group {g:?} is not one of waiting, failed, running, done"),
+                field: Some("group".into()),
+            }
+        })?,
+    };
+    let db = env.d1(DB_BINDING)?;
+    let counts = crate::store::refunds::counts(&db).await?;
+    let rows = crate::store::refunds::in_group(&db, group, 200).await?;
+    let refunds: Vec<serde_json::Value> = rows
+        .into_iter()
+        .map(|r| {
+            json!({
+                "compensationId": r.compensation_id, "bookingId": r.booking_id,
+                "guestName": r.guest_name, "guestEmail": r.guest_email, "trip": r.trip,
+                "source": r.source, "cause": r.cause, "status": r.status, "round": r.round,
+                "amountMinor": r.amount_minor, "currency": r.currency, "detail": r.detail,
+                "error": r.error, "updatedAtMs": r.updated_at_ms, "remindersSent": r.reminders_sent,
+            })
+        })
+        .collect();
+    let counts: serde_json::Map<String, serde_json::Value> = counts
+        .into_iter()
+        .map(|(g, n)| (g.as_str().to_string(), json!(n)))
+        .collect();
+    Ok(Response::from_json(
+        &json!({"group": group.as_str(), "counts": counts, "refunds": refunds}),
+    )?)
+}
+
+/// `POST /admin/compensations/act` `{"compensationId", "action": "refund_now" | "refund_handled",
+/// "by"?}`: the owner's decision on a waiting refund through the alert links' own code path and
+/// claim (a refund is made at most once): 200 `{"compensationId", "outcome": "refunded" |
+/// "handled" | "refused" | "try_again" | "already_decided", "detail"}`; 404 for an unknown
+/// compensation; 400 naming the field.
+pub async fn compensations_act(mut req: Request, env: &Env) -> Answer {
+    #[derive(serde::Deserialize)]
+    #[serde(rename_all = "camelCase", deny_unknown_fields)]
+    struct Act {
+        compensation_id: String,
+        action: String,
+        #[serde(default)]
+        by: Option<String>,
+    }
+    let cfg = config(env)?;
+    authorize(&req, env, &cfg).await?;
+    let body = read_limited(&mut req, MAX_REDRIVE_BODY_BYTES).await?;
+    let act: Act = serde_json::from_slice(&body).map_err(|e| AppError::BadRequest {
+        message: format!("expected {{\"compensationId\", \"action\"}}: {e}"),
+        field: None,
+    })?;
+    let action = crate::domain::action_token::OwnerAction::parse(&act.action)
+        .filter(|a| a.is_refund())
+        .ok_or_else(|| AppError::BadRequest {
+            message: "action must be refund_now or refund_handled".into(),
+            field: Some("action".into()),
+        })?;
+    let db = env.d1(DB_BINDING)?;
+    let id = act.compensation_id.trim();
+    if crate::store::compensation::get(&db, id).await?.is_none() {
+        return Err(AppError::NotFound);
+    }
+    let by = act
+        .by
+        .map(|b| crate::domain::text::header_value(&b, 60))
+        .filter(|b| !b.is_empty())
+        .unwrap_or_else(|| "api".into());
+    let claimant = format!("operator:{by}");
+    use crate::journey::compensation::{owner_handled, owner_refund, OwnerRefund};
+    let outcome = if action == crate::domain::action_token::OwnerAction::RefundNow {
+        owner_refund(env, id, &claimant).await?
+    } else {
+        owner_handled(env, id, &claimant).await?
+    };
+    let (name, detail) = match outcome {
+        OwnerRefund::Refunded(o) => ("refunded", o.detail),
+        OwnerRefund::Handled => ("handled", String::new()),
+        OwnerRefund::Refused(why) => ("refused", why),
+        OwnerRefund::TryAgain(why) => ("try_again", why),
+        OwnerRefund::AlreadyDecided(why) => ("already_decided", why),
+    };
+    Ok(Response::from_json(
+        &json!({"compensationId": id, "outcome": name, "detail": detail}),
+    )?)
+}

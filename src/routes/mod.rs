@@ -37,8 +37,13 @@ pub fn allowed_methods(path: &str) -> Option<&'static str> {
         | "/admin/outbox/redrive"
         | "/admin/outbox/release"
         | "/admin/outbox/provider"
+        | "/admin/outbox/pace"
+        | "/admin/compensations/act"
         | "/admin/webhooks/redrive" => Some("POST"),
-        "/admin/outbox" | "/admin/outbox/email" | "/admin/webhooks/deliveries" => Some("GET"),
+        "/admin/outbox"
+        | "/admin/outbox/email"
+        | "/admin/webhooks/deliveries"
+        | "/admin/compensations" => Some("GET"),
         "/admin"
         | "/admin/"
         | "/admin/bookings"
@@ -49,14 +54,20 @@ pub fn allowed_methods(path: &str) -> Option<&'static str> {
         | "/admin/holds"
         | "/admin/events"
         | "/admin/events/body"
-        | "/admin/suppressions" => Some("GET, HEAD"),
+        | "/admin/suppressions"
+        | "/admin/refunds"
+        | "/admin/deliveries"
+        | "/admin/delivery" => Some("GET, HEAD"),
         "/admin/login" => Some("GET, HEAD, POST"),
         "/admin/logout"
         | "/admin/queue/redrive"
         | "/admin/queue/provider"
         | "/admin/holds/act"
         | "/admin/suppressions/add"
-        | "/admin/suppressions/remove" => Some("POST"),
+        | "/admin/suppressions/remove"
+        | "/admin/queue/pace"
+        | "/admin/refunds/act"
+        | "/admin/deliveries/redrive" => Some("POST"),
         "/admin/webhooks/subscribers" => Some("GET, HEAD, POST"),
         p if p.starts_with("/admin/webhooks/subscribers/") => Some("POST"),
         p if p.starts_with("/unsubscribe/") => Some("GET, HEAD, POST"),
@@ -103,6 +114,9 @@ async fn route(path: &str, method: Method, req: Request, env: &Env) -> Answer {
         "/admin/outbox/redrive" => admin::outbox_redrive(req, env).await,
         "/admin/outbox/release" => admin::outbox_release(req, env).await,
         "/admin/outbox/provider" => admin::outbox_provider(req, env).await,
+        "/admin/outbox/pace" => admin::outbox_pace(req, env).await,
+        "/admin/compensations" => admin::compensations(req, env).await,
+        "/admin/compensations/act" => admin::compensations_act(req, env).await,
         "/admin/outbox" => admin::outbox_state(req, env).await,
         "/admin/outbox/email" => admin::outbox_email(req, env).await,
         "/admin/webhooks/subscribers" => match method {
@@ -130,6 +144,12 @@ async fn route(path: &str, method: Method, req: Request, env: &Env) -> Answer {
         "/admin/suppressions" => admin_pages::suppressions(req, env).await,
         "/admin/suppressions/add" => admin_pages::suppressions_add(req, env).await,
         "/admin/suppressions/remove" => admin_pages::suppressions_remove(req, env).await,
+        "/admin/queue/pace" => admin_pages::queue_pace(req, env).await,
+        "/admin/refunds" => admin_pages::refunds(req, env).await,
+        "/admin/refunds/act" => admin_pages::refunds_act(req, env).await,
+        "/admin/deliveries" => admin_pages::deliveries(req, env).await,
+        "/admin/delivery" => admin_pages::delivery(req, env).await,
+        "/admin/deliveries/redrive" => admin_pages::deliveries_redrive(req, env).await,
         "/admin/webhooks/redrive" => webhook_admin::redrive(req, env).await,
         p if p.starts_with("/admin/webhooks/subscribers/") => {
             let rest = p["/admin/webhooks/subscribers/".len()..].to_string();

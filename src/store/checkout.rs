@@ -207,6 +207,42 @@ pub async fn get_hold(db: &D1Database, hold_id: &str) -> Result<Option<HoldRow>>
     .await
 }
 
+/// Open holds made before `made_before_ms` (ms UTC), oldest first, at most `limit`, through
+/// `holds_by_status`; with `unrecalled`, only those not recalled to the owner yet.
+pub async fn open_holds_made_before(
+    db: &D1Database,
+    made_before_ms: i64,
+    unrecalled: bool,
+    limit: u32,
+) -> Result<Vec<HoldRow>> {
+    let recall = if unrecalled {
+        " AND recalled_at_ms IS NULL"
+    } else {
+        ""
+    };
+    db.prepare(format!(
+        "SELECT hold_id, status, reason, prebook_id, created_at_ms, action, acted_at_ms FROM holds \
+         WHERE status = 'held' AND created_at_ms < ?1{recall} ORDER BY created_at_ms LIMIT ?2"
+    ))
+    .bind(&[n(made_before_ms), n(i64::from(limit))])?
+    .all()
+    .await?
+    .results()
+}
+
+/// Notes that an open hold was recalled to the owner at `at_ms` (once: a later call changes
+/// nothing). `true` when this call noted it.
+pub async fn mark_recalled(db: &D1Database, hold_id: &str, at_ms: i64) -> Result<bool> {
+    let r = db
+        .prepare(
+            "UPDATE holds SET recalled_at_ms = ?2 WHERE hold_id = ?1 AND recalled_at_ms IS NULL",
+        )
+        .bind(&[s(hold_id), n(at_ms)])?
+        .run()
+        .await?;
+    Ok(changes(&r) == 1)
+}
+
 /// `true` if this token was used before.
 pub async fn token_used(db: &D1Database, token_id: &str) -> Result<bool> {
     let row: Option<serde_json::Value> = db

@@ -50,3 +50,75 @@ pub async fn record(
     .await?;
     Ok(())
 }
+
+/// Marks `hotel_id` for the sweeper's hotel-time repair: a booking of it was planned in UTC. A
+/// hotel never looked up gets a row (its lookup due at `now_ms`); a failed lookup keeps its
+/// back-off.
+pub async fn mark_replan(db: &D1Database, hotel_id: &str, now_ms: i64) -> Result<()> {
+    db.prepare(
+        "INSERT INTO hotel_locations (hotel_id, fetched_at_ms, error, retry_at_ms, replan_pending) \
+         VALUES (?1, ?2, 'no zone known yet', ?2, 1) \
+         ON CONFLICT(hotel_id) DO UPDATE SET replan_pending = 1",
+    )
+    .bind(&[s(hotel_id), super::n(now_ms)])?
+    .run()
+    .await?;
+    Ok(())
+}
+
+/// A hotel waiting for its time repair, as the sweeper reads it.
+#[derive(Debug, Clone, Deserialize)]
+pub struct PendingHotel {
+    pub hotel_id: String,
+    pub latitude: Option<f64>,
+    pub longitude: Option<f64>,
+    pub time_zone: Option<String>,
+    /// The last lookup's error; `None` when the location is known.
+    pub error: Option<String>,
+    pub lookup_failures: u32,
+}
+
+/// Hotels marked for the repair whose next try is due at `now_ms` (ms UTC), at most `limit`,
+/// through `hotel_locations_replan`.
+pub async fn replan_due(db: &D1Database, now_ms: i64, limit: u32) -> Result<Vec<PendingHotel>> {
+    db.prepare(
+        "SELECT hotel_id, latitude, longitude, time_zone, error, lookup_failures FROM hotel_locations \
+         WHERE replan_pending = 1 AND COALESCE(retry_at_ms, 0) <= ?1 ORDER BY retry_at_ms LIMIT ?2",
+    )
+    .bind(&[super::n(now_ms), super::n(i64::from(limit))])?
+    .all()
+    .await?
+    .results()
+}
+
+/// Puts off the next try of a marked hotel to `retry_at_ms` (ms UTC), counting a failure when
+/// `failed` (with its error).
+pub async fn put_off(
+    db: &D1Database,
+    hotel_id: &str,
+    retry_at_ms: i64,
+    failure: Option<&str>,
+) -> Result<()> {
+    let statement = match failure {
+        Some(e) => db
+            .prepare(
+                "UPDATE hotel_locations SET retry_at_ms = ?2, error = ?3, \
+                 lookup_failures = lookup_failures + 1 WHERE hotel_id = ?1",
+            )
+            .bind(&[s(hotel_id), super::n(retry_at_ms), s(e)])?,
+        None => db
+            .prepare("UPDATE hotel_locations SET retry_at_ms = ?2 WHERE hotel_id = ?1")
+            .bind(&[s(hotel_id), super::n(retry_at_ms)])?,
+    };
+    statement.run().await?;
+    Ok(())
+}
+
+/// Clears the repair mark of `hotel_id` (its bookings are re-planned, or nothing can be).
+pub async fn replan_done(db: &D1Database, hotel_id: &str) -> Result<()> {
+    db.prepare("UPDATE hotel_locations SET replan_pending = 0 WHERE hotel_id = ?1")
+        .bind(&[s(hotel_id)])?
+        .run()
+        .await?;
+    Ok(())
+}

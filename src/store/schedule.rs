@@ -238,11 +238,30 @@ pub struct CachedLocation {
     /// When it was fetched (or failed), ms since the epoch; 0 for a value not read from D1.
     #[serde(default)]
     pub fetched_at_ms: i64,
+    /// Failed lookups in a row (0 after a success).
+    #[serde(default)]
+    pub lookup_failures: u32,
+    /// When a failed lookup may run again, ms UTC (`crate::domain::timezone::lookup_retry_after_ms`
+    /// after the failure); `None` after a success, or on rows stored before retries existed.
+    #[serde(default)]
+    pub retry_at_ms: Option<i64>,
+}
+
+impl CachedLocation {
+    /// When a failed lookup may run again: its retry time, else (rows from before retries) a day
+    /// after it failed.
+    pub fn retry_at(&self) -> i64 {
+        self.retry_at_ms.unwrap_or(
+            self.fetched_at_ms
+                .saturating_add(crate::domain::timezone::LOOKUP_RETRY_AFTER_MS),
+        )
+    }
 }
 
 pub async fn cached_location(db: &D1Database, hotel_id: &str) -> Result<Option<CachedLocation>> {
     db.prepare(
-        "SELECT latitude, longitude, time_zone, error, fetched_at_ms FROM hotel_locations WHERE hotel_id = ?1",
+        "SELECT latitude, longitude, time_zone, error, fetched_at_ms, lookup_failures, retry_at_ms \
+         FROM hotel_locations WHERE hotel_id = ?1",
     )
     .bind(&[s(hotel_id)])?
     .first::<CachedLocation>(None)
@@ -260,10 +279,11 @@ pub async fn cache_location(
             .unwrap_or(wasm_bindgen::JsValue::NULL)
     };
     db.prepare(
-        "INSERT INTO hotel_locations (hotel_id, latitude, longitude, time_zone, fetched_at_ms, error) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT(hotel_id) DO UPDATE SET latitude = excluded.latitude, \
+        "INSERT INTO hotel_locations (hotel_id, latitude, longitude, time_zone, fetched_at_ms, error, \
+         lookup_failures, retry_at_ms) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT(hotel_id) DO UPDATE SET latitude = excluded.latitude, \
          longitude = excluded.longitude, time_zone = excluded.time_zone, fetched_at_ms = excluded.fetched_at_ms, \
-         error = excluded.error",
+         error = excluded.error, lookup_failures = excluded.lookup_failures, retry_at_ms = excluded.retry_at_ms",
     )
     .bind(&[
         s(hotel_id),
@@ -272,8 +292,144 @@ pub async fn cache_location(
         opt(location.time_zone.as_deref()),
         n(now_ms),
         opt(location.error.as_deref()),
+        n(i64::from(location.lookup_failures)),
+        location.retry_at_ms.map(n).unwrap_or(wasm_bindgen::JsValue::NULL),
     ])?
     .run()
     .await?;
     Ok(())
+}
+
+/// The bookings with sends still planned in UTC at hotel `hotel_id` (their hotel's zone was
+/// unknown when they were planned), at most `limit`, through `scheduled_sends_zone_unknown`.
+pub async fn planned_in_utc_at(db: &D1Database, hotel_id: &str, limit: u32) -> Result<Vec<String>> {
+    #[derive(Deserialize)]
+    struct Row {
+        booking_id: String,
+    }
+    let rows: Vec<Row> = db
+        .prepare(
+            "SELECT DISTINCT s.booking_id FROM scheduled_sends s JOIN bookings b ON b.booking_id = s.booking_id \
+             WHERE s.status = 'planned' AND s.zone_source = 'utc' \
+             AND json_extract(b.details_json, '$.hotel_id') = ?1 LIMIT ?2",
+        )
+        .bind(&[s(hotel_id), n(i64::from(limit))])?
+        .all()
+        .await?
+        .results()?;
+    Ok(rows.into_iter().map(|r| r.booking_id).collect())
+}
+
+/// A send of one booking still planned in UTC.
+#[derive(Debug, Clone, Deserialize)]
+pub struct UtcPlanned {
+    /// Stored name of a [`ScheduledKind`].
+    pub kind: String,
+    pub journey_version: i64,
+    pub local_time: Option<String>,
+}
+
+/// The sends of `booking_id` still planned in UTC.
+pub async fn utc_planned(db: &D1Database, booking_id: &str) -> Result<Vec<UtcPlanned>> {
+    db.prepare(
+        "SELECT kind, journey_version, local_time FROM scheduled_sends \
+         WHERE booking_id = ?1 AND status = 'planned' AND zone_source = 'utc'",
+    )
+    .bind(&[s(booking_id)])?
+    .all()
+    .await?
+    .results()
+}
+
+/// One send moved to hotel time.
+pub struct Move<'a> {
+    pub kind: &'a str,
+    pub journey_version: i64,
+    pub replanned: crate::domain::replan::Replanned,
+}
+
+/// Moves `booking_id`'s sends still planned in UTC to hotel time (`zone`, chosen by `source`),
+/// in one batch: each gets its new due and stale instants and local time, keeps its old local
+/// time in `replanned_from`, and is handed to the sweeper (`instance_id = 'sweeper'`), which
+/// sends it at its new time; the journey that planned it leaves it alone when it wakes. A send
+/// decided meanwhile is not touched. Returns how many moved.
+pub async fn replan(
+    db: &D1Database,
+    booking_id: &str,
+    moves: &[Move<'_>],
+    (zone, source): (&str, ZoneSource),
+    now_ms: i64,
+) -> Result<u32> {
+    let statements = moves
+        .iter()
+        .map(|m| {
+            db.prepare(
+                "UPDATE scheduled_sends SET due_at_ms = ?4, expires_at_ms = ?5, local_time = ?6, \
+                 replanned_from = COALESCE(local_time, zone), replanned_at_ms = ?7, zone = ?8, \
+                 zone_source = ?9, instance_id = 'sweeper', swept_at_ms = 0 \
+                 WHERE booking_id = ?1 AND kind = ?2 AND journey_version = ?3 \
+                 AND status = 'planned' AND zone_source = 'utc'",
+            )
+            .bind(&[
+                s(booking_id),
+                s(m.kind),
+                n(m.journey_version),
+                n(m.replanned.due_at_ms),
+                n(m.replanned.expires_at_ms),
+                opt(m.replanned.local_time.as_deref()),
+                n(now_ms),
+                s(zone),
+                s(source.as_str()),
+            ])
+        })
+        .collect::<Result<Vec<_>>>()?;
+    if statements.is_empty() {
+        return Ok(0);
+    }
+    let results = db.batch(statements).await?;
+    Ok(results
+        .iter()
+        .map(super::changes)
+        .sum::<usize>()
+        .try_into()
+        .unwrap_or(u32::MAX))
+}
+
+/// Planned sends the sweeper owns (moved to hotel time) that are due at `now_ms` (ms UTC), at
+/// most `limit`, oldest first, through `scheduled_sends_by_sweeper`. Returns the rows and the
+/// D1 rows read.
+pub async fn sweeper_due(db: &D1Database, now_ms: i64, limit: u32) -> Result<(Vec<DueSend>, u64)> {
+    let r = db
+        .prepare(
+            "SELECT booking_id, kind, journey_version, due_at_ms, expires_at_ms, instance_id \
+             FROM scheduled_sends WHERE status = 'planned' AND instance_id = 'sweeper' \
+             AND due_at_ms <= ?1 ORDER BY due_at_ms LIMIT ?2",
+        )
+        .bind(&[n(now_ms), n(i64::from(limit))])?
+        .all()
+        .await?;
+    Ok((r.results()?, super::rows_read(&r)))
+}
+
+/// Who makes a planned send now: `Some("sweeper")` once it was moved to hotel time, else the
+/// instance that planned it; `None` when the row is no longer planned (decided already).
+pub async fn planned_by(
+    db: &D1Database,
+    booking_id: &str,
+    kind: ScheduledKind,
+    version: i64,
+) -> Result<Option<Option<String>>> {
+    #[derive(Deserialize)]
+    struct Row {
+        instance_id: Option<String>,
+    }
+    let row: Option<Row> = db
+        .prepare(
+            "SELECT instance_id FROM scheduled_sends WHERE booking_id = ?1 AND kind = ?2 \
+             AND journey_version = ?3 AND status = 'planned'",
+        )
+        .bind(&[s(booking_id), s(kind.as_str()), n(version)])?
+        .first(None)
+        .await?;
+    Ok(row.map(|r| r.instance_id))
 }

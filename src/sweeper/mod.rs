@@ -1,4 +1,4 @@
-//! The sweeper (issue #11 item 3): a Cron Trigger (`[triggers] crons` in wrangler.toml) that
+//! The sweeper: a Cron Trigger (`[triggers] crons` in wrangler.toml) that
 //! treats D1 as the authority on due work and does what nobody is doing. Its decisions are pure
 //! ([`crate::domain::sweep`], [`crate::domain::intent`]); this module carries them out, each kind
 //! of work bounded by `SWEEP_BATCH` rows read through an index, so a tick costs the same with 0 or
@@ -16,23 +16,32 @@
 //!   in progress (their queue message was lost) → sent to the queue again;
 //! - the outbox is asked to re-arm: due work and no alarm (a lost alarm) or an alarm stuck in the
 //!   past → armed again, recorded as a repair;
+//! - `zones.rs`: a hotel whose location lookup failed (or could not run) is looked up again with
+//!   back-off; once its zone is known, its bookings' planned sends move to hotel time (the
+//!   sweeper then makes them at their new time, `sends.rs`), recorded as a repair;
+//! - `reminders.rs`: refunds waiting for the owner are reminded with fresh links, open
+//!   card-testing holds recalled, unanswered holds handled as configured;
 //! - retention: bodies of finished raw events older than `RETENTION_RAW_BODY_DAYS` are blanked
-//!   (the row stays), and so are the kept contents of emails (`email_contents`, the admin's
-//!   "email as sent"); the outbox's finished rows older than `RETENTION_OUTBOX_DAYS` are deleted
-//!   (the D1 `emails` record stays); the sign-in limiter's counters whose window is over, and
-//!   expired admin sessions, are deleted;
-//! - every repair is recorded once in D1 `repairs` (unique on its key), and `summary.rs` sends the
-//!   owner the previous UTC day's repairs, at most once a day.
+//!   (the row stays); the kept contents of emails (`email_contents`, the admin's "email as sent")
+//!   older than `RETENTION_EMAIL_CONTENT_DAYS` (180: card dispute windows) are deleted; the
+//!   outbox's finished rows older than `RETENTION_OUTBOX_DAYS` are deleted (the D1 `emails`
+//!   record stays); the sign-in limiter's counters whose window is over, and expired admin
+//!   sessions, are deleted;
+//! - every repair is recorded once in D1 `repairs` (unique on its key); `digest.rs` sends the
+//!   owner one digest a day at the owner's hour (the day's bookings, emails and repairs, and
+//!   what waits).
 //!
 //! Exactly once: starting a journey is idempotent on its instance id; a send claims its dedupe key
 //! in D1 before the outbox sees it; marking is a conditional `UPDATE … WHERE status = …`; repairs
 //! are `INSERT … ON CONFLICT DO NOTHING`. Two overlapping ticks therefore send nothing twice.
 
+mod digest;
 mod emails;
 mod journeys;
+mod reminders;
 mod sends;
-mod summary;
 mod webhooks;
+mod zones;
 
 use crate::config::{DB_BINDING, OUTBOX_BINDING, OUTBOX_NAME};
 use crate::domain::sweep::{repair_key, Cutoffs, RepairKind, SweepConfig};
@@ -66,7 +75,7 @@ pub struct TickReport {
     pub emails_failed: u32,
     /// Raw bodies pruned.
     pub raw_bodies_pruned: u32,
-    /// Kept email contents (the admin's "email as sent") deleted, same cut-off as raw bodies.
+    /// Kept email contents (the admin's "email as sent") deleted after `RETENTION_EMAIL_CONTENT_DAYS`.
     pub email_contents_pruned: u32,
     /// Finished outbox rows pruned.
     pub outbox_rows_pruned: u32,
@@ -77,8 +86,19 @@ pub struct TickReport {
     pub webhooks_reenqueued: u32,
     /// Whether the outbox had due work and no alarm (or a stuck one), and was re-armed.
     pub outbox_rearmed: bool,
-    /// Whether this tick sent the owner the previous day's repair summary.
-    pub summary_sent: bool,
+    /// Whether this tick sent the owner the daily digest.
+    pub digest_sent: bool,
+    /// Refund reminders sent (with fresh links).
+    pub refund_reminders: u32,
+    /// Open card-testing holds recalled to the owner.
+    pub holds_recalled: u32,
+    /// Unanswered holds dismissed (`HOLD_UNANSWERED_ACTION = dismiss`).
+    pub holds_dismissed: u32,
+    /// Hotel location lookups retried, and how many found the hotel's zone.
+    pub zone_lookups: u32,
+    pub zones_found: u32,
+    /// Planned sends moved to hotel time once their hotel's zone became known.
+    pub sends_replanned: u32,
     /// Repairs newly recorded in D1 (not counting ones another tick recorded first).
     pub repairs_recorded: u32,
     /// Parts of the tick that failed (each logged; the rest of the tick still ran).
@@ -150,10 +170,16 @@ pub async fn tick(env: &Env, now_ms: i64) -> Result<TickReport> {
     t.part("overdue webhook deliveries", result);
     let result = rearm(&mut t).await;
     t.part("outbox re-arm", result);
+    let result = zones::repair(&mut t).await;
+    t.part("hotel time", result);
+    let result = reminders::refunds(&mut t).await;
+    t.part("refund reminders", result);
+    let result = reminders::holds(&mut t).await;
+    t.part("hold recalls", result);
     let result = retention(&mut t).await;
     t.part("retention", result);
-    let result = summary::send_daily(&mut t).await;
-    t.part("daily summary", result);
+    let result = digest::send_daily(&mut t).await;
+    t.part("daily digest", result);
     Ok(t.report)
 }
 
@@ -188,11 +214,15 @@ async fn retention(t: &mut Tick<'_>) -> Result<()> {
         raw_events::prune_bodies(&t.db, t.cut.raw_body_before_ms, t.cfg.batch).await?;
     t.report.raw_bodies_pruned = pruned;
     t.report.rows_read += read;
-    // The admin's copy of what each email said goes with the raw bodies: it holds links with
-    // live tokens (owner actions, unsubscribe) and guest data, kept no longer than the rest.
-    let (pruned, read) =
-        crate::store::admin::prune_email_contents(&t.db, t.cut.raw_body_before_ms, t.cfg.batch)
-            .await?;
+    // The admin's copy of what each email said is kept longer than the raw bodies, for card
+    // disputes; it holds links with tokens (owner actions, unsubscribe) and guest data, so it is
+    // deleted after that, not kept for ever.
+    let (pruned, read) = crate::store::admin::prune_email_contents(
+        &t.db,
+        t.cut.email_content_before_ms,
+        t.cfg.batch,
+    )
+    .await?;
     t.report.email_contents_pruned = pruned;
     t.report.rows_read += read;
     t.report.outbox_rows_pruned =

@@ -17,6 +17,17 @@ use std::collections::HashMap;
 use worker::{Env, Result};
 
 pub(super) async fn take_over(t: &mut Tick<'_>) -> Result<()> {
+    // Sends moved to hotel time are the sweeper's own: made at their new time, no grace.
+    let (moved, read) = schedule::sweeper_due(&t.db, t.now_ms, t.cfg.batch).await?;
+    t.report.rows_read += read;
+    for row in &moved {
+        if let Err(e) = send_one(t, row, true).await {
+            t.report.scheduled_failed += 1;
+            let why = format!("moved to hotel time; the sweeper could not send it: {e}");
+            t.note_repair(RepairKind::SendFailed, &subject(row), &why)
+                .await?;
+        }
+    }
     let before = t.cut.abandoned_before_ms;
     let (rows, read) = schedule::past_due(&t.db, before, before, t.cfg.batch).await?;
     t.report.rows_read += read;
@@ -39,7 +50,7 @@ pub(super) async fn take_over(t: &mut Tick<'_>) -> Result<()> {
             left.push(row);
             continue;
         }
-        if let Err(e) = send_one(t, row).await {
+        if let Err(e) = send_one(t, row, false).await {
             // Left `planned` (tried again after a grace period), and recorded once for the owner.
             t.report.scheduled_failed += 1;
             left.push(row);
@@ -73,7 +84,9 @@ async fn instance_dead(env: &Env, instance_id: Option<&str>) -> Option<bool> {
     }
 }
 
-async fn send_one(t: &mut Tick<'_>, row: &DueSend) -> Result<()> {
+/// Makes one due send; `moved`: a send moved to hotel time, the sweeper's own (no repair to
+/// record: the move was recorded), else one whose journey stopped (recorded as a repair).
+async fn send_one(t: &mut Tick<'_>, row: &DueSend, moved: bool) -> Result<()> {
     let Some(kind) = ScheduledKind::parse(&row.kind) else {
         return Err(worker::Error::RustError(format!(
             "unknown scheduled kind {:?}",
@@ -83,9 +96,17 @@ async fn send_one(t: &mut Tick<'_>, row: &DueSend) -> Result<()> {
     let intent = Intent {
         journey_version: Some(row.journey_version),
         expires_at_ms: row.expires_at_ms,
+        moment_ms: None,
     };
-    let (what, delivery) =
-        hotel::scheduled_send(t.env, &row.booking_id, kind, intent, row.due_at_ms).await?;
+    let (what, delivery) = hotel::scheduled_send(
+        t.env,
+        &row.booking_id,
+        kind,
+        intent,
+        row.due_at_ms,
+        hotel::SendBy::Sweeper,
+    )
+    .await?;
     let why = match delivery {
         Some(_) => {
             t.report.scheduled_sent += 1;
@@ -96,6 +117,9 @@ async fn send_one(t: &mut Tick<'_>, row: &DueSend) -> Result<()> {
             format!("past due and its journey had stopped: skipped ({what})")
         }
     };
+    if moved {
+        return Ok(());
+    }
     t.note_repair(RepairKind::ScheduledSend, &subject(row), &why)
         .await
 }

@@ -42,6 +42,7 @@ fn the_decision_table() {
     let v1 = Intent {
         journey_version: Some(1),
         expires_at_ms: Some(moment),
+        moment_ms: None,
     };
     let v2 = Intent {
         journey_version: Some(2),
@@ -143,6 +144,7 @@ fn the_decision_table() {
             Intent {
                 journey_version: Some(1),
                 expires_at_ms: None,
+                moment_ms: None,
             },
             Some(OPEN_V2),
             i64::MAX,
@@ -164,6 +166,7 @@ fn the_decision_table() {
             Intent {
                 journey_version: None,
                 expires_at_ms: None,
+                moment_ms: None,
             },
             Some(OPEN_V2),
             before,
@@ -265,6 +268,7 @@ fn every_planned_send_is_in_time_at_its_planned_instant() {
         let intent = Intent {
             journey_version: Some(1),
             expires_at_ms: Some(expires_at_ms(s.kind, checkin, checkout, &zone)),
+            moment_ms: None,
         };
         let open = BookingNow {
             journey_version: 1,
@@ -290,6 +294,7 @@ fn intent_json_is_optional_and_camel_case() {
     let i = Intent {
         journey_version: Some(3),
         expires_at_ms: Some(5),
+        moment_ms: None,
     };
     assert_eq!(
         serde_json::to_string(&i).unwrap(),

@@ -73,6 +73,12 @@ pub struct OverviewPage {
     pub failures: Vec<LinkLine>,
     /// (when, kind, subject, reason)
     pub repairs: Vec<(String, String, String, String)>,
+    /// Refunds waiting for the owner's decision.
+    pub refunds_waiting: i64,
+    /// Guest emails skipped as stale this UTC day and the one before.
+    pub stale_today: i64,
+    pub stale_yesterday: i64,
+    pub backlog: super::admin_waiting::BacklogView,
 }
 
 /// The admin's warning when every route of the outbox is paused (the main provider, and SMTP
@@ -185,6 +191,10 @@ pub struct QueuePage {
     pub dead: Vec<QueueLine>,
     pub queued: Vec<QueueLine>,
     pub recent: Vec<QueueLine>,
+    pub backlog: super::admin_waiting::BacklogView,
+    /// The catch-up form's choices: gaps (s) and durations (h) within the configured bounds.
+    pub catch_up_gaps: Vec<i64>,
+    pub catch_up_hours: Vec<i64>,
 }
 
 /// An open hold as listed.
@@ -356,6 +366,10 @@ mod tests {
             dead: 0,
             open_holds: 0,
             rejected_7d: 0,
+            refunds_waiting: 2,
+            stale_today: 0,
+            stale_yesterday: 0,
+            backlog: Default::default(),
             waiting: 1,
             providers: vec![],
             by_rank: vec![],

@@ -190,6 +190,10 @@ pub fn owner_compensation(
         .or(c.guest_name.as_deref())
         .unwrap_or("unknown guest");
     let headline = match (c.cause, o.stage) {
+        (_, s) if s.starts_with("reminder_") => format!(
+            "Reminder {}: a refund waits for your decision",
+            &s["reminder_".len()..]
+        ),
         (_, s) if s.starts_with("refund_failed") => "Refund failed at Stripe".to_string(),
         (_, "payment") => "Payment found for a failed booking".to_string(),
         (crate::domain::compensation::Cause::SupplierFailed, _) => {
@@ -275,6 +279,7 @@ mod tests {
             supplier_refund: None,
             state: RefundState::Arranging,
             created_at_ms: 0,
+            reminders_sent: 0,
         }
     }
 

@@ -17,6 +17,7 @@
 //! - [`checkout`]: unfinished-checkout emails to the customer (follow-up, declines);
 //! - [`owner`]: the owner's alerts (new booking, cancellation, failed email, paused provider,
 //!   checkout hold);
+//! - [`digest`]: the owner's daily digest and the outbox's backlog alert;
 //! - [`pages`]: the one-click action pages, the unsubscribe pages and the bare fallback page;
 //! - [`mime`]: a rendered email as RFC 5322 bytes ([`to_mime`]);
 //! - [`text`]: formatting shared by all of them (dates, money, names, plain instructions).
@@ -83,10 +84,12 @@ macro_rules! email_body {
 pub(crate) use email_body;
 
 pub mod admin;
+pub mod admin_waiting;
 pub mod calendar;
 pub mod cancellation;
 pub mod checkout;
 pub mod compensation;
+pub mod digest;
 pub mod flight;
 pub mod foreign;
 pub mod guard;
@@ -95,7 +98,6 @@ pub mod journey_failed;
 pub mod mime;
 pub mod owner;
 pub mod pages;
-pub mod sweep_summary;
 pub mod text;
 pub mod webhooks;
 
@@ -104,6 +106,7 @@ pub use checkout::{checkout_declined, checkout_not_completed};
 pub use compensation::{
     booking_not_confirmed, owner_compensation, CompensationNotice, OwnerCompensation,
 };
+pub use digest::{owner_backlog, owner_digest};
 pub use flight::{flight_changed, flight_confirmation, SegmentView};
 pub use foreign::owner_foreign_event;
 pub use hotel::{
@@ -113,10 +116,9 @@ pub use hotel::{
 pub use journey_failed::owner_journey_failed;
 pub use mime::to_mime;
 pub use owner::{
-    owner_booking_cancelled, owner_checkout_hold, owner_email_failed, owner_new_booking,
-    owner_provider_paused, owner_sends_failed, JourneyFailure, ProviderPaused,
+    owner_booking_cancelled, owner_checkout_hold, owner_email_failed, owner_hold_recall,
+    owner_new_booking, owner_provider_paused, owner_sends_failed, JourneyFailure, ProviderPaused,
 };
-pub use sweep_summary::{owner_sweep_summary, RepairLine};
 // Kept at its old path for callers other branches are editing (the unsubscribe pages used it).
 #[allow(unused_imports)]
 pub(crate) use pages::fallback_page;

@@ -11,6 +11,7 @@ use crate::domain::checkout::{classify_decline, decline_meaning, RiskReason};
 use crate::domain::email::{DedupeKey, EmailKind, OutgoingEmail};
 use crate::domain::event::{Cancellation, CheckoutAttempt, EmailAddress, HotelBooking, Source};
 use crate::domain::outbox::PauseCause;
+use crate::domain::text::header_value;
 
 struct NewBooking<'a> {
     brand: &'a str,
@@ -26,17 +27,23 @@ struct NewBooking<'a> {
     total: Option<String>,
     source: &'a str,
     event_id: &'a str,
+    /// The hotel's zone as planned (`Europe/Madrid`), or `None` when it is not known yet.
+    hotel_time: Option<&'a str>,
 }
 email_body!(
     NewBooking = "owner_new_booking.html",
     "owner_new_booking.txt"
 );
 
-/// The owner's "new booking" alert (kind `owner_new_booking`, sent at once).
+/// The owner's "new booking" alert (kind `owner_new_booking`, sent at once). `hotel_time` is the
+/// zone the booking's emails are planned in (e.g. `Europe/Madrid (coordinates)`), `None` when the
+/// hotel's time is not known yet: the alert then says so (planned in UTC until the engine finds
+/// the hotel's location).
 pub fn owner_new_booking(
     b: &HotelBooking,
     source: Source,
     event_id: &str,
+    hotel_time: Option<&str>,
     owner: &EmailAddress,
     branding: &Branding,
 ) -> Result<OutgoingEmail, RenderError> {
@@ -69,6 +76,7 @@ pub fn owner_new_booking(
             total: money(&b.total),
             source: source.as_str(),
             event_id,
+            hotel_time,
         },
         branding,
     )
@@ -414,6 +422,73 @@ pub fn owner_checkout_hold(
     )
 }
 
+struct HoldRecall<'a> {
+    brand: &'a str,
+    hold_id: &'a str,
+    reason: &'a str,
+    held_for: String,
+    unanswered: &'a str,
+    email: Option<&'a str>,
+    name: Option<String>,
+    hotel: Option<String>,
+    dates: Option<String>,
+    links: Vec<LinkView<'a>>,
+}
+email_body!(
+    HoldRecall = "owner_hold_recall.html",
+    "owner_hold_recall.txt"
+);
+
+/// The owner's recall of a card-testing hold still open after `held_for_ms` (kind
+/// `owner_checkout_hold`, key `owner_checkout_hold:<hold id>:recall`: once per hold), with the
+/// hold's stored `reason`, fresh one-click `links`, and what the engine does if nobody answers
+/// (`unanswered`, e.g. "it stays held until you act").
+#[allow(clippy::too_many_arguments)]
+pub fn owner_hold_recall(
+    hold_id: &str,
+    reason: &str,
+    held_for_ms: i64,
+    unanswered: &str,
+    a: &CheckoutAttempt,
+    links: &[(OwnerAction, String)],
+    owner: &EmailAddress,
+    branding: &Branding,
+) -> Result<OutgoingEmail, RenderError> {
+    let kind = EmailKind::OwnerCheckoutHold;
+    let hours = held_for_ms.max(0) / 3_600_000;
+    compose(
+        Envelope::unbooked(
+            kind,
+            DedupeKey::new(kind, &format!("{}:recall", hold_id.trim())),
+            owner,
+            format!(
+                "Still held after {hours} h (possible card testing): {}",
+                header_value(hold_id, 80)
+            ),
+        ),
+        &HoldRecall {
+            brand: &branding.brand,
+            hold_id,
+            reason,
+            held_for: format!("{hours} hours"),
+            unanswered,
+            email: a.email.as_ref().map(EmailAddress::as_str),
+            name: checkout_name(a),
+            hotel: checkout_hotel(a),
+            dates: checkout_dates(a),
+            links: links
+                .iter()
+                .map(|(action, url)| LinkView {
+                    label: action.label(),
+                    url: url.as_str(),
+                    dismiss: !action.sends_email(),
+                })
+                .collect(),
+        },
+        branding,
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::tests::{branding, sample_booking};
@@ -426,6 +501,7 @@ mod tests {
             &sample_booking(),
             Source::Liteapi,
             "evt_1",
+            Some("Europe/Madrid (coordinates)"),
             &owner,
             &branding(),
         )
@@ -433,5 +509,25 @@ mod tests {
         assert_eq!(e.to, owner);
         assert_eq!(e.dedupe_key.as_str(), "owner_new_booking:BK_1");
         assert!(e.text.contains("guest@example.com") && e.text.contains("evt_1"));
+        assert!(
+            e.text.contains("Hotel time: Europe/Madrid (coordinates)"),
+            "{}",
+            e.text
+        );
+        let unknown = owner_new_booking(
+            &sample_booking(),
+            Source::Liteapi,
+            "evt_1",
+            None,
+            &owner,
+            &branding(),
+        )
+        .unwrap();
+        assert!(
+            unknown.text.contains("Hotel time: unknown"),
+            "{}",
+            unknown.text
+        );
+        assert!(unknown.html.contains("Hotel time: unknown"));
     }
 }

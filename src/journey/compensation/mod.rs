@@ -43,8 +43,8 @@ mod refund;
 mod updates;
 
 pub(crate) use cancellation::for_cancellation;
-pub use notices::refund_links;
 use notices::*;
+pub use notices::{refund_links, remind};
 pub use owner::{owner_handled, owner_refund, OwnerRefund};
 pub use refund::RefundOutcome;
 use refund::*;

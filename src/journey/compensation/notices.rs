@@ -25,13 +25,42 @@ pub(super) fn amount_text(refund: &StepRow) -> Option<String> {
 }
 
 /// Steps 4 and 5: the guest's notice (once per compensation) and the owner's alert (`stage`
-/// names which: `opened`, `payment`, `refund_failed_<n>`; one alert per stage).
+/// names which: `opened`, `payment`, `refund_failed_<n>`, `reminder_<n>`; one alert per stage).
+/// The alert's refund links are of the compensation's newest generation (a reminder's are of its
+/// own, [`remind`]).
 pub(super) async fn notices(
     env: &Env,
     id: &str,
     confirmation_sent: bool,
     stage: &str,
     now: i64,
+) -> Result<Vec<crate::domain::email::OutgoingEmail>> {
+    notices_of_generation(env, id, confirmation_sent, stage, now, None).await
+}
+
+/// The owner's reminder `n` about a refund that waits for the owner: the compensation's alert
+/// with fresh links of generation `n` (every older link is out of date once it is recorded),
+/// claimed and handed to the outbox (`owner_compensation:<id>:reminder_<n>`: once), then recorded
+/// on the compensation. Safe to repeat: a repeat finds the reminder claimed and records it.
+pub async fn remind(env: &Env, id: &str, n: i64, now: i64) -> Result<bool> {
+    let stage = format!("reminder_{n}");
+    let emails = notices_of_generation(env, id, false, &stage, now, Some(n)).await?;
+    let mut fresh = false;
+    for email in emails {
+        fresh |= deliver(env, &email, now).await? == crate::outbox::client::Delivery::Enqueued;
+    }
+    let db = env.d1(DB_BINDING)?;
+    store::refunds::record_reminder(&db, id, n, now).await?;
+    Ok(fresh)
+}
+
+async fn notices_of_generation(
+    env: &Env,
+    id: &str,
+    confirmation_sent: bool,
+    stage: &str,
+    now: i64,
+    generation: Option<i64>,
 ) -> Result<Vec<crate::domain::email::OutgoingEmail>> {
     let db = env.d1(DB_BINDING)?;
     let cfg = config(env)?;
@@ -123,7 +152,8 @@ pub(super) async fn notices(
         StepStatus::AwaitingOwner | StepStatus::Failed
     ) {
         let round = compensation::next_owner_round(refund.status, refund.round);
-        refund_links(&cfg, id, round, now / 1000)
+        let generation = generation.unwrap_or(c.reminders_sent);
+        refund_links(&cfg, id, round, generation, now / 1000)
     } else {
         Vec::new()
     };
@@ -160,9 +190,16 @@ pub(super) async fn notices(
     Ok(emails)
 }
 
-/// The owner's one-click links of a compensation's refund round `round`, signed like
-/// card-testing holds (subject [`compensation::link_subject`]).
-pub fn refund_links(cfg: &Config, id: &str, round: i64, now_s: i64) -> Vec<(OwnerAction, String)> {
+/// The owner's one-click links of a compensation's refund round `round` and link generation
+/// `generation`, signed like card-testing holds (subject [`compensation::link_subject`]) for
+/// [`crate::domain::reminders::REFUND_LINK_TTL_S`]: the newest links work until someone acts.
+pub fn refund_links(
+    cfg: &Config,
+    id: &str,
+    round: i64,
+    generation: i64,
+    now_s: i64,
+) -> Vec<(OwnerAction, String)> {
     if cfg.action_signing_key.is_empty() {
         return Vec::new();
     }
@@ -170,9 +207,9 @@ pub fn refund_links(cfg: &Config, id: &str, round: i64, now_s: i64) -> Vec<(Owne
         .into_iter()
         .map(|action| {
             let token = action_token::sign(
-                &compensation::link_subject(id, round),
+                &compensation::link_subject(id, round, generation),
                 action,
-                now_s + cfg.action_link_ttl_s,
+                now_s + crate::domain::reminders::REFUND_LINK_TTL_S,
                 cfg.action_signing_key.as_bytes(),
             );
             (

@@ -124,6 +124,26 @@ pub fn timeline_entries(t: &db::TimelineRows) -> Vec<Entry> {
         } else if let Some(r) = &p.reason {
             facts.push(r.clone());
         }
+        if let Some(at) = p.replanned_at_ms {
+            let from = p.replanned_from.as_deref().unwrap_or("UTC");
+            facts.push(format!("moved to hotel time {}: was {from}", when(at)));
+            out.push(Entry {
+                at_ms: at,
+                kind: EntryKind::PlannedSend,
+                title: format!("{} moved to hotel time", p.kind),
+                facts: vec![
+                    format!(
+                        "the hotel's zone became known: {}",
+                        p.zone.as_deref().unwrap_or("?")
+                    ),
+                    format!("was {from}"),
+                ],
+                link: None,
+                body: None,
+                body_link: None,
+                status: "replanned".into(),
+            });
+        }
         out.push(Entry {
             at_ms: p.planned_at_ms,
             kind: EntryKind::PlannedSend,

@@ -10,10 +10,13 @@
 //! - `GET /admin` (overview), `/admin/bookings?q=`, `/admin/booking?id=` (timeline),
 //!   `/admin/email?key=` (an email as sent) and `/admin/email/html?key=` (its HTML, sandboxed),
 //!   `/admin/queue` (outbox), `/admin/holds`, `/admin/events?source=&status=&date=&before=`,
-//!   `/admin/suppressions?email=`.
+//!   `/admin/suppressions?email=`, `/admin/refunds?group=`, `/admin/deliveries?status=&subscriber=`,
+//!   `/admin/delivery?id=`.
 //! - `POST /admin/queue/redrive` (`dedupe_key`), `/admin/queue/provider` (`provider`, `action`),
 //!   `/admin/holds/act` (`hold_id`, `action`), `/admin/suppressions/add` (`email`, `reason`,
-//!   `note`), `/admin/suppressions/remove` (`email`, `note`): every form carries the session's
+//!   `note`), `/admin/suppressions/remove` (`email`, `note`), `/admin/queue/pace` (`gap_s`,
+//!   `hours`, or `stop`), `/admin/refunds/act` (`compensation_id`, `action`),
+//!   `/admin/deliveries/redrive` (`delivery_id` | `subscriber_id` | `from`+`to`): every form carries the session's
 //!   `csrf` token and is refused (403) without it or from another origin; each answers `303` back
 //!   to its page with `?done=<outcome>`.
 //!
@@ -132,6 +135,12 @@ pub fn is_page_path(path: &str) -> bool {
             | "/admin/suppressions"
             | "/admin/suppressions/add"
             | "/admin/suppressions/remove"
+            | "/admin/queue/pace"
+            | "/admin/refunds"
+            | "/admin/refunds/act"
+            | "/admin/deliveries"
+            | "/admin/delivery"
+            | "/admin/deliveries/redrive"
     )
 }
 
@@ -264,7 +273,8 @@ async fn form(
 }
 
 fn back(path: &str, done: &str, key: Option<&str>) -> Answer {
-    let mut to = format!("{path}?done={}", encode(done));
+    let sep = if path.contains('?') { '&' } else { '?' };
+    let mut to = format!("{path}{sep}done={}", encode(done));
     if let Some(k) = key {
         to.push_str(&format!("&key={}", encode(k)));
     }
@@ -292,6 +302,14 @@ fn flash(q: &HashMap<String, String>) -> Option<String> {
         "already" => format!("{key} was already suppressed; nothing changed."),
         "removed" => format!("Removed the suppression of {key}; its reason is kept in the log."),
         "none" => format!("{key} was not suppressed; nothing changed."),
+        "refunded" => format!("Compensation {key}: Stripe accepted the refund."),
+        "refund_handled" => format!("Compensation {key}: recorded as handled; nothing refunded."),
+        "refund_refused" => format!("Compensation {key}: Stripe refused the refund; nothing was refunded (see its detail)."),
+        "refund_retry" => format!("Compensation {key}: Stripe did not confirm the refund; nothing changed, try again in a moment."),
+        "refund_decided" => format!("Compensation {key} was already decided; nothing more was refunded."),
+        "deliveries_redriven" => format!("Redriven: {key} deliveries are queued again."),
+        "catch_up" => "Catch-up started: urgent and booking email go faster until it ends.".to_string(),
+        "catch_up_stopped" => "Catch-up stopped: the normal pace applies.".to_string(),
         _ => return None,
     };
     Some(text)
@@ -301,10 +319,12 @@ mod booking;
 mod lists;
 mod outbox;
 mod signin;
+mod waiting;
 
 pub use booking::{booking, bookings, email, email_html, timeline_entries};
 pub use lists::{
     event_body, events, holds, holds_act, suppressions, suppressions_add, suppressions_remove,
 };
-pub use outbox::{overview, queue, queue_provider, queue_redrive};
+pub use outbox::{overview, queue, queue_pace, queue_provider, queue_redrive};
 pub use signin::{login, login_form, logout};
+pub use waiting::{deliveries, deliveries_redrive, delivery, refunds, refunds_act};

@@ -79,6 +79,55 @@ fn queue_line(i: &OutboxItem, at: i64) -> view::QueueLine {
 
 const WAITING: [&str; 3] = ["queued", "waiting", "sending"];
 
+/// The outbox's forecast (`GET /state`), as the overview and the outbox page show it.
+fn backlog_view(st: &OutboxState) -> crate::domain::render::admin_waiting::BacklogView {
+    let Some(f) = &st.forecast else {
+        return Default::default();
+    };
+    let span = |ms: i64| {
+        let min = ms.max(0) / 60_000;
+        match (min / 60, min % 60) {
+            (0, m) => format!("{m} min"),
+            (h, m) => format!("{h} h {m:02} min"),
+        }
+    };
+    crate::domain::render::admin_waiting::BacklogView {
+        drains: f
+            .drains
+            .iter()
+            .map(|d| {
+                (
+                    rank_name(d.rank),
+                    d.queued,
+                    when(d.drained_at_ms),
+                    span(d.drained_at_ms - f.at_ms),
+                )
+            })
+            .collect(),
+        misses: f
+            .misses
+            .iter()
+            .take(50)
+            .map(|m| {
+                (
+                    m.dedupe_key.clone(),
+                    m.booking_id.clone().unwrap_or_default(),
+                    when(m.moment_ms),
+                    when(m.forecast_ms),
+                )
+            })
+            .collect(),
+        gap_s: f.gap_ms / 1000,
+        catch_up: st.catch_up.map(|c| {
+            format!(
+                "Catch-up: urgent and booking email every {} s until {} (UTC).",
+                c.gap_ms / 1000,
+                when(c.until_ms)
+            )
+        }),
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Pages
 
@@ -96,6 +145,10 @@ pub async fn overview(req: Request, env: &Env) -> Answer {
     }
     let page = view::OverviewPage {
         chrome: chrome(&cfg, Some(&s), None),
+        refunds_waiting: o.refunds_waiting,
+        stale_today: o.stale_today,
+        stale_yesterday: o.stale_yesterday,
+        backlog: backlog_view(&st),
         banner: view::all_routes_paused_banner(
             now,
             cfg.availability(st.main_paused_until_ms, st.smtp_paused_until_ms),
@@ -155,6 +208,14 @@ pub async fn queue(req: Request, env: &Env) -> Answer {
     queued.sort_by_key(|i| (i.rank, i.not_before_ms, i.seq));
     let page = view::QueuePage {
         chrome: chrome(&cfg, Some(&s), flash(&q)),
+        backlog: backlog_view(&st),
+        catch_up_gaps: [30, 60, 90]
+            .into_iter()
+            .filter(|g| g * 1000 >= cfg.catch_up.min_gap_ms && g * 1000 < cfg.pacing.min_ms())
+            .collect(),
+        catch_up_hours: (1..=6)
+            .filter(|h| h * 3_600_000 <= cfg.catch_up.max_duration_ms)
+            .collect(),
         banner: view::all_routes_paused_banner(
             now,
             cfg.availability(st.main_paused_until_ms, st.smtp_paused_until_ms),
@@ -244,4 +305,54 @@ pub async fn queue_provider(mut req: Request, env: &Env) -> Answer {
         )));
     }
     back("/admin/queue", done, Some(provider))
+}
+
+/// `POST /admin/queue/pace` (`gap_s` and `hours`, or `stop`): the owner's bounded catch-up of
+/// urgent and booking email (`crate::domain::backlog`), through the outbox's `POST /pace` as the
+/// operator API does. Marketing never speeds up.
+pub async fn queue_pace(mut req: Request, env: &Env) -> Answer {
+    let (s, f) = form(&mut req, env).await?;
+    let cfg = config(env)?;
+    let body = if f.contains_key("stop") {
+        serde_json::json!({ "stop": true })
+    } else {
+        let num = |k: &str| f.get(k).and_then(|v| v.trim().parse::<i64>().ok());
+        match (num("gap_s"), num("hours")) {
+            (Some(gap_s), Some(hours)) => serde_json::json!({
+                "gapMs": gap_s.saturating_mul(1000),
+                "durationMs": hours.saturating_mul(3_600_000),
+            }),
+            _ => {
+                return message(
+                    &cfg,
+                    Some(&s),
+                    400,
+                    "Not understood",
+                    "gap_s and hours must be numbers.",
+                )
+                .answer()
+            }
+        }
+    };
+    let stop = f.contains_key("stop");
+    let (status, text) =
+        crate::routes::admin::outbox_call(env, Method::Post, "/pace", Some(body.to_string()))
+            .await?;
+    match status {
+        200 => back(
+            "/admin/queue",
+            if stop { "catch_up_stopped" } else { "catch_up" },
+            None,
+        ),
+        400 => {
+            let why = serde_json::from_str::<crate::platform::ErrorBody>(&text)
+                .map(|b| b.message)
+                .unwrap_or(text);
+            message(&cfg, Some(&s), 400, "Catch-up refused", &why).answer()
+        }
+        _ => Err(AppError::Unavailable(format!(
+            "the outbox answered {status}: {}",
+            &text[..text.floor_char_boundary(200)]
+        ))),
+    }
 }

@@ -108,6 +108,12 @@ pub struct PlannedRow {
     pub zone: Option<String>,
     pub planned_at_ms: i64,
     pub decided_at_ms: Option<i64>,
+    /// When it was moved to hotel time (its hotel's zone became known after it was planned in
+    /// UTC), ms UTC, and its local time before.
+    #[serde(default)]
+    pub replanned_at_ms: Option<i64>,
+    #[serde(default)]
+    pub replanned_from: Option<String>,
 }
 
 /// A card-testing hold with its checkout's facts.
@@ -187,8 +193,8 @@ pub async fn timeline(db: &D1Database, booking_id: &str) -> Result<Option<Timeli
             )?,
             stmt(
                 db,
-                "SELECT kind, journey_version, due_at_ms, status, reason, zone, planned_at_ms, decided_at_ms \
-                 FROM scheduled_sends WHERE booking_id = ?1 ORDER BY planned_at_ms LIMIT ?2",
+                "SELECT kind, journey_version, due_at_ms, status, reason, zone, planned_at_ms, decided_at_ms, \
+                 replanned_at_ms, replanned_from FROM scheduled_sends WHERE booking_id = ?1 ORDER BY planned_at_ms LIMIT ?2",
                 &[id.clone(), lim.clone()],
             )?,
             stmt(

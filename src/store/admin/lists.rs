@@ -193,3 +193,32 @@ pub async fn remove_suppression(
         .await?;
     Ok(r.get(1).map(changes) == Some(1))
 }
+
+/// One subscriber's dead and retrying outbound deliveries.
+#[derive(Debug, Clone, Deserialize)]
+pub struct DeliverySummary {
+    pub subscriber_id: String,
+    pub url: Option<String>,
+    pub enabled: Option<i64>,
+    /// `dead` or `retrying` (pending after at least one attempt).
+    pub state: String,
+    pub n: u64,
+    /// The oldest one's creation, ms UTC.
+    pub oldest_ms: i64,
+}
+
+/// Dead and retrying deliveries per subscriber (through `webhook_deliveries_by_status`: reads the
+/// dead and pending rows, not the delivered history).
+pub async fn delivery_summary(db: &D1Database) -> Result<Vec<DeliverySummary>> {
+    db.prepare(
+        "SELECT d.subscriber_id, s.url, s.enabled, \
+         CASE WHEN d.status = 'dead' THEN 'dead' ELSE 'retrying' END AS state, \
+         COUNT(*) AS n, MIN(d.created_at_ms) AS oldest_ms \
+         FROM webhook_deliveries d LEFT JOIN webhook_subscribers s ON s.subscriber_id = d.subscriber_id \
+         WHERE d.status IN ('dead', 'pending') AND (d.status = 'dead' OR d.attempts > 0) \
+         GROUP BY d.subscriber_id, state ORDER BY d.subscriber_id LIMIT 1000",
+    )
+    .all()
+    .await?
+    .results()
+}

@@ -222,7 +222,7 @@ pub struct RepairRow {
     pub at_ms: i64,
 }
 
-/// What the overview reads from D1, in one batch (4 statements, one round trip).
+/// What the overview reads from D1, in one batch (9 statements, one round trip).
 #[derive(Debug, Default)]
 pub struct Overview {
     pub email_counts: Vec<StatusCount>,
@@ -230,6 +230,12 @@ pub struct Overview {
     pub open_holds: i64,
     pub rejected_events_7d: i64,
     pub repairs: Vec<RepairRow>,
+    /// Refunds waiting for the owner's decision (`awaiting_owner` or `failed`).
+    pub refunds_waiting: i64,
+    /// Guest emails skipped because their moment had passed, this UTC day and the one before
+    /// (in the outbox, and at their planned time).
+    pub stale_today: i64,
+    pub stale_yesterday: i64,
 }
 
 #[derive(Deserialize)]
@@ -239,7 +245,9 @@ struct Count {
 
 /// The overview's D1 reads at `now_ms`.
 pub async fn overview(db: &D1Database, now_ms: i64) -> Result<Overview> {
-    let week_ago = now_ms - 7 * 86_400_000;
+    const DAY: i64 = 86_400_000;
+    let week_ago = now_ms - 7 * DAY;
+    let today = now_ms.div_euclid(DAY) * DAY;
     let r = db
         .batch(vec![
             stmt(db, "SELECT status, COUNT(*) AS n FROM emails GROUP BY status ORDER BY status", &[])?,
@@ -258,6 +266,16 @@ pub async fn overview(db: &D1Database, now_ms: i64) -> Result<Overview> {
                 &[n(week_ago)],
             )?,
             stmt(db, "SELECT kind, subject, reason, at_ms FROM repairs ORDER BY at_ms DESC LIMIT 10", &[])?,
+            stmt(
+                db,
+                "SELECT COUNT(*) AS n FROM compensation_steps WHERE step = 'refund' \
+                 AND status IN ('awaiting_owner', 'failed')",
+                &[],
+            )?,
+            stmt(db, STALE_EMAILS, &[n(today), n(today + DAY)])?,
+            stmt(db, STALE_EMAILS, &[n(today - DAY), n(today)])?,
+            stmt(db, STALE_PLANNED, &[n(today), n(today + DAY)])?,
+            stmt(db, STALE_PLANNED, &[n(today - DAY), n(today)])?,
         ])
         .await?;
     let count =
@@ -268,8 +286,19 @@ pub async fn overview(db: &D1Database, now_ms: i64) -> Result<Overview> {
         open_holds: count(2)?,
         rejected_events_7d: count(3)?,
         repairs: rows(r.get(4))?,
+        refunds_waiting: count(5)?,
+        stale_today: count(6)? + count(8)?,
+        stale_yesterday: count(7)? + count(9)?,
     })
 }
+
+/// Client emails the outbox skipped as stale in `[?1, ?2)` (ms UTC), through `emails_by_status`.
+const STALE_EMAILS: &str = "SELECT COUNT(*) AS n FROM emails WHERE status = 'skipped' \
+     AND updated_at_ms >= ?1 AND updated_at_ms < ?2 AND last_error LIKE 'stale%'";
+/// Planned sends skipped as stale at their time in `[?1, ?2)` (ms UTC), through
+/// `scheduled_sends_due`.
+const STALE_PLANNED: &str = "SELECT COUNT(*) AS n FROM scheduled_sends WHERE status = 'skipped' \
+     AND due_at_ms >= ?1 AND due_at_ms < ?2 AND reason LIKE 'stale%'";
 
 pub async fn prune_email_contents(
     db: &D1Database,
