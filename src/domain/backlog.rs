@@ -9,7 +9,8 @@
 //!
 //! ```text
 //! t(k) = s + F(k)·f + (k − F(k))·g
-//! s    = max(now, next client slot, the moment a paused route is back)
+//! s    = max(now, next client slot, the moment a paused route is back); during a catch-up with
+//!        urgent or booking email queued, the catch-up lane's slot when it opens sooner
 //! g    = (OUTBOX_GAP_MIN_MS + OUTBOX_GAP_MAX_MS) / 2        the mean gap (155 s in production)
 //! f    = the catch-up gap while a catch-up runs (until U)
 //! F(k) = min(k, ⌈(U − s) / f⌉, N₀₁ − 1)                      gaps taken at the catch-up pace
@@ -141,6 +142,8 @@ pub struct QueueNow {
     pub now_ms: i64,
     /// When the client lane opens next (ms UTC; 0 when open).
     pub next_slot_at_ms: i64,
+    /// When the catch-up lane opens next (ms UTC; 0 when open); read only while a catch-up runs.
+    pub fast_slot_at_ms: i64,
     /// When a route can carry mail again, if every route is paused (ms UTC).
     pub routes_back_at_ms: Option<i64>,
     /// Queued client emails per rank, index = rank number (urgent, booking, service, marketing).
@@ -168,8 +171,15 @@ impl QueueNow {
 
     /// The first send's time `s`, ms UTC.
     pub fn start_ms(&self) -> i64 {
+        let riders = self.queued[0] + self.queued[1] > 0;
+        let lane = match self.catch_up {
+            Some(c) if riders && c.until_ms > self.now_ms => {
+                self.next_slot_at_ms.min(self.fast_slot_at_ms)
+            }
+            _ => self.next_slot_at_ms,
+        };
         self.now_ms
-            .max(self.next_slot_at_ms)
+            .max(lane)
             .max(self.routes_back_at_ms.unwrap_or(i64::MIN))
     }
 
@@ -297,6 +307,7 @@ mod tests {
         QueueNow {
             now_ms: 1_000_000,
             next_slot_at_ms: 0,
+            fast_slot_at_ms: 0,
             routes_back_at_ms: None,
             queued,
             pacing: Pacing::PRODUCTION,
@@ -324,6 +335,13 @@ mod tests {
         let mut q = q([1, 0, 0, 0], None);
         q.next_slot_at_ms = 1_100_000;
         assert_eq!(q.send_at_ms(0), 1_100_000);
+        // A catch-up's own lane opens sooner for urgent and booking email.
+        q.catch_up = Some(CatchUp {
+            gap_ms: 30_000,
+            until_ms: 9_000_000,
+        });
+        q.fast_slot_at_ms = 1_030_000;
+        assert_eq!(q.send_at_ms(0), 1_030_000);
         q.routes_back_at_ms = Some(5_000_000);
         assert_eq!(q.send_at_ms(0), 5_000_000);
     }

@@ -45,8 +45,8 @@ pub struct SweepConfig {
     /// `REFUND_REMINDER_AFTER_MS`, `REFUND_REMINDER_MAX`, `HOLD_RECALL_AFTER_MS`,
     /// `HOLD_UNANSWERED_ACTION`, `HOLD_UNANSWERED_AFTER_MS`.
     pub loops: OwnerLoops,
-    /// `DIGEST_HOUR`, `OWNER_TIME_ZONE`.
-    pub digest: DigestSchedule,
+    /// `DIGEST_HOUR` (0–23, default 7; `off`: no digest), `OWNER_TIME_ZONE` (default UTC).
+    pub digest: Option<DigestSchedule>,
 }
 
 /// A sweeper variable that cannot be used; the message names it and says what it must be.
@@ -93,21 +93,23 @@ impl SweepConfig {
                 .ok_or_else(|| bad("HOLD_UNANSWERED_ACTION", v, "keep or dismiss"))?,
         };
         let hour = match get("DIGEST_HOUR") {
-            None => crate::domain::digest::DEFAULT_HOUR,
-            Some(v) => v
-                .trim()
-                .parse::<u32>()
-                .ok()
-                .filter(|h| *h <= 23)
-                .ok_or_else(|| bad("DIGEST_HOUR", v, "an hour from 0 to 23"))?,
+            None => Some(crate::domain::digest::DEFAULT_HOUR),
+            Some(v) if v.trim().eq_ignore_ascii_case("off") => None,
+            Some(v) => Some(
+                v.trim()
+                    .parse::<u32>()
+                    .ok()
+                    .filter(|h| *h <= 23)
+                    .ok_or_else(|| bad("DIGEST_HOUR", v, "an hour from 0 to 23, or off"))?,
+            ),
         };
         let zone = match get("OWNER_TIME_ZONE").filter(|v| !v.trim().is_empty()) {
             None => DigestSchedule::default().zone,
-            Some(v) => HotelZone::iana(v.trim()).ok_or_else(|| {
+            Some(v) => HotelZone::parse(v.trim()).ok_or_else(|| {
                 bad(
                     "OWNER_TIME_ZONE",
                     v,
-                    "an IANA time zone name such as Europe/Madrid",
+                    "UTC, UTC±HH:MM or an IANA time zone name such as Europe/Madrid",
                 )
             })?,
         };
@@ -136,7 +138,7 @@ impl SweepConfig {
                     reminders::DEFAULT_HOLD_UNANSWERED_AFTER_MS,
                 )?,
             },
-            digest: DigestSchedule { hour, zone },
+            digest: hour.map(|hour| DigestSchedule { hour, zone }),
         })
     }
 
@@ -389,7 +391,15 @@ mod tests {
     fn owner_loop_and_digest_settings_parse_or_name_the_variable() {
         let d = SweepConfig::from_vars(vars(&[])).unwrap();
         assert_eq!(d.loops, OwnerLoops::default());
-        assert_eq!(d.digest, DigestSchedule::default());
+        assert_eq!(d.digest, Some(DigestSchedule::default()));
+        assert_eq!(
+            SweepConfig::from_vars(vars(&[("DIGEST_HOUR", "off")]))
+                .unwrap()
+                .digest,
+            None
+        );
+        let utc = SweepConfig::from_vars(vars(&[("OWNER_TIME_ZONE", "UTC")])).unwrap();
+        assert_eq!(utc.digest.unwrap().zone, HotelZone::UTC);
         assert_eq!(d.email_content_days, 180);
         let c = SweepConfig::from_vars(vars(&[
             ("HOLD_UNANSWERED_ACTION", "dismiss"),
@@ -400,8 +410,9 @@ mod tests {
         .unwrap();
         assert_eq!(c.loops.hold_unanswered, HoldUnanswered::Dismiss);
         assert_eq!(c.loops.refund_reminder_max, 3);
-        assert_eq!(c.digest.hour, 0);
-        assert_eq!(c.digest.zone, HotelZone::iana("America/New_York").unwrap());
+        let digest = c.digest.unwrap();
+        assert_eq!(digest.hour, 0);
+        assert_eq!(digest.zone, HotelZone::iana("America/New_York").unwrap());
         for (name, value) in [
             ("HOLD_UNANSWERED_ACTION", "send"),
             ("DIGEST_HOUR", "24"),

@@ -70,6 +70,7 @@ impl Outbox {
         let q = QueueNow {
             now_ms: now,
             next_slot_at_ms: self.get_state(StateKey::NextSlotAtMs)?.unwrap_or(0),
+            fast_slot_at_ms: self.get_state(StateKey::FastSlotAtMs)?.unwrap_or(0),
             routes_back_at_ms,
             queued,
             pacing: cfg.pacing,

@@ -377,7 +377,8 @@ pub async fn compensations_act(mut req: Request, env: &Env) -> Answer {
         .map(|b| crate::domain::text::header_value(&b, 60))
         .filter(|b| !b.is_empty())
         .unwrap_or_else(|| "api".into());
-    let claimant = format!("operator:{by}");
+    // One claimant per request (the step's claim lets the same claimant in again while it runs).
+    let claimant = format!("operator:{by}:{}", crate::platform::random_u64());
     use crate::journey::compensation::{owner_handled, owner_refund, OwnerRefund};
     let outcome = if action == crate::domain::action_token::OwnerAction::RefundNow {
         owner_refund(env, id, &claimant).await?

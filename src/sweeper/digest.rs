@@ -13,7 +13,9 @@ use crate::store::digest as store;
 use worker::Result;
 
 pub(super) async fn send_daily(t: &mut Tick<'_>) -> Result<()> {
-    let schedule = t.cfg.digest;
+    let Some(schedule) = t.cfg.digest else {
+        return Ok(());
+    };
     let Some(day) = digest::due(t.now_ms, &schedule) else {
         return Ok(());
     };

@@ -91,6 +91,9 @@ export async function engineTestConfig({ include, bindings = () => ({}), main, t
             WEBHOOK_RETRY_CAP_S: "2",
             WEBHOOK_MAX_ATTEMPTS: "4",
             WEBHOOK_TIMEOUT_MS: "1500",
+            // No daily digest in these runs (it would add an owner email to whichever test sweeps
+            // first); the owner's loops run (vitest.loops.config.mjs) sends it at hour 0 UTC.
+            DIGEST_HOUR: "off",
             ...bindings(inject),
           },
           // The main provider, wrapped: an RPC service with the send_email binding's `send()`,

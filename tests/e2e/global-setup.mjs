@@ -51,10 +51,12 @@ async function waitFor(url, ms) {
  * - Duffel `GET /air/airline_initiated_changes?order_id=…` → the AIC list fixture for that order
  *   (order ids containing "nochange" get an empty list);
  * - liteAPI `GET /data/hotel?hotelId=…` → coordinates (Barcelona) for any id except ids containing
- *   "fail", which answer 500.
+ *   "fail", which answer 500 ("failfirst": only the first lookup of the id fails, then Madrid);
+ *   ids containing "madrid" answer Madrid.
  * Requests without the expected credentials answer 401, as the real APIs do.
  */
 function startSupplierApi() {
+  const failedOnce = new Set();
   const aic = JSON.parse(readFileSync(join(process.cwd(), "tests/fixtures/duffel-airline-initiated-change-object.json"), "utf8"));
   delete aic._modeled_on;
   const server = createHttpServer((req, res) => {
@@ -74,6 +76,15 @@ function startSupplierApi() {
     if (url.pathname === "/data/hotel") {
       if (req.headers["x-api-key"] !== "test-liteapi-key") return send(401, { error: "unauthorized" });
       const id = url.searchParams.get("hotelId") ?? "";
+      // "failfirst": the first lookup of the id fails, later ones find Madrid (a lookup the
+      // sweeper retries).
+      if (id.includes("failfirst")) {
+        if (!failedOnce.has(id)) {
+          failedOnce.add(id);
+          return send(500, { error: "internal" });
+        }
+        return send(200, { data: { id, name: "Example Gran Via Hotel", location: { latitude: 40.4203, longitude: -3.7058 } } });
+      }
       if (id.includes("fail")) return send(500, { error: "internal" });
       // Madrid, 3.7° W: the old longitude rule said UTC−00:15 there, the lookup says Europe/Madrid.
       if (id.includes("madrid")) return send(200, { data: { id, name: "Example Gran Via Hotel", location: { latitude: 40.4203, longitude: -3.7058 } } });

@@ -405,6 +405,42 @@ mod tests {
         assert!(!e.text.contains("/admin/deliveries"));
     }
 
+    /// Writes the digest as rendered for the README
+    /// (`cargo test --lib -- --ignored write_digest_docs`): `docs/owner-digest.{txt,html}`.
+    #[test]
+    #[ignore]
+    fn write_digest_docs() {
+        let root = env!("CARGO_MANIFEST_DIR");
+        let mut facts = sample_facts();
+        facts.booking_lines[0] = BookingLine {
+            booking_id: "BK_20270114_0042".into(),
+            kind: "hotel".into(),
+            source: "liteapi".into(),
+            what: Some("Example Harbour Hotel".into()),
+        };
+        facts.hold_lines = vec![WaitingLine {
+            id: "hold-email-tester@example.com-2027-01-14".into(),
+            since_ms: 1_799_920_000_000,
+            words: "The email tester@example.com was used under 3 different names today (UTC)"
+                .into(),
+        }];
+        let e = owner_digest(
+            &day(),
+            &facts,
+            &HotelZone::parse("Europe/Madrid").unwrap(),
+            "https://booking-email-engine.example.workers.dev",
+            &owner(),
+            &branding(),
+        )
+        .unwrap();
+        std::fs::write(
+            format!("{root}/docs/owner-digest.txt"),
+            format!("Subject: {}\n\n{}", e.subject, e.text),
+        )
+        .unwrap();
+        std::fs::write(format!("{root}/docs/owner-digest.html"), &e.html).unwrap();
+    }
+
     #[test]
     fn the_backlog_alert_gives_the_figures() {
         let f = Forecast {

@@ -142,7 +142,9 @@ pub async fn refunds_act(mut req: Request, env: &Env) -> Answer {
         )
         .answer();
     }
-    let claimant = format!("admin:{}", s.account);
+    // One claimant per click: the refund step's claim lets the same claimant in again while it
+    // runs (a retried step), so two clicks must not share one.
+    let claimant = format!("admin:{}:{}", s.account, crate::platform::random_u64());
     let outcome = if action == OwnerAction::RefundNow {
         compensation::owner_refund(env, &id, &claimant).await?
     } else {

@@ -1,0 +1,111 @@
+// The outbound deliveries page: dead and retrying deliveries by subscriber with their age, one
+// delivery's attempts, and redrive (one, by subscriber, by time range) — the JSON API's operations
+// as forms, through the same publisher code.
+import { env, SELF } from "cloudflare:test";
+import { describe, it, expect } from "vitest";
+import { adminCookie, adminPage, eventually, rows, unique } from "../e2e/helpers.mjs";
+
+const AUTH = { authorization: "Bearer test-operator-token-0123456789abcdef", "content-type": "application/json" };
+
+async function subscribeAlways500() {
+  const name = unique("sub-").replace(/_/g, "-");
+  const url = `${env.WEBHOOK_RECEIVER}/hook/${name}`;
+  const r = await SELF.fetch("https://engine.test/admin/webhooks/subscribers", { method: "POST", headers: AUTH, body: JSON.stringify({ url, eventTypes: ["email.bounced"] }) });
+  const body = await r.json();
+  expect(r.status, JSON.stringify(body)).toBe(201);
+  await fetch(`${env.WEBHOOK_RECEIVER}/__register`, { method: "POST", body: JSON.stringify({ name, secret: body.secret }) });
+  await plan(name, true);
+  return { name, id: body.subscriberId };
+}
+
+async function plan(name, always500) {
+  await fetch(`${env.WEBHOOK_RECEIVER}/__plan`, { method: "POST", body: JSON.stringify({ name, plan: [], always500 }) });
+}
+
+async function bounce(recipient) {
+  const eventId = crypto.randomUUID();
+  await env.EMAIL_EVENTS.send({
+    type: "cf.email.sending.message.bounced",
+    source: { type: "email.sending", zoneId: "023e105f4ecef8ad9ca31a8372d0c353", domain: "example.com" },
+    payload: {
+      eventId,
+      messageId: `msg-${eventId}`,
+      sender: "bookings@example.com",
+      recipient,
+      subject: "Your stay is confirmed",
+      terminal: true,
+      delivery: { status: "bounced", smtpStatusCode: "550", smtpResponse: "550 5.1.1 User unknown" },
+      bounce: { type: "hard", classification: "permanent_failure", reason: "550 5.1.1 User unknown" },
+    },
+    metadata: { eventSchemaVersion: 1, eventTimestamp: new Date().toISOString() },
+  });
+}
+
+async function formPost(cookie, page, fields) {
+  const html = await adminPage(page, cookie);
+  const csrf = /name="csrf" value="([^"]+)"/.exec(html)[1];
+  const r = await SELF.fetch("https://engine.test/admin/deliveries/redrive", {
+    method: "POST",
+    redirect: "manual",
+    headers: { cookie, origin: "https://engine.test", "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ csrf, ...fields }),
+  });
+  expect(r.status, await r.clone().text()).toBe(303);
+  return new URL(r.headers.get("location"), "https://engine.test");
+}
+
+const statusOf = async (subId) => rows("SELECT delivery_id, status, attempts FROM webhook_deliveries WHERE subscriber_id = ? ORDER BY created_at_ms", subId);
+
+describe("outbound deliveries page", () => {
+  it("lists dead deliveries by subscriber with their attempts; redrive one, by subscriber and by time range from the page", async () => {
+    const sub = await subscribeAlways500();
+    for (let i = 0; i < 3; i++) await bounce(`${unique("guest")}@example.net`);
+    const dead = await eventually(async () => {
+      const ds = await statusOf(sub.id);
+      expect(ds).toHaveLength(3);
+      expect(ds.every((d) => d.status === "dead")).toBe(true);
+      return ds;
+    }, { ms: 40_000, every: 200 });
+
+    const cookie = await adminCookie();
+    const list = await adminPage("/admin/deliveries", cookie);
+    expect(list).toContain(sub.id);
+    expect(list).toMatch(new RegExp(`${sub.id}</a>.*?</td><td>3</td><td>0</td>`, "s"));
+    for (const d of dead) expect(list).toContain(d.delivery_id);
+    const one = await adminPage(`/admin/delivery?id=${encodeURIComponent(dead[0].delivery_id)}`, cookie);
+    expect((one.match(/<tr class="attempt">/g) ?? []).length).toBe(4);
+    expect(one).toContain("HTTP 500 on attempt 4 of 4");
+    expect(one).toContain('id="redrive-one"');
+
+    await plan(sub.name, false);
+    // One, from its own page.
+    const back = await formPost(cookie, `/admin/delivery?id=${encodeURIComponent(dead[0].delivery_id)}`, { delivery_id: dead[0].delivery_id });
+    expect(back.pathname).toBe("/admin/delivery");
+    expect(back.searchParams.get("done")).toBe("deliveries_redriven");
+    expect(back.searchParams.get("key")).toBe("1");
+    await eventually(async () => expect((await statusOf(sub.id))[0].status).toBe("delivered"), { ms: 15_000 });
+    // By subscriber: the other two.
+    const bySub = await formPost(cookie, "/admin/deliveries", { subscriber_id: sub.id });
+    expect(bySub.searchParams.get("key")).toBe("2");
+    await eventually(async () => expect((await statusOf(sub.id)).every((d) => d.status === "delivered")).toBe(true), { ms: 15_000 });
+    // By time range: nothing dead is left in it, nothing delivered is sent again.
+    const now = new Date();
+    const iso = (ms) => new Date(ms).toISOString().slice(0, 16);
+    const range = await formPost(cookie, "/admin/deliveries", { from: iso(now.getTime() - 3_600_000), to: iso(now.getTime() + 60_000) });
+    expect(range.searchParams.get("key")).toBe("0");
+    const received = await (await fetch(`${env.WEBHOOK_RECEIVER}/__deliveries?name=${sub.name}`)).json();
+    expect(received.filter((x) => x.status === 200)).toHaveLength(3);
+
+    // Bad forms change nothing and say so.
+    const html = await adminPage("/admin/deliveries", cookie);
+    const csrf = /name="csrf" value="([^"]+)"/.exec(html)[1];
+    const bad = await SELF.fetch("https://engine.test/admin/deliveries/redrive", {
+      method: "POST",
+      headers: { cookie, origin: "https://engine.test", "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ csrf, from: "yesterday", to: "now" }),
+    });
+    expect(bad.status).toBe(400);
+    expect((await SELF.fetch("https://engine.test/admin/deliveries?status=lost", { headers: { cookie } })).status).toBe(400);
+    expect((await SELF.fetch("https://engine.test/admin/delivery?id=nope", { headers: { cookie } })).status).toBe(404);
+  }, 90_000);
+});
