@@ -335,6 +335,30 @@ impl Reply {
     }
 }
 
+/// What the transcript says about the message itself, whatever ended the conversation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HandOver {
+    /// The server answered the final `.` with a 2xx: the message is the server's (RFC 5321
+    /// §4.1.1.4, §4.2.5), handed over exactly once. Nothing that happens afterwards — QUIT
+    /// unanswered, refused or cut off by the conversation's own limit, the connection dropped —
+    /// can take that back.
+    Accepted,
+    /// The final `.` went out and no reply to it came: the server may have the message.
+    Unknown,
+    /// The final `.` was never written, or the server refused it: nothing was handed over.
+    NotHandedOver,
+}
+
+/// Reads [`HandOver`] from whether the final `.` was written and the reply to it, if any.
+pub fn hand_over(dot_written: bool, final_reply: Option<&Reply>) -> HandOver {
+    match final_reply {
+        Some(r) if r.is_positive_completion() => HandOver::Accepted,
+        Some(_) => HandOver::NotHandedOver,
+        None if dot_written => HandOver::Unknown,
+        None => HandOver::NotHandedOver,
+    }
+}
+
 /// Whose fault a refusal is, decided by the command it answered, its reply code and its enhanced
 /// status code (see the module's table). 2xx/3xx are not refusals; a caller that gets one where
 /// a refusal was expected gets `Transient`.
@@ -522,6 +546,16 @@ mod tests {
         let long = Reply::from_lines(554, &["x\r\ny".repeat(400)]);
         assert!(long.text.chars().count() <= REPLY_TEXT_MAX_CHARS + 1);
         assert!(!long.text.contains('\n') && !long.text.contains('\r'));
+    }
+
+    #[test]
+    fn only_the_reply_to_the_final_dot_decides_the_hand_over() {
+        let ok = Reply::from_lines(250, &["2.0.0 Ok: queued as ABC".into()]);
+        let refused = Reply::from_lines(554, &["5.7.1 rejected".into()]);
+        assert_eq!(hand_over(true, Some(&ok)), HandOver::Accepted);
+        assert_eq!(hand_over(true, Some(&refused)), HandOver::NotHandedOver);
+        assert_eq!(hand_over(true, None), HandOver::Unknown);
+        assert_eq!(hand_over(false, None), HandOver::NotHandedOver);
     }
 
     #[test]

@@ -4,6 +4,9 @@
 //! which command each reply answers and bounds every step (RFC 5321 §4.5.3.2).
 //!
 //! One email is one SMTP transaction. What a failure means is decided from the transcript:
+//! - the server answered the final `.` with a 2xx → the message is the server's, whatever
+//!   happens afterwards (QUIT unanswered, refused, cut off by the conversation's limit, the
+//!   connection dropped): sent, once;
 //! - the server refused a command → [`classify_refusal`] on that command, its reply code and its
 //!   enhanced status code;
 //! - no reply came (a deadline, a closed connection, an unreadable reply) *before* the final `.`
@@ -21,7 +24,7 @@ use crate::config::SmtpConfig;
 use crate::domain::outbox::ProviderErrorClass;
 #[cfg(target_arch = "wasm32")]
 use crate::domain::smtp::TlsMode;
-use crate::domain::smtp::{classify_refusal, Reply, SmtpCommand, SmtpTimeouts};
+use crate::domain::smtp::{classify_refusal, HandOver, Reply, SmtpCommand, SmtpTimeouts};
 use async_smtp::authentication::{Credentials, Mechanism};
 use async_smtp::extension::ClientId;
 use async_smtp::{EmailAddress as SmtpAddress, Envelope, SendableEmail, SmtpClient, SmtpTransport};
@@ -141,7 +144,7 @@ where
         .send(SendableEmail::new(envelope, message))
         .await?;
     // The server has the message once it answered the final dot; a failed or slow QUIT changes
-    // nothing.
+    // nothing (nor does the conversation's own limit firing meanwhile: see `read_outcome`).
     let _ = race(timer, QUIT_WAIT_MS, transport.quit()).await;
     Ok(())
 }
@@ -210,6 +213,11 @@ fn read_outcome(
 ) -> Result<String, SmtpFailure> {
     use async_smtp::error::Error as E;
     let log = log.borrow();
+    // A positive reply to the final dot is a hand-over, whatever ended the conversation after it:
+    // reporting anything else would send the email a second time.
+    if let (HandOver::Accepted, Some(reply)) = (log.hand_over(), &log.final_reply) {
+        return Ok(reply.describe());
+    }
     let awaited = log.awaited().unwrap_or(SmtpCommand::Other);
     let uncertain = |command: SmtpCommand, message: String| SmtpFailure {
         class: ProviderErrorClass::Transient,
@@ -223,7 +231,6 @@ fn read_outcome(
     };
     match outcome {
         Some(Ok(())) => match &log.final_reply {
-            Some(reply) if reply.is_positive_completion() => Ok(reply.describe()),
             Some(reply) => Err(uncertain(
                 SmtpCommand::EndOfData,
                 format!("unexpected reply to end of data: {}", reply.describe()),

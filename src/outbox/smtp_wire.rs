@@ -22,7 +22,9 @@
 //! It holds no worker types, so host tests drive the real library through it.
 
 use super::smtp::Timer;
-use crate::domain::smtp::{normalize_reply_line, Reply, ReplyLine, SmtpCommand, SmtpTimeouts};
+use crate::domain::smtp::{
+    hand_over, normalize_reply_line, HandOver, Reply, ReplyLine, SmtpCommand, SmtpTimeouts,
+};
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::future::Future;
@@ -60,9 +62,14 @@ impl Transcript {
         self.pending.front().copied()
     }
 
+    /// What the server's answer to the final `.` (or its absence) says about the message.
+    pub fn hand_over(&self) -> HandOver {
+        hand_over(self.dot_written, self.final_reply.as_ref())
+    }
+
     /// The final `.` went out and no reply to it came: the server may have the message.
     pub fn lost_after_dot(&self) -> bool {
-        self.dot_written && self.final_reply.is_none()
+        self.hand_over() == HandOver::Unknown
     }
 }
 

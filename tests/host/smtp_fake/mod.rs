@@ -59,6 +59,19 @@ pub struct Script {
     pub after_body_delay_ms: u64,
     /// Reply to STARTTLS.
     pub starttls: &'static str,
+    /// What the server does when QUIT arrives.
+    pub quit: Quit,
+}
+
+/// The server's answer to QUIT.
+#[derive(Clone, Copy, Debug)]
+pub enum Quit {
+    /// This reply, then the server hangs up.
+    Reply(&'static str),
+    /// No reply: the server waits until the client hangs up.
+    Silent,
+    /// The server hangs up without a reply.
+    Close,
 }
 
 impl Default for Script {
@@ -76,6 +89,7 @@ impl Default for Script {
             after_body: Some(b"250 2.0.0 Ok: queued as ABC\r\n"),
             after_body_delay_ms: 0,
             starttls: "220 2.0.0 Ready to start TLS",
+            quit: Quit::Reply("221 2.0.0 Bye"),
         }
     }
 }
@@ -228,10 +242,14 @@ pub async fn fake_server(mut io: BufStream<DuplexStream>, script: Script) -> See
                 }
             }
             "RSET" | "NOOP" => reply(&mut io, "250 2.0.0 Ok").await,
-            "QUIT" => {
-                reply(&mut io, "221 2.0.0 Bye").await;
-                return seen;
-            }
+            "QUIT" => match script.quit {
+                Quit::Reply(r) => {
+                    reply(&mut io, r).await;
+                    return seen;
+                }
+                Quit::Silent => continue,
+                Quit::Close => return seen,
+            },
             _ => reply(&mut io, "502 5.5.2 Error: command not recognized").await,
         }
     }
