@@ -225,12 +225,21 @@ impl<'t, S> Wire<'t, S> {
     }
 }
 
+/// Which way a deadline bounds the stream.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Waiting {
+    /// For the reply to a command.
+    Reply,
+    /// For a write (of a command line, or of the message in data mode) to make progress.
+    Write,
+}
+
 /// Polls `deadline` (creating it for `ms` if absent); `Err(TimedOut)` when it fired, noting it.
 fn check_deadline<'t>(
     deadline: &mut Option<Deadline<'t>>,
     timer: &'t Timer,
     log: &SharedTranscript,
-    command: SmtpCommand,
+    (waiting, command): (Waiting, SmtpCommand),
     ms: u64,
     cx: &mut Context<'_>,
 ) -> io::Result<()> {
@@ -238,10 +247,12 @@ fn check_deadline<'t>(
     if d.as_mut().poll(cx).is_ready() {
         *deadline = None;
         log.borrow_mut().timed_out = Some((command, ms));
-        let what = if command == SmtpCommand::Data {
-            "no progress writing the message".to_string()
-        } else {
-            format!("no reply to {}", command.as_str())
+        // The reply to DATA (the 354) and the message written after it both belong to DATA: only
+        // the direction tells them apart.
+        let what = match (waiting, command) {
+            (Waiting::Reply, c) => format!("no reply to {}", c.as_str()),
+            (Waiting::Write, SmtpCommand::Data) => "no progress writing the message".to_string(),
+            (Waiting::Write, _) => "no progress writing a command".to_string(),
         };
         return Err(io::Error::new(
             io::ErrorKind::TimedOut,
@@ -287,7 +298,7 @@ impl<S: AsyncBufRead + Unpin> AsyncBufRead for Wire<'_, S> {
                         &mut this.read_deadline,
                         this.timer,
                         &this.log,
-                        command,
+                        (Waiting::Reply, command),
                         ms,
                         cx,
                     )?;
@@ -338,7 +349,7 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for Wire<'_, S> {
                     &mut this.write_deadline,
                     this.timer,
                     &this.log,
-                    command,
+                    (Waiting::Write, command),
                     ms,
                     cx,
                 )?;
@@ -360,7 +371,7 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for Wire<'_, S> {
                     &mut this.write_deadline,
                     this.timer,
                     &this.log,
-                    command,
+                    (Waiting::Write, command),
                     ms,
                     cx,
                 )?;

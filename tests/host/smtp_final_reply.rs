@@ -157,6 +157,98 @@ async fn a_slow_reply_to_mail_from_beyond_its_limit_hands_nothing_over() {
     assert_eq!(run.seen.transactions, 0);
 }
 
+/// Every limit but `changed` is long (5 s), so the step that timed out is the one under test.
+fn only(changed: impl FnOnce(&mut SmtpTimeouts)) -> SmtpTimeouts {
+    let mut limits = timeouts(5_000);
+    changed(&mut limits);
+    limits
+}
+
+#[tokio::test]
+async fn a_greeting_later_than_its_limit_hands_nothing_over() {
+    let limits = only(|l| l.greeting_ms = 300);
+    let script = Script {
+        greeting_delay_ms: 1_500,
+        ..Script::default()
+    };
+    let run = converse_with(script, None, short_message(), limits).await;
+    let f = run.failure();
+    assert_eq!(f.command, "greeting");
+    assert!(
+        f.message.contains("no reply to greeting within 300 ms"),
+        "{}",
+        f.message
+    );
+    assert!(!f.maybe_handed_over, "{f:?}");
+    assert_eq!(f.class, ProviderErrorClass::Transient);
+    assert!(run.seen.commands.is_empty(), "{:?}", run.seen.commands);
+    assert_eq!(run.seen.transactions, 0);
+    assert!(
+        run.elapsed < Duration::from_millis(1_400),
+        "{:?}",
+        run.elapsed
+    );
+}
+
+#[tokio::test]
+async fn a_354_later_than_the_data_limit_hands_nothing_over() {
+    let limits = only(|l| l.data_init_ms = 300);
+    let script = Script {
+        data_delay_ms: 1_500,
+        ..Script::default()
+    };
+    let run = converse_with(script, None, short_message(), limits).await;
+    let f = run.failure();
+    assert_eq!(f.command, "DATA");
+    assert!(
+        f.message.contains("no reply to DATA within 300 ms"),
+        "{}",
+        f.message
+    );
+    assert!(!f.maybe_handed_over, "{f:?}");
+    assert_eq!(f.class, ProviderErrorClass::Transient);
+    assert!(run.seen.body.is_empty(), "no message data before the 354");
+    assert_eq!(run.seen.transactions, 0);
+    assert!(
+        run.elapsed < Duration::from_millis(1_400),
+        "{:?}",
+        run.elapsed
+    );
+}
+
+#[tokio::test]
+async fn a_message_write_that_stalls_beyond_the_data_block_limit_hands_nothing_over() {
+    // A 4 KiB pipe and a server that reads nothing of the message for 1.5 s: the client's writes
+    // stall long before the final dot.
+    let limits = only(|l| l.data_block_ms = 300);
+    let script = Script {
+        data_stall_ms: 1_500,
+        pipe_bytes: 4_096,
+        ..Script::default()
+    };
+    let mut message = short_message();
+    message.extend(
+        b"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\r\n".repeat(8_192),
+    );
+    let run = converse_with(script, None, message, limits).await;
+    let f = run.failure();
+    assert_eq!(f.command, "DATA");
+    assert!(
+        f.message
+            .contains("no progress writing the message within 300 ms"),
+        "{}",
+        f.message
+    );
+    assert!(!f.maybe_handed_over, "the final dot never went out: {f:?}");
+    assert_eq!(f.class, ProviderErrorClass::Transient);
+    assert_eq!(run.seen.transactions, 0);
+    assert!(
+        run.elapsed < Duration::from_millis(1_400),
+        "{:?}",
+        run.elapsed
+    );
+}
+
 #[tokio::test]
 async fn the_whole_conversation_is_bounded_too() {
     // Every step within its own limit, the sum over the conversation's.
