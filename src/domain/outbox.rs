@@ -271,13 +271,22 @@ pub fn next_utc_midnight(now_ms: i64) -> i64 {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ProviderErrorClass {
-    /// The provider's daily quota is used up: pause it until its reset, fail over now.
+    /// The provider's daily quota is used up, or our account may not send for now (for SMTP: a
+    /// daily or submission quota, an outbound-spam suspension): pause that route until the next
+    /// UTC midnight and tell the owner; a main provider fails over now. Never the email's fault:
+    /// its attempt budget is untouched.
     DailyLimit,
     /// Too many requests right now: retry later (with a floor).
     RateLimited,
     /// The recipient's address is invalid, unknown, disabled or suppressed: drop the email, alert
     /// the owner (and learn a hard bounce where the provider says so).
     RecipientRejected,
+    /// The recipient's side will not take this email, without saying the address is bad: its
+    /// policy refused us (access denied, a group that only takes its members' mail), or it refused
+    /// an address without saying the address does not exist. Drop the email and alert the owner;
+    /// the address is **not** suppressed (a later email may well be taken) and the route is not
+    /// paused (one recipient's rule says nothing about the route).
+    RecipientDeclined,
     /// 4xx, 5xx server errors, timeouts, connection errors, codes this build does not know: retry
     /// with backoff.
     Transient,
@@ -408,7 +417,7 @@ impl AfterFailure {
 /// Why a provider (a route) was taken out of use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PauseCause {
-    /// The main provider's daily quota (until the next UTC midnight).
+    /// A daily quota, or our account may not send for now (until the next UTC midnight).
     DailyLimit,
     /// Our credentials were refused.
     Credentials,
@@ -508,6 +517,12 @@ impl FailurePolicy {
             ProviderErrorClass::DailyLimit if provider.is_main() => AfterFailure::FailOver {
                 pause_main_until_ms: next_utc_midnight(now_ms),
             },
+            // The SMTP account's own quota or suspension: the route waits for the day to turn
+            // (and the owner is told), instead of every email failing on it one by one.
+            ProviderErrorClass::DailyLimit => AfterFailure::PauseProvider {
+                until_ms: next_utc_midnight(now_ms),
+                cause: PauseCause::DailyLimit,
+            },
             ProviderErrorClass::CredentialsRejected => AfterFailure::PauseProvider {
                 until_ms: now_ms.saturating_add(self.credentials_pause_ms),
                 cause: PauseCause::Credentials,
@@ -516,7 +531,9 @@ impl FailurePolicy {
                 until_ms: now_ms.saturating_add(self.credentials_pause_ms),
                 cause: PauseCause::Configuration,
             },
-            ProviderErrorClass::RecipientRejected => AfterFailure::Drop,
+            ProviderErrorClass::RecipientRejected | ProviderErrorClass::RecipientDeclined => {
+                AfterFailure::Drop
+            }
             ProviderErrorClass::Permanent => AfterFailure::DeadLetter,
             _ if attempts >= backoff.max_attempts => AfterFailure::DeadLetter,
             _ => AfterFailure::RetryAt {
@@ -852,7 +869,7 @@ mod tests {
                 );
             }
         }
-        // A daily limit on either main provider fails over; on SMTP it is just transient.
+        // A daily limit on either main provider fails over.
         assert!(matches!(
             after_failure(
                 ProviderErrorClass::DailyLimit,
@@ -904,11 +921,35 @@ mod tests {
                 pause_main_until_ms: next_utc_midnight(now)
             }
         );
-        // A daily limit on SMTP itself is just transient.
-        assert!(matches!(
-            after_failure(ProviderErrorClass::DailyLimit, Provider::Smtp, 1, now, b, 0),
-            AfterFailure::RetryAt { .. }
-        ));
+        // SMTP's own quota or suspension pauses SMTP until the day turns, whatever the count.
+        for attempts in [1, b.max_attempts] {
+            assert_eq!(
+                after_failure(
+                    ProviderErrorClass::DailyLimit,
+                    Provider::Smtp,
+                    attempts,
+                    now,
+                    b,
+                    0
+                ),
+                AfterFailure::PauseProvider {
+                    until_ms: next_utc_midnight(now),
+                    cause: PauseCause::DailyLimit,
+                }
+            );
+        }
+        // A recipient's policy drops the email; the route is not paused.
+        assert_eq!(
+            after_failure(
+                ProviderErrorClass::RecipientDeclined,
+                Provider::Smtp,
+                1,
+                now,
+                b,
+                0
+            ),
+            AfterFailure::Drop
+        );
         assert_eq!(
             after_failure(
                 ProviderErrorClass::RecipientRejected,

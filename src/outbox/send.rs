@@ -58,7 +58,9 @@ impl From<smtp::SmtpFailure> for SendFailure {
             message: f.to_string(),
             maybe_handed_over: f.maybe_handed_over,
             retry_after_ms: None,
-            // 5.1.1, 5.1.10, 5.2.1 …: the mailbox does not exist or is disabled, for good.
+            // 5.1.1, 5.1.10, 5.2.1 …: the mailbox does not exist or is disabled, for good. A
+            // recipient's policy or an address refused without saying it does not exist
+            // (`RecipientDeclined`) drops the email but never suppresses the address.
             suppress: (f.class == ProviderErrorClass::RecipientRejected)
                 .then_some(Suppression::HardBounce),
         }

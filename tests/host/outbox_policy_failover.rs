@@ -60,6 +60,7 @@ fn the_default_policy_is_the_hint_function_with_a_one_hour_pause() {
         ProviderErrorClass::DailyLimit,
         ProviderErrorClass::RateLimited,
         ProviderErrorClass::RecipientRejected,
+        ProviderErrorClass::RecipientDeclined,
         ProviderErrorClass::Transient,
         ProviderErrorClass::Permanent,
         ProviderErrorClass::CredentialsRejected,

@@ -925,6 +925,14 @@ fn owner_provider_paused_alert_names_the_provider_the_time_and_what_to_do() {
         .text
         .contains("Email goes out through smtp meanwhile: the mail is carried"));
     assert!(with_fallback.text.contains("daily sending limit"));
+    // A daily limit quotes the provider's reply too (for SMTP it may be a suspension).
+    assert!(
+        with_fallback
+            .text
+            .contains("Its exact reply: SMTP AUTH: 535 <bad> credentials"),
+        "{}",
+        with_fallback.text
+    );
     assert_eq!(
         with_fallback.subject,
         "resend hit its daily limit: smtp carries the mail"
