@@ -7,8 +7,8 @@
 //! - the server answered the final `.` with a 2xx → the message is the server's, whatever
 //!   happens afterwards (QUIT unanswered, refused, cut off by the conversation's limit, the
 //!   connection dropped): sent, once;
-//! - the server refused a command → [`classify_refusal`] on that command, its reply code and its
-//!   enhanced status code;
+//! - the server refused a command → [`classify_refusal`] on that command, its reply code, its
+//!   enhanced status code and whether it is about our envelope sender;
 //! - no reply came (a deadline, a closed connection, an unreadable reply) *before* the final `.`
 //!   → nothing was handed over (RFC 5321 §4.1.1.4: a message is the server's only once the final
 //!   `.` is answered), transient;
@@ -173,9 +173,10 @@ where
         session.timeouts,
         expect_greeting,
     );
+    let sender = mail.from;
     let conversation = transact(wire, session, mail, timer, expect_greeting);
     let outcome = race(timer, session.timeouts.conversation_ms, conversation).await;
-    read_outcome(outcome, &log, session.timeouts.conversation_ms)
+    read_outcome(outcome, &log, session.timeouts.conversation_ms, sender)
 }
 
 /// [`send_over`] with STARTTLS (RFC 3207): greeting, EHLO and STARTTLS on `stream`, then
@@ -194,6 +195,7 @@ where
     U: FnOnce(S) -> T,
 {
     let log = SharedTranscript::default();
+    let sender = mail.from;
     let conversation = async {
         let wire = Wire::new(stream, log.clone(), timer, session.timeouts, true);
         let transport = SmtpTransport::new(client(session, true), wire).await?;
@@ -202,14 +204,16 @@ where
         transact(tls, session, mail, timer, false).await
     };
     let outcome = race(timer, session.timeouts.conversation_ms, conversation).await;
-    read_outcome(outcome, &log, session.timeouts.conversation_ms)
+    read_outcome(outcome, &log, session.timeouts.conversation_ms, sender)
 }
 
 /// What the conversation came to, read against its transcript (module docs).
+/// `sender` is the MAIL FROM address: a refusal that names it is about us.
 fn read_outcome(
     outcome: Option<Result<(), Stop>>,
     log: &SharedTranscript,
     budget_ms: u64,
+    sender: &str,
 ) -> Result<String, SmtpFailure> {
     use async_smtp::error::Error as E;
     let log = log.borrow();
@@ -252,7 +256,7 @@ fn read_outcome(
                 .clone()
                 .unwrap_or((awaited, Reply::from_lines(554, &[])));
             Err(SmtpFailure {
-                class: classify_refusal(command, &reply),
+                class: classify_refusal(command, &reply, sender),
                 command: command.as_str(),
                 message: reply.describe(),
                 maybe_handed_over: false,
