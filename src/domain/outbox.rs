@@ -302,7 +302,9 @@ pub enum ProviderErrorClass {
     /// domain, relaying, a policy (DMARC, SPF), the message's size or format, the account's
     /// sending rights. Handled like [`ProviderErrorClass::CredentialsRejected`]: that route is
     /// paused, the owner told once with the provider's exact words, the email stays queued with
-    /// its attempt budget untouched.
+    /// its attempt budget untouched — the first time: the same email refused so again by the same
+    /// provider after the pause counts the attempt ([`FailurePolicy::verdict`]), so an email only
+    /// it carries the fault of ends as a dead letter instead of stalling the route.
     Configuration,
 }
 
@@ -539,6 +541,78 @@ impl FailurePolicy {
             _ => AfterFailure::RetryAt {
                 at_ms: now_ms.saturating_add(retry_in()),
             },
+        }
+    }
+}
+
+/// What a failed attempt comes to for its email: the decision, and whether the attempt counts
+/// against the email's attempt budget.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Verdict {
+    pub decision: AfterFailure,
+    /// `false` for a failure that is the route's (or ours), not the email's: the shell moves the
+    /// email's budget start past this attempt.
+    pub counts: bool,
+}
+
+impl FailurePolicy {
+    /// [`FailurePolicy::after_failure`] for one email, and whether the attempt counts.
+    /// `refused_ours_here_before` is true when this email already met a refusal of ours
+    /// (`Configuration`) from this same provider since its attempt budget was last renewed.
+    ///
+    /// A pause of the route (a daily limit, refused credentials, our configuration refused) does
+    /// not count: the email is not at fault. Except a refusal of ours met *again* by the same
+    /// email on the same route — the route was paused for it, then resumed (by the owner or by the
+    /// pause running out) and the same email refused once more. If only that email trips the
+    /// refusal (its size, its content, a rule nothing else meets) and goes first after every
+    /// pause, the route would stall for good behind it. So that attempt counts (the route still
+    /// pauses: it may refuse every email), and at the attempt ceiling the email becomes a dead
+    /// letter with an owner alert instead of pausing the route again. A route that refuses every
+    /// email still costs each email one uncounted refusal, and the owner is told of every pause.
+    #[allow(clippy::too_many_arguments)]
+    pub fn verdict(
+        &self,
+        class: ProviderErrorClass,
+        provider: Provider,
+        attempts: u32,
+        refused_ours_here_before: bool,
+        now_ms: i64,
+        random: u64,
+        retry_after_ms: Option<i64>,
+    ) -> Verdict {
+        let decision =
+            self.after_failure(class, provider, attempts, now_ms, random, retry_after_ms);
+        match decision.provider_pause() {
+            None => Verdict {
+                decision,
+                counts: true,
+            },
+            Some(_) if class == ProviderErrorClass::Configuration && refused_ours_here_before => {
+                Verdict {
+                    decision: if attempts >= self.backoff.max_attempts {
+                        AfterFailure::DeadLetter
+                    } else {
+                        decision
+                    },
+                    counts: true,
+                }
+            }
+            Some(_) => Verdict {
+                decision,
+                counts: false,
+            },
+        }
+    }
+}
+
+impl Provider {
+    /// This provider's bit in a set of providers stored as one integer (the queue's
+    /// `refused_ours`).
+    pub fn bit(self) -> i64 {
+        match self {
+            Provider::Cloudflare => 1,
+            Provider::Resend => 2,
+            Provider::Smtp => 4,
         }
     }
 }

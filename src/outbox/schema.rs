@@ -36,7 +36,8 @@ CREATE TABLE IF NOT EXISTS queue (
   operator_by         TEXT,
   operator_at_ms      INTEGER,
   operator_reason     TEXT,
-  route_wait          INTEGER NOT NULL DEFAULT 0
+  route_wait          INTEGER NOT NULL DEFAULT 0,
+  refused_ours        INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS attempts (
   seq      INTEGER NOT NULL,
@@ -52,7 +53,7 @@ CREATE TABLE IF NOT EXISTS state (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
 
 /// Columns added after the first release (an `ALTER` that finds the column already there fails
 /// harmlessly), then every index.
-const MIGRATIONS: [&str; 12] = [
+const MIGRATIONS: [&str; 13] = [
     "ALTER TABLE queue ADD COLUMN recipient TEXT",
     "ALTER TABLE queue ADD COLUMN budget_from INTEGER NOT NULL DEFAULT 0",
     "ALTER TABLE queue ADD COLUMN maybe_handed_to TEXT",
@@ -69,6 +70,9 @@ const MIGRATIONS: [&str; 12] = [
     "ALTER TABLE queue ADD COLUMN operator_reason TEXT",
     // 1 while a row waits only because every route is paused (`queue.rs` `park_for_route`).
     "ALTER TABLE queue ADD COLUMN route_wait INTEGER NOT NULL DEFAULT 0",
+    // The providers (`Provider::bit`) that refused this row for a reason of ours since its
+    // attempt budget was last renewed (`send.rs`: a second such refusal counts).
+    "ALTER TABLE queue ADD COLUMN refused_ours INTEGER NOT NULL DEFAULT 0",
 ];
 
 /// The partial indexes. Their `WHERE` clauses name statuses literally (SQLite uses a partial index
@@ -92,7 +96,7 @@ CREATE INDEX IF NOT EXISTS queue_finished ON queue(updated_at_ms)
 ";
 
 /// Schema version kept in `state` (`schema_version`); bump when [`MIGRATIONS`] grows.
-const SCHEMA_VERSION: i64 = 5;
+const SCHEMA_VERSION: i64 = 6;
 
 impl Outbox {
     /// Creates the tables, runs the column migrations an older instance lacks, and creates the
