@@ -484,6 +484,16 @@ pub fn classify_refusal(
     Transient
 }
 
+/// A short, stable name for the fault a refusal is: the command, the reply code and the enhanced
+/// code (`MAIL FROM 553 5.7.1`, `end of data 550 5.7.26`). Two refusals with the same name are the
+/// same fault; the server's text (queue ids, session ids) is left out so it stays the same.
+pub fn fault_name(command: SmtpCommand, reply: &Reply) -> String {
+    match reply.enhanced {
+        Some(e) => format!("{} {} {e}", command.as_str(), reply.code),
+        None => format!("{} {}", command.as_str(), reply.code),
+    }
+}
+
 /// Phrases with which servers say a refusal is about us — our sender, our relaying, our client
 /// host or its name — whatever its code. Read only where the codes leave it open, so a phrase can
 /// move a refusal onto us (the route pauses, the owner is told), never onto the guest.
@@ -805,6 +815,23 @@ mod tests {
         ));
         assert!(!names_address("<bookings@example.community>", ours));
         assert!(!names_address("anything", ""));
+    }
+
+    #[test]
+    fn a_fault_is_named_by_its_command_and_codes_never_its_text() {
+        let dmarc = Reply::from_lines(550, &["5.7.26 Unauthenticated email from x".into()]);
+        assert_eq!(
+            fault_name(SmtpCommand::EndOfData, &dmarc),
+            "end of data 550 5.7.26"
+        );
+        let exim = Reply::from_lines(550, &["relay not permitted".into()]);
+        assert_eq!(fault_name(SmtpCommand::RcptTo, &exim), "RCPT TO 550");
+        let a = Reply::from_lines(553, &["5.7.1 <a@b>: Sender address rejected, id 1".into()]);
+        let b = Reply::from_lines(553, &["5.7.1 <a@b>: Sender address rejected, id 2".into()]);
+        assert_eq!(
+            fault_name(SmtpCommand::MailFrom, &a),
+            fault_name(SmtpCommand::MailFrom, &b)
+        );
     }
 
     #[test]

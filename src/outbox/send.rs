@@ -37,6 +37,10 @@ pub struct SendFailure {
     pub retry_after_ms: Option<i64>,
     /// What this failure teaches about the address (a permanent recipient refusal → hard bounce).
     pub suppress: Option<Suppression>,
+    /// A short name for the fault, the same each time it recurs (an SMTP step and its codes, the
+    /// provider's error code or name): a route paused for it is told to the owner once per fault
+    /// and UTC day.
+    pub fault: Option<String>,
 }
 
 impl Default for SendFailure {
@@ -47,6 +51,7 @@ impl Default for SendFailure {
             maybe_handed_over: false,
             retry_after_ms: None,
             suppress: None,
+            fault: None,
         }
     }
 }
@@ -63,6 +68,7 @@ impl From<smtp::SmtpFailure> for SendFailure {
             // (`RecipientDeclined`) drops the email but never suppresses the address.
             suppress: (f.class == ProviderErrorClass::RecipientRejected)
                 .then_some(Suppression::HardBounce),
+            fault: Some(f.fault),
         }
     }
 }
@@ -333,10 +339,11 @@ impl Outbox {
                 pause.until_ms,
                 choose_provider(at, self.availability(cfg)?),
             );
-            // Every pause is the owner's to know about (one alert per route and UTC day): a
-            // daily limit says whether another route carries the mail, a refusal of ours quotes
+            // Every pause is the owner's to know about (one alert per route, fault and UTC day):
+            // a daily limit says whether another route carries the mail, a refusal of ours quotes
             // the provider's exact words.
-            self.alert_provider(provider, pause, &failure.message, next, cfg, at)?;
+            let fault = failure.fault.as_deref().unwrap_or("");
+            self.alert_provider(provider, pause, &failure.message, fault, next, cfg, at)?;
             return match next {
                 AfterPause::FailOverTo(p) => Ok(Next::FailOver(p)),
                 AfterPause::WaitUntil(t) => {
@@ -402,6 +409,7 @@ impl Outbox {
                         maybe_handed_over: f.code.is_none() && f.handed_over,
                         suppress: (f.code.as_deref() == Some("E_RECIPIENT_SUPPRESSED"))
                             .then_some(Suppression::HardBounce),
+                        fault: f.code.clone(),
                         ..SendFailure::default()
                     }
                 }),

@@ -24,7 +24,9 @@ use crate::config::SmtpConfig;
 use crate::domain::outbox::ProviderErrorClass;
 #[cfg(target_arch = "wasm32")]
 use crate::domain::smtp::TlsMode;
-use crate::domain::smtp::{classify_refusal, HandOver, Reply, SmtpCommand, SmtpTimeouts};
+use crate::domain::smtp::{
+    classify_refusal, fault_name, HandOver, Reply, SmtpCommand, SmtpTimeouts,
+};
 use async_smtp::authentication::{Credentials, Mechanism};
 use async_smtp::extension::ClientId;
 use async_smtp::{EmailAddress as SmtpAddress, Envelope, SendableEmail, SmtpClient, SmtpTransport};
@@ -48,6 +50,9 @@ pub struct SmtpFailure {
     /// The final `.` went out and no reply to it came: the server may have the message. The
     /// outcome is unknown, never a refusal.
     pub maybe_handed_over: bool,
+    /// A short name for the fault, the same each time it recurs (`MAIL FROM 553 5.7.1`, the step
+    /// that timed out): what the owner is told about once a day.
+    pub fault: String,
 }
 
 /// A timer: resolves after the given number of milliseconds.
@@ -232,6 +237,7 @@ fn read_outcome(
             message
         },
         maybe_handed_over: log.lost_after_dot(),
+        fault: command.as_str().to_string(),
     };
     match outcome {
         Some(Ok(())) => match &log.final_reply {
@@ -249,6 +255,7 @@ fn read_outcome(
             command: "envelope",
             message: format!("invalid envelope address: {e}"),
             maybe_handed_over: false,
+            fault: "envelope".into(),
         }),
         Some(Err(Stop::Smtp(E::Transient(_) | E::Permanent(_)))) => {
             let (command, reply) = log
@@ -260,6 +267,7 @@ fn read_outcome(
                 command: command.as_str(),
                 message: reply.describe(),
                 maybe_handed_over: false,
+                fault: fault_name(command, &reply),
             })
         }
         // The only refusal of the library itself in this conversation: STARTTLS asked of a
@@ -269,6 +277,7 @@ fn read_outcome(
             command: SmtpCommand::StartTls.as_str(),
             message: format!("{why} (check SMTP_TLS)"),
             maybe_handed_over: false,
+            fault: "STARTTLS not offered".into(),
         }),
         Some(Err(Stop::Smtp(e))) => {
             let command = log.timed_out.map_or(awaited, |(c, _)| c);
@@ -323,6 +332,7 @@ pub async fn send(
         command: "connect",
         message: format!("{}:{}: {e}", cfg.host, cfg.port),
         maybe_handed_over: false,
+        fault: "connect".into(),
     };
     let socket = Socket::builder()
         .secure_transport(secure)
@@ -358,5 +368,6 @@ pub async fn send(
         command: "connect",
         message: "sockets exist only inside workerd".into(),
         maybe_handed_over: false,
+        fault: "connect".into(),
     })
 }

@@ -113,7 +113,7 @@ pub use hotel::{
 pub use journey_failed::owner_journey_failed;
 pub use mime::to_mime;
 pub use owner::{
-    owner_booking_cancelled, owner_checkout_hold, owner_email_failed, owner_new_booking,
+    fault_key, owner_booking_cancelled, owner_checkout_hold, owner_email_failed, owner_new_booking,
     owner_provider_paused, owner_sends_failed, JourneyFailure, ProviderPaused,
 };
 pub use sweep_summary::{owner_sweep_summary, RepairLine};
