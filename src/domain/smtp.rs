@@ -536,8 +536,10 @@ fn account_may_not_send(enhanced: Option<EnhancedCode>, words: &[String]) -> boo
     ];
     let vendor_code = enhanced.is_some_and(|e| {
         // Microsoft 365: 5.1.90 daily recipient limit; 5.7.501–5.7.503 the sending account
-        // banned for spam; 5.7.700–5.7.749 the tenant's sending banned.
-        e.is(1, 90) || (e.subject == 7 && matches!(e.detail, 501..=503 | 700..=749))
+        // banned for spam; 5.7.700–5.7.749 the tenant's sending banned. (Its 4.7.500–4.7.699 is
+        // a temporary restriction "lifted shortly": retried like any 4xx.)
+        e.class == 5
+            && (e.is(1, 90) || (e.subject == 7 && matches!(e.detail, 501..=503 | 700..=749)))
     });
     vendor_code || PHRASES.iter().any(|p| has_phrase(words, p))
 }

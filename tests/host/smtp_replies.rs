@@ -99,6 +99,7 @@ const TABLE: &[Case] = &[
     case(M365, RcptTo, "550 5.4.1 Relay Access Denied", Configuration),
     case(M365, RcptTo, "550 5.7.1 Service unavailable; Client host [192.0.2.7] blocked using Blocklist 1; To request removal from this list please forward this message to delist@messaging.microsoft.com", Configuration),
     case(M365, MailFrom, "451 4.7.500 Access denied, please try again later", Transient),
+    case(M365, MailFrom, "451 4.7.501 Access denied, please try again later", Transient),
     // Our account's quota or suspension: the route pauses until the day turns.
     case(M365, RcptTo, "550 5.1.90 Your message can't be sent because you've reached your daily limit for message recipients", DailyLimit),
     case(M365, EndOfData, "550 5.2.2 Submission quota exceeded", DailyLimit),
