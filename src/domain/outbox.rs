@@ -277,13 +277,22 @@ pub fn next_utc_midnight(now_ms: i64) -> i64 {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ProviderErrorClass {
-    /// The provider's daily quota is used up: pause it until its reset, fail over now.
+    /// The provider's daily quota is used up, or our account may not send for now (for SMTP: a
+    /// daily or submission quota, an outbound-spam suspension): pause that route until the next
+    /// UTC midnight and tell the owner; a main provider fails over now. Never the email's fault:
+    /// its attempt budget is untouched.
     DailyLimit,
     /// Too many requests right now: retry later (with a floor).
     RateLimited,
     /// The recipient's address is invalid, unknown, disabled or suppressed: drop the email, alert
     /// the owner (and learn a hard bounce where the provider says so).
     RecipientRejected,
+    /// The recipient's side will not take this email, without saying the address is bad: its
+    /// policy refused us (access denied, a group that only takes its members' mail), or it refused
+    /// an address without saying the address does not exist. Drop the email and alert the owner;
+    /// the address is **not** suppressed (a later email may well be taken) and the route is not
+    /// paused (one recipient's rule says nothing about the route).
+    RecipientDeclined,
     /// 4xx, 5xx server errors, timeouts, connection errors, codes this build does not know: retry
     /// with backoff.
     Transient,
@@ -299,7 +308,9 @@ pub enum ProviderErrorClass {
     /// domain, relaying, a policy (DMARC, SPF), the message's size or format, the account's
     /// sending rights. Handled like [`ProviderErrorClass::CredentialsRejected`]: that route is
     /// paused, the owner told once with the provider's exact words, the email stays queued with
-    /// its attempt budget untouched.
+    /// its attempt budget untouched — the first time: the same email refused so again by the same
+    /// provider after the pause counts the attempt ([`FailurePolicy::verdict`]), so an email only
+    /// it carries the fault of ends as a dead letter instead of stalling the route.
     Configuration,
 }
 
@@ -414,7 +425,7 @@ impl AfterFailure {
 /// Why a provider (a route) was taken out of use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PauseCause {
-    /// The main provider's daily quota (until the next UTC midnight).
+    /// A daily quota, or our account may not send for now (until the next UTC midnight).
     DailyLimit,
     /// Our credentials were refused.
     Credentials,
@@ -514,6 +525,12 @@ impl FailurePolicy {
             ProviderErrorClass::DailyLimit if provider.is_main() => AfterFailure::FailOver {
                 pause_main_until_ms: next_utc_midnight(now_ms),
             },
+            // The SMTP account's own quota or suspension: the route waits for the day to turn
+            // (and the owner is told), instead of every email failing on it one by one.
+            ProviderErrorClass::DailyLimit => AfterFailure::PauseProvider {
+                until_ms: next_utc_midnight(now_ms),
+                cause: PauseCause::DailyLimit,
+            },
             ProviderErrorClass::CredentialsRejected => AfterFailure::PauseProvider {
                 until_ms: now_ms.saturating_add(self.credentials_pause_ms),
                 cause: PauseCause::Credentials,
@@ -522,12 +539,86 @@ impl FailurePolicy {
                 until_ms: now_ms.saturating_add(self.credentials_pause_ms),
                 cause: PauseCause::Configuration,
             },
-            ProviderErrorClass::RecipientRejected => AfterFailure::Drop,
+            ProviderErrorClass::RecipientRejected | ProviderErrorClass::RecipientDeclined => {
+                AfterFailure::Drop
+            }
             ProviderErrorClass::Permanent => AfterFailure::DeadLetter,
             _ if attempts >= backoff.max_attempts => AfterFailure::DeadLetter,
             _ => AfterFailure::RetryAt {
                 at_ms: now_ms.saturating_add(retry_in()),
             },
+        }
+    }
+}
+
+/// What a failed attempt comes to for its email: the decision, and whether the attempt counts
+/// against the email's attempt budget.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Verdict {
+    pub decision: AfterFailure,
+    /// `false` for a failure that is the route's (or ours), not the email's: the shell moves the
+    /// email's budget start past this attempt.
+    pub counts: bool,
+}
+
+impl FailurePolicy {
+    /// [`FailurePolicy::after_failure`] for one email, and whether the attempt counts.
+    /// `refused_ours_here_before` is true when this email already met a refusal of ours
+    /// (`Configuration`) from this same provider since its attempt budget was last renewed.
+    ///
+    /// A pause of the route (a daily limit, refused credentials, our configuration refused) does
+    /// not count: the email is not at fault. Except a refusal of ours met *again* by the same
+    /// email on the same route — the route was paused for it, then resumed (by the owner or by the
+    /// pause running out) and the same email refused once more. If only that email trips the
+    /// refusal (its size, its content, a rule nothing else meets) and goes first after every
+    /// pause, the route would stall for good behind it. So that attempt counts (the route still
+    /// pauses: it may refuse every email), and at the attempt ceiling the email becomes a dead
+    /// letter with an owner alert instead of pausing the route again. A route that refuses every
+    /// email still costs each email one uncounted refusal, and the owner is told of every pause.
+    #[allow(clippy::too_many_arguments)]
+    pub fn verdict(
+        &self,
+        class: ProviderErrorClass,
+        provider: Provider,
+        attempts: u32,
+        refused_ours_here_before: bool,
+        now_ms: i64,
+        random: u64,
+        retry_after_ms: Option<i64>,
+    ) -> Verdict {
+        let decision =
+            self.after_failure(class, provider, attempts, now_ms, random, retry_after_ms);
+        match decision.provider_pause() {
+            None => Verdict {
+                decision,
+                counts: true,
+            },
+            Some(_) if class == ProviderErrorClass::Configuration && refused_ours_here_before => {
+                Verdict {
+                    decision: if attempts >= self.backoff.max_attempts {
+                        AfterFailure::DeadLetter
+                    } else {
+                        decision
+                    },
+                    counts: true,
+                }
+            }
+            Some(_) => Verdict {
+                decision,
+                counts: false,
+            },
+        }
+    }
+}
+
+impl Provider {
+    /// This provider's bit in a set of providers stored as one integer (the queue's
+    /// `refused_ours`).
+    pub fn bit(self) -> i64 {
+        match self {
+            Provider::Cloudflare => 1,
+            Provider::Resend => 2,
+            Provider::Smtp => 4,
         }
     }
 }
@@ -870,7 +961,7 @@ mod tests {
                 );
             }
         }
-        // A daily limit on either main provider fails over; on SMTP it is just transient.
+        // A daily limit on either main provider fails over.
         assert!(matches!(
             after_failure(
                 ProviderErrorClass::DailyLimit,
@@ -922,11 +1013,35 @@ mod tests {
                 pause_main_until_ms: next_utc_midnight(now)
             }
         );
-        // A daily limit on SMTP itself is just transient.
-        assert!(matches!(
-            after_failure(ProviderErrorClass::DailyLimit, Provider::Smtp, 1, now, b, 0),
-            AfterFailure::RetryAt { .. }
-        ));
+        // SMTP's own quota or suspension pauses SMTP until the day turns, whatever the count.
+        for attempts in [1, b.max_attempts] {
+            assert_eq!(
+                after_failure(
+                    ProviderErrorClass::DailyLimit,
+                    Provider::Smtp,
+                    attempts,
+                    now,
+                    b,
+                    0
+                ),
+                AfterFailure::PauseProvider {
+                    until_ms: next_utc_midnight(now),
+                    cause: PauseCause::DailyLimit,
+                }
+            );
+        }
+        // A recipient's policy drops the email; the route is not paused.
+        assert_eq!(
+            after_failure(
+                ProviderErrorClass::RecipientDeclined,
+                Provider::Smtp,
+                1,
+                now,
+                b,
+                0
+            ),
+            AfterFailure::Drop
+        );
         assert_eq!(
             after_failure(
                 ProviderErrorClass::RecipientRejected,

@@ -51,12 +51,14 @@ impl Outbox {
 
     /// Queues the owner's alert that `provider` is paused (`pause`: until when, why), with the
     /// provider's words (`reason`, bounded to one line) and where the mail goes meanwhile (`next`:
-    /// another route, or nowhere until a time); one per provider per UTC day.
+    /// another route, or nowhere until a time); one per provider, `fault` and UTC day.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn alert_provider(
         &self,
         provider: Provider,
         pause: ProviderPause,
         reason: &str,
+        fault: &str,
         next: AfterPause,
         cfg: &Config,
         now: i64,
@@ -70,6 +72,7 @@ impl Outbox {
                 provider: provider.as_str(),
                 until_ms: pause.until_ms,
                 reason,
+                fault,
                 fallback,
                 wait_until_ms,
                 cause: pause.cause,

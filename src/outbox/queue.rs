@@ -34,6 +34,10 @@ pub(super) struct Row {
     /// The operator's decision on a blocked email (`release` / `reject`), if any.
     #[serde(default)]
     pub(super) operator_decision: Option<String>,
+    /// The providers (`Provider::bit`) that refused it for a reason of ours since its attempt
+    /// budget was last renewed.
+    #[serde(default)]
+    pub(super) refused_ours: i64,
 }
 
 impl Row {
@@ -206,7 +210,8 @@ impl Outbox {
     pub(super) fn pick(&self, audience: Audience, max_rank: i64) -> Result<Option<Row>> {
         let rows: Vec<Row> = self.rows(
             "SELECT seq, email_json, attempts, budget_from, maybe_handed_to, maybe_handed_at_ms, \
-             intent_booking_id, journey_version, expires_at_ms, operator_decision FROM queue \
+             intent_booking_id, journey_version, expires_at_ms, operator_decision, refused_ours \
+             FROM queue \
              WHERE status = 'queued' AND audience = ? AND rank <= ? ORDER BY rank, seq LIMIT 1",
             vec![audience.as_str().into(), max_rank.into()],
         )?;
@@ -407,6 +412,15 @@ impl Outbox {
         Ok(())
     }
 
+    /// The providers (`Provider::bit`) that refused row `seq` for a reason of ours.
+    pub(super) fn set_refused_ours(&self, seq: i64, refused_ours: i64) -> Result<()> {
+        self.exec(
+            "UPDATE queue SET refused_ours = ? WHERE seq = ?",
+            vec![refused_ours.into(), seq.into()],
+        )?;
+        Ok(())
+    }
+
     /// Appends (or replaces) the log entry of attempt number `attempt` of row `seq`.
     pub(super) fn log_attempt(
         &self,
@@ -459,8 +473,8 @@ impl Outbox {
             return Ok(Redrive::NotDead(row.status));
         }
         self.exec(
-            "UPDATE queue SET status = 'queued', budget_from = attempts, not_before_ms = 0, \
-             updated_at_ms = ?, record_synced = 0 WHERE seq = ? AND status = 'dead'",
+            "UPDATE queue SET status = 'queued', budget_from = attempts, refused_ours = 0, \
+             not_before_ms = 0, updated_at_ms = ?, record_synced = 0 WHERE seq = ? AND status = 'dead'",
             vec![now.into(), row.seq.into()],
         )?;
         Ok(Redrive::Queued)

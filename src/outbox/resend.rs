@@ -95,5 +95,6 @@ pub async fn send(
         // An address Resend calls invalid cannot receive anything we send.
         suppress: (failure.name.as_deref() == Some("invalid_to_address"))
             .then_some(Suppression::HardBounce),
+        fault: Some(failure.name.clone().unwrap_or_else(|| status.to_string())),
     })
 }

@@ -37,7 +37,8 @@ CREATE TABLE IF NOT EXISTS queue (
   operator_at_ms      INTEGER,
   operator_reason     TEXT,
   route_wait          INTEGER NOT NULL DEFAULT 0,
-  moment_ms           INTEGER
+  moment_ms           INTEGER,
+  refused_ours        INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS attempts (
   seq      INTEGER NOT NULL,
@@ -53,7 +54,7 @@ CREATE TABLE IF NOT EXISTS state (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
 
 /// Columns added after the first release (an `ALTER` that finds the column already there fails
 /// harmlessly), then every index.
-const MIGRATIONS: [&str; 13] = [
+const MIGRATIONS: [&str; 14] = [
     "ALTER TABLE queue ADD COLUMN recipient TEXT",
     "ALTER TABLE queue ADD COLUMN budget_from INTEGER NOT NULL DEFAULT 0",
     "ALTER TABLE queue ADD COLUMN maybe_handed_to TEXT",
@@ -72,6 +73,9 @@ const MIGRATIONS: [&str; 13] = [
     "ALTER TABLE queue ADD COLUMN route_wait INTEGER NOT NULL DEFAULT 0",
     // The moment a time-bound guest email should be out by, ms UTC (`crate::domain::backlog`).
     "ALTER TABLE queue ADD COLUMN moment_ms INTEGER",
+    // The providers (`Provider::bit`) that refused this row for a reason of ours since its
+    // attempt budget was last renewed (`send.rs`: a second such refusal counts).
+    "ALTER TABLE queue ADD COLUMN refused_ours INTEGER NOT NULL DEFAULT 0",
 ];
 
 /// The partial indexes. Their `WHERE` clauses name statuses literally (SQLite uses a partial index
@@ -97,7 +101,7 @@ CREATE INDEX IF NOT EXISTS queue_finished ON queue(updated_at_ms)
 ";
 
 /// Schema version kept in `state` (`schema_version`); bump when [`MIGRATIONS`] grows.
-const SCHEMA_VERSION: i64 = 6;
+const SCHEMA_VERSION: i64 = 7;
 
 impl Outbox {
     /// Creates the tables, runs the column migrations an older instance lacks, and creates the

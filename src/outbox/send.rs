@@ -16,7 +16,7 @@ use crate::domain::marketing::Suppression;
 use crate::domain::outbox::{
     after_pause, choose_provider, classify_cloudflare_code, merge_maybe_handed_over,
     status_after_success, stop_after_uncertain, AfterFailure, AfterPause, FailurePolicy, Provider,
-    ProviderChoice, ProviderErrorClass,
+    ProviderChoice, ProviderErrorClass, Verdict,
 };
 use crate::domain::render;
 use crate::domain::smtp::ALARM_BUDGET_MS;
@@ -37,6 +37,10 @@ pub struct SendFailure {
     pub retry_after_ms: Option<i64>,
     /// What this failure teaches about the address (a permanent recipient refusal → hard bounce).
     pub suppress: Option<Suppression>,
+    /// A short name for the fault, the same each time it recurs (an SMTP step and its codes, the
+    /// provider's error code or name): a route paused for it is told to the owner once per fault
+    /// and UTC day.
+    pub fault: Option<String>,
 }
 
 impl Default for SendFailure {
@@ -47,6 +51,7 @@ impl Default for SendFailure {
             maybe_handed_over: false,
             retry_after_ms: None,
             suppress: None,
+            fault: None,
         }
     }
 }
@@ -58,9 +63,12 @@ impl From<smtp::SmtpFailure> for SendFailure {
             message: f.to_string(),
             maybe_handed_over: f.maybe_handed_over,
             retry_after_ms: None,
-            // 5.1.1, 5.1.10, 5.2.1 …: the mailbox does not exist or is disabled, for good.
+            // 5.1.1, 5.1.10, 5.2.1 …: the mailbox does not exist or is disabled, for good. A
+            // recipient's policy or an address refused without saying it does not exist
+            // (`RecipientDeclined`) drops the email but never suppresses the address.
             suppress: (f.class == ProviderErrorClass::RecipientRejected)
                 .then_some(Suppression::HardBounce),
+            fault: Some(f.fault),
         }
     }
 }
@@ -99,6 +107,8 @@ struct Progress {
     attempts: i64,
     budget_from: i64,
     maybe: Option<(Provider, i64)>,
+    /// The providers (`Provider::bit`) that refused it for a reason of ours.
+    refused_ours: i64,
 }
 
 /// Stage 1: the row is marked `sending` with `provider`; the hand-over has not happened yet.
@@ -124,10 +134,10 @@ enum Outcome {
         status: EmailStatus,
         provider_message_id: String,
     },
-    /// Refused or unanswered: what to do about it.
+    /// Refused or unanswered: what to do about it, and whether the attempt counts.
     Failed {
         failure: SendFailure,
-        decision: AfterFailure,
+        verdict: Verdict,
     },
     /// Unanswered a second time after an uncertain hand-over to a provider that cannot
     /// deduplicate (`stop_after_uncertain`): not sent again, recorded `sent_possibly_twice`
@@ -162,6 +172,7 @@ impl Outbox {
             attempts: row.attempts,
             budget_from: row.budget_from,
             maybe: row.maybe_handed_over(),
+            refused_ours: row.refused_ours,
         };
         let ProviderChoice::Send(mut provider) = choose_provider(now_ms(), self.availability(cfg)?)
         else {
@@ -238,7 +249,7 @@ impl Outbox {
             ..
         } = completed;
         let provider = handover.provider;
-        let (failure, decision) = match outcome {
+        let (failure, Verdict { decision, counts }) = match outcome {
             Outcome::Accepted {
                 status,
                 provider_message_id,
@@ -283,7 +294,7 @@ impl Outbox {
                 )?;
                 return Ok(Next::Done(Attempted::Sent));
             }
-            Outcome::Failed { failure, decision } => (failure, decision),
+            Outcome::Failed { failure, verdict } => (failure, verdict),
         };
         self.log_attempt(
             row.seq,
@@ -303,10 +314,20 @@ impl Outbox {
             self.learn_suppression(email, s, provider, &failure.message)
                 .await;
         }
-        if let Some(pause) = decision.provider_pause() {
+        if failure.class == ProviderErrorClass::Configuration
+            && progress.refused_ours & provider.bit() == 0
+        {
+            // Remembered, so the same refusal from this provider counts next time
+            // (`FailurePolicy::verdict`).
+            progress.refused_ours |= provider.bit();
+            self.set_refused_ours(row.seq, progress.refused_ours)?;
+        }
+        if !counts {
             // The provider is the problem, not the email: this attempt does not count.
             progress.budget_from += 1;
             self.set_budget_from(row.seq, progress.budget_from)?;
+        }
+        if let Some(pause) = decision.provider_pause() {
             let key = if provider.is_main() {
                 StateKey::MainPausedUntilMs
             } else {
@@ -318,10 +339,11 @@ impl Outbox {
                 pause.until_ms,
                 choose_provider(at, self.availability(cfg)?),
             );
-            // Every pause is the owner's to know about (one alert per route and UTC day): a
-            // daily limit says whether another route carries the mail, a refusal of ours quotes
+            // Every pause is the owner's to know about (one alert per route, fault and UTC day):
+            // a daily limit says whether another route carries the mail, a refusal of ours quotes
             // the provider's exact words.
-            self.alert_provider(provider, pause, &failure.message, next, cfg, at)?;
+            let fault = failure.fault.as_deref().unwrap_or("");
+            self.alert_provider(provider, pause, &failure.message, fault, next, cfg, at)?;
             return match next {
                 AfterPause::FailOverTo(p) => Ok(Next::FailOver(p)),
                 AfterPause::WaitUntil(t) => {
@@ -336,15 +358,16 @@ impl Outbox {
                 self.park(row.seq, EmailStatus::Waiting, at_ms, &failure.message, at)?;
             }
             AfterFailure::DeadLetter => {
-                self.park(row.seq, EmailStatus::Dead, 0, &failure.message, at)?;
-                self.alert_owner(
-                    email,
-                    &counted,
-                    EmailStatus::Dead,
-                    &failure.message,
-                    cfg,
-                    at,
-                )?;
+                let reason = if failure.class == ProviderErrorClass::Configuration {
+                    format!(
+                        "{}; {provider} refused this email again and again for a reason of ours, with its route resumed in between: it is a dead letter so it no longer holds up the route (fix the cause, then redrive it)",
+                        failure.message
+                    )
+                } else {
+                    failure.message.clone()
+                };
+                self.park(row.seq, EmailStatus::Dead, 0, &reason, at)?;
+                self.alert_owner(email, &counted, EmailStatus::Dead, &reason, cfg, at)?;
             }
             AfterFailure::Drop => {
                 self.park(row.seq, EmailStatus::Dropped, 0, &failure.message, at)?;
@@ -386,6 +409,7 @@ impl Outbox {
                         maybe_handed_over: f.code.is_none() && f.handed_over,
                         suppress: (f.code.as_deref() == Some("E_RECIPIENT_SUPPRESSED"))
                             .then_some(Suppression::HardBounce),
+                        fault: f.code.clone(),
                         ..SendFailure::default()
                     }
                 }),
@@ -432,8 +456,9 @@ impl Outbox {
 }
 
 /// Stage 3 (pure): judges a completed hand-over with the policy. Success: the restart rule
-/// (`status_after_success`); failure: the failure policy, counting only the attempts since the
-/// budget was last renewed. `random` feeds the backoff jitter.
+/// (`status_after_success`); failure: the failure policy's verdict, counting only the attempts
+/// since the budget was last renewed, and knowing whether this provider already refused the email
+/// for a reason of ours. `random` feeds the backoff jitter.
 fn judge(
     completed: &Completed,
     progress: &Progress,
@@ -454,10 +479,11 @@ fn judge(
             }
         }
         Err(failure) => Outcome::Failed {
-            decision: policy.after_failure(
+            verdict: policy.verdict(
                 failure.class,
                 provider,
                 u32::try_from(progress.attempts - progress.budget_from).unwrap_or(u32::MAX),
+                progress.refused_ours & provider.bit() != 0,
                 completed.at_ms,
                 random,
                 failure.retry_after_ms,

@@ -4,8 +4,11 @@
 //! which command each reply answers and bounds every step (RFC 5321 §4.5.3.2).
 //!
 //! One email is one SMTP transaction. What a failure means is decided from the transcript:
-//! - the server refused a command → [`classify_refusal`] on that command, its reply code and its
-//!   enhanced status code;
+//! - the server answered the final `.` with a 2xx → the message is the server's, whatever
+//!   happens afterwards (QUIT unanswered, refused, cut off by the conversation's limit, the
+//!   connection dropped): sent, once;
+//! - the server refused a command → [`classify_refusal`] on that command, its reply code, its
+//!   enhanced status code and whether it is about our envelope sender;
 //! - no reply came (a deadline, a closed connection, an unreadable reply) *before* the final `.`
 //!   → nothing was handed over (RFC 5321 §4.1.1.4: a message is the server's only once the final
 //!   `.` is answered), transient;
@@ -21,7 +24,9 @@ use crate::config::SmtpConfig;
 use crate::domain::outbox::ProviderErrorClass;
 #[cfg(target_arch = "wasm32")]
 use crate::domain::smtp::TlsMode;
-use crate::domain::smtp::{classify_refusal, Reply, SmtpCommand, SmtpTimeouts};
+use crate::domain::smtp::{
+    classify_refusal, fault_name, HandOver, Reply, SmtpCommand, SmtpTimeouts,
+};
 use async_smtp::authentication::{Credentials, Mechanism};
 use async_smtp::extension::ClientId;
 use async_smtp::{EmailAddress as SmtpAddress, Envelope, SendableEmail, SmtpClient, SmtpTransport};
@@ -45,6 +50,9 @@ pub struct SmtpFailure {
     /// The final `.` went out and no reply to it came: the server may have the message. The
     /// outcome is unknown, never a refusal.
     pub maybe_handed_over: bool,
+    /// A short name for the fault, the same each time it recurs (`MAIL FROM 553 5.7.1`, the step
+    /// that timed out): what the owner is told about once a day.
+    pub fault: String,
 }
 
 /// A timer: resolves after the given number of milliseconds.
@@ -141,7 +149,7 @@ where
         .send(SendableEmail::new(envelope, message))
         .await?;
     // The server has the message once it answered the final dot; a failed or slow QUIT changes
-    // nothing.
+    // nothing (nor does the conversation's own limit firing meanwhile: see `read_outcome`).
     let _ = race(timer, QUIT_WAIT_MS, transport.quit()).await;
     Ok(())
 }
@@ -170,9 +178,10 @@ where
         session.timeouts,
         expect_greeting,
     );
+    let sender = mail.from;
     let conversation = transact(wire, session, mail, timer, expect_greeting);
     let outcome = race(timer, session.timeouts.conversation_ms, conversation).await;
-    read_outcome(outcome, &log, session.timeouts.conversation_ms)
+    read_outcome(outcome, &log, session.timeouts.conversation_ms, sender)
 }
 
 /// [`send_over`] with STARTTLS (RFC 3207): greeting, EHLO and STARTTLS on `stream`, then
@@ -191,6 +200,7 @@ where
     U: FnOnce(S) -> T,
 {
     let log = SharedTranscript::default();
+    let sender = mail.from;
     let conversation = async {
         let wire = Wire::new(stream, log.clone(), timer, session.timeouts, true);
         let transport = SmtpTransport::new(client(session, true), wire).await?;
@@ -199,17 +209,24 @@ where
         transact(tls, session, mail, timer, false).await
     };
     let outcome = race(timer, session.timeouts.conversation_ms, conversation).await;
-    read_outcome(outcome, &log, session.timeouts.conversation_ms)
+    read_outcome(outcome, &log, session.timeouts.conversation_ms, sender)
 }
 
 /// What the conversation came to, read against its transcript (module docs).
+/// `sender` is the MAIL FROM address: a refusal that names it is about us.
 fn read_outcome(
     outcome: Option<Result<(), Stop>>,
     log: &SharedTranscript,
     budget_ms: u64,
+    sender: &str,
 ) -> Result<String, SmtpFailure> {
     use async_smtp::error::Error as E;
     let log = log.borrow();
+    // A positive reply to the final dot is a hand-over, whatever ended the conversation after it:
+    // reporting anything else would send the email a second time.
+    if let (HandOver::Accepted, Some(reply)) = (log.hand_over(), &log.final_reply) {
+        return Ok(reply.describe());
+    }
     let awaited = log.awaited().unwrap_or(SmtpCommand::Other);
     let uncertain = |command: SmtpCommand, message: String| SmtpFailure {
         class: ProviderErrorClass::Transient,
@@ -220,10 +237,10 @@ fn read_outcome(
             message
         },
         maybe_handed_over: log.lost_after_dot(),
+        fault: command.as_str().to_string(),
     };
     match outcome {
         Some(Ok(())) => match &log.final_reply {
-            Some(reply) if reply.is_positive_completion() => Ok(reply.describe()),
             Some(reply) => Err(uncertain(
                 SmtpCommand::EndOfData,
                 format!("unexpected reply to end of data: {}", reply.describe()),
@@ -238,6 +255,7 @@ fn read_outcome(
             command: "envelope",
             message: format!("invalid envelope address: {e}"),
             maybe_handed_over: false,
+            fault: "envelope".into(),
         }),
         Some(Err(Stop::Smtp(E::Transient(_) | E::Permanent(_)))) => {
             let (command, reply) = log
@@ -245,10 +263,11 @@ fn read_outcome(
                 .clone()
                 .unwrap_or((awaited, Reply::from_lines(554, &[])));
             Err(SmtpFailure {
-                class: classify_refusal(command, &reply),
+                class: classify_refusal(command, &reply, sender),
                 command: command.as_str(),
                 message: reply.describe(),
                 maybe_handed_over: false,
+                fault: fault_name(command, &reply),
             })
         }
         // The only refusal of the library itself in this conversation: STARTTLS asked of a
@@ -258,6 +277,7 @@ fn read_outcome(
             command: SmtpCommand::StartTls.as_str(),
             message: format!("{why} (check SMTP_TLS)"),
             maybe_handed_over: false,
+            fault: "STARTTLS not offered".into(),
         }),
         Some(Err(Stop::Smtp(e))) => {
             let command = log.timed_out.map_or(awaited, |(c, _)| c);
@@ -312,6 +332,7 @@ pub async fn send(
         command: "connect",
         message: format!("{}:{}: {e}", cfg.host, cfg.port),
         maybe_handed_over: false,
+        fault: "connect".into(),
     };
     let socket = Socket::builder()
         .secure_transport(secure)
@@ -347,5 +368,6 @@ pub async fn send(
         command: "connect",
         message: "sockets exist only inside workerd".into(),
         maybe_handed_over: false,
+        fault: "connect".into(),
     })
 }

@@ -22,7 +22,9 @@
 //! It holds no worker types, so host tests drive the real library through it.
 
 use super::smtp::Timer;
-use crate::domain::smtp::{normalize_reply_line, Reply, ReplyLine, SmtpCommand, SmtpTimeouts};
+use crate::domain::smtp::{
+    hand_over, normalize_reply_line, HandOver, Reply, ReplyLine, SmtpCommand, SmtpTimeouts,
+};
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::future::Future;
@@ -60,9 +62,14 @@ impl Transcript {
         self.pending.front().copied()
     }
 
+    /// What the server's answer to the final `.` (or its absence) says about the message.
+    pub fn hand_over(&self) -> HandOver {
+        hand_over(self.dot_written, self.final_reply.as_ref())
+    }
+
     /// The final `.` went out and no reply to it came: the server may have the message.
     pub fn lost_after_dot(&self) -> bool {
-        self.dot_written && self.final_reply.is_none()
+        self.hand_over() == HandOver::Unknown
     }
 }
 
@@ -218,12 +225,21 @@ impl<'t, S> Wire<'t, S> {
     }
 }
 
+/// Which way a deadline bounds the stream.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Waiting {
+    /// For the reply to a command.
+    Reply,
+    /// For a write (of a command line, or of the message in data mode) to make progress.
+    Write,
+}
+
 /// Polls `deadline` (creating it for `ms` if absent); `Err(TimedOut)` when it fired, noting it.
 fn check_deadline<'t>(
     deadline: &mut Option<Deadline<'t>>,
     timer: &'t Timer,
     log: &SharedTranscript,
-    command: SmtpCommand,
+    (waiting, command): (Waiting, SmtpCommand),
     ms: u64,
     cx: &mut Context<'_>,
 ) -> io::Result<()> {
@@ -231,10 +247,12 @@ fn check_deadline<'t>(
     if d.as_mut().poll(cx).is_ready() {
         *deadline = None;
         log.borrow_mut().timed_out = Some((command, ms));
-        let what = if command == SmtpCommand::Data {
-            "no progress writing the message".to_string()
-        } else {
-            format!("no reply to {}", command.as_str())
+        // The reply to DATA (the 354) and the message written after it both belong to DATA: only
+        // the direction tells them apart.
+        let what = match (waiting, command) {
+            (Waiting::Reply, c) => format!("no reply to {}", c.as_str()),
+            (Waiting::Write, SmtpCommand::Data) => "no progress writing the message".to_string(),
+            (Waiting::Write, _) => "no progress writing a command".to_string(),
         };
         return Err(io::Error::new(
             io::ErrorKind::TimedOut,
@@ -280,7 +298,7 @@ impl<S: AsyncBufRead + Unpin> AsyncBufRead for Wire<'_, S> {
                         &mut this.read_deadline,
                         this.timer,
                         &this.log,
-                        command,
+                        (Waiting::Reply, command),
                         ms,
                         cx,
                     )?;
@@ -331,7 +349,7 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for Wire<'_, S> {
                     &mut this.write_deadline,
                     this.timer,
                     &this.log,
-                    command,
+                    (Waiting::Write, command),
                     ms,
                     cx,
                 )?;
@@ -353,7 +371,7 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for Wire<'_, S> {
                     &mut this.write_deadline,
                     this.timer,
                     &this.log,
-                    command,
+                    (Waiting::Write, command),
                     ms,
                     cx,
                 )?;

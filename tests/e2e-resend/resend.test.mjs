@@ -8,6 +8,7 @@ import {
   enqueueEmail,
   eventually,
   item,
+  keyStartingWith,
   outboxState,
   outboxStub,
   rows,
@@ -169,7 +170,8 @@ describe("Resend as the main provider", () => {
     expect(smtpFailure.error).toMatch(/535/);
     // The owner alert is queued but cannot go out either: nothing is lost, it waits.
     const day = new Date().toISOString().slice(0, 10);
-    const alertKey = `owner_provider_paused:smtp:${day}`;
+    // The key ends with the fault (the refused AUTH and its codes).
+    const alertKey = keyStartingWith(state, `owner_provider_paused:smtp:${day}:auth-535`);
     expect(item(state, alertKey)?.status).toBe("queued");
 
     // The main provider's reset passes: the alert and the email go through Resend.

@@ -158,7 +158,8 @@ describe("SMTP failover, one email, one hand-over", () => {
     expect(await rows("SELECT email FROM suppressions WHERE email = ?", to)).toEqual([]);
     expect(await counted(to)).toEqual({ transactions: 0, accepted: 0 });
     // The owner's alert waits for a route; the admin shows that every route is paused.
-    const alertKey = `owner_provider_paused:smtp:${today()}`;
+    // One alert per route, fault and UTC day: the fault is the refused step and its codes.
+    const alertKey = `owner_provider_paused:smtp:${today()}:mail-from-553-5.7.1`;
     expect(item(state, alertKey)?.status).toBe("queued");
     const cookie = await adminCookie();
     expect(await adminPage("/admin", cookie)).toContain('id="all-routes-paused"');

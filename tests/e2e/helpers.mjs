@@ -247,6 +247,13 @@ export function item(state, key) {
   return state.items.find((i) => i.dedupe_key === key);
 }
 
+/** The dedupe key of the one queue item whose key starts with `prefix`. */
+export function keyStartingWith(state, prefix) {
+  const keys = state.items.map((i) => i.dedupe_key).filter((k) => k.startsWith(prefix));
+  if (keys.length !== 1) throw new Error(`expected one key starting with ${prefix}, found ${JSON.stringify(keys)}`);
+  return keys[0];
+}
+
 /** `[provider, outcome]` of every attempt of a queue item, oldest first. */
 export function tries(state, it) {
   return state.attempts

@@ -51,7 +51,7 @@ describe("every route paused", () => {
     expect(tries(state, it)).toEqual([["cloudflare_email", "failed"]]);
     const dayMs = 86_400_000;
     expect(state.mainPausedUntilMs).toBe((Math.floor(Date.now() / dayMs) + 1) * dayMs);
-    const alertKey = `owner_provider_paused:cloudflare_email:${today()}`;
+    const alertKey = `owner_provider_paused:cloudflare_email:${today()}:e-daily-limit-exceeded`;
     expect(item(state, alertKey)?.status).toBe("queued");
     const alert = await (await outboxStub().fetch(`https://outbox/email?dedupe_key=${encodeURIComponent(alertKey)}`)).json();
     expect(alert.subject).toBe("cloudflare_email hit its daily limit: no route is sending");

@@ -71,7 +71,7 @@ describe("main provider errors and paused routes", () => {
     ]);
     expect(state.mainPausedUntilMs).toBeGreaterThan(Date.now() + 3_000_000);
     state = await runOutbox();
-    const alertKey = `owner_provider_paused:cloudflare_email:${today()}`;
+    const alertKey = `owner_provider_paused:cloudflare_email:${today()}:e-sender-not-verified`;
     expect(item(state, alertKey)).toMatchObject({ status: "sent", provider: "smtp" });
     const alert = await (await outboxStub().fetch(`https://outbox/email?dedupe_key=${encodeURIComponent(alertKey)}`)).json();
     expect(alert.text).toContain("E_SENDER_NOT_VERIFIED");

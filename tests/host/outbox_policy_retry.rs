@@ -3,7 +3,7 @@
 
 use booking_email_engine::domain::outbox::{
     after_failure, after_failure_with_hint, clamp_retry_after_ms, next_utc_midnight, AfterFailure,
-    Backoff, Provider, ProviderErrorClass, RATE_LIMIT_FLOOR_MS, RETRY_AFTER_MIN_MS,
+    Backoff, PauseCause, Provider, ProviderErrorClass, RATE_LIMIT_FLOOR_MS, RETRY_AFTER_MIN_MS,
 };
 use proptest::prelude::*;
 
@@ -18,10 +18,11 @@ fn seeded(mut seed: u64) -> impl FnMut() -> u64 {
     }
 }
 
-const ALL_CLASSES: [ProviderErrorClass; 5] = [
+const ALL_CLASSES: [ProviderErrorClass; 6] = [
     ProviderErrorClass::DailyLimit,
     ProviderErrorClass::RateLimited,
     ProviderErrorClass::RecipientRejected,
+    ProviderErrorClass::RecipientDeclined,
     ProviderErrorClass::Transient,
     ProviderErrorClass::Permanent,
 ];
@@ -270,10 +271,12 @@ fn rate_limited_waits_at_least_a_minute() {
 }
 
 #[test]
-fn daily_limit_on_smtp_is_retried_with_the_hint() {
+fn daily_limit_on_smtp_pauses_it_until_the_day_turns_whatever_the_hint() {
+    // Our SMTP account's quota or suspension: every email would fail on it, so the route waits
+    // (a hint of 10 minutes does not bring the quota back).
     let b = Backoff::DEFAULT;
     assert_eq!(
-        delay(after_failure_with_hint(
+        after_failure_with_hint(
             ProviderErrorClass::DailyLimit,
             Provider::Smtp,
             1,
@@ -281,8 +284,11 @@ fn daily_limit_on_smtp_is_retried_with_the_hint() {
             b,
             0,
             Some(600_000)
-        )),
-        600_000
+        ),
+        AfterFailure::PauseProvider {
+            until_ms: next_utc_midnight(NOW),
+            cause: PauseCause::DailyLimit,
+        }
     );
 }
 

@@ -865,12 +865,13 @@ fn supplier_markup_in_instructions_becomes_plain_text() {
 fn owner_provider_paused_alert_names_the_provider_the_time_and_what_to_do() {
     use booking_email_engine::domain::content_lock::ContentLock;
     use booking_email_engine::domain::outbox::PauseCause;
-    use booking_email_engine::domain::render::{owner_provider_paused, ProviderPaused};
+    use booking_email_engine::domain::render::{fault_key, owner_provider_paused, ProviderPaused};
     let now = 1_795_961_635_000; // 2026-11-29T…Z
     let p = ProviderPaused {
         provider: "smtp",
         until_ms: now + 3_600_000,
         reason: "SMTP AUTH: 535 <bad> credentials",
+        fault: "AUTH 535",
         fallback: None,
         wait_until_ms: Some(now + 3_600_000),
         cause: PauseCause::Credentials,
@@ -881,9 +882,53 @@ fn owner_provider_paused_alert_names_the_provider_the_time_and_what_to_do() {
     assert_eq!(e.audience, Audience::Owner);
     assert_eq!(e.rank, Rank::Urgent);
     assert_eq!(e.to, owner());
-    // One alert per provider and UTC day.
+    // One alert per provider, fault and UTC day.
     assert_eq!(
         e.dedupe_key.as_str(),
+        "owner_provider_paused:smtp:2026-11-29:auth-535"
+    );
+    // The same fault again that day: the same alert (deduplicated). Another fault on the same
+    // route the same day (a DMARC refusal after refused credentials): told too.
+    let again = owner_provider_paused(
+        &ProviderPaused {
+            now_ms: now + 3_600_000,
+            reason: "SMTP AUTH: 535 other words, id 77",
+            ..p.clone()
+        },
+        &owner(),
+        &branding(),
+    )
+    .unwrap();
+    assert_eq!(again.dedupe_key, e.dedupe_key);
+    let dmarc = owner_provider_paused(
+        &ProviderPaused {
+            fault: "end of data 550 5.7.26",
+            cause: PauseCause::Configuration,
+            ..p.clone()
+        },
+        &owner(),
+        &branding(),
+    )
+    .unwrap();
+    assert_eq!(
+        dmarc.dedupe_key.as_str(),
+        "owner_provider_paused:smtp:2026-11-29:end-of-data-550-5.7.26"
+    );
+    // A provider's own code names the fault as well; an unknown fault keeps the per-day key.
+    assert_eq!(fault_key("E_SENDER_NOT_VERIFIED"), "e-sender-not-verified");
+    assert_eq!(fault_key("  MAIL FROM 553 5.7.1 "), "mail-from-553-5.7.1");
+    assert!(fault_key(&"x y ".repeat(100)).len() <= 48);
+    let unnamed = owner_provider_paused(
+        &ProviderPaused {
+            fault: "",
+            ..p.clone()
+        },
+        &owner(),
+        &branding(),
+    )
+    .unwrap();
+    assert_eq!(
+        unnamed.dedupe_key.as_str(),
         "owner_provider_paused:smtp:2026-11-29"
     );
     let next_day = owner_provider_paused(
@@ -897,7 +942,7 @@ fn owner_provider_paused_alert_names_the_provider_the_time_and_what_to_do() {
     .unwrap();
     assert_eq!(
         next_day.dedupe_key.as_str(),
-        "owner_provider_paused:smtp:2026-11-30"
+        "owner_provider_paused:smtp:2026-11-30:auth-535"
     );
     assert!(e.text.contains("2026-11-29 "), "{}", e.text);
     assert!(e.text.contains("refused the engine's credentials"));
@@ -925,6 +970,14 @@ fn owner_provider_paused_alert_names_the_provider_the_time_and_what_to_do() {
         .text
         .contains("Email goes out through smtp meanwhile: the mail is carried"));
     assert!(with_fallback.text.contains("daily sending limit"));
+    // A daily limit quotes the provider's reply too (for SMTP it may be a suspension).
+    assert!(
+        with_fallback
+            .text
+            .contains("Its exact reply: SMTP AUTH: 535 <bad> credentials"),
+        "{}",
+        with_fallback.text
+    );
     assert_eq!(
         with_fallback.subject,
         "resend hit its daily limit: smtp carries the mail"

@@ -221,26 +221,46 @@ async fn a_refused_sender_is_our_configuration_not_the_recipients_fault() {
 }
 
 #[tokio::test]
-async fn relay_denied_at_rcpt_is_ours_and_an_undetailed_550_is_not_the_guests() {
-    let relay = Script {
-        rcpt: "554 5.7.1 <to@example.com>: Relay access denied",
+async fn relay_denied_at_rcpt_is_ours_whichever_server_says_it() {
+    // Postfix's enhanced code is the one it also gives a recipient's own rule (5.7.1); Exim gives
+    // none: the relay refusal is read from their fixed words.
+    for rcpt in [
+        "554 5.7.1 <to@example.com>: Relay access denied",
+        "550 relay not permitted",
+    ] {
+        let script = Script {
+            rcpt,
+            ..Script::default()
+        };
+        let run = converse(script, None, short_message(), 5_000).await;
+        let f = run.failure();
+        assert_eq!(f.class, ProviderErrorClass::Configuration, "{rcpt}: {f:?}");
+        assert_eq!(f.command, "RCPT TO");
+    }
+}
+
+#[tokio::test]
+async fn our_sender_refused_at_rcpt_is_ours_and_a_recipients_rule_is_the_recipients() {
+    // Postfix answers its sender restrictions at RCPT TO (smtpd_delay_reject = yes): the reply
+    // names our MAIL FROM address.
+    let sender = Script {
+        rcpt: "550 5.1.0 <from@example.com>: Sender address rejected: User unknown in local recipient table",
         ..Script::default()
     };
-    let f = converse(relay, None, short_message(), 5_000)
-        .await
-        .failure()
-        .clone();
+    let run = converse(sender, None, short_message(), 5_000).await;
+    let f = run.failure();
     assert_eq!(f.class, ProviderErrorClass::Configuration, "{f:?}");
-    // Exim sends no enhanced codes: its relay refusal and its bad-address refusal look alike.
-    let exim = Script {
-        rcpt: "550 relay not permitted",
+    assert_eq!(f.command, "RCPT TO");
+    // The same code for one recipient's access rule: dropped (not suppressed), the route goes on.
+    let policy = Script {
+        rcpt: "554 5.7.1 <to@example.com>: Recipient address rejected: Access denied",
         ..Script::default()
     };
-    let f = converse(exim, None, short_message(), 5_000)
-        .await
-        .failure()
-        .clone();
-    assert_eq!(f.class, ProviderErrorClass::Transient, "{f:?}");
+    let run = converse(policy, None, short_message(), 5_000).await;
+    let f = run.failure();
+    assert_eq!(f.class, ProviderErrorClass::RecipientDeclined, "{f:?}");
+    assert!(!f.maybe_handed_over);
+    assert!(!run.seen.saw("DATA"));
 }
 
 #[tokio::test]

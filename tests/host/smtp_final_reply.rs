@@ -157,6 +157,98 @@ async fn a_slow_reply_to_mail_from_beyond_its_limit_hands_nothing_over() {
     assert_eq!(run.seen.transactions, 0);
 }
 
+/// Every limit but `changed` is long (5 s), so the step that timed out is the one under test.
+fn only(changed: impl FnOnce(&mut SmtpTimeouts)) -> SmtpTimeouts {
+    let mut limits = timeouts(5_000);
+    changed(&mut limits);
+    limits
+}
+
+#[tokio::test]
+async fn a_greeting_later_than_its_limit_hands_nothing_over() {
+    let limits = only(|l| l.greeting_ms = 300);
+    let script = Script {
+        greeting_delay_ms: 1_500,
+        ..Script::default()
+    };
+    let run = converse_with(script, None, short_message(), limits).await;
+    let f = run.failure();
+    assert_eq!(f.command, "greeting");
+    assert!(
+        f.message.contains("no reply to greeting within 300 ms"),
+        "{}",
+        f.message
+    );
+    assert!(!f.maybe_handed_over, "{f:?}");
+    assert_eq!(f.class, ProviderErrorClass::Transient);
+    assert!(run.seen.commands.is_empty(), "{:?}", run.seen.commands);
+    assert_eq!(run.seen.transactions, 0);
+    assert!(
+        run.elapsed < Duration::from_millis(1_400),
+        "{:?}",
+        run.elapsed
+    );
+}
+
+#[tokio::test]
+async fn a_354_later_than_the_data_limit_hands_nothing_over() {
+    let limits = only(|l| l.data_init_ms = 300);
+    let script = Script {
+        data_delay_ms: 1_500,
+        ..Script::default()
+    };
+    let run = converse_with(script, None, short_message(), limits).await;
+    let f = run.failure();
+    assert_eq!(f.command, "DATA");
+    assert!(
+        f.message.contains("no reply to DATA within 300 ms"),
+        "{}",
+        f.message
+    );
+    assert!(!f.maybe_handed_over, "{f:?}");
+    assert_eq!(f.class, ProviderErrorClass::Transient);
+    assert!(run.seen.body.is_empty(), "no message data before the 354");
+    assert_eq!(run.seen.transactions, 0);
+    assert!(
+        run.elapsed < Duration::from_millis(1_400),
+        "{:?}",
+        run.elapsed
+    );
+}
+
+#[tokio::test]
+async fn a_message_write_that_stalls_beyond_the_data_block_limit_hands_nothing_over() {
+    // A 4 KiB pipe and a server that reads nothing of the message for 1.5 s: the client's writes
+    // stall long before the final dot.
+    let limits = only(|l| l.data_block_ms = 300);
+    let script = Script {
+        data_stall_ms: 1_500,
+        pipe_bytes: 4_096,
+        ..Script::default()
+    };
+    let mut message = short_message();
+    message.extend(
+        b"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\r\n".repeat(8_192),
+    );
+    let run = converse_with(script, None, message, limits).await;
+    let f = run.failure();
+    assert_eq!(f.command, "DATA");
+    assert!(
+        f.message
+            .contains("no progress writing the message within 300 ms"),
+        "{}",
+        f.message
+    );
+    assert!(!f.maybe_handed_over, "the final dot never went out: {f:?}");
+    assert_eq!(f.class, ProviderErrorClass::Transient);
+    assert_eq!(run.seen.transactions, 0);
+    assert!(
+        run.elapsed < Duration::from_millis(1_400),
+        "{:?}",
+        run.elapsed
+    );
+}
+
 #[tokio::test]
 async fn the_whole_conversation_is_bounded_too() {
     // Every step within its own limit, the sum over the conversation's.
@@ -185,6 +277,80 @@ async fn the_whole_conversation_is_bounded_too() {
         "{:?}",
         run.elapsed
     );
+}
+
+/// Once the server answered the final dot with a 2xx the message is its (RFC 5321 §4.1.1.4):
+/// whatever happens to QUIT afterwards — no answer before the whole conversation's limit, a
+/// refusal, a hang-up — the email was handed over exactly once and is reported sent.
+#[tokio::test]
+async fn whatever_happens_to_quit_after_a_positive_final_reply_the_email_was_handed_over_once() {
+    // The conversation's own limit is the first to fire while QUIT waits: every step's limit (and
+    // the 5 s QUIT wait) is longer.
+    let limits = SmtpTimeouts {
+        conversation_ms: 800,
+        ..timeouts(5_000)
+    };
+    for (name, quit) in [
+        ("never answered", Quit::Silent),
+        (
+            "refused",
+            Quit::Reply("500 5.5.1 Error: command not recognized"),
+        ),
+        ("hang-up", Quit::Close),
+    ] {
+        let script = Script {
+            quit,
+            ..Script::default()
+        };
+        let run = converse_with(script, None, short_message(), limits).await;
+        assert_eq!(
+            run.result.as_deref(),
+            Ok("250 2.0.0 Ok: queued as ABC"),
+            "{name}"
+        );
+        assert_eq!(run.seen.transactions, 1, "{name}: one DATA transaction");
+        assert_eq!(run.seen.verbs().last(), Some(&"QUIT"), "{name}");
+        assert!(
+            run.elapsed < Duration::from_millis(4_000),
+            "{name}: {:?}",
+            run.elapsed
+        );
+    }
+}
+
+/// The configuration allows a final-reply limit as long as the whole conversation. The
+/// conversation's limit (started earlier) then fires first while the final reply is awaited: that
+/// is still an uncertain hand-over, never "nothing handed over"; and once the dot is answered, a
+/// QUIT that outlasts the conversation's limit changes nothing.
+#[tokio::test]
+async fn a_final_reply_limit_equal_to_the_conversation_limit_is_still_read_by_the_dot() {
+    let limits = SmtpTimeouts {
+        final_reply_ms: 600,
+        conversation_ms: 600,
+        ..timeouts(600)
+    };
+    assert_eq!(limits.validated(), Ok(limits));
+
+    let late = Script {
+        after_body_delay_ms: 1_500,
+        ..Script::default()
+    };
+    let run = converse_with(late, None, short_message(), limits).await;
+    let f = run.failure();
+    assert!(f.maybe_handed_over, "{f:?}");
+    assert_eq!(f.class, ProviderErrorClass::Transient);
+    assert_eq!(f.command, "end of data");
+    assert!(f.message.contains("may have the message"), "{}", f.message);
+    assert_eq!(run.seen.transactions, 1);
+
+    let answered = Script {
+        after_body_delay_ms: 200,
+        quit: Quit::Silent,
+        ..Script::default()
+    };
+    let run = converse_with(answered, None, short_message(), limits).await;
+    assert_eq!(run.result.as_deref(), Ok("250 2.0.0 Ok: queued as ABC"));
+    assert_eq!(run.seen.transactions, 1);
 }
 
 #[tokio::test]

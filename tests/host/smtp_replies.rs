@@ -1,8 +1,12 @@
 //! Real servers' replies → whose fault (`domain::smtp::classify_refusal`), each with where it comes
-//! from. The text is the server's own; the decision never reads it: only the command refused, the
-//! reply code and the enhanced status code (RFC 3463) count. The recipient is blamed only for an
-//! address the server says is unknown, invalid or disabled; our account, sender, relay, policy and
-//! message are ours (the route is paused and the owner told); everything else is retried.
+//! from. The decision reads the command refused, the reply code and the enhanced status code
+//! (RFC 3463); the text only where those leave it open: whether it names our envelope sender, a
+//! few servers' fixed phrases for a refusal of our sender, relaying or client, our account's quota
+//! or suspension, and Exim's `Unrouteable address`. The recipient is blamed (and suppressed) only
+//! for an address the server says is unknown, invalid or disabled; a recipient's policy, or an
+//! address refused without saying so, drops the email without suppressing anyone; our account,
+//! sender, relay, policy and message are ours (the route is paused and the owner told);
+//! everything else is retried.
 
 use booking_email_engine::domain::outbox::ProviderErrorClass::{self, *};
 use booking_email_engine::domain::smtp::{
@@ -10,16 +14,23 @@ use booking_email_engine::domain::smtp::{
 };
 use SmtpCommand::*;
 
+/// The envelope sender (MAIL FROM) of every case.
+const SENDER: &str = "bookings@example.com";
+
 /// Where a reply was read.
 const POSTFIX: &str = "Postfix 3.x source, src/smtpd/smtpd_check.c, smtpd.c, smtpd_sasl_glue.c (github.com/vdukhovni/postfix); defaults in src/global/mail_params.h";
-const EXIM: &str = "Exim source, src/src/smtp_in.c, receive.c, route.c, configure.default (github.com/Exim/exim); Exim sends no enhanced status codes";
+const POSTFIX_DOCS: &str = "Postfix: postconf(5) smtpd_delay_reject (default yes: client, helo and sender restrictions answer at RCPT TO), reject_non_fqdn_sender, access(5) REJECT (postfix.org/postconf.5.html, postfix.org/access.5.html)";
+const EXIM: &str = "Exim source, src/src/smtp_in.c, receive.c, route.c, acl.c, configure.default (github.com/Exim/exim); Exim sends no enhanced status codes";
 const M365: &str = "Microsoft: 'Email non-delivery reports in Exchange Online' (learn.microsoft.com/exchange/mail-flow-best-practices/non-delivery-reports-in-exchange-online/non-delivery-reports-in-exchange-online), SMTP AUTH and SmtpResponse.SendAsDenied reference";
+const M365_NDR: &str = "Microsoft: 'Fix email delivery issues for error code 550 5.4.1 / 5.7.1 / 5.7.133 / 5.7.129 in Exchange Online', 'Fix … the sender's submission quota was exceeded', 'Use Directory-Based Edge Blocking' (learn.microsoft.com/exchange/mail-flow-best-practices/non-delivery-reports-in-exchange-online/…)";
+const M365_SUBMISSION: &str = "Microsoft 365 submission refusals (smtp.office365.com) as administrators report them: STOREDRV.Submission.Exception names SendAsDeniedException, SubmissionQuotaExceededException, OutboundSpamException";
 const GMAIL: &str = "Google: 'Gmail SMTP errors and codes' (support.google.com/a/answer/3726730)";
 const SES: &str = "Amazon SES: 'SMTP response codes returned by Amazon SES' (docs.aws.amazon.com/ses/latest/dg/troubleshoot-smtp.html) and 'ses-554-400-message-rejected-error' (repost.aws knowledge center)";
+const SES_QUOTA: &str = "Amazon SES: 'Errors related to the sending quotas for your Amazon SES account' (docs.aws.amazon.com/ses/latest/dg/manage-sending-quotas-errors.html)";
 const MAILGUN: &str =
     "Mailgun replies as reported in swapmyvote/swapmyvote issues #332 and #891 (github.com)";
 const SENDMAIL: &str =
-    "Sendmail 8.x source, sendmail/srvrsmtp.c, recipient.c, collect.c, cf/m4/proto.m4";
+    "Sendmail 8.x source, sendmail/srvrsmtp.c, recipient.c, collect.c, parseaddr.c, cf/m4/proto.m4";
 
 /// One real reply, the command it answered, and the class it must get.
 struct Case {
@@ -47,6 +58,7 @@ const fn case(
 const TABLE: &[Case] = &[
     // Postfix
     case(POSTFIX, RcptTo, "550 5.1.1 <guest@example.com>: Recipient address rejected: User unknown in local recipient table", RecipientRejected),
+    case(POSTFIX, RcptTo, "550 5.1.1 <guest@example.com>: Recipient address rejected: User unknown in relay recipient table", RecipientRejected),
     case(POSTFIX, RcptTo, "554 5.7.1 <guest@example.net>: Relay access denied", Configuration),
     case(POSTFIX, MailFrom, "553 5.7.1 <bookings@example.com>: Sender address rejected: not owned by user engine", Configuration),
     case(POSTFIX, MailFrom, "553 5.7.1 <bookings@example.com>: Sender address rejected: not logged in", Configuration),
@@ -58,9 +70,19 @@ const TABLE: &[Case] = &[
     case(POSTFIX, Data, "554 5.5.1 Error: no valid recipients", Configuration),
     case(POSTFIX, RcptTo, "450 4.1.8 <bookings@example.com>: Sender address rejected: Domain not found", Transient),
     case(POSTFIX, RcptTo, "452 4.5.3 Error: too many recipients", Transient),
-    // Exim: no enhanced codes, so an undetailed 550 to RCPT is nobody's fault yet.
-    case(EXIM, RcptTo, "550 relay not permitted", Transient),
-    case(EXIM, RcptTo, "550 Unrouteable address", Transient),
+    // Postfix's sender and client restrictions, answered at RCPT TO (smtpd_delay_reject = yes).
+    case(POSTFIX_DOCS, RcptTo, "550 5.1.0 <bookings@example.com>: Sender address rejected: User unknown in local recipient table", Configuration),
+    case(POSTFIX_DOCS, RcptTo, "504 5.5.2 <bookings@engine>: Sender address rejected: need fully-qualified address", Configuration),
+    case(POSTFIX_DOCS, RcptTo, "554 5.7.1 <bookings@example.com>: Sender address rejected: Access denied", Configuration),
+    case(POSTFIX_DOCS, RcptTo, "554 5.7.1 <unknown[192.0.2.7]>: Client host rejected: Access denied", Configuration),
+    // One recipient's own rule (check_recipient_access … REJECT): drop, not suppressed.
+    case(POSTFIX_DOCS, RcptTo, "554 5.7.1 <guest@example.com>: Recipient address rejected: Access denied", RecipientDeclined),
+    // Exim: no enhanced codes, so the words decide, and only its fixed ones.
+    case(EXIM, RcptTo, "550 relay not permitted", Configuration),
+    case(EXIM, RcptTo, "550 Sender verify failed", Configuration),
+    case(EXIM, RcptTo, "550-Verification failed for <bookings@example.com>\r\n550-Unrouteable address\r\n550 Sender verify failed", Configuration),
+    case(EXIM, RcptTo, "550 Unrouteable address", RecipientDeclined),
+    case(EXIM, RcptTo, "550 Administrative prohibition", Transient),
     case(EXIM, Auth, "535 Incorrect authentication data", CredentialsRejected),
     case(EXIM, EndOfData, "552 Message size exceeds maximum permitted", Configuration),
     case(EXIM, EndOfData, "550 Administrative prohibition", Configuration),
@@ -72,28 +94,51 @@ const TABLE: &[Case] = &[
     case(M365, MailFrom, "530 5.7.57 Client was not authenticated to send anonymous mail during MAIL FROM", Configuration),
     case(M365, Auth, "535 5.7.139 Authentication unsuccessful, SmtpClientAuthentication is disabled for the Tenant.", CredentialsRejected),
     case(M365, RcptTo, "550 5.1.8 Access denied, bad outbound sender", Configuration),
-    case(M365, EndOfData, "550 5.7.708 Service unavailable. Access denied, traffic not accepted from this IP", Configuration),
-    // 5.4.1 is both "Relay Access Denied" and "Recipient address rejected: Access denied" there.
-    case(M365, RcptTo, "550 5.4.1 Recipient address rejected: Access denied", Transient),
-    case(M365, EndOfData, "550 5.2.2 Submission quota exceeded", Transient),
-    case(M365, RcptTo, "550 5.1.90 Your message can't be sent because you've reached your daily limit for message recipients", Transient),
+    case(M365, RcptTo, "550 5.7.1 Unable to relay", Configuration),
+    case(M365, RcptTo, "550 5.7.1 Client was not authenticated", Configuration),
+    case(M365, RcptTo, "550 5.4.1 Relay Access Denied", Configuration),
+    case(M365, RcptTo, "550 5.7.1 Service unavailable; Client host [192.0.2.7] blocked using Blocklist 1; To request removal from this list please forward this message to delist@messaging.microsoft.com", Configuration),
     case(M365, MailFrom, "451 4.7.500 Access denied, please try again later", Transient),
+    case(M365, MailFrom, "451 4.7.501 Access denied, please try again later", Transient),
+    // Our account's quota or suspension: the route pauses until the day turns.
+    case(M365, RcptTo, "550 5.1.90 Your message can't be sent because you've reached your daily limit for message recipients", DailyLimit),
+    case(M365, EndOfData, "550 5.2.2 Submission quota exceeded", DailyLimit),
+    case(M365, EndOfData, "550 5.7.501 Access denied, spam abuse detected", DailyLimit),
+    case(M365, MailFrom, "550 5.7.705 Access denied, tenant has exceeded threshold", DailyLimit),
+    case(M365, EndOfData, "550 5.7.708 Service unavailable. Access denied, traffic not accepted from this IP", DailyLimit),
+    case(M365_NDR, EndOfData, "554 5.2.0 STOREDRV.Submission.Exception:SubmissionQuotaExceededException; Failed to process message due to a permanent exception with message Cannot submit message.", DailyLimit),
+    case(M365_SUBMISSION, EndOfData, "554 5.2.0 STOREDRV.Submission.Exception:OutboundSpamException; Failed to process message due to a permanent exception with message WASCL UserAction verdict is not None. Actual verdict is Suspend, ShowTierUpgrade.", DailyLimit),
+    // Our sender refused after the data.
+    case(M365_SUBMISSION, EndOfData, "554 5.2.252 SendAsDenied; engine@example.com not allowed to send as bookings@example.com; STOREDRV.Submission.Exception:SendAsDeniedException; Failed to process message due to a permanent exception with message Cannot submit message.", Configuration),
+    case(M365_SUBMISSION, EndOfData, "554 5.2.0 STOREDRV.Submission.Exception:SendAsDeniedException.MapiExceptionSendAsDenied; Failed to process message due to a permanent exception with message Cannot submit message.", Configuration),
+    // The recipient's rules: drop, not suppressed, the route not paused.
+    case(M365_NDR, RcptTo, "550 5.7.1 RESOLVER.RST.NotAuthorized; not authorized", RecipientDeclined),
+    case(M365_NDR, RcptTo, "550 5.7.1 RESOLVER.RST.AuthRequired; authentication required", RecipientDeclined),
+    case(M365_NDR, RcptTo, "550 5.7.133 RESOLVER.RST.SenderNotAuthenticatedForGroup; authentication required; Delivery restriction check failed as sender is not authenticated", RecipientDeclined),
+    case(M365_NDR, RcptTo, "550 5.7.129 RESOLVER.RST.RestrictedToRecipientsPermission", RecipientDeclined),
+    // Addresses refused without saying they do not exist: drop, not suppressed.
+    case(M365_NDR, RcptTo, "550 5.4.1 Recipient address rejected: Access denied. AS(201806281)", RecipientDeclined),
+    case(M365_NDR, RcptTo, "550 5.5.0 Requested action not taken: mailbox unavailable", RecipientDeclined),
     // Gmail
     case(GMAIL, RcptTo, "550-5.1.1 The email account that you tried to reach does not exist. Please try\r\n550 5.1.1 double-checking the recipient's email address for typos or unnecessary spaces.", RecipientRejected),
     case(GMAIL, RcptTo, "550 5.2.1 The email account that you tried to reach is disabled.", RecipientRejected),
     case(GMAIL, RcptTo, "553 5.1.3 The recipient address <guest@@example.com> is not a valid RFC 5321 address.", RecipientRejected),
+    case(GMAIL, RcptTo, "550-5.7.1 The user or domain that you are sending to (or from) has a policy that\r\n550 5.7.1 prohibits the mail that you sent. Please contact your domain administrator for further details.", RecipientDeclined),
     case(GMAIL, EndOfData, "550-5.7.26 Unauthenticated email from example.com is not accepted due to\r\n550 5.7.26 domain's DMARC policy.", Configuration),
     case(GMAIL, EndOfData, "550 5.7.1 Our system has detected that this message is likely unsolicited mail.", Configuration),
     case(GMAIL, EndOfData, "552 5.2.3 Your message exceeded Google's message size limits.", Configuration),
     case(GMAIL, Auth, "535-5.7.8 Username and Password not accepted. Learn more at\r\n535 5.7.8 https://support.google.com/mail/?p=BadCredentials", CredentialsRejected),
     case(GMAIL, MailFrom, "530 5.7.0 Authentication Required.", Configuration),
+    case(GMAIL, MailFrom, "550 5.4.5 Daily sending quota exceeded.", DailyLimit),
+    case(GMAIL, RcptTo, "550 5.4.5 Daily user sending limit exceeded.", DailyLimit),
     case(GMAIL, RcptTo, "452 4.2.2 The recipient's inbox is out of storage space.", Transient),
     case(GMAIL, RcptTo, "450 4.2.1 The user you are trying to contact is receiving mail too quickly.", Transient),
     case(GMAIL, Greeting, "421 4.7.0 Try again later, closing connection.", Transient),
     // Amazon SES SMTP interface
     case(SES, Auth, "535 Authentication Credentials Invalid", CredentialsRejected),
-    case(SES, MailFrom, "454 Throttling failure: Maximum sending rate exceeded.", Transient),
-    case(SES, MailFrom, "454 Throttling failure: Daily message quota exceeded.", Transient),
+    case(SES_QUOTA, MailFrom, "454 Throttling failure: Maximum sending rate exceeded.", Transient),
+    case(SES_QUOTA, MailFrom, "454 Throttling failure: Daily message quota exceeded.", DailyLimit),
+    case(SES_QUOTA, EndOfData, "454 Throttling failure: Daily message quota exceeded.", DailyLimit),
     case(SES, EndOfData, "554 Message rejected: Email address is not verified. The following identities failed the check in region US-EAST-1: bookings@example.com", Configuration),
     case(SES, MailFrom, "451 4.4.2 Timeout waiting for data from client.", Transient),
     // Mailgun
@@ -102,7 +147,9 @@ const TABLE: &[Case] = &[
     // Sendmail
     case(SENDMAIL, RcptTo, "550 5.1.1 <guest@example.com>... User unknown", RecipientRejected),
     case(SENDMAIL, RcptTo, "550 5.7.1 <guest@example.net>... Relaying denied. Proper authentication required.", Configuration),
+    case(SENDMAIL, RcptTo, "550 5.7.1 <guest@example.com>... Access denied", RecipientDeclined),
     case(SENDMAIL, MailFrom, "553 5.1.8 <bookings@example.com>... Domain of sender address bookings@example.com does not exist", Configuration),
+    case(SENDMAIL, MailFrom, "553 5.5.4 <bookings>... Domain name required for sender address bookings", Configuration),
     case(SENDMAIL, MailFrom, "530 5.7.0 Authentication required", Configuration),
     case(SENDMAIL, Auth, "535 5.7.0 authentication failed", CredentialsRejected),
     case(SENDMAIL, MailFrom, "552 5.2.3 Message size exceeds fixed maximum message size (10000000)", Configuration),
@@ -129,7 +176,7 @@ fn read(raw: &str) -> Reply {
 fn real_server_replies_are_blamed_on_the_right_party() {
     let mut wrong = Vec::new();
     for c in TABLE {
-        let got = classify_refusal(c.command, &read(c.reply));
+        let got = classify_refusal(c.command, &read(c.reply), SENDER);
         if got != c.want {
             wrong.push(format!(
                 "{:?} to {}: got {got:?}, want {:?} ({})",
@@ -142,7 +189,19 @@ fn real_server_replies_are_blamed_on_the_right_party() {
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
     // Every server of the list is in the table.
-    for source in [POSTFIX, EXIM, M365, GMAIL, SES, MAILGUN, SENDMAIL] {
+    for source in [
+        POSTFIX,
+        POSTFIX_DOCS,
+        EXIM,
+        M365,
+        M365_NDR,
+        M365_SUBMISSION,
+        GMAIL,
+        SES,
+        SES_QUOTA,
+        MAILGUN,
+        SENDMAIL,
+    ] {
         assert!(TABLE.iter().any(|c| c.source == source), "{source}");
     }
 }
@@ -162,7 +221,12 @@ fn only_a_refused_address_is_the_recipients_fault() {
             c.reply
         );
         // The same refusal to MAIL FROM is our sender's problem, never the guest's.
-        assert_eq!(classify_refusal(MailFrom, &r), Configuration, "{}", c.reply);
+        assert_eq!(
+            classify_refusal(MailFrom, &r, SENDER),
+            Configuration,
+            "{}",
+            c.reply
+        );
     }
 }
 
@@ -189,6 +253,84 @@ fn replies_of_every_class_outside_5xx_are_never_refusals_of_anyone() {
         (Auth, "454 4.7.0 Temporary authentication failure"),
         (EndOfData, "250 ok"),
     ] {
-        assert_eq!(classify_refusal(command, &read(raw)), Transient, "{raw}");
+        assert_eq!(
+            classify_refusal(command, &read(raw), SENDER),
+            Transient,
+            "{raw}"
+        );
     }
+}
+
+#[test]
+fn a_recipients_policy_drops_the_email_but_never_blames_the_address_or_the_route() {
+    // Every policy or unconfirmed-address refusal of the table is one recipient's: dropped, not
+    // suppressed, and only at RCPT TO; the same reply to MAIL FROM is about our sender.
+    let declined: Vec<&Case> = TABLE
+        .iter()
+        .filter(|c| c.want == RecipientDeclined)
+        .collect();
+    assert!(declined.len() >= 8);
+    for c in declined {
+        assert_eq!(c.command, RcptTo, "{}", c.reply);
+        let r = read(c.reply);
+        assert_eq!(
+            classify_refusal(MailFrom, &r, SENDER),
+            Configuration,
+            "{}",
+            c.reply
+        );
+    }
+}
+
+#[test]
+fn a_reply_naming_our_sender_is_about_us_whatever_its_code() {
+    // The same words and codes blame the guest or us by the address they name.
+    for (raw, want) in [
+        (
+            "550 5.7.1 <guest@example.com>: Access denied",
+            RecipientDeclined,
+        ),
+        (
+            "550 5.7.1 <bookings@example.com>: Access denied",
+            Configuration,
+        ),
+        (
+            "550 5.4.1 <guest@example.com>: Access denied",
+            RecipientDeclined,
+        ),
+        (
+            "550 5.4.1 <bookings@example.com>: Access denied",
+            Configuration,
+        ),
+        ("550 <guest@example.com>: not accepted", Transient),
+        ("550 <Bookings@Example.com>: not accepted", Configuration),
+        (
+            "550 5.1.0 <mybookings@example.com>: not accepted",
+            Transient,
+        ),
+    ] {
+        assert_eq!(classify_refusal(RcptTo, &read(raw), SENDER), want, "{raw}");
+    }
+}
+
+#[test]
+fn our_quota_pauses_the_route_at_any_step_of_the_transaction() {
+    for command in [MailFrom, RcptTo, Data, EndOfData] {
+        for raw in [
+            "454 Throttling failure: Daily message quota exceeded.",
+            "550 5.1.90 Your message can't be sent because you've reached your daily limit for message recipients",
+            "554 5.2.0 STOREDRV.Submission.Exception:SubmissionQuotaExceededException; Failed to process message",
+        ] {
+            assert_eq!(classify_refusal(command, &read(raw), SENDER), DailyLimit, "{raw} to {}", command.as_str());
+        }
+    }
+    // A full mailbox is not our quota: it may empty.
+    assert_eq!(
+        classify_refusal(
+            EndOfData,
+            &read("554 5.2.2 mailbox full; STOREDRV.Deliver.Exception:QuotaExceededException.MapiExceptionShutoffQuotaExceeded"),
+            SENDER
+        ),
+        Transient
+    );
 }

@@ -215,15 +215,41 @@ pub struct ProviderPaused<'a> {
     /// The provider's own words, e.g. `SMTP MAIL FROM: 553 5.7.1 <…>: Sender address rejected`:
     /// untrusted text, shown as one line of at most [`PAUSE_REASON_MAX_CHARS`] characters.
     pub reason: &'a str,
+    /// A short name for the fault, the same each time it recurs (`MAIL FROM 553 5.7.1`,
+    /// `E_SENDER_NOT_VERIFIED`, `daily_quota_exceeded`); empty when unknown. Each distinct fault is
+    /// told once a day.
+    pub fault: &'a str,
     /// The provider that carries email meanwhile, if any.
     pub fallback: Option<&'a str>,
     /// With no fallback: when some route can carry email again (ms UTC).
     pub wait_until_ms: Option<i64>,
     /// Why the provider is paused.
     pub cause: PauseCause,
-    /// Sent at, ms UTC: one alert per provider per UTC day (dedupe key
-    /// `owner_provider_paused:<provider>:<YYYY-MM-DD>`).
+    /// Sent at, ms UTC: one alert per provider, fault and UTC day (dedupe key
+    /// `owner_provider_paused:<provider>:<YYYY-MM-DD>:<fault>`, see [`fault_key`]).
     pub now_ms: i64,
+}
+
+/// Longest fault name kept in a pause alert's dedupe key, characters.
+pub const FAULT_KEY_MAX_CHARS: usize = 48;
+
+/// A fault name as it goes into a dedupe key: lower case, letters, digits and dots kept, every
+/// other run of characters one `-`, at most [`FAULT_KEY_MAX_CHARS`] characters
+/// (`MAIL FROM 553 5.7.1` → `mail-from-553-5.7.1`).
+pub fn fault_key(fault: &str) -> String {
+    let mut key = String::new();
+    for c in fault.chars() {
+        if c.is_ascii_alphanumeric() || c == '.' {
+            key.push(c.to_ascii_lowercase());
+        } else if !key.is_empty() && !key.ends_with('-') {
+            key.push('-');
+        }
+    }
+    let mut key: String = key.chars().take(FAULT_KEY_MAX_CHARS).collect();
+    while key.ends_with('-') {
+        key.pop();
+    }
+    key
 }
 
 /// Longest provider reply quoted in a pause alert, characters.
@@ -275,13 +301,14 @@ pub fn owner_provider_paused(
         }
         _ => format!("Email provider paused: {}", p.provider),
     };
+    // Per fault: a second, different fault on the same route the same day (a DMARC refusal after
+    // a sender refusal) is told too; the same fault again is not.
+    let reference = match fault_key(p.fault) {
+        fault if fault.is_empty() => format!("{}:{day}", p.provider),
+        fault => format!("{}:{day}:{fault}", p.provider),
+    };
     compose(
-        Envelope::unbooked(
-            kind,
-            DedupeKey::new(kind, &format!("{}:{day}", p.provider)),
-            owner,
-            subject,
-        ),
+        Envelope::unbooked(kind, DedupeKey::new(kind, &reference), owner, subject),
         &PausedView {
             brand: &branding.brand,
             provider: p.provider,

@@ -40,6 +40,8 @@ pub const EHLO_STARTTLS: &[&str] = &["localhost", "STARTTLS", "8BITMIME"];
 pub struct Script {
     /// The greeting, raw.
     pub greeting: &'static [u8],
+    /// Wait before sending the greeting, ms.
+    pub greeting_delay_ms: u64,
     /// Lines of the EHLO reply (sent as `250-…` / final `250 …`).
     pub ehlo: &'static [&'static str],
     /// Never answer EHLO (the server goes silent after its greeting).
@@ -51,6 +53,13 @@ pub struct Script {
     pub mail_delay_ms: u64,
     pub rcpt: &'static str,
     pub data: &'static str,
+    /// Wait before answering DATA, ms.
+    pub data_delay_ms: u64,
+    /// After the `354`, read nothing of the message for this long, ms: once the pipe is full the
+    /// client's writes stall.
+    pub data_stall_ms: u64,
+    /// Bytes the in-memory pipe holds in each direction before a write waits.
+    pub pipe_bytes: usize,
     /// Hang up when DATA arrives, without a reply (before any of the message is sent).
     pub close_on_data: bool,
     /// Raw reply after the message's final `.`; `None` = close the connection without a reply.
@@ -59,12 +68,26 @@ pub struct Script {
     pub after_body_delay_ms: u64,
     /// Reply to STARTTLS.
     pub starttls: &'static str,
+    /// What the server does when QUIT arrives.
+    pub quit: Quit,
+}
+
+/// The server's answer to QUIT.
+#[derive(Clone, Copy, Debug)]
+pub enum Quit {
+    /// This reply, then the server hangs up.
+    Reply(&'static str),
+    /// No reply: the server waits until the client hangs up.
+    Silent,
+    /// The server hangs up without a reply.
+    Close,
 }
 
 impl Default for Script {
     fn default() -> Self {
         Script {
             greeting: b"220 fake.example ESMTP ready\r\n",
+            greeting_delay_ms: 0,
             ehlo: EHLO_PIPELINING,
             silent_after_greeting: false,
             auth: Some("235 2.7.0 Authentication successful"),
@@ -72,10 +95,14 @@ impl Default for Script {
             mail_delay_ms: 0,
             rcpt: "250 2.1.5 Ok",
             data: "354 End data with <CR><LF>.<CR><LF>",
+            data_delay_ms: 0,
+            data_stall_ms: 0,
+            pipe_bytes: 1 << 20,
             close_on_data: false,
             after_body: Some(b"250 2.0.0 Ok: queued as ABC\r\n"),
             after_body_delay_ms: 0,
             starttls: "220 2.0.0 Ready to start TLS",
+            quit: Quit::Reply("221 2.0.0 Bye"),
         }
     }
 }
@@ -133,6 +160,7 @@ async fn read_line(io: &mut BufStream<DuplexStream>) -> Option<String> {
 /// A scripted SMTP server: one session, then returns what it saw.
 pub async fn fake_server(mut io: BufStream<DuplexStream>, script: Script) -> Seen {
     let mut seen = Seen::default();
+    tokio::time::sleep(Duration::from_millis(script.greeting_delay_ms)).await;
     raw(&mut io, script.greeting).await;
     let mut mail_ok = false;
     let mut rcpt_ok = false;
@@ -199,10 +227,12 @@ pub async fn fake_server(mut io: BufStream<DuplexStream>, script: Script) -> See
                 if script.close_on_data {
                     return seen;
                 }
+                tokio::time::sleep(Duration::from_millis(script.data_delay_ms)).await;
                 reply(&mut io, script.data).await;
                 if !script.data.starts_with("354") {
                     continue;
                 }
+                tokio::time::sleep(Duration::from_millis(script.data_stall_ms)).await;
                 // Raw bytes until the end-of-data marker.
                 let start = seen.body.len();
                 loop {
@@ -228,10 +258,14 @@ pub async fn fake_server(mut io: BufStream<DuplexStream>, script: Script) -> See
                 }
             }
             "RSET" | "NOOP" => reply(&mut io, "250 2.0.0 Ok").await,
-            "QUIT" => {
-                reply(&mut io, "221 2.0.0 Bye").await;
-                return seen;
-            }
+            "QUIT" => match script.quit {
+                Quit::Reply(r) => {
+                    reply(&mut io, r).await;
+                    return seen;
+                }
+                Quit::Silent => continue,
+                Quit::Close => return seen,
+            },
             _ => reply(&mut io, "502 5.5.2 Error: command not recognized").await,
         }
     }
@@ -302,7 +336,7 @@ async fn converse_inner(
     limits: SmtpTimeouts,
     starttls: bool,
 ) -> Run {
-    let (client, server) = tokio::io::duplex(1 << 20);
+    let (client, server) = tokio::io::duplex(script.pipe_bytes);
     let server = tokio::spawn(fake_server(BufStream::new(server), script));
     let creds = credentials.map(|(u, p)| (u.to_string(), p.to_string()));
     let session = Session {
