@@ -97,9 +97,10 @@ impl Outbox {
         // Within one rank: the count up to the previous candidate, carried forward.
         let mut carried: Option<(i64, i64, u64)> = None;
         for r in rows {
+            // `seq` is an INTEGER PRIMARY KEY: 1 and up, so 0 is below every row.
             let from_seq = match carried {
                 Some((rank, seq, _)) if rank == r.rank => seq,
-                _ => i64::MIN,
+                _ => 0,
             };
             let between = self
                 .first_value(
@@ -152,7 +153,7 @@ impl Outbox {
         let alert = render::owner_backlog(
             &f,
             &backlog::alert_day(now),
-            &cfg.public_link("/admin/queue").to_string(),
+            cfg.public_link("/admin/queue").as_ref(),
             &cfg.owner_email,
             &cfg.branding,
         )

@@ -125,13 +125,13 @@ pub async fn facts(db: &D1Database, day: &DigestDay) -> Result<(DigestFacts, u64
                  COALESCE(c.guest_name, c.guest_email, 'unknown guest') || COALESCE(', ' || c.trip, '') AS words \
                  {waiting_refunds} ORDER BY s.updated_at_ms LIMIT ?1"
             ),
-            &[limit.clone()],
+            std::slice::from_ref(&limit),
         )?,
         q("SELECT COUNT(*) AS n FROM holds WHERE status = 'held'", &[])?,
         q(
             "SELECT hold_id AS id, created_at_ms AS since_ms, reason AS words FROM holds \
              WHERE status = 'held' ORDER BY created_at_ms LIMIT ?1",
-            &[limit.clone()],
+            std::slice::from_ref(&limit),
         )?,
         q(
             "SELECT COUNT(*) AS n FROM webhook_deliveries WHERE status = 'dead'",

@@ -7,10 +7,15 @@
 //   `+dead-once@` address — a dead letter once the attempts are spent — and accepts everything
 //   else, so a redrive from the admin then succeeds;
 // - an open card-testing hold: three liteAPI booking.prebook attempts, one name, three emails, one
-//   day; CHECKOUT_FOLLOW_UP_MS is a few seconds instead of 20 minutes.
+//   day; CHECKOUT_FOLLOW_UP_MS is a few seconds instead of 20 minutes;
+// - a refund waiting for the owner: a Stripe checkout paid, then liteAPI's booking.book_error of
+//   it (the fake APIs serve Stripe's refunds);
+// - a dead outbound webhook delivery: a subscriber whose receiver (the fake APIs) answers 500
+//   until the test heals it, two attempts a second apart.
 //
 // Then sign-in (one wrong password first), every page at a phone-sized viewport, a screenshot of
-// each into docs/admin/, a redrive, a hold dismissed, sign-out. No JavaScript dialog may ever open
+// each into docs/admin/, a redrive, a hold dismissed, a refund made from the refunds page, a dead
+// delivery redriven from its page, sign-out. No JavaScript dialog may ever open
 // (the guest name would open one if it were not escaped).
 //
 // Plain Node (no vitest): `node tests/browser/admin.browser.mjs` after `npm run setup` and
@@ -221,6 +226,11 @@ const unique = (prefix) => `${prefix}${stamp}${++n}`;
 /** OUTBOX_MAX_ATTEMPTS of the Worker under test: the fake fails that many sends of a `+dead-once@` email. */
 const DEAD_AFTER = 3;
 
+/** The refunds the fake Stripe made, and the webhook receiver's hits and health. */
+const stripeRefunds = [];
+const hookHits = [];
+let hookHealthy = false;
+
 function startFakeApis() {
   const seen = new Map();
   let next = 1;
@@ -236,6 +246,18 @@ function startFakeApis() {
       if (req.method === "GET" && url.pathname === "/data/hotel") {
         const id = url.searchParams.get("hotelId") ?? "";
         return send(200, { data: { id, name: "Example Harbour Hotel", location: { latitude: 41.38, longitude: 2.18 } } });
+      }
+      // Stripe's refunds (the refunds page's "Refund now"): a refund of the whole payment.
+      if (url.pathname === "/v1/refunds") {
+        if (req.method === "GET") return send(200, { object: "list", data: [], has_more: false });
+        const params = Object.fromEntries(new URLSearchParams(raw));
+        stripeRefunds.push(params);
+        return send(200, { id: `re_browser_${next++}`, object: "refund", amount: 54000, currency: "eur", payment_intent: params.payment_intent, status: "succeeded" });
+      }
+      // An outbound webhook receiver that fails until the test heals it (the deliveries page).
+      if (req.method === "POST" && url.pathname.startsWith("/hook/")) {
+        hookHits.push(url.pathname);
+        return send(hookHealthy ? 200 : 500, { ok: hookHealthy });
       }
       if (req.method !== "POST" || url.pathname !== "/emails") return send(404, { statusCode: 404, name: "not_found", message: "no such route" });
       if (req.headers.authorization !== "Bearer re_browser_test") return send(401, { statusCode: 401, name: "missing_api_key", message: "API key is invalid" });
@@ -336,6 +358,13 @@ async function main() {
     GENERIC_WEBHOOK_SECRETS: "whsec_YnJvd3Nlci10ZXN0LWdlbmVyaWMtc2VjcmV0LTAx",
     RESEND_WEBHOOK_SECRETS: "whsec_YnJvd3Nlci10ZXN0LXJlc2VuZC1zZWNyZXQtMDEy",
     WEBHOOK_ALLOW_HTTP_LOOPBACK: "true",
+    WEBHOOK_RETRY_BASE_S: "1",
+    WEBHOOK_RETRY_FACTOR: "1",
+    WEBHOOK_RETRY_CAP_S: "1",
+    WEBHOOK_MAX_ATTEMPTS: "2",
+    STRIPE_SECRET_KEY: "sk_test_browser",
+    COMPENSATION_PAYMENT_WAIT_MS: "2000",
+    DIGEST_HOUR: "off",
     BOOKING_SITE_URL: "https://book.example.com",
   };
 
@@ -421,6 +450,17 @@ async function main() {
     };
   });
 
+  // (d) a webhook subscriber whose receiver fails: the booking's events die there (two attempts).
+  await check("seed: a webhook subscriber at a receiver that answers 500", async () => {
+    const r = await fetch(`${base}/admin/webhooks/subscribers`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${OPERATOR_TOKEN}`, "content-type": "application/json" },
+      body: JSON.stringify({ url: `http://127.0.0.1:${apiPort}/hook/browser`, eventTypes: ["booking.confirmed"] }),
+    });
+    if (r.status !== 201) throw new Error(`POST /admin/webhooks/subscribers → ${r.status} ${(await r.text()).slice(0, 300)}`);
+  });
+  if (failed) return;
+
   await check("seed: webhooks accepted (a booking, a booking to be dead-lettered, three checkout attempts)", async () => {
     await postLiteapi(bookingBody(xss));
     await postLiteapi(bookingBody(dead));
@@ -444,6 +484,42 @@ async function main() {
       return s.items?.some((i) => i.dedupe_key === deadKey);
     }, { ms: 60_000 }),
   );
+  // (e) a paid checkout the supplier then failed: its refund waits for the owner.
+  const paid = { prebookId: unique("PB_paid_"), reference: unique("trip_paid_"), pi: unique("pi_browser_"), email: `${unique("paid")}@example.com` };
+  await check("seed: a paid booking the supplier failed, its refund waiting for the owner", async () => {
+    const event = {
+      id: unique("evt_paid_"),
+      object: "event",
+      type: "checkout.session.completed",
+      created: Math.floor(Date.now() / 1000),
+      livemode: false,
+      data: { object: { id: `cs_${paid.pi}`, object: "checkout.session", payment_status: "paid", amount_total: 54000, currency: "eur", client_reference_id: paid.reference, payment_intent: paid.pi, customer_details: { email: paid.email, name: "Paula Paid" } } },
+    };
+    const body = JSON.stringify(event);
+    const t = Math.floor(Date.now() / 1000);
+    const { createHmac } = await import("node:crypto");
+    const sig = createHmac("sha256", "whsec_browser_test_stripe").update(`${t}.${body}`).digest("hex");
+    const r = await fetch(`${base}/webhooks/stripe`, { method: "POST", headers: { "content-type": "application/json", "stripe-signature": `t=${t},v1=${sig}` }, body });
+    if (r.status !== 202) throw new Error(`POST /webhooks/stripe → ${r.status} ${(await r.text()).slice(0, 300)}`);
+    await eventually("the payment recorded", async () => d1(`SELECT outcome FROM payments WHERE payment_intent = '${paid.pi}'`)[0]?.outcome === "paid", { ms: 60_000, every: 1000 });
+    const failure = JSON.parse(readFileSync(join(root, "tests", "fixtures", "liteapi-booking-book-error.json"), "utf8"));
+    delete failure._modeled_on;
+    failure.event_id = unique("evt_err_");
+    const request = JSON.parse(failure.request);
+    Object.assign(request, { prebookId: paid.prebookId, clientReference: paid.reference });
+    request.holder.email = paid.email;
+    request.guests[0].email = paid.email;
+    request.payment.transactionId = paid.pi;
+    failure.request = JSON.stringify(request);
+    await postLiteapi(failure);
+    await eventually("the refund waiting for the owner", async () =>
+      d1(`SELECT s.status FROM compensation_steps s JOIN compensations c ON c.compensation_id = s.compensation_id WHERE c.client_reference = '${paid.reference}' AND s.step = 'refund'`)[0]?.status === "awaiting_owner",
+    { ms: 90_000, every: 1000 });
+  });
+  await check("seed: the booking's webhook delivery is dead", () =>
+    eventually("a dead delivery", async () => d1("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE status = 'dead'")[0]?.n >= 1, { ms: 60_000, every: 1000 }),
+  );
+
   let holdId = null;
   await check("seed: an open card-testing hold", async () => {
     const row = await eventually("hold", async () => d1("SELECT hold_id, status, reason FROM holds WHERE status = 'held'")[0], { ms: 60_000, every: 1000 });
@@ -522,10 +598,13 @@ async function main() {
     assert(cookie.httpOnly, "admin_session is not HttpOnly");
     assert(cookie.sameSite === "Strict", `admin_session SameSite is ${cookie.sameSite}`);
     assert(!cookie.secure, "admin_session is Secure on plain http");
-    for (const href of ["/admin", "/admin/bookings", "/admin/queue", "/admin/holds", "/admin/events", "/admin/suppressions"]) {
+    for (const href of ["/admin", "/admin/bookings", "/admin/queue", "/admin/holds", "/admin/refunds", "/admin/deliveries", "/admin/events", "/admin/suppressions"]) {
       assert((await page.locator(`nav a[href="${href}"]`).count()) > 0, `nav has no link to ${href}`);
     }
     await page.locator('form#signout button[type="submit"]').waitFor({ state: "attached" });
+    const waiting = (await page.locator("#refunds-waiting b").textContent()).trim();
+    assert(waiting === "1", `the overview counts ${waiting} refunds waiting, want 1`);
+    await page.locator("table#backlog").waitFor();
     await shot("02-overview");
     noDialog();
     signedIn = true;
@@ -620,6 +699,47 @@ async function main() {
     noDialog();
   }, page);
 
+  await signedInCheck("refunds: the waiting refund is listed; Refund now refunds once at Stripe, then it is done (10-refunds)", async () => {
+    await navTo("/admin/refunds");
+    assert((await h1()) === "Refunds", `h1 is ${await h1()}`);
+    const row = page.locator("table#refunds tr.refund", { hasText: paid.email });
+    assert((await row.count()) === 1, `${await row.count()} tr.refund rows for ${paid.email}`);
+    await shot("10-refunds");
+    await Promise.all([
+      page.waitForURL((u) => new URL(u).pathname === "/admin/refunds" && new URL(u).searchParams.get("done") === "refunded"),
+      row.locator('form.refund-action button[value="refund_now"]').click(),
+    ]);
+    await page.locator("p.flash").waitFor();
+    assert(stripeRefunds.filter((r) => r.payment_intent === paid.pi).length === 1, `${stripeRefunds.length} refunds at the fake Stripe`);
+    assert((await page.locator("table#refunds tr.refund", { hasText: paid.email }).count()) === 0, "still listed as waiting");
+    await page.goto(`${base}/admin/refunds?group=done`);
+    assert((await page.locator("table#refunds tr.refund", { hasText: paid.email }).count()) === 1, "not listed as done");
+    noDialog();
+  }, page);
+
+  await signedInCheck("deliveries: the dead delivery is listed by subscriber with its attempts; redrive delivers it (11-deliveries, 12-delivery)", async () => {
+    await navTo("/admin/deliveries");
+    assert((await h1()) === "Outbound webhook deliveries", `h1 is ${await h1()}`);
+    const sub = page.locator("table#subscribers tr.subscriber");
+    assert((await sub.count()) === 1, `${await sub.count()} subscribers listed`);
+    const link = page.locator("table#deliveries tr.delivery a").first();
+    await shot("11-deliveries");
+    await Promise.all([page.waitForURL((u) => new URL(u).pathname === "/admin/delivery"), link.click()]);
+    const attempts = await page.locator("table#attempts tr.attempt").count();
+    assert(attempts === 2, `${attempts} attempts shown, want 2`);
+    await shot("12-delivery");
+    hookHealthy = true;
+    const hitsBefore = hookHits.length;
+    await Promise.all([
+      page.waitForURL((u) => new URL(u).pathname === "/admin/delivery" && new URL(u).searchParams.get("done") === "deliveries_redriven"),
+      page.locator("form#redrive-one button").click(),
+    ]);
+    await page.locator("p.flash").waitFor();
+    await eventually("the redriven delivery delivered", async () => d1("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE status = 'delivered'")[0]?.n >= 1, { ms: 30_000, every: 500 });
+    assert(hookHits.length === hitsBefore + 1, `${hookHits.length - hitsBefore} POSTs after the redrive, want 1`);
+    noDialog();
+  }, page);
+
   await signedInCheck("raw events: today's webhooks are listed (08-events)", async () => {
     await navTo("/admin/events");
     assert((await h1()) === "Raw events", `h1 is ${await h1()}`);
@@ -627,7 +747,7 @@ async function main() {
     const today = new Date().toISOString().slice(0, 10);
     await page.goto(`${base}/admin/events?source=&status=&date=${today}`);
     const count = await page.locator("table#events tr.event").count();
-    assert(count >= 5, `${count} tr.event rows for ${today}, want at least the 5 webhooks posted`);
+    assert(count >= 7, `${count} tr.event rows for ${today}, want at least the 7 webhooks posted`);
     await shot("08-events");
     noDialog();
   }, page);

@@ -72,6 +72,8 @@ describe("the owner's daily digest", () => {
     await email(`arrival_guide:${booking}`, "skipped", "stale: pointless since 2030-01-29T00:00Z");
     await email(`hotel_confirmation_number:${booking}`, "dead", "550 no");
     await run("INSERT INTO repairs (repair_key, kind, subject, reason, at_ms) VALUES (?, 'journey_started', 'e-liteapi-x-1', 'stuck received', ?)", unique("rep_"), at);
+    // Today's repairs wait for tomorrow's digest.
+    await run("INSERT INTO repairs (repair_key, kind, subject, reason, at_ms) VALUES (?, 'outbox_rearmed', 'repaired-today', 'x', ?)", unique("rep_"), Date.now() - 1);
     await hold(2);
 
     await Promise.all([sweep(), sweep(), sweep()]);
@@ -94,6 +96,7 @@ describe("the owner's daily digest", () => {
     ]) {
       expect(d.text, needle).toContain(needle);
     }
+    expect(d.text).not.toContain("repaired-today");
     expect(d.html).not.toContain("<b>Sol</b>");
     expect(d.text).not.toContain("/admin/deliveries"); // nothing dead there: no section
 

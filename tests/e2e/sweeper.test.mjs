@@ -454,30 +454,4 @@ describe("sweeper", () => {
     expect(item(await outboxState(), key)).toBeUndefined();
     expect(await rows("SELECT status, attempts FROM emails WHERE dedupe_key = ?", key)).toEqual([{ status: "sent", attempts: 1 }]);
   });
-
-  it("the owner gets the previous UTC day's repairs once, whatever the number of ticks", async () => {
-    const today = Math.floor(Date.now() / DAY) * DAY;
-    const tag = unique("sum_");
-    for (let i = 0; i < 3; i += 1) {
-      await env.DB.prepare("INSERT INTO repairs (repair_key, kind, subject, reason, at_ms) VALUES (?, 'journey_started', ?, 'raw event still received after the grace period', ?)")
-        .bind(`journey_started:${tag}_${i}`, `${tag}_${i}`, today - DAY + (i + 1) * 3_600_000)
-        .run();
-    }
-    // Today's repairs wait for tomorrow's summary.
-    await env.DB.prepare("INSERT INTO repairs (repair_key, kind, subject, reason, at_ms) VALUES (?, 'outbox_rearmed', 'today', 'x', ?)")
-      .bind(`outbox_rearmed:${tag}_today`, today + 1)
-      .run();
-    await Promise.all([sweep(), sweep()]);
-    await sweep();
-    const day = new Date(today).toISOString().slice(0, 10);
-    const key = `owner_sweep_summary:${day}`;
-    expect(await rows("SELECT audience, to_addr FROM emails WHERE kind = 'owner_sweep_summary' AND dedupe_key = ?", key)).toEqual([
-      { audience: "owner", to_addr: "owner@example.com" },
-    ]);
-    const r = await outboxStub().fetch(`https://outbox/email?dedupe_key=${encodeURIComponent(key)}`);
-    const email = await r.json();
-    expect(email.subject).toMatch(/^Engine repairs on \d{4}-\d{2}-\d{2}: \d+$/);
-    for (let i = 0; i < 3; i += 1) expect(email.text).toContain(`${tag}_${i}`);
-    expect(email.text).not.toContain(`${tag}_today`);
-  });
 });
