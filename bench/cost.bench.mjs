@@ -36,10 +36,15 @@ function scale(c, by) {
   return Object.fromEntries(FIELDS.map((k) => [k, Math.round((c[k] / by) * 10) / 10]));
 }
 
-/** Counts of what `f` does, alone. */
-async function measure(f) {
+/** Counts of what `f` does, alone (with BENCH_COST_TRACE, every round trip printed). */
+async function measure(f, label = "") {
   await counts({ reset: true });
+  await SELF.fetch("https://engine.test/__bench/trace?reset=1");
   await f();
+  if (env.BENCH_COST_TRACE) {
+    const trace = await (await SELF.fetch("https://engine.test/__bench/trace?reset=1")).json();
+    for (const [tag, sqls] of trace) console.log(`BENCH_TRACE ${label} | ${tag} | ${sqls.join(" ;; ")}`);
+  }
   return counts({ reset: true });
 }
 
@@ -57,11 +62,11 @@ it("cost per booking, per scheduled email, per duplicate, per cancellation, per 
   // outbox's work for the confirmation and the owner's alert. The scheduled emails' own steps are
   // counted apart below.
   const d = futureBooking({ checkinInDays: 30, nights: 3 });
-  const journey = await measure(() => runLiteapi(d));
+  const journey = await measure(() => runLiteapi(d), "book");
   const firstSends = await measure(async () => {
     await runOutbox();
     await sendThrough(`booking_confirmation:${d.bookingId}`);
-  });
+  }, "first sends");
   const guideSend = await measure(() => sendThrough(`arrival_guide:${d.bookingId}:${d.checkin}`));
   // The outbox sends whatever is first in line, so a window may send more than the email it waits
   // for: its cost per email sent (send_email calls) is what one email costs the outbox.
@@ -80,7 +85,7 @@ it("cost per booking, per scheduled email, per duplicate, per cancellation, per 
   const duplicate = await measure(async () => {
     const r = await postLiteapi(d.body);
     expect(r.status).toBeLessThan(300);
-  });
+  }, "duplicate");
   report("duplicate delivery (same event id)", sum(duplicate), duplicate);
 
   // A cancellation of a live booking: webhook + journey + the guest's and the owner's email sent.
@@ -89,7 +94,7 @@ it("cost per booking, per scheduled email, per duplicate, per cancellation, per 
   await runOutbox();
   await sendThrough(`booking_confirmation:${c.bookingId}`);
   const cancel = liteapiEvent("booking.cancel", { bookingId: c.bookingId, status: "CANCELLED", cancellation_fee: 0, refund_amount: 540, currency: "EUR" });
-  const cancelled = await measure(() => runLiteapi(cancel));
+  const cancelled = await measure(() => runLiteapi(cancel), "cancel");
   // Its two emails (the guest's and the owner's) at the outbox's measured cost per email.
   report("booking.cancel (hotel): webhook + journey + cancellation and owner alert sent", add(sum(cancelled), perSend, perSend), { ...cancelled, "outbox, per email sent": perSend });
 

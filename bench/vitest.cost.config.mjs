@@ -8,6 +8,8 @@ export default defineConfig(() =>
   engineTestConfig({
     include: ["bench/cost.bench.mjs"],
     main: "./bench/cost/entry.mjs",
+    // BENCH_COST_TRACE=1: every D1 round trip of each scenario printed (tag and statements).
+    bindings: () => (process.env.BENCH_COST_TRACE ? { BENCH_COST_TRACE: "1" } : {}),
     test: { testTimeout: 300_000 },
   }),
 );

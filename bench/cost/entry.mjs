@@ -6,7 +6,8 @@
 // Workflow binding, the email service binding and global fetch count subrequests; the Workflow's
 // `step` counts the steps run. Counts are kept per tag — the entry point, or the Workflow step's
 // name without its ids ("record booking", "send arrival_guide") — and read (and reset) through
-// GET /__bench/counts; every SQL text prepared through GET /__bench/sql. One scenario at a time: a Workflow step's tag is module state. Methods are
+// GET /__bench/counts; every SQL text prepared through GET /__bench/sql; every round trip in order
+// (its tag and statements) through GET /__bench/trace. One scenario at a time: a Workflow step's tag is module state. Methods are
 // called with Reflect.apply: on a Workflow step or an RPC stub, `.call`/`.bind` would be taken as
 // remote method names.
 import { WorkflowEntrypoint } from "cloudflare:workers";
@@ -24,6 +25,13 @@ function bump(tag, field, n = 1) {
   c[field] += n;
 }
 
+/** Every D1 round trip, in order: `[tag, the first words of each statement]` (GET /__bench/trace). */
+let trace = [];
+function traced(tag, sqls) {
+  trace.push([tag, sqls.map((q) => String(q).replace(/\s+/g, " ").slice(0, 90))]);
+}
+const sqlOf = new WeakMap();
+
 function noteMeta(tag, meta) {
   bump(tag, "rows_read", Number(meta?.rows_read ?? 0));
   bump(tag, "rows_written", Number(meta?.rows_written ?? 0));
@@ -39,11 +47,18 @@ const realStatement = new WeakMap();
 function countedStatement(stmt, tagOf) {
   const wrapped = new Proxy(stmt, {
     get(target, prop) {
-      if (prop === "bind") return (...values) => countedStatement(target.bind(...values), tagOf);
+      if (prop === "bind") {
+        return (...values) => {
+          const bound = countedStatement(target.bind(...values), tagOf);
+          sqlOf.set(bound, sqlOf.get(wrapped));
+          return bound;
+        };
+      }
       if (prop === "run" || prop === "all") {
         return async (...args) => {
           const tag = tagOf();
           bump(tag, "d1_calls");
+          traced(tag, [sqlOf.get(wrapped)]);
           const r = await target[prop](...args);
           noteMeta(tag, r?.meta);
           return r;
@@ -54,6 +69,7 @@ function countedStatement(stmt, tagOf) {
         return async (column) => {
           const tag = tagOf();
           bump(tag, "d1_calls");
+          traced(tag, [sqlOf.get(wrapped)]);
           const r = await target.all();
           noteMeta(tag, r?.meta);
           const row = r.results?.[0] ?? null;
@@ -82,13 +98,16 @@ function countedD1(db, tagOf) {
       if (prop === "prepare") {
         return (sql) => {
           sqlSeen.add(sql);
-          return countedStatement(target.prepare(sql), tagOf);
+          const st = countedStatement(target.prepare(sql), tagOf);
+          sqlOf.set(st, sql);
+          return st;
         };
       }
       if (prop === "batch") {
         return async (statements) => {
           const tag = tagOf();
           bump(tag, "d1_calls");
+          traced(tag, statements.map((s) => sqlOf.get(s) ?? "?"));
           const results = await target.batch(statements.map((s) => realStatement.get(s) ?? s));
           for (const r of results) noteMeta(tag, r?.meta);
           return results;
@@ -197,6 +216,11 @@ export default class CountedEngine extends Engine {
     const url = new URL(request.url);
     if (url.pathname === "/__bench/sql") {
       return new Response(JSON.stringify([...sqlSeen]), { headers: { "content-type": "application/json" } });
+    }
+    if (url.pathname === "/__bench/trace") {
+      const body = JSON.stringify(trace);
+      if (url.searchParams.get("reset") === "1") trace = [];
+      return new Response(body, { headers: { "content-type": "application/json" } });
     }
     if (url.pathname === "/__bench/counts") {
       const body = JSON.stringify(Object.fromEntries(counts));
