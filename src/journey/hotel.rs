@@ -7,7 +7,7 @@ use super::failures::{self, Failed};
 use super::hotel_record::{record, Recorded};
 use super::hotel_zone::plan_zone;
 use super::workflow::{Step, StepConfig};
-use super::{config, deliver, deliver_once, known_booking, rust_err, JourneyOutput};
+use super::{config, deliver_once, known_booking, rust_err, JourneyOutput};
 use crate::config::DB_BINDING;
 use crate::domain::calendar::{Method, Stamp};
 use crate::domain::email::{Audience, OutgoingEmail};
@@ -69,27 +69,8 @@ pub async fn booked(
             &format!("record booking {}", step_part(&id)),
             StepConfig::STORAGE,
             async move || {
-                let recorded = record(&env, &b, &owner, at).await?;
-                if recorded.foreign.is_some() {
-                    return Ok(recorded);
-                }
-                let db = env.d1(DB_BINDING)?;
                 let default = config(&env)?.default_guest_locale;
-                let locale = store::guest_locale::record_hotel(&db, &b, default).await?;
-                let compensated = super::compensation::closed_by_compensation(
-                    &db,
-                    &owner,
-                    b.booking_id.as_str(),
-                    b.prebook_id.as_deref(),
-                    b.client_reference.as_deref(),
-                    at,
-                )
-                .await?;
-                Ok(Recorded {
-                    compensated,
-                    locale,
-                    ..recorded
-                })
+                record(&env, &b, &owner, at, default).await
             },
         )
         .await?
@@ -131,7 +112,21 @@ pub async fn booked(
         deliver_once(step, env, confirmation, params.received_at_ms, &mut out).await;
     }
     // The plan before the owner's alert, so the alert can say whether the hotel's time is known.
-    let plan = plan_step(step, env, params, &b.booking_id, recorded.version).await?;
+    // The plan from the booking as recorded (its facts are this event's) and the hotel's zone as
+    // the record step read it: the plan step only writes.
+    let known = Known {
+        booking: b.clone(),
+        zone: recorded.zone.clone(),
+    };
+    let plan = plan_step(
+        step,
+        env,
+        params,
+        &b.booking_id,
+        recorded.version,
+        Some(known),
+    )
+    .await?;
     let alert = render::owner_new_booking(
         b,
         params.source,
@@ -148,7 +143,10 @@ pub async fn booked(
         params.event_id.as_str(),
         params.received_at_ms,
     );
-    super::publish(step, env, vec![confirmed], &mut out).await;
+    // No subscriber wanted `booking.confirmed` when the record step looked: nothing to publish.
+    if recorded.confirmed_wanted {
+        super::publish(step, env, vec![confirmed], &mut out).await;
+    }
     run_sends(
         step,
         env,
@@ -172,8 +170,16 @@ async fn run_plan(
     version: i64,
     out: &mut JourneyOutput,
 ) -> Result<()> {
-    let plan = plan_step(step, env, params, booking_id, version).await?;
+    let plan = plan_step(step, env, params, booking_id, version, None).await?;
     run_sends(step, env, params, booking_id, version, plan, out).await
+}
+
+/// What the plan step may take as known instead of reading it: the booking's facts and the
+/// hotel's stored zone (display name, source).
+#[derive(Clone)]
+struct Known {
+    booking: HotelBooking,
+    zone: Option<(String, String)>,
 }
 
 /// The plan step of `version` (cached on replay).
@@ -183,6 +189,7 @@ async fn plan_step(
     params: &JourneyParams,
     booking_id: &BookingRef,
     version: i64,
+    known: Option<Known>,
 ) -> Result<Plan> {
     let id = booking_id.to_string();
     let (env, at) = (env.clone(), params.received_at_ms);
@@ -191,7 +198,7 @@ async fn plan_step(
     step.run(
         &format!("plan {} v{version}", step_part(&id)),
         StepConfig::STORAGE,
-        async move || make_plan(&env, &id, version, at, &instance).await,
+        async move || make_plan(&env, &id, version, at, &instance, known.as_ref()).await,
     )
     .await
 }
@@ -270,12 +277,23 @@ async fn make_plan(
     version: i64,
     booked_at_ms: i64,
     instance: &InstanceId,
+    known: Option<&Known>,
 ) -> Result<Plan> {
     let db = env.d1(DB_BINDING)?;
     let cfg = config(env)?;
-    let row = known_booking(&db, id).await?;
-    let b: HotelBooking = serde_json::from_str(&row.details_json)?;
-    let (zone, source) = plan_zone(env, &cfg, &b).await;
+    let b: HotelBooking = match known {
+        Some(k) => k.booking.clone(),
+        None => serde_json::from_str(&known_booking(&db, id).await?.details_json)?,
+    };
+    let stored = known
+        .and_then(|k| k.zone.as_ref())
+        .and_then(|(zone, source)| {
+            Some((
+                crate::domain::timezone::HotelZone::parse(zone)?,
+                crate::domain::timezone::ZoneSource::parse(source)?,
+            ))
+        });
+    let (zone, source) = plan_zone(env, &cfg, &b, stored).await;
     let zone_name = zone.to_string();
     let plan = within_reach(
         hotel_plan(b.checkin, b.checkout, &zone, booked_at_ms),
@@ -342,14 +360,25 @@ pub(crate) async fn scheduled_send(
 ) -> Result<(String, Option<super::Delivery>)> {
     let db = env.d1(DB_BINDING)?;
     let version = intent.journey_version.unwrap_or_default();
+    // One round trip: who makes the send now, the booking as it is now, and its language.
+    let read = db
+        .batch(vec![
+            store::schedule::planned_by_statement(&db, id, kind, version)?,
+            store::bookings::get_statement(&db, id)?,
+            store::guest_locale::get_statement(&db, id)?,
+        ])
+        .await?;
+    let [planned, booking_read, locale_read] = read.as_slice() else {
+        return Err(rust_err("a scheduled send's read came back incomplete"));
+    };
     if by == SendBy::Journey {
-        if let Some(Some(owner)) = store::schedule::planned_by(&db, id, kind, version).await? {
+        if let Some(Some(owner)) = store::schedule::planned_by_of(planned)? {
             if owner == "sweeper" {
                 return Ok((MOVED.into(), None));
             }
         }
     }
-    let row = store::bookings::get(&db, id).await?;
+    let row = store::bookings::row_of(booking_read)?;
     let booking = row.as_ref().map(|r| r.intent_view());
     let now = crate::platform::now_ms();
     let email_kind = intent::email_kind(kind);
@@ -375,7 +404,10 @@ pub(crate) async fn scheduled_send(
     };
     let cfg = config(env)?;
     let b: HotelBooking = serde_json::from_str(&row.details_json)?;
-    let guest = super::guest_branding(&db, &cfg, id).await?;
+    let language = store::guest_locale::stored_of(locale_read)?
+        .and_then(|l| l.current)
+        .map_or(cfg.default_guest_locale, |g| g.locale);
+    let guest = cfg.branding.in_locale(language);
     let mut email = guarded(&cfg.content_lock(), &b, |b| match kind {
         ScheduledKind::ArrivalGuide => render::arrival_guide(b, &guest),
         ScheduledKind::CheckinDay => render::checkin_day(b, &guest),
@@ -383,8 +415,20 @@ pub(crate) async fn scheduled_send(
     })
     .map_err(rust_err)?;
     email.intent = Some(intent);
-    let delivery = deliver(env, &email, due_at_ms).await?;
-    store::schedule::decide(&db, id, kind, version, SendStatus::Sent, None, due_at_ms).await?;
+    // The send is marked sent in the claim's own batch: the claim, not this mark, is what makes
+    // it once (a repeat finds the key claimed and hands the same email over again at most).
+    let delivery = crate::outbox::client::deliver_with(env, &email, due_at_ms, |db| {
+        Ok(vec![store::schedule::decide_statement(
+            db,
+            id,
+            kind,
+            version,
+            SendStatus::Sent,
+            None,
+            due_at_ms,
+        )?])
+    })
+    .await?;
     Ok((email.dedupe_key.to_string(), Some(delivery)))
 }
 

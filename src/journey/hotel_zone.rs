@@ -21,12 +21,18 @@ use worker::Env;
 ///   API and stored with its source in `hotel_locations` (migration 0009); every later plan for the
 ///   hotel reads it back (one D1 read, the one the location cache read cost before). A failed
 ///   lookup stores no zone: the plan uses UTC until the location cache retries it.
+///
+/// `stored`: the hotel's stored zone when the caller read it already (no read here then).
 pub(super) async fn plan_zone(
     env: &Env,
     cfg: &Config,
     b: &HotelBooking,
+    stored: Option<(HotelZone, ZoneSource)>,
 ) -> (HotelZone, ZoneSource) {
     let hotel_id = b.hotel_id.as_deref().filter(|_| own_location(b).is_none());
+    if let (Some(_), Some(stored)) = (hotel_id, stored) {
+        return stored;
+    }
     let db = env.d1(DB_BINDING).ok();
     if let (Some(id), Some(db)) = (hotel_id, &db) {
         match store::hotel_zones::stored(db, id).await {

@@ -7,7 +7,7 @@ use crate::domain::intent::SkipReason;
 use crate::platform::ErrorBody;
 use crate::store;
 use serde::{Deserialize, Serialize};
-use worker::{Env, Error, Method, Request, RequestInit, Result};
+use worker::{D1Database, Env, Error, Method, Request, RequestInit, Result};
 
 /// What [`deliver`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -22,12 +22,26 @@ pub enum Delivery {
     AlreadyClaimed,
 }
 
-/// The send-once protocol: claims the email's dedupe key in D1 (unique, never expires), hands the
-/// email to the outbox (idempotent on that key), then marks the D1 row `queued`. Every step of it
-/// is safe to repeat, so call it inside a retried Workflow step or an operator action.
+/// The send-once protocol: claims the email's dedupe key in D1 (unique, never expires), then hands
+/// the email to the outbox (idempotent on that key). The D1 row stays `claimed` until the outbox
+/// records its outcome (the sweeper tells a claimed email the outbox holds from one it never got:
+/// `crate::sweeper`). Every step of it is safe to repeat, so call it inside a retried Workflow step
+/// or an operator action.
 pub async fn deliver(env: &Env, email: &OutgoingEmail, at_ms: i64) -> Result<Delivery> {
+    deliver_with(env, email, at_ms, |_| Ok(Vec::new())).await
+}
+
+/// [`deliver`], with the caller's own record of what it did (`with`: statements run in the same
+/// D1 batch as the claim, so the two are one transaction, e.g. a scheduled send marked sent).
+/// They run again when the step is repeated, so they must be idempotent.
+pub async fn deliver_with(
+    env: &Env,
+    email: &OutgoingEmail,
+    at_ms: i64,
+    with: impl FnOnce(&D1Database) -> Result<Vec<worker::D1PreparedStatement>>,
+) -> Result<Delivery> {
     let db = env.d1(DB_BINDING)?;
-    let fresh = store::emails::claim(&db, email, at_ms).await?;
+    let fresh = store::emails::claim_with(&db, email, at_ms, with(&db)?).await?;
     if !fresh {
         // A repeat: ask the outbox again only while the email is still open. Once it was sent,
         // or decided against (dead, dropped, blocked, skipped other than as superseded), the
@@ -42,7 +56,6 @@ pub async fn deliver(env: &Env, email: &OutgoingEmail, at_ms: i64) -> Result<Del
         }
     }
     enqueue(env, email).await?;
-    store::emails::mark_queued(&db, email.dedupe_key.as_str(), at_ms).await?;
     Ok(if fresh {
         Delivery::Enqueued
     } else {

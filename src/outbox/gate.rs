@@ -61,21 +61,30 @@ impl Outbox {
         if email.audience == Audience::Owner {
             return Ok(Gate::Open);
         }
-        // Intent at the send turn: cancelled, replaced, superseded or stale → skipped.
-        if let Some((booking, intent)) = row.intent() {
-            if self.check_intent(row, email, booking, &intent).await? == IntentCheck::Held {
-                return Ok(Gate::Held);
+        // One round trip: the suppression list and, for email with intent, its booking now.
+        let intent = row.intent();
+        let read = match self.env.d1(DB_BINDING) {
+            Ok(db) => {
+                store::suppressions::send_turn(&db, email.to.as_str(), intent.map(|(b, _)| b)).await
             }
-        }
-        let suppression = match self.env.d1(DB_BINDING) {
-            Ok(db) => store::suppressions::get(&db, email.to.as_str()).await,
             Err(e) => Err(e),
         };
-        let suppression = match suppression {
-            Ok(s) => s,
+        let suppression = match read {
+            Ok((suppression, booking)) => {
+                // Intent at the send turn: cancelled, replaced, superseded or stale → skipped.
+                if let Some((_, intent)) = intent {
+                    let booking = booking.flatten();
+                    if self.check_intent(row, email, booking.as_ref(), &intent)?
+                        == IntentCheck::Held
+                    {
+                        return Ok(Gate::Held);
+                    }
+                }
+                suppression
+            }
             Err(e) => {
                 let at = now_ms();
-                let reason = format!("suppression list unavailable: {e}");
+                let reason = format!("booking record or suppression list unavailable: {e}");
                 self.park(
                     row.seq,
                     EmailStatus::Waiting,

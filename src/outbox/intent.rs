@@ -5,17 +5,12 @@
 
 use super::queue::Row;
 use super::Outbox;
-use crate::config::DB_BINDING;
 use crate::domain::email::{EmailStatus, OutgoingEmail};
 use crate::domain::intent::{decide, Intent, SendDecision, SkipReason};
 use crate::platform::now_ms;
 use crate::store;
 use serde::{Deserialize, Serialize};
 use worker::Result;
-
-/// An email whose booking could not be read (D1 unavailable) waits this long, ms; no attempt is
-/// counted (nothing was tried).
-const BOOKING_RETRY_MS: i64 = 30_000;
 
 /// `POST /withdraw` body: withdraw every queued or waiting email of `booking_id` that carries
 /// intent, except the dedupe keys in `except`.
@@ -43,34 +38,18 @@ pub(super) enum IntentCheck {
 }
 
 impl Outbox {
-    /// Re-reads `booking_id` (the row's intent column) and applies [`decide`] to `email`; a skip parks the row `skipped` with
-    /// its reason (written to D1 `emails` by the sync), a D1 failure parks it `waiting`.
-    pub(super) async fn check_intent(
+    /// Applies [`decide`] to `email` against its booking as re-read at this turn (`booking`: the
+    /// row's intent booking, read by the send gate with the suppression list in one round trip);
+    /// a skip parks the row `skipped` with its reason (written to D1 `emails` by the sync).
+    pub(super) fn check_intent(
         &self,
         row: &Row,
         email: &OutgoingEmail,
-        booking_id: &str,
+        booking: Option<&store::bookings::BookingRow>,
         intent: &Intent,
     ) -> Result<IntentCheck> {
-        let booking = match self.env.d1(DB_BINDING) {
-            Ok(db) => store::bookings::get(&db, booking_id).await,
-            Err(e) => Err(e),
-        };
         let at = now_ms();
-        let booking = match booking {
-            Ok(b) => b.map(|b| b.intent_view()),
-            Err(e) => {
-                let reason = format!("booking record unavailable: {e}");
-                self.park(
-                    row.seq,
-                    EmailStatus::Waiting,
-                    at + BOOKING_RETRY_MS,
-                    &reason,
-                    at,
-                )?;
-                return Ok(IntentCheck::Held);
-            }
-        };
+        let booking = booking.map(|b| b.intent_view());
         match decide(email.kind, email.audience, intent, booking.as_ref(), at) {
             SendDecision::Send => Ok(IntentCheck::Pass),
             SendDecision::Skip(reason) => {

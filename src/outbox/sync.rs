@@ -72,12 +72,24 @@ impl Outbox {
                 sent_at_ms: r.sent_at_ms,
                 now_ms: now_ms(),
             };
-            match store::emails::record_outcome(&db, &outcome).await {
-                Ok(_) => {
+            // A client email's outcome goes to the outbound webhook subscribers too: they are
+            // read in the same round trip as the record.
+            let client = r.audience == "client";
+            let recorded = if client {
+                store::emails::record_outcome_for_subscribers(&db, &outcome)
+                    .await
+                    .map(|(_, subscribers)| subscribers)
+            } else {
+                store::emails::record_outcome(&db, &outcome)
+                    .await
+                    .map(|_| Vec::new())
+            };
+            match recorded {
+                Ok(subscribers) => {
                     // Subscribers learn a client email's outcome once it is on record; a failed
                     // publish leaves the row unsynced, so the next alarm records and publishes
                     // again (same event id: nothing twice).
-                    if r.audience == "client" {
+                    if client {
                         let fact = EmailFact {
                             dedupe_key: &r.dedupe_key,
                             status: &r.status,
@@ -87,7 +99,9 @@ impl Outbox {
                             reason: r.last_error.as_deref(),
                         };
                         if let Some(p) = email_outcome(&fact, r.updated_at_ms) {
-                            if let Err(e) = crate::publisher::publish(&self.env, &p).await {
+                            if let Err(e) =
+                                crate::publisher::publish_to(&self.env, &p, &subscribers).await
+                            {
                                 worker::console_error!(
                                     "outbox: publishing {} of {} failed: {e}",
                                     p.event_type,

@@ -1,4 +1,4 @@
-//! Publishing outbound webhook events (issue #15): the D1 record of an event and one Cloudflare
+//! Publishing outbound webhook events: the D1 record of an event and one Cloudflare
 //! Queues message per subscriber that wants it, and redrive of dead deliveries. The consumers that
 //! deliver them are in `src/webhooks/`; the decisions (ids, signing, URL rules, retry schedule)
 //! are pure, in [`crate::domain::webhooks`] and [`crate::domain::webhook_events`].
@@ -57,15 +57,26 @@ pub async fn enqueue(env: &Env, claimed: &[Claimed]) -> Result<()> {
 /// Errors (D1, Queues) are returned: callers retry (a Workflow step, the outbox's next sync).
 pub async fn publish(env: &Env, p: &Publication) -> Result<usize> {
     let db = env.d1(DB_BINDING)?;
-    let wanted: Vec<String> = store::enabled_subscribers(&db)
-        .await?
-        .into_iter()
+    publish_to(env, p, &store::enabled_subscribers(&db).await?).await
+}
+
+/// [`publish`] to `subscribers` as the caller read them (`(id, stored types)`, from
+/// [`store::enabled_subscribers_statement`] in the caller's own batch): no D1 call at all when
+/// none wants the event.
+pub async fn publish_to(
+    env: &Env,
+    p: &Publication,
+    subscribers: &[(String, String)],
+) -> Result<usize> {
+    let wanted: Vec<String> = subscribers
+        .iter()
         .filter(|(_, types)| wants(types, p.event_type))
-        .map(|(id, _)| id)
+        .map(|(id, _)| id.clone())
         .collect();
     if wanted.is_empty() {
         return Ok(0);
     }
+    let db = env.d1(DB_BINDING)?;
     let claimed = store::insert_event(&db, p, &wanted, now_ms()).await?;
     if claimed.is_empty() {
         return Ok(0);

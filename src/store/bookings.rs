@@ -38,6 +38,27 @@ pub async fn insert_hotel_booking(
     owner: &Owner,
     event_time_ms: i64,
 ) -> Result<bool> {
+    let results = db
+        .batch(insert_hotel_booking_statements(
+            db,
+            b,
+            snapshot_hash,
+            owner,
+            event_time_ms,
+        )?)
+        .await?;
+    Ok(results.get(1).map(super::changes) == Some(1))
+}
+
+/// The two statements of [`insert_hotel_booking`] (the contact's upsert, then the booking's
+/// insert: its `changes` say whether this batch inserted it), for a caller's own batch.
+pub fn insert_hotel_booking_statements(
+    db: &D1Database,
+    b: &HotelBooking,
+    snapshot_hash: &str,
+    owner: &Owner,
+    event_time_ms: i64,
+) -> Result<Vec<D1PreparedStatement>> {
     let details = serde_json::to_string(b).map_err(crate::platform::rust_err)?;
     let contact = upsert_contact(db, &b.holder, event_time_ms)?;
     let booking = db
@@ -65,8 +86,7 @@ pub async fn insert_hotel_booking(
             opt(owner.partner_column()),
             opt(b.client_reference.as_deref()),
         ])?;
-    let results = db.batch(vec![contact, booking]).await?;
-    Ok(results.get(1).map(super::changes) == Some(1))
+    Ok(vec![contact, booking])
 }
 
 /// A stored booking as journeys read it back before deciding anything.
@@ -114,13 +134,23 @@ impl BookingRow {
 
 /// Reads one booking.
 pub async fn get(db: &D1Database, booking_id: &str) -> Result<Option<BookingRow>> {
+    get_statement(db, booking_id)?
+        .first::<BookingRow>(None)
+        .await
+}
+
+/// The statement of [`get`], for a caller's own batch (read its result with [`row_of`]).
+pub fn get_statement(db: &D1Database, booking_id: &str) -> Result<D1PreparedStatement> {
     db.prepare(
         "SELECT booking_id, source, partner, kind, status, journey_version, snapshot_hash, details_json, replaced_by \
          FROM bookings WHERE booking_id = ?1",
     )
-    .bind(&[s(booking_id)])?
-    .first::<BookingRow>(None)
-    .await
+    .bind(&[s(booking_id)])
+}
+
+/// The booking a [`get_statement`] found in a batch.
+pub fn row_of(r: &worker::D1Result) -> Result<Option<BookingRow>> {
+    Ok(r.results::<BookingRow>()?.into_iter().next())
 }
 
 /// New facts for a stored booking (see [`update_facts`]). `None` fields keep the stored value.
@@ -165,7 +195,14 @@ impl<'a> FactsUpdate<'a> {
 /// concurrency: two journeys of one booking never overwrite each other silently). Returns `false`
 /// on a lost race.
 pub async fn update_facts(db: &D1Database, u: &FactsUpdate<'_>) -> Result<bool> {
-    let r = db
+    let r = facts_statement(db, u)?.run().await?;
+    Ok(super::changes(&r) == 1)
+}
+
+/// The statement of [`update_facts`], for a caller's own batch (its `changes` are 0 on a lost
+/// race).
+pub fn facts_statement(db: &D1Database, u: &FactsUpdate<'_>) -> Result<D1PreparedStatement> {
+    db
         .prepare(
             "UPDATE bookings SET status = ?3, details_json = ?4, snapshot_hash = COALESCE(?5, snapshot_hash), \
              checkin = COALESCE(?6, checkin), checkout = COALESCE(?7, checkout), \
@@ -184,10 +221,7 @@ pub async fn update_facts(db: &D1Database, u: &FactsUpdate<'_>) -> Result<bool> 
             opt(u.hotel_confirmation_number),
             n(if u.bump { 1 } else { 0 }),
             n(u.event_time_ms),
-        ])?
-        .run()
-        .await?;
-    Ok(super::changes(&r) == 1)
+        ])
 }
 
 /// [`update_facts`] for steps: a lost race is an error, so the engine retries the step, which
@@ -210,6 +244,19 @@ pub async fn mark_replaced(
     new: &str,
     event_time_ms: i64,
 ) -> Result<()> {
+    mark_replaced_statement(db, old, new, event_time_ms)?
+        .run()
+        .await?;
+    Ok(())
+}
+
+/// The statement of [`mark_replaced`], for a caller's own batch.
+pub fn mark_replaced_statement(
+    db: &D1Database,
+    old: &str,
+    new: &str,
+    event_time_ms: i64,
+) -> Result<D1PreparedStatement> {
     db.prepare(
         "UPDATE bookings SET replaced_by = ?2, status = ?4, journey_version = journey_version + 1, \
          updated_at_ms = MAX(updated_at_ms, ?3) WHERE booking_id = ?1 AND replaced_by IS NULL",
@@ -219,10 +266,7 @@ pub async fn mark_replaced(
         s(new),
         n(event_time_ms),
         s(BookingStatus::Replaced.as_str()),
-    ])?
-    .run()
-    .await?;
-    Ok(())
+    ])
 }
 
 /// Inserts a flight booking (or refreshes its facts), idempotently.

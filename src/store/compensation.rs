@@ -119,6 +119,31 @@ pub async fn find_for_booking(
         given(prebook_id),
         given(client_reference),
     );
+    match find_for_booking_statement(
+        db,
+        booking_id.as_deref(),
+        prebook_id.as_deref(),
+        client_reference.as_deref(),
+    )? {
+        Some(statement) => statement.first::<CompensationRow>(None).await,
+        None => Ok(None),
+    }
+}
+
+/// The statement of [`find_for_booking`] (`None` when no identifier is given), for a caller's
+/// own batch (read its result with [`row_of`]).
+pub fn find_for_booking_statement(
+    db: &D1Database,
+    booking_id: Option<&str>,
+    prebook_id: Option<&str>,
+    client_reference: Option<&str>,
+) -> Result<Option<worker::D1PreparedStatement>> {
+    let given = |v: Option<&str>| v.filter(|v| !v.trim().is_empty()).map(str::to_string);
+    let (booking_id, prebook_id, client_reference) = (
+        given(booking_id),
+        given(prebook_id),
+        given(client_reference),
+    );
     if booking_id.is_none() && prebook_id.is_none() && client_reference.is_none() {
         return Ok(None);
     }
@@ -135,9 +160,13 @@ pub async fn find_for_booking(
         opt(booking_id.as_deref()),
         opt(prebook_id.as_deref()),
         opt(client_reference.as_deref()),
-    ])?
-    .first::<CompensationRow>(None)
-    .await
+    ])
+    .map(Some)
+}
+
+/// The compensation a [`find_for_booking_statement`] found in a batch.
+pub fn row_of(r: &worker::D1Result) -> Result<Option<CompensationRow>> {
+    Ok(r.results::<CompensationRow>()?.into_iter().next())
 }
 
 /// Ids of the compensations whose refund waits for a payment that `intents` / `references`

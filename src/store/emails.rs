@@ -20,6 +20,17 @@ pub struct EmailRow {
 /// The same batch (one D1 transaction) keeps what the email says in `email_contents` (subject,
 /// text, HTML, extra headers) for the admin's "email as sent" page.
 pub async fn claim(db: &D1Database, e: &OutgoingEmail, now_ms: i64) -> Result<bool> {
+    claim_with(db, e, now_ms, Vec::new()).await
+}
+
+/// [`claim`], with `with` run in the same batch after it (one D1 transaction): the caller's own
+/// record of what it did with the email, e.g. a scheduled send marked sent.
+pub async fn claim_with(
+    db: &D1Database,
+    e: &OutgoingEmail,
+    now_ms: i64,
+    with: Vec<worker::D1PreparedStatement>,
+) -> Result<bool> {
     let claim = db
         .prepare(
             "INSERT INTO emails (dedupe_key, kind, audience, booking_id, to_addr, subject, rank, status, message_id, attempts, created_at_ms, updated_at_ms, payload_json) \
@@ -51,7 +62,9 @@ pub async fn claim(db: &D1Database, e: &OutgoingEmail, now_ms: i64) -> Result<bo
             s(&serde_json::to_string(&e.headers)?),
             n(now_ms),
         ])?;
-    let results = db.batch(vec![claim, content]).await?;
+    let mut batch = vec![claim, content];
+    batch.extend(with);
+    let results = db.batch(batch).await?;
     Ok(results.first().map(changes) == Some(1))
 }
 
@@ -116,7 +129,32 @@ pub struct Outcome<'a> {
 /// the email from now on, and the D1 record keeps no body). Returns `false` if no row matched (should not happen: rows are
 /// claimed before enqueue).
 pub async fn record_outcome(db: &D1Database, o: &Outcome<'_>) -> Result<bool> {
-    let r = db
+    let r = outcome_statement(db, o)?.run().await?;
+    Ok(changes(&r) == 1)
+}
+
+/// [`record_outcome`] and, in the same round trip, the enabled outbound webhook subscribers (to
+/// publish the outcome to): `(recorded, subscribers)`.
+pub async fn record_outcome_for_subscribers(
+    db: &D1Database,
+    o: &Outcome<'_>,
+) -> Result<(bool, Vec<(String, String)>)> {
+    let results = db
+        .batch(vec![
+            outcome_statement(db, o)?,
+            super::webhooks::enabled_subscribers_statement(db)?,
+        ])
+        .await?;
+    let recorded = results.first().map(changes) == Some(1);
+    let subscribers = match results.get(1) {
+        Some(r) => super::webhooks::subscribers_of(r)?,
+        None => Vec::new(),
+    };
+    Ok((recorded, subscribers))
+}
+
+fn outcome_statement(db: &D1Database, o: &Outcome<'_>) -> Result<worker::D1PreparedStatement> {
+    db
         .prepare(
             "UPDATE emails SET status = ?2, provider = COALESCE(?3, provider), provider_message_id = COALESCE(?4, provider_message_id), \
              attempts = MAX(attempts, ?5), last_error = ?6, sent_at_ms = COALESCE(?7, sent_at_ms), updated_at_ms = ?8, \
@@ -131,10 +169,7 @@ pub async fn record_outcome(db: &D1Database, o: &Outcome<'_>) -> Result<bool> {
             opt(o.last_error),
             o.sent_at_ms.map(n).unwrap_or(wasm_bindgen::JsValue::NULL),
             n(o.now_ms),
-        ])?
-        .run()
-        .await?;
-    Ok(changes(&r) == 1)
+        ])
 }
 
 /// Marks a row still `claimed` as `failed` with `error`: the journey could not hand it to the
@@ -206,12 +241,41 @@ pub async fn unsettled(
 
 /// Notes that the sweeper checked these rows at `now_ms` (ms UTC): one batch.
 pub async fn mark_swept(db: &D1Database, dedupe_keys: &[&str], now_ms: i64) -> Result<()> {
-    super::run_each(
-        db,
-        "UPDATE emails SET swept_at_ms = ?2 WHERE dedupe_key = ?1",
-        dedupe_keys.iter().map(|k| vec![s(k), n(now_ms)]),
-    )
-    .await
+    mark_swept_and_queued(db, dedupe_keys, &[], now_ms).await
+}
+
+/// [`mark_swept`] for `dedupe_keys`, and `queued` (rows the outbox holds that D1 still says
+/// `claimed`) marked `queued`, in one batch.
+pub async fn mark_swept_and_queued(
+    db: &D1Database,
+    dedupe_keys: &[&str],
+    queued: &[&str],
+    now_ms: i64,
+) -> Result<()> {
+    let mut batch = Vec::with_capacity(dedupe_keys.len() + queued.len());
+    for k in dedupe_keys {
+        batch.push(
+            db.prepare("UPDATE emails SET swept_at_ms = ?2 WHERE dedupe_key = ?1")
+                .bind(&[s(k), n(now_ms)])?,
+        );
+    }
+    for k in queued {
+        batch.push(
+            db.prepare(
+                "UPDATE emails SET status = ?3, updated_at_ms = ?2 WHERE dedupe_key = ?1 AND status = ?4",
+            )
+            .bind(&[
+                s(k),
+                n(now_ms),
+                s(EmailStatus::Queued.as_str()),
+                s(EmailStatus::Claimed.as_str()),
+            ])?,
+        );
+    }
+    if !batch.is_empty() {
+        db.batch(batch).await?;
+    }
+    Ok(())
 }
 
 /// Records a provider's later word on a sent email (`delivered`, `deferred`, `bounced`, `failed`,

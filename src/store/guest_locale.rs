@@ -4,7 +4,7 @@
 
 use super::s;
 use crate::domain::i18n::{locale, GuestLocale, Locale, LocaleSource};
-use worker::{D1Database, Result};
+use worker::{D1Database, D1PreparedStatement, Result};
 
 /// A booking's stored language, and whether a guest email of it was already claimed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,16 +24,27 @@ struct Row {
 
 /// Reads the stored language of `booking_id`; `None` when the booking is unknown.
 pub async fn get(db: &D1Database, booking_id: &str) -> Result<Option<StoredLocale>> {
-    let row: Option<Row> = db
-        .prepare(
-            "SELECT guest_locale, guest_locale_source, \
-             EXISTS (SELECT 1 FROM emails e WHERE e.booking_id = b.booking_id AND e.audience = 'client') AS started \
-             FROM bookings b WHERE b.booking_id = ?1",
-        )
-        .bind(&[s(booking_id)])?
-        .first(None)
-        .await?;
-    Ok(row.map(|r| StoredLocale {
+    let row: Option<Row> = get_statement(db, booking_id)?.first(None).await?;
+    Ok(stored(row))
+}
+
+/// The statement of [`get`], for a caller's own batch (read its result with [`stored_of`]).
+pub fn get_statement(db: &D1Database, booking_id: &str) -> Result<D1PreparedStatement> {
+    db.prepare(
+        "SELECT guest_locale, guest_locale_source, \
+         EXISTS (SELECT 1 FROM emails e WHERE e.booking_id = b.booking_id AND e.audience = 'client') AS started \
+         FROM bookings b WHERE b.booking_id = ?1",
+    )
+    .bind(&[s(booking_id)])
+}
+
+/// The stored language a [`get_statement`] found in a batch.
+pub fn stored_of(r: &worker::D1Result) -> Result<Option<StoredLocale>> {
+    Ok(stored(r.results::<Row>()?.into_iter().next()))
+}
+
+fn stored(row: Option<Row>) -> Option<StoredLocale> {
+    row.map(|r| StoredLocale {
         current: match (
             r.guest_locale.as_deref().and_then(Locale::parse),
             r.guest_locale_source
@@ -44,7 +55,7 @@ pub async fn get(db: &D1Database, booking_id: &str) -> Result<Option<StoredLocal
             _ => None,
         },
         guest_mail_started: r.started != 0,
-    }))
+    })
 }
 
 /// The language of a booking as emails use it: the stored one, else `default`.
@@ -57,6 +68,16 @@ pub async fn of_booking(db: &D1Database, booking_id: &str, default: Locale) -> R
 
 /// Writes `new` as the booking's language.
 pub async fn set(db: &D1Database, booking_id: &str, new: GuestLocale) -> Result<()> {
+    set_statement(db, booking_id, new)?.run().await?;
+    Ok(())
+}
+
+/// The statement of [`set`], for a caller's own batch.
+pub fn set_statement(
+    db: &D1Database,
+    booking_id: &str,
+    new: GuestLocale,
+) -> Result<D1PreparedStatement> {
     db.prepare(
         "UPDATE bookings SET guest_locale = ?2, guest_locale_source = ?3 WHERE booking_id = ?1",
     )
@@ -64,10 +85,23 @@ pub async fn set(db: &D1Database, booking_id: &str, new: GuestLocale) -> Result<
         s(booking_id),
         s(new.locale.as_str()),
         s(new.source.as_str()),
-    ])?
-    .run()
-    .await?;
-    Ok(())
+    ])
+}
+
+/// What a booking's language becomes when `incoming` is stated and `stored` is on record
+/// ([`locale::update`]'s rule): `(its language, whether that must be written)`.
+pub fn settled(stored: Option<StoredLocale>, incoming: GuestLocale) -> (GuestLocale, bool) {
+    let current = stored.and_then(|s| s.current);
+    let next = match stored.and_then(|s| s.current.map(|c| (c, s.guest_mail_started))) {
+        None => Some(incoming),
+        Some((current, started)) => locale::update(current, incoming, started),
+    };
+    match next {
+        // Unchanged (a redelivery stating the same language): nothing to write.
+        Some(new) if current == Some(new) => (new, false),
+        Some(new) => (new, true),
+        None => (current.unwrap_or(incoming), false),
+    }
 }
 
 /// Settles a booking's language against a newly stated one (`incoming`): stored when none was,
@@ -77,20 +111,11 @@ pub async fn settle(
     booking_id: &str,
     incoming: GuestLocale,
 ) -> Result<GuestLocale> {
-    let stored = get(db, booking_id).await?;
-    let next = match stored.and_then(|s| s.current.map(|c| (c, s.guest_mail_started))) {
-        None => Some(incoming),
-        Some((current, started)) => locale::update(current, incoming, started),
-    };
-    match next {
-        // Unchanged (a redelivery stating the same language): nothing to write.
-        Some(new) if stored.and_then(|s| s.current) == Some(new) => Ok(new),
-        Some(new) => {
-            set(db, booking_id, new).await?;
-            Ok(new)
-        }
-        None => Ok(stored.and_then(|s| s.current).unwrap_or(incoming)),
+    let (next, write) = settled(get(db, booking_id).await?, incoming);
+    if write {
+        set(db, booking_id, next).await?;
     }
+    Ok(next)
 }
 
 /// The newest Stripe Checkout Session language recorded for `client_reference`, if any.
@@ -101,19 +126,33 @@ pub async fn checkout_locale(
     let Some(reference) = client_reference.map(str::trim).filter(|r| !r.is_empty()) else {
         return Ok(None);
     };
-    #[derive(serde::Deserialize)]
-    struct L {
-        locale: String,
-    }
-    let row: Option<L> = db
-        .prepare(
-            "SELECT locale FROM payments WHERE client_reference = ?1 AND locale IS NOT NULL \
-             ORDER BY updated_at_ms DESC LIMIT 1",
-        )
-        .bind(&[s(reference)])?
+    let row: Option<CheckoutLocale> = checkout_locale_statement(db, reference)?
         .first(None)
         .await?;
     Ok(row.map(|r| r.locale))
+}
+
+#[derive(serde::Deserialize)]
+struct CheckoutLocale {
+    locale: String,
+}
+
+/// The statement of [`checkout_locale`] for a non-empty reference, for a caller's own batch
+/// (read its result with [`checkout_locale_of`]).
+pub fn checkout_locale_statement(db: &D1Database, reference: &str) -> Result<D1PreparedStatement> {
+    db.prepare(
+        "SELECT locale FROM payments WHERE client_reference = ?1 AND locale IS NOT NULL \
+         ORDER BY updated_at_ms DESC LIMIT 1",
+    )
+    .bind(&[s(reference)])
+}
+
+/// The language a [`checkout_locale_statement`] found in a batch.
+pub fn checkout_locale_of(r: &worker::D1Result) -> Result<Option<String>> {
+    Ok(r.results::<CheckoutLocale>()?
+        .into_iter()
+        .next()
+        .map(|r| r.locale))
 }
 
 /// The bookings paid through `client_reference` (a Stripe session that arrives after them).

@@ -18,19 +18,30 @@ struct Row {
 /// lookup failed (`error` set), or its zone was never resolved (rows cached before migration 0009)
 /// or no longer parses (a name dropped from the tz database): the caller then resolves it again.
 pub async fn stored(db: &D1Database, hotel_id: &str) -> Result<Option<(HotelZone, ZoneSource)>> {
-    let row = db
-        .prepare(
-            "SELECT zone, zone_source FROM hotel_locations \
-             WHERE hotel_id = ?1 AND error IS NULL AND zone IS NOT NULL",
-        )
-        .bind(&[s(hotel_id)])?
-        .first::<Row>(None)
-        .await?;
-    Ok(row.and_then(|r| {
+    let row = stored_statement(db, hotel_id)?.first::<Row>(None).await?;
+    Ok(zone_of(row))
+}
+
+/// The statement of [`stored`], for a caller's own batch (read its result with [`stored_of`]).
+pub fn stored_statement(db: &D1Database, hotel_id: &str) -> Result<worker::D1PreparedStatement> {
+    db.prepare(
+        "SELECT zone, zone_source FROM hotel_locations \
+         WHERE hotel_id = ?1 AND error IS NULL AND zone IS NOT NULL",
+    )
+    .bind(&[s(hotel_id)])
+}
+
+/// The zone a [`stored_statement`] found in a batch.
+pub fn stored_of(r: &worker::D1Result) -> Result<Option<(HotelZone, ZoneSource)>> {
+    Ok(zone_of(r.results::<Row>()?.into_iter().next()))
+}
+
+fn zone_of(row: Option<Row>) -> Option<(HotelZone, ZoneSource)> {
+    row.and_then(|r| {
         let zone = HotelZone::parse(r.zone.as_deref()?)?;
         let source = ZoneSource::parse(r.zone_source.as_deref()?)?;
         Some((zone, source))
-    }))
+    })
 }
 
 /// Writes the zone resolved from `hotel_id`'s cached location (display name, e.g. `Europe/Madrid`,

@@ -53,15 +53,26 @@ pub async fn compensation(db: &D1Database, id: &str) -> Result<Option<OwnerRow>>
 
 /// The owners of the checkout attempt `prebook_id` and of every booking recorded for it.
 pub async fn prebook(db: &D1Database, prebook_id: &str) -> Result<Vec<OwnerRow>> {
-    let r = db
-        .prepare(
-            "SELECT source, partner FROM checkout_attempts WHERE prebook_id = ?1 \
+    prebook_statement(db, prebook_id)?.all().await?.results()
+}
+
+/// The first foreign verdict of `actor` on the owners a [`prebook_statement`] found.
+pub fn foreign_prebook(rows: &[OwnerRow], actor: &Owner, prebook_id: &str) -> Option<String> {
+    rows.iter().find_map(
+        |row| match row.verdict(actor, &format!("checkout {prebook_id}")) {
+            Verdict::Foreign { reason } => Some(reason),
+            Verdict::Own => None,
+        },
+    )
+}
+
+/// The statement of [`prebook`], for a caller's own batch.
+pub fn prebook_statement(db: &D1Database, prebook_id: &str) -> Result<worker::D1PreparedStatement> {
+    db.prepare(
+        "SELECT source, partner FROM checkout_attempts WHERE prebook_id = ?1 \
              UNION ALL SELECT source, partner FROM bookings WHERE prebook_id = ?1",
-        )
-        .bind(&[s(prebook_id)])?
-        .all()
-        .await?;
-    r.results()
+    )
+    .bind(&[s(prebook_id)])
 }
 
 /// The first foreign verdict of `actor` on the records a booking-creating or failing event names
@@ -81,11 +92,7 @@ pub async fn foreign_named(
         }
     }
     if let Some(p) = prebook_id.filter(|p| !p.trim().is_empty()) {
-        for row in prebook(db, p).await? {
-            if let Verdict::Foreign { reason } = row.verdict(actor, &format!("checkout {p}")) {
-                return Ok(Some(reason));
-            }
-        }
+        return Ok(foreign_prebook(&prebook(db, p).await?, actor, p));
     }
     Ok(None)
 }

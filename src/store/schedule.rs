@@ -210,6 +210,23 @@ pub async fn decide(
     reason: Option<&str>,
     now_ms: i64,
 ) -> Result<()> {
+    decide_statement(db, booking_id, kind, version, status, reason, now_ms)?
+        .run()
+        .await?;
+    Ok(())
+}
+
+/// The statement of [`decide`], for a caller's own batch (it changes only a row still planned,
+/// so it may run again).
+pub fn decide_statement(
+    db: &D1Database,
+    booking_id: &str,
+    kind: ScheduledKind,
+    version: i64,
+    status: SendStatus,
+    reason: Option<&str>,
+    now_ms: i64,
+) -> Result<worker::D1PreparedStatement> {
     db.prepare(
         "UPDATE scheduled_sends SET status = ?4, reason = ?5, decided_at_ms = ?6 \
          WHERE booking_id = ?1 AND kind = ?2 AND journey_version = ?3 AND status = ?7",
@@ -222,10 +239,7 @@ pub async fn decide(
         opt(reason),
         n(now_ms),
         s(SendStatus::Planned.as_str()),
-    ])?
-    .run()
-    .await?;
-    Ok(())
+    ])
 }
 
 /// A cached hotel location.
@@ -411,25 +425,31 @@ pub async fn sweeper_due(db: &D1Database, now_ms: i64, limit: u32) -> Result<(Ve
     Ok((r.results()?, super::rows_read(&r)))
 }
 
-/// Who makes a planned send now: `Some("sweeper")` once it was moved to hotel time, else the
-/// instance that planned it; `None` when the row is no longer planned (decided already).
-pub async fn planned_by(
+/// The statement asking who makes a planned send now, for a caller's own batch (read its result
+/// with [`planned_by_of`]).
+pub fn planned_by_statement(
     db: &D1Database,
     booking_id: &str,
     kind: ScheduledKind,
     version: i64,
-) -> Result<Option<Option<String>>> {
+) -> Result<worker::D1PreparedStatement> {
+    db.prepare(
+        "SELECT instance_id FROM scheduled_sends WHERE booking_id = ?1 AND kind = ?2 \
+         AND journey_version = ?3 AND status = 'planned'",
+    )
+    .bind(&[s(booking_id), s(kind.as_str()), n(version)])
+}
+
+/// Who makes a planned send now, from a [`planned_by_statement`]: `Some(Some("sweeper"))` once it
+/// was moved to hotel time, else the instance that planned it; `None` when the row is no longer
+/// planned (decided already).
+pub fn planned_by_of(r: &worker::D1Result) -> Result<Option<Option<String>>> {
     #[derive(Deserialize)]
     struct Row {
         instance_id: Option<String>,
     }
-    let row: Option<Row> = db
-        .prepare(
-            "SELECT instance_id FROM scheduled_sends WHERE booking_id = ?1 AND kind = ?2 \
-             AND journey_version = ?3 AND status = 'planned'",
-        )
-        .bind(&[s(booking_id), s(kind.as_str()), n(version)])?
-        .first(None)
-        .await?;
-    Ok(row.map(|r| r.instance_id))
+    Ok(r.results::<Row>()?
+        .into_iter()
+        .next()
+        .map(|r| r.instance_id))
 }

@@ -16,14 +16,42 @@ struct ReasonRow {
 
 /// What is on record for `email` (`Suppression::None` when nothing is).
 pub async fn get(db: &D1Database, email: &str) -> Result<Suppression> {
-    let row = db
-        .prepare("SELECT reason FROM suppressions WHERE email = ?1")
-        .bind(&[s(&email.trim().to_ascii_lowercase())])?
-        .first::<ReasonRow>(None)
-        .await?;
-    Ok(row
-        .and_then(|r| Suppression::parse(&r.reason))
-        .unwrap_or(Suppression::None))
+    let row = get_statement(db, email)?.first::<ReasonRow>(None).await?;
+    Ok(reason_of(row))
+}
+
+fn get_statement(db: &D1Database, email: &str) -> Result<worker::D1PreparedStatement> {
+    db.prepare("SELECT reason FROM suppressions WHERE email = ?1")
+        .bind(&[s(&email.trim().to_ascii_lowercase())])
+}
+
+fn reason_of(row: Option<ReasonRow>) -> Suppression {
+    row.and_then(|r| Suppression::parse(&r.reason))
+        .unwrap_or(Suppression::None)
+}
+
+/// What the outbox reads at a client email's send turn, in one round trip: the recipient's
+/// suppression and, for an email bound to `booking_id`, the booking as it is now (`None` inside:
+/// not in the record).
+pub async fn send_turn(
+    db: &D1Database,
+    email: &str,
+    booking_id: Option<&str>,
+) -> Result<(Suppression, Option<Option<super::bookings::BookingRow>>)> {
+    let mut batch = vec![get_statement(db, email)?];
+    if let Some(id) = booking_id {
+        batch.push(super::bookings::get_statement(db, id)?);
+    }
+    let results = db.batch(batch).await?;
+    let suppression = match results.first() {
+        Some(r) => reason_of(r.results::<ReasonRow>()?.into_iter().next()),
+        None => Suppression::None,
+    };
+    let booking = match (booking_id, results.get(1)) {
+        (Some(_), Some(r)) => Some(super::bookings::row_of(r)?),
+        _ => None,
+    };
+    Ok((suppression, booking))
 }
 
 /// Records `reason` for `email` unless a stronger reason is already on record (complaint >

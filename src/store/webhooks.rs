@@ -162,15 +162,21 @@ pub async fn insert_event(
 
 /// Enabled subscribers with their stored types (at most 500).
 pub async fn enabled_subscribers(db: &D1Database) -> Result<Vec<(String, String)>> {
-    let rows: Vec<Wanted> = db
-        .prepare(
-            "SELECT subscriber_id, event_types FROM webhook_subscribers WHERE enabled = 1 \
-             ORDER BY created_at_ms, subscriber_id LIMIT 500",
-        )
-        .all()
-        .await?
-        .results()?;
-    Ok(rows
+    subscribers_of(&enabled_subscribers_statement(db)?.all().await?)
+}
+
+/// The statement of [`enabled_subscribers`], for a caller's own batch (read its result with
+/// [`subscribers_of`]).
+pub fn enabled_subscribers_statement(db: &D1Database) -> Result<worker::D1PreparedStatement> {
+    Ok(db.prepare(
+        "SELECT subscriber_id, event_types FROM webhook_subscribers WHERE enabled = 1 \
+         ORDER BY created_at_ms, subscriber_id LIMIT 500",
+    ))
+}
+
+/// The subscribers an [`enabled_subscribers_statement`] found in a batch: `(id, stored types)`.
+pub fn subscribers_of(r: &worker::D1Result) -> Result<Vec<(String, String)>> {
+    Ok(r.results::<Wanted>()?
         .into_iter()
         .map(|w| (w.subscriber_id, w.event_types))
         .collect())

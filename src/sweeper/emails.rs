@@ -23,6 +23,8 @@ pub(super) async fn restore(t: &mut Tick<'_>) -> Result<()> {
     }
     let keys: Vec<String> = rows.iter().map(|r| r.dedupe_key.clone()).collect();
     let held = client::held(t.env, &keys).await?;
+    // Held by the outbox but still `claimed` in D1: marked `queued` with the looks below.
+    let mut mark_queued: Vec<&str> = Vec::new();
     for row in &rows {
         let facts = UnsettledFacts {
             held: held.contains(&row.dedupe_key),
@@ -32,6 +34,10 @@ pub(super) async fn restore(t: &mut Tick<'_>) -> Result<()> {
             created_at_ms: row.created_at_ms,
         };
         let action = unsettled_action(facts, t.cut.outbox_before_ms);
+        if action == UnsettledAction::MarkQueued {
+            mark_queued.push(&row.dedupe_key);
+            continue;
+        }
         if let Err(e) = apply(t, row, action).await {
             // Looked at again a grace period later; recorded once for the owner.
             t.report.emails_failed += 1;
@@ -41,13 +47,12 @@ pub(super) async fn restore(t: &mut Tick<'_>) -> Result<()> {
         }
     }
     let checked: Vec<&str> = keys.iter().map(String::as_str).collect();
-    emails::mark_swept(&t.db, &checked, t.now_ms).await
+    emails::mark_swept_and_queued(&t.db, &checked, &mark_queued, t.now_ms).await
 }
 
 async fn apply(t: &mut Tick<'_>, row: &UnsettledEmail, action: UnsettledAction) -> Result<()> {
     match action {
-        UnsettledAction::Leave => Ok(()),
-        UnsettledAction::MarkQueued => emails::mark_queued(&t.db, &row.dedupe_key, t.now_ms).await,
+        UnsettledAction::Leave | UnsettledAction::MarkQueued => Ok(()),
         UnsettledAction::Enqueue => {
             let email: OutgoingEmail =
                 serde_json::from_str(row.payload_json.as_deref().unwrap_or_default())?;

@@ -444,10 +444,22 @@ pub(crate) async fn closed_by_compensation(
     client_reference: Option<&str>,
     at: i64,
 ) -> Result<Option<String>> {
-    let Some(c) =
+    let found =
         store::compensation::find_for_booking(db, Some(booking_id), prebook_id, client_reference)
-            .await?
-    else {
+            .await?;
+    closed_by_found_compensation(db, owner, booking_id, found, at).await
+}
+
+/// [`closed_by_compensation`] with the booking's compensation already read (`found`, from
+/// [`store::compensation::find_for_booking_statement`] in the caller's own batch).
+pub(crate) async fn closed_by_found_compensation(
+    db: &D1Database,
+    owner: &crate::domain::ownership::Owner,
+    booking_id: &str,
+    found: Option<CompensationRow>,
+    at: i64,
+) -> Result<Option<String>> {
+    let Some(c) = found else {
         return Ok(None);
     };
     if c.cause != Cause::SupplierFailed {
