@@ -248,8 +248,9 @@ describe("operator API", () => {
       rejected: [{ email: "not an address", message: "is not an email address" }],
     });
     const key = marketingKey(body.campaign, to);
+    // Claimed in D1 (it stays so until the outbox records its outcome) and held by the outbox.
     expect(await rows("SELECT kind, audience, booking_id, to_addr, subject, rank, status FROM emails WHERE dedupe_key = ?", key)).toEqual([
-      { kind: "marketing", audience: "client", booking_id: null, to_addr: to, subject: "Spring offers", rank: 3, status: "queued" },
+      { kind: "marketing", audience: "client", booking_id: null, to_addr: to, subject: "Spring offers", rank: 3, status: "claimed" },
     ]);
     expect(await rows("SELECT 1 FROM emails WHERE to_addr = ?", suppressed)).toEqual([]);
     expect(await rows("SELECT subject, body_text FROM campaigns WHERE campaign_id = ?", body.campaign)).toEqual([
