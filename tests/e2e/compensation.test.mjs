@@ -3,7 +3,8 @@
 // a signed single-use link; Stripe's refund webhooks confirm or reopen the refund, and a forged or
 // replayed one changes nothing. (Automatic refunds: tests/e2e-automatic/.) Also: the guest's
 // cancellation notice of a booking whose confirmation had gone out takes its event out of the
-// guest's calendar (parsed with ical.js).
+// guest's calendar (parsed with ical.js), and a partner's failure naming a liteAPI checkout's client
+// reference opens nothing, so liteAPI's own failure of it still compensates.
 import { describe, it, expect } from "vitest";
 import ICAL from "ical.js";
 import {
@@ -17,15 +18,17 @@ import {
   postLink,
   postStripe,
   queuedEmail,
+  recordCheckout,
   refundLinks,
   refundPosts,
   refundUpdated,
+  runJourney,
   runLiteapiEvent,
   runStripeEvent,
   setRefundStatus,
   stripeRequests,
 } from "./compensation-helpers.mjs";
-import { formNonce, rows, sendThrough, submitActionForm, unique } from "./helpers.mjs";
+import { PARTNERS, formNonce, instanceIdOf, postGeneric, rows, sendThrough, submitActionForm, unique } from "./helpers.mjs";
 import { SELF, env } from "cloudflare:test";
 
 /** A paid checkout the supplier then failed; returns its ids, compensation and owner links. */
@@ -57,6 +60,14 @@ async function sentWith(to, subject) {
   const found = (await env.EMAIL.messages(to)).filter((m) => m.subject === subject);
   expect(found, `${to}: ${subject}`).toHaveLength(1);
   return found[0];
+}
+
+/** Runs a generic event of partner acme to completion (sleeps off); returns its output and stored event id. */
+async function asAcme(type, data) {
+  const id = unique("msg_");
+  const eventId = `acme/${id}`;
+  const output = await runJourney(await instanceIdOf("generic", eventId), async () => (await postGeneric(JSON.stringify({ type, data }), { id, secret: PARTNERS.acme[0] })).response, { disableSleeps: true });
+  return { output, eventId };
 }
 
 describe("compensation, owner policy (the default)", () => {
@@ -291,4 +302,38 @@ describe("compensation, owner policy (the default)", () => {
     expect(off.events[0].startDate.toString()).toBe(stay.startDate.toString());
   }, 120_000);
 
+  it("a partner's failure naming only a liteAPI checkout's client reference opens nothing; liteAPI's own failure of that checkout, by the same reference, opens liteAPI's compensation and queues the guest's notice", async () => {
+    const c = await recordCheckout(checkout());
+    await runStripeEvent(paidSession(c));
+    const attempt = await rows("SELECT * FROM checkout_attempts WHERE prebook_id = ?", c.prebookId);
+
+    const attacker = `${unique("attacker")}@example.com`;
+    const foreign = await asAcme("booking_failed", { booking_kind: "hotel", client_reference: c.reference, email: attacker, reason: "Overbooked" });
+    const reason = `client reference ${c.reference} belongs to liteapi; this event came from generic partner "acme"`;
+    expect(foreign.output.skipped).toEqual([["booking_failed", `refused: ${reason}`]]);
+    expect(await rows("SELECT refused_reason FROM raw_events WHERE source = 'generic' AND event_id = ?", foreign.eventId)).toEqual([{ refused_reason: reason }]);
+    // It changed nothing: no compensation, no guest mail, the checkout as it was.
+    expect(await compensationOf(c)).toBeNull();
+    expect(await rows("SELECT COUNT(*) AS n FROM emails WHERE to_addr = ?", attacker)).toEqual([{ n: 0 }]);
+    expect(await rows("SELECT * FROM checkout_attempts WHERE prebook_id = ?", c.prebookId)).toEqual(attempt);
+
+    // liteAPI's own failure naming the checkout by its client reference only: its compensation's
+    // id is the one the partner's claim would have taken.
+    const own = bookErrorBody(c);
+    const envelope = JSON.parse(own.body);
+    const request = JSON.parse(envelope.request);
+    delete request.prebookId;
+    envelope.request = JSON.stringify(request);
+    own.body = JSON.stringify(envelope);
+    const out = await runLiteapiEvent(own);
+    expect(out.failed).toEqual([]);
+    expect((out.skipped ?? []).filter(([, why]) => why.startsWith("refused"))).toEqual([]);
+    const comp = await compensationOf(c);
+    expect(comp).toMatchObject({ source: "liteapi", partner: null, cause: "supplier_failed", prebook_id: null });
+    expect(comp.steps.refund.status).toBe("awaiting_owner");
+    expect(comp.steps.guest_notice.status).toBe("done");
+    const guest = await queuedEmail(`booking_not_confirmed:${comp.compensation_id}`);
+    expect(guest.to).toBe(c.email);
+    expect(guest.text).toContain("We are arranging your refund");
+  });
 });
