@@ -1,4 +1,4 @@
-// Admin costs (issue #16): runs bench/admin.bench.mjs inside workerd and prints one row per
+// Admin costs: runs bench/admin.bench.mjs inside workerd and prints one row per
 // scenario: p50 / p90 / min wall ms of the sign-in (with and without the PBKDF2 hash) and of a
 // booking's timeline page with 10 and 200 rows of each kind.
 // Runnable alone: `node bench/admin.mjs` (after a build; BENCH_ADMIN_RUNS=20 by default).

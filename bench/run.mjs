@@ -642,7 +642,7 @@ await step("cost per booking: D1 calls, rows, subrequests, Workflow steps (measu
 });
 
 // ---------------------------------------------------------------------------------------------
-// 5. Hotel time zone lookup (issue #13): bench/tz.mjs, which also runs on its own.
+// 5. Hotel time zone lookup: bench/tz.mjs, which also runs on its own.
 
 let tz = null;
 await step("hotel time zone lookup: data size, host lookup time, accuracy on held-out cities (node bench/tz.mjs)", async () => {
@@ -652,7 +652,7 @@ await step("hotel time zone lookup: data size, host lookup time, accuracy on hel
 });
 
 // ---------------------------------------------------------------------------------------------
-// 6. The sweeper's tick against table size (issue #11): bench/sweeper.mjs, which also runs alone.
+// 6. The sweeper's tick against table size: bench/sweeper.mjs, which also runs alone.
 
 let sweeper = [];
 await step("sweeper tick: D1 rows read and wall time with 0 / 10,000 / 100,000 of each table, 0 or 10 due (node bench/sweeper.mjs)", async () => {
@@ -673,7 +673,7 @@ const sweeperRows = sweeper.map((r) => [
 ]);
 
 // ---------------------------------------------------------------------------------------------
-// 7. Outbound webhooks (issue #15): bench/webhooks.mjs, which also runs alone.
+// 7. Outbound webhooks: bench/webhooks.mjs, which also runs alone.
 
 let hooks = [];
 await step("outbound webhooks: 1,000 events to a local receiver, consumer alone and publish + deliver (node bench/webhooks.mjs)", async () => {
@@ -695,7 +695,7 @@ const hooksCostRows = [
 ];
 
 // ---------------------------------------------------------------------------------------------
-// 8. The owner's admin (issue #16): bench/admin.mjs, which also runs alone.
+// 8. The owner's admin: bench/admin.mjs, which also runs alone.
 
 let admin = [];
 await step("admin: sign-in hash cost and a booking's timeline with 10 / 200 rows of each kind (node bench/admin.mjs)", async () => {
@@ -721,7 +721,8 @@ await step("guest language and calendar: wasm size added, render time per email 
 const TZ_BEFORE = { commit: "f72db9b", wasmRaw: 3_004_325, wasmGzip: 901_589, addedRaw: 74_110, addedGzip: 29_694 };
 const tzPct = (k) => `${((100 * tz.accuracy[k]) / tz.accuracy.cities).toFixed(2)} %`;
 const B = (n) => `${n.toLocaleString("en-US")} B`;
-const tzHeaders = ["figure", "value", "bound (issue #13)"];
+// The third column is the bound the time-zone work set for each figure (docs/timezone-data.md).
+const tzHeaders = ["figure", "value", "bound set by the time-zone work"];
 const tzRows = [
   ["Worker wasm before the lookup (" + TZ_BEFORE.commit + ", measured once)", `${B(TZ_BEFORE.wasmRaw)} raw, ${B(TZ_BEFORE.wasmGzip)} gzip`, ""],
   ["added by the lookup, measured at its introduction (before → after)", `+${B(TZ_BEFORE.addedRaw)} raw, +${B(TZ_BEFORE.addedGzip)} gzip`, "≤ 60 KiB gzip"],

@@ -1,4 +1,4 @@
-// The sweeper's cost per tick against the number of bookings (issue #11): runs
+// The sweeper's cost per tick against the number of bookings (it must not grow with table size): runs
 // bench/sweeper.bench.mjs inside workerd and prints one row per (bookings, due) pair — D1 rows
 // read by the tick's own queries and its wall time. Runnable alone: `node bench/sweeper.mjs`
 // (after a build; BENCH_SWEEPER_SIZES=0,10000,100000 BENCH_SWEEPER_DUE=0,10 by default).

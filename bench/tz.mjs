@@ -1,6 +1,6 @@
 // `node bench/tz.mjs`: figures for the coordinates → IANA time zone lookup (src/domain/tz_lookup.rs),
 // printed as a table (and as JSON with --json). Measurements only: nothing here is a pass/fail test,
-// though each figure is printed next to its bound from issue #13.
+// though each figure is printed next to the bound the time-zone work set for it.
 //
 //   1. size of the compiled-in data (raw and gzip -9) and, when build/ exists, of the Worker's wasm;
 //   2. host lookup time: the #[ignore]d test `bench_lookup_time_and_accuracy` in tests/host/tz_lookup.rs,

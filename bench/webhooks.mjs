@@ -1,4 +1,4 @@
-// Outbound webhooks throughput (issue #15): runs bench/webhooks.bench.mjs inside workerd and prints
+// Outbound webhooks throughput: runs bench/webhooks.bench.mjs inside workerd and prints
 // one row per scenario — N events to the local receiver, wall time, events per second, attempts.
 // Runnable alone: `node bench/webhooks.mjs` (after a build; BENCH_WEBHOOK_EVENTS=1000 by default).
 import { runVitestBench } from "./vitest-bench.mjs";

@@ -1,9 +1,10 @@
 //! Who may act on what (least authority between suppliers): every booking, checkout attempt and
 //! compensation belongs to the source whose event created it, and for the generic source to the
 //! **partner** whose key signed that event. An event acts only on records of its own owner; one
-//! that names another owner's booking (its id, the booking it replaces, its prebook) changes
-//! nothing, is recorded on its raw event with the reason, and the owner of the business is told
-//! once per booking and UTC day.
+//! that names another owner's booking (its id, the booking it replaces, its prebook), or a supplier
+//! failure that names a client reference another owner's checkout or booking records (see
+//! [`reference_verdict`]), changes nothing, is recorded on its raw event with the reason, and the
+//! owner of the business is told once per named record and UTC day.
 //!
 //! Partners: `GENERIC_WEBHOOK_SECRETS` lists `name=whsec_…` entries (several per name while a key
 //! is rotated); an entry without a name belongs to the partner [`DEFAULT_PARTNER`] (the form
@@ -103,6 +104,49 @@ pub fn first_foreign(verdicts: impl IntoIterator<Item = Verdict>) -> Option<Stri
         Verdict::Foreign { reason } => Some(reason),
         Verdict::Own => None,
     })
+}
+
+/// One stored record of a client reference (a checkout attempt or a booking that carries it):
+/// its owner columns, and whether it is the checkout attempt the event itself names by prebook id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReferenceRecord<'a> {
+    pub source: &'a str,
+    pub partner: Option<&'a str>,
+    pub named_checkout: bool,
+}
+
+/// The verdict on `actor` naming client reference `reference` in a supplier failure, from the
+/// checkout attempts and bookings that record it. A failure's compensation is keyed by the first
+/// of its prebook id, client reference and booking id, and a compensation's owner is the first to
+/// open it; so a failure that names another owner's reference would take that checkout's
+/// compensation away from its rightful owner (whose own failure is then refused as foreign).
+///
+/// - Recorded by the checkout attempt the failure names by prebook id (the actor's own: a foreign
+///   prebook is refused before this): that checkout vouches for the reference, [`Verdict::Own`],
+///   even if another owner also recorded it (a partner cannot block a supplier's compensation by
+///   recording a booking with that supplier's reference).
+/// - Otherwise, recorded by any record of another owner: [`Verdict::Foreign`].
+/// - Otherwise (only the actor's records, or none): [`Verdict::Own`].
+pub fn reference_verdict<'a>(
+    actor: &Owner,
+    reference: &str,
+    records: impl IntoIterator<Item = ReferenceRecord<'a>>,
+) -> Verdict {
+    let what = format!("client reference {reference}");
+    let verdicts: Vec<(bool, Verdict)> = records
+        .into_iter()
+        .map(|r| (r.named_checkout, judge(actor, &what, r.source, r.partner)))
+        .collect();
+    if verdicts
+        .iter()
+        .any(|(named, v)| *named && *v == Verdict::Own)
+    {
+        return Verdict::Own;
+    }
+    match first_foreign(verdicts.into_iter().map(|(_, v)| v)) {
+        Some(reason) => Verdict::Foreign { reason },
+        None => Verdict::Own,
+    }
 }
 
 /// How a payment is tied to the owner of a compensation (see [`payment_link`]).
@@ -288,6 +332,58 @@ mod tests {
         // Named by compensations only: the first claim holds.
         assert_eq!(payment_link(&lite, [], [gen_a]), Foreign);
         assert_eq!(payment_link(&a, [], [gen_a]), ClaimOnly);
+    }
+
+    #[test]
+    fn a_failure_may_not_name_another_owners_client_reference() {
+        let acme = generic("acme");
+        let lite = Owner::new(Source::Liteapi, None);
+        let rec = |source, partner, named_checkout| ReferenceRecord {
+            source,
+            partner,
+            named_checkout,
+        };
+        let lite_attempt = rec("liteapi", None, false);
+        // Nothing records it, or only the actor's own records do: the actor's.
+        assert_eq!(reference_verdict(&acme, "trip_1", []), Verdict::Own);
+        assert_eq!(
+            reference_verdict(&lite, "trip_1", [lite_attempt]),
+            Verdict::Own
+        );
+        // A liteAPI checkout records it: a partner naming it is refused.
+        let Verdict::Foreign { reason } = reference_verdict(&acme, "trip_1", [lite_attempt]) else {
+            panic!("a partner took a liteAPI checkout's reference");
+        };
+        assert_eq!(
+            reason,
+            "client reference trip_1 belongs to liteapi; this event came from generic partner \"acme\""
+        );
+        // Recording a booking of its own with that reference does not make it the partner's.
+        assert!(matches!(
+            reference_verdict(
+                &acme,
+                "trip_1",
+                [rec("generic", Some("acme"), false), lite_attempt]
+            ),
+            Verdict::Foreign { .. }
+        ));
+        // Nor does it block liteAPI when its failure names its own checkout, which records it.
+        assert_eq!(
+            reference_verdict(
+                &lite,
+                "trip_1",
+                [
+                    rec("generic", Some("acme"), false),
+                    rec("liteapi", None, true)
+                ]
+            ),
+            Verdict::Own
+        );
+        // A named checkout of another owner vouches for nothing either (refused before anyway).
+        assert!(matches!(
+            reference_verdict(&acme, "trip_1", [rec("liteapi", None, true)]),
+            Verdict::Foreign { .. }
+        ));
     }
 
     #[test]

@@ -216,7 +216,7 @@ pub fn sleep_chunks(from_ms: i64, target_ms: i64) -> Result<Vec<i64>, ScheduleEr
 /// where it does not, its adapter fills the field from the airport's coordinates
 /// (`sources::duffel`, `tz_lookup`). liteAPI flights give an IATA code and a name only, with
 /// neither zone nor coordinates, so there is nothing to look up and such a segment keeps its
-/// supplier-local times without an offset (issue #13).
+/// supplier-local times without an offset rather than a guessed one.
 pub fn airport_zone(airport: &Airport) -> Option<Tz> {
     airport.time_zone.as_deref().and_then(parse_iana)
 }

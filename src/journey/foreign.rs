@@ -88,8 +88,9 @@ pub(super) async fn follow_up(
 }
 
 /// The records a supplier failure names that another owner holds, if any: its booking, its
-/// checkout (prebook id, with the bookings recorded for it) and the compensation its ids lead
-/// to. Returns `(record, reason)` for the first foreign one.
+/// checkout (prebook id, with the bookings recorded for it), the checkouts and bookings that
+/// record its client reference, and the compensation its ids lead to. Returns `(record, reason)`
+/// for the first foreign one.
 pub(super) async fn failure(
     db: &worker::D1Database,
     params: &JourneyParams,
@@ -106,6 +107,18 @@ pub(super) async fn failure(
             .or(f.prebook_id.as_deref())
             .unwrap_or(compensation_id);
         return Ok(Some((record.to_string(), reason)));
+    }
+    // The client reference may key the compensation (when no prebook id is named), and it is how
+    // a booking and a payment find their compensation: a reference another owner's checkout or
+    // booking records is not this event's to claim, unless the checkout it names (its own)
+    // records it too.
+    if let Some(reference) = f.client_reference.as_deref() {
+        if let Some(reason) =
+            store::ownership::foreign_reference(db, &actor, reference, f.prebook_id.as_deref())
+                .await?
+        {
+            return Ok(Some((reference.to_string(), reason)));
+        }
     }
     if let Some(row) = store::ownership::compensation(db, compensation_id).await? {
         if let Verdict::Foreign { reason } =

@@ -97,6 +97,65 @@ pub async fn foreign_named(
     Ok(None)
 }
 
+/// A checkout attempt or booking that records a client reference: its owner, and whether it is
+/// the checkout attempt of the prebook id the event names (`named`, 0 or 1).
+#[derive(Debug, Clone, Deserialize)]
+pub struct ReferenceRow {
+    pub source: String,
+    pub partner: Option<String>,
+    pub named: i64,
+}
+
+impl ReferenceRow {
+    /// As the core's [`crate::domain::ownership::reference_verdict`] reads it.
+    pub fn record(&self) -> crate::domain::ownership::ReferenceRecord<'_> {
+        crate::domain::ownership::ReferenceRecord {
+            source: &self.source,
+            partner: self.partner.as_deref(),
+            named_checkout: self.named != 0,
+        }
+    }
+}
+
+/// The first foreign verdict of `actor` on client reference `reference` as a supplier failure
+/// names it with `prebook_id` (see [`crate::domain::ownership::reference_verdict`]): the checkout
+/// attempts and bookings that record the reference (`attempts_by_reference`,
+/// `bookings_by_reference`), the named checkout first. `None` when the actor may name it. At most
+/// 50 records are read (a verdict needs one foreign).
+pub async fn foreign_reference(
+    db: &D1Database,
+    actor: &Owner,
+    reference: &str,
+    prebook_id: Option<&str>,
+) -> Result<Option<String>> {
+    let reference = reference.trim();
+    if reference.is_empty() {
+        return Ok(None);
+    }
+    let prebook = prebook_id.map(str::trim).filter(|p| !p.is_empty());
+    let rows: Vec<ReferenceRow> = db
+        .prepare(
+            "SELECT source, partner, COALESCE(prebook_id = ?2, 0) AS named \
+             FROM checkout_attempts WHERE client_reference = ?1 \
+             UNION ALL SELECT source, partner, 0 AS named FROM bookings WHERE client_reference = ?1 \
+             ORDER BY named DESC LIMIT 50",
+        )
+        .bind(&[s(reference), opt(prebook)])?
+        .all()
+        .await?
+        .results()?;
+    Ok(
+        match crate::domain::ownership::reference_verdict(
+            actor,
+            reference,
+            rows.iter().map(ReferenceRow::record),
+        ) {
+            Verdict::Own => None,
+            Verdict::Foreign { reason } => Some(reason),
+        },
+    )
+}
+
 /// What links a payment to owners: `records`, the checkout attempts whose transaction id is its
 /// payment intent or whose client reference is its client reference, and the bookings of those
 /// attempts or with that client reference; `claims`, the compensations other than `except` that

@@ -1,4 +1,4 @@
-//! Outbound webhooks, the queue consumers (issue #15): deliveries (one attempt per message, signed,
+//! Outbound webhooks, the queue consumers: deliveries (one attempt per message, signed,
 //! decided per answer), their dead letter queue (dead in D1, one owner alert a subscriber and
 //! day), and Cloudflare Email Service delivery events (suppressions, email statuses). Publishing
 //! is in `crate::publisher`; the decisions are pure, in [`crate::domain::webhooks`].

@@ -1,10 +1,15 @@
 // Compensation under the default policy (COMPENSATION_REFUND_POLICY = owner), inside workerd with
 // the fake Stripe API of tests/e2e/fake-stripe.mjs: nothing is refunded until the owner's POST on
 // a signed single-use link; Stripe's refund webhooks confirm or reopen the refund, and a forged or
-// replayed one changes nothing. (Automatic refunds: tests/e2e-automatic/.)
+// replayed one changes nothing. (Automatic refunds: tests/e2e-automatic/.) Also: the guest's
+// cancellation notice of a booking whose confirmation had gone out takes its event out of the
+// guest's calendar (parsed with ical.js), and a partner's failure naming a liteAPI checkout's client
+// reference opens nothing, so liteAPI's own failure of it still compensates.
 import { describe, it, expect } from "vitest";
+import ICAL from "ical.js";
 import {
   bookErrorBody,
+  bookedBody,
   checkout,
   compensationOf,
   failStripe,
@@ -13,16 +18,18 @@ import {
   postLink,
   postStripe,
   queuedEmail,
+  recordCheckout,
   refundLinks,
   refundPosts,
   refundUpdated,
+  runJourney,
   runLiteapiEvent,
   runStripeEvent,
   setRefundStatus,
   stripeRequests,
 } from "./compensation-helpers.mjs";
-import { formNonce, rows, submitActionForm, unique } from "./helpers.mjs";
-import { SELF } from "cloudflare:test";
+import { PARTNERS, formNonce, instanceIdOf, postGeneric, rows, sendThrough, submitActionForm, unique } from "./helpers.mjs";
+import { SELF, env } from "cloudflare:test";
 
 /** A paid checkout the supplier then failed; returns its ids, compensation and owner links. */
 async function failedAfterPayment() {
@@ -33,6 +40,34 @@ async function failedAfterPayment() {
   const comp = await compensationOf(c);
   const owner = await queuedEmail(`owner_compensation:${comp.compensation_id}`);
   return { c, comp, owner, links: refundLinks(owner.text) };
+}
+
+/** The one calendar attachment of a message, parsed with ical.js (as tests/e2e/language-and-calendar.test.mjs). */
+function calendarOf(message) {
+  const parts = message.attachments.filter((a) => a.type.startsWith("text/calendar"));
+  expect(parts, message.subject).toHaveLength(1);
+  const [part] = parts;
+  expect(part.filename).toBe("invite.ics");
+  const method = /method=([A-Z]+)/.exec(part.type)?.[1];
+  const comp = new ICAL.Component(ICAL.parse(part.content));
+  expect(comp.getFirstPropertyValue("method")).toBe(method);
+  const events = comp.getAllSubcomponents("vevent").map((v) => new ICAL.Event(v));
+  return { method, comp, events };
+}
+
+/** The one message the send_email binding got for `to` with `subject`. */
+async function sentWith(to, subject) {
+  const found = (await env.EMAIL.messages(to)).filter((m) => m.subject === subject);
+  expect(found, `${to}: ${subject}`).toHaveLength(1);
+  return found[0];
+}
+
+/** Runs a generic event of partner acme to completion (sleeps off); returns its output and stored event id. */
+async function asAcme(type, data) {
+  const id = unique("msg_");
+  const eventId = `acme/${id}`;
+  const output = await runJourney(await instanceIdOf("generic", eventId), async () => (await postGeneric(JSON.stringify({ type, data }), { id, secret: PARTNERS.acme[0] })).response, { disableSleeps: true });
+  return { output, eventId };
 }
 
 describe("compensation, owner policy (the default)", () => {
@@ -240,5 +275,65 @@ describe("compensation, owner policy (the default)", () => {
     const out = await runStripeEvent(refundUpdated(c, unique("re_dash_"), "succeeded"));
     expect(out.skipped).toEqual([["refund_updated", "no compensation refund changed"]]);
     expect(await compensationOf(c)).toBeNull();
+  });
+
+  it("the supplier fails a paid booking after its confirmation went out: the guest's cancellation notice cancels the confirmation's calendar event (METHOD:CANCEL, the same UID)", async () => {
+    const c = checkout();
+    await runStripeEvent(paidSession(c));
+    const booked = await runLiteapiEvent(bookedBody(c), { disableSleeps: true });
+    expect(booked.failed ?? []).toEqual([]);
+    await sendThrough(`booking_confirmation:${c.bookingId}`);
+    const confirmation = (await env.EMAIL.messages(c.email)).find((m) => m.attachments.some((a) => a.type.includes("method=PUBLISH")));
+    expect(confirmation, "the confirmation with its calendar part").toBeTruthy();
+    const stay = calendarOf(confirmation).events[0];
+    expect(stay.uid).toBe(`stay-${c.bookingId}@example.com`);
+
+    await runLiteapiEvent(bookErrorBody(c));
+    const comp = await compensationOf(c);
+    expect(comp.steps.withdraw_emails.detail).toMatch(/confirmation had already been sent/);
+    await sendThrough(`booking_not_confirmed:${comp.compensation_id}`);
+    const notice = await sentWith(c.email, "Your booking has been cancelled");
+    const off = calendarOf(notice);
+    expect(off.method).toBe("CANCEL");
+    expect(off.events).toHaveLength(1);
+    expect(off.events[0].uid).toBe(stay.uid);
+    expect(off.events[0].sequence).toBeGreaterThan(stay.sequence);
+    expect(off.comp.getFirstSubcomponent("vevent").getFirstPropertyValue("status")).toBe("CANCELLED");
+    expect(off.events[0].startDate.toString()).toBe(stay.startDate.toString());
+  }, 120_000);
+
+  it("a partner's failure naming only a liteAPI checkout's client reference opens nothing; liteAPI's own failure of that checkout, by the same reference, opens liteAPI's compensation and queues the guest's notice", async () => {
+    const c = await recordCheckout(checkout());
+    await runStripeEvent(paidSession(c));
+    const attempt = await rows("SELECT * FROM checkout_attempts WHERE prebook_id = ?", c.prebookId);
+
+    const attacker = `${unique("attacker")}@example.com`;
+    const foreign = await asAcme("booking_failed", { booking_kind: "hotel", client_reference: c.reference, email: attacker, reason: "Overbooked" });
+    const reason = `client reference ${c.reference} belongs to liteapi; this event came from generic partner "acme"`;
+    expect(foreign.output.skipped).toEqual([["booking_failed", `refused: ${reason}`]]);
+    expect(await rows("SELECT refused_reason FROM raw_events WHERE source = 'generic' AND event_id = ?", foreign.eventId)).toEqual([{ refused_reason: reason }]);
+    // It changed nothing: no compensation, no guest mail, the checkout as it was.
+    expect(await compensationOf(c)).toBeNull();
+    expect(await rows("SELECT COUNT(*) AS n FROM emails WHERE to_addr = ?", attacker)).toEqual([{ n: 0 }]);
+    expect(await rows("SELECT * FROM checkout_attempts WHERE prebook_id = ?", c.prebookId)).toEqual(attempt);
+
+    // liteAPI's own failure naming the checkout by its client reference only: its compensation's
+    // id is the one the partner's claim would have taken.
+    const own = bookErrorBody(c);
+    const envelope = JSON.parse(own.body);
+    const request = JSON.parse(envelope.request);
+    delete request.prebookId;
+    envelope.request = JSON.stringify(request);
+    own.body = JSON.stringify(envelope);
+    const out = await runLiteapiEvent(own);
+    expect(out.failed).toEqual([]);
+    expect((out.skipped ?? []).filter(([, why]) => why.startsWith("refused"))).toEqual([]);
+    const comp = await compensationOf(c);
+    expect(comp).toMatchObject({ source: "liteapi", partner: null, cause: "supplier_failed", prebook_id: null });
+    expect(comp.steps.refund.status).toBe("awaiting_owner");
+    expect(comp.steps.guest_notice.status).toBe("done");
+    const guest = await queuedEmail(`booking_not_confirmed:${comp.compensation_id}`);
+    expect(guest.to).toBe(c.email);
+    expect(guest.text).toContain("We are arranging your refund");
   });
 });

@@ -319,3 +319,91 @@ fn a_link_to_the_engine_in_a_supplier_value_never_reaches_the_calendar() {
     assert!(e.lock.as_ref().unwrap().template.is_empty());
     assert!(judge(&lock, &e).is_ok());
 }
+
+/// The compensation's notice of a paid booking the supplier failed after its confirmation went
+/// out ("Your booking has been cancelled"): with the booking as stored it carries a METHOD:CANCEL
+/// part with the confirmation's UIDs and a SEQUENCE above the confirmation's, so the guest's
+/// calendar drops the stay or the flights; the not-confirmed wording (no confirmation, so no
+/// event in the guest's calendar) and a notice without a stored booking carry none.
+#[test]
+fn a_cancellation_notice_after_the_confirmation_cancels_its_events() {
+    use booking_email_engine::domain::compensation::RefundState;
+    use booking_email_engine::domain::content_lock::ContentLock;
+    use booking_email_engine::domain::render::calendar::Booked;
+    use booking_email_engine::domain::render::guard::{guarded, judge};
+    let lock = ContentLock::from_config("https://engine.example.com", "outbox");
+    let br = branding(Locale::En);
+    let to = EmailAddress::parse("guest@example.com").unwrap();
+    let notice = |sent: bool, booked: Option<Booked>| render::CompensationNotice {
+        compensation_id: "comp-0123456789abcdef01234567".into(),
+        booking_id: Some("BK_1".into()),
+        guest_name: Some("Zoë Guest".into()),
+        trip: Some("Example Harbour Hotel".into()),
+        confirmation_sent: sent,
+        state: RefundState::Refunding,
+        amount: Some("EUR 540.00".into()),
+        calendar: booked.map(|booked| render::CalendarCancel {
+            booked,
+            // Confirmed at version 1, closed by the compensation at version 2.
+            journey_version: 2,
+            at_ms: AT_MS + 5,
+        }),
+    };
+    let render_notice = |n: &render::CompensationNotice| {
+        guarded(&lock, n, |n| render::booking_not_confirmed(n, &to, &br)).unwrap()
+    };
+
+    let b = hotel("Harbour https://engine.example.com/admin/bookings Hotel");
+    let confirmation =
+        render::calendar::hotel_stay(&b, &br, Stamp::at_version(1, AT_MS, Method::Publish));
+    let e = render_notice(&notice(true, Some(Booked::Hotel(Box::new(b.clone())))));
+    assert_eq!(e.subject, "Your booking has been cancelled");
+    let part = e.calendar.as_ref().expect("a calendar part");
+    assert_eq!(part.method, Method::Cancel);
+    assert_eq!(
+        part.content_type(),
+        "text/calendar; charset=utf-8; method=CANCEL"
+    );
+    let (sent, cancel) = (unfold(&confirmation.ics), unfold(&part.ics));
+    assert!(cancel.contains(&"METHOD:CANCEL".to_string()));
+    assert_eq!(value(&cancel, "UID").unwrap(), "stay-BK_1@mail.example.com");
+    assert_eq!(value(&cancel, "UID"), value(&sent, "UID"));
+    assert_eq!(value(&cancel, "STATUS").unwrap(), "CANCELLED");
+    let seq = |l: &[String]| value(l, "SEQUENCE").unwrap().parse::<u32>().unwrap();
+    assert!(seq(&cancel) > seq(&sent));
+    assert_eq!(value(&cancel, "DTSTART").unwrap(), "20260612");
+    // Built from the defanged inputs like the email, and the lock's verdict lets it go.
+    assert!(!cancel.iter().any(|l| l.contains("/admin")));
+    assert!(e.lock.as_ref().unwrap().template.is_empty());
+    assert!(judge(&lock, &e).is_ok());
+    // SMTP carries it as the text/calendar part with method=CANCEL.
+    let raw = String::from_utf8(render::to_mime(&e, &br, 1_767_225_600).unwrap()).unwrap();
+    assert!(raw
+        .lines()
+        .any(|l| l.starts_with("Content-Type: text/calendar") && l.contains("method=CANCEL")));
+
+    // A flight: one cancelled event per segment, with the confirmation's segment UIDs.
+    let f = flight(true);
+    let confirmed =
+        render::calendar::flight_segments(&f, &br, Stamp::at_version(1, AT_MS, Method::Publish));
+    let e = render_notice(&notice(true, Some(Booked::Flight(Box::new(f)))));
+    let ics = &e.calendar.as_ref().expect("a calendar part").ics;
+    let uids = |ics: &str| -> Vec<String> {
+        unfold(ics)
+            .into_iter()
+            .filter(|l| l.starts_with("UID:"))
+            .collect()
+    };
+    assert_eq!(uids(ics), uids(&confirmed.ics));
+    assert_eq!(uids(ics).len(), 2);
+    assert_eq!(ics.matches("STATUS:CANCELLED").count(), 2);
+
+    // No confirmation went out: the not-confirmed wording, and no event to take away.
+    let e = render_notice(&notice(false, Some(Booked::Hotel(Box::new(hotel("H"))))));
+    assert_eq!(e.subject, "We could not confirm your booking");
+    assert!(e.calendar.is_none());
+    // The booking is not stored: the notice still goes, without a part.
+    let e = render_notice(&notice(true, None));
+    assert_eq!(e.subject, "Your booking has been cancelled");
+    assert!(e.calendar.is_none());
+}

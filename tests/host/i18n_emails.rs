@@ -87,6 +87,7 @@ fn notice(sent: bool) -> render::CompensationNotice {
         confirmation_sent: sent,
         state: RefundState::Refunded,
         amount: Some("EUR 540.00".into()),
+        calendar: None,
     }
 }
 

@@ -6,6 +6,7 @@ use crate::domain::calendar::{self, CalendarPart, Labels, Stamp};
 use crate::domain::email::OutgoingEmail;
 use crate::domain::event::{FlightBooking, HotelBooking};
 use crate::domain::i18n::Tr;
+use serde::{Deserialize, Serialize};
 
 fn labels(tr: Tr) -> Labels {
     Labels {
@@ -36,6 +37,24 @@ pub fn flight_segments(f: &FlightBooking, branding: &Branding, stamp: Stamp) -> 
         branding.from.domain(),
         stamp,
     )
+}
+
+/// A stored booking's details, whichever its kind: what an email that is not the booking's own
+/// (the compensation's notice) builds the booking's calendar events from, with the same UIDs as
+/// the booking's confirmation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", content = "details", rename_all = "snake_case")]
+pub enum Booked {
+    Hotel(Box<HotelBooking>),
+    Flight(Box<FlightBooking>),
+}
+
+/// The events of `booked` (a stay, or one per flight segment) under `stamp`.
+pub fn of_booked(booked: &Booked, branding: &Branding, stamp: Stamp) -> CalendarPart {
+    match booked {
+        Booked::Hotel(b) => hotel_stay(b, branding, stamp),
+        Booked::Flight(f) => flight_segments(f, branding, stamp),
+    }
 }
 
 /// `email` with `part` as its calendar part. Call it inside the render closure of

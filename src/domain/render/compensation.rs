@@ -3,9 +3,11 @@
 //! cancelled), with the refund's real state in plain words; and the owner's alert with the facts,
 //! every step as recorded and, when the owner must act, one-click refund links.
 
+use super::calendar::Booked;
 use super::text::greet;
 use super::{compose, Branding, Envelope, RenderError};
 use crate::domain::action_token::OwnerAction;
+use crate::domain::calendar::{Method, Stamp};
 use crate::domain::compensation::{CompensationRow, RefundState, StepRow};
 use crate::domain::email::{DedupeKey, EmailKind, OutgoingEmail};
 use crate::domain::event::EmailAddress;
@@ -29,6 +31,23 @@ pub struct CompensationNotice {
     pub state: RefundState,
     /// The refund's amount as display text (`EUR 540.00`), when known.
     pub amount: Option<String>,
+    /// The booking whose confirmation went out, as stored, so the notice can take its events out
+    /// of the guest's calendar; `None` when no confirmation was sent or no booking is stored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calendar: Option<CalendarCancel>,
+}
+
+/// What the calendar part of a cancellation notice is built from: the booking's stored details
+/// (the UIDs of its confirmation's events) and the stamp's inputs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CalendarCancel {
+    pub booked: Booked,
+    /// The booking's journey version once the compensation closed it (moved on past every
+    /// version its confirmation and changes were sent under), so the CANCEL's `SEQUENCE` is
+    /// above every `PUBLISH` the guest received.
+    pub journey_version: i64,
+    /// `DTSTAMP`: when the compensation opened (the failure's receipt), ms UTC.
+    pub at_ms: i64,
 }
 
 struct NoticeView<'a> {
@@ -73,6 +92,10 @@ email_body!(
 /// cancelled" when the confirmation had gone out), then [`RefundState::guest_sentence`], which
 /// never claims a refund Stripe has not accepted. Carries no booking intent: it is never
 /// withdrawn by the booking's own closing.
+///
+/// A cancellation (the confirmation had gone out) with [`CompensationNotice::calendar`] carries a
+/// `METHOD:CANCEL` part with the confirmation's UIDs, so the guest's calendar drops the stay or the
+/// flights that will not happen; the not-confirmed wording carries none (no event was ever sent).
 pub fn booking_not_confirmed(
     n: &CompensationNotice,
     to: &EmailAddress,
@@ -97,6 +120,10 @@ pub fn booking_not_confirmed(
         title.clone(),
     );
     envelope.booking_id = n.booking_id.clone();
+    if let Some(cal) = n.calendar.as_ref().filter(|_| n.confirmation_sent) {
+        let stamp = Stamp::at_version(cal.journey_version, cal.at_ms, Method::Cancel);
+        envelope = envelope.with_calendar(super::calendar::of_booked(&cal.booked, branding, stamp));
+    }
     compose(
         envelope,
         &NoticeView {
@@ -255,6 +282,7 @@ mod tests {
             confirmation_sent: sent,
             state,
             amount: Some("EUR 540.00".into()),
+            calendar: None,
         }
     }
 

@@ -1,5 +1,5 @@
 //! The owner's alert that a supplier event's journey ended in a fatal error: the supplier was
-//! answered 202 and will not resend, so the owner must hear of it (issue #12).
+//! answered 202 and will not resend, so the owner must hear of it.
 
 use super::{compose, Branding, Envelope, RenderError};
 use crate::domain::email::{DedupeKey, EmailKind, OutgoingEmail};

@@ -104,7 +104,8 @@ pub mod webhooks;
 pub use cancellation::{booking_cancelled, CancelledBooking};
 pub use checkout::{checkout_declined, checkout_not_completed};
 pub use compensation::{
-    booking_not_confirmed, owner_compensation, CompensationNotice, OwnerCompensation,
+    booking_not_confirmed, owner_compensation, CalendarCancel, CompensationNotice,
+    OwnerCompensation,
 };
 pub use digest::{owner_backlog, owner_digest};
 pub use flight::{flight_changed, flight_confirmation, SegmentView};

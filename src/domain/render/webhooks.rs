@@ -1,4 +1,4 @@
-//! The owner's alerts about outbound webhooks (issue #15): a subscriber disabled by a 410 Gone,
+//! The owner's alerts about outbound webhooks: a subscriber disabled by a 410 Gone,
 //! deliveries that reached the dead letter queue (at most one alert a subscriber and UTC day,
 //! enforced by the dedupe key `owner_webhook_alert:<subscriber>-<what>-<day>`), and an event that
 //! could not be published at all (`owner_webhook_alert:<event id>-unpublished-<day>`).

@@ -91,6 +91,11 @@ async fn notices_of_generation(
                     confirmation_sent,
                     state,
                     amount: amount.clone(),
+                    calendar: if confirmation_sent {
+                        calendar_cancel(&db, &c).await?
+                    } else {
+                        None
+                    },
                 };
                 let language = store::guest_locale::locale_for(
                     &db,
@@ -188,6 +193,45 @@ async fn notices_of_generation(
         .await?;
     }
     Ok(emails)
+}
+
+/// The calendar cancellation a cancellation notice carries: the compensation's booking as stored
+/// (its details give the confirmation's UIDs) at the journey version its closing moved it to.
+/// `None` when no booking is recorded for the compensation or its details do not read back (the
+/// notice then goes without a calendar part rather than not at all).
+async fn calendar_cancel(
+    db: &D1Database,
+    c: &CompensationRow,
+) -> Result<Option<render::CalendarCancel>> {
+    use crate::domain::booking::BookingKind;
+    use crate::domain::event::{FlightBooking, HotelBooking};
+    use render::calendar::Booked;
+    let Some(booking_id) = c.booking_id.as_deref() else {
+        return Ok(None);
+    };
+    let Some(row) = store::bookings::get(db, booking_id).await? else {
+        return Ok(None);
+    };
+    let booked = match row.kind {
+        BookingKind::Hotel => serde_json::from_str::<HotelBooking>(&row.details_json)
+            .map(|b| Booked::Hotel(Box::new(b))),
+        BookingKind::Flight => serde_json::from_str::<FlightBooking>(&row.details_json)
+            .map(|f| Booked::Flight(Box::new(f))),
+    };
+    match booked {
+        Ok(booked) => Ok(Some(render::CalendarCancel {
+            booked,
+            journey_version: row.journey_version,
+            at_ms: c.created_at_ms,
+        })),
+        Err(e) => {
+            worker::console_warn!(
+                "compensation {}: booking {booking_id} details unreadable ({e}); notice without calendar part",
+                c.compensation_id
+            );
+            Ok(None)
+        }
+    }
 }
 
 /// The owner's one-click links of a compensation's refund round `round` and link generation
