@@ -256,7 +256,7 @@ fn parse_text(raw: &str) -> Result<String, ParseError> {
 /// `Json` (not JSON), `NotAnObject`, `Missing("campaign" | "subject" | "text" | "recipients")`,
 /// `Invalid { field: "campaign" | "subject" | "text" | "recipients" | "recipients[<i>]" }`.
 pub fn parse_send_request(body: &[u8]) -> Result<SendRequest, ParseError> {
-    let v: Value = serde_json::from_slice(body).map_err(|e| ParseError::Json(e.to_string()))?;
+    let v: Value = crate::domain::json::parse_body(body)?;
     let obj = v.as_object().ok_or(ParseError::NotAnObject)?;
     let id = CampaignId::parse(required_string(obj, "campaign")?)?;
     let subject = parse_subject(required_string(obj, "subject")?)?;

@@ -18,6 +18,7 @@ pub mod event;
 pub mod i18n;
 pub mod ids;
 pub mod intent;
+pub mod json;
 pub mod marketing;
 pub mod marketing_email;
 pub mod operator;

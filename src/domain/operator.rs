@@ -70,7 +70,7 @@ pub fn check_bearer(header: Option<&str>, expected: &str) -> Result<(), Operator
 /// `NotAnObject`, `Missing("dedupeKey")`, `Invalid { field: "dedupeKey" }` (not a string, or not
 /// the `<kind>:<ref>` shape of at most 256 bytes).
 pub fn parse_redrive_request(body: &[u8]) -> Result<DedupeKey, ParseError> {
-    let v: Value = serde_json::from_slice(body).map_err(|e| ParseError::Json(e.to_string()))?;
+    let v: Value = crate::domain::json::parse_body(body)?;
     let obj = v.as_object().ok_or(ParseError::NotAnObject)?;
     match obj.get("dedupeKey") {
         None | Some(Value::Null) => Err(ParseError::Missing("dedupeKey".into())),
@@ -103,7 +103,7 @@ pub const MAX_PAUSE_MINUTES: i64 = 7 * 24 * 60;
 /// "pause"|"resume", "minutes"?: 1–10080}` (a pause lasts `minutes`, default 60). Errors name the
 /// field.
 pub fn parse_route_request(body: &[u8]) -> Result<RouteRequest, ParseError> {
-    let v: Value = serde_json::from_slice(body).map_err(|e| ParseError::Json(e.to_string()))?;
+    let v: Value = crate::domain::json::parse_body(body)?;
     let obj = v.as_object().ok_or(ParseError::NotAnObject)?;
     let invalid = |field: &str, reason: &str| ParseError::Invalid {
         field: field.into(),

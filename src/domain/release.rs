@@ -50,7 +50,7 @@ pub struct ReleaseRequest {
 /// `Missing(field)`, `Invalid { field }` (wrong type, unknown decision, blank, too long, or a
 /// control character in `reason` / `by`).
 pub fn parse_release_request(body: &[u8]) -> Result<ReleaseRequest, ParseError> {
-    let v: Value = serde_json::from_slice(body).map_err(|e| ParseError::Json(e.to_string()))?;
+    let v: Value = crate::domain::json::parse_body(body)?;
     let obj = v.as_object().ok_or(ParseError::NotAnObject)?;
     let invalid = |field: &str, reason: &str| ParseError::Invalid {
         field: field.into(),

@@ -91,7 +91,8 @@ pub fn verify(token: &str, key: &[u8]) -> Result<UnsubscribeClaims, UnsubscribeE
         .verify_slice(&tag)
         .map_err(|_| BadSignature)?;
     // Only a payload we signed gets here; still parse it strictly.
-    let [email, list]: [String; 2] = serde_json::from_slice(&payload).map_err(|_| Malformed)?;
+    let [email, list]: [String; 2] =
+        crate::domain::json::from_body(&payload).map_err(|_| Malformed)?;
     if email.is_empty() || list.is_empty() {
         return Err(Malformed);
     }

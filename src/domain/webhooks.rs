@@ -158,6 +158,12 @@ pub fn sign(secret: &str, id: &str, timestamp_s: i64, body: &str) -> Result<Stri
 pub enum UrlError {
     #[error("url is not a valid absolute URL")]
     Invalid,
+    /// The engine is built without a Unicode IDNA back end (the upload size budget): a host name
+    /// with non-ASCII letters must be written in its ASCII (punycode) form.
+    #[error(
+        "url host must be ASCII: write an international domain name in its punycode form (xn--…)"
+    )]
+    InternationalHost,
     #[error("url is longer than {0} characters")]
     TooLong(usize),
     #[error("url must use https:// (plain http:// only to a loopback address when WEBHOOK_ALLOW_HTTP_LOOPBACK is true)")]
@@ -180,7 +186,10 @@ pub fn check_url(raw: &str, allow_http_loopback: bool) -> Result<url::Url, UrlEr
     if raw.chars().count() > URL_MAX_CHARS {
         return Err(UrlError::TooLong(URL_MAX_CHARS));
     }
-    let u = url::Url::parse(raw.trim()).map_err(|_| UrlError::Invalid)?;
+    let u = url::Url::parse(raw.trim()).map_err(|e| match e {
+        url::ParseError::IdnaError => UrlError::InternationalHost,
+        _ => UrlError::Invalid,
+    })?;
     if !u.username().is_empty() || u.password().is_some() {
         return Err(UrlError::Credentials);
     }

@@ -191,7 +191,10 @@ impl DurableObject for Outbox {
         self.ensure_schema()?;
         match (req.method(), req.path().as_str()) {
             (Method::Post, "/enqueue") => {
-                let email: OutgoingEmail = match req.json().await {
+                // Parsed from the text, not `req.json()`: OutgoingEmail and everything in it is
+                // already deserialised from JSON text elsewhere, and a second (JS-value) parser
+                // for the same types is wasm bytes for nothing (`crate::domain::json`).
+                let email: OutgoingEmail = match serde_json::from_str(&req.text().await?) {
                     Ok(e) => e,
                     Err(e) => return invalid(format!("invalid email: {e}"), None),
                 };

@@ -291,7 +291,7 @@ pub async fn outbox_pace(mut req: Request, env: &Env) -> Answer {
     authorize(&req, env, &cfg).await?;
     let body = read_limited(&mut req, MAX_REDRIVE_BODY_BYTES).await?;
     let parsed: serde_json::Value =
-        serde_json::from_slice(&body).map_err(|e| AppError::BadRequest {
+        crate::domain::json::from_body(&body).map_err(|e| AppError::BadRequest {
             message: format!("body is not JSON: {e}"),
             field: None,
         })?;
@@ -357,7 +357,7 @@ pub async fn compensations_act(mut req: Request, env: &Env) -> Answer {
     let cfg = config(env)?;
     authorize(&req, env, &cfg).await?;
     let body = read_limited(&mut req, MAX_REDRIVE_BODY_BYTES).await?;
-    let act: Act = serde_json::from_slice(&body).map_err(|e| AppError::BadRequest {
+    let act: Act = crate::domain::json::from_body(&body).map_err(|e| AppError::BadRequest {
         message: format!("expected {{\"compensationId\", \"action\"}}: {e}"),
         field: None,
     })?;

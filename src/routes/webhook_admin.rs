@@ -43,7 +43,7 @@ fn bad(field: &str, message: impl Into<String>) -> AppError {
 }
 
 fn parse<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, AppError> {
-    serde_json::from_slice(body).map_err(|e| AppError::BadRequest {
+    crate::domain::json::from_body(body).map_err(|e| AppError::BadRequest {
         message: format!("body is not the expected JSON: {e}"),
         field: None,
     })

@@ -100,7 +100,7 @@ pub struct Envelope {
 
 /// Reads the `id` of a body that may be otherwise malformed (to label a rejected raw row).
 pub fn peek_event_id(body: &[u8]) -> Option<String> {
-    let v: Value = serde_json::from_slice(body).ok()?;
+    let v: Value = crate::domain::json::parse_body(body).ok()?;
     v.get("id")?.as_str().map(str::to_string)
 }
 
@@ -108,7 +108,7 @@ pub fn peek_event_id(body: &[u8]) -> Option<String> {
 /// `created_at` RFC 3339 when present, `data` an object when present. `data.object` is only
 /// required by [`interpret`] for the types it acts on.
 pub fn parse_envelope(body: &[u8]) -> Result<Envelope, ParseError> {
-    let v: Value = serde_json::from_slice(body).map_err(|e| ParseError::Json(e.to_string()))?;
+    let v: Value = crate::domain::json::parse_body(body)?;
     if !v.is_object() {
         return Err(ParseError::NotAnObject);
     }
@@ -187,7 +187,7 @@ pub fn interpret(env: &Envelope) -> Result<Interpretation, ParseError> {
 /// flattened into segments (same rules as `order.created`). Changes whose `order_id` names another
 /// order are skipped. Errors name paths like `data[0].added[0].segments[0].departing_at`.
 pub fn parse_aic_list(body: &[u8], order_id: &BookingRef) -> Result<Vec<FlightChange>, ParseError> {
-    let v: Value = serde_json::from_slice(body).map_err(|e| ParseError::Json(e.to_string()))?;
+    let v: Value = crate::domain::json::parse_body(body)?;
     if !v.is_object() {
         return Err(ParseError::NotAnObject);
     }

@@ -153,7 +153,7 @@ impl WebhookSource for Webhook {
 
 /// Parses a generic body (see the module docs) into what the engine does with it.
 pub fn interpret(body: &[u8]) -> Result<Interpretation, ParseError> {
-    let v: Value = serde_json::from_slice(body).map_err(|e| ParseError::Json(e.to_string()))?;
+    let v: Value = crate::domain::json::parse_body(body)?;
     let obj = v.as_object().ok_or(ParseError::NotAnObject)?;
 
     let kind = match obj.get("type") {
@@ -205,9 +205,9 @@ pub fn interpret(body: &[u8]) -> Result<Interpretation, ParseError> {
     data.insert("kind".into(), Value::String(kind));
 
     let event: SupplierEvent =
-        serde_json::from_value(Value::Object(data)).map_err(|e| ParseError::Invalid {
+        crate::domain::json::from_value(&Value::Object(data)).map_err(|e| ParseError::Invalid {
             field: "data".into(),
-            reason: e.to_string(),
+            reason: crate::domain::json::message(&e),
         })?;
     check(&event)?;
     Ok(Interpretation::Journey(event))

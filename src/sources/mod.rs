@@ -95,11 +95,12 @@ impl Delivery {
             Interpretation::Journey(event) => {
                 let invalid = |e: serde_json::Error| ParseError::Invalid {
                     field: "event".into(),
-                    reason: format!("cannot be normalised: {e}"),
+                    reason: format!("cannot be normalised: {}", crate::domain::json::message(&e)),
                 };
                 let mut json = serde_json::to_value(&event).map_err(invalid)?;
                 cuts.extend(text::normalise_json(&mut json, "event"));
-                let event: SupplierEvent = serde_json::from_value(json).map_err(invalid)?;
+                let event: SupplierEvent =
+                    crate::domain::json::from_value(&json).map_err(invalid)?;
                 Interpretation::Journey(event)
             }
         };

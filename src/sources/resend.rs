@@ -251,7 +251,7 @@ fn bounce_report(
 
 /// Parses a Resend webhook body (see the module docs).
 pub fn parse_event(body: &[u8]) -> Result<ResendEvent, ParseError> {
-    let v: Value = serde_json::from_slice(body).map_err(|e| ParseError::Json(e.to_string()))?;
+    let v: Value = crate::domain::json::parse_body(body)?;
     let obj = v.as_object().ok_or(ParseError::NotAnObject)?;
     let event_type = match obj.get("type") {
         None | Some(Value::Null) => return Err(ParseError::Missing("type".into())),

@@ -123,7 +123,7 @@ pub struct Envelope {
 
 /// Reads the `id` of a body that may be otherwise malformed (to label a rejected raw row).
 pub fn peek_event_id(body: &[u8]) -> Option<String> {
-    let v: Value = serde_json::from_slice(body).ok()?;
+    let v: Value = crate::domain::json::parse_body(body).ok()?;
     v.get("id")?.as_str().map(str::to_string)
 }
 
@@ -131,7 +131,7 @@ pub fn peek_event_id(body: &[u8]) -> Option<String> {
 /// when present; `livemode` a boolean when present; `created` an integer when present; `data` an
 /// object when present. `data.object` is only required by [`interpret`] for the types it acts on.
 pub fn parse_envelope(body: &[u8]) -> Result<Envelope, ParseError> {
-    let v: Value = serde_json::from_slice(body).map_err(|e| ParseError::Json(e.to_string()))?;
+    let v: Value = crate::domain::json::parse_body(body)?;
     if !v.is_object() {
         return Err(ParseError::NotAnObject);
     }
@@ -363,13 +363,13 @@ fn session(s: &At<'_>, outcome: PaymentOutcome) -> Result<PaymentUpdate, ParseEr
 /// A Refund object as Stripe returns it from `POST /v1/refunds` → [`RefundUpdate`] (`status`
 /// required).
 pub fn refund_answer(body: &[u8]) -> Result<RefundUpdate, ParseError> {
-    let v: Value = serde_json::from_slice(body).map_err(|e| ParseError::Json(e.to_string()))?;
+    let v: Value = crate::domain::json::parse_body(body)?;
     refund(&At::root(&v, ""))
 }
 
 /// `GET /v1/refunds` → its `data` list (entries without a `status` are left out).
 pub fn refund_list(body: &[u8]) -> Result<Vec<RefundUpdate>, ParseError> {
-    let v: Value = serde_json::from_slice(body).map_err(|e| ParseError::Json(e.to_string()))?;
+    let v: Value = crate::domain::json::parse_body(body)?;
     let root = At::root(&v, "");
     Ok(root
         .get("data")
@@ -384,7 +384,7 @@ pub fn refund_list(body: &[u8]) -> Result<Vec<RefundUpdate>, ParseError> {
 /// `error.code`, else `error.type`. A body that is not Stripe's shape gives `(None, its first
 /// 300 characters on one line)`.
 pub fn api_error(body: &[u8]) -> (Option<String>, String) {
-    let v: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
+    let v: Value = crate::domain::json::parse_body(body).unwrap_or(Value::Null);
     let e = At::root(&v, "").get("error");
     let code = e
         .get("code")

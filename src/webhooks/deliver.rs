@@ -51,7 +51,7 @@ pub async fn consume_deliveries(batch: MessageBatch<serde_json::Value>, env: &En
 }
 
 async fn one(env: &Env, cfg: &Config, db: &D1Database, body: &serde_json::Value) -> Action {
-    let msg: DeliveryMessage = match serde_json::from_value(body.clone()) {
+    let msg: DeliveryMessage = match crate::domain::json::from_value(body) {
         Ok(m) => m,
         Err(e) => {
             worker::console_error!("webhooks: a queue message is not a delivery ({e}); dropped");
@@ -285,7 +285,7 @@ pub async fn consume_dead_letters(batch: MessageBatch<serde_json::Value>, env: &
     let cfg = config_or_err(env)?;
     let db = env.d1(DB_BINDING)?;
     for m in batch.messages()? {
-        let msg: DeliveryMessage = match serde_json::from_value(m.body().clone()) {
+        let msg: DeliveryMessage = match crate::domain::json::from_value(m.body()) {
             Ok(msg) => msg,
             Err(e) => {
                 worker::console_error!("webhooks: a dead letter is not a delivery ({e}); dropped");

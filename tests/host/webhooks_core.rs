@@ -90,9 +90,19 @@ fn subscriber_urls_must_be_https_to_a_public_host() {
         ("ftp://hooks.example.com/in", UrlError::NotHttps),
         ("https://user:pw@hooks.example.com/", UrlError::Credentials),
         ("nonsense", UrlError::Invalid),
+        // Built without a Unicode IDNA back end (Cargo.toml pins idna_adapter 1.0): non-ASCII
+        // host names are refused with a message saying how to write them.
+        ("https://bücher.example/in", UrlError::InternationalHost),
     ] {
         assert_eq!(check_url(url, false).unwrap_err(), want, "{url}");
     }
+    // The same host in punycode is an ordinary host name.
+    assert_eq!(
+        check_url("https://xn--bcher-kva.example/in", false)
+            .unwrap()
+            .host_str(),
+        Some("xn--bcher-kva.example")
+    );
     for url in [
         "https://10.0.0.1/",
         "https://172.16.5.4/",

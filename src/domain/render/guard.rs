@@ -27,6 +27,7 @@
 
 use crate::domain::content_lock::{self, fold_hiding_characters, ContentLock, LockViolation};
 use crate::domain::email::{Audience, OutgoingEmail};
+use crate::domain::json;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -249,13 +250,13 @@ fn rewrite<T: DeserializeOwned>(
             continue;
         };
         let old = std::mem::replace(old, new);
-        if T::deserialize(&value).is_ok() {
+        if json::from_value::<T>(&value).is_ok() {
             changed += 1;
         } else if let Some(Value::String(leaf)) = pointer_mut(&mut value, &path) {
             *leaf = old;
         }
     }
-    Ok((T::deserialize(&value)?, changed))
+    Ok((json::from_value(&value)?, changed))
 }
 
 /// One step into a JSON value: an object key or an array index.
