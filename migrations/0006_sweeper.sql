@@ -1,4 +1,4 @@
--- The sweeper (issue #11): every repair it makes, and the indexes that keep each tick's queries
+-- The sweeper: every repair it makes, and the indexes that keep each tick's queries
 -- bounded and flat in the number of bookings. Times are ms since the Unix epoch, UTC.
 
 -- One row per repair; repair_key = '<kind>:<subject>' (src/domain/sweep.rs repair_key), unique

@@ -1,4 +1,4 @@
--- Supplier data is data (issue #12).
+-- Supplier data is data.
 -- raw_events gains
 --   normalised: what the adapters' normalisation changed in the delivery's text (JSON array of
 --               {field, kind, chars_before, chars_after, controls, truncated}; NULL when nothing);

@@ -1,4 +1,4 @@
--- Issue #13: the hotel's time zone is resolved once per hotel and kept with how it was chosen, and
+-- The hotel's time zone is resolved once per hotel and kept with how it was chosen, and
 -- every planned send shows its zone, how that zone was chosen and its local wall-clock time beside
 -- the UTC instant (due_at_ms).
 

@@ -1,4 +1,4 @@
--- The sweeper's second half (issue #11): what it needs to finish work nobody is doing.
+-- The sweeper's second half: what it needs to finish work nobody is doing.
 -- Times are ms since the Unix epoch, UTC.
 
 -- The Workflow instance that planned each send (the journey of one event: `e-<source>-<event id>`,

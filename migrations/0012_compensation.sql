@@ -1,4 +1,4 @@
--- Compensation of the booking saga (issue #14): a paid booking that the supplier failed (or
+-- Compensation of the booking saga: a paid booking that the supplier failed (or
 -- cancelled) is undone step by step, each step recorded. Times are ms since the Unix epoch, UTC.
 
 -- What the payment processor said about each payment, whether or not its checkout attempt was

@@ -1,4 +1,4 @@
--- Outbound webhooks (issue #15): subscribers, the events the engine publishes, one delivery per
+-- Outbound webhooks: subscribers, the events the engine publishes, one delivery per
 -- (event, subscriber) and every attempt of it. Cloudflare Queues carries the deliveries; D1 is
 -- the record. Times are ms since the Unix epoch, UTC.
 

@@ -1,4 +1,4 @@
-// Helpers for the compensation tests (issue #14): one paid checkout's ids, the supplier's
+// Helpers for the compensation tests: one paid checkout's ids, the supplier's
 // failure and booking events, Stripe's payment and refund events (signed), the fake Stripe API's
 // record, and the compensation's D1 rows. Used by tests/e2e (owner policy, the default) and
 // tests/e2e-automatic (COMPENSATION_REFUND_POLICY = automatic).

@@ -1,6 +1,6 @@
-// The content lock checks what the engine wrote, not what the guest or the hotel is called
-// (issue #12): supplier names that are internal words or template syntax get their emails, owner
-// alerts are never silenced, and a blocked email is released or rejected by the operator once.
+// The content lock checks what the engine wrote, not what the guest or the hotel is called:
+// supplier names that are internal words or template syntax get their emails, owner alerts
+// are never silenced, and a blocked email is released or rejected by the operator once.
 import { env, SELF, introspectWorkflowInstance } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import {

@@ -1,4 +1,4 @@
-// Faults a journey must survive (issue #11): a send step that keeps failing, a cancellation while
+// Faults a journey must survive: a send step that keeps failing, a cancellation while
 // a guest email waits in the outbox, and an email whose moment passed while it waited. Faults are
 // injected at the platform level (the Workflow engine's step mocks) or by moving the queued
 // email's own record, never through code paths only tests take.

@@ -1,4 +1,4 @@
-// End-to-end fuzz (issue #12): hundreds of mutated supplier deliveries across every source
+// End-to-end fuzz: hundreds of mutated supplier deliveries across every source
 // (liteAPI, Duffel, Stripe, generic Standard Webhooks, Resend), correctly signed, from a seeded
 // PRNG. Asserts: no 5xx, and every accepted event's journey ends `complete` (none `errored`).
 // FUZZ_SEED and FUZZ_COUNT (vitest env) replay or scale a run; the figures are printed at the end.

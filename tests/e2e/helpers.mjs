@@ -30,7 +30,7 @@ export function bookingDelivery({ eventId = unique("evt_"), bookingId = unique("
   envelope.event_id = eventId;
   const response = JSON.parse(envelope.response);
   response.data.bookingId = bookingId;
-  // A stay in the future: a stay already over gets no guest email (issue #12).
+  // A stay in the future: a stay already over gets no guest email.
   Object.assign(response.data, { checkin: dateInDays(30), checkout: dateInDays(33) });
   if (email) {
     response.data.holder.email = email;

@@ -1,4 +1,4 @@
-// Issue #13 inside workerd: a liteAPI hotel whose hotel data API gives coordinates only gets its
+// Hotel time inside workerd: a liteAPI hotel whose hotel data API gives coordinates only gets its
 // mails planned at 08:00 in the hotel's real zone (Europe/Madrid, found by the coordinate lookup),
 // and the zone is resolved once per hotel, stored with its source, and re-used by later plans.
 import { env, introspectWorkflowInstance } from "cloudflare:test";

@@ -1,4 +1,4 @@
-// Supplier data is data (issue #12), inside workerd: odd confirmation numbers and hotel names
+// Supplier data is data, inside workerd: odd confirmation numbers and hotel names
 // never break a journey or a header, a huge unauthenticated body is refused without being read,
 // unknown methods are 405, and a stay already over gets no guest confirmation.
 import { env, introspectWorkflowInstance, SELF } from "cloudflare:test";

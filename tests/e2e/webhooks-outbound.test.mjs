@@ -1,4 +1,4 @@
-// Outbound webhooks on Cloudflare Queues (issue #15), inside workerd: real producer and consumer
+// Outbound webhooks on Cloudflare Queues, inside workerd: real producer and consumer
 // queues, the dead letter queue and the Email Service events queue, delivering to a local
 // receiver (tests/e2e/webhook-receiver.mjs) that verifies every signature with the Standard
 // Webhooks reference library and fails on command. Retry delays are seconds here (production:

@@ -223,7 +223,7 @@ fn live_mode_order_is_not_sandbox() {
     }
 }
 
-/// An airport without a usable `time_zone` gets the zone at its coordinates (issue #13); without
+/// An airport without a usable `time_zone` gets the zone at its coordinates; without
 /// coordinates either, it keeps what Duffel gave (nothing, or unusable text).
 #[test]
 fn airport_without_a_zone_is_located_by_its_coordinates() {

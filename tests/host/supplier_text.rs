@@ -1,4 +1,4 @@
-//! Supplier data is data (issue #12): every adapter, fed arbitrary text in every text field
+//! Supplier data is data: every adapter, fed arbitrary text in every text field
 //! (control characters, huge lengths, every Unicode plane, template syntax, URLs to our own
 //! admin), never panics, and what comes out is bounded by `domain::text::LIMITS` and one line
 //! wherever one line is meant. Also: the step-name part and the header-value builder.

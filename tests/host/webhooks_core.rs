@@ -1,4 +1,4 @@
-//! Outbound webhooks, the pure core (issue #15): signing against the Standard Webhooks reference
+//! Outbound webhooks, the pure core: signing against the Standard Webhooks reference
 //! vector, stable event ids, subscriber URL rules, the retry schedule per answer, and the Email
 //! Service delivery events. Host-run, milliseconds.
 
