@@ -410,6 +410,10 @@ pub fn classify_refusal(
         Auth => return CredentialsRejected,
         Greeting | Ehlo | StartTls => return Configuration,
         _ if credentials_code => return CredentialsRejected,
+        // 530 is "authentication required" (RFC 4954 §6) or "must issue a STARTTLS command
+        // first" (RFC 3207 §4), whichever command it answers and with or without an enhanced
+        // code: our client's set-up, never the recipient's.
+        _ if code == 530 => return Configuration,
         MailFrom => return Configuration,
         // QUIT and anything else refuse no email.
         Quit | Other => return Transient,

@@ -29,6 +29,7 @@ const SES: &str = "Amazon SES: 'SMTP response codes returned by Amazon SES' (doc
 const SES_QUOTA: &str = "Amazon SES: 'Errors related to the sending quotas for your Amazon SES account' (docs.aws.amazon.com/ses/latest/dg/manage-sending-quotas-errors.html)";
 const MAILGUN: &str =
     "Mailgun replies as reported in swapmyvote/swapmyvote issues #332 and #891 (github.com)";
+const POSTAL: &str = "Postal mail server, spec/lib/smtp_server/client/rcpt_to_spec.rb: an unauthenticated RCPT TO that matches no route (github.com/postalserver/postal)";
 const SENDMAIL: &str =
     "Sendmail 8.x source, sendmail/srvrsmtp.c, recipient.c, collect.c, parseaddr.c, cf/m4/proto.m4";
 
@@ -144,6 +145,8 @@ const TABLE: &[Case] = &[
     // Mailgun
     case(MAILGUN, EndOfData, "554 Sandbox subdomains are for test purposes only. Please add your own domain or add the address to authorized recipients in Account Settings.", Configuration),
     case(MAILGUN, Data, "421 Domain sandbox0123.mailgun.org is not allowed to send: Sandbox subdomains are for test purposes only.", Transient),
+    // Postal: authentication asked for at RCPT TO, with no enhanced code: our client's set-up.
+    case(POSTAL, RcptTo, "530 Authentication required", Configuration),
     // Sendmail
     case(SENDMAIL, RcptTo, "550 5.1.1 <guest@example.com>... User unknown", RecipientRejected),
     case(SENDMAIL, RcptTo, "550 5.7.1 <guest@example.net>... Relaying denied. Proper authentication required.", Configuration),
@@ -200,6 +203,7 @@ fn real_server_replies_are_blamed_on_the_right_party() {
         SES,
         SES_QUOTA,
         MAILGUN,
+        POSTAL,
         SENDMAIL,
     ] {
         assert!(TABLE.iter().any(|c| c.source == source), "{source}");
