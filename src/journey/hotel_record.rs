@@ -107,7 +107,13 @@ pub(super) async fn record(
         )
         .maybe(
             Read::Compensation,
-            store::compensation::find_for_booking_statement(&db, Some(id), prebook, reference)?,
+            store::compensation::find_for_booking_statement(
+                &db,
+                owner,
+                Some(id),
+                prebook,
+                reference,
+            )?,
         )
         .maybe(
             Read::Zone,

@@ -7,6 +7,7 @@ pub use super::payments::*;
 use super::{changes, n, opt, s};
 use crate::domain::compensation::{Cause, RefundState, StepKind, StepStatus};
 pub use crate::domain::compensation::{CompensationRow, StepRow};
+use crate::domain::ownership::Owner;
 use serde::Deserialize;
 use worker::{D1Database, Result};
 
@@ -106,9 +107,12 @@ pub async fn get(db: &D1Database, id: &str) -> Result<Option<CompensationRow>> {
     .await
 }
 
-/// The compensation of a booking, by booking id, prebook id or client reference (any given).
+/// The compensation of a booking, by booking id, prebook id or client reference (any given),
+/// opened by `owner` (its source and partner): another owner's compensation that names the same
+/// ids is never found, so it can neither close this booking nor hide this owner's own one.
 pub async fn find_for_booking(
     db: &D1Database,
+    owner: &Owner,
     booking_id: Option<&str>,
     prebook_id: Option<&str>,
     client_reference: Option<&str>,
@@ -121,6 +125,7 @@ pub async fn find_for_booking(
     );
     match find_for_booking_statement(
         db,
+        owner,
         booking_id.as_deref(),
         prebook_id.as_deref(),
         client_reference.as_deref(),
@@ -134,6 +139,7 @@ pub async fn find_for_booking(
 /// own batch (read its result with [`row_of`]).
 pub fn find_for_booking_statement(
     db: &D1Database,
+    owner: &Owner,
     booking_id: Option<&str>,
     prebook_id: Option<&str>,
     client_reference: Option<&str>,
@@ -148,18 +154,23 @@ pub fn find_for_booking_statement(
         return Ok(None);
     }
     // One round trip: each identifier through its own index, the booking id first, then the
-    // prebook id, then the client reference (a NULL one matches nothing).
+    // prebook id, then the client reference (a NULL one matches nothing); only the owner's own.
     db.prepare(format!(
         "SELECT {COLUMNS} FROM ( \
-           SELECT {COLUMNS}, 1 AS priority FROM compensations WHERE booking_id = ?1 \
-           UNION ALL SELECT {COLUMNS}, 2 FROM compensations WHERE prebook_id = ?2 \
-           UNION ALL SELECT {COLUMNS}, 3 FROM compensations WHERE client_reference = ?3) \
+           SELECT {COLUMNS}, 1 AS priority FROM compensations \
+             WHERE booking_id = ?1 AND source = ?4 AND partner IS ?5 \
+           UNION ALL SELECT {COLUMNS}, 2 FROM compensations \
+             WHERE prebook_id = ?2 AND source = ?4 AND partner IS ?5 \
+           UNION ALL SELECT {COLUMNS}, 3 FROM compensations \
+             WHERE client_reference = ?3 AND source = ?4 AND partner IS ?5) \
          ORDER BY priority LIMIT 1"
     ))
     .bind(&[
         opt(booking_id.as_deref()),
         opt(prebook_id.as_deref()),
         opt(client_reference.as_deref()),
+        s(owner.source.as_str()),
+        opt(owner.partner_column()),
     ])
     .map(Some)
 }

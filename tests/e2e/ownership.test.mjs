@@ -209,6 +209,42 @@ describe("a generic partner's credential acts only on its own bookings", () => {
     }
     expect((await rows("SELECT status FROM bookings WHERE booking_id = ?", lite.bookingId))[0].status).toBe("CONFIRMED");
   });
+  it("a failure whose booking arrives, another owner's, while it waits for the payment is refused after the wait: nothing closed, nothing withdrawn", async () => {
+    // The first look (the open step) saw nothing stored under the named id: its recorded result
+    // is given, so the booking can be stored "during the wait" without racing a real sleep.
+    const lite = bookingDelivery();
+    await runLiteapi(lite);
+    const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`booking:${lite.bookingId}`));
+    const hex = [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+    const compensationId = `comp-${hex.slice(0, 24)}`;
+    const before = await snapshot(lite.bookingId);
+    const id = unique("msg_");
+    const instance = await introspectWorkflowInstance(env.JOURNEY, await instanceIdOf("generic", `acme/${id}`));
+    try {
+      await instance.modify(async (m) => {
+        await m.disableSleeps();
+        await m.disableRetryDelays();
+        await m.mockStepResult(
+          { name: `compensation open ${compensationId}` },
+          // Step results cross the Workflow boundary as JSON text.
+          JSON.stringify({ id: compensationId, booking_id: lite.bookingId, payment_known: false, foreign: null }),
+        );
+      });
+      const failure = {
+        type: "booking_failed",
+        data: { booking_kind: "hotel", booking_id: lite.bookingId, reason: "Room no longer available", email: "attacker@example.com" },
+      };
+      const { response } = await postGeneric(JSON.stringify(failure), { id, secret: ACME });
+      expect(response.status).toBe(202);
+      await instance.waitForStatus("complete");
+      expect((await instance.getOutput()).skipped[0][1]).toMatch(/^refused: booking .* belongs to liteapi/);
+    } finally {
+      await instance.dispose();
+    }
+    expect(await snapshot(lite.bookingId)).toEqual(before);
+    expect((await rows("SELECT status FROM bookings WHERE booking_id = ?", lite.bookingId))[0].status).toBe("CONFIRMED");
+    expect(await rows("SELECT dedupe_key FROM emails WHERE to_addr = ?", "attacker@example.com")).toEqual([]);
+  });
 });
 
 describe("partners share nothing", () => {

@@ -108,6 +108,12 @@ pub async fn booking_failed(
         )
         .await?;
         opened = open_step(format!("compensation look again {}", step_part(&id))).await?;
+        // What arrived during the wait may be another owner's (its booking stored under the id
+        // this failure names): refused then as at first sight, and nothing is undone.
+        if let Some((record, reason)) = &opened.foreign {
+            super::foreign::refuse(step, env, params, record, reason, &mut out).await?;
+            return Ok(out);
+        }
     }
     undo(step, env, params, &opened, &mut out).await?;
     Ok(out)
@@ -317,7 +323,17 @@ async fn close_and_withdraw(env: &Env, id: &str, at: i64) -> Result<bool> {
     // ran side by side): look again by prebook id before deciding there is none.
     let owner = crate::domain::ownership::Owner::stored(&c.source, c.partner.as_deref());
     let booking_id = match c.booking_id.clone() {
-        Some(b) => Some(b),
+        // Recorded when the compensation opened; closed only while it is still this owner's
+        // (a booking is never re-owned, but an id recorded before partners existed may be).
+        Some(b) => match (store::ownership::booking(&db, &b).await?, &owner) {
+            (Some(row), Some(owner)) if row.verdict(owner, "booking") != Verdict::Own => {
+                worker::console_warn!(
+                    "compensation {id}: booking {b} belongs to another source or partner; not closing"
+                );
+                None
+            }
+            _ => Some(b),
+        },
         None => match c.prebook_id.as_deref() {
             Some(p) => {
                 // Only a booking of the compensation's own owner: another source's booking that
@@ -444,9 +460,14 @@ pub(crate) async fn closed_by_compensation(
     client_reference: Option<&str>,
     at: i64,
 ) -> Result<Option<String>> {
-    let found =
-        store::compensation::find_for_booking(db, Some(booking_id), prebook_id, client_reference)
-            .await?;
+    let found = store::compensation::find_for_booking(
+        db,
+        owner,
+        Some(booking_id),
+        prebook_id,
+        client_reference,
+    )
+    .await?;
     closed_by_found_compensation(db, owner, booking_id, found, at).await
 }
 
