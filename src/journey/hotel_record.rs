@@ -181,6 +181,7 @@ pub(super) async fn record(
             &db,
             old.as_str(),
             id,
+            owner,
             at,
         )?);
     }
