@@ -1,9 +1,11 @@
 // Least authority over money, with automatic refunds (vitest.automatic.config.mjs): a generic
 // partner's credential cannot make the engine refund a payment of a liteAPI checkout, whatever ids
 // its failure names (the booking, the prebook, the payment intent, the client reference; a failure
-// naming a reference liteAPI's checkout or booking records opens nothing, however many records of
-// its own the failing source stored under that reference), cannot close a liteAPI
-// booking through a compensation, and cannot stop liteAPI's own failure from refunding. Its own paid booking is refunded as any other. Fake Stripe: tests/e2e/fake-stripe.mjs.
+// naming a reference liteAPI's checkout or booking records opens nothing), cannot close a liteAPI
+// booking through a compensation, and cannot stop liteAPI's own failure from refunding. Its own
+// paid booking is refunded as any other. Nor can liteAPI's credential take a partner's payment by
+// flooding the partner's client reference with prebooks of its own: the ownership verdicts read
+// every owner of a reference, not a list cut at some length. Fake Stripe: tests/e2e/fake-stripe.mjs.
 import { env, introspectWorkflowInstance } from "cloudflare:test";
 import { describe, it, expect } from "vitest";
 import { PARTNERS, dateInDays, instanceIdOf, postGeneric, postLiteapi, rows, unique } from "../e2e/helpers.mjs";
