@@ -386,6 +386,73 @@ mod tests {
         ));
     }
 
+    /// The store reads one row per owner (`GROUP BY source, partner`, `named` as `MAX`), never
+    /// every record nor a list cut at some length: the verdicts must depend only on which owners
+    /// record a reference or payment (and whether the actor's named checkout is among them), not
+    /// on how many records each owner has. 55 records of one owner and one of another, whole or
+    /// grouped, give the same verdict.
+    #[test]
+    fn verdicts_depend_only_on_which_owners_record_it() {
+        use proptest::prelude::*;
+        let owners: [(&str, Option<&str>); 4] = [
+            ("liteapi", None),
+            ("generic", Some("acme")),
+            ("generic", None),
+            ("duffel", None),
+        ];
+        let actors = [
+            Owner::new(Source::Liteapi, None),
+            generic("acme"),
+            generic(DEFAULT_PARTNER),
+        ];
+        let records = proptest::collection::vec((0..owners.len(), any::<bool>()), 0..120);
+        proptest!(|(records in records, actor in 0..actors.len())| {
+            let actor = &actors[actor];
+            let whole: Vec<ReferenceRecord> = records
+                .iter()
+                .map(|&(o, named)| ReferenceRecord {
+                    source: owners[o].0,
+                    partner: owners[o].1,
+                    named_checkout: named,
+                })
+                .collect();
+            let mut grouped: Vec<ReferenceRecord> = Vec::new();
+            for r in &whole {
+                match grouped
+                    .iter_mut()
+                    .find(|g| (g.source, g.partner) == (r.source, r.partner))
+                {
+                    Some(g) => g.named_checkout |= r.named_checkout,
+                    None => grouped.push(*r),
+                }
+            }
+            prop_assert_eq!(
+                reference_verdict(actor, "R", whole.iter().copied()),
+                reference_verdict(actor, "R", grouped.iter().copied())
+            );
+            let pairs = |v: &[ReferenceRecord<'static>]| -> Vec<(&'static str, Option<&'static str>)> {
+                v.iter().map(|r| (r.source, r.partner)).collect()
+            };
+            let (w, g) = (pairs(&whole), pairs(&grouped));
+            prop_assert_eq!(
+                payment_link(actor, w.iter().copied(), w.iter().copied()),
+                payment_link(actor, g.iter().copied(), g.iter().copied())
+            );
+        });
+        // The flood of the e2e test: 55 liteAPI checkouts and one acme booking of the reference.
+        let lite = Owner::new(Source::Liteapi, None);
+        let mut flood = vec![("liteapi", None); 55];
+        flood.push(("generic", Some("acme")));
+        assert_eq!(
+            payment_link(&lite, flood.iter().copied(), []),
+            PaymentLink::Foreign
+        );
+        assert_eq!(
+            payment_link(&lite, [("liteapi", None), ("generic", Some("acme"))], []),
+            PaymentLink::Foreign
+        );
+    }
+
     #[test]
     fn partners_do_not_share_event_ids() {
         let id = EventId::parse("msg_1").unwrap();

@@ -294,6 +294,19 @@ pub fn header_value(raw: &str, max_chars: usize) -> String {
     out
 }
 
+/// Longest piece of untrusted text (a claimed event id, …) quoted inside a message, in
+/// characters before quoting ([`quoted`]).
+pub const QUOTED_MAX_CHARS: usize = 200;
+
+/// Untrusted text as a message quotes it: one line ([`header_value`]), at most
+/// [`QUOTED_MAX_CHARS`] characters (cut with `…`), in Rust's debug quotes (`"…"`, inner `"` and
+/// `\` escaped, a character that does not print as `\u{…}`, at most 10 characters). So a message
+/// that names what a delivery claimed stays bounded whatever was sent: at most 10 × 200 + 2 bytes
+/// of quote (about 200 for a real id).
+pub fn quoted(raw: &str) -> String {
+    format!("{:?}", header_value(raw, QUOTED_MAX_CHARS))
+}
+
 /// Maximum length of one step-name part ([`step_part`]), in ASCII characters. A step name is a
 /// few words plus at most two parts, far below the platform's 256.
 pub const STEP_PART_MAX: usize = 64;
@@ -317,6 +330,19 @@ pub fn step_part(raw: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn quoted_text_is_one_bounded_line() {
+        assert_eq!(quoted("evt_1"), "\"evt_1\"");
+        let huge = "\"".repeat(262_144);
+        let q = quoted(&huge);
+        assert_eq!(q.chars().count(), 2 * (QUOTED_MAX_CHARS - 1) + 1 + 2);
+        assert!(q.ends_with("…\""), "{q}");
+        assert!(q.len() <= 10 * QUOTED_MAX_CHARS + 2);
+        assert!(quoted(&"\u{301}".repeat(100_000)).len() <= 10 * QUOTED_MAX_CHARS + 2);
+        let lines = quoted("a\r\nb\u{2028}c");
+        assert_eq!(lines, "\"a b c\"");
+    }
 
     #[test]
     fn one_line_fields_fold_controls_and_collapse_space() {

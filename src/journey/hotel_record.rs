@@ -187,6 +187,7 @@ pub(super) async fn record(
             &db,
             old.as_str(),
             id,
+            owner,
             at,
         )?);
     }

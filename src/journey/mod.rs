@@ -401,7 +401,11 @@ async fn cancelled(
     Ok(out)
 }
 
-/// A status-only move (e.g. CONFIRMED → TICKETED): recorded, never emailed.
+/// A status-only move (e.g. CONFIRMED → TICKETED): recorded, never emailed. The owner check ran
+/// before ([`foreign::follow_up`]) without waiting for the booking; a booking stored since then is
+/// judged again here, in the step that writes, and the write itself carries the owner
+/// ([`FactsUpdate::owner`]): a booking another owner stored meanwhile is never changed, and the
+/// event is refused.
 async fn status_changed(
     step: &Step,
     env: &Env,
@@ -410,25 +414,38 @@ async fn status_changed(
     status: &str,
 ) -> Result<JourneyOutput> {
     let name = format!("status {} {}", step_part(booking_id), step_part(status));
-    let (env, id, status, at) = (
+    let (env2, id, status, at, actor) = (
         env.clone(),
         booking_id.to_string(),
         BookingStatus::of(status),
         params.received_at_ms,
+        params.owner(),
     );
-    step.run(&name, StepConfig::STORAGE, async move || {
-        let db = env.d1(DB_BINDING)?;
-        if let Some(row) = store::bookings::get(&db, &id).await? {
+    // `None` when the status was recorded (or there was nothing to record), else why the booking
+    // is not this event's.
+    let foreign: Option<String> = step
+        .run(&name, StepConfig::STORAGE, async move || {
+            let db = env2.d1(DB_BINDING)?;
+            let Some(row) = store::bookings::get(&db, &id).await? else {
+                return Ok(None);
+            };
+            if let crate::domain::ownership::Verdict::Foreign { reason } = row.verdict(&actor) {
+                return Ok(Some(reason));
+            }
             if !row.is_closed() {
                 let update = FactsUpdate {
                     status: &status,
+                    owner: Some(&actor),
                     ..FactsUpdate::keep(&row, at)
                 };
                 store::bookings::update_facts(&db, &update).await?;
             }
-        }
-        Ok(true)
-    })
-    .await?;
-    Ok(JourneyOutput::new("status_changed"))
+            Ok(None)
+        })
+        .await?;
+    let mut out = JourneyOutput::new("status_changed");
+    if let Some(reason) = foreign {
+        foreign::refuse(step, env, params, booking_id, &reason, &mut out).await?;
+    }
+    Ok(out)
 }

@@ -257,8 +257,9 @@ async fn reject(
     error: ParseError,
     claimed: Option<String>,
 ) -> Answer {
+    // The claimed id is whatever the body or a header said: quoted bounded and on one line.
     let message = match &claimed {
-        Some(id) => format!("{error} (event_id {id:?})"),
+        Some(id) => format!("{error} (event_id {})", crate::domain::text::quoted(id)),
         None => error.to_string(),
     };
     raw_events::insert(

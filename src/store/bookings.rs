@@ -171,6 +171,10 @@ pub struct FactsUpdate<'a> {
     pub hotel_confirmation_number: Option<&'a str>,
     /// The event's time, ms since the epoch (UTC).
     pub event_time_ms: i64,
+    /// When set, the write also happens only if the booking is this owner's (checked in the
+    /// statement itself, [`OWNED_BY`]): a step that found no booking when the event's owner was
+    /// checked never writes to one another owner stored meanwhile.
+    pub owner: Option<&'a Owner>,
 }
 
 impl<'a> FactsUpdate<'a> {
@@ -187,6 +191,7 @@ impl<'a> FactsUpdate<'a> {
             checkout: None,
             hotel_confirmation_number: None,
             event_time_ms,
+            owner: None,
         }
     }
 }
@@ -203,13 +208,15 @@ pub async fn update_facts(db: &D1Database, u: &FactsUpdate<'_>) -> Result<bool> 
 /// race).
 pub fn facts_statement(db: &D1Database, u: &FactsUpdate<'_>) -> Result<D1PreparedStatement> {
     db
-        .prepare(
+        .prepare(format!(
             "UPDATE bookings SET status = ?3, details_json = ?4, snapshot_hash = COALESCE(?5, snapshot_hash), \
              checkin = COALESCE(?6, checkin), checkout = COALESCE(?7, checkout), \
              hotel_confirmation_number = COALESCE(?8, hotel_confirmation_number), \
              journey_version = journey_version + ?9, updated_at_ms = MAX(updated_at_ms, ?10) \
-             WHERE booking_id = ?1 AND journey_version = ?2",
-        )
+             WHERE booking_id = ?1 AND journey_version = ?2 \
+             AND (?11 IS NULL OR ({}))",
+            super::ownership::owned_by(11, 12)
+        ))
         .bind(&[
             s(u.booking_id),
             n(u.expected_version),
@@ -221,6 +228,8 @@ pub fn facts_statement(db: &D1Database, u: &FactsUpdate<'_>) -> Result<D1Prepare
             opt(u.hotel_confirmation_number),
             n(if u.bump { 1 } else { 0 }),
             n(u.event_time_ms),
+            opt(u.owner.map(|o| o.source.as_str())),
+            opt(u.owner.and_then(Owner::partner_column)),
         ])
 }
 
@@ -237,14 +246,18 @@ pub async fn write_facts(db: &D1Database, u: &FactsUpdate<'_>) -> Result<()> {
     }
 }
 
-/// Marks `old` as replaced by `new` (a rebook) and moves its version on, so its plan stops.
+/// Marks `old` as replaced by `new` (a rebook) and moves its version on, so its plan stops. Only
+/// a booking of `owner` is marked (checked in the statement,
+/// [`super::ownership::owned_by`]): one another owner
+/// stored after the event's owner was checked is left as it is.
 pub async fn mark_replaced(
     db: &D1Database,
     old: &str,
     new: &str,
+    owner: &Owner,
     event_time_ms: i64,
 ) -> Result<()> {
-    mark_replaced_statement(db, old, new, event_time_ms)?
+    mark_replaced_statement(db, old, new, owner, event_time_ms)?
         .run()
         .await?;
     Ok(())
@@ -255,17 +268,22 @@ pub fn mark_replaced_statement(
     db: &D1Database,
     old: &str,
     new: &str,
+    owner: &Owner,
     event_time_ms: i64,
 ) -> Result<D1PreparedStatement> {
-    db.prepare(
+    db.prepare(format!(
         "UPDATE bookings SET replaced_by = ?2, status = ?4, journey_version = journey_version + 1, \
-         updated_at_ms = MAX(updated_at_ms, ?3) WHERE booking_id = ?1 AND replaced_by IS NULL",
-    )
+         updated_at_ms = MAX(updated_at_ms, ?3) WHERE booking_id = ?1 AND replaced_by IS NULL \
+         AND {}",
+        super::ownership::owned_by(5, 6)
+    ))
     .bind(&[
         s(old),
         s(new),
         n(event_time_ms),
         s(BookingStatus::Replaced.as_str()),
+        s(owner.source.as_str()),
+        opt(owner.partner_column()),
     ])
 }
 

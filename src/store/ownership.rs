@@ -31,6 +31,20 @@ async fn one(db: &D1Database, sql: &str, value: &str) -> Result<Option<OwnerRow>
         .await
 }
 
+/// The SQL condition "this row is the owner's" over a row's `source` / `partner` columns, the
+/// owner's source bound at `?{source}` and its partner column ([`Owner::partner_column`]) at
+/// `?{partner}`. It reads as [`Owner::stored`] compares: same source and, for an owner with a
+/// partner (the generic source), the same partner, a `NULL` or empty stored partner reading as
+/// [`crate::domain::ownership::DEFAULT_PARTNER`] (rows stored before partners existed); sources
+/// without partners match whatever partner is stored. Writes that must not touch another owner's
+/// row carry it in their `WHERE`, so a row stored meanwhile by another owner is never changed.
+pub fn owned_by(source: u8, partner: u8) -> String {
+    format!(
+        "source = ?{source} AND (?{partner} IS NULL OR COALESCE(NULLIF(partner, ''), '{}') = ?{partner})",
+        crate::domain::ownership::DEFAULT_PARTNER
+    )
+}
+
 /// The owner of booking `booking_id`, if it is stored.
 pub async fn booking(db: &D1Database, booking_id: &str) -> Result<Option<OwnerRow>> {
     one(
@@ -120,8 +134,11 @@ impl ReferenceRow {
 /// The first foreign verdict of `actor` on client reference `reference` as a supplier failure
 /// names it with `prebook_id` (see [`crate::domain::ownership::reference_verdict`]): the checkout
 /// attempts and bookings that record the reference (`attempts_by_reference`,
-/// `bookings_by_reference`), the named checkout first. `None` when the actor may name it. At most
-/// 50 records are read (a verdict needs one foreign).
+/// `bookings_by_reference`). `None` when the actor may name it.
+///
+/// One row per owner and table ([`REFERENCE_OWNERS_SQL`]), never a `LIMIT` over records: however
+/// many records one owner stores under the reference, another owner's record is always among what
+/// the verdict reads (a cut list let 50 checkouts of one source hide a partner's booking).
 pub async fn foreign_reference(
     db: &D1Database,
     actor: &Owner,
@@ -134,12 +151,7 @@ pub async fn foreign_reference(
     }
     let prebook = prebook_id.map(str::trim).filter(|p| !p.is_empty());
     let rows: Vec<ReferenceRow> = db
-        .prepare(
-            "SELECT source, partner, COALESCE(prebook_id = ?2, 0) AS named \
-             FROM checkout_attempts WHERE client_reference = ?1 \
-             UNION ALL SELECT source, partner, 0 AS named FROM bookings WHERE client_reference = ?1 \
-             ORDER BY named DESC LIMIT 50",
-        )
+        .prepare(REFERENCE_OWNERS_SQL)
         .bind(&[s(reference), opt(prebook)])?
         .all()
         .await?
@@ -156,11 +168,40 @@ pub async fn foreign_reference(
     )
 }
 
+/// The owners of client reference `?1` (checkout attempts, then bookings), one row per distinct
+/// `(source, partner)` and table, `named` = 1 when that owner's group holds the checkout attempt of
+/// prebook id `?2`. The rows read are the reference's index entries; what is returned is bounded by
+/// the number of owners (sources and configured partners), not by what an owner stored.
+pub const REFERENCE_OWNERS_SQL: &str =
+    "SELECT source, partner, MAX(COALESCE(prebook_id = ?2, 0)) AS named \
+     FROM checkout_attempts WHERE client_reference = ?1 GROUP BY source, partner \
+     UNION ALL SELECT source, partner, 0 AS named FROM bookings WHERE client_reference = ?1 \
+     GROUP BY source, partner";
+
+/// The owners of the checkout attempts whose transaction id is payment intent `?1` or whose
+/// client reference is `?2`, and of the bookings of those attempts or with that client reference:
+/// one row per distinct `(source, partner)` and table (see [`REFERENCE_OWNERS_SQL`] on why no
+/// `LIMIT`).
+pub const PAYMENT_RECORD_OWNERS_SQL: &str =
+    "SELECT source, partner FROM checkout_attempts WHERE transaction_id = ?1 OR client_reference = ?2 \
+     GROUP BY source, partner \
+     UNION ALL SELECT b.source, b.partner FROM bookings b \
+       WHERE b.client_reference = ?2 \
+       OR b.prebook_id IN (SELECT prebook_id FROM checkout_attempts WHERE transaction_id = ?1 OR client_reference = ?2) \
+     GROUP BY b.source, b.partner";
+
+/// The owners of the compensations other than `?3` that named payment intent `?1` or client
+/// reference `?2`, one row per distinct `(source, partner)`.
+pub const PAYMENT_CLAIM_OWNERS_SQL: &str = "SELECT source, partner FROM compensations \
+     WHERE (payment_intent = ?1 OR client_reference = ?2) AND compensation_id <> ?3 \
+     GROUP BY source, partner";
+
 /// What links a payment to owners: `records`, the checkout attempts whose transaction id is its
 /// payment intent or whose client reference is its client reference, and the bookings of those
 /// attempts or with that client reference; `claims`, the compensations other than `except` that
-/// named the payment intent or the client reference. At most 50 of each (a verdict needs one
-/// foreign).
+/// named the payment intent or the client reference. One row per owner and table, never a cut
+/// list: a payment another owner's record links is always seen as such, however many records the
+/// actor stored with it.
 pub async fn payment_links(
     db: &D1Database,
     payment_intent: Option<&str>,
@@ -174,19 +215,10 @@ pub async fn payment_links(
     }
     let r = db
         .batch(vec![
-            db.prepare(
-                "SELECT source, partner FROM checkout_attempts WHERE transaction_id = ?1 OR client_reference = ?2 \
-                 UNION ALL SELECT b.source, b.partner FROM bookings b \
-                   WHERE b.client_reference = ?2 \
-                   OR b.prebook_id IN (SELECT prebook_id FROM checkout_attempts WHERE transaction_id = ?1 OR client_reference = ?2) \
-                 LIMIT 50",
-            )
-            .bind(&[opt(pi), opt(reference)])?,
-            db.prepare(
-                "SELECT source, partner FROM compensations \
-                 WHERE (payment_intent = ?1 OR client_reference = ?2) AND compensation_id <> ?3 LIMIT 50",
-            )
-            .bind(&[opt(pi), opt(reference), s(except)])?,
+            db.prepare(PAYMENT_RECORD_OWNERS_SQL)
+                .bind(&[opt(pi), opt(reference)])?,
+            db.prepare(PAYMENT_CLAIM_OWNERS_SQL)
+                .bind(&[opt(pi), opt(reference), s(except)])?,
         ])
         .await?;
     let rows = |i: usize| -> Result<Vec<OwnerRow>> {

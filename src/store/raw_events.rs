@@ -46,6 +46,7 @@ pub struct NewRawEvent<'a> {
     pub event_id: Option<&'a str>,
     pub event_name: Option<&'a str>,
     pub status: RawEventStatus,
+    /// Why it was rejected; stored cut at [`NOTE_MAX_BYTES`].
     pub error: Option<&'a str>,
     pub headers_json: &'a str,
     pub body: &'a str,
@@ -70,13 +71,17 @@ const INSERT_SQL: &str = "INSERT INTO raw_events (source, event_id, event_name, 
 const FIND_SQL: &str =
     "SELECT status, received_at_ms, instance_id FROM raw_events WHERE source = ?1 AND event_id = ?2";
 
+/// Longest error or refusal reason stored on a raw event, in bytes (cut on a character boundary):
+/// whatever a message quotes, the column stays bounded.
+pub const NOTE_MAX_BYTES: usize = 1000;
+
 fn insert_statement(db: &D1Database, e: &NewRawEvent<'_>) -> Result<worker::D1PreparedStatement> {
     db.prepare(INSERT_SQL).bind(&[
         s(e.source.as_str()),
         opt(e.event_id),
         opt(e.event_name),
         s(e.status.as_str()),
-        opt(e.error),
+        opt(e.error.map(|m| crate::domain::cut_bytes(m, NOTE_MAX_BYTES))),
         s(e.headers_json),
         s(e.body),
         n(e.received_at_ms),
@@ -160,7 +165,7 @@ pub async fn mark(
 }
 
 /// Marks the delivery whose journey ended in a fatal error: `status = 'errored'` and the error
-/// (cut at 1,000 bytes).
+/// (cut at [`NOTE_MAX_BYTES`]).
 pub async fn mark_errored(
     db: &D1Database,
     source: Source,
@@ -173,7 +178,7 @@ pub async fn mark_errored(
     .bind(&[
         s(source.as_str()),
         s(event_id),
-        s(crate::domain::cut_bytes(error, 1000)),
+        s(crate::domain::cut_bytes(error, NOTE_MAX_BYTES)),
     ])?
     .run()
     .await?;
@@ -193,7 +198,7 @@ pub async fn mark_refused(
         .bind(&[
             s(source.as_str()),
             s(event_id),
-            s(crate::domain::cut_bytes(reason, 1000)),
+            s(crate::domain::cut_bytes(reason, NOTE_MAX_BYTES)),
         ])?
         .run()
         .await?;

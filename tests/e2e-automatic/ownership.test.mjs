@@ -2,7 +2,10 @@
 // partner's credential cannot make the engine refund a payment of a liteAPI checkout, whatever ids
 // its failure names (the booking, the prebook, the payment intent, the client reference; a failure
 // naming a reference liteAPI's checkout or booking records opens nothing), cannot close a liteAPI
-// booking through a compensation, and cannot stop liteAPI's own failure from refunding. Its own paid booking is refunded as any other. Fake Stripe: tests/e2e/fake-stripe.mjs.
+// booking through a compensation, and cannot stop liteAPI's own failure from refunding. Its own
+// paid booking is refunded as any other. Nor can liteAPI's credential take a partner's payment by
+// flooding the partner's client reference with prebooks of its own: the ownership verdicts read
+// every owner of a reference, not a list cut at some length. Fake Stripe: tests/e2e/fake-stripe.mjs.
 import { env, introspectWorkflowInstance } from "cloudflare:test";
 import { describe, it, expect } from "vitest";
 import { PARTNERS, dateInDays, instanceIdOf, postGeneric, postLiteapi, rows, unique } from "../e2e/helpers.mjs";
@@ -39,6 +42,30 @@ async function prebook(c) {
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error("the prebook was not recorded");
+}
+
+/**
+ * `n` liteAPI `booking.prebook` events of new checkouts that all carry client reference
+ * `reference` and payment intent `pi`, posted `width` at a time; returns their prebook ids once
+ * every attempt is stored as liteAPI's.
+ */
+async function prebooksCarrying(reference, pi, n, width = 8) {
+  const ids = Array.from({ length: n }, () => unique("PB_FLOOD_"));
+  for (let i = 0; i < ids.length; i += width) {
+    await Promise.all(ids.slice(i, i + width).map((prebookId) => postLiteapi(JSON.stringify({
+      event_id: unique("evt_pb_"),
+      event_name: "booking.prebook",
+      sandbox: false,
+      request: JSON.stringify({ offerId: "OFFER", usePaymentSdk: true, clientReference: reference, holder: { firstName: "Flood", lastName: "Attacker", email: "flood@example.com" } }),
+      response: JSON.stringify({ data: { prebookId, hotelId: "lp_fake_1001", checkin: dateInDays(30), checkout: dateInDays(33), currency: "EUR", price: 540, transactionId: pi } }),
+    })).then((r) => expect(r.status).toBe(202))));
+  }
+  for (let i = 0; i < 400; i++) {
+    const [{ n: stored }] = await rows("SELECT COUNT(*) AS n FROM checkout_attempts WHERE client_reference = ? AND source = 'liteapi'", reference);
+    if (stored === n) return ids;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error("the prebooks were not recorded");
 }
 
 /** Runs a generic event of partner acme to completion (sleeps off); returns its output. */
@@ -119,5 +146,40 @@ describe("a partner's failure events never move another source's money", () => {
     const comp = await compensationOf(c);
     expect(comp).toMatchObject({ source: "generic", partner: "acme", booking_id: bookingId, state: "refunded" });
     expect(await rows("SELECT status FROM bookings WHERE booking_id = ?", bookingId)).toEqual([{ status: "FAILED" }]);
+  });
+  it("liteAPI floods acme's client reference with 55 prebooks of its own: a failure naming that reference is still refused as acme's, and one naming its own prebook refunds nothing of acme's payment", { timeout: 120_000 }, async () => {
+    const c = checkout();
+    await runStripeEvent(paidSession(c));
+    const bookingId = unique("AC_");
+    await acme("hotel_booked", {
+      booking_id: bookingId,
+      client_reference: c.reference,
+      status: "CONFIRMED",
+      hotel_id: null,
+      hotel_name: "Partner Harbour Hotel",
+      checkin: dateInDays(30),
+      checkout: dateInDays(33),
+      rooms: [{ room_name: "Double", board_name: null, adults: 2, children: 0 }],
+      holder: { name: { first_name: "Pat", last_name: "Partner" }, email: c.email, phone: null },
+      guests: [],
+      total: { amount: "540.00", currency: "EUR" },
+      hotel_confirmation_number: null,
+      sandbox: false,
+      location: { time_zone: "Europe/Madrid" },
+    });
+    // More liteAPI records of the reference than any cut list of 50 would hold, read before
+    // acme's booking.
+    const flood = await prebooksCarrying(c.reference, c.pi, 55);
+
+    // A failure of a checkout liteAPI never recorded, naming acme's reference: refused.
+    const unrecorded = await runLiteapiEvent(bookErrorBody({ ...c, prebookId: unique("PB_NONE_") }));
+    expect(unrecorded.skipped.map(([, why]) => why).join("\n")).toMatch(new RegExp(`^refused: client reference ${c.reference} belongs to generic partner "acme"`));
+    // A failure of one of its own flood checkouts: its checkout vouches for the reference, but
+    // acme's booking records the payment too, so the payment is never refunded on liteAPI's word.
+    await runLiteapiEvent(bookErrorBody({ ...c, prebookId: flood[0] }));
+    expect(await refundPosts(c.pi)).toEqual([]);
+    expect(await stripeRequests(c.pi)).toEqual([]);
+    expect(await rows("SELECT status FROM bookings WHERE booking_id = ?", bookingId)).toEqual([{ status: "CONFIRMED" }]);
+    expect(await rows("SELECT state FROM compensations WHERE prebook_id = ? AND state = 'refunded'", flood[0])).toEqual([]);
   });
 });

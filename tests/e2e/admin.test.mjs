@@ -11,6 +11,7 @@ import {
   outboxState,
   outboxStub,
   postLiteapi,
+  postGeneric,
   rows,
   sendThrough,
   sweep,
@@ -346,7 +347,7 @@ describe("pages", () => {
     expect((await get(`/admin/email/html?key=${encodeURIComponent(key)}`)).status).toBe(303);
   });
 
-  it("a timeline of 200 events lists them all, oldest first", async () => {
+  it("a timeline of 200 events lists the oldest 40, oldest first, and says there were more", async () => {
     const email = `${unique("many")}@example.com`;
     const d = bookingDelivery({ email });
     expect((await postLiteapi(d.body)).status).toBe(202);
@@ -365,7 +366,12 @@ describe("pages", () => {
     const r = await get(`/admin/booking?id=${encodeURIComponent(d.bookingId)}`, cookie);
     const html = await r.text();
     const raw = [...html.matchAll(/data-kind="raw_event"/g)].length;
-    expect(raw).toBe(201);
+    // domain::admin::timeline::MAX_RAW_EVENTS: what fits the page's byte budget at the worst.
+    expect(raw).toBe(40);
+    const shown = [...html.matchAll(/event id (evt_many_[^<]+)</g)].map((m) => m[1]);
+    const oldest = await rows("SELECT event_id FROM raw_events WHERE booking_id = ? ORDER BY received_at_ms LIMIT 40", d.bookingId);
+    expect(shown).toEqual(oldest.map((o) => o.event_id));
+    expect(html).toContain("Some kinds had more rows than one page shows");
   });
 
   it("outbox: lists a dead letter, redrives it, pauses and resumes a provider", async () => {
@@ -448,15 +454,16 @@ describe("pages", () => {
     }
     await env.DB.batch(stmts);
     const { cookie } = await signIn();
-    const first = await (await get("/admin/events?source=duffel&status=ignored&date=2020-06-01", cookie)).text();
-    expect([...first.matchAll(/class="event"/g)].length).toBe(100);
-    const older = /id="older" href="([^"]+)"/.exec(first)[1].replaceAll("&#38;", "&").replaceAll("&amp;", "&");
-    expect(older).toMatch(/before=\d+\.\d+$/);
-    const second = await (await get(older, cookie)).text();
-    expect([...second.matchAll(/class="event"/g)].length).toBe(50);
-    expect(second).not.toContain('id="older"');
+    // Pages of 40 (the events page's budget, domain::admin::timeline::EVENTS_PAGE_ROWS).
+    const pages = [await (await get("/admin/events?source=duffel&status=ignored&date=2020-06-01", cookie)).text()];
+    for (let older; (older = /id="older" href="([^"]+)"/.exec(pages.at(-1))); ) {
+      const link = older[1].replaceAll("&#38;", "&").replaceAll("&amp;", "&");
+      expect(link).toMatch(/before=\d+\.\d+$/);
+      pages.push(await (await get(link, cookie)).text());
+    }
+    expect(pages.map((html) => [...html.matchAll(/class="event"/g)].length)).toEqual([40, 40, 40, 30]);
     const ids = (html) => [...html.matchAll(/<span class="muted">(evt_burst_[^<]+)<\/span>/g)].map((m) => m[1]);
-    expect(new Set([...ids(first), ...ids(second)]).size).toBe(150);
+    expect(new Set(pages.flatMap(ids)).size).toBe(150);
     expect((await get("/admin/events?before=12", cookie)).status).toBe(400);
   });
 
@@ -476,7 +483,7 @@ describe("pages", () => {
     const events = await get("/admin/events?source=stripe&status=ignored&date=2020-07-01", cookie);
     expect(events.status).toBe(200);
     const html = await events.text();
-    expect([...html.matchAll(/class="event"/g)].length).toBe(100);
+    expect([...html.matchAll(/class="event"/g)].length).toBe(40);
     const bytes = new TextEncoder().encode(html).length;
     console.log(`admin events page over 101 bodies of 256 KiB of quotes: ${bytes} bytes of HTML`);
     expect(bytes).toBeLessThan(512 * 1024);
@@ -485,7 +492,10 @@ describe("pages", () => {
     const timelineBytes = new TextEncoder().encode(timeline).length;
     console.log(`admin timeline with 101 such raw events: ${timelineBytes} bytes of HTML`);
     expect(timelineBytes).toBeLessThan(512 * 1024);
-    expect([...timeline.matchAll(/class="body-link"/g)].length).toBe(101);
+    // The oldest 40 received events (domain::admin::timeline::MAX_RAW_EVENTS), and a note that
+    // there were more.
+    expect([...timeline.matchAll(/class="body-link"/g)].length).toBe(40);
+    expect(timeline).toContain("Some kinds had more rows than one page shows; the oldest of each are shown (40 events received, 500 of every other kind).");
 
     // The whole body, on its own: streamed, a download, nothing that runs.
     const [first, second] = await rows("SELECT id FROM raw_events WHERE booking_id = ? ORDER BY received_at_ms LIMIT 2", bookingId);
@@ -503,6 +513,32 @@ describe("pages", () => {
     expect((await get(`/admin/events/body?id=${second.id}`)).status).toBe(303);
     expect((await get("/admin/events/body?id=999999999", cookie)).status).toBe(404);
     expect((await get("/admin/events/body?id=x", cookie)).status).toBe(400);
+  });
+
+  it("rejected deliveries claiming a 256 KiB id: the stored error is bounded, the events page stays under 512 KiB and still names the problem", { timeout: 180_000 }, async () => {
+    // A signed generic delivery whose webhook-id is 256 KiB of `"`: the id is refused (too long)
+    // and quoted in the rejection's error. Quoted whole, each `"` would be `\"`, 11 bytes of HTML.
+    const claimed = '"'.repeat(262_144);
+    for (let i = 0; i < 100; i++) {
+      const { response } = await postGeneric(JSON.stringify({ type: "hotel_booked", data: {} }), { id: claimed });
+      expect(response.status).toBe(400);
+    }
+    const day = new Date().toISOString().slice(0, 10);
+    const stored = await rows(
+      "SELECT COUNT(*) AS n, MAX(length(CAST(error AS BLOB))) AS longest FROM raw_events WHERE source = 'generic' AND status = 'rejected' AND error LIKE '%(event_id \"\\\"%'",
+    );
+    expect(stored[0].n).toBeGreaterThanOrEqual(100);
+    // The claimed id is quoted cut (200 characters, domain::text::quoted), the column at 1,000 bytes.
+    expect(stored[0].longest).toBeLessThanOrEqual(1000);
+    const { cookie } = await signIn();
+    const html = await (await get(`/admin/events?source=generic&status=rejected&date=${day}`, cookie)).text();
+    const bytes = new TextEncoder().encode(html).length;
+    console.log(`admin events page over 100 rejected deliveries claiming 256 KiB ids: ${bytes} bytes of HTML`);
+    expect(bytes).toBeLessThan(512 * 1024);
+    const errors = [...html.matchAll(/<div class="error">([^<]*)<\/div>/g)].map((m) => m[1]);
+    expect(errors).toHaveLength(40);
+    // Each still says what was wrong, and which id it claimed (cut).
+    for (const e of errors) expect(e).toMatch(/^field `webhook-id` is invalid: is longer than 256 characters \(event_id &#34;(\\&#34;)+\\?…$/);
   });
 
   it("errors on admin pages are pages: a form body too large answers a 413 page", async () => {

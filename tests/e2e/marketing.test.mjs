@@ -326,6 +326,10 @@ describe("one-click unsubscribe", () => {
     expect(page.headers.get("content-type")).toMatch(/text\/html/);
     expect(page.headers.get("set-cookie")).toBeNull();
     expect(page.headers.get("cache-control")).toBe("no-store");
+    // Nothing on the page runs or loads from elsewhere, its form posts only to the engine, and no
+    // other site may frame it.
+    const csp = /default-src 'none'.*form-action 'self'.*frame-ancestors 'none'/;
+    expect(page.headers.get("content-security-policy")).toMatch(csp);
     const html = await page.text();
     expect(html).toContain(to);
     // A relative action: the page never builds a URL from the request's Host header.
@@ -348,6 +352,7 @@ describe("one-click unsubscribe", () => {
       expect(r.status).toBe(200);
       expect(r.headers.get("location")).toBeNull();
       expect(r.headers.get("set-cookie")).toBeNull();
+      expect(r.headers.get("content-security-policy")).toMatch(csp);
       const done = await r.text();
       expect(done).toContain("You are unsubscribed");
       expect(done).toContain("Emails about your bookings will still reach you.");

@@ -47,13 +47,14 @@ function hotelBooked(bookingId, email = `${bookingId.toLowerCase()}@example.com`
  * Posts `payload` signed by `secret` as `partner` and runs its journey to completion (sleeps and
  * retry delays off). Returns `{status, output, eventId}`; `eventId` is the id it is stored under.
  */
-async function runAs(partner, secret, payload, { id = unique("msg_") } = {}) {
+async function runAs(partner, secret, payload, { id = unique("msg_"), modify = async () => {} } = {}) {
   const eventId = partner === "default" ? id : `${partner}/${id}`;
   const instance = await introspectWorkflowInstance(env.JOURNEY, await instanceIdOf("generic", eventId));
   try {
     await instance.modify(async (m) => {
       await m.disableSleeps();
       await m.disableRetryDelays();
+      await modify(m);
     });
     const { response } = await postGeneric(JSON.stringify(payload), { id, secret });
     expect(response.status, await response.clone().text()).toBe(202);
@@ -186,6 +187,27 @@ describe("a generic partner's credential acts only on its own bookings", () => {
     expect(html).toContain("signed by partner acme");
     // Eight refused events name the booking itself (the rebook names its own new id).
     expect((html.match(/refused, nothing changed/g) ?? []).length).toBe(8);
+  });
+
+  it("a status change whose owner check found no booking, then finds another owner's booking stored meanwhile, changes nothing and is refused", async () => {
+    const lite = bookingDelivery();
+    await runLiteapi(lite);
+    const before = await snapshot(lite.bookingId);
+    // The owner check ran before liteAPI's booking was stored (it does not wait for a status
+    // change's booking): its step answered "nothing foreign" (`null`, as JSON text: steps return
+    // their result serialised).
+    const { output, eventId } = await runAs(
+      "acme",
+      ACME,
+      { type: "status_changed", data: { booking_id: lite.bookingId, status: "TICKETED" } },
+      { modify: (m) => m.mockStepResult({ name: `owner check ${lite.bookingId}` }, "null") },
+    );
+    expect(output.skipped).toEqual([
+      ["status_changed", `refused: booking ${lite.bookingId} belongs to liteapi; this event came from generic partner "acme"`],
+    ]);
+    expect(await snapshot(lite.bookingId)).toEqual(before);
+    const [raw] = await rows("SELECT refused_reason FROM raw_events WHERE source = 'generic' AND event_id = ?", eventId);
+    expect(raw.refused_reason).toContain("belongs to liteapi");
   });
 
   it("a follow-up that arrives before another owner's booking waits for it, then is refused", async () => {

@@ -5,8 +5,52 @@
 use crate::domain::timezone::HotelZone;
 use chrono::{DateTime, Utc};
 
-/// Most entries of each kind read for one timeline (the page says when a kind was cut).
+/// Most entries of each kind read for one timeline (the page says when a kind was cut), except
+/// raw events ([`MAX_RAW_EVENTS`]).
 pub const MAX_PER_KIND: u32 = 500;
+
+/// The most HTML the admin pages that list raw events (the events page, a timeline's received
+/// events) may carry, bytes, whatever suppliers sent: raw events are the rows whose text anyone
+/// holding a webhook credential (or none: rejected deliveries are stored too) chooses.
+pub const PAGE_BUDGET_BYTES: usize = 512 * 1024;
+
+/// Raw events on one page of the events list (older ones are one link away).
+pub const EVENTS_PAGE_ROWS: u32 = 40;
+
+/// Most raw events one timeline shows (the oldest; the page says when there were more).
+pub const MAX_RAW_EVENTS: u32 = 40;
+
+/// Characters of a raw body a page shows (`substr` in SQL: a page never loads a whole body).
+pub const BODY_EXCERPT_CHARS: usize = 500;
+
+/// Characters of a raw event's error or refusal reason a page shows, one line.
+pub const NOTE_SHOWN_CHARS: usize = 120;
+
+/// Characters of a raw event's event name a page shows, one line.
+pub const NAME_SHOWN_CHARS: usize = 64;
+/// Characters of a raw event's id a page shows (a parsed id is at most 256 characters).
+pub const ID_SHOWN_CHARS: usize = 256;
+
+/// The most bytes one character of shown text becomes in HTML: `"` escaped as `&quot;`.
+const ESCAPED_CHAR_MAX_BYTES: usize = 6;
+
+/// The most bytes one raw event adds to the events page or a timeline: every text it shows at
+/// its bound, each character at its most expensive escape — the body excerpt (and its "… (N more
+/// characters" note), id, name, error and refusal reason, the booking id (a link too,
+/// percent-encoded: 3 bytes a character), journey instance id (the platform's 100 characters),
+/// partner, source and status — plus the row's own markup.
+pub const RAW_EVENT_ROW_MAX_BYTES: usize = ESCAPED_CHAR_MAX_BYTES
+    * (BODY_EXCERPT_CHARS
+        + ID_SHOWN_CHARS
+        + NAME_SHOWN_CHARS
+        + 2 * NOTE_SHOWN_CHARS
+        + 128
+        + 100
+        + crate::domain::ownership::MAX_PARTNER_LEN
+        + 2 * 16)
+    + 3 * 128
+    + 64
+    + 1_000;
 
 /// What an entry is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, strum::IntoStaticStr)]
@@ -95,6 +139,17 @@ pub fn times(at_ms: i64, zone: Option<&str>) -> (String, Option<String>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn raw_events_fit_the_page_budget_by_arithmetic() {
+        // What a page around the rows adds (layout, navigation, filters, the timeline's other
+        // kinds of a booking with a normal life): measured well under 64 KiB.
+        let around = 64 * 1024;
+        let events = EVENTS_PAGE_ROWS as usize * RAW_EVENT_ROW_MAX_BYTES;
+        let timeline = MAX_RAW_EVENTS as usize * RAW_EVENT_ROW_MAX_BYTES;
+        assert!(events + around <= PAGE_BUDGET_BYTES, "{events}");
+        assert!(timeline + around <= PAGE_BUDGET_BYTES, "{timeline}");
+    }
 
     fn e(at: i64, kind: EntryKind, title: &str) -> Entry {
         Entry {

@@ -149,8 +149,12 @@ pub struct BookingPage {
     pub id: String,
     pub facts: Vec<(String, String)>,
     pub entries: Vec<EntryLine>,
+    /// Some kind had more rows than the page reads.
     pub cut: bool,
+    /// Rows read of each kind but raw events.
     pub max_per_kind: u32,
+    /// Raw events read.
+    pub max_raw_events: u32,
 }
 
 #[derive(Template)]

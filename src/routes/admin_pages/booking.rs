@@ -2,7 +2,10 @@
 
 use super::outbox::{email_link, outbox_state, rank_name};
 use super::*;
-use crate::domain::admin::timeline::{Entry, EntryKind, MAX_PER_KIND};
+use crate::domain::admin::timeline::{
+    Entry, EntryKind, ID_SHOWN_CHARS, MAX_PER_KIND, MAX_RAW_EVENTS, NAME_SHOWN_CHARS,
+    NOTE_SHOWN_CHARS,
+};
 
 fn trip(b: &db::BookingHit) -> String {
     let dates = match (&b.checkin, &b.checkout) {
@@ -75,17 +78,23 @@ pub fn timeline_entries(t: &db::TimelineRows) -> Vec<Entry> {
         status: b.status.clone(),
     });
     for e in &t.raw_events {
-        let mut facts = vec![format!("event id {}", e.event_id.as_deref().unwrap_or("-"))];
+        let id = super::lists::shown(e.event_id.as_deref(), ID_SHOWN_CHARS);
+        let mut facts = vec![format!(
+            "event id {}",
+            if id.is_empty() { "-" } else { &id }
+        )];
         if let Some(p) = &e.partner {
             facts.push(format!("signed by partner {p}"));
         }
         if let Some(i) = &e.instance_id {
             facts.push(format!("journey instance {i}"));
         }
-        if let Some(err) = &e.error {
+        if e.error.is_some() {
+            let err = super::lists::shown(e.error.as_deref(), NOTE_SHOWN_CHARS);
             facts.push(format!("error: {err}"));
         }
-        if let Some(why) = &e.refused_reason {
+        if e.refused_reason.is_some() {
+            let why = super::lists::shown(e.refused_reason.as_deref(), NOTE_SHOWN_CHARS);
             facts.push(format!("refused, nothing changed: {why}"));
         }
         out.push(Entry {
@@ -94,7 +103,10 @@ pub fn timeline_entries(t: &db::TimelineRows) -> Vec<Entry> {
             title: format!(
                 "{} {}",
                 e.source,
-                e.event_name.as_deref().unwrap_or("(no name)")
+                e.event_name
+                    .as_deref()
+                    .map(|n| super::lists::shown(Some(n), NAME_SHOWN_CHARS))
+                    .unwrap_or_else(|| "(no name)".into())
             ),
             facts,
             link: None,
@@ -268,16 +280,16 @@ pub async fn booking(req: Request, env: &Env) -> Answer {
         .answer();
     };
     let b = &rows.booking;
-    let cut = [
-        rows.raw_events.len(),
-        rows.planned.len(),
-        rows.emails.len(),
-        rows.holds.len(),
-        rows.compensations.len(),
-        rows.webhook_events.len(),
-    ]
-    .iter()
-    .any(|n| *n >= MAX_PER_KIND as usize);
+    let cut = rows.raw_events.len() >= MAX_RAW_EVENTS as usize
+        || [
+            rows.planned.len(),
+            rows.emails.len(),
+            rows.holds.len(),
+            rows.compensations.len(),
+            rows.webhook_events.len(),
+        ]
+        .iter()
+        .any(|n| *n >= MAX_PER_KIND as usize);
     let mut facts = vec![
         (
             "Guest".to_string(),
@@ -319,6 +331,7 @@ pub async fn booking(req: Request, env: &Env) -> Answer {
         entries,
         cut,
         max_per_kind: MAX_PER_KIND,
+        max_raw_events: MAX_RAW_EVENTS,
     };
     html(200, view::render(&page)).answer()
 }

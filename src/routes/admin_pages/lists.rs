@@ -1,6 +1,7 @@
 //! Holds, raw events and suppressions: lists and their forms.
 
 use super::*;
+use crate::domain::admin::timeline::{ID_SHOWN_CHARS, NAME_SHOWN_CHARS, NOTE_SHOWN_CHARS};
 
 /// `GET /admin/holds` (2 D1 calls).
 pub async fn holds(req: Request, env: &Env) -> Answer {
@@ -199,8 +200,9 @@ pub async fn events(req: Request, env: &Env) -> Answer {
         before_id: before.map(|b| b.1),
     };
     let mut rows = db::raw_events(&d1, &filter).await?;
-    let older = (rows.len() > db::PAGE_ROWS as usize).then(|| {
-        rows.truncate(db::PAGE_ROWS as usize);
+    let page_rows = crate::domain::admin::timeline::EVENTS_PAGE_ROWS as usize;
+    let older = (rows.len() > page_rows).then(|| {
+        rows.truncate(page_rows);
         let last = rows.last().map_or("0.0".to_string(), |r| {
             format!("{}.{}", r.received_at_ms, r.id)
         });
@@ -223,13 +225,13 @@ pub async fn events(req: Request, env: &Env) -> Answer {
             .map(|e| view::EventLine {
                 when: when(e.received_at_ms),
                 source: e.source,
-                name: e.event_name.unwrap_or_default(),
-                event_id: e.event_id.unwrap_or_default(),
+                name: shown(e.event_name.as_deref(), NAME_SHOWN_CHARS),
+                event_id: shown(e.event_id.as_deref(), ID_SHOWN_CHARS),
                 status: e.status,
-                error: e.error.unwrap_or_default(),
+                error: shown(e.error.as_deref(), NOTE_SHOWN_CHARS),
                 body: super::booking::excerpt(&e.body, e.body_chars),
                 body_link: format!("/admin/events/body?id={}", e.id),
-                refused: e.refused_reason.unwrap_or_default(),
+                refused: shown(e.refused_reason.as_deref(), NOTE_SHOWN_CHARS),
                 booking: e.booking_id,
             })
             .collect(),
@@ -444,4 +446,11 @@ pub async fn event_body(req: Request, env: &Env) -> Answer {
     h.set("cache-control", "no-store")?;
     h.set("referrer-policy", "no-referrer")?;
     Ok(resp)
+}
+
+/// A raw event's stored text as a page shows it: one line, at most `max` characters (the bounds
+/// the page's byte budget is worked out from, `crate::domain::admin::timeline`); empty if none.
+pub(super) fn shown(text: Option<&str>, max: usize) -> String {
+    text.map(|t| crate::domain::text::header_value(t, max))
+        .unwrap_or_default()
 }

@@ -89,9 +89,10 @@ pub struct RawEventRow {
     pub refused_reason: Option<String>,
 }
 
-/// Characters of a raw body shown on an admin page. Escaped as HTML, one character is at most 6
-/// bytes (`"` → `&#34;`, `&quot;`), so a page of 200 raw events carries at most ~600 KB of them.
-pub const BODY_EXCERPT_CHARS: i64 = 500;
+/// Characters of a raw body shown on an admin page
+/// ([`crate::domain::admin::timeline::BODY_EXCERPT_CHARS`], the figure the pages' byte budget is
+/// worked out from; `RAW_EVENT_COLUMNS` spells it in its `substr`).
+pub const BODY_EXCERPT_CHARS: i64 = crate::domain::admin::timeline::BODY_EXCERPT_CHARS as i64;
 
 pub(super) const RAW_EVENT_COLUMNS: &str =
     "id, source, event_id, event_name, status, error, substr(body, 1, 500) AS body, length(body) AS body_chars, \
@@ -159,7 +160,7 @@ pub struct WebhookEventRow {
 }
 
 /// Everything a booking's timeline shows, read with one D1 batch of 7 statements (one round
-/// trip), each bounded by [`MAX_PER_KIND`] rows.
+/// trip), each bounded by [`MAX_PER_KIND`] rows (raw events by [`MAX_RAW_EVENTS`]).
 #[derive(Debug)]
 pub struct TimelineRows {
     pub booking: BookingHit,
@@ -189,7 +190,7 @@ pub async fn timeline(db: &D1Database, booking_id: &str) -> Result<Option<Timeli
                 &format!(
                     "SELECT {RAW_EVENT_COLUMNS} FROM raw_events WHERE booking_id = ?1 ORDER BY received_at_ms LIMIT ?2"
                 ),
-                &[id.clone(), lim.clone()],
+                &[id.clone(), n(i64::from(MAX_RAW_EVENTS))],
             )?,
             stmt(
                 db,
@@ -295,4 +296,14 @@ pub async fn email_html(db: &D1Database, dedupe_key: &str) -> Result<Option<Stri
         .first::<Html>(None)
         .await?
         .map(|h| h.html_body))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_sql_excerpt_is_the_budgeted_one() {
+        assert!(RAW_EVENT_COLUMNS.contains(&format!("substr(body, 1, {BODY_EXCERPT_CHARS})")));
+    }
 }

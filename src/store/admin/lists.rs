@@ -30,7 +30,8 @@ pub struct EventFilter {
     pub before_id: Option<i64>,
 }
 
-/// Raw events matching `f`, newest first, at most [`PAGE_ROWS`] + 1 (one more says "older").
+/// Raw events matching `f`, newest first, at most
+/// [`crate::domain::admin::timeline::EVENTS_PAGE_ROWS`] + 1 (one more says "older").
 pub async fn raw_events(db: &D1Database, f: &EventFilter) -> Result<Vec<RawEventRow>> {
     let (from, to) = f.day.unwrap_or((0, i64::MAX / 2));
     // Keyset paging on (received_at_ms, id): a burst of events in one millisecond is never cut.
@@ -49,7 +50,7 @@ pub async fn raw_events(db: &D1Database, f: &EventFilter) -> Result<Vec<RawEvent
         opt(f.status.as_deref()),
         n(from),
         n(before_ms),
-        n(i64::from(PAGE_ROWS) + 1),
+        n(i64::from(crate::domain::admin::timeline::EVENTS_PAGE_ROWS) + 1),
         n(before_id),
     ])?
     .all()

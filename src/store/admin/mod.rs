@@ -3,7 +3,7 @@
 
 use super::{changes, n, opt, s};
 use crate::domain::admin::limiter::{Scope, Slot};
-use crate::domain::admin::timeline::MAX_PER_KIND;
+use crate::domain::admin::timeline::{MAX_PER_KIND, MAX_RAW_EVENTS};
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 use wasm_bindgen::JsValue;
 use worker::{D1Database, D1PreparedStatement, D1Result, Result};
