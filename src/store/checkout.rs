@@ -326,41 +326,6 @@ pub async fn get_ids(
         .map(|i| (i.transaction_id, i.client_reference)))
 }
 
-/// Prebook ids of the attempts whose transaction id is one of `intents` or whose client reference
-/// is one of `references` (empty strings ignored; at most 20 each).
-pub async fn prebooks_of(
-    db: &D1Database,
-    intents: &[&str],
-    references: &[&str],
-) -> Result<Vec<String>> {
-    #[derive(Deserialize)]
-    struct Id {
-        prebook_id: String,
-    }
-    let mut out: Vec<String> = Vec::new();
-    for (column, values) in [
-        ("transaction_id", intents),
-        ("client_reference", references),
-    ] {
-        for v in values.iter().filter(|v| !v.is_empty()) {
-            for id in db
-                .prepare(format!(
-                    "SELECT prebook_id FROM checkout_attempts WHERE {column} = ?1 LIMIT 20"
-                ))
-                .bind(&[s(v)])?
-                .all()
-                .await?
-                .results::<Id>()?
-            {
-                if !out.contains(&id.prebook_id) {
-                    out.push(id.prebook_id);
-                }
-            }
-        }
-    }
-    Ok(out)
-}
-
 /// Gives a used token back (its action could not be carried out, nothing changed).
 pub async fn release_token(db: &D1Database, token_id: &str) -> Result<()> {
     db.prepare("DELETE FROM owner_actions WHERE token_id = ?1")

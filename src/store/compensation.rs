@@ -181,33 +181,41 @@ pub fn row_of(r: &worker::D1Result) -> Result<Option<CompensationRow>> {
 }
 
 /// Ids of the compensations whose refund waits for a payment that `intents` / `references`
-/// (payment intents, client references, prebook ids of the matching checkout) may be, or is
-/// claimed by `claimant` already (a retried step of the same payment journey).
+/// may be, or is claimed by `claimant` already (a retried step of the same payment journey):
+/// matched by the compensation's own payment intent or client reference, or through the prebook
+/// of any checkout attempt whose transaction id or client reference it is. The prebooks are
+/// joined in SQL, not listed first, so no number of other attempts carrying the same reference
+/// can push the waiting compensation's own prebook out of a cut list.
 pub async fn waiting_for_payment(
     db: &D1Database,
     intents: &[&str],
     references: &[&str],
-    prebooks: &[&str],
     claimant: &str,
 ) -> Result<Vec<String>> {
     #[derive(Deserialize)]
     struct Id {
         compensation_id: String,
     }
+    const WAITING: &str = "(st.status = 'waiting_payment' \
+         OR (st.status = 'skipped' AND c.state = 'not_charged') \
+         OR (st.status = 'running' AND st.claimed_by = ?2))";
     let mut ids: Vec<String> = Vec::new();
-    for (column, values) in [
-        ("payment_intent", intents),
-        ("client_reference", references),
-        ("prebook_id", prebooks),
+    for (own, attempt, values) in [
+        ("payment_intent", "transaction_id", intents),
+        ("client_reference", "client_reference", references),
     ] {
         for v in values.iter().filter(|v| !v.is_empty()) {
             let found = db
                 .prepare(format!(
                     "SELECT c.compensation_id FROM compensations c JOIN compensation_steps st \
-                     ON st.compensation_id = c.compensation_id AND st.step = 'refund' \
-                     WHERE c.{column} = ?1 AND (st.status = 'waiting_payment' \
-                     OR (st.status = 'skipped' AND c.state = 'not_charged') \
-                     OR (st.status = 'running' AND st.claimed_by = ?2))"
+                       ON st.compensation_id = c.compensation_id AND st.step = 'refund' \
+                     WHERE c.{own} = ?1 AND {WAITING} \
+                     UNION \
+                     SELECT c.compensation_id FROM checkout_attempts a \
+                       JOIN compensations c ON c.prebook_id = a.prebook_id \
+                       JOIN compensation_steps st \
+                       ON st.compensation_id = c.compensation_id AND st.step = 'refund' \
+                     WHERE a.{attempt} = ?1 AND {WAITING}"
                 ))
                 .bind(&[s(v), s(claimant)])?
                 .all()

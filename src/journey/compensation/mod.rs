@@ -511,11 +511,7 @@ pub(crate) async fn resume_waiting(
     claimant: &str,
 ) -> Result<Vec<crate::domain::email::OutgoingEmail>> {
     let db = env.d1(DB_BINDING)?;
-    let prebooks = store::checkout::prebooks_of(&db, intents, references).await?;
-    let prebooks: Vec<&str> = prebooks.iter().map(String::as_str).collect();
-    let ids =
-        store::compensation::waiting_for_payment(&db, intents, references, &prebooks, claimant)
-            .await?;
+    let ids = store::compensation::waiting_for_payment(&db, intents, references, claimant).await?;
     let mut emails = Vec::new();
     for id in ids {
         let status = match refund_by_journey(env, &id, claimant).await {
