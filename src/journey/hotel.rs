@@ -591,7 +591,7 @@ pub async fn amended(
                 if row.is_closed() {
                     return Ok(None);
                 }
-                store::guest_locale::explicit_change(&db, &id, a.locale.as_deref()).await?;
+                store::guest_locale::explicit_change(&db, &id, a.locale.as_deref(), at).await?;
                 let before: HotelBooking = serde_json::from_str(&row.details_json)?;
                 let after = apply(before.clone(), &a);
                 let (old, new) = (hotel_snapshot(&before), hotel_snapshot(&after));

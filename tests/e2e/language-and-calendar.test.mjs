@@ -5,15 +5,17 @@
 // Thunderbird uses) and round-trip UID, SEQUENCE, DTSTART/DTEND; the hotel's confirmation number
 // arriving later re-sends the stay with a higher SEQUENCE and the number; an amendment raises
 // SEQUENCE, a cancellation is METHOD:CANCEL with the same UID, a hostile hotel name and a hostile
-// booking id still parse. (Every calendar part of every e2e run, this file's included, is also
-// parsed after each test file by tests/e2e/calendars-parse.mjs, wherever it was sent.)
+// booking id still parse; an amendment stating a new language switches the booking's language
+// and the admin timeline shows the change. (Every calendar part of every e2e run, this file's
+// included, is also parsed after each test file by tests/e2e/calendars-parse.mjs, wherever it
+// was sent.)
 import { env, introspectWorkflowInstance } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import ICAL from "ical.js";
 import orderCreated from "../fixtures/duffel-order-created.json";
 import aicEvent from "../fixtures/duffel-order-airline-initiated-change.json";
 import { bookedBody, checkout, paidSession, runLiteapiEvent, runStripeEvent } from "./compensation-helpers.mjs";
-import { liteapiEvent, postDuffel, postGeneric, rows, runLiteapi, sendThrough, unique } from "./helpers.mjs";
+import { adminCookie, adminPage, liteapiEvent, postDuffel, postGeneric, rows, runLiteapi, sendThrough, unique } from "./helpers.mjs";
 
 /** Every message the send_email binding got for `to`: `{subject, text, attachments}`. */
 async function sent(to) {
@@ -224,6 +226,24 @@ describe("the guest's language", () => {
     expect(event.summary.startsWith('Hotel, "Harbour"; Spa BEGIN:VEVENT UID:evil@x;')).toBe(true);
     expect(event.summary).not.toMatch(/[\r\n]/);
     expect(event.startDate.toString()).toBe(day(25));
+  }, 60_000);
+});
+
+describe("an explicit change of the guest's language", () => {
+  it("an amendment stating a new language switches the booking's language, and the admin timeline shows the change", async () => {
+    const g = genericBooking({ locale: "pt-BR" });
+    await runGeneric(g.payload);
+    await runGeneric({ type: "hotel_amended", timestamp: new Date().toISOString(), data: { booking_id: g.bookingId, locale: "de" } });
+    const [row] = await rows("SELECT guest_locale, guest_locale_source, guest_locale_before, guest_locale_changed_at_ms FROM bookings WHERE booking_id = ?", g.bookingId);
+    expect(row).toMatchObject({ guest_locale: "de", guest_locale_source: "event", guest_locale_before: "pt" });
+    expect(row.guest_locale_changed_at_ms).toBeGreaterThan(Date.now() - 600_000);
+    // The same language stated again changes nothing: the change on record stays the first.
+    await runGeneric({ type: "hotel_amended", timestamp: new Date().toISOString(), data: { booking_id: g.bookingId, language: "de" } });
+    const [again] = await rows("SELECT guest_locale_before, guest_locale_changed_at_ms FROM bookings WHERE booking_id = ?", g.bookingId);
+    expect(again).toEqual({ guest_locale_before: "pt", guest_locale_changed_at_ms: row.guest_locale_changed_at_ms });
+    const html = await adminPage(`/admin/booking?id=${encodeURIComponent(g.bookingId)}`, await adminCookie());
+    expect(html).toContain("guest language changed from pt to de");
+    expect(html).toContain("guest language de (from event)");
   }, 60_000);
 });
 
