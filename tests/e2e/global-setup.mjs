@@ -31,6 +31,8 @@ import { calendarProblems, isCalendarType } from "./calendar-check.mjs";
 
 /** Calendar parts the Node-side servers saw: how many were checked, what was wrong (drained). */
 const calendars = { checked: 0, problems: [] };
+/** MIME checks still parsing (a drain waits for them, so a message is never judged late). */
+const pending = new Set();
 
 /** Checks one calendar part, `where` naming who received it. */
 function checkCalendar(where, ics, contentType) {
@@ -39,7 +41,13 @@ function checkCalendar(where, ics, contentType) {
 }
 
 /** Checks every text/calendar part of a raw MIME message (parsed with mailparser). */
-async function checkMime(where, raw) {
+function checkMime(where, raw) {
+  const check = parseAndCheck(where, raw).finally(() => pending.delete(check));
+  pending.add(check);
+  return check;
+}
+
+async function parseAndCheck(where, raw) {
   let parsed;
   try {
     parsed = await simpleParser(raw);
@@ -57,8 +65,8 @@ async function checkMime(where, raw) {
 
 /**
  * The calendar check's HTTP side: `GET /_test/calendars` first reads the maildev messages not
- * read yet (their raw source, through `maildevApi()`), then answers `{checked, problems}` and
- * clears the problems.
+ * read yet (their raw source, through `maildevApi()`) and waits for the MIME checks under way,
+ * then answers `{checked, problems}` and clears the problems.
  */
 function startCalendarCheck(maildevApi) {
   const seen = new Set();
@@ -81,6 +89,7 @@ function startCalendarCheck(maildevApi) {
     } catch (e) {
       calendars.problems.push(`maildev could not be read: ${e?.message ?? e}`);
     }
+    await Promise.all([...pending]);
     const problems = calendars.problems.splice(0);
     res.writeHead(200, { "content-type": "application/json" });
     res.end(JSON.stringify({ checked: calendars.checked, problems }));
