@@ -101,9 +101,9 @@ pub struct Config {
     pub backoff: Backoff,
     /// `OWNER_EMAIL`: where owner alerts go.
     pub owner_email: EmailAddress,
-    /// `SENDER_EMAIL` + `BRAND_NAME`, written in `OWNER_LOCALE` (a shipped language tag, default
-    /// `en`): the owner's alerts. Guest emails take the booking's language instead
-    /// ([`Branding::in_locale`]).
+    /// `SENDER_EMAIL` + `BRAND_NAME`, in `OWNER_LOCALE` (only `en`, the default, is accepted:
+    /// owner templates and their date and money helpers ship in English only): the owner's
+    /// alerts. Guest emails take the booking's language instead ([`Branding::in_locale`]).
     pub branding: Branding,
     /// `DEFAULT_GUEST_LOCALE` (a shipped language tag: `en`, `es`, `fr`, `de`, `pt`, `it`; default
     /// `en`): the language of a guest no source gave a language for.
@@ -221,6 +221,27 @@ fn locale(
             crate::domain::i18n::Locale::from_tag(&tag).ok_or_else(|| ConfigError::Invalid {
                 name,
                 reason: format!("{tag:?} is not a shipped language (en, es, fr, de, pt, it)"),
+            })
+        }
+    }
+}
+
+/// `OWNER_LOCALE`: `en` (or unset). Owner emails are written in English only (their templates
+/// and their date and money helpers are English), so any other language tag is refused by name
+/// rather than accepted and silently ignored.
+fn owner_locale(
+    get: &impl Fn(&str) -> Option<String>,
+) -> Result<crate::domain::i18n::Locale, ConfigError> {
+    let name = "OWNER_LOCALE";
+    match locale(get, name)? {
+        crate::domain::i18n::Locale::En => Ok(crate::domain::i18n::Locale::En),
+        other => {
+            let tag: &'static str = other.into();
+            Err(ConfigError::Invalid {
+                name,
+                reason: format!(
+                    "{tag:?}: owner emails ship in English only; set en or leave it unset"
+                ),
             })
         }
     }
@@ -427,7 +448,7 @@ impl Config {
             branding: Branding {
                 brand: text(&get, "BRAND_NAME")?.unwrap_or_else(|| "Bookings".into()),
                 from,
-                locale: locale(&get, "OWNER_LOCALE")?,
+                locale: owner_locale(&get)?,
             },
             default_guest_locale: locale(&get, "DEFAULT_GUEST_LOCALE")?,
             smtp,
@@ -578,6 +599,7 @@ impl Config {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::i18n::Locale;
     use std::collections::HashMap;
 
     fn parse(pairs: &[(&str, &str)]) -> Result<Config, ConfigError> {
@@ -627,6 +649,22 @@ mod tests {
             .accounts_error
             .unwrap()
             .contains("ADMIN_ACCOUNTS is invalid"));
+    }
+
+    #[test]
+    fn owner_locale_accepts_english_only() {
+        assert_eq!(parse(&BASE).unwrap().branding.locale, Locale::En);
+        let mut v = BASE.to_vec();
+        v.push(("OWNER_LOCALE", "en"));
+        assert_eq!(parse(&v).unwrap().branding.locale, Locale::En);
+        let mut v = BASE.to_vec();
+        v.push(("OWNER_LOCALE", "es"));
+        let err = parse(&v).unwrap_err().to_string();
+        assert!(err.contains("OWNER_LOCALE"), "{err}");
+        assert!(err.contains("English only"), "{err}");
+        let mut v = BASE.to_vec();
+        v.push(("OWNER_LOCALE", "xx"));
+        assert!(parse(&v).unwrap_err().to_string().contains("OWNER_LOCALE"));
     }
 
     #[test]

@@ -8,10 +8,20 @@
 //!   client shows them right wherever the reader is); a segment whose airport zone is unknown
 //!   (liteAPI gives none) is written as local "floating" time (form 1);
 //! - `UID` is stable per booking (`stay-<booking id>@<sender domain>`) or per segment
-//!   (`flight-<order id>-<n>@<sender domain>`), so a later email updates the same event;
-//! - `SEQUENCE` is the booking's journey version less one: 0 for the confirmation, higher after
-//!   every amendment, schedule change and cancellation (the journey version is stored in D1 and
-//!   only ever moves on, and each email is rendered in a step whose result a replay reuses);
+//!   (`flight-<order id>-<n>@<sender domain>`), so a later email updates the same event; the
+//!   supplier's id is written through [`uid_safe`] (every byte outside `A-Z a-z 0-9 . _ - @`
+//!   percent-encoded), so an id with `,` `;` `\` or a line break cannot break the line and the
+//!   same id always gives the same UID;
+//! - a flight segment's `SEQUENCE` is the booking's journey version less one: 0 for the
+//!   confirmation, higher after every schedule change and cancellation (the journey version is
+//!   stored in D1 and only ever moves on, and each email is rendered in a step whose result a
+//!   replay reuses);
+//! - a hotel stay's `SEQUENCE` is twice that, plus one once the hotel's confirmation number is
+//!   known: the stay event also changes when the number arrives after the confirmation (same
+//!   journey version), so the number's email carries a higher `SEQUENCE` than the confirmation
+//!   without it, and the next amendment (one version on) a higher one still. The number is only
+//!   ever set, never taken back, so the order holds; a second, different number keeps the same
+//!   `SEQUENCE` with a later `DTSTAMP`, which RFC 5546 §2.1.5 orders after the first;
 //! - `METHOD:PUBLISH` for the confirmation and every change; `METHOD:CANCEL` with
 //!   `STATUS:CANCELLED` and the same UIDs for a cancellation.
 //!
@@ -81,7 +91,8 @@ impl CalendarPart {
 /// What every event of one email shares.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Stamp {
-    /// `SEQUENCE`: the booking's journey version less one (see the module docs).
+    /// The booking's journey version less one: a flight segment's `SEQUENCE`; a hotel stay writes
+    /// twice this plus one once its confirmation number is known (see the module docs).
     pub sequence: u32,
     /// `DTSTAMP`, ms since the epoch (UTC): the booking event's time.
     pub stamp_ms: i64,
@@ -123,8 +134,24 @@ pub fn hotel_stay(
     domain: &str,
     s: Stamp,
 ) -> CalendarPart {
+    let hcn = b
+        .hotel_confirmation_number
+        .as_deref()
+        .map(clean)
+        .filter(|h| !h.is_empty());
+    let s = Stamp {
+        sequence: s
+            .sequence
+            .saturating_mul(2)
+            .saturating_add(u32::from(hcn.is_some())),
+        ..s
+    };
     let mut ics = Ics::begin(s.method);
-    ics.event_head(&format!("stay-{}", b.booking_id.as_str()), domain, s);
+    ics.event_head(
+        &format!("stay-{}", uid_safe(b.booking_id.as_str())),
+        domain,
+        s,
+    );
     ics.line(
         "DTSTART;VALUE=DATE",
         &b.checkin.format("%Y%m%d").to_string(),
@@ -144,12 +171,7 @@ pub fn hotel_stay(
     };
     ics.text("LOCATION", &location);
     let mut lines = vec![format!("{}: {}", labels.booking_id, b.booking_id.as_str())];
-    if let Some(hcn) = b
-        .hotel_confirmation_number
-        .as_deref()
-        .map(clean)
-        .filter(|h| !h.is_empty())
-    {
+    if let Some(hcn) = hcn {
         lines.push(format!("{}: {hcn}", labels.hcn));
     }
     lines.push(clean(brand));
@@ -185,7 +207,11 @@ fn segment_event(
     domain: &str,
     s: Stamp,
 ) {
-    ics.event_head(&format!("flight-{}-{n}", f.booking_id.as_str()), domain, s);
+    ics.event_head(
+        &format!("flight-{}-{n}", uid_safe(f.booking_id.as_str())),
+        domain,
+        s,
+    );
     ics.line(
         "DTSTART",
         &instant(seg.departing_at, seg.origin.time_zone.as_deref()),
@@ -339,6 +365,27 @@ pub fn clean(s: &str) -> String {
     let one: Vec<&str> = spaced.split_whitespace().collect();
     one.join(" ").chars().take(VALUE_MAX_CHARS).collect()
 }
+
+/// A supplier's id as the local part of a UID: ASCII letters, digits, `.`, `_`, `-` and `@` as
+/// they are, every other byte of its UTF-8 as `%XX` (upper-case hex; `%` itself too, so two ids
+/// never share a UID). Deterministic: the same id always gives the same text, which is what keeps
+/// every later email on the same calendar event. Ids of the usual shapes (`BK_1`, `ord_0000…`)
+/// are unchanged.
+pub fn uid_safe(id: &str) -> String {
+    let mut out = String::with_capacity(id.len());
+    for byte in id.bytes() {
+        if byte.is_ascii_alphanumeric() || matches!(byte, b'.' | b'_' | b'-' | b'@') {
+            out.push(char::from(byte));
+        } else {
+            out.push('%');
+            out.push(char::from(HEX[usize::from(byte >> 4)]));
+            out.push(char::from(HEX[usize::from(byte & 0x0f)]));
+        }
+    }
+    out
+}
+
+const HEX: &[u8; 16] = b"0123456789ABCDEF";
 
 /// The UID's domain: letters, digits, `.` and `-` only (it is ours, from configuration).
 fn clean_domain(d: &str) -> String {

@@ -470,9 +470,17 @@ pub async fn confirmation_number(
                 store::bookings::write_facts(&db, &update).await?;
                 let cfg = config(&env)?;
                 let guest = super::guest_branding(&db, &cfg, &id).await?;
+                // The stay event again, now with the number: the same UID, and a higher
+                // SEQUENCE than the confirmation's under the same journey version (a stay's
+                // SEQUENCE counts the known number, see domain::calendar).
+                let stamp = Stamp::at_version(row.journey_version, at, Method::Publish);
                 let mut email =
                     guarded(&cfg.content_lock(), &(b, number.clone()), |(b, number)| {
-                        render::hotel_confirmation_number(b, number, &guest)
+                        let part = render::calendar::hotel_stay(b, &guest, stamp);
+                        render::calendar::attach(
+                            render::hotel_confirmation_number(b, number, &guest),
+                            part,
+                        )
                     })
                     .map_err(rust_err)?;
                 email.intent = Some(Intent {
@@ -583,7 +591,7 @@ pub async fn amended(
                 if row.is_closed() {
                     return Ok(None);
                 }
-                store::guest_locale::explicit_change(&db, &id, a.locale.as_deref()).await?;
+                store::guest_locale::explicit_change(&db, &id, a.locale.as_deref(), at).await?;
                 let before: HotelBooking = serde_json::from_str(&row.details_json)?;
                 let after = apply(before.clone(), &a);
                 let (old, new) = (hotel_snapshot(&before), hotel_snapshot(&after));

@@ -205,10 +205,34 @@ pub async fn record_hotel(
 
 /// A language stated by a later event of the booking itself (an amendment's `locale`): the
 /// explicit change ([`locale::update`]). A tag that names no shipped language changes nothing.
-pub async fn explicit_change(db: &D1Database, booking_id: &str, tag: Option<&str>) -> Result<()> {
+/// When the language itself changes, the one it replaced and `at_ms` (the event's receipt, ms
+/// UTC) are kept with the booking (`guest_locale_before`, `guest_locale_changed_at_ms`) for the
+/// admin timeline.
+pub async fn explicit_change(
+    db: &D1Database,
+    booking_id: &str,
+    tag: Option<&str>,
+    at_ms: i64,
+) -> Result<()> {
     let incoming = locale::resolve(tag, None, Locale::En);
-    if incoming.source == LocaleSource::Event {
-        settle(db, booking_id, incoming).await?;
+    if incoming.source != LocaleSource::Event {
+        return Ok(());
+    }
+    let (next, write) = settled(get(db, booking_id).await?, incoming);
+    if write {
+        // SQLite reads every right-hand side from the row before the update, so
+        // `guest_locale_before` gets the language being replaced.
+        db.prepare(
+            "UPDATE bookings SET              guest_locale_changed_at_ms = CASE WHEN guest_locale IS NOT ?2 THEN ?4 ELSE guest_locale_changed_at_ms END,              guest_locale_before = CASE WHEN guest_locale IS NOT ?2 THEN guest_locale ELSE guest_locale_before END,              guest_locale = ?2, guest_locale_source = ?3 WHERE booking_id = ?1",
+        )
+        .bind(&[
+            s(booking_id),
+            s(next.locale.as_str()),
+            s(next.source.as_str()),
+            super::n(at_ms),
+        ])?
+        .run()
+        .await?;
     }
     Ok(())
 }

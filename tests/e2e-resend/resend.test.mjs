@@ -40,7 +40,14 @@ describe("Resend as the main provider", () => {
 
   it("carries the calendar part as an attachment: invite.ics, text/calendar with its method, the .ics in base64", async () => {
     const to = `${unique("ics")}@example.com`;
-    const ics = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//Bookings//Calendar//EN\r\nMETHOD:CANCEL\r\nEND:VCALENDAR\r\n";
+    // A whole CANCEL part as the engine writes one (every calendar part of the run is parsed after
+    // the file, tests/e2e/calendars-parse.mjs).
+    const ics = [
+      "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Bookings//Calendar//EN", "CALSCALE:GREGORIAN", "METHOD:CANCEL",
+      "BEGIN:VEVENT", "UID:stay-BK_1@example.com", "DTSTAMP:20260528T202640Z", "SEQUENCE:2", "STATUS:CANCELLED",
+      "DTSTART;VALUE=DATE:20260612", "DTEND;VALUE=DATE:20260615", "SUMMARY:Example Harbour Hotel", "END:VEVENT",
+      "END:VCALENDAR", "",
+    ].join("\r\n");
     const key = await enqueueEmail(to, "Your booking is cancelled.", { calendar: { method: "CANCEL", ics } });
     expect(item(await turn(key), key)).toMatchObject({ status: "sent", provider: "resend" });
     const [req] = (await resendLog()).requests.filter((r) => r.to === to);

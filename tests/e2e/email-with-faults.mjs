@@ -8,6 +8,9 @@ import { WorkerEntrypoint } from "cloudflare:workers";
 // - `+hang-once@`: the first send is handed to the real binding (accepted) and then never answers
 //   for 30 s, so a test can kill the outbox between "accepted" and "recorded".
 // `accepted(address)` tells a test how many sends to an address the real binding accepted.
+// Every calendar part (text/calendar attachment) of every message is kept until
+// `takeCalendars()` hands it over: the setup file every e2e configuration loads
+// (tests/e2e/calendars-parse.mjs) parses each with ical.js after each test file.
 const FAULTS = {
   "daily-limit": "E_DAILY_LIMIT_EXCEEDED",
   "rate-limit": "E_RATE_LIMIT_EXCEEDED",
@@ -25,6 +28,8 @@ const accepted = new Map();
 const last = new Map();
 /** Every message handed to the binding per address, in order: subject, text and attachments. */
 const all = new Map();
+/** Calendar parts not yet handed to `takeCalendars()`: `{to, subject, type, content}`. */
+const calendars = [];
 
 /** An attachment's content as text (the binding takes a string or bytes). */
 function contentText(content) {
@@ -58,6 +63,11 @@ export class EmailWithFaults extends WorkerEntrypoint {
       content: contentText(a.content),
     }));
     all.set(address, [...(all.get(address) ?? []), { subject: message.subject, text: message.text, attachments }]);
+    for (const a of attachments) {
+      if (typeof a.type === "string" && a.type.toLowerCase().startsWith("text/calendar")) {
+        calendars.push({ to: address, subject: message.subject, type: a.type, content: a.content });
+      }
+    }
     const command = /\+([a-z0-9-]+)@/.exec(address)?.[1] ?? "";
     if (FAULTS[command]) fail(FAULTS[command]);
     const failFirst = /^fail-(\d+)$/.exec(command);
@@ -78,6 +88,11 @@ export class EmailWithFaults extends WorkerEntrypoint {
   /** Every message handed to the binding for `address`, in order (subject, text, attachments). */
   async messages(address) {
     return all.get(address.toLowerCase()) ?? [];
+  }
+
+  /** The calendar parts seen since the last call (every recipient), and forgets them. */
+  async takeCalendars() {
+    return calendars.splice(0);
   }
 
   /** How many sends to `address` the real binding accepted (and how many calls were made). */

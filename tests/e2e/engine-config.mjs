@@ -38,6 +38,8 @@ export async function engineTestConfig({ include, bindings = () => ({}), main, t
           bindings: {
             TEST_MIGRATIONS: migrations,
             MAILDEV_API: `http://127.0.0.1:${inject("maildevWebPort")}`,
+            // The calendar check of tests/e2e/global-setup.mjs (tests/e2e/calendars-parse.mjs).
+            CALENDAR_CHECK_API: `http://127.0.0.1:${inject("calendarCheckPort")}`,
             RESEND_API: `http://127.0.0.1:${inject("resendPort")}`,
             LITEAPI_WEBHOOK_TOKEN: "test-liteapi-token",
             OWNER_EMAIL: "owner@example.com",
@@ -120,7 +122,8 @@ export async function engineTestConfig({ include, bindings = () => ({}), main, t
     ],
     test: {
       globalSetup: ["./tests/e2e/global-setup.mjs"],
-      setupFiles: ["./tests/e2e/apply-migrations.mjs"],
+      // Every test file: migrations first; after it, every calendar part it caused is parsed.
+      setupFiles: ["./tests/e2e/apply-migrations.mjs", "./tests/e2e/calendars-parse.mjs"],
       include,
       testTimeout: 60_000,
       hookTimeout: 60_000,

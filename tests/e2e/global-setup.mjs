@@ -12,7 +12,12 @@
 //   tests/e2e/webhook-receiver.mjs) that verifies Standard Webhooks signatures and fails on command;
 // - an SMTP server scripted per case on node:net (scriptedSmtpPort, its control API on
 //   scriptedSmtpControlPort; tests/e2e/scripted-smtp.mjs) that answers the final dot with a bare
-//   `250`, a blank line first, silence … and counts the DATA transactions per recipient.
+//   `250`, a blank line first, silence … and counts the DATA transactions per recipient;
+// - the calendar check (calendarCheckPort): every calendar part the servers above receive (the
+//   Resend fake's attachments, the SMTP servers' MIME parts, maildev's messages) is parsed with
+//   ical.js (tests/e2e/calendar-check.mjs); `GET /_test/calendars` answers
+//   `{checked, problems}` and clears the problems, and the setup file every e2e configuration
+//   loads (tests/e2e/calendars-parse.mjs) fails the test file whose drain finds one.
 import { spawn } from "node:child_process";
 import { createServer } from "node:net";
 import { createServer as createHttpServer } from "node:http";
@@ -21,6 +26,76 @@ import { join } from "node:path";
 import { startFakeStripe } from "./fake-stripe.mjs";
 import { startWebhookReceiver } from "./webhook-receiver.mjs";
 import { startScriptedSmtp } from "./scripted-smtp.mjs";
+import { simpleParser } from "mailparser";
+import { calendarProblems, isCalendarType } from "./calendar-check.mjs";
+
+/** Calendar parts the Node-side servers saw: how many were checked, what was wrong (drained). */
+const calendars = { checked: 0, problems: [] };
+/** MIME checks still parsing (a drain waits for them, so a message is never judged late). */
+const pending = new Set();
+
+/** Checks one calendar part, `where` naming who received it. */
+function checkCalendar(where, ics, contentType) {
+  calendars.checked += 1;
+  for (const problem of calendarProblems(ics, contentType)) calendars.problems.push(`${where}: ${problem}`);
+}
+
+/** Checks every text/calendar part of a raw MIME message (parsed with mailparser). */
+function checkMime(where, raw) {
+  const check = parseAndCheck(where, raw).finally(() => pending.delete(check));
+  pending.add(check);
+  return check;
+}
+
+async function parseAndCheck(where, raw) {
+  let parsed;
+  try {
+    parsed = await simpleParser(raw);
+  } catch (e) {
+    calendars.problems.push(`${where}: the message is not MIME mailparser can read: ${e?.message ?? e}`);
+    return;
+  }
+  for (const a of parsed.attachments) {
+    if (!isCalendarType(a.contentType)) continue;
+    const params = a.headers.get("content-type")?.params ?? {};
+    const type = [a.contentType, ...Object.entries(params).map(([k, v]) => `${k}=${v}`)].join("; ");
+    checkCalendar(`${where} (${parsed.subject ?? "no subject"})`, a.content.toString("utf8"), type);
+  }
+}
+
+/**
+ * The calendar check's HTTP side: `GET /_test/calendars` first reads the maildev messages not
+ * read yet (their raw source, through `maildevApi()`) and waits for the MIME checks under way,
+ * then answers `{checked, problems}` and clears the problems.
+ */
+function startCalendarCheck(maildevApi) {
+  const seen = new Set();
+  const server = createHttpServer(async (req, res) => {
+    if (req.method !== "GET" || req.url !== "/_test/calendars") {
+      res.writeHead(404);
+      return res.end();
+    }
+    try {
+      const api = maildevApi();
+      if (api) {
+        const list = await (await fetch(`${api}/api/email`)).json();
+        for (const email of list) {
+          if (seen.has(email.id)) continue;
+          seen.add(email.id);
+          const raw = await (await fetch(`${api}/api/email/${encodeURIComponent(email.id)}/source`)).text();
+          await checkMime(`maildev to ${email.to?.[0]?.address ?? "?"}`, raw);
+        }
+      }
+    } catch (e) {
+      calendars.problems.push(`maildev could not be read: ${e?.message ?? e}`);
+    }
+    await Promise.all([...pending]);
+    const problems = calendars.problems.splice(0);
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(JSON.stringify({ checked: calendars.checked, problems }));
+  });
+  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
+}
 
 function freePort() {
   return new Promise((resolve, reject) => {
@@ -139,6 +214,11 @@ function startFakeResend() {
       const key = req.headers["idempotency-key"] ?? null;
       const to = Array.isArray(body.to) ? body.to[0] : body.to;
       requests.push({ key, to, authorization: req.headers.authorization, body });
+      for (const a of body.attachments ?? []) {
+        if (isCalendarType(a.content_type)) {
+          checkCalendar(`Resend to ${to} (${body.subject})`, Buffer.from(String(a.content ?? ""), "base64").toString("utf8"), a.content_type);
+        }
+      }
       const tag = /\+([a-z-]+)@/.exec(to ?? "")?.[1] ?? "";
       if (tag === "daily-quota") return resendError(res, 429, "daily_quota_exceeded", "You have reached your daily email sending quota.");
       if (tag === "rate-limit") return resendError(res, 429, "rate_limit_exceeded", "Too many requests.", { "retry-after": "2" });
@@ -182,9 +262,12 @@ async function startAuthSmtp() {
       error.responseCode = 535;
       return callback(error);
     },
-    onData(stream, _session, callback) {
-      stream.resume();
-      stream.on("end", () => callback());
+    onData(stream, session, callback) {
+      const chunks = [];
+      stream.on("data", (c) => chunks.push(c));
+      stream.on("end", () => {
+        checkMime(`auth SMTP to ${session.envelope.rcptTo[0]?.address ?? "?"}`, Buffer.concat(chunks)).finally(() => callback());
+      });
     },
   });
   const port = await freePort();
@@ -201,13 +284,15 @@ export default async function setup(project) {
   project.provide("stripePort", stripe.address().port);
   const receiver = await startWebhookReceiver();
   project.provide("webhookReceiverPort", receiver.address().port);
-  const scripted = await startScriptedSmtp();
+  const scripted = await startScriptedSmtp({ onMessage: (to, raw) => checkMime(`scripted SMTP to ${to}`, raw) });
   project.provide("scriptedSmtpPort", scripted.smtpPort);
   project.provide("scriptedSmtpControlPort", scripted.controlPort);
   const api = await startSupplierApi();
   project.provide("supplierApiPort", api.address().port);
   const smtpPort = await freePort();
   const webPort = await freePort();
+  const calendarCheck = await startCalendarCheck(() => `http://127.0.0.1:${webPort}`);
+  project.provide("calendarCheckPort", calendarCheck.address().port);
   const bin = join(process.cwd(), "node_modules", ".bin", "maildev");
   const child = spawn(bin, ["--smtp", String(smtpPort), "--web", String(webPort), "--ip", "127.0.0.1", "--web-ip", "127.0.0.1", "--silent"], {
     stdio: ["ignore", "inherit", "inherit"],
@@ -224,5 +309,6 @@ export default async function setup(project) {
     receiver.close();
     authSmtp.server.close();
     scripted.close();
+    calendarCheck.close();
   };
 }

@@ -1,16 +1,21 @@
 // The guest's language and the guest's calendar, inside workerd: a Stripe Checkout Session's
 // locale reaches the booking paid through it and every journey email after; a generic booking's
-// `locale` (pt-BR) does too; an unknown one falls back to DEFAULT_GUEST_LOCALE (en). Every .ics the
-// engine hands to the send_email binding is parsed with ical.js (Mozilla's RFC 5545 parser, the
-// one Thunderbird uses) and round-trips UID, SEQUENCE, DTSTART/DTEND; an amendment raises
-// SEQUENCE, a cancellation is METHOD:CANCEL with the same UID, a hostile hotel name still parses.
+// `locale` (pt-BR) does too; an unknown one falls back to DEFAULT_GUEST_LOCALE (en). The .ics
+// parts of this file's emails are parsed here with ical.js (Mozilla's RFC 5545 parser, the one
+// Thunderbird uses) and round-trip UID, SEQUENCE, DTSTART/DTEND; the hotel's confirmation number
+// arriving later re-sends the stay with a higher SEQUENCE and the number; an amendment raises
+// SEQUENCE, a cancellation is METHOD:CANCEL with the same UID, a hostile hotel name and a hostile
+// booking id still parse; an amendment stating a new language switches the booking's language
+// and the admin timeline shows the change. (Every calendar part of every e2e run, this file's
+// included, is also parsed after each test file by tests/e2e/calendars-parse.mjs, wherever it
+// was sent.)
 import { env, introspectWorkflowInstance } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import ICAL from "ical.js";
 import orderCreated from "../fixtures/duffel-order-created.json";
 import aicEvent from "../fixtures/duffel-order-airline-initiated-change.json";
 import { bookedBody, checkout, paidSession, runLiteapiEvent, runStripeEvent } from "./compensation-helpers.mjs";
-import { liteapiEvent, postDuffel, postGeneric, rows, runLiteapi, sendThrough, unique } from "./helpers.mjs";
+import { adminCookie, adminPage, liteapiEvent, postDuffel, postGeneric, rows, runLiteapi, sendThrough, unique } from "./helpers.mjs";
 
 /** Every message the send_email binding got for `to`: `{subject, text, attachments}`. */
 async function sent(to) {
@@ -74,8 +79,7 @@ function day(offset) {
   return new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
 }
 
-function genericBooking({ locale, hotelName = "Generic Harbour Hotel", email = `${unique("gen")}@example.com` }) {
-  const bookingId = unique("gen_bk_");
+function genericBooking({ locale, hotelName = "Generic Harbour Hotel", email = `${unique("gen")}@example.com`, bookingId = unique("gen_bk_") }) {
   return {
     bookingId,
     email,
@@ -143,6 +147,23 @@ describe("the guest's language", () => {
     // The scheduled emails carry no calendar part.
     for (const m of messages.slice(1)) expect(m.attachments).toEqual([]);
 
+    // The hotel's confirmation number arrives after the confirmation: its email carries the stay
+    // event again, the same UID with a higher SEQUENCE and the number in DESCRIPTION.
+    const hcnEvent = liteapiEvent("booking.book.hotelConfirmationNumber", { bookingId: c.bookingId, status: "CONFIRMED", hotelConfirmationCode: "HCN-ES-4821" });
+    const hcnRun = await runLiteapi(hcnEvent);
+    expect(hcnRun.emails).toEqual([[`hotel_confirmation_number:${c.bookingId}:HCN-ES-4821`, "enqueued"]]);
+    await deliver([`hotel_confirmation_number:${c.bookingId}:HCN-ES-4821`]);
+    const numberMail = await sentWith(c.email, "Tu número de confirmación del hotel Example Harbour Hotel");
+    const withNumber = calendarOf(numberMail);
+    expect(withNumber.method).toBe("PUBLISH");
+    expect(withNumber.events).toHaveLength(1);
+    const numbered = withNumber.events[0];
+    expect(numbered.uid).toBe(uid);
+    expect(numbered.sequence).toBeGreaterThan(stay.sequence);
+    expect(numbered.description).toContain("Número de confirmación del hotel: HCN-ES-4821");
+    expect(stay.description).not.toContain("HCN-ES-4821");
+    expect(numbered.startDate.toString()).toBe(day(30));
+
     // An amendment: the same UID with a higher SEQUENCE and the new dates, in Spanish.
     const amend = liteapiEvent("booking.amendment", { bookingId: c.bookingId, checkin: day(40), checkout: day(42) });
     const amended = await runLiteapi(amend);
@@ -151,7 +172,8 @@ describe("the guest's language", () => {
     const updated = await sentWith(c.email, "Tu reserva en Example Harbour Hotel se ha actualizado");
     const moved = calendarOf(updated).events[0];
     expect(moved.uid).toBe(uid);
-    expect(moved.sequence).toBeGreaterThan(stay.sequence);
+    expect(moved.sequence).toBeGreaterThan(numbered.sequence);
+    expect(moved.description).toContain("HCN-ES-4821");
     expect(moved.startDate.toString()).toBe(day(40));
     expect(moved.endDate.toString()).toBe(day(42));
 
@@ -204,6 +226,40 @@ describe("the guest's language", () => {
     expect(event.summary.startsWith('Hotel, "Harbour"; Spa BEGIN:VEVENT UID:evil@x;')).toBe(true);
     expect(event.summary).not.toMatch(/[\r\n]/);
     expect(event.startDate.toString()).toBe(day(25));
+  }, 60_000);
+});
+
+describe("an explicit change of the guest's language", () => {
+  it("an amendment stating a new language switches the booking's language, and the admin timeline shows the change", async () => {
+    const g = genericBooking({ locale: "pt-BR" });
+    await runGeneric(g.payload);
+    await runGeneric({ type: "hotel_amended", timestamp: new Date().toISOString(), data: { booking_id: g.bookingId, locale: "de" } });
+    const [row] = await rows("SELECT guest_locale, guest_locale_source, guest_locale_before, guest_locale_changed_at_ms FROM bookings WHERE booking_id = ?", g.bookingId);
+    expect(row).toMatchObject({ guest_locale: "de", guest_locale_source: "event", guest_locale_before: "pt" });
+    expect(row.guest_locale_changed_at_ms).toBeGreaterThan(Date.now() - 600_000);
+    // The same language stated again changes nothing: the change on record stays the first.
+    await runGeneric({ type: "hotel_amended", timestamp: new Date().toISOString(), data: { booking_id: g.bookingId, language: "de" } });
+    const [again] = await rows("SELECT guest_locale_before, guest_locale_changed_at_ms FROM bookings WHERE booking_id = ?", g.bookingId);
+    expect(again).toEqual({ guest_locale_before: "pt", guest_locale_changed_at_ms: row.guest_locale_changed_at_ms });
+    const html = await adminPage(`/admin/booking?id=${encodeURIComponent(g.bookingId)}`, await adminCookie());
+    expect(html).toContain("guest language changed from pt to de");
+    expect(html).toContain("guest language de (from event)");
+  }, 60_000);
+});
+
+describe("a hostile booking id", () => {
+  it("a booking id with commas, semicolons, a backslash and a colon gives a percent-encoded UID that parses, the same in every email", async () => {
+    const bookingId = `${unique("gen_bk_")},x;y\\z:1 é`;
+    const g = genericBooking({ locale: "en", bookingId });
+    await runGeneric(g.payload);
+    await deliver([`booking_confirmation:${bookingId}`]);
+    const mail = await sentWith(g.email, "Your stay at Generic Harbour Hotel is confirmed");
+    const cal = calendarOf(mail);
+    expect(cal.events).toHaveLength(1);
+    const encoded = bookingId.replace(",x;y\\z:1 é", "%2Cx%3By%5Cz%3A1%20%C3%A9");
+    expect(cal.events[0].uid).toBe(`stay-${encoded}@example.com`);
+    // The id itself still reads as given in DESCRIPTION (TEXT, escaped).
+    expect(cal.events[0].description).toContain(`Booking ID: ${bookingId}`);
   }, 60_000);
 });
 

@@ -19,13 +19,15 @@
 // Control (HTTP, loopback): `GET /_test/log` →
 //   `{transactions: {<recipient>: n}, accepted: {<recipient>: n}, subjects: {<recipient>: [..]}}`;
 // `POST /_test/mail-from` with `{"reply": "553 5.7.1 …"}` (or `{"reply": null}` for `250`).
+// Every message whose final dot arrived is handed to `onMessage(recipient, text)` (the calendar
+// check of tests/e2e/global-setup.mjs).
 import { createServer } from "node:net";
 import { createServer as createHttpServer } from "node:http";
 
 /** How long a `slow-250` reply waits, ms. */
 export const SLOW_REPLY_MS = 3_000;
 
-export async function startScriptedSmtp() {
+export async function startScriptedSmtp({ onMessage = () => {} } = {}) {
   const transactions = new Map();
   const accepted = new Map();
   const subjects = new Map();
@@ -50,6 +52,7 @@ export async function startScriptedSmtp() {
 
     const finishData = () => {
       const message = Buffer.concat(data).toString("utf8");
+      onMessage(rcpt, message);
       const subject = /^Subject: (.*)$/im.exec(message)?.[1]?.trim() ?? "";
       const n = bump(transactions, rcpt).get(rcpt);
       if (!subjects.has(rcpt)) subjects.set(rcpt, []);

@@ -130,7 +130,8 @@ fn a_stay_is_one_all_day_event_with_its_address_and_number() {
     assert!(lines.contains(&"VERSION:2.0".to_string()));
     assert_eq!(lines.iter().filter(|l| *l == "BEGIN:VEVENT").count(), 1);
     assert_eq!(value(&lines, "UID").unwrap(), "stay-BK_1@mail.example.com");
-    assert_eq!(value(&lines, "SEQUENCE").unwrap(), "0");
+    // Journey version 1 with the hotel's number already known: 2 × 0 + 1.
+    assert_eq!(value(&lines, "SEQUENCE").unwrap(), "1");
     assert!(
         lines.contains(&"DTSTART;VALUE=DATE:20260612".to_string()),
         "{lines:?}"
@@ -179,7 +180,8 @@ fn a_hostile_hotel_name_never_breaks_the_file() {
         summary.chars().count()
     );
     assert!(!summary.contains('\n') && !summary.contains('\r'));
-    assert_eq!(value(&lines, "SEQUENCE").unwrap(), "2");
+    // Journey version 3, the hotel's number known: 2 × 2 + 1.
+    assert_eq!(value(&lines, "SEQUENCE").unwrap(), "5");
 }
 
 #[test]
@@ -406,4 +408,95 @@ fn a_cancellation_notice_after_the_confirmation_cancels_its_events() {
     let e = render_notice(&notice(true, None));
     assert_eq!(e.subject, "Your booking has been cancelled");
     assert!(e.calendar.is_none());
+}
+
+/// The hotel's confirmation number arriving after the confirmation changes the stay event under
+/// the same journey version: the number's email carries the same UID with a higher SEQUENCE and
+/// the number in DESCRIPTION; the next amendment (one version on) is higher still, and a
+/// cancellation after that higher again.
+#[test]
+fn the_hotel_number_arriving_later_raises_the_stay_sequence() {
+    let br = branding(Locale::En);
+    let mut without = hotel("Example Harbour Hotel");
+    without.hotel_confirmation_number = None;
+    let with = hotel("Example Harbour Hotel");
+    let seq = |l: &[String]| value(l, "SEQUENCE").unwrap().parse::<u32>().unwrap();
+    let confirmation = unfold(
+        &render::calendar::hotel_stay(&without, &br, Stamp::at_version(1, AT_MS, Method::Publish))
+            .ics,
+    );
+    let number = unfold(
+        &render::calendar::hotel_stay(&with, &br, Stamp::at_version(1, AT_MS + 1, Method::Publish))
+            .ics,
+    );
+    let amended = unfold(
+        &render::calendar::hotel_stay(&with, &br, Stamp::at_version(2, AT_MS + 2, Method::Publish))
+            .ics,
+    );
+    let cancelled = unfold(
+        &render::calendar::hotel_stay(&with, &br, Stamp::at_version(3, AT_MS + 3, Method::Cancel))
+            .ics,
+    );
+    assert_eq!(seq(&confirmation), 0);
+    assert_eq!(seq(&number), 1);
+    assert!(seq(&number) < seq(&amended) && seq(&amended) < seq(&cancelled));
+    assert_eq!(value(&confirmation, "UID"), value(&number, "UID"));
+    assert!(!value(&confirmation, "DESCRIPTION")
+        .unwrap()
+        .contains("HCN-48213"));
+    assert!(value(&number, "DESCRIPTION")
+        .unwrap()
+        .contains("Hotel confirmation number: HCN-48213"));
+    // A number of blank space only is no number: the SEQUENCE stays the confirmation's.
+    let mut blank = without.clone();
+    blank.hotel_confirmation_number = Some(" \t ".into());
+    let blank = unfold(
+        &render::calendar::hotel_stay(&blank, &br, Stamp::at_version(1, AT_MS, Method::Publish))
+            .ics,
+    );
+    assert_eq!(seq(&blank), 0);
+}
+
+/// A booking id (checked on arrival: no control characters, at most 128 characters) with `,` `;`
+/// `\`, a colon, a space, `%`, `@` and non-ASCII letters gives a UID of safe characters only
+/// (the others percent-encoded byte by byte), the same every time; ids of the usual shape are
+/// unchanged; a flight order's segments get the same treatment.
+#[test]
+fn a_hostile_booking_id_gives_a_safe_stable_uid() {
+    let br = branding(Locale::En);
+    let mut b = hotel("Example Harbour Hotel");
+    b.booking_id = serde_json::from_value(json!("BK,1;2\\3:BEGIN VEVENT é%@x")).unwrap();
+    let part = render::calendar::hotel_stay(&b, &br, Stamp::at_version(1, AT_MS, Method::Publish));
+    let lines = unfold(&part.ics);
+    assert_eq!(lines.iter().filter(|l| *l == "BEGIN:VEVENT").count(), 1);
+    let uid = value(&lines, "UID").unwrap();
+    assert_eq!(
+        uid,
+        "stay-BK%2C1%3B2%5C3%3ABEGIN%20VEVENT%20%C3%A9%25@x@mail.example.com"
+    );
+    let again = render::calendar::hotel_stay(&b, &br, Stamp::at_version(2, AT_MS, Method::Publish));
+    assert_eq!(value(&unfold(&again.ics), "UID").unwrap(), uid);
+    // The raw UID line has nothing a parser reads as a separator or an escape.
+    let raw = lines.iter().find(|l| l.starts_with("UID:")).unwrap();
+    assert!(!raw.contains('\\') && !raw.contains(',') && !raw.contains(';'));
+
+    let mut f = flight(true);
+    f.booking_id = serde_json::from_value(json!("ord;1,x")).unwrap();
+    let part =
+        render::calendar::flight_segments(&f, &br, Stamp::at_version(1, AT_MS, Method::Publish));
+    let uids: Vec<String> = unfold(&part.ics)
+        .into_iter()
+        .filter(|l| l.starts_with("UID:"))
+        .collect();
+    assert_eq!(
+        uids,
+        vec![
+            "UID:flight-ord%3B1%2Cx-1@mail.example.com",
+            "UID:flight-ord%3B1%2Cx-2@mail.example.com"
+        ]
+    );
+    assert_eq!(
+        booking_email_engine::domain::calendar::uid_safe("ord_0000A1b2.c-3"),
+        "ord_0000A1b2.c-3"
+    );
 }

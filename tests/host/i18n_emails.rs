@@ -524,7 +524,7 @@ fn bench_render_time_per_language() {
 
 /// Writes the sample renders of the README: the booking confirmation in each shipped language
 /// (`docs/i18n/booking-confirmation.<tag>.txt|html`) and sample calendar parts
-/// (`docs/i18n/*.ics`). Run with `cargo test --test i18n_emails -- --ignored write_docs_renders`.
+/// (`docs/i18n/*.ics`). Run with `cargo test --test host -- --ignored write_docs_renders`.
 #[test]
 #[ignore = "writes docs/"]
 fn write_docs_renders() {

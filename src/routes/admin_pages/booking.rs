@@ -77,6 +77,24 @@ pub fn timeline_entries(t: &db::TimelineRows) -> Vec<Entry> {
         body_link: None,
         status: b.status.clone(),
     });
+    if let Some(at) = b.guest_locale_changed_at_ms {
+        out.push(Entry {
+            at_ms: at,
+            kind: EntryKind::Booking,
+            title: format!(
+                "guest language changed from {} to {}",
+                b.guest_locale_before.as_deref().unwrap_or("none"),
+                b.guest_locale.as_deref().unwrap_or("none")
+            ),
+            facts: vec![
+                "an event of the booking stated the new language: later guest emails use it".into(),
+            ],
+            link: None,
+            body: None,
+            body_link: None,
+            status: "changed".into(),
+        });
+    }
     for e in &t.raw_events {
         let id = super::lists::shown(e.event_id.as_deref(), ID_SHOWN_CHARS);
         let mut facts = vec![format!(
@@ -521,5 +539,53 @@ fn language(b: &crate::store::admin::BookingHit) -> String {
         (Some(l), Some(s)) => format!("{l} (from {s})"),
         (Some(l), None) => l.clone(),
         _ => "not recorded (DEFAULT_GUEST_LOCALE)".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rows(changed: Option<(i64, &str)>) -> db::TimelineRows {
+        let mut booking = serde_json::json!({
+            "booking_id": "BK_1", "kind": "hotel", "status": "confirmed",
+            "hotel_name": "Example Harbour Hotel", "checkin": "2026-06-12", "checkout": "2026-06-15",
+            "contact_email": "guest@example.com", "first_name": "Ana", "last_name": "Guest",
+            "journey_version": 1, "hotel_confirmation_number": null, "prebook_id": null,
+            "created_at_ms": 1_000, "updated_at_ms": 5_000,
+            "guest_locale": "de", "guest_locale_source": "event"
+        });
+        if let Some((at, before)) = changed {
+            booking["guest_locale_changed_at_ms"] = at.into();
+            booking["guest_locale_before"] = before.into();
+        }
+        db::TimelineRows {
+            booking: serde_json::from_value(booking).unwrap(),
+            raw_events: vec![],
+            planned: vec![],
+            emails: vec![],
+            holds: vec![],
+            compensations: vec![],
+            webhook_events: vec![],
+        }
+    }
+
+    /// An explicit change of the guest's language is its own entry, at the time of the change,
+    /// naming both languages; a booking whose language never changed has none.
+    #[test]
+    fn a_language_change_is_on_the_timeline() {
+        let entries = timeline_entries(&rows(Some((4_000, "pt"))));
+        let change: Vec<&Entry> = entries
+            .iter()
+            .filter(|e| e.title.starts_with("guest language changed"))
+            .collect();
+        assert_eq!(change.len(), 1);
+        assert_eq!(change[0].title, "guest language changed from pt to de");
+        assert_eq!(change[0].at_ms, 4_000);
+        assert_eq!(change[0].kind, EntryKind::Booking);
+        let none = timeline_entries(&rows(None));
+        assert!(!none
+            .iter()
+            .any(|e| e.title.starts_with("guest language changed")));
     }
 }

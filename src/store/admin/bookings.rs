@@ -28,11 +28,17 @@ pub struct BookingHit {
     pub guest_locale: Option<String>,
     #[serde(default)]
     pub guest_locale_source: Option<String>,
+    /// The last explicit change of the guest's language: when (ms UTC) and the language it
+    /// replaced; `None` while it never changed.
+    #[serde(default)]
+    pub guest_locale_changed_at_ms: Option<i64>,
+    #[serde(default)]
+    pub guest_locale_before: Option<String>,
 }
 
 const BOOKING_COLUMNS: &str = "b.booking_id, b.kind, b.status, b.hotel_name, b.checkin, b.checkout, b.contact_email, \
      c.first_name, c.last_name, b.journey_version, b.hotel_confirmation_number, b.prebook_id, b.created_at_ms, b.updated_at_ms, \
-     b.guest_locale, b.guest_locale_source";
+     b.guest_locale, b.guest_locale_source, b.guest_locale_changed_at_ms, b.guest_locale_before";
 
 /// Bookings matching `q` (at most 50, newest first): its booking id exactly, a guest email
 /// (case-insensitive), a last name or a full name "first last" (case-insensitive). An empty `q`
