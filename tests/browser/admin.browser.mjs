@@ -10,12 +10,13 @@
 //   day; CHECKOUT_FOLLOW_UP_MS is a few seconds instead of 20 minutes;
 // - a refund waiting for the owner: a Stripe checkout paid, then liteAPI's booking.book_error of
 //   it (the fake APIs serve Stripe's refunds);
-// - a dead outbound webhook delivery: a subscriber whose receiver (the fake APIs) answers 500
-//   until the test heals it, two attempts a second apart.
+// - dead outbound webhook deliveries (both bookings' booking.confirmed): a subscriber whose
+//   receiver (the fake APIs) answers 500 until the test heals it, two attempts a second apart.
 //
 // Then sign-in (one wrong password first), every page at a phone-sized viewport, a screenshot of
-// each into docs/admin/, a redrive, a hold dismissed, a refund made from the refunds page, a dead
-// delivery redriven from its page, sign-out. No JavaScript dialog may ever open
+// each into docs/admin/, a redrive, a hold dismissed, a refund made from the refunds page (a second
+// click from tabs opened before refused), a dead delivery redriven from its page and the rest by
+// subscriber, sign-out. No JavaScript dialog may ever open
 // (the guest name would open one if it were not escaped).
 //
 // Plain Node (no vitest): `node tests/browser/admin.browser.mjs` after `npm run setup` and
@@ -516,8 +517,10 @@ async function main() {
       d1(`SELECT s.status FROM compensation_steps s JOIN compensations c ON c.compensation_id = s.compensation_id WHERE c.client_reference = '${paid.reference}' AND s.step = 'refund'`)[0]?.status === "awaiting_owner",
     { ms: 90_000, every: 1000 });
   });
-  await check("seed: the booking's webhook delivery is dead", () =>
-    eventually("a dead delivery", async () => d1("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE status = 'dead'")[0]?.n >= 1, { ms: 60_000, every: 1000 }),
+  // Both bookings' booking.confirmed die there: one is redriven from its own page, the other by
+  // its subscriber.
+  await check("seed: the bookings' webhook deliveries are dead", () =>
+    eventually("two dead deliveries", async () => d1("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE status = 'dead'")[0]?.n >= 2, { ms: 60_000, every: 1000 }),
   );
 
   let holdId = null;
@@ -699,12 +702,25 @@ async function main() {
     noDialog();
   }, page);
 
-  await signedInCheck("refunds: the waiting refund is listed; Refund now refunds once at Stripe, then it is done (10-refunds)", async () => {
+  await signedInCheck("refunds: the waiting refund is listed; Refund now refunds once at Stripe, then it is done; a second click from a page opened before is refused (10-refunds)", async () => {
     await navTo("/admin/refunds");
     assert((await h1()) === "Refunds", `h1 is ${await h1()}`);
     const row = page.locator("table#refunds tr.refund", { hasText: paid.email });
     assert((await row.count()) === 1, `${await row.count()} tr.refund rows for ${paid.email}`);
     await shot("10-refunds");
+    // The same page in two more tabs, opened before acting: their buttons are the second click
+    // (one tab per button: a page once submitted is not the page as it was).
+    const tabs = {};
+    for (const action of ["refund_now", "refund_handled"]) {
+      const tab = await page.context().newPage();
+      tab.on("dialog", (d) => {
+        dialogs.push(`${d.type()}: ${d.message()} at ${tab.url()}`);
+        d.dismiss().catch(() => {});
+      });
+      await tab.goto(`${base}/admin/refunds`);
+      assert((await tab.locator("table#refunds tr.refund", { hasText: paid.email }).count()) === 1, "a tab opened before does not list the refund");
+      tabs[action] = tab;
+    }
     await Promise.all([
       page.waitForURL((u) => new URL(u).pathname === "/admin/refunds" && new URL(u).searchParams.get("done") === "refunded"),
       row.locator('form.refund-action button[value="refund_now"]').click(),
@@ -713,11 +729,29 @@ async function main() {
     assert(stripeRefunds.filter((r) => r.payment_intent === paid.pi).length === 1, `${stripeRefunds.length} refunds at the fake Stripe`);
     assert((await page.locator("table#refunds tr.refund", { hasText: paid.email }).count()) === 0, "still listed as waiting");
     await page.goto(`${base}/admin/refunds?group=done`);
-    assert((await page.locator("table#refunds tr.refund", { hasText: paid.email }).count()) === 1, "not listed as done");
+    const doneRow = page.locator("table#refunds tr.refund", { hasText: paid.email });
+    assert((await doneRow.count()) === 1, "not listed as done");
+    assert((await doneRow.locator("form.refund-action").count()) === 0, "the done refund still offers its actions");
+    // The second click, from the tabs opened before: refused, nothing more refunded at Stripe.
+    for (const [action, tab] of Object.entries(tabs)) {
+      const staleRow = tab.locator("table#refunds tr.refund", { hasText: paid.email });
+      await Promise.all([
+        tab.waitForURL((u) => new URL(u).pathname === "/admin/refunds" && new URL(u).searchParams.has("done")),
+        staleRow.locator(`form.refund-action button[value="${action}"]`).click(),
+      ]);
+      const done = new URL(tab.url()).searchParams.get("done");
+      assert(done === "refund_decided", `a second ${action} answered done=${done}, want refund_decided`);
+      const flash = (await tab.locator("p.flash").textContent()).trim();
+      assert(flash.includes("was already decided; nothing more was refunded"), `the flash says: ${flash}`);
+      assert(stripeRefunds.filter((r) => r.payment_intent === paid.pi).length === 1, `${stripeRefunds.filter((r) => r.payment_intent === paid.pi).length} refunds at the fake Stripe after a second ${action}`);
+      await tab.close();
+    }
+    const state = d1(`SELECT s.status FROM compensation_steps s JOIN compensations c ON c.compensation_id = s.compensation_id WHERE c.client_reference = '${paid.reference}' AND s.step = 'refund'`)[0]?.status;
+    assert(state === "done", `the refund step is ${state}, want done`);
     noDialog();
   }, page);
 
-  await signedInCheck("deliveries: the dead delivery is listed by subscriber with its attempts; redrive delivers it (11-deliveries, 12-delivery)", async () => {
+  await signedInCheck("deliveries: the dead deliveries are listed by subscriber with their attempts; redrive one from its page, then the rest by subscriber, each delivered once (11-deliveries, 12-delivery)", async () => {
     await navTo("/admin/deliveries");
     assert((await h1()) === "Outbound webhook deliveries", `h1 is ${await h1()}`);
     const sub = page.locator("table#subscribers tr.subscriber");
@@ -737,6 +771,28 @@ async function main() {
     await page.locator("p.flash").waitFor();
     await eventually("the redriven delivery delivered", async () => d1("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE status = 'delivered'")[0]?.n >= 1, { ms: 30_000, every: 500 });
     assert(hookHits.length === hitsBefore + 1, `${hookHits.length - hitsBefore} POSTs after the redrive, want 1`);
+
+    // The rest by subscriber, from the deliveries page: each dead one sent once, none left.
+    const left = d1("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE status = 'dead'")[0]?.n;
+    assert(left >= 1, `${left} dead deliveries left for the redrive by subscriber`);
+    await page.goto(`${base}/admin/deliveries`);
+    const subRow = page.locator("table#subscribers tr.subscriber");
+    assert((await subRow.count()) === 1, `${await subRow.count()} subscribers listed`);
+    const deadShown = (await subRow.locator("td").nth(1).textContent()).trim();
+    assert(deadShown === String(left), `the subscriber shows ${deadShown} dead, want ${left}`);
+    const hitsBeforeSub = hookHits.length;
+    await Promise.all([
+      page.waitForURL((u) => new URL(u).pathname === "/admin/deliveries" && new URL(u).searchParams.get("done") === "deliveries_redriven"),
+      subRow.locator("form.redrive-subscriber button").click(),
+    ]);
+    const key = new URL(page.url()).searchParams.get("key");
+    assert(key === String(left), `redriven ${key}, want ${left}`);
+    await page.locator("p.flash").waitFor();
+    await eventually("every delivery delivered", async () => d1("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE status <> 'delivered'")[0]?.n === 0, { ms: 30_000, every: 500 });
+    assert(hookHits.length === hitsBeforeSub + left, `${hookHits.length - hitsBeforeSub} POSTs after the redrive by subscriber, want ${left}`);
+    await page.goto(`${base}/admin/deliveries`);
+    assert((await page.locator("table#subscribers tr.subscriber").count()) === 0, "a subscriber still has dead or retrying deliveries");
+    assert((await page.locator("form.redrive-subscriber").count()) === 0, "a redrive-by-subscriber form is still offered");
     noDialog();
   }, page);
 

@@ -2,10 +2,13 @@
 // guest emails ahead of a check-in-day note whose moment is 30 minutes away make the outbox
 // forecast a miss (20 × 155 s ≈ 52 min) and alert the owner once, with the figures; the owner's
 // catch-up (30 s for urgent and booking email) lets the note out in time (20 × 30 s = 10 min),
-// while marketing keeps the normal gap after every send.
+// while marketing keeps the normal gap after every send. Time is not moved: a gap "passes" by
+// opening its slot in the outbox's state, and each slot the outbox records is checked against
+// the send it follows (the fast slot 30–33 s after it, the normal slot 150–160 s after it), as is
+// the alarm it arms.
 import { runInDurableObject, SELF } from "cloudflare:test";
 import { describe, it, expect } from "vitest";
-import { enqueueEmail, eventually, outboxState, outboxStub, runOutbox, setOutboxState, unique } from "../e2e/helpers.mjs";
+import { adminCookie, adminPage, enqueueEmail, eventually, outboxState, outboxStub, runOutbox, setOutboxState, unique } from "../e2e/helpers.mjs";
 
 const MIN = 60_000;
 const OPERATOR = { authorization: "Bearer test-operator-token-0123456789abcdef", "content-type": "application/json" };
@@ -22,6 +25,39 @@ async function urgent(to) {
     messageId: `<${id.toLowerCase()}@example.com>`,
   });
   return key;
+}
+
+/** The outbox's two slots (ms UTC; null when never set) and its armed alarm. */
+async function slots() {
+  return runInDurableObject(outboxStub(), async (_o, st) => {
+    const v = (k) => st.storage.sql.exec("SELECT value FROM state WHERE key = ?", k).toArray()[0]?.value ?? null;
+    return { next: v("next_slot_at_ms"), fast: v("fast_slot_at_ms"), alarm: await st.storage.getAlarm() };
+  });
+}
+
+const clientSent = (state) => state.items.filter((i) => i.status === "sent" && i.audience === "client");
+const newestSent = (state) => Math.max(...clientSent(state).map((i) => i.sent_at_ms));
+
+/** The normal slot after the newest send: the production gap, 150–160 s (1 s slack: the slot is
+ * counted from the end of the send, a few ms after its recorded time). */
+function expectNormalGap(state, s) {
+  const gap = s.next - newestSent(state);
+  expect(gap).toBeGreaterThanOrEqual(150_000);
+  expect(gap).toBeLessThanOrEqual(161_000);
+}
+
+/** An admin form posted as the browser posts it; returns the redirect's URL. */
+async function adminForm(cookie, action, fields, expectStatus = 303) {
+  const html = await adminPage("/admin/queue", cookie);
+  const csrf = /name="csrf" value="([^"]+)"/.exec(html)[1];
+  const r = await SELF.fetch(`https://engine.test${action}`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { cookie, origin: "https://engine.test", "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ csrf, ...fields }),
+  });
+  expect(r.status, await r.clone().text()).toBe(expectStatus);
+  return expectStatus === 303 ? new URL(r.headers.get("location"), "https://engine.test") : r.text();
 }
 
 async function email(key) {
@@ -45,6 +81,8 @@ describe("backlog forecast and catch-up", () => {
       subject: "Today: check-in",
       messageId: `<${noteId.toLowerCase()}@example.com>`,
     });
+    // Booking email behind the urgent line: the catch-up carries it too.
+    const booking = await enqueueEmail("guest-booking@example.com");
     const marketing = [];
     for (let i = 0; i < 2; i++) {
       const key = `marketing:spring:${unique("r")}@example.com`;
@@ -71,7 +109,19 @@ describe("backlog forecast and catch-up", () => {
     expect(rendered.text).toContain("every 155 s");
     expect(state.forecast.misses.map((m) => m.dedupeKey)).toEqual([note]);
     expect(state.forecast.drains[0]).toMatchObject({ rank: 0, queued: 21 });
+    expect(state.forecast.drains[1]).toMatchObject({ rank: 1, queued: 1 });
     expect(state.forecast.drains[3]).toMatchObject({ rank: 3, queued: 2 });
+
+    // No catch-up: an open fast lane carries nothing; the outbox waits for the normal slot,
+    // 150–160 s after the send, and arms its alarm there.
+    let s = await slots();
+    expectNormalGap(state, s);
+    expect(s.alarm).toBe(s.next);
+    const sentAlone = clientSent(state).length;
+    await setOutboxState("fast_slot_at_ms", 0);
+    state = await runOutbox();
+    expect(clientSent(state)).toHaveLength(sentAlone);
+    expect((await slots()).alarm).toBe(s.next);
 
     // Another alarm the same day: no second alert.
     await setOutboxState("next_slot_at_ms", 0);
@@ -97,36 +147,88 @@ describe("backlog forecast and catch-up", () => {
       expect(info).not.toBe(null);
       expect((await outboxState()).items.some((i) => i.status === "sending")).toBe(false);
     });
-    // The fast lane, gap after gap (each "30 s" passed by opening the lane; the normal slot stays
-    // closed): one urgent email per gap, never marketing, the normal gap kept after every send.
+    // The fast lane, gap after gap: after each send the fast slot is 30–33 s on and the alarm is
+    // armed there; an alarm before it sends nothing; once it passed (opened here), one urgent or
+    // booking email goes, never marketing, and the normal slot is again 150–160 s after the send.
     let gaps = 0;
     for (;;) {
-      await setOutboxState("fast_slot_at_ms", 0);
-      const before = (await outboxState()).items.filter((i) => i.status === "sent" && i.audience === "client").length;
+      state = await outboxState();
+      s = await slots();
+      const before = clientSent(state).length;
+      const fastGap = s.fast - newestSent(state);
+      expect(fastGap).toBeGreaterThanOrEqual(30_000);
+      expect(fastGap).toBeLessThanOrEqual(34_000);
+      expectNormalGap(state, s);
+      expect(s.alarm).toBe(s.fast);
+      // Before the fast slot: nothing.
       state = await runOutbox();
-      const sent = state.items.filter((i) => i.status === "sent" && i.audience === "client");
+      expect(clientSent(state)).toHaveLength(before);
+      // The fast gap passed (the normal slot still 2 minutes away): one send.
+      await setOutboxState("fast_slot_at_ms", Date.now() - 1);
+      state = await runOutbox();
+      const sent = clientSent(state);
       expect(sent.length).toBe(before + 1);
       gaps += 1;
-      const newest = sent.reduce((a, b) => (a.sent_at_ms > b.sent_at_ms ? a : b));
-      expect(state.nextSlotAtMs - newest.sent_at_ms).toBeGreaterThanOrEqual(150_000);
       for (const m of marketing) expect(state.items.find((i) => i.dedupe_key === m).status).toBe("queued");
-      if (state.items.find((i) => i.dedupe_key === note).status === "sent") break;
+      if (state.items.find((i) => i.dedupe_key === booking).status === "sent") break;
       expect(gaps).toBeLessThan(25);
     }
-    // 19 more urgent emails, then the note: 20 sends at the catch-up pace (the first at once, then
-    // 19 gaps of 30 s = 9.5 min), inside its 30 minutes.
-    const fastSends = state.items.filter((i) => i.status === "sent" && i.audience === "client").length - sentBeforePace;
-    expect(fastSends).toBe(20);
-    expect((fastSends - 1) * 30_000).toBeLessThan(30 * MIN);
+    // 19 more urgent emails, then the note, then the booking email: 21 sends at the catch-up pace
+    // (the first at once, then a gap of 30–33 s before each of the others), the note the 20th,
+    // well inside its 30 minutes.
+    expect(state.items.find((i) => i.dedupe_key === note).status).toBe("sent");
+    const fastSends = clientSent(state).length - sentBeforePace;
+    expect(fastSends).toBe(21);
+    const noteAt = state.items.find((i) => i.dedupe_key === note).sent_at_ms;
+    expect(clientSent(state).filter((i) => i.sent_at_ms <= noteAt).length - sentBeforePace).toBe(20);
+    expect(19 * 33_000).toBeLessThan(30 * MIN);
 
-    // Only marketing left: the fast lane carries none of it.
+    // Only marketing left: the fast lane carries none of it, and the outbox's alarm waits for the
+    // normal slot, 150–160 s after the last send.
     await setOutboxState("fast_slot_at_ms", 0);
     state = await runOutbox();
     for (const m of marketing) expect(state.items.find((i) => i.dedupe_key === m).status).toBe("queued");
+    s = await slots();
+    expectNormalGap(state, s);
+    expect(s.alarm).toBe(s.next);
 
-    // Stopped: the normal pace only.
+    // The owner's admin page, as a browser posts its forms: a gap outside the bounds is refused
+    // and changes nothing; the running catch-up is shown; stop, start again at 60 s, stop.
+    const cookie = await adminCookie();
+    expect(await adminPage("/admin/queue", cookie)).toContain('id="catch-up-running"');
+    const refused = await adminForm(cookie, "/admin/queue/pace", { gap_s: "5", hours: "1" }, 400);
+    expect(refused).toContain("Catch-up refused");
+    expect((await outboxState()).catchUp.gapMs).toBe(30_000);
+    let back = await adminForm(cookie, "/admin/queue/pace", { stop: "1" });
+    expect(back.pathname).toBe("/admin/queue");
+    expect(back.searchParams.get("done")).toBe("catch_up_stopped");
+    expect((await outboxState()).catchUp).toBe(null);
+    expect(await adminPage("/admin/queue", cookie)).not.toContain('id="catch-up-running"');
+    back = await adminForm(cookie, "/admin/queue/pace", { gap_s: "60", hours: "2" });
+    expect(back.searchParams.get("done")).toBe("catch_up");
+    const started = (await outboxState()).catchUp;
+    expect(started.gapMs).toBe(60_000);
+    expect(started.untilMs - Date.now()).toBeGreaterThan(2 * 3_600_000 - MIN);
+    expect(started.untilMs - Date.now()).toBeLessThanOrEqual(2 * 3_600_000);
+    expect(await adminPage("/admin/queue", cookie)).toContain('id="catch-up-running"');
+    back = await adminForm(cookie, "/admin/queue/pace", { stop: "1" });
+    expect(back.searchParams.get("done")).toBe("catch_up_stopped");
+
+    // Stopped: the normal pace only. A new urgent email with the fast lane open waits for the
+    // normal slot; when that opens, it goes first and the next slot is 150–160 s on.
     const stop = await SELF.fetch("https://engine.test/admin/outbox/pace", { method: "POST", headers: OPERATOR, body: JSON.stringify({ stop: true }) });
     expect((await stop.json()).catchUp).toBe(null);
     expect((await outboxState()).catchUp).toBe(null);
+    const late = await urgent("traveller-late@example.com");
+    await setOutboxState("fast_slot_at_ms", 0);
+    state = await runOutbox();
+    expect(state.items.find((i) => i.dedupe_key === late).status).toBe("queued");
+    s = await slots();
+    expect(s.alarm).toBe(s.next);
+    await setOutboxState("next_slot_at_ms", 0);
+    state = await runOutbox();
+    expect(state.items.find((i) => i.dedupe_key === late).status).toBe("sent");
+    expectNormalGap(state, await slots());
+    for (const m of marketing) expect(state.items.find((i) => i.dedupe_key === m).status).toBe("queued");
   });
 });

@@ -108,4 +108,82 @@ describe("outbound deliveries page", () => {
     expect((await SELF.fetch("https://engine.test/admin/deliveries?status=lost", { headers: { cookie } })).status).toBe(400);
     expect((await SELF.fetch("https://engine.test/admin/delivery?id=nope", { headers: { cookie } })).status).toBe(404);
   }, 90_000);
+
+  it("redrive by time range takes only the dead deliveries created inside [from, to): from the page and from the JSON API", async () => {
+    const sub = await subscribeAlways500();
+    for (let i = 0; i < 8; i++) await bounce(`${unique("guest")}@example.net`);
+    const dead = await eventually(async () => {
+      const ds = await statusOf(sub.id);
+      expect(ds).toHaveLength(8);
+      expect(ds.every((d) => d.status === "dead")).toBe(true);
+      return ds;
+    }, { ms: 60_000, every: 200 });
+    await plan(sub.name, false);
+
+    // Creation times moved far into the past, where no other test's delivery lives, so a range
+    // there selects only these: four around a minute-precise page range, four around an
+    // ms-precise API range, each with one just inside and one just outside either edge.
+    const pageFrom = Date.UTC(2001, 0, 2, 3, 0);
+    const pageTo = pageFrom + 2 * 60_000;
+    const apiFrom = Date.UTC(2002, 5, 6, 7, 8, 9, 10);
+    const apiTo = apiFrom + 5_000;
+    const at = [
+      [pageFrom - 1, "page", false],
+      [pageFrom, "page", true],
+      [pageTo - 1, "page", true],
+      [pageTo, "page", false],
+      [apiFrom - 1, "api", false],
+      [apiFrom, "api", true],
+      [apiTo - 1, "api", true],
+      [apiTo, "api", false],
+    ];
+    const seeded = dead.map((d, i) => ({ id: d.delivery_id, createdAt: at[i][0], via: at[i][1], inside: at[i][2] }));
+    for (const d of seeded) {
+      await env.DB.prepare("UPDATE webhook_deliveries SET created_at_ms = ? WHERE delivery_id = ?").bind(d.createdAt, d.id).run();
+    }
+    const statuses = async () => Object.fromEntries((await statusOf(sub.id)).map((d) => [d.delivery_id, d.status]));
+    const iso = (ms) => new Date(ms).toISOString().slice(0, 16);
+
+    // The page's form: datetime-local minutes, read as UTC.
+    const cookie = await adminCookie();
+    const back = await formPost(cookie, "/admin/deliveries", { from: iso(pageFrom), to: iso(pageTo) });
+    expect(back.pathname).toBe("/admin/deliveries");
+    expect(back.searchParams.get("done")).toBe("deliveries_redriven");
+    expect(back.searchParams.get("key")).toBe("2");
+    let now = await statuses();
+    for (const d of seeded.filter((d) => d.via === "page" && !d.inside)) expect(now[d.id]).toBe("dead");
+    for (const d of seeded.filter((d) => d.via === "api")) expect(now[d.id]).toBe("dead");
+    await eventually(async () => {
+      const s = await statuses();
+      for (const d of seeded.filter((d) => d.via === "page" && d.inside)) expect(s[d.id]).toBe("delivered");
+    }, { ms: 15_000 });
+
+    // The JSON API: ms UTC, the same [from, to).
+    const r = await SELF.fetch("https://engine.test/admin/webhooks/redrive", {
+      method: "POST",
+      headers: AUTH,
+      body: JSON.stringify({ fromMs: apiFrom, toMs: apiTo }),
+    });
+    const body = await r.json();
+    expect(r.status, JSON.stringify(body)).toBe(200);
+    const apiInside = seeded.filter((d) => d.via === "api" && d.inside).map((d) => d.id);
+    expect(body.count).toBe(2);
+    expect(body.more).toBe(false);
+    expect([...body.redriven].sort()).toEqual([...apiInside].sort());
+    await eventually(async () => {
+      const s = await statuses();
+      for (const id of apiInside) expect(s[id]).toBe("delivered");
+    }, { ms: 15_000 });
+
+    // Everything outside both ranges is still dead, never sent again; the receiver saw exactly the
+    // four inside answered 200.
+    now = await statuses();
+    for (const d of seeded.filter((d) => !d.inside)) expect(now[d.id], `${d.id} at ${d.createdAt}`).toBe("dead");
+    const received = await (await fetch(`${env.WEBHOOK_RECEIVER}/__deliveries?name=${sub.name}`)).json();
+    expect(received.filter((x) => x.status === 200)).toHaveLength(4);
+
+    // Asked again, a range whose dead deliveries were all redriven takes nothing more.
+    const again = await formPost(cookie, "/admin/deliveries", { from: iso(pageFrom), to: iso(pageTo) });
+    expect(again.searchParams.get("key")).toBe("0");
+  }, 120_000);
 });
