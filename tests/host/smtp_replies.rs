@@ -41,6 +41,8 @@ const HARAKA: &str = "Haraka connection.js: connect_respond, rcpt_to_respond whe
 const GMAIL_BOUNCES: &str = "Gmail's replies in reply to end of DATA, as logged by Postfix and quoted in mailcow/mailcow-dockerized issue #1662 (5.7.1 DMARC), iredmail/iRedMail issue #264 and Mailu/Mailu issue #2599 (IP not authorized), pastebin.com/6UPQYvjk and pastebin.com/Rj7iXShc (unusual rate, PTR)";
 const GMAIL_RELAY: &str = "Google: 'Gmail SMTP errors and codes' (knowledge.workspace.google.com/admin/support/troubleshooting/gmail-smtp-errors-and-codes): 450 4.2.1 Peak SMTP relay limit exceeded for this customer";
 const SENDGRID: &str = "SendGrid (smtp.sendgrid.net) reply to the message, as reported in LandOfTheRair/LandOfTheRair issue #308 (nodemailer 'Message failed' after DATA) and chatwoot/chatwoot issue #2541";
+const M365_REPORTED: &str = "Microsoft 365 (smtp.office365.com) replies as reported in timeoff-management/timeoff-management-application issue #308 (432 4.3.2 after the data; Microsoft's wording in MicrosoftDocs/OfficeDocs-Support pull request #1991), PHPMailer/PHPMailer issue #992 and jstedfast/MailKit issue #700 (535 5.7.3 to AUTH)";
+const SES_SANDBOX: &str = "Amazon SES SMTP in the sandbox, where recipients must be verified too: RocketChat/Rocket.Chat issue #6195 and arithmetric/aws-lambda-ses-forwarder issue #142 (554 after the data, naming the recipient)";
 const ZOHO: &str = "Zoho Mail (smtp.zoho.com) replies as reported in mybb/mybb issue #2644 and frappe/erpnext issue #19057 (553 to the final dot), nodemailer/nodemailer issues #456 (535 at RCPT TO) and #1082 (530 5.5.1 at MAIL FROM)";
 
 /// One real reply, the command it answered, and the class it must get.
@@ -211,6 +213,12 @@ const TABLE: &[Case] = &[
     case(ZOHO, EndOfData, "553 Relaying disallowed as bookings@example.com", Configuration),
     case(ZOHO, RcptTo, "535 Authentication Failed", CredentialsRejected),
     case(ZOHO, MailFrom, "530 5.5.1 Authentication Required.", Configuration),
+    // Microsoft 365: a per-sender concurrency limit is temporary; a refused login is ours.
+    case(M365_REPORTED, EndOfData, "432 4.3.2 STOREDRV.ClientSubmit; sender thread limit exceeded [Hostname=DM5SPR00MB2471.namprd08.prod.outlook.com]", Transient),
+    case(M365_REPORTED, Auth, "535 5.7.3 Authentication unsuccessful [BN3PR03CA0067.namprd03.prod.outlook.com]", CredentialsRejected),
+    // Amazon SES in its sandbox names the *recipient* as an unverified identity: our account's
+    // state, never the guest's address.
+    case(SES_SANDBOX, EndOfData, "554 Message rejected: Email address is not verified. The following identities failed the check in region EU-WEST-1: guest@example.com", Configuration),
 ];
 
 /// The reply read as the engine reads it: each line through the normalizer, then joined.
@@ -269,6 +277,8 @@ fn real_server_replies_are_blamed_on_the_right_party() {
         GMAIL_RELAY,
         SENDGRID,
         ZOHO,
+        M365_REPORTED,
+        SES_SANDBOX,
     ] {
         assert!(TABLE.iter().any(|c| c.source == source), "{source}");
     }
