@@ -27,7 +27,7 @@
 //!
 //! | refused | reply | class | what the outbox does |
 //! |---|---|---|---|
-//! | MAIL FROM, RCPT TO, DATA, end of data | our account's quota or suspension, 4xx or 5xx: 5.1.90, 5.7.501–5.7.503, 5.7.700–5.7.749 (Microsoft 365), or the words "daily message quota" (Amazon SES `454`), "daily limit", "submission quota", "sending quota", "sending limit", "daily SMTP relay limit", "outbound spam" | `DailyLimit` | pause SMTP until the next UTC midnight, tell the owner; the email keeps its place and its attempts |
+//! | MAIL FROM, RCPT TO, DATA, end of data | our account's quota or suspension, 4xx or 5xx: 5.1.90, 5.7.501–5.7.503, 5.7.700–5.7.749 (Microsoft 365), or the words "daily message quota" (Amazon SES `454`), "daily limit", "submission quota", "sending quota", "sending limit", "outbound spam" | `DailyLimit` | pause SMTP until the next UTC midnight, tell the owner; the email keeps its place and its attempts |
 //! | anything | any other 4xx (421, 450–452, 454 …) | `Transient` | retry with backoff |
 //! | AUTH | 5xx | `CredentialsRejected` | pause the route, tell the owner |
 //! | greeting, EHLO, STARTTLS | 5xx | `Configuration` | pause the route, tell the owner |
@@ -569,9 +569,6 @@ fn account_may_not_send(enhanced: Option<EnhancedCode>, words: &[String]) -> boo
         // Gmail `5.4.5 Daily sending quota exceeded`, `Daily user sending limit exceeded`.
         &["sending", "quota"],
         &["sending", "limit"],
-        // Google Workspace SMTP relay `Daily SMTP relay limit exceeded for user` (its `450 4.2.1
-        // Peak SMTP relay limit exceeded for this customer` is a short-term peak: retried).
-        &["daily", "smtp", "relay", "limit"],
         // Microsoft 365 `STOREDRV.Submission.Exception:OutboundSpamException` (the account is
         // restricted from sending).
         &["outbound", "spam"],
