@@ -14,14 +14,14 @@
 //! # Whose fault a refusal is
 //!
 //! [`classify_refusal`] decides by the reply code (RFC 5321 §4.2.2–4.2.3), the enhanced status code
-//! (RFC 3463, announced by `ENHANCEDSTATUSCODES`, RFC 2034) and *which command* was refused. The
-//! server's text is read only where those leave it open, and only for facts that do not depend on
-//! a language: whether it names our envelope sender (the MAIL FROM address), a few servers' fixed
-//! phrases, and our account's quota or suspension. A phrase can move a refusal onto us (the route
-//! pauses, the owner is told), never onto the guest's address. The SMTP failover is a relay the
-//! engine submits to (port 587/465), so what it refuses synchronously is about the engine's
-//! account, sender, message, or the recipient; a recipient's own mail system answers later, by
-//! bounce.
+//! (RFC 3463, announced by `ENHANCEDSTATUSCODES`, RFC 2034; at the start of the text, or qmail's
+//! `(#5.7.1)` at its end) and *which command* was refused. The server's text is read only where
+//! those leave it open, and only for facts that do not depend on a language: whether it names our
+//! envelope sender (the MAIL FROM address), a few servers' fixed phrases, and our account's quota
+//! or suspension. A phrase can move a refusal onto us (the route pauses, the owner is told), never
+//! onto the guest's address. The SMTP failover is a relay the engine submits to (port 587/465), so
+//! what it refuses synchronously is about the engine's account, sender, message, or the recipient;
+//! a recipient's own mail system answers later, by bounce.
 //!
 //! The first row that matches decides:
 //!
@@ -39,7 +39,7 @@
 //! | RCPT TO, DATA, end of data | 5.1.7, 5.1.8 (sender), 5.2.3, 5.3.4 (too big), 5.6.x (content) | `Configuration` | pause the route, tell the owner |
 //! | RCPT TO | a 5.7.x that is the recipient's own rule — 5.7.1, 5.7.2, 5.7.12, 5.7.13, 5.7.17, 5.7.18, 5.7.124, 5.7.129, 5.7.133–5.7.136, 5.7.504, 5.7.505, 5.7.507, 5.7.510, 5.7.513 — with no words about us (below) | `RecipientDeclined` | drop, tell the owner; **not** suppressed, the route not paused |
 //! | RCPT TO, DATA, end of data | any other 5.7.x (relay denied, DMARC 5.7.26, SPF 5.7.23, our tenant or IP …), and every 5.7.x to DATA or the end of data | `Configuration` | pause the route, tell the owner |
-//! | RCPT TO, DATA, end of data | any other code with words about us: "relay", "relaying", "sender address", "sender verify", "send as", "client host", "client was not authenticated", "helo command" (Postfix, Exim, Sendmail, Microsoft 365 `SendAsDenied`) | `Configuration` | pause the route, tell the owner |
+//! | RCPT TO, DATA, end of data | any other code with words about us: "relay", "relaying", "sender address", "sender verify", "send as", "client host", "client was not authenticated", "helo command", "rcpthosts", "envelope sender", "in a black list at", "IP you're using", "your IP", "PTR record", "DMARC" (Postfix, Exim, Sendmail, qmail, Microsoft 365 `SendAsDenied`, Gmail about our IP or domain) | `Configuration` | pause the route, tell the owner |
 //! | RCPT TO, DATA, end of data | 5.2.2 (a full mailbox) | `Transient` | retry with backoff |
 //! | RCPT TO | 5.4.1, 5.5.0 (Microsoft 365: the address refused without saying it does not exist) | `RecipientDeclined` | drop, tell the owner; not suppressed |
 //! | DATA, end of data | 5.0.0, 5.5.x | `Configuration` | pause the route, tell the owner |
@@ -281,6 +281,20 @@ impl EnhancedCode {
         (matches!(class, 2 | 4 | 5) && u16::from(class) == reply_code / 100).then_some(code)
     }
 
+    /// qmail's form: the enhanced code in parentheses after a `#` at the very end of the text,
+    /// `553 sorry, that domain isn't in my list of allowed rcpthosts (#5.7.1)` (qmail-smtpd and its
+    /// successors netqmail and notqmail never put it first). Read only where no code starts the
+    /// text, with the same checks as [`EnhancedCode::at_start`].
+    pub fn at_end_in_parentheses(text: &str, reply_code: u16) -> Option<EnhancedCode> {
+        let inner = text.trim_end().strip_suffix(')')?;
+        let start = inner.rfind("(#")?;
+        let code = &inner[start + 2..];
+        if code.contains(char::is_whitespace) {
+            return None;
+        }
+        EnhancedCode::at_start(code, reply_code)
+    }
+
     fn is(&self, subject: u16, detail: u16) -> bool {
         self.subject == subject && self.detail == detail
     }
@@ -312,7 +326,12 @@ impl Reply {
     pub fn from_lines(code: u16, lines: &[String]) -> Reply {
         let enhanced = lines
             .first()
-            .and_then(|first| EnhancedCode::at_start(first, code));
+            .and_then(|first| EnhancedCode::at_start(first, code))
+            .or_else(|| {
+                lines
+                    .last()
+                    .and_then(|last| EnhancedCode::at_end_in_parentheses(last, code))
+            });
         let prefix = enhanced.map(|e| e.to_string());
         let mut joined = String::new();
         for (i, line) in lines.iter().enumerate() {
@@ -518,6 +537,22 @@ const ABOUT_US: &[&[&str]] = &[
     &["client", "was", "not", "authenticated"],
     // Postfix `Helo command rejected`.
     &["helo", "command"],
+    // qmail `sorry, that domain isn't in my list of allowed rcpthosts` (it does not relay for us)
+    // and `sorry, your envelope sender is in my badmailfrom list` (answered at RCPT TO).
+    &["rcpthosts"],
+    &["envelope", "sender"],
+    // Our sending IP on a DNS blocklist: Exim's `rejected because 192.0.2.7 is in a black list at
+    // zen.spamhaus.org` (Postfix and Microsoft 365 say `Client host … blocked using …`, above).
+    &["in", "a", "black", "list", "at"],
+    // Gmail about our IP: `The IP you're using to send mail is not authorized to send email
+    // directly to our servers`, `unusual rate of unsolicited mail originating from your IP
+    // address`, `The IP address sending this message does not have a PTR record setup`.
+    &["ip", "you", "re", "using"],
+    &["your", "ip"],
+    &["ptr", "record"],
+    // Our domain's authentication: Gmail `Unauthenticated email from example.com is not accepted
+    // due to domain's DMARC policy` (also sent as 5.7.1).
+    &["dmarc"],
 ];
 
 /// Our account may not send for now: a daily or submission quota, or a suspension for outbound
@@ -699,6 +734,30 @@ mod tests {
         assert_eq!(EnhancedCode::at_start("Mailbox unavailable", 550), None);
         assert_eq!(EnhancedCode::at_start("", 550), None);
         assert_eq!(EnhancedCode::at_start("<a@b>: 5.1.1", 550), None);
+    }
+
+    #[test]
+    fn qmails_enhanced_code_at_the_end_is_read_only_where_none_starts_the_text() {
+        let qmail = |text: &str, code| Reply::from_lines(code, &[text.into()]).enhanced;
+        let e = qmail(
+            "sorry, that domain isn't in my list of allowed rcpthosts (#5.7.1)",
+            553,
+        )
+        .unwrap();
+        assert_eq!(e.to_string(), "5.7.1");
+        assert_eq!(
+            qmail("qq write error or disk full (#4.3.0)", 451).map(|e| e.to_string()),
+            Some("4.3.0".into())
+        );
+        // A code at the start wins; a wrong class, extra words or no `#` are not codes.
+        assert_eq!(
+            qmail("5.1.1 no such user (#5.7.1)", 550).map(|e| e.to_string()),
+            Some("5.1.1".into())
+        );
+        assert_eq!(qmail("disk full (#4.3.0)", 550), None);
+        assert_eq!(qmail("no mailbox (#5.1.1 - chkuser)", 550), None);
+        assert_eq!(qmail("see RFC (5.7.1)", 550), None);
+        assert_eq!(qmail("(#5.7.1) at the start", 550), None);
     }
 
     #[test]

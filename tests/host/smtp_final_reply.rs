@@ -47,6 +47,111 @@ async fn every_2xx_reply_to_the_final_dot_is_one_hand_over() {
     }
 }
 
+/// The accepting replies real servers send to the final dot, as their sources write them: lower
+/// case, queue ids, two spaces, trailing blanks, multi-line with enhanced codes, bare LF. Each is
+/// one DATA transaction and reads as handed over, with the server's text kept (trimmed).
+#[tokio::test]
+async fn the_2xx_forms_real_servers_send_are_each_one_hand_over() {
+    let cases: &[(&str, &[u8], &str)] = &[
+        (
+            // Postfix src/smtpd/smtpd.c: "250 2.0.0 Ok: queued as %s".
+            "Postfix",
+            b"250 2.0.0 Ok: queued as 4Y7Kq23xz9z1\r\n",
+            "250 2.0.0 Ok: queued as 4Y7Kq23xz9z1",
+        ),
+        (
+            // qmail-smtpd.c (notqmail) acceptmessage(): "250 ok <time> qp <pid>", lower case.
+            "qmail",
+            b"250 ok 1733390000 qp 12345\r\n",
+            "250 ok 1733390000 qp 12345",
+        ),
+        (
+            // Exim src/src/receive.c: "250 OK id=%s".
+            "Exim",
+            b"250 OK id=1tJ5Xa-000Abc-7Q\r\n",
+            "250 OK id=1tJ5Xa-000Abc-7Q",
+        ),
+        (
+            // OpenSMTPD usr.sbin/smtpd/smtp_session.c: "250 2.0.0 %08x Message accepted for
+            // delivery".
+            "OpenSMTPD",
+            b"250 2.0.0 1a2b3c4d Message accepted for delivery\r\n",
+            "250 2.0.0 1a2b3c4d Message accepted for delivery",
+        ),
+        (
+            // Haraka connection.js: "Message Queued (<transaction uuid>)".
+            "Haraka",
+            b"250 Message Queued (4F3A2B1C-5D6E-4F70-8A9B-0C1D2E3F4A5B.1)\r\n",
+            "250 Message Queued (4F3A2B1C-5D6E-4F70-8A9B-0C1D2E3F4A5B.1)",
+        ),
+        (
+            // smtp.gmail.com, two spaces after OK, as nodemailer reports it; the text kept for
+            // the record is one line with its runs of blanks folded.
+            "Gmail",
+            b"250 2.0.0 OK  1658043820 q93-56600b001f061359022sm8791552pjk.54 - gsmtp\r\n",
+            "250 2.0.0 OK 1658043820 q93-56600b001f061359022sm8791552pjk.54 - gsmtp",
+        ),
+        (
+            "trailing blanks",
+            b"250 2.0.0 Ok: queued as ABC  \t \r\n",
+            "250 2.0.0 Ok: queued as ABC",
+        ),
+        ("lower-case bare ok with LF", b"250 ok\n", "250 ok"),
+        (
+            "multi-line with enhanced codes, bare LF",
+            b"250-2.0.0 Ok\n250-2.0.0 queued as 4F2B1\n250 2.0.0 see you\n",
+            "250 2.0.0 Ok queued as 4F2B1 see you",
+        ),
+    ];
+    for (name, reply, want) in cases {
+        let script = Script {
+            after_body: Some(reply),
+            ..Script::default()
+        };
+        let run = converse(script, None, short_message(), 2_000).await;
+        assert_eq!(run.result.as_deref(), Ok(*want), "{name}");
+        assert_eq!(run.seen.transactions, 1, "{name}: one DATA transaction");
+        assert_eq!(run.seen.verbs().last(), Some(&"QUIT"), "{name}");
+    }
+}
+
+/// A reply to the final dot that arrives in several TCP reads — cut inside a line, between its
+/// CR and LF, or between the lines of a multi-line reply — is read whole, once.
+#[tokio::test]
+async fn a_final_reply_split_across_reads_is_one_hand_over() {
+    let cases: &[(&str, &[&[u8]], &str)] = &[
+        (
+            "inside the text",
+            &[b"250 2.0.0 Ok: que", b"ued as ABC\r\n"],
+            "250 2.0.0 Ok: queued as ABC",
+        ),
+        ("inside the code", &[b"25", b"0 OK\r\n"], "250 OK"),
+        ("between CR and LF", &[b"250 OK\r", b"\n"], "250 OK"),
+        ("a bare 250 before its CR LF", &[b"250", b"\r\n"], "250"),
+        (
+            "between the lines of a multi-line reply",
+            &[b"250-2.0.0 Ok\r\n", b"250 2.0.0 queued as 4F2B1\r\n"],
+            "250 2.0.0 Ok queued as 4F2B1",
+        ),
+        (
+            "a blank line, then the reply in pieces",
+            &[b"\r\n", b"250 ", b"OK\r\n"],
+            "250 OK",
+        ),
+    ];
+    for (name, parts, want) in cases {
+        let script = Script {
+            after_body_parts: parts,
+            after_body_gap_ms: 50,
+            ..Script::default()
+        };
+        let run = converse(script, None, short_message(), 2_000).await;
+        assert_eq!(run.result.as_deref(), Ok(*want), "{name}");
+        assert_eq!(run.seen.transactions, 1, "{name}: one DATA transaction");
+        assert_eq!(run.seen.verbs().last(), Some(&"QUIT"), "{name}");
+    }
+}
+
 #[tokio::test]
 async fn a_slow_final_reply_within_its_own_limit_is_waited_for() {
     // Each command may take 300 ms, the final reply 3 s: a relay that answers the dot after 1 s is

@@ -32,6 +32,18 @@ const MAILGUN: &str =
 const POSTAL: &str = "Postal mail server, spec/lib/smtp_server/client/rcpt_to_spec.rb: an unauthenticated RCPT TO that matches no route (github.com/postalserver/postal)";
 const SENDMAIL: &str =
     "Sendmail 8.x source, sendmail/srvrsmtp.c, recipient.c, collect.c, parseaddr.c, cf/m4/proto.m4";
+const POSTFIX_RBL: &str = "Postfix src/global/mail_params.h DEF_DEF_RBL_REPLY ('$rbl_code Service unavailable; $rbl_class [$rbl_what] blocked using $rbl_domain${rbl_reason?; $rbl_reason}', 554 5.7.1), src/smtpd/smtpd_check.c reject_unknown_client (450 4.7.25) (github.com/vdukhovni/postfix)";
+const POSTGREY: &str = "postgrey (github.com/schweikert/postgrey, postgrey): DEFER_IF_PERMIT with the default text 'Greylisted, see http://postgrey.schweikert.ch/help/%r.html', which Postfix answers with a 450 at RCPT TO";
+const EXIM_DNSBL: &str = "Exim src/src/configure.default, the DNS black list ACL: 'rejected because $sender_host_address is in a black list at $dnslist_domain\\n$dnslist_text' (github.com/Exim/exim)";
+const QMAIL: &str = "notqmail qmail-smtpd.c: err_nogateway, err_bmf (checked at RCPT TO), the databytes limit and qmail-queue's temporary errors; the enhanced code is written last, as (#x.y.z) (github.com/notqmail/notqmail)";
+const OPENSMTPD: &str = "OpenSMTPD usr.sbin/smtpd/smtp_session.c, lka_session.c, esc.c (github.com/OpenSMTPD/OpenSMTPD)";
+const HARAKA: &str = "Haraka connection.js: connect_respond, rcpt_to_respond when no plugin allowed the recipient, max_bytes and queue refusals (github.com/haraka/Haraka)";
+const GMAIL_BOUNCES: &str = "Gmail's replies in reply to end of DATA, as logged by Postfix and quoted in mailcow/mailcow-dockerized issue #1662 (5.7.1 DMARC), iredmail/iRedMail issue #264 and Mailu/Mailu issue #2599 (IP not authorized), pastebin.com/6UPQYvjk and pastebin.com/Rj7iXShc (unusual rate, PTR)";
+const GMAIL_RELAY: &str = "Google: 'Gmail SMTP errors and codes' (knowledge.workspace.google.com/admin/support/troubleshooting/gmail-smtp-errors-and-codes): 450 4.2.1 Peak SMTP relay limit exceeded for this customer";
+const SENDGRID: &str = "SendGrid (smtp.sendgrid.net) reply to the message, as reported in LandOfTheRair/LandOfTheRair issue #308 (nodemailer 'Message failed' after DATA) and chatwoot/chatwoot issue #2541";
+const M365_REPORTED: &str = "Microsoft 365 (smtp.office365.com) replies as reported in timeoff-management/timeoff-management-application issue #308 (432 4.3.2 after the data; Microsoft's wording in MicrosoftDocs/OfficeDocs-Support pull request #1991), PHPMailer/PHPMailer issue #992 and jstedfast/MailKit issue #700 (535 5.7.3 to AUTH)";
+const SES_SANDBOX: &str = "Amazon SES SMTP in the sandbox, where recipients must be verified too: RocketChat/Rocket.Chat issue #6195 and arithmetric/aws-lambda-ses-forwarder issue #142 (554 after the data, naming the recipient)";
+const ZOHO: &str = "Zoho Mail (smtp.zoho.com) replies as reported in mybb/mybb issue #2644 and frappe/erpnext issue #19057 (553 to the final dot), nodemailer/nodemailer issues #456 (535 at RCPT TO) and #1082 (530 5.5.1 at MAIL FROM)";
 
 /// One real reply, the command it answered, and the class it must get.
 struct Case {
@@ -157,6 +169,56 @@ const TABLE: &[Case] = &[
     case(SENDMAIL, Auth, "535 5.7.0 authentication failed", CredentialsRejected),
     case(SENDMAIL, MailFrom, "552 5.2.3 Message size exceeds fixed maximum message size (10000000)", Configuration),
     case(SENDMAIL, RcptTo, "451 4.1.8 Domain of sender address bookings@example.com does not resolve", Transient),
+    // Our sending IP on a blocklist is ours, never the guest's.
+    case(POSTFIX_RBL, RcptTo, "554 5.7.1 Service unavailable; Client host [192.0.2.7] blocked using zen.spamhaus.org; https://www.spamhaus.org/query/ip/192.0.2.7", Configuration),
+    case(POSTFIX_RBL, RcptTo, "450 4.7.25 Client host rejected: cannot find your hostname, [192.0.2.7]", Transient),
+    case(EXIM_DNSBL, RcptTo, "550-rejected because 192.0.2.7 is in a black list at zen.spamhaus.org\r\n550 https://www.spamhaus.org/query/ip/192.0.2.7", Configuration),
+    // Greylisting: try again later.
+    case(POSTGREY, RcptTo, "450 4.2.0 <guest@example.com>: Recipient address rejected: Greylisted, see http://postgrey.schweikert.ch/help/example.com.html", Transient),
+    case(POSTGREY, RcptTo, "450 4.7.1 <guest@example.com>: Recipient address rejected: Greylisted, see http://postgrey.schweikert.ch/help/example.com.html", Transient),
+    // qmail: the enhanced code comes last.
+    case(QMAIL, RcptTo, "553 sorry, that domain isn't in my list of allowed rcpthosts (#5.7.1)", Configuration),
+    case(QMAIL, RcptTo, "553 sorry, your envelope sender is in my badmailfrom list (#5.7.1)", Configuration),
+    case(QMAIL, EndOfData, "552 sorry, that message size exceeds my databytes limit (#5.3.4)", Configuration),
+    case(QMAIL, EndOfData, "451 qq write error or disk full (#4.3.0)", Transient),
+    case(QMAIL, Greeting, "421 unable to read controls (#4.3.0)", Transient),
+    // OpenSMTPD
+    case(OPENSMTPD, MailFrom, "530 5.5.1 Invalid command: Must issue an AUTH command first", Configuration),
+    case(OPENSMTPD, MailFrom, "530 5.5.1 Invalid command: Must issue a STARTTLS command first", Configuration),
+    case(OPENSMTPD, Auth, "535 Authentication failed", CredentialsRejected),
+    // The same words for a user it does not know and for a destination no rule of its
+    // configuration accepts (relaying): nobody's fault until it says more.
+    case(OPENSMTPD, RcptTo, "550 Invalid recipient: <guest@example.com>", Transient),
+    case(OPENSMTPD, MailFrom, "452 4.5.3 Too many recipients: Too many messages sent", Transient),
+    case(OPENSMTPD, EndOfData, "554 5.3.4 Message too big for system: Transaction failed, message too big", Configuration),
+    case(OPENSMTPD, EndOfData, "550 5.7.1 Delivery not authorized, message refused: Message is not RFC 2822 compliant", Configuration),
+    case(OPENSMTPD, EndOfData, "421 4.3.0 Temporary failure", Transient),
+    // Haraka
+    case(HARAKA, Greeting, "554 Your mail is not welcome here", Configuration),
+    case(HARAKA, RcptTo, "550 I cannot deliver mail for <guest@example.com>", Transient),
+    case(HARAKA, EndOfData, "550 Message too big!", Configuration),
+    case(HARAKA, EndOfData, "550 Message denied (4F3A2B1C-5D6E-4F70-8A9B-0C1D2E3F4A5B.1)", Configuration),
+    case(HARAKA, EndOfData, "451 Message denied temporarily (4F3A2B1C-5D6E-4F70-8A9B-0C1D2E3F4A5B.1)", Transient),
+    // Gmail about our IP and our domain's authentication, after the data.
+    case(GMAIL_BOUNCES, EndOfData, "550-5.7.1 Unauthenticated email from example.com is not accepted due to\r\n550-5.7.1 domain's DMARC policy. Please contact the administrator of\r\n550-5.7.1 example.com domain if this was a legitimate mail. Please visit\r\n550-5.7.1 https://support.google.com/mail/answer/2451690 to learn about the\r\n550 5.7.1 DMARC initiative. b7-v6si3511933ywl.391 - gsmtp", Configuration),
+    case(GMAIL_BOUNCES, EndOfData, "550-5.7.1 [192.0.2.7] The IP you're using to send mail is not authorized to\r\n550-5.7.1 send email directly to our servers. Please use the SMTP relay at your\r\n550-5.7.1 service provider instead. Learn more at\r\n550 5.7.1  https://support.google.com/mail/?p=NotAuthorizedError d2e1a72fcca58-715e57a0f50si1104d2710b3a.328 - gsmtp", Configuration),
+    case(GMAIL_BOUNCES, EndOfData, "550-5.7.1 [192.0.2.7 1] Our system has detected an unusual rate of\r\n550-5.7.1 unsolicited mail originating from your IP address. To protect our\r\n550-5.7.1 users from spam, mail sent from your IP address has been blocked.\r\n550-5.7.1 Please visit\r\n550-5.7.1 https://support.google.com/mail/?p=UnsolicitedIPError to review our\r\n550 5.7.1 Bulk Email Senders Guidelines. k33si11162128pld.22 - gsmtp", Configuration),
+    case(GMAIL_BOUNCES, EndOfData, "550-5.7.1 [192.0.2.7] The IP address sending this message does not have a PTR\r\n550-5.7.1 record setup. As a policy, Gmail does not accept messages from IPs\r\n550-5.7.1 with missing PTR records. Please visit\r\n550-5.7.1 https://support.google.com/mail/answer/81126#authentication for more\r\n550 5.7.1 information. u6si3554756pld.336 - gsmtp", Configuration),
+    case(GMAIL_BOUNCES, EndOfData, "421-4.7.0 [192.0.2.7 15] Our system has detected an unusual rate of\r\n421-4.7.0 unsolicited mail originating from your IP address. To protect our\r\n421-4.7.0 users from spam, mail sent from your IP address has been temporarily\r\n421-4.7.0 rate limited. Please visit\r\n421-4.7.0 https://support.google.com/mail/?p=UnsolicitedRateLimitError to\r\n421 4.7.0 review our Bulk Email Senders Guidelines. p4si3522070uam.9 - gsmtp", Transient),
+    // A short-term peak of the Workspace relay is not the daily limit.
+    case(GMAIL_RELAY, RcptTo, "450 4.2.1 Peak SMTP relay limit exceeded for this customer.", Transient),
+    // SendGrid: our From address is not a verified sender.
+    case(SENDGRID, EndOfData, "550 The from address does not match a verified Sender Identity. Mail cannot be sent until this error is resolved. Visit https://sendgrid.com/docs/for-developers/sending-email/sender-identity/ to see the Sender Identity requirements", Configuration),
+    // Zoho Mail: our sender is not one the account may send as; authentication asked for late.
+    case(ZOHO, EndOfData, "553 Relaying disallowed as bookings@example.com", Configuration),
+    case(ZOHO, RcptTo, "535 Authentication Failed", CredentialsRejected),
+    case(ZOHO, MailFrom, "530 5.5.1 Authentication Required.", Configuration),
+    // Microsoft 365: a per-sender concurrency limit is temporary; a refused login is ours.
+    case(M365_REPORTED, EndOfData, "432 4.3.2 STOREDRV.ClientSubmit; sender thread limit exceeded [Hostname=DM5SPR00MB2471.namprd08.prod.outlook.com]", Transient),
+    case(M365_REPORTED, Auth, "535 5.7.3 Authentication unsuccessful [BN3PR03CA0067.namprd03.prod.outlook.com]", CredentialsRejected),
+    // Amazon SES in its sandbox names the *recipient* as an unverified identity: our account's
+    // state, never the guest's address.
+    case(SES_SANDBOX, EndOfData, "554 Message rejected: Email address is not verified. The following identities failed the check in region EU-WEST-1: guest@example.com", Configuration),
 ];
 
 /// The reply read as the engine reads it: each line through the normalizer, then joined.
@@ -205,6 +267,18 @@ fn real_server_replies_are_blamed_on_the_right_party() {
         MAILGUN,
         POSTAL,
         SENDMAIL,
+        POSTFIX_RBL,
+        POSTGREY,
+        EXIM_DNSBL,
+        QMAIL,
+        OPENSMTPD,
+        HARAKA,
+        GMAIL_BOUNCES,
+        GMAIL_RELAY,
+        SENDGRID,
+        ZOHO,
+        M365_REPORTED,
+        SES_SANDBOX,
     ] {
         assert!(TABLE.iter().any(|c| c.source == source), "{source}");
     }
@@ -337,4 +411,78 @@ fn our_quota_pauses_the_route_at_any_step_of_the_transaction() {
         ),
         Transient
     );
+}
+
+#[test]
+fn a_policy_refusal_about_our_ip_or_domain_is_ours_at_rcpt_to_too() {
+    // A 5.7.1 at RCPT TO is usually one recipient's own rule (dropped, nobody suppressed, the route
+    // kept). The same code about our sending IP, our domain's DMARC or a relay that will not carry
+    // our mail would drop every guest's email one by one: it pauses the route instead. Each text is
+    // a real one of the table (Gmail sends them after the data; Postfix evaluates client and sender
+    // restrictions at RCPT TO).
+    for raw in [
+        "550-5.7.1 [192.0.2.7] The IP you're using to send mail is not authorized to\r\n550 5.7.1 send email directly to our servers.",
+        "550-5.7.1 [192.0.2.7 1] Our system has detected an unusual rate of\r\n550 5.7.1 unsolicited mail originating from your IP address.",
+        "550-5.7.1 [192.0.2.7] The IP address sending this message does not have a PTR\r\n550 5.7.1 record setup.",
+        "550-5.7.1 Unauthenticated email from example.com is not accepted due to\r\n550 5.7.1 domain's DMARC policy.",
+        "554 5.7.1 Service unavailable; Client host [192.0.2.7] blocked using zen.spamhaus.org",
+        "553 sorry, that domain isn't in my list of allowed rcpthosts (#5.7.1)",
+    ] {
+        let r = read(raw);
+        assert_eq!(r.enhanced.map(|e| e.to_string()).as_deref(), Some("5.7.1"), "{raw}");
+        assert_eq!(classify_refusal(RcptTo, &r, SENDER), Configuration, "{raw}");
+    }
+    // Without those words the same code stays the recipient's own rule.
+    assert_eq!(
+        classify_refusal(
+            RcptTo,
+            &read("550 5.7.1 Delivery not authorized, message refused"),
+            SENDER
+        ),
+        RecipientDeclined
+    );
+    // "black list" only as Exim's DNS-list sentence, not a recipient's own list of senders.
+    assert_eq!(
+        classify_refusal(
+            RcptTo,
+            &read("550 5.7.1 Sender is on the recipient's black list"),
+            SENDER
+        ),
+        RecipientDeclined
+    );
+}
+
+#[test]
+fn replies_known_only_from_secondary_reports_are_blamed_by_their_codes() {
+    // Replies often quoted in deliverability guides and forum threads whose server could not be
+    // pinned to its own source or documentation: read by their codes, as the rules say.
+    for (command, raw, want) in [
+        // A local policy, our message or sender: ours, at any step.
+        (RcptTo, "550 5.7.0 Local Policy Violation", Configuration),
+        (EndOfData, "550 5.7.0 Local Policy Violation", Configuration),
+        // A full mailbox may empty: retried, never suppressed, whatever its class.
+        (RcptTo, "552 5.2.2 mailbox full", Transient),
+        (EndOfData, "552 5.2.2 mailbox full", Transient),
+        (RcptTo, "452 4.2.2 mailbox full", Transient),
+        // RFC 5321's own texts.
+        (EndOfData, "554 Transaction failed", Configuration),
+        (RcptTo, "554 Transaction failed", Transient),
+        (EndOfData, "451 4.3.0 Temporary system problem", Transient),
+        (RcptTo, "451 4.7.1 Please try again later", Transient),
+        (Greeting, "421 4.3.2 Service shutting down", Transient),
+        (MailFrom, "421 4.3.2 Service shutting down", Transient),
+        // Microsoft 365's directory refusal: dropped, the guest not suppressed.
+        (
+            RcptTo,
+            "550 5.4.1 Recipient address rejected: Access denied",
+            RecipientDeclined,
+        ),
+    ] {
+        assert_eq!(
+            classify_refusal(command, &read(raw), SENDER),
+            want,
+            "{raw} to {}",
+            command.as_str()
+        );
+    }
 }

@@ -66,6 +66,12 @@ pub struct Script {
     pub after_body: Option<&'static [u8]>,
     /// Wait before answering the final `.`, ms.
     pub after_body_delay_ms: u64,
+    /// When not empty, the reply to the final `.` instead of `after_body`, written in these
+    /// pieces with [`Script::after_body_gap_ms`] between them, so the client receives it across
+    /// several reads (a reply split inside a line, between CR and LF, or between lines).
+    pub after_body_parts: &'static [&'static [u8]],
+    /// Wait between the pieces of `after_body_parts`, ms.
+    pub after_body_gap_ms: u64,
     /// Reply to STARTTLS.
     pub starttls: &'static str,
     /// What the server does when QUIT arrives.
@@ -101,6 +107,8 @@ impl Default for Script {
             close_on_data: false,
             after_body: Some(b"250 2.0.0 Ok: queued as ABC\r\n"),
             after_body_delay_ms: 0,
+            after_body_parts: &[],
+            after_body_gap_ms: 0,
             starttls: "220 2.0.0 Ready to start TLS",
             quit: Quit::Reply("221 2.0.0 Bye"),
         }
@@ -251,6 +259,16 @@ pub async fn fake_server(mut io: BufStream<DuplexStream>, script: Script) -> See
                 }
                 seen.transactions += 1;
                 tokio::time::sleep(Duration::from_millis(script.after_body_delay_ms)).await;
+                if !script.after_body_parts.is_empty() {
+                    for (i, part) in script.after_body_parts.iter().enumerate() {
+                        if i > 0 {
+                            tokio::time::sleep(Duration::from_millis(script.after_body_gap_ms))
+                                .await;
+                        }
+                        raw(&mut io, part).await;
+                    }
+                    continue;
+                }
                 match script.after_body {
                     Some(r) => raw(&mut io, r).await,
                     // Hang up without the final reply: the message's fate is unknown.
