@@ -5,7 +5,8 @@
 // and the workerd processes' CPU ms (median of BENCH_COST_REPEATS repetitions; read from outside
 // workerd by bench/cost/cpu-probe.mjs, as the clock inside does not advance while code runs). A
 // last `BENCH_COST_SIZE {json}` line: D1's growth over BENCH_COST_SIZE_BOOKINGS complete hotel
-// journeys (every email sent, its content kept), scaled to 1,000 bookings.
+// journeys (every email sent, its content kept), scaled to 1,000 bookings. Last, what one outbound
+// webhook subscriber adds to a booking (its publish and its delivery), as one more `BENCH_COST` line.
 // bench/cost.mjs runs it (`npm run bench` section "cost per booking").
 import { SELF, env, createExecutionContext, createScheduledController, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
 import Engine, { countedEnv } from "./cost/entry.mjs";
@@ -66,10 +67,27 @@ async function measure(f, label = "") {
   await f();
   if (env.BENCH_COST_TRACE) {
     const trace = await (await SELF.fetch("https://engine.test/__bench/trace?reset=1")).json();
-    for (const [tag, sqls] of trace) console.log(`BENCH_TRACE ${label} | ${tag} | ${sqls.join(" ;; ")}`);
+    for (const [tag, sqls, rows] of trace) console.log(`BENCH_TRACE ${label} | ${tag} | ${sqls.map((q, i) => `${q} [${rows[i] ?? "?"} rows read]`).join(" ;; ")}`);
   }
   const byTag = await counts({ reset: true });
   return { byTag, cpu: (await cpuMs()) - cpu0 };
+}
+
+/**
+ * A hotel booking.book delivery (tests/e2e/helpers.mjs `futureBooking`) with its own checkout id,
+ * client reference, payment transaction and guest address: the fixture's are the same for every
+ * booking, so lookups by them would read one more row per earlier booking of the benchmark, which
+ * no real booking does.
+ */
+function ownBooking(options) {
+  const d = futureBooking(options);
+  const n = d.bookingId.replace(/^BK_/, "");
+  const body = d.body
+    .replaceAll("PB_fake_9xYz", `PB_${n}`)
+    .replaceAll("trip_fake_0001", `trip_${n}`)
+    .replaceAll("tr_fake_0001", `tr_${n}`)
+    .replaceAll("guest@example.com", `guest-${n}@example.com`);
+  return { ...d, body };
 }
 
 const emailsSent = (byTag) => Object.values(byTag).reduce((n, c) => n + c.emails_sent, 0);
@@ -118,7 +136,7 @@ const cpuOf = (runs) => ({ median: Math.round(median(runs)), runs: runs.map(Math
 
 it("cost per booking, per scheduled email, per duplicate, per cancellation, per compensation, per sweeper tick", async () => {
   // Warm-up (first isolate start, migrations checked, config parsed): not counted.
-  const warm = futureBooking({ checkinInDays: 40 });
+  const warm = ownBooking({ checkinInDays: 40 });
   await runLiteapi(warm);
   await runOutbox();
   await drainClientEmails();
@@ -137,9 +155,9 @@ it("cost per booking, per scheduled email, per duplicate, per cancellation, per 
   let first = null;
   for (let rep = 0; rep < REPEATS; rep++) {
     console.log(`BENCH_PROGRESS repetition ${rep + 1} of ${REPEATS}`);
-    const a = futureBooking({ checkinInDays: 30, nights: 3 });
+    const a = ownBooking({ checkinInDays: 30, nights: 3 });
     const book = await measure(() => bookUntilFirstSleep(a), "book");
-    const b = futureBooking({ checkinInDays: 30, nights: 3 });
+    const b = ownBooking({ checkinInDays: 30, nights: 3 });
     const full = await measure(async () => {
       await runLiteapi(b);
       await runOutbox();
@@ -164,7 +182,7 @@ it("cost per booking, per scheduled email, per duplicate, per cancellation, per 
 
     // A cancellation of a live booking whose confirmation went out: webhook + journey + the
     // owner's alert sent inside the window; the guest's notice at the outbox's cost per email.
-    const c = futureBooking({ checkinInDays: 50 });
+    const c = ownBooking({ checkinInDays: 50 });
     await runLiteapi(c);
     await runOutbox();
     await sendThrough(`booking_confirmation:${c.bookingId}`);
@@ -268,7 +286,7 @@ it("cost per booking, per scheduled email, per duplicate, per cancellation, per 
   const size0 = await dbSize();
   const content0 = await contentBytes();
   for (let i = 0; i < SIZE_BOOKINGS; i++) {
-    const d = futureBooking({ checkinInDays: 30 + i, nights: 3 });
+    const d = ownBooking({ checkinInDays: 30 + i, nights: 3 });
     await runLiteapi(d);
     await runOutbox();
     await drainClientEmails();
@@ -288,6 +306,50 @@ it("cost per booking, per scheduled email, per duplicate, per cancellation, per 
       db_bytes_per_1000: per1000(size1 - size0),
       email_content_bytes_per_1000: per1000(content1.n - content0.n),
     })}`,
+  );
+
+  // Outbound webhooks, last (a subscriber changes every later booking): one subscriber to
+  // booking.confirmed at the local receiver. Per repetition a booking runs up to its first sleep,
+  // as booking A above, and the window lasts until D1 records its webhook delivered (the queue
+  // consumer's attempt, the receiver's verified answer). What this adds to booking.book is the
+  // window minus booking A's (counts: first repetitions; CPU: the medians' difference).
+  console.log("BENCH_PROGRESS outbound webhooks");
+  const name = `cost-${Date.now().toString(36)}`;
+  const created = await SELF.fetch("https://engine.test/admin/webhooks/subscribers", {
+    method: "POST",
+    headers: { authorization: "Bearer test-operator-token-0123456789abcdef", "content-type": "application/json" },
+    body: JSON.stringify({ url: `${env.WEBHOOK_RECEIVER}/hook/${name}`, eventTypes: ["booking.confirmed"], description: "cost benchmark" }),
+  });
+  const sub = await created.json();
+  expect(created.status, JSON.stringify(sub)).toBe(201);
+  await fetch(`${env.WEBHOOK_RECEIVER}/__register`, { method: "POST", body: JSON.stringify({ name, secret: sub.secret }) });
+  const delivered = async () =>
+    (await env.DB.prepare("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE subscriber_id = ? AND status = 'delivered'").bind(sub.subscriberId).first()).n;
+  const hookRuns = [];
+  let hookFirst = null;
+  for (let rep = 0; rep < REPEATS; rep++) {
+    const w = ownBooking({ checkinInDays: 30, nights: 3 });
+    const m = await measure(async () => {
+      await bookUntilFirstSleep(w);
+      const until = Date.now() + 60_000;
+      while ((await delivered()) < rep + 1) {
+        if (Date.now() > until) throw new Error(`the webhook of ${w.bookingId} was not delivered in 60 s`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    }, "booking with a webhook subscriber");
+    hookRuns.push(m.cpu);
+    hookFirst ??= m;
+    await drainClientEmails();
+  }
+  const got = await (await fetch(`${env.WEBHOOK_RECEIVER}/__deliveries?name=${name}`)).json();
+  expect(got.filter((x) => x.type === "booking.confirmed" && x.verified)).toHaveLength(REPEATS);
+  const withHook = sum(hookFirst.byTag);
+  const added = Object.fromEntries(FIELDS.map((k) => [k, withHook[k] - sum(book.byTag)[k]]));
+  report(
+    "outbound webhook, one subscriber to booking.confirmed: publish + one delivery, added to booking.book",
+    added,
+    { median: Math.round(median(hookRuns) - median(runs.book)), runs: hookRuns.map((c, i) => Math.round(c - (runs.book[i] ?? median(runs.book)))) },
+    { "booking.book window with the subscriber": hookFirst.byTag, "booking.book window without": book.byTag },
   );
 });
 

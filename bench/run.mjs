@@ -10,8 +10,8 @@
 //   3. outbox alarm cost (SQLite rows read, wall ms) with 0 … 100,000 queued items (vitest inside
 //      workerd: bench/vitest.bench.config.mjs + bench/outbox.bench.mjs);
 //   4. cost per booking, measured: D1 calls, rows read and written, subrequests, Workflow steps and
-//      workerd CPU ms per booking.book, scheduled email, duplicate, cancellation, compensation and
-//      sweeper tick, through a counting wrapper around the bindings, and D1's size per 1,000
+//      workerd CPU ms per booking.book, scheduled email, duplicate, cancellation, compensation,
+//      sweeper tick and one outbound webhook subscriber, through a counting wrapper around the bindings, and D1's size per 1,000
 //      bookings (bench/cost.mjs);
 //   6.–8. the sweeper, outbound webhooks and the admin (bench/sweeper.mjs, bench/webhooks.mjs,
 //      bench/admin.mjs), each inside workerd;
@@ -699,18 +699,6 @@ await step("outbound webhooks: 1,000 events to a local receiver, consumer alone 
 });
 const hooksHeaders = ["scenario", "events", "wall ms", "events/s", "attempts", "mean attempt ms", "signatures verified"];
 const hooksRows = hooks.map((r) => [r.scenario, String(r.events), String(r.ms), String(r.per_s), String(r.attempts), String(r.avg_attempt_ms), String(r.verified)]);
-// Not measured: read from the code (src/publisher/mod.rs, src/webhooks/deliver.rs,
-// src/store/webhooks.rs) when outbound webhooks were added. The cost benchmark's journeys have no
-// subscriber, so no measured figure replaces these yet; the report labels them as read, not measured.
-const hooksCostHeaders = ["path (read from the code, not measured)", "D1 calls", "other subrequests"];
-const hooksCostRows = [
-  ["supplier webhook (POST /webhooks/<source>): added by outbound webhooks", "0", "0"],
-  ["publish, no subscriber wants the type", "1 (subscribers read)", "0"],
-  ["publish, k subscribers want it", "2 (subscribers read; one batch: event + k deliveries + claim)", "⌈k/100⌉ queue sendBatch"],
-  ["publish again with the same event id (a replayed step)", "2", "0"],
-  ["one delivery attempt", "3 (load; attempt + lease; one batch: attempt row + delivery)", "1 fetch (+1 queue send to the DLQ when it dies)"],
-  ["a journey event", "+1 Workflow step per publication", ""],
-];
 
 // ---------------------------------------------------------------------------------------------
 // 8. The owner's admin: bench/admin.mjs, which also runs alone.
@@ -838,6 +826,10 @@ const msMax = Math.max(...outboxMeasured.map((o) => o.ms));
 const outerMin = Math.min(...outboxMeasured.map((o) => o.outerMs));
 const outerMax = Math.max(...outboxMeasured.map((o) => o.outerMs));
 const zeroCost = { d1_calls: 0, subrequests: 0, steps: 0, cpu_ms: 0, tags: {} };
+const hookRow = costOf("outbound webhook");
+const hookCostText = hookRow
+  ? `+${hookRow.d1_calls} D1 calls (${hookRow.rows_read} rows read, ${hookRow.rows_written} written), +${hookRow.subrequests} subrequests, +${hookRow.steps} Workflow step${hookRow.steps === 1 ? "" : "s"}, +${hookRow.cpu_ms} workerd CPU ms (median)`
+  : "not measured in this run";
 const bookRow = costOf("booking.book") ?? zeroCost;
 const bookHandler = bookRow.tags?.worker ?? zeroCost;
 const dupRow = costOf("duplicate") ?? zeroCost;
@@ -960,10 +952,10 @@ the consumer with the wrangler.toml batch settings (10 messages, 1 s).
 
 ${table(hooksHeaders, hooksRows)}
 
-Cost per path, **read from the code, not measured** (the cost benchmark's journeys of section 4
-have no subscriber; these may drift from the code, unlike section 4's figures):
-
-${table(hooksCostHeaders, hooksCostRows)}
+Cost of one subscriber, measured (section 4's "outbound webhook" row: a booking.book whose
+\`booking.confirmed\` one subscriber wants, until D1 records the delivery made, minus the same
+booking without a subscriber): ${hookCostText}. Not measured: more than one subscriber, a
+replayed publish (the same event id) and a delivery that fails or dies.
 
 ## 8. The owner's admin
 
@@ -1049,7 +1041,9 @@ ${analysis.join("\n")}
   minus the first's, over three, plus the CPU per email sent. A duplicate is the mean of ten
   deliveries. The compensation is liteAPI's failure of a checkout Stripe reported paid (owner
   policy: no refund until the owner acts), its owner alert and the guest's notice; the payment's
-  own cost is kept apart. CPU ms: the workerd processes of the vitest run (found among its
+  own cost is kept apart. The outbound webhook row is a booking whose \`booking.confirmed\` one
+  subscriber at a local receiver wants, until D1 records the delivery made, minus the booking
+  without a subscriber. CPU ms: the workerd processes of the vitest run (found among its
   descendants in /proc, served by bench/cost/cpu-probe.mjs, since workerd's clock does not advance
   while code runs), read before and after each scenario. D1 size per 1,000 bookings: \`meta.size_after\`
   (the database file) before and after ${costSize?.bookings ?? "N"} complete hotel journeys (sleeps off, every email

@@ -26,11 +26,17 @@ function bump(tag, field, n = 1) {
   c[field] += n;
 }
 
-/** Every D1 round trip, in order: `[tag, the first words of each statement]` (GET /__bench/trace). */
+/**
+ * Every D1 round trip, in order: `[tag, the first words of each statement, the rows D1 reported
+ * each read]` (GET /__bench/trace). `traced` returns the entry, whose rows the caller fills in.
+ */
 let trace = [];
 function traced(tag, sqls) {
-  trace.push([tag, sqls.map((q) => String(q).replace(/\s+/g, " ").slice(0, 90))]);
+  const entry = [tag, sqls.map((q) => String(q).replace(/\s+/g, " ").slice(0, 90)), []];
+  trace.push(entry);
+  return entry;
 }
+const rowsOf = (entry, ...results) => entry[2].push(...results.map((r) => Number(r?.meta?.rows_read ?? 0)));
 const sqlOf = new WeakMap();
 
 function noteMeta(tag, meta) {
@@ -59,9 +65,10 @@ function countedStatement(stmt, tagOf) {
         return async (...args) => {
           const tag = tagOf();
           bump(tag, "d1_calls");
-          traced(tag, [sqlOf.get(wrapped)]);
+          const entry = traced(tag, [sqlOf.get(wrapped)]);
           const r = await target[prop](...args);
           noteMeta(tag, r?.meta);
+          rowsOf(entry, r);
           return r;
         };
       }
@@ -70,9 +77,10 @@ function countedStatement(stmt, tagOf) {
         return async (column) => {
           const tag = tagOf();
           bump(tag, "d1_calls");
-          traced(tag, [sqlOf.get(wrapped)]);
+          const entry = traced(tag, [sqlOf.get(wrapped)]);
           const r = await target.all();
           noteMeta(tag, r?.meta);
+          rowsOf(entry, r);
           const row = r.results?.[0] ?? null;
           if (row === null || column === undefined || column === null) return row;
           if (!(column in row)) throw new Error(`D1_COLUMN_NOTFOUND: Column not found (${column})`);
@@ -86,9 +94,10 @@ function countedStatement(stmt, tagOf) {
         return async ({ columnNames = false } = {}) => {
           const tag = tagOf();
           bump(tag, "d1_calls");
-          traced(tag, [sqlOf.get(wrapped)]);
+          const entry = traced(tag, [sqlOf.get(wrapped)]);
           const r = await target.all();
           noteMeta(tag, r?.meta);
+          rowsOf(entry, r);
           const results = r.results ?? [];
           const names = results.length ? Object.keys(results[0]) : [];
           if (names.some((n) => /^\d+$/.test(n))) throw new Error(`bench wrapper: raw() of a column named like an integer (${names})`);
@@ -119,9 +128,10 @@ function countedD1(db, tagOf) {
         return async (statements) => {
           const tag = tagOf();
           bump(tag, "d1_calls");
-          traced(tag, statements.map((s) => sqlOf.get(s) ?? "?"));
+          const entry = traced(tag, statements.map((s) => sqlOf.get(s) ?? "?"));
           const results = await target.batch(statements.map((s) => realStatement.get(s) ?? s));
           for (const r of results) noteMeta(tag, r?.meta);
+          rowsOf(entry, ...results);
           return results;
         };
       }
