@@ -19,7 +19,8 @@ const HISTORY = join(root, "bench", "cost-history.json");
  * One run of the cost benchmark: `rows`, every scenario's counts
  * (`[{ scenario, d1_calls, rows_read, rows_written, subrequests, steps, cpu_ms, cpu_ms_runs,
  * d1_calls_rows_unreported, tags }]`), and `size`, D1's growth over complete bookings
- * (`{ bookings, emails_per_booking, db_bytes_per_1000, email_content_bytes_per_1000, … }`).
+ * (`{ bookings, emails_per_booking, db_bytes_per_1000, email_content_bytes_per_1000,
+ * table_bytes_per_1000: { table: bytes }, … }`).
  */
 export function measureCost() {
   const out = runVitestBenchTags("vitest.cost.config.mjs", ["BENCH_COST", "BENCH_COST_SIZE"]);
@@ -80,7 +81,11 @@ export function sizeLine(size) {
     `${MiB(size.db_bytes_per_1000)} (${size.db_bytes_per_1000.toLocaleString("en-US")} bytes; D1's meta.size_after before and after), ` +
     `of which the emails' stored content ${MiB(size.email_content_bytes_per_1000)} ` +
     `(${size.emails_per_booking} emails per booking: confirmation, owner alert, arrival guide, check-in note, thank-you); ` +
-    `measured over ${size.bookings} complete hotel journeys, scaled ×${(1000 / size.bookings).toFixed(0)}`
+    `measured over ${size.bookings} complete hotel journeys, scaled ×${(1000 / size.bookings).toFixed(0)}. ` +
+    `Stored bytes by table (values only, without indexes and page overhead): ` +
+    Object.entries(size.table_bytes_per_1000 ?? {})
+      .map(([table, bytes]) => `${table} ${MiB(bytes)}`)
+      .join(", ")
   );
 }
 

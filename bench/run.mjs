@@ -1047,7 +1047,9 @@ ${analysis.join("\n")}
   descendants in /proc, served by bench/cost/cpu-probe.mjs, since workerd's clock does not advance
   while code runs), read before and after each scenario. D1 size per 1,000 bookings: \`meta.size_after\`
   (the database file) before and after ${costSize?.bookings ?? "N"} complete hotel journeys (sleeps off, every email
-  sent and its content stored), scaled. Not measured: the outbox's own SQLite.
+  sent and its content stored), scaled; by table, the sum of \`length()\` of every column of
+  every row before and after (SQLite's dbstat, which would count pages, is not offered), so the
+  rest of the file's growth is indexes and page overhead. Not measured: the outbox's own SQLite.
 `;
 
 // A quick (smoke) run must not replace the committed figures: it goes to .local/ instead.
