@@ -649,6 +649,11 @@ await step("stop the servers", async () => {
 let costRows = [];
 let costSize = null;
 await step("cost per booking: D1 calls, rows, subrequests, Workflow steps, CPU ms, D1 size (measured in workerd)", () => {
+  // A quick run: fewer repetitions and bookings (its figures go to .local/, not the history).
+  if (QUICK) {
+    process.env.BENCH_COST_REPEATS ??= "3";
+    process.env.BENCH_COST_SIZE_BOOKINGS ??= "10";
+  }
   const run = measureCost();
   if (!QUICK) record(run);
   costRows = run.rows;
