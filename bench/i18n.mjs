@@ -5,7 +5,7 @@
 //      (fluent-bundle) adds to a wasm32 cdylib of its own, next to two options measured and not
 //      kept (rust-i18n, the icalendar crate)
 //      — each probe against an empty library (both linking chrono as the Worker does), built with
-//      the Worker's release profile (opt-level "s", LTO, one codegen unit), wasm-bindgen off (raw
+//      the Worker's release profile (opt-level "z", LTO, one codegen unit), wasm-bindgen off (raw
 //      wasm, gzip -9) — and the Worker's wasm as built now (build/index_bg.wasm) next to the
 //      Worker before these features (measured once, commit c1d9b2b);
 //   2. render time per email per language: the #[ignore]d test `bench_render_time_per_language`
@@ -94,7 +94,7 @@ try {
     mkdirSync(join(dir, "src"), { recursive: true });
     writeFileSync(
       join(dir, "Cargo.toml"),
-      `[package]\nname = "size_${name}"\nversion = "0.0.0"\nedition = "2021"\npublish = false\n[lib]\ncrate-type = ["cdylib"]\n[dependencies]\n${CHRONO}\n${v.deps}\n[profile.release]\nopt-level = "s"\nlto = true\ncodegen-units = 1\npanic = "abort"\n[workspace]\n`,
+      `[package]\nname = "size_${name}"\nversion = "0.0.0"\nedition = "2021"\npublish = false\n[lib]\ncrate-type = ["cdylib"]\n[dependencies]\n${CHRONO}\n${v.deps}\n[profile.release]\nopt-level = "z"\nlto = true\ncodegen-units = 1\npanic = "abort"\n[workspace]\n`,
     );
     for (const [file, text] of Object.entries(v.files ?? {})) {
       mkdirSync(join(dir, file, ".."), { recursive: true });

@@ -5,7 +5,7 @@
 //   1. size of the compiled-in data (raw and gzip -9) and, when build/ exists, of the Worker's wasm;
 //   2. host lookup time: the #[ignore]d test `bench_lookup_time_and_accuracy` in tests/host/tz_lookup.rs,
 //      built with the release profile (LTO off and 16 codegen units here, to keep the build short;
-//      opt-level "s" as in the Worker), 500,000 lookups of fixed pseudo-random points;
+//      opt-level "z" as in the Worker), 500,000 lookups of fixed pseudo-random points;
 //   3. accuracy on a held-out table: the cities of npm `city-timezones` (MIT; a different source
 //      than the lookup's boundary data, used only here, never shipped) — the share whose looked-up
 //      zone has the same UTC offsets on 2027-01-15 and 2027-07-15 as the city's zone, the share

@@ -9,6 +9,14 @@ export const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 
 /** @param {string} config file name under bench/ @param {string} tag e.g. `BENCH_SWEEPER` */
 export function runVitestBench(config, tag) {
+  return runVitestBenchTags(config, [tag])[tag];
+}
+
+/**
+ * Runs the benchmark once and returns, per tag of `tags`, the lines it printed with that tag,
+ * parsed (`{ [tag]: [json, …] }`). Every tag must have at least one line.
+ */
+export function runVitestBenchTags(config, tags) {
   const bin = join(root, "node_modules", ".bin");
   const run = spawnSync(join(bin, "vitest"), ["run", "--config", join(root, "bench", config)], {
     cwd: root,
@@ -16,16 +24,20 @@ export function runVitestBench(config, tag) {
     env: { ...process.env, PATH: `${bin}:${process.env.PATH}` },
     maxBuffer: 64 * 1024 * 1024,
   });
-  const pattern = new RegExp(`${tag} (\\{.*\\})`);
-  const rows = `${run.stdout}\n${run.stderr}`
-    .split("\n")
-    .map((line) => pattern.exec(line))
-    .filter(Boolean)
-    .map((m) => JSON.parse(m[1]));
-  if (run.status !== 0 || rows.length === 0) {
+  const lines = `${run.stdout}\n${run.stderr}`.split("\n");
+  const out = {};
+  for (const tag of tags) {
+    const pattern = new RegExp(`${tag} (\\{.*\\})`);
+    out[tag] = lines
+      .map((line) => pattern.exec(line))
+      .filter(Boolean)
+      .map((m) => JSON.parse(m[1]));
+  }
+  const empty = tags.filter((t) => out[t].length === 0);
+  if (run.status !== 0 || empty.length > 0) {
     process.stderr.write(run.stdout.slice(-4000) + run.stderr.slice(-4000));
-    console.error(`bench/${config}: vitest exited ${run.status} with ${rows.length} measurements`);
+    console.error(`bench/${config}: vitest exited ${run.status}${empty.length ? `, no ${empty.join(", ")} line` : ""}`);
     process.exit(1);
   }
-  return rows;
+  return out;
 }

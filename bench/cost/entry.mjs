@@ -1,9 +1,10 @@
 // The Worker as the cost benchmark runs it: the real build (build/index.js) with every binding it
 // pays for wrapped in a counter the engine cannot tell from the binding itself. The D1 binding
-// counts each call (prepare(...).run/all/first/raw, batch, exec: one round trip each) and the rows
-// D1 reports it read and wrote (`meta.rows_read` / `meta.rows_written`,
-// https://developers.cloudflare.com/d1/worker-api/return-object/); the outbox namespace, the
-// Workflow binding, the email service binding and global fetch count subrequests; the Workflow's
+// (and any session of it, withSession) counts each call (prepare(...).run/all/first/raw, batch,
+// exec: one round trip each) and the rows D1 reports it read and wrote (`meta.rows_read` /
+// `meta.rows_written`, https://developers.cloudflare.com/d1/worker-api/return-object/; exec()
+// reports none); the outbox namespace, the Workflow binding, the email service binding, the
+// outbound webhooks' queues (send, sendBatch) and global fetch count subrequests; the Workflow's
 // `step` counts the steps run. Counts are kept per tag — the entry point, or the Workflow step's
 // name without its ids ("record booking", "send arrival_guide") — and read (and reset) through
 // GET /__bench/counts; every SQL text prepared through GET /__bench/sql; every round trip in order
@@ -13,7 +14,7 @@
 import { WorkflowEntrypoint } from "cloudflare:workers";
 import Engine, { Outbox as EngineOutbox } from "../../build/index.js";
 
-/** tag → { d1_calls, rows_read, rows_written, subrequests, steps, emails_sent } */
+/** tag → { d1_calls, rows_read, rows_written, subrequests, steps, emails_sent, d1_calls_rows_unreported } */
 let counts = new Map();
 let currentStep = null;
 /** Every SQL text the engine prepared (for the query-plan test: tests/e2e-plans). */
@@ -21,15 +22,21 @@ const sqlSeen = new Set();
 
 function bump(tag, field, n = 1) {
   let c = counts.get(tag);
-  if (!c) counts.set(tag, (c = { d1_calls: 0, rows_read: 0, rows_written: 0, subrequests: 0, steps: 0, emails_sent: 0 }));
+  if (!c) counts.set(tag, (c = { d1_calls: 0, rows_read: 0, rows_written: 0, subrequests: 0, steps: 0, emails_sent: 0, d1_calls_rows_unreported: 0 }));
   c[field] += n;
 }
 
-/** Every D1 round trip, in order: `[tag, the first words of each statement]` (GET /__bench/trace). */
+/**
+ * Every D1 round trip, in order: `[tag, the first words of each statement, the rows D1 reported
+ * each read]` (GET /__bench/trace). `traced` returns the entry, whose rows the caller fills in.
+ */
 let trace = [];
 function traced(tag, sqls) {
-  trace.push([tag, sqls.map((q) => String(q).replace(/\s+/g, " ").slice(0, 90))]);
+  const entry = [tag, sqls.map((q) => String(q).replace(/\s+/g, " ").slice(0, 90)), []];
+  trace.push(entry);
+  return entry;
 }
+const rowsOf = (entry, ...results) => entry[2].push(...results.map((r) => Number(r?.meta?.rows_read ?? 0)));
 const sqlOf = new WeakMap();
 
 function noteMeta(tag, meta) {
@@ -58,9 +65,10 @@ function countedStatement(stmt, tagOf) {
         return async (...args) => {
           const tag = tagOf();
           bump(tag, "d1_calls");
-          traced(tag, [sqlOf.get(wrapped)]);
+          const entry = traced(tag, [sqlOf.get(wrapped)]);
           const r = await target[prop](...args);
           noteMeta(tag, r?.meta);
+          rowsOf(entry, r);
           return r;
         };
       }
@@ -69,9 +77,10 @@ function countedStatement(stmt, tagOf) {
         return async (column) => {
           const tag = tagOf();
           bump(tag, "d1_calls");
-          traced(tag, [sqlOf.get(wrapped)]);
+          const entry = traced(tag, [sqlOf.get(wrapped)]);
           const r = await target.all();
           noteMeta(tag, r?.meta);
+          rowsOf(entry, r);
           const row = r.results?.[0] ?? null;
           if (row === null || column === undefined || column === null) return row;
           if (!(column in row)) throw new Error(`D1_COLUMN_NOTFOUND: Column not found (${column})`);
@@ -79,9 +88,21 @@ function countedStatement(stmt, tagOf) {
         };
       }
       if (prop === "raw") {
-        return async (...args) => {
-          bump(tagOf(), "d1_calls");
-          return target.raw(...args);
+        // D1's raw() returns no meta: served from all() like first(), its rows turned into arrays
+        // in column order (the engine's SQL names no column twice nor like an integer, which an
+        // object would merge or reorder; such a column fails the benchmark rather than mislead).
+        return async ({ columnNames = false } = {}) => {
+          const tag = tagOf();
+          bump(tag, "d1_calls");
+          const entry = traced(tag, [sqlOf.get(wrapped)]);
+          const r = await target.all();
+          noteMeta(tag, r?.meta);
+          rowsOf(entry, r);
+          const results = r.results ?? [];
+          const names = results.length ? Object.keys(results[0]) : [];
+          if (names.some((n) => /^\d+$/.test(n))) throw new Error(`bench wrapper: raw() of a column named like an integer (${names})`);
+          const arrays = results.map((row) => names.map((n) => row[n]));
+          return columnNames ? [names, ...arrays] : arrays;
         };
       }
       const v = Reflect.get(target, prop, target);
@@ -107,17 +128,27 @@ function countedD1(db, tagOf) {
         return async (statements) => {
           const tag = tagOf();
           bump(tag, "d1_calls");
-          traced(tag, statements.map((s) => sqlOf.get(s) ?? "?"));
+          const entry = traced(tag, statements.map((s) => sqlOf.get(s) ?? "?"));
           const results = await target.batch(statements.map((s) => realStatement.get(s) ?? s));
           for (const r of results) noteMeta(tag, r?.meta);
+          rowsOf(entry, ...results);
           return results;
         };
       }
       if (prop === "exec") {
+        // exec() reports a statement count and a duration, no rows: counted as a call, and apart
+        // as a call whose rows D1 does not report (the table says so when any was made).
         return async (sql) => {
-          bump(tagOf(), "d1_calls");
+          const tag = tagOf();
+          bump(tag, "d1_calls");
+          bump(tag, "d1_calls_rows_unreported");
+          traced(tag, [sql]);
           return target.exec(sql);
         };
+      }
+      if (prop === "withSession") {
+        // A session (read replication) has the database's prepare and batch: counted alike.
+        return (...args) => countedD1(Reflect.apply(target.withSession, target, args), tagOf);
       }
       const v = Reflect.get(target, prop, target);
       return typeof v === "function" && prop !== "constructor" ? (...a) => Reflect.apply(v, target, a) : v;
@@ -153,7 +184,7 @@ function countedNamespace(ns, tagOf) {
   });
 }
 
-/** `env` with its D1, outbox, Workflow and email bindings counted under `tagOf()`. */
+/** `env` with its D1, outbox, Workflow, email and webhook queue bindings counted under `tagOf()`. */
 export function countedEnv(env, tagOf) {
   const cache = new Map();
   return new Proxy(env, {
@@ -165,6 +196,8 @@ export function countedEnv(env, tagOf) {
       else if (prop === "OUTBOX") w = countedNamespace(v, tagOf);
       else if (prop === "JOURNEY") w = countedCalls(v, ["create", "createBatch", "get"], tagOf);
       else if (prop === "EMAIL") w = countedCalls(v, ["send"], tagOf, (x) => x, "emails_sent");
+      // Outbound webhooks' queues: each send or sendBatch is one subrequest.
+      else if (prop === "WEBHOOKS" || prop === "WEBHOOKS_DLQ") w = countedCalls(v, ["send", "sendBatch"], tagOf);
       else return v;
       cache.set(prop, w);
       return w;
@@ -180,11 +213,24 @@ globalThis.fetch = (...args) => {
   return realFetch(...args);
 };
 
+/**
+ * Sleeps the journeys have started (GET /__bench/sleeps): the benchmark waits for a journey's first
+ * sleep to know its booking's own work is done (the local Workflow engine reports a sleeping
+ * instance as running).
+ */
+let sleepsStarted = 0;
+
 function countedStep(step) {
   return new Proxy(step, {
     get(target, prop) {
       const v = Reflect.get(target, prop, target);
       if (typeof v !== "function" || prop === "constructor") return v;
+      if (prop === "sleep" || prop === "sleepUntil") {
+        return (...a) => {
+          sleepsStarted += 1;
+          return Reflect.apply(v, target, a);
+        };
+      }
       if (prop === "do") {
         return (name, ...rest) => {
           const tag = stepTag(name);
@@ -216,6 +262,9 @@ export default class CountedEngine extends Engine {
     const url = new URL(request.url);
     if (url.pathname === "/__bench/sql") {
       return new Response(JSON.stringify([...sqlSeen]), { headers: { "content-type": "application/json" } });
+    }
+    if (url.pathname === "/__bench/sleeps") {
+      return new Response(JSON.stringify({ sleeps: sleepsStarted }), { headers: { "content-type": "application/json" } });
     }
     if (url.pathname === "/__bench/trace") {
       const body = JSON.stringify(trace);
