@@ -75,6 +75,26 @@ async function acme(type, data) {
   return runJourney(await instanceIdOf("generic", eventId), async () => (await postGeneric(JSON.stringify({ type, data }), { id, secret: ACME })).response, { disableSleeps: true });
 }
 
+/** acme's `hotel_booked` data for its own stay paid by checkout `c` (30 days ahead). */
+function acmeStay(bookingId, c) {
+  return {
+    booking_id: bookingId,
+    client_reference: c.reference,
+    status: "CONFIRMED",
+    hotel_id: null,
+    hotel_name: "Partner Harbour Hotel",
+    checkin: dateInDays(30),
+    checkout: dateInDays(33),
+    rooms: [{ room_name: "Double", board_name: null, adults: 2, children: 0 }],
+    holder: { name: { first_name: "Pat", last_name: "Partner" }, email: c.email, phone: null },
+    guests: [],
+    total: { amount: "540.00", currency: "EUR" },
+    hotel_confirmation_number: null,
+    sandbox: false,
+    location: { time_zone: "Europe/Madrid" },
+  };
+}
+
 describe("a partner's failure events never move another source's money", () => {
   it("acme names a paid liteAPI checkout by booking, prebook, payment intent and client reference: no refund request, the booking stays confirmed; liteAPI's own failure still refunds once", async () => {
     const c = checkout();
@@ -125,22 +145,7 @@ describe("a partner's failure events never move another source's money", () => {
     const c = checkout();
     await runStripeEvent(paidSession(c));
     const bookingId = unique("AC_");
-    await acme("hotel_booked", {
-      booking_id: bookingId,
-      client_reference: c.reference,
-      status: "CONFIRMED",
-      hotel_id: null,
-      hotel_name: "Partner Harbour Hotel",
-      checkin: dateInDays(30),
-      checkout: dateInDays(33),
-      rooms: [{ room_name: "Double", board_name: null, adults: 2, children: 0 }],
-      holder: { name: { first_name: "Pat", last_name: "Partner" }, email: c.email, phone: null },
-      guests: [],
-      total: { amount: "540.00", currency: "EUR" },
-      hotel_confirmation_number: null,
-      sandbox: false,
-      location: { time_zone: "Europe/Madrid" },
-    });
+    await acme("hotel_booked", acmeStay(bookingId, c));
     await acme("booking_failed", { booking_kind: "hotel", booking_id: bookingId, client_reference: c.reference, reason: "Overbooked" });
     expect(await refundPosts(c.pi)).toHaveLength(1);
     const comp = await compensationOf(c);
@@ -151,22 +156,7 @@ describe("a partner's failure events never move another source's money", () => {
     const c = checkout();
     await runStripeEvent(paidSession(c));
     const bookingId = unique("AC_");
-    await acme("hotel_booked", {
-      booking_id: bookingId,
-      client_reference: c.reference,
-      status: "CONFIRMED",
-      hotel_id: null,
-      hotel_name: "Partner Harbour Hotel",
-      checkin: dateInDays(30),
-      checkout: dateInDays(33),
-      rooms: [{ room_name: "Double", board_name: null, adults: 2, children: 0 }],
-      holder: { name: { first_name: "Pat", last_name: "Partner" }, email: c.email, phone: null },
-      guests: [],
-      total: { amount: "540.00", currency: "EUR" },
-      hotel_confirmation_number: null,
-      sandbox: false,
-      location: { time_zone: "Europe/Madrid" },
-    });
+    await acme("hotel_booked", acmeStay(bookingId, c));
     // More liteAPI records of the reference than any cut list of 50 would hold, read before
     // acme's booking.
     const flood = await prebooksCarrying(c.reference, c.pi, 55);

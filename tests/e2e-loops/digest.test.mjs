@@ -5,7 +5,7 @@
 // email as sent is kept 180 days (RETENTION_EMAIL_CONTENT_DAYS).
 import { env } from "cloudflare:test";
 import { describe, it, expect } from "vitest";
-import { outboxStub, rows, sweep, unique } from "../e2e/helpers.mjs";
+import { outboxStub, rows, seedHold as hold, sweep, unique } from "../e2e/helpers.mjs";
 
 const H = 3_600_000;
 const DAY = 24 * H;
@@ -20,24 +20,6 @@ async function run(sql, ...binds) {
 async function queued(key) {
   const r = await outboxStub().fetch(`https://outbox/email?dedupe_key=${encodeURIComponent(key)}`);
   return r.status === 200 ? r.json() : null;
-}
-
-/** A checkout attempt and an open hold on it, made `hoursAgo` hours ago. */
-async function hold(hoursAgo) {
-  const id = unique("hold_");
-  const prebook = unique("PB_");
-  const at = Date.now() - hoursAgo * H;
-  const details = { prebook_id: prebook, email: "tester@example.com", guest_name: { first_name: "Card", last_name: "Tester" }, hotel_name: "Example Harbour Hotel" };
-  await run(
-    "INSERT INTO checkout_attempts (prebook_id, email, guest_name, attempt_day, attempted_at_ms, details_json, hold_id) VALUES (?, 'tester@example.com', 'card tester', ?, ?, ?, ?)",
-    prebook,
-    new Date(at).toISOString().slice(0, 10),
-    at,
-    JSON.stringify(details),
-    id,
-  );
-  await run("INSERT INTO holds (hold_id, status, reason, prebook_id, created_at_ms) VALUES (?, 'held', 'The email tester@example.com was used under 3 different names today (UTC).', ?, ?)", id, prebook, at);
-  return id;
 }
 
 describe("the owner's daily digest", () => {

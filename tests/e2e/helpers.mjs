@@ -430,3 +430,25 @@ export async function submitActionForm(url, { nonce, headers = {} } = {}) {
     body,
   });
 }
+
+/**
+ * Seeds a checkout attempt and an open card-testing hold on it, made `hoursAgo` hours ago (as
+ * the checkout journey records one); returns the hold id.
+ */
+export async function seedHold(hoursAgo) {
+  const id = unique("hold_");
+  const prebook = unique("PB_");
+  const at = Date.now() - hoursAgo * 3_600_000;
+  const details = { prebook_id: prebook, email: "tester@example.com", guest_name: { first_name: "Card", last_name: "Tester" }, hotel_name: "Example Harbour Hotel" };
+  await env.DB.prepare(
+    "INSERT INTO checkout_attempts (prebook_id, email, guest_name, attempt_day, attempted_at_ms, details_json, hold_id) VALUES (?, 'tester@example.com', 'card tester', ?, ?, ?, ?)",
+  )
+    .bind(prebook, new Date(at).toISOString().slice(0, 10), at, JSON.stringify(details), id)
+    .run();
+  await env.DB.prepare(
+    "INSERT INTO holds (hold_id, status, reason, prebook_id, created_at_ms) VALUES (?, 'held', 'The email tester@example.com was used under 3 different names today (UTC).', ?, ?)",
+  )
+    .bind(id, prebook, at)
+    .run();
+  return id;
+}

@@ -1,33 +1,8 @@
 // The default for a card-testing hold nobody answers (HOLD_UNANSWERED_ACTION unset: keep): past
 // the recall time and past the unanswered time it stays held, is recalled to the owner once, and
 // the recall says it stays held. (The owner's loops run configures dismiss instead.)
-import { env } from "cloudflare:test";
 import { describe, it, expect } from "vitest";
-import { outboxStub, rows, sweep, unique } from "./helpers.mjs";
-
-const H = 3_600_000;
-
-async function run(sql, ...binds) {
-  await env.DB.prepare(sql).bind(...binds).run();
-}
-
-/** A checkout attempt and an open hold on it, made `hoursAgo` hours ago. */
-async function hold(hoursAgo) {
-  const id = unique("hold_");
-  const prebook = unique("PB_");
-  const at = Date.now() - hoursAgo * H;
-  const details = { prebook_id: prebook, email: "tester@example.com", guest_name: { first_name: "Card", last_name: "Tester" }, hotel_name: "Example Harbour Hotel" };
-  await run(
-    "INSERT INTO checkout_attempts (prebook_id, email, guest_name, attempt_day, attempted_at_ms, details_json, hold_id) VALUES (?, 'tester@example.com', 'card tester', ?, ?, ?, ?)",
-    prebook,
-    new Date(at).toISOString().slice(0, 10),
-    at,
-    JSON.stringify(details),
-    id,
-  );
-  await run("INSERT INTO holds (hold_id, status, reason, prebook_id, created_at_ms) VALUES (?, 'held', 'The email tester@example.com was used under 3 different names today (UTC).', ?, ?)", id, prebook, at);
-  return id;
-}
+import { outboxStub, rows, seedHold as hold, sweep } from "./helpers.mjs";
 
 describe("an unanswered card-testing hold, default policy", () => {
   it("open 80 h (past the 24 h recall and the 72 h unanswered time): stays held, recalled once, and the recall says it stays held", async () => {
