@@ -411,6 +411,24 @@ await step("bundle: wasm size and `wrangler deploy --dry-run` (offline)", async 
   return `wasm ${kib(b.wasmRaw)} (gzip ${kib(b.wasmGzip)}), upload ${kib(b.uploadRaw)} / gzip ${kib(b.uploadGzip)} = ${pct(b.uploadGzip, SIZE_LIMITS.free)} of the free limit`;
 });
 
+/**
+ * The plain-text variables a Worker gets from `dir`'s wrangler.toml `[vars]` (its last table,
+ * `KEY = "value"` lines) and `.dev.vars` (`KEY=value`, if present), as workerd text bindings: the
+ * engine checks its configuration on every request and answers /health 503 without it, so the
+ * start-up is timed with the configuration it runs with.
+ */
+function textBindings(dir) {
+  const vars = {};
+  const toml = readFileSync(join(dir, "wrangler.toml"), "utf8");
+  const table = toml.slice(toml.search(/^\[vars\]\s*$/m) >>> 0);
+  for (const m of table.matchAll(/^([A-Z][A-Z0-9_]*)\s*=\s*"((?:[^"\\]|\\.)*)"\s*$/gm)) vars[m[1]] = m[2];
+  const devVars = join(root, ".dev.vars");
+  if (existsSync(devVars)) {
+    for (const m of readFileSync(devVars, "utf8").matchAll(/^([A-Z][A-Z0-9_]*)=(.*)$/gm)) vars[m[1]] = m[2].replace(/^"(.*)"$/, "$1");
+  }
+  return Object.entries(vars).map(([k, v]) => `(name = "${k}", text = ${JSON.stringify(v)})`);
+}
+
 /** A workerd config serving the dry-run output `dist` on `port`. */
 function workerdConfig(name, dist, port) {
   const date = (tomlValue(dirs[name], "compatibility_date") ?? '"2026-11-01"').replace(/"/g, "");
@@ -434,6 +452,7 @@ const w :Workerd.Worker = (
   ],
   compatibilityDate = "${date}",
   compatibilityFlags = ${flags},
+  bindings = [ ${name === "engine" ? textBindings(dirs[name]).join(", ") : ""} ],
 );
 `,
   );
