@@ -315,6 +315,29 @@ mod tests {
         }
     }
 
+    /// The outbox checks each alarm for misses without counting marketing: that holds only while
+    /// no time-bound kind is of the marketing rank.
+    #[test]
+    fn time_bound_email_is_never_of_the_marketing_rank() {
+        for kind in EmailKind::ALL.into_iter().filter(|k| is_time_bound(*k)) {
+            assert!(kind.rank().as_i64() < Rank::Marketing.as_i64(), "{kind:?}");
+        }
+    }
+
+    #[test]
+    fn marketing_counts_change_no_miss_of_time_bound_email() {
+        let candidates = [TimeBound {
+            dedupe_key: "arrival_guide:BK1".into(),
+            booking_id: Some("BK1".into()),
+            position: 3,
+            moment_ms: 1_000_000 + 2 * 155_000,
+        }];
+        let without = forecast(&q([1, 1, 2, 0], None), &candidates);
+        let with = forecast(&q([1, 1, 2, 90_000], None), &candidates);
+        assert_eq!(without.misses.len(), 1);
+        assert_eq!(without.misses, with.misses);
+    }
+
     #[test]
     fn the_kth_email_goes_k_mean_gaps_after_the_slot_opens() {
         let q = q([2, 3, 0, 1], None);
