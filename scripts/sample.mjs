@@ -28,6 +28,9 @@ try {
   console.log(`booking ${response.data.bookingId}: watch the npm start terminal for the two send_email lines.`);
   process.exit(r.ok ? 0 : 1);
 } catch (e) {
-  console.error(`could not reach the engine at ${url}: ${e.message}. Is \`npm start\` running?`);
+  console.error(
+    `could not reach the engine at ${url}: ${e.message}. Is \`npm start\` running` +
+      (process.env.ENGINE_PORT ? "?" : ` on port ${port}? Started on another port, run \`ENGINE_PORT=<port> npm run sample\`.`),
+  );
   process.exit(1);
 }

@@ -90,7 +90,7 @@ booking-email-engine is running.
 
 Post a sample liteAPI booking.book (a fresh event and booking id each time):
 
-  npm run sample
+  ${ENGINE_PORT === 8787 ? "" : `ENGINE_PORT=${ENGINE_PORT} `}npm run sample
 
 or the fixed fixture with curl (a second post of the same event answers "duplicate"; its stay,
 June 2026, is over, so only the owner is told):

@@ -132,6 +132,7 @@ pub async fn booked(
         params.source,
         params.event_id.as_str(),
         plan.zone_known.then_some(plan.zone.as_str()),
+        over,
         &cfg.owner_email,
         &cfg.branding,
     )

@@ -128,6 +128,10 @@ describe("supplier data is data", () => {
     expect(await rows("SELECT booking_id FROM bookings WHERE booking_id = ?", d.bookingId)).toEqual([{ booking_id: d.bookingId }]);
     const emails = await rows("SELECT kind FROM emails WHERE booking_id = ? ORDER BY kind", d.bookingId);
     expect(emails.map((e) => e.kind)).toEqual(["owner_new_booking"]);
+    // The owner's alert says so, and never that a confirmation is queued.
+    const [alert] = await rows("SELECT text_body FROM email_contents WHERE dedupe_key = ?", `owner_new_booking:${d.bookingId}`);
+    expect(alert.text_body).toContain("the guest is not written to");
+    expect(alert.text_body).not.toContain("queued in the outbox");
     const plan = await rows("SELECT kind, status, reason FROM scheduled_sends WHERE booking_id = ? ORDER BY kind", d.bookingId);
     expect(plan.every((p) => p.status !== "planned")).toBe(true);
   });

@@ -240,7 +240,7 @@ fn owner_alerts_with_placeholders_are_defanged_not_blocked() {
     b.hotel_name = "{{Outbox}} ${x} [[y]] {%z%} {#c#}\u{200b}{{".into();
     let owner = EmailAddress::parse("owner@example.com").unwrap();
     let mut alert = guarded(&lock(), &b, |b| {
-        owner_new_booking(b, Source::Liteapi, "ev1", None, &owner, &branding())
+        owner_new_booking(b, Source::Liteapi, "ev1", None, false, &owner, &branding())
     })
     .unwrap();
     assert!(alert.lock.is_none(), "owner alerts carry no verdict");

@@ -29,6 +29,8 @@ struct NewBooking<'a> {
     event_id: &'a str,
     /// The hotel's zone as planned (`Europe/Madrid`), or `None` when it is not known yet.
     hotel_time: Option<&'a str>,
+    /// The stay was over when the booking event arrived: no guest email, nothing planned.
+    stay_over: bool,
 }
 email_body!(
     NewBooking = "owner_new_booking.html",
@@ -44,6 +46,7 @@ pub fn owner_new_booking(
     source: Source,
     event_id: &str,
     hotel_time: Option<&str>,
+    stay_over: bool,
     owner: &EmailAddress,
     branding: &Branding,
 ) -> Result<OutgoingEmail, RenderError> {
@@ -77,6 +80,7 @@ pub fn owner_new_booking(
             source: source.as_str(),
             event_id,
             hotel_time,
+            stay_over,
         },
         branding,
     )
@@ -529,6 +533,7 @@ mod tests {
             Source::Liteapi,
             "evt_1",
             Some("Europe/Madrid (coordinates)"),
+            false,
             &owner,
             &branding(),
         )
@@ -546,6 +551,7 @@ mod tests {
             Source::Liteapi,
             "evt_1",
             None,
+            false,
             &owner,
             &branding(),
         )
@@ -556,5 +562,30 @@ mod tests {
             unknown.text
         );
         assert!(unknown.html.contains("Hotel time: unknown"));
+        assert!(unknown
+            .text
+            .contains("The guest's confirmation is queued in the outbox."));
+    }
+
+    /// A booking event for a stay already over: the owner is told the guest is not written to,
+    /// never that a confirmation is queued or that sends are planned.
+    #[test]
+    fn owner_alert_of_a_stay_already_over_says_no_guest_email() {
+        let owner = EmailAddress::parse("owner@example.com").unwrap();
+        let e = owner_new_booking(
+            &sample_booking(),
+            Source::Liteapi,
+            "evt_1",
+            None,
+            true,
+            &owner,
+            &branding(),
+        )
+        .unwrap();
+        for body in [&e.text, &e.html] {
+            assert!(body.contains("the guest is not written to"), "{body}");
+            assert!(!body.contains("queued in the outbox"), "{body}");
+            assert!(!body.contains("Hotel time: unknown"), "{body}");
+        }
     }
 }
