@@ -71,32 +71,29 @@ pub fn take_missing() -> Vec<String> {
 }
 
 /// Formats message `id` of `locale` with `args`: the language's own message, else English's
-/// (counted as a fallback), else `""` (counted as missing).
+/// (counted as a fallback), else `""` (counted as missing). A message that formats with errors (a
+/// variable its text names but the caller did not pass, an unknown term) counts as absent in that
+/// language: Fluent would render the variable's name as `{$name}` into the guest's email.
 fn format(locale: Locale, id: &str, args: Option<&FluentArgs<'_>>) -> String {
     BUNDLES.with(|bundles| {
-        let find = |l: Locale| {
+        let formatted = |l: Locale| {
             let b = &bundles[Locale::ALL.iter().position(|x| *x == l).unwrap_or(0)];
-            b.get_message(id).and_then(|m| m.value()).map(|p| (b, p))
+            let pattern = b.get_message(id).and_then(|m| m.value())?;
+            let mut errors = Vec::new();
+            let text = b.format_pattern(pattern, args, &mut errors).into_owned();
+            errors.is_empty().then_some(text)
         };
-        let found = find(locale).or_else(|| {
-            let english = find(Locale::En);
-            if english.is_some() {
+        if let Some(text) = formatted(locale) {
+            return text;
+        }
+        if locale != Locale::En {
+            if let Some(text) = formatted(Locale::En) {
                 FALLBACKS.with(|f| f.borrow_mut().push((locale, id.to_string())));
-            }
-            english
-        });
-        match found {
-            Some((bundle, pattern)) => {
-                let mut errors = Vec::new();
-                bundle
-                    .format_pattern(pattern, args, &mut errors)
-                    .into_owned()
-            }
-            None => {
-                MISSING.with(|m| m.borrow_mut().push(id.to_string()));
-                String::new()
+                return text;
             }
         }
+        MISSING.with(|m| m.borrow_mut().push(id.to_string()));
+        String::new()
     })
 }
 
@@ -418,5 +415,26 @@ fn currency_digits(code: &str) -> usize {
         3
     } else {
         2
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A message whose variable the caller did not pass is refused in every language (the render
+    /// then refuses), never sent as Fluent's `{$name}`; with its variable it is the language's own.
+    #[test]
+    fn a_message_missing_its_variable_is_refused_not_rendered_with_the_name() {
+        take_fallbacks();
+        take_missing();
+        let es = Tr { locale: Locale::Es };
+        let out = es.t1("hi", "first_name", "Ana");
+        assert_eq!(out, "");
+        assert_eq!(take_missing(), vec!["hi".to_string()]);
+        let ok = es.t1("hi", "name", "Ana");
+        assert!(ok.starts_with("Hola") && ok.contains("Ana"), "{ok}");
+        assert!(take_fallbacks().is_empty());
+        assert!(take_missing().is_empty());
     }
 }
