@@ -1,0 +1,425 @@
+//! Tests of the outbox policy (pacing, routes, hand-overs, failures).
+
+use super::*;
+use proptest::prelude::*;
+
+/// A tiny deterministic sequence for "seeded randomness" in tests (SplitMix64).
+fn seeded(mut seed: u64) -> impl FnMut() -> u64 {
+    move || {
+        seed = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = seed;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+}
+
+#[test]
+fn production_gap_is_always_within_150_to_160_seconds() {
+    let mut rng = seeded(7);
+    let (mut lo, mut hi) = (i64::MAX, i64::MIN);
+    for _ in 0..100_000 {
+        let g = Pacing::PRODUCTION.gap_ms(rng());
+        assert!((150_000..=160_000).contains(&g), "{g}");
+        lo = lo.min(g);
+        hi = hi.max(g);
+    }
+    // Uniform over the whole range: both ends are reached within 1 s.
+    assert!(lo < 151_000 && hi > 159_000, "{lo} {hi}");
+    assert_eq!(Pacing::PRODUCTION.gap_ms(0), 150_000);
+    assert_eq!(Pacing::PRODUCTION.gap_ms(10_000), 160_000);
+    assert_eq!(
+        Pacing::PRODUCTION.gap_ms(u64::MAX),
+        150_000 + (u64::MAX % 10_001) as i64
+    );
+}
+
+#[test]
+fn pacing_rejects_inverted_ranges() {
+    assert!(Pacing::new(10, 5).is_err());
+    assert!(Pacing::new(-1, 5).is_err());
+    assert_eq!(Pacing::new(0, 0).unwrap().gap_ms(12345), 0);
+}
+
+#[test]
+fn idle_outbox_sends_at_once_and_busy_one_waits_for_the_slot() {
+    let facts = QueueFacts {
+        client_ready: true,
+        ..Default::default()
+    };
+    // Never sent before: slot at 0 → now.
+    assert_eq!(next_wake(1_000, 0, facts), Some(1_000));
+    // Sent 10 s ago with a 155 s gap → wake at the slot.
+    let slot = Pacing::PRODUCTION.next_slot_after(990_000, 5_000);
+    assert_eq!(slot, 1_145_000);
+    assert_eq!(next_wake(1_000_000, slot, facts), Some(slot));
+    assert!(!client_slot_open(1_000_000, slot));
+    assert!(client_slot_open(slot, slot));
+}
+
+#[test]
+fn owner_alerts_wake_now_even_inside_a_client_gap() {
+    let facts = QueueFacts {
+        owner_ready: true,
+        client_ready: true,
+        earliest_waiting_ms: None,
+        fast_lane_at_ms: None,
+    };
+    assert_eq!(next_wake(5_000, 160_000, facts), Some(5_000));
+}
+
+#[test]
+fn a_catch_up_lane_wakes_before_the_normal_slot() {
+    let facts = QueueFacts {
+        client_ready: true,
+        fast_lane_at_ms: Some(35_000),
+        ..Default::default()
+    };
+    assert_eq!(next_wake(5_000, 160_000, facts), Some(35_000));
+    assert_eq!(next_wake(40_000, 160_000, facts), Some(40_000));
+}
+
+#[test]
+fn waiting_items_wake_at_their_backoff_end() {
+    let facts = QueueFacts {
+        earliest_waiting_ms: Some(9_000),
+        ..Default::default()
+    };
+    assert_eq!(next_wake(5_000, 0, facts), Some(9_000));
+    assert_eq!(next_wake(10_000, 0, facts), Some(10_000));
+    assert_eq!(next_wake(10_000, 0, QueueFacts::default()), None);
+}
+
+proptest! {
+    #[test]
+    fn any_configured_gap_stays_in_range(min in 0i64..1_000_000, extra in 0i64..100_000, r in any::<u64>()) {
+        let p = Pacing::new(min, min + extra).unwrap();
+        let g = p.gap_ms(r);
+        prop_assert!(g >= min && g <= min + extra);
+    }
+}
+
+#[test]
+fn main_provider_is_paused_until_next_utc_day() {
+    let now = 1_767_225_600_000 + 13 * 3_600_000; // 2026-01-01T13:00Z
+    let until = next_utc_midnight(now);
+    assert_eq!(until, 1_767_225_600_000 + DAY_MS);
+    assert_eq!(next_utc_midnight(until), until + DAY_MS);
+    let a = |main_paused, smtp_configured, smtp_paused| Availability {
+        main: Provider::Cloudflare,
+        main_paused_until_ms: main_paused,
+        smtp_configured,
+        smtp_paused_until_ms: smtp_paused,
+    };
+    use ProviderChoice::*;
+    assert_eq!(
+        choose_provider(now, a(Some(until), true, None)),
+        Send(Provider::Smtp)
+    );
+    assert_eq!(
+        choose_provider(until, a(Some(until), true, None)),
+        Send(Provider::Cloudflare)
+    );
+    assert_eq!(
+        choose_provider(now, a(None, true, None)),
+        Send(Provider::Cloudflare)
+    );
+    // Main paused, no SMTP: wait for the reset.
+    assert_eq!(
+        choose_provider(now, a(Some(until), false, None)),
+        WaitUntil(until)
+    );
+    // Both paused: wait for whichever comes back first.
+    assert_eq!(
+        choose_provider(now, a(Some(until), true, Some(now + 5))),
+        WaitUntil(now + 5)
+    );
+    assert_eq!(
+        choose_provider(now, a(Some(now + 7), true, Some(until))),
+        WaitUntil(now + 7)
+    );
+    // An SMTP pause that ended no longer counts.
+    assert_eq!(
+        choose_provider(now, a(Some(until), true, Some(now - 1))),
+        Send(Provider::Smtp)
+    );
+    // SMTP paused but main fine: main.
+    assert_eq!(
+        choose_provider(now, a(None, true, Some(until))),
+        Send(Provider::Cloudflare)
+    );
+    let resend = Availability {
+        main: Provider::Resend,
+        ..a(None, false, None)
+    };
+    assert_eq!(choose_provider(now, resend), Send(Provider::Resend));
+}
+
+#[test]
+fn provider_names_round_trip() {
+    for p in [Provider::Cloudflare, Provider::Resend, Provider::Smtp] {
+        assert_eq!(Provider::parse(p.as_str()), Some(p));
+    }
+    assert_eq!(Provider::parse("main"), None);
+    assert!(Provider::Resend.is_main() && Provider::Cloudflare.is_main());
+    assert!(!Provider::Smtp.is_main());
+    assert!(Provider::Resend.is_idempotent() && !Provider::Smtp.is_idempotent());
+}
+
+#[test]
+fn restart_rule_resend_same_key_vs_possibly_twice() {
+    use crate::domain::email::EmailStatus::*;
+    let t = 1_000_000_000;
+    assert_eq!(status_after_success(None, Provider::Cloudflare, t), Sent);
+    // Resend retried with the same key within its window: Resend deduplicated it.
+    assert_eq!(
+        status_after_success(Some((Provider::Resend, t)), Provider::Resend, t + 60_000),
+        Sent
+    );
+    // Window (24 h − 1 h margin) over: the key may have expired.
+    assert_eq!(
+        status_after_success(
+            Some((Provider::Resend, t)),
+            Provider::Resend,
+            t + 23 * 3_600_000
+        ),
+        SentPossiblyTwice
+    );
+    // Cloudflare or SMTP cannot confirm; neither can a switch of provider.
+    assert_eq!(
+        status_after_success(Some((Provider::Cloudflare, t)), Provider::Cloudflare, t + 1),
+        SentPossiblyTwice
+    );
+    assert_eq!(
+        status_after_success(Some((Provider::Smtp, t)), Provider::Smtp, t + 1),
+        SentPossiblyTwice
+    );
+    assert_eq!(
+        status_after_success(Some((Provider::Resend, t)), Provider::Smtp, t + 1),
+        SentPossiblyTwice
+    );
+    // A non-idempotent uncertainty is never replaced by a later Resend one.
+    assert_eq!(
+        merge_maybe_handed_over(Some((Provider::Smtp, t)), (Provider::Resend, t + 9)),
+        (Provider::Smtp, t)
+    );
+    assert_eq!(
+        merge_maybe_handed_over(Some((Provider::Resend, t)), (Provider::Smtp, t + 9)),
+        (Provider::Smtp, t + 9)
+    );
+    assert_eq!(
+        merge_maybe_handed_over(None, (Provider::Resend, t)),
+        (Provider::Resend, t)
+    );
+}
+
+#[test]
+fn an_uncertain_hand_over_is_tried_once_more_never_in_a_loop() {
+    let t = 1_000;
+    // The first uncertain SMTP hand-over: one more attempt.
+    assert!(!stop_after_uncertain(None, Provider::Smtp, true));
+    // The second: stop (the first may already have arrived).
+    assert!(stop_after_uncertain(
+        Some((Provider::Smtp, t)),
+        Provider::Smtp,
+        true
+    ));
+    assert!(stop_after_uncertain(
+        Some((Provider::Cloudflare, t)),
+        Provider::Smtp,
+        true
+    ));
+    // A refusal or a sure failure is not uncertain.
+    assert!(!stop_after_uncertain(
+        Some((Provider::Smtp, t)),
+        Provider::Smtp,
+        false
+    ));
+    // Resend deduplicates by its key: its uncertainty never stops the retries, and an earlier
+    // Resend uncertainty leaves SMTP one more try.
+    assert!(!stop_after_uncertain(
+        Some((Provider::Smtp, t)),
+        Provider::Resend,
+        true
+    ));
+    assert!(!stop_after_uncertain(
+        Some((Provider::Resend, t)),
+        Provider::Smtp,
+        true
+    ));
+}
+
+#[test]
+fn configuration_faults_pause_the_route_like_refused_credentials() {
+    let b = Backoff::DEFAULT;
+    for provider in [Provider::Cloudflare, Provider::Resend, Provider::Smtp] {
+        let d = after_failure(ProviderErrorClass::Configuration, provider, 9, 10, b, 1);
+        assert_eq!(
+            d,
+            AfterFailure::PauseProvider {
+                until_ms: 10 + CREDENTIALS_PAUSE_MS,
+                cause: PauseCause::Configuration,
+            }
+        );
+        assert_eq!(
+            d.provider_pause().map(|p| p.cause),
+            Some(PauseCause::Configuration)
+        );
+    }
+    assert!(ProviderErrorClass::Configuration.owner_must_fix());
+    assert!(ProviderErrorClass::CredentialsRejected.owner_must_fix());
+    assert!(!ProviderErrorClass::Transient.owner_must_fix());
+}
+
+#[test]
+fn refused_credentials_pause_the_provider_whatever_the_attempt_count() {
+    let b = Backoff::DEFAULT;
+    for provider in [Provider::Cloudflare, Provider::Resend, Provider::Smtp] {
+        for attempts in [1, b.max_attempts, b.max_attempts + 3] {
+            assert_eq!(
+                after_failure(
+                    ProviderErrorClass::CredentialsRejected,
+                    provider,
+                    attempts,
+                    10,
+                    b,
+                    7
+                ),
+                AfterFailure::PauseProvider {
+                    until_ms: 10 + CREDENTIALS_PAUSE_MS,
+                    cause: PauseCause::Credentials,
+                }
+            );
+        }
+    }
+    // A daily limit on either main provider fails over.
+    assert!(matches!(
+        after_failure(
+            ProviderErrorClass::DailyLimit,
+            Provider::Resend,
+            1,
+            10,
+            b,
+            0
+        ),
+        AfterFailure::FailOver { .. }
+    ));
+}
+
+#[test]
+fn classification_table() {
+    use ProviderErrorClass::*;
+    let table = [
+        (Some("E_DAILY_LIMIT_EXCEEDED"), DailyLimit),
+        (Some("E_RATE_LIMIT_EXCEEDED"), RateLimited),
+        (Some("E_RECIPIENT_SUPPRESSED"), RecipientRejected),
+        (Some("E_INTERNAL_SERVER_ERROR"), Transient),
+        (Some("E_DELIVERY_FAILED"), Transient),
+        (None, Transient),
+        (Some("E_SENDER_NOT_VERIFIED"), Configuration),
+        (Some("E_RECIPIENT_NOT_ALLOWED"), Configuration),
+        (Some("E_VALIDATION_ERROR"), Configuration),
+        (Some("E_HEADER_VALUE_TOO_LONG"), Configuration),
+        (Some("E_SOMETHING_NEW"), Transient),
+    ];
+    for (code, want) in table {
+        assert_eq!(classify_cloudflare_code(code), want, "{code:?}");
+    }
+}
+
+#[test]
+fn failure_decisions() {
+    let b = Backoff::DEFAULT;
+    let now = 1_000_000;
+    assert_eq!(
+        after_failure(
+            ProviderErrorClass::DailyLimit,
+            Provider::Cloudflare,
+            1,
+            now,
+            b,
+            0
+        ),
+        AfterFailure::FailOver {
+            pause_main_until_ms: next_utc_midnight(now)
+        }
+    );
+    // SMTP's own quota or suspension pauses SMTP until the day turns, whatever the count.
+    for attempts in [1, b.max_attempts] {
+        assert_eq!(
+            after_failure(
+                ProviderErrorClass::DailyLimit,
+                Provider::Smtp,
+                attempts,
+                now,
+                b,
+                0
+            ),
+            AfterFailure::PauseProvider {
+                until_ms: next_utc_midnight(now),
+                cause: PauseCause::DailyLimit,
+            }
+        );
+    }
+    // A recipient's policy drops the email; the route is not paused.
+    assert_eq!(
+        after_failure(
+            ProviderErrorClass::RecipientDeclined,
+            Provider::Smtp,
+            1,
+            now,
+            b,
+            0
+        ),
+        AfterFailure::Drop
+    );
+    assert_eq!(
+        after_failure(
+            ProviderErrorClass::RecipientRejected,
+            Provider::Cloudflare,
+            1,
+            now,
+            b,
+            0
+        ),
+        AfterFailure::Drop
+    );
+    assert_eq!(
+        after_failure(
+            ProviderErrorClass::Transient,
+            Provider::Cloudflare,
+            b.max_attempts,
+            now,
+            b,
+            0
+        ),
+        AfterFailure::DeadLetter
+    );
+    match after_failure(
+        ProviderErrorClass::RateLimited,
+        Provider::Cloudflare,
+        1,
+        now,
+        b,
+        0,
+    ) {
+        AfterFailure::RetryAt { at_ms } => assert!(at_ms >= now + 60_000),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn backoff_grows_and_stays_within_bounds() {
+    let b = Backoff::DEFAULT;
+    let mut rng = seeded(42);
+    for attempts in 1..=20u32 {
+        let d = b
+            .base_ms
+            .saturating_mul(1 << (attempts - 1).min(30))
+            .min(b.cap_ms);
+        for _ in 0..1_000 {
+            let got = b.delay_ms(attempts, rng());
+            assert!(got >= d / 2 && got <= d, "attempt {attempts}: {got} vs {d}");
+        }
+    }
+}
