@@ -48,6 +48,8 @@ use super::reply::{EnhancedCode, Reply};
 use super::SmtpCommand;
 use crate::domain::outbox::ProviderErrorClass;
 
+/// Whose fault a refusal is, decided by the command it answered, its reply code, its enhanced
+/// status code, and — only where those leave it open — whether the reply is about us: it names
 /// `our_sender` (the MAIL FROM address), or says in one of a few servers' fixed phrases that it
 /// refuses our sender, our relaying or our client (see the module's table). 2xx/3xx are not
 /// refusals; a caller that gets one where a refusal was expected gets `Transient`.

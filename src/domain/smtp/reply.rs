@@ -159,9 +159,6 @@ pub fn hand_over(dot_written: bool, final_reply: Option<&Reply>) -> HandOver {
     }
 }
 
-/// Whose fault a refusal is, decided by the command it answered, its reply code, its enhanced
-/// status code, and — only where those leave it open — whether the reply is about us: it names
-
 /// A line received from the server, made ready for async-smtp's reply parser.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ReplyLine {
