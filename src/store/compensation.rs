@@ -157,13 +157,11 @@ pub fn find_for_booking_statement(
     // prebook id, then the client reference (a NULL one matches nothing); only the owner's own.
     db.prepare(format!(
         "SELECT {COLUMNS} FROM ( \
-           SELECT {COLUMNS}, 1 AS priority FROM compensations \
-             WHERE booking_id = ?1 AND source = ?4 AND partner IS ?5 \
-           UNION ALL SELECT {COLUMNS}, 2 FROM compensations \
-             WHERE prebook_id = ?2 AND source = ?4 AND partner IS ?5 \
-           UNION ALL SELECT {COLUMNS}, 3 FROM compensations \
-             WHERE client_reference = ?3 AND source = ?4 AND partner IS ?5) \
-         ORDER BY priority LIMIT 1"
+           SELECT {COLUMNS}, 1 AS priority FROM compensations WHERE booking_id = ?1 AND {mine} \
+           UNION ALL SELECT {COLUMNS}, 2 FROM compensations WHERE prebook_id = ?2 AND {mine} \
+           UNION ALL SELECT {COLUMNS}, 3 FROM compensations WHERE client_reference = ?3 AND {mine}) \
+         ORDER BY priority LIMIT 1",
+        mine = crate::store::ownership::owned_by(4, 5)
     ))
     .bind(&[
         opt(booking_id.as_deref()),
@@ -173,6 +171,32 @@ pub fn find_for_booking_statement(
         opt(owner.partner_column()),
     ])
     .map(Some)
+}
+
+/// Removes compensation `id` opened by `owner` while none of its steps has started (all
+/// `pending`): what a supplier failure opened before it was found to name another owner's
+/// booking. The id derives from the ids the failure named, not from its owner, so a row left
+/// behind would make the rightful owner's own failure of that booking look foreign. Returns
+/// whether a row was removed; a compensation any step of which has run is kept.
+pub async fn discard_unstarted(db: &D1Database, id: &str, owner: &Owner) -> Result<bool> {
+    let unstarted = "NOT EXISTS (SELECT 1 FROM compensation_steps WHERE compensation_id = ?1 \
+                     AND status != 'pending')";
+    let results = db
+        .batch(vec![
+            db.prepare(format!(
+                "DELETE FROM compensation_steps WHERE compensation_id = ?1 AND {unstarted} \
+                 AND EXISTS (SELECT 1 FROM compensations WHERE compensation_id = ?1 AND {mine})",
+                mine = crate::store::ownership::owned_by(2, 3)
+            ))
+            .bind(&[s(id), s(owner.source.as_str()), opt(owner.partner_column())])?,
+            db.prepare(format!(
+                "DELETE FROM compensations WHERE compensation_id = ?1 AND {mine} AND {unstarted}",
+                mine = crate::store::ownership::owned_by(2, 3)
+            ))
+            .bind(&[s(id), s(owner.source.as_str()), opt(owner.partner_column())])?,
+        ])
+        .await?;
+    Ok(results.get(1).is_some_and(|r| changes(r) > 0))
 }
 
 /// The compensation a [`find_for_booking_statement`] found in a batch.

@@ -241,6 +241,19 @@ describe("a generic partner's credential acts only on its own bookings", () => {
     const compensationId = `comp-${hex.slice(0, 24)}`;
     const before = await snapshot(lite.bookingId);
     const id = unique("msg_");
+    // What that first look wrote: acme's compensation under the id the booking id derives, its
+    // steps not started.
+    const at = Date.now();
+    await env.DB.prepare(
+      "INSERT INTO compensations (compensation_id, cause, booking_id, source, partner, event_id, event_name, reason, state, created_at_ms, updated_at_ms) VALUES (?, 'supplier_failed', ?, 'generic', 'acme', ?, 'booking_failed', 'Room no longer available', 'open', ?, ?)",
+    )
+      .bind(compensationId, lite.bookingId, `acme/${id}`, at, at)
+      .run();
+    for (const [position, step] of ["close_booking", "withdraw_emails", "refund", "guest_notice", "owner_alert"].entries()) {
+      await env.DB.prepare("INSERT INTO compensation_steps (compensation_id, step, position, status, updated_at_ms) VALUES (?, ?, ?, 'pending', ?)")
+        .bind(compensationId, step, position + 1, at)
+        .run();
+    }
     const instance = await introspectWorkflowInstance(env.JOURNEY, await instanceIdOf("generic", `acme/${id}`));
     try {
       await instance.modify(async (m) => {
@@ -266,6 +279,10 @@ describe("a generic partner's credential acts only on its own bookings", () => {
     expect(await snapshot(lite.bookingId)).toEqual(before);
     expect((await rows("SELECT status FROM bookings WHERE booking_id = ?", lite.bookingId))[0].status).toBe("CONFIRMED");
     expect(await rows("SELECT dedupe_key FROM emails WHERE to_addr = ?", "attacker@example.com")).toEqual([]);
+    // acme's compensation is gone, so liteAPI's own failure of this booking (the same
+    // compensation id) is not refused as acme's.
+    expect(await rows("SELECT compensation_id FROM compensations WHERE compensation_id = ?", compensationId)).toEqual([]);
+    expect(await rows("SELECT step FROM compensation_steps WHERE compensation_id = ?", compensationId)).toEqual([]);
   });
 });
 

@@ -109,8 +109,20 @@ pub async fn booking_failed(
         .await?;
         opened = open_step(format!("compensation look again {}", step_part(&id))).await?;
         // What arrived during the wait may be another owner's (its booking stored under the id
-        // this failure names): refused then as at first sight, and nothing is undone.
+        // this failure names): refused then as at first sight, nothing is undone, and the
+        // compensation the first look opened is removed, so it cannot make the rightful owner's
+        // own failure of that booking (the same compensation id) look foreign.
         if let Some((record, reason)) = &opened.foreign {
+            let (env2, id2, owner) = (env.clone(), id.clone(), params.owner());
+            step.run(
+                &format!("compensation discard {}", step_part(&id)),
+                StepConfig::STORAGE,
+                async move || {
+                    let db = env2.d1(DB_BINDING)?;
+                    store::compensation::discard_unstarted(&db, &id2, &owner).await
+                },
+            )
+            .await?;
             super::foreign::refuse(step, env, params, record, reason, &mut out).await?;
             return Ok(out);
         }
