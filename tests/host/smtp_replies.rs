@@ -339,6 +339,51 @@ fn replies_of_every_class_outside_5xx_are_never_refusals_of_anyone() {
     }
 }
 
+/// A guest chooses their own address, and servers echo it: its parts never read as words about
+/// us. Each reply below would pause SMTP for every guest if `dmarc`, `your ip`, `relay` or
+/// `envelope sender` inside the address counted.
+#[test]
+fn an_echoed_recipient_address_never_reads_as_words_about_us() {
+    for (command, reply, want) in [
+        (
+            RcptTo,
+            "554 5.7.1 <dmarc@guest.example>: Recipient address rejected: Access denied",
+            RecipientDeclined,
+        ),
+        (
+            RcptTo,
+            "552 5.2.2 <your.ip@guest.example>: Mailbox full",
+            Transient,
+        ),
+        (
+            RcptTo,
+            "550 <relay.sender@guest.example>: no such user here",
+            Transient,
+        ),
+        (
+            RcptTo,
+            "550 envelope.sender@guest.example: mailbox unavailable",
+            Transient,
+        ),
+        (
+            RcptTo,
+            "550 5.1.1 <ptr.record@guest.example>: Recipient address rejected: User unknown",
+            RecipientRejected,
+        ),
+    ] {
+        assert_eq!(
+            classify_refusal(command, &read(reply), SENDER),
+            want,
+            "{reply}"
+        );
+    }
+    // The same words outside an address still count.
+    assert_eq!(
+        classify_refusal(RcptTo, &read("550 Relay access denied"), SENDER),
+        Configuration
+    );
+}
+
 #[test]
 fn a_recipients_policy_drops_the_email_but_never_blames_the_address_or_the_route() {
     // Every policy or unconfirmed-address refusal of the table is one recipient's: dropped, not

@@ -250,10 +250,21 @@ fn recipients_policy(e: EnhancedCode) -> bool {
 }
 
 /// The words of a reply's text in lower case: split at anything not a letter or a digit, and at
-/// the humps of names (`SendAsDeniedException` → `send as denied exception`).
+/// the humps of names (`SendAsDeniedException` → `send as denied exception`). Addresses the
+/// server echoes (any whitespace-separated token with an `@`, e.g. `<dmarc@guest.example>:`) are
+/// left out first: a guest chooses their own address, and its parts must never read as a phrase
+/// about us (`dmarc`, `your ip`) that would pause the route for every guest. Whether a reply
+/// names our own sender is read from the whole text ([`names_address`]).
 fn words(text: &str) -> Vec<String> {
     let mut out = Vec::new();
-    for token in text.split(|c: char| !c.is_alphanumeric()) {
+    let without_addresses: Vec<&str> = text
+        .split_whitespace()
+        .filter(|t| !t.contains('@'))
+        .collect();
+    for token in without_addresses
+        .iter()
+        .flat_map(|t| t.split(|c: char| !c.is_alphanumeric()))
+    {
         let chars: Vec<char> = token.chars().collect();
         let mut word = String::new();
         for (i, &c) in chars.iter().enumerate() {
