@@ -438,7 +438,13 @@ async fn status_changed(
                     owner: Some(&actor),
                     ..FactsUpdate::keep(&row, at)
                 };
-                store::bookings::update_facts(&db, &update).await?;
+                // A lost race (another journey of this booking moved its version meanwhile, or
+                // the row is no longer this owner's) is retried by the step, never dropped.
+                if !store::bookings::update_facts(&db, &update).await? {
+                    return Err(rust_err(format!(
+                        "booking {id} changed while its status was being moved; retrying"
+                    )));
+                }
             }
             Ok(None)
         })

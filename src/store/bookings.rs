@@ -246,24 +246,10 @@ pub async fn write_facts(db: &D1Database, u: &FactsUpdate<'_>) -> Result<()> {
     }
 }
 
-/// Marks `old` as replaced by `new` (a rebook) and moves its version on, so its plan stops. Only
-/// a booking of `owner` is marked (checked in the statement,
-/// [`super::ownership::owned_by`]): one another owner
-/// stored after the event's owner was checked is left as it is.
-pub async fn mark_replaced(
-    db: &D1Database,
-    old: &str,
-    new: &str,
-    owner: &Owner,
-    event_time_ms: i64,
-) -> Result<()> {
-    mark_replaced_statement(db, old, new, owner, event_time_ms)?
-        .run()
-        .await?;
-    Ok(())
-}
-
-/// The statement of [`mark_replaced`], for a caller's own batch.
+/// Marks `old` as replaced by `new` (a rebook) and moves its version on, so its plan stops: the
+/// statement, for the caller's own batch. Only a booking of `owner` is marked (checked in the
+/// statement, [`super::ownership::owned_by`]): one another owner stored after the event's owner
+/// was checked is left as it is.
 pub fn mark_replaced_statement(
     db: &D1Database,
     old: &str,
