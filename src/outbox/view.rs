@@ -91,7 +91,14 @@ pub struct OutboxView {
     /// their moment (`crate::domain::backlog`).
     #[serde(default)]
     pub forecast: Option<crate::domain::backlog::Forecast>,
+    /// The routes' history, newest first (pauses and their causes, resumes, pauses lifted by a
+    /// settings change, emails a route refused alone): the last [`ROUTE_HISTORY_SHOWN`] lines.
+    #[serde(default)]
+    pub route_history: Vec<super::routes::RouteEvent>,
 }
+
+/// Lines of the route history the view lists.
+pub const ROUTE_HISTORY_SHOWN: i64 = 30;
 
 /// `GET /state` query: `status`, `dedupe_key`, `limit`.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -192,6 +199,7 @@ impl Outbox {
             truncated,
             items,
             attempts,
+            route_history: self.route_history(ROUTE_HISTORY_SHOWN)?,
         })
     }
 }
@@ -238,6 +246,12 @@ mod tests {
             attempts: vec![],
             catch_up: None,
             forecast: None,
+            route_history: vec![super::super::routes::RouteEvent {
+                at_ms: 6,
+                route: "smtp".into(),
+                event: "paused".into(),
+                detail: "d".into(),
+            }],
         };
         assert_eq!(
             serde_json::to_value(&view).unwrap(),
@@ -253,6 +267,7 @@ mod tests {
                 "attempts": [],
                 "catchUp": null,
                 "forecast": null,
+                "routeHistory": [{"atMs": 6, "route": "smtp", "event": "paused", "detail": "d"}],
             })
         );
     }

@@ -199,6 +199,8 @@ pub struct QueuePage {
     /// The catch-up form's choices: gaps (s) and durations (h) within the configured bounds.
     pub catch_up_gaps: Vec<i64>,
     pub catch_up_hours: Vec<i64>,
+    /// The routes' history, newest first: (when, route, event, detail).
+    pub route_history: Vec<(String, String, String, String)>,
 }
 
 /// An open hold as listed.
@@ -349,6 +351,8 @@ mod tests {
             main_paused_until_ms: main,
             smtp_configured,
             smtp_paused_until_ms: smtp,
+            owner_route: false,
+            owner_route_paused_until_ms: None,
         };
         // Main paused, SMTP carries: no banner.
         assert_eq!(

@@ -237,6 +237,18 @@ pub async fn queue(req: Request, env: &Env) -> Answer {
             .take(50)
             .map(|i| queue_line(i, i.updated_at_ms))
             .collect(),
+        route_history: st
+            .route_history
+            .iter()
+            .map(|e| {
+                (
+                    when(e.at_ms),
+                    e.route.clone(),
+                    e.event.replace('_', " "),
+                    e.detail.clone(),
+                )
+            })
+            .collect(),
     };
     html(200, view::render(&page)).answer()
 }
