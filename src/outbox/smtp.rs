@@ -162,9 +162,10 @@ where
     // connection, a deadline or an unreadable reply: that session is over.
     if matches!(
         sent,
-        Ok(()) | Err(Stop::Smtp(
-            async_smtp::error::Error::Transient(_) | async_smtp::error::Error::Permanent(_)
-        ))
+        Ok(())
+            | Err(Stop::Smtp(
+                async_smtp::error::Error::Transient(_) | async_smtp::error::Error::Permanent(_)
+            ))
     ) {
         let _ = race(timer, QUIT_WAIT_MS, transport.quit()).await;
     }

@@ -74,6 +74,12 @@ pub struct OutboxView {
     pub next_slot_at_ms: Option<i64>,
     pub main_paused_until_ms: Option<i64>,
     pub smtp_paused_until_ms: Option<i64>,
+    /// The owner route (the `OWNER_ROUTE` binding) exists.
+    #[serde(default)]
+    pub owner_route: bool,
+    /// The owner route failed and is not tried again before then.
+    #[serde(default)]
+    pub owner_route_paused_until_ms: Option<i64>,
     pub marketing_held_until_ms: Option<i64>,
     pub last_alarm: LastAlarm,
     /// Rows per status (stored names).
@@ -184,7 +190,10 @@ impl Outbox {
         )?;
         let now = crate::platform::now_ms();
         let cfg = self.config()?;
+        let availability = self.availability(&cfg)?;
         Ok(OutboxView {
+            owner_route: availability.owner_route,
+            owner_route_paused_until_ms: availability.owner_route_paused_until_ms,
             catch_up: self.catch_up(now)?,
             forecast: Some(self.forecast(&cfg, now)?),
             next_slot_at_ms: self.get_state(StateKey::NextSlotAtMs)?,
@@ -235,6 +244,8 @@ mod tests {
             next_slot_at_ms: Some(1),
             main_paused_until_ms: None,
             smtp_paused_until_ms: None,
+            owner_route: true,
+            owner_route_paused_until_ms: None,
             marketing_held_until_ms: Some(2),
             last_alarm: LastAlarm {
                 rows_read: Some(3),
@@ -259,6 +270,8 @@ mod tests {
                 "nextSlotAtMs": 1,
                 "mainPausedUntilMs": null,
                 "smtpPausedUntilMs": null,
+                "ownerRoute": true,
+                "ownerRoutePausedUntilMs": null,
                 "marketingHeldUntilMs": 2,
                 "lastAlarm": {"rowsRead": 3, "ms": 4},
                 "counts": {"sent": 5},

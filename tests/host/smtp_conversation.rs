@@ -220,7 +220,12 @@ async fn a_refused_sender_is_our_configuration_not_the_recipients_fault() {
         "553 5.7.1 <from@example.com>: Sender address rejected: not owned by user engine"
     );
     assert!(!run.seen.saw("RCPT"), "nothing after a refused sender");
-    assert_eq!(run.seen.verbs().last(), Some(&"QUIT"), "{:?}", run.seen.verbs());
+    assert_eq!(
+        run.seen.verbs().last(),
+        Some(&"QUIT"),
+        "{:?}",
+        run.seen.verbs()
+    );
 }
 
 #[tokio::test]

@@ -43,6 +43,7 @@ const GMAIL_RELAY: &str = "Google: 'Gmail SMTP errors and codes' (knowledge.work
 const SENDGRID: &str = "SendGrid (smtp.sendgrid.net) reply to the message, as reported in LandOfTheRair/LandOfTheRair issue #308 (nodemailer 'Message failed' after DATA) and chatwoot/chatwoot issue #2541";
 const M365_REPORTED: &str = "Microsoft 365 (smtp.office365.com) replies as reported in timeoff-management/timeoff-management-application issue #308 (432 4.3.2 after the data; Microsoft's wording in MicrosoftDocs/OfficeDocs-Support pull request #1991), PHPMailer/PHPMailer issue #992 and jstedfast/MailKit issue #700 (535 5.7.3 to AUTH)";
 const SES_SANDBOX: &str = "Amazon SES SMTP in the sandbox, where recipients must be verified too: RocketChat/Rocket.Chat issue #6195 and arithmetric/aws-lambda-ses-forwarder issue #142 (554 after the data, naming the recipient)";
+const POSTFIX_RUN: &str = "Debian's Postfix 3.7.11, run by tests/e2e-postfix with virtual_mailbox_maps, check_recipient_access DEFER, check_sender_access REJECT, body_checks REJECT and message_size_limit (its replies as read on the wire)";
 const ZOHO: &str = "Zoho Mail (smtp.zoho.com) replies as reported in mybb/mybb issue #2644 and frappe/erpnext issue #19057 (553 to the final dot), nodemailer/nodemailer issues #456 (535 at RCPT TO) and #1082 (530 5.5.1 at MAIL FROM)";
 
 /// One real reply, the command it answered, and the class it must get.
@@ -69,6 +70,13 @@ const fn case(
 }
 
 const TABLE: &[Case] = &[
+    // Postfix, as run by the end-to-end test against a real relay
+    case(POSTFIX_RUN, RcptTo, "550 5.1.1 <unknown-x@example.com>: Recipient address rejected: User unknown in virtual mailbox table", RecipientRejected),
+    case(POSTFIX_RUN, RcptTo, "450 4.7.1 <defer-x@example.com>: Recipient address rejected: try again later", Transient),
+    case(POSTFIX_RUN, RcptTo, "554 5.7.1 <bookings@example.com>: Sender address rejected: not owned by user engine", Configuration),
+    case(POSTFIX_RUN, EndOfData, "550 5.7.1 message content rejected by policy", MessageRefused),
+    case(POSTFIX_RUN, EndOfData, "552 5.3.4 Error: message file too big", MessageRefused),
+    case(POSTFIX_RUN, MailFrom, "552 5.3.4 Message size exceeds fixed limit", MessageRefused),
     // Postfix
     case(POSTFIX, RcptTo, "550 5.1.1 <guest@example.com>: Recipient address rejected: User unknown in local recipient table", RecipientRejected),
     case(POSTFIX, RcptTo, "550 5.1.1 <guest@example.com>: Recipient address rejected: User unknown in relay recipient table", RecipientRejected),
