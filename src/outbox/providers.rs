@@ -2,7 +2,6 @@
 //! (<https://developers.cloudflare.com/email-service/api/send-emails/workers-api/>).
 //! Errors carry a `code` (`E_DAILY_LIMIT_EXCEEDED`, …) that the core classifies.
 
-use crate::config::EMAIL_BINDING;
 use crate::domain::email::OutgoingEmail;
 use crate::domain::render::Branding;
 use crate::domain::text::{header_value, HEADER_MAX_CHARS, SUBJECT_MAX_CHARS};
@@ -32,18 +31,21 @@ fn code_of(e: &Error) -> Option<String> {
     }
 }
 
-/// Sends through `env.EMAIL.send({from, to, subject, text, html})`; returns the provider's message id.
+/// Sends through `env.<binding>.send({from, to, subject, text, html})` — `EMAIL` (the main
+/// provider) or `OWNER_ROUTE` (owner alerts while every guest route is paused); returns the
+/// provider's message id.
 ///
 /// The service sets `Message-ID` itself (it is not an allowed custom header), so our deterministic
 /// Message-ID only travels on the SMTP path.
 pub async fn send_cloudflare(
     env: &Env,
+    binding_name: &str,
     email: &OutgoingEmail,
     branding: &Branding,
 ) -> Result<String, MainFailure> {
-    let binding = env.send_email(EMAIL_BINDING).map_err(|e| MainFailure {
+    let binding = env.send_email(binding_name).map_err(|e| MainFailure {
         code: None,
-        message: format!("EMAIL binding: {e}"),
+        message: format!("{binding_name} binding: {e}"),
         handed_over: false,
     })?;
     let from = worker::EmailAddress::new(&branding.brand, branding.from.as_str());

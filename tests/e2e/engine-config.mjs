@@ -107,7 +107,9 @@ export async function engineTestConfig({ include, bindings = () => ({}), main, t
           serviceBindings: {
             EMAIL: { name: "email-with-faults", entrypoint: "EmailWithFaults" },
           },
-          email: { send_email: [] },
+          // The owner route: a send_email binding restricted to the owner's address, for owner
+          // alerts while every guest route is paused (as in wrangler.toml).
+          email: { send_email: [{ name: "OWNER_ROUTE", destination_address: "owner@example.com" }] },
           workers: [
             {
               name: "email-with-faults",

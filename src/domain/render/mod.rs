@@ -118,7 +118,8 @@ pub use journey_failed::owner_journey_failed;
 pub use mime::to_mime;
 pub use owner::{
     fault_key, owner_booking_cancelled, owner_checkout_hold, owner_email_failed, owner_hold_recall,
-    owner_new_booking, owner_provider_paused, owner_sends_failed, JourneyFailure, ProviderPaused,
+    owner_new_booking, owner_provider_paused, owner_sends_failed, utc_minute, JourneyFailure,
+    ProviderPaused,
 };
 // Kept at its old path for callers other branches are editing (the unsubscribe pages used it).
 #[allow(unused_imports)]
