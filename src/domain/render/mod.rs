@@ -299,6 +299,7 @@ pub fn compose(
         intent: None,
         lock: None,
         calendar,
+        reply_to: None,
     })
 }
 
