@@ -352,3 +352,50 @@ pub async fn mark_done(db: &D1Database, booking_id: &str, at_ms: i64) -> Result<
     let r = done_statement(db, booking_id, at_ms)?.run().await?;
     Ok(changes(&r) > 0)
 }
+
+/// A booking's facts for the owner's alert and the answer; `None` when the booking is unknown.
+/// The guest's name comes from the stored details (`holder.name`, as the hotel and flight
+/// journeys store it), the address from the contact.
+pub async fn booking_facts(
+    db: &D1Database,
+    booking_id: &str,
+) -> Result<Option<crate::domain::render::conversation::BookingFacts>> {
+    #[derive(Deserialize)]
+    struct Row {
+        contact_email: String,
+        status: String,
+        hotel_name: Option<String>,
+        checkin: Option<String>,
+        checkout: Option<String>,
+        details_json: String,
+    }
+    let Some(r) = db
+        .prepare(
+            "SELECT contact_email, status, hotel_name, checkin, checkout, details_json FROM bookings WHERE booking_id = ?1",
+        )
+        .bind(&[s(booking_id)])?
+        .first::<Row>(None)
+        .await?
+    else {
+        return Ok(None);
+    };
+    let details: serde_json::Value = serde_json::from_str(&r.details_json).unwrap_or_default();
+    let name = |part: &str| {
+        details
+            .pointer(&format!("/holder/name/{part}"))
+            .and_then(|v| v.as_str())
+            .unwrap_or_default()
+            .to_string()
+    };
+    let first = name("first_name");
+    Ok(Some(crate::domain::render::conversation::BookingFacts {
+        booking_id: booking_id.to_string(),
+        guest_name: format!("{first} {}", name("last_name")).trim().to_string(),
+        guest_first_name: first,
+        guest_email: r.contact_email,
+        hotel_name: r.hotel_name.unwrap_or_default(),
+        checkin: r.checkin.unwrap_or_default(),
+        checkout: r.checkout.unwrap_or_default(),
+        status: r.status,
+    }))
+}

@@ -89,6 +89,7 @@ pub mod calendar;
 pub mod cancellation;
 pub mod checkout;
 pub mod compensation;
+pub mod conversation;
 pub mod digest;
 pub mod flight;
 pub mod foreign;
