@@ -84,6 +84,7 @@ macro_rules! email_body {
 pub(crate) use email_body;
 
 pub mod admin;
+pub mod admin_conversations;
 pub mod admin_waiting;
 pub mod calendar;
 pub mod cancellation;
