@@ -43,13 +43,15 @@ pub async fn deliver_with(
     let db = env.d1(DB_BINDING)?;
     let mut statements = with(&db)?;
     let replies = crate::platform::config_or_err(env)?.replies;
-    let addressed = with_reply_address(&replies, email, at_ms.min(crate::platform::now_ms()));
+    // Never issued in the future (a token from the future is refused), however early a step ran.
+    let issued = at_ms.min(crate::platform::now_ms());
+    let addressed = with_reply_address(&replies, email, issued);
     let email = match &addressed {
         Some((email, reply_ref)) => {
             let booking = email.booking_id.as_deref().unwrap_or_default();
             let key = email.dedupe_key.as_str();
             statements.push(store::inbound::reply_address_statement(
-                &db, reply_ref, booking, key, at_ms,
+                &db, reply_ref, booking, key, issued,
             )?);
             email
         }

@@ -403,9 +403,12 @@ mod tests {
         assert_eq!(e.dedupe_key.as_str(), "owner_digest:2027-01-15");
         assert_eq!(
             e.subject,
-            "Daily digest 2027-01-14: 3 bookings, 3 waiting for you"
+            "Daily digest 2027-01-14: 3 bookings, 4 waiting for you"
         );
         for needle in [
+            "Guests waiting for your answer: 1",
+            "https://engine.example.com/admin/conversations",
+            "https://engine.example.com/admin/booking?id=BK_2#conversation",
             "https://engine.example.com/admin/refunds",
             "https://engine.example.com/admin/holds",
             "https://engine.example.com/admin/queue",
