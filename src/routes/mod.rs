@@ -57,7 +57,8 @@ pub fn allowed_methods(path: &str) -> Option<&'static str> {
         | "/admin/suppressions"
         | "/admin/refunds"
         | "/admin/deliveries"
-        | "/admin/delivery" => Some("GET, HEAD"),
+        | "/admin/delivery"
+        | "/admin/conversations" => Some("GET, HEAD"),
         "/admin/login" => Some("GET, HEAD, POST"),
         "/admin/logout"
         | "/admin/queue/redrive"
@@ -67,6 +68,8 @@ pub fn allowed_methods(path: &str) -> Option<&'static str> {
         | "/admin/suppressions/remove"
         | "/admin/queue/pace"
         | "/admin/refunds/act"
+        | "/admin/booking/answer"
+        | "/admin/booking/done"
         | "/admin/deliveries/redrive" => Some("POST"),
         "/admin/webhooks/subscribers" => Some("GET, HEAD, POST"),
         p if p.starts_with("/admin/webhooks/subscribers/") => Some("POST"),

@@ -460,6 +460,7 @@ export async function seedHold(hoursAgo) {
  */
 export function inboundMessage(from, to, raw) {
   const bytes = typeof raw === "string" ? new TextEncoder().encode(raw) : raw;
+  let offset = 0;
   const message = {
     from,
     to,
@@ -468,10 +469,9 @@ export function inboundMessage(from, to, raw) {
     rejected: null,
     raw: new ReadableStream({
       pull(controller) {
-        if (!message.offset) message.offset = 0;
-        if (message.offset >= bytes.length) return controller.close();
-        controller.enqueue(bytes.slice(message.offset, message.offset + 65_536));
-        message.offset += 65_536;
+        if (offset >= bytes.length) return controller.close();
+        controller.enqueue(bytes.slice(offset, offset + 65_536));
+        offset += 65_536;
       },
     }),
     setReject(reason) {

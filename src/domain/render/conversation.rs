@@ -177,7 +177,8 @@ pub fn conversation_answer(
             .iter()
             .map(|r| format!("<{}>", header_value(r, 250)))
             .collect();
-        refs.retain(|r| r != &id);
+        let mut seen = std::collections::HashSet::new();
+        refs.retain(|r| r != &id && seen.insert(r.clone()));
         refs.push(id.clone());
         envelope.headers = vec![
             ("In-Reply-To".into(), id),
@@ -290,7 +291,11 @@ mod tests {
 
     #[test]
     fn the_answer_is_framed_in_the_guest_s_language_and_threads_on_the_guest_s_message() {
-        let refs = vec!["ours-1@mail.example.com".to_string()];
+        let refs = vec![
+            "ours-1@mail.example.com".to_string(),
+            "ours-1@mail.example.com".to_string(),
+            "guest-1@icloud.com".to_string(),
+        ];
         let a = Answer {
             form_id: "f1",
             text: "  Of course: early check-in from 11:00.\nSee you!  ",

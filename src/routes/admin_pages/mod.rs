@@ -142,6 +142,9 @@ pub fn is_page_path(path: &str) -> bool {
             | "/admin/deliveries"
             | "/admin/delivery"
             | "/admin/deliveries/redrive"
+            | "/admin/conversations"
+            | "/admin/booking/answer"
+            | "/admin/booking/done"
     )
 }
 
