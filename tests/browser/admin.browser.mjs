@@ -576,9 +576,22 @@ async function main() {
 
   // Guests' replies through wrangler dev's own email endpoint (what Email Routing calls).
   const postEmail = async (from, to, raw) => {
-    const r = await fetch(`${base}/cdn-cgi/handler/email?${new URLSearchParams({ from, to })}`, { method: "POST", body: raw });
+    // A connection the dev server closed while idle (keep-alive) fails a POST before it is sent;
+    // it is sent again, as a mail server would (the engine keeps a redelivery once).
+    let r;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        r = await fetch(`${base}/cdn-cgi/handler/email?${new URLSearchParams({ from, to })}`, { method: "POST", body: raw });
+        break;
+      } catch (e) {
+        if (attempt >= 3) throw new Error(`POST /cdn-cgi/handler/email (to ${to}): ${e.message} (${e.cause?.code ?? e.cause?.message ?? ""})`);
+        await sleep(200);
+      }
+    }
     const text = await r.text();
-    if (r.status >= 500) throw new Error(`POST /cdn-cgi/handler/email (to ${to}) → ${r.status} ${text.slice(0, 300)}`);
+    // 200 "Worker successfully processed email"; 400 when the Worker refused it (setReject) or
+    // wrangler refused the request (it requires a Message-ID header).
+    if (r.status !== 200) throw new Error(`POST /cdn-cgi/handler/email (to ${to}) → ${r.status} ${text.slice(0, 300)}`);
     return { status: r.status, text };
   };
   const inboundRows = () => d1("SELECT id, kind, booking_id, auto_kind, reason, envelope_to, subject, note, text_body, alerted FROM inbound_messages ORDER BY id");
@@ -626,7 +639,13 @@ async function main() {
     const line = "QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo=".repeat(2) + "\r\n";
     const big = `From: Ana <ana.garcia@gmail.com>\r\nTo: ${replyTo}\r\nSubject: photos\r\nMessage-ID: <big-browser@example.com>\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=b\r\n\r\n--b\r\nContent-Type: text/plain\r\n\r\nPhotos of the damaged suitcase.\r\n--b\r\nContent-Type: image/jpeg; name=one.jpg\r\nContent-Transfer-Encoding: base64\r\n\r\n${line.repeat(Math.ceil((10 * 1024 * 1024) / line.length))}--b--\r\n`;
     await postEmail("ana.garcia@gmail.com", replyTo, big);
-    await postEmail("guest@example.com", replyTo, inboundFixture("malformed.eml", replyTo));
+    // wrangler's endpoint parses the message itself before the Worker sees it: it wants a
+    // Message-ID and refuses a charset its TextDecoder does not know (400 "Email could not be
+    // parsed: RangeError: "x-unknown-charset" is not a valid encoding") — Email Routing delivers
+    // both, and the workerd tests send the fixture as it is. Here: the same broken structure
+    // (boundary never closed, a truncated image) with a known charset.
+    const malformed = inboundFixture("malformed.eml", replyTo).replace("x-unknown-charset", "utf-8");
+    await postEmail("guest@example.com", replyTo, `Message-ID: <malformed-browser@example.com>\r\n${malformed}`);
     const rows = inboundRows();
     const photos = rows.find((r) => r.subject === "photos");
     assert(photos?.kind === "guest" && photos.text_body === "Photos of the damaged suitcase." && /only the first 4194304 of/.test(photos.note ?? ""), `photos: ${JSON.stringify(photos)}`);
@@ -768,7 +787,7 @@ async function main() {
     noDialog();
   }, page);
 
-  await signedInCheck("conversation: the guest's words on the booking's timeline, answered from its form, the answer on the timeline and sent threaded (13-conversation)", async () => {
+  await signedInCheck("conversation: the guest's words on the booking's timeline, answered from its form, the answer on the timeline and sent threaded on the newest guest message (13-conversation)", async () => {
     await page.goto(`${base}${bookingHref}`);
     const said = page.locator('ol#timeline li.entry[data-kind="guest_message"]', { hasText: "Can we check in early, around 11:00?" });
     assert((await said.count()) === 1, `${await said.count()} guest_message entries with the guest's words`);
@@ -785,8 +804,10 @@ async function main() {
     await shot("13-conversation");
     const sent = await eventually("the answer at the fake Resend", async () =>
       resendBodies.find((b) => String(b.to).toLowerCase() === xss.email.toLowerCase() && b.tags?.[0]?.value === "conversation_answer"), { ms: 30_000 });
-    assert(sent.headers?.["In-Reply-To"] === "<CAF3xYz+r8=Qm1w@mail.gmail.com>", `answer headers: ${JSON.stringify(sent.headers)}`);
-    assert(sent.headers?.References?.endsWith("<CAF3xYz+r8=Qm1w@mail.gmail.com>"), `References: ${sent.headers?.References}`);
+    // The newest guest message on the booking is the malformed one (posted last above).
+    assert(sent.headers?.["In-Reply-To"] === "<malformed-browser@example.com>", `answer headers: ${JSON.stringify(sent.headers)}`);
+    assert(sent.headers?.References === "<malformed-browser@example.com>", `References: ${sent.headers?.References}`);
+    assert(sent.subject === "Re: broken", `answer subject: ${sent.subject}`);
     assert(!("Auto-Submitted" in (sent.headers ?? {})), "the owner's answer says Auto-Submitted");
     assert(/^Example Trips <reply\+[a-z2-7]{44}@reply\.browser\.test>$/.test(sent.reply_to ?? ""), `answer reply_to: ${sent.reply_to}`);
     assert(sent.text.includes("Of course: early check-in from 11:00 is arranged.\nSee you soon!"), `answer text: ${sent.text.slice(0, 300)}`);

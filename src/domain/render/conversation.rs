@@ -146,7 +146,14 @@ pub fn conversation_answer(
     to: &EmailAddress,
     branding: &Branding,
 ) -> Result<OutgoingEmail, RenderError> {
-    let words = a.text.trim();
+    // A browser's form sends line breaks as CRLF; control characters never reach the guest.
+    let words: String = a
+        .text
+        .replace("\r\n", "\n")
+        .chars()
+        .filter(|&c| c == '\n' || !crate::domain::text::is_unsafe_char(c))
+        .collect();
+    let words = words.trim();
     if words.is_empty() {
         return Err(RenderError::Refused("the answer is empty".into()));
     }
@@ -298,7 +305,7 @@ mod tests {
         ];
         let a = Answer {
             form_id: "f1",
-            text: "  Of course: early check-in from 11:00.\nSee you!  ",
+            text: "  Of course: early check-in from 11:00.\r\nSee you!\u{1b}  ",
             guest_subject: Some("RE: Re: Votre séjour"),
             in_reply_to: Some("guest-1@icloud.com"),
             references: &refs,

@@ -224,7 +224,9 @@ pub async fn booking_answer(mut req: Request, env: &Env) -> Answer {
             .map(|v| v.trim().to_string())
             .unwrap_or_default()
     };
-    let (id, form_id, text) = (field("id"), field("form_id"), field("text"));
+    let (id, form_id) = (field("id"), field("form_id"));
+    // As the guest reads it: a form's CRLF line breaks as LF.
+    let text = field("text").replace("\r\n", "\n");
     let bad = |title: &str, text: &str| message(&cfg, Some(&s), 400, title, text).answer();
     if form_id.len() < 8
         || form_id.len() > 64
