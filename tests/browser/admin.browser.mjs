@@ -800,8 +800,12 @@ async function main() {
     await page.locator("p.flash").waitFor();
     const answer = page.locator('ol#timeline li.entry[data-kind="answer"]', { hasText: "early check-in from 11:00 is arranged" });
     assert((await answer.count()) === 1, "the answer is not on the timeline");
-    await page.locator("section#conversation").scrollIntoViewIfNeeded();
-    await shot("13-conversation");
+    // The conversation: from the guest's first message to the answer form, what the engine sent
+    // in between included.
+    const top = (await page.locator('ol#timeline li.entry[data-kind="guest_message"]').first().boundingBox()).y;
+    const end = await page.locator("section#conversation").boundingBox();
+    const from = Math.max(0, top - 8);
+    await page.screenshot({ path: join(shots, "13-conversation.png"), fullPage: true, clip: { x: 0, y: from, width: 390, height: Math.min(6000, end.y + end.height + 8 - from) } });
     const sent = await eventually("the answer at the fake Resend", async () =>
       resendBodies.find((b) => String(b.to).toLowerCase() === xss.email.toLowerCase() && b.tags?.[0]?.value === "conversation_answer"), { ms: 30_000 });
     // The newest guest message on the booking is the malformed one (posted last above).

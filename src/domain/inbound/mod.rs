@@ -4,10 +4,13 @@
 //! [`Filing`].
 //!
 //! MIME is read by mail-parser (Stalwart's parser, <https://docs.rs/mail-parser/0.11.9>), chosen
-//! over postal-mime in the JavaScript glue: it parses here in the core, so real messages are
-//! tested by `cargo test` on the host, and its decoding does not depend on which charsets the
-//! runtime's `TextDecoder` knows. Its price is measured in README "Guests' replies" (about
-//! 70 KiB of the gzip upload against about 24 KiB for a minified postal-mime).
+//! over postal-mime 4.0.0 in the JavaScript glue, both measured on the same messages: it parses
+//! here in the core, so real messages are tested by `cargo test` on the host; it reads a part in
+//! a charset it does not know instead of throwing (postal-mime's `TextDecoder` throws
+//! `RangeError: "x-unknown-charset" is not a valid encoding`, which is how `wrangler dev`'s own
+//! email endpoint refuses `tests/fixtures/inbound/malformed.eml`); and it read a 10 MiB message
+//! in well under a second where postal-mime took 16 s under Node on the same machine. Its price:
+//! 66.2 KiB of the gzip upload (178.6 KiB raw), against 24.3 KiB gzip for a minified postal-mime.
 //!
 //! What is kept of a message, each bounded: the guest's words with the quoted history cut off
 //! ([`quote`], [`TEXT_MAX_CHARS`]), the sender, subject, date, Message-ID and thread headers, the
