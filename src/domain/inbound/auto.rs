@@ -90,10 +90,13 @@ mod tests {
         )
     }
 
+    /// (headers, envelope sender, what it is).
+    type Case<'a> = (&'a [(&'a str, &'a str)], &'a str, Option<AutoKind>);
+
     #[test]
     fn each_cue_is_recognised_and_a_person_is_not_a_robot() {
         let guest = "guest@example.com";
-        let table: &[(&[(&str, &str)], &str, Option<AutoKind>)] = &[
+        let table: &[Case] = &[
             (&[], guest, None),
             (&[("Auto-Submitted", "no")], guest, None),
             (
