@@ -802,10 +802,14 @@ async function main() {
     assert((await answer.count()) === 1, "the answer is not on the timeline");
     // The conversation: from the guest's first message to the answer form, what the engine sent
     // in between included.
-    const top = (await page.locator('ol#timeline li.entry[data-kind="guest_message"]').first().boundingBox()).y;
-    const end = await page.locator("section#conversation").boundingBox();
-    const from = Math.max(0, top - 8);
-    await page.screenshot({ path: join(shots, "13-conversation.png"), fullPage: true, clip: { x: 0, y: from, width: 390, height: Math.min(6000, end.y + end.height + 8 - from) } });
+    // (page coordinates: the page is scrolled to #conversation after the answer)
+    const box = await page.evaluate(() => {
+      const first = document.querySelector('ol#timeline li.entry[data-kind="guest_message"]').getBoundingClientRect();
+      const end = document.querySelector("section#conversation").getBoundingClientRect();
+      return { top: first.top + window.scrollY, bottom: end.bottom + window.scrollY };
+    });
+    const from = Math.max(0, box.top - 8);
+    await page.screenshot({ path: join(shots, "13-conversation.png"), fullPage: true, clip: { x: 0, y: from, width: 390, height: Math.min(6000, box.bottom + 8 - from) } });
     const sent = await eventually("the answer at the fake Resend", async () =>
       resendBodies.find((b) => String(b.to).toLowerCase() === xss.email.toLowerCase() && b.tags?.[0]?.value === "conversation_answer"), { ms: 30_000 });
     // The newest guest message on the booking is the malformed one (posted last above).
