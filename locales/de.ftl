@@ -229,3 +229,8 @@ unsubscribe-post-only = Eine Abmeldung muss ein POST mit dem Formularinhalt List
 unsubscribe-done-title = Sie sind abgemeldet
 unsubscribe-done = { $email } erhält keine Marketing-E-Mails mehr. E-Mails zu Ihren Buchungen erhalten Sie weiterhin.
 unsubscribe-done-brand = { $email } erhält keine Marketing-E-Mails von { $brand } mehr. E-Mails zu Ihren Buchungen erhalten Sie weiterhin.
+
+## The owner's answer to a guest's message (the owner's own words go between these)
+answer-subject = Zu Ihrer Buchung { $ref }
+answer-about = Ihre Buchung { $ref }
+answer-reply = Um uns erneut zu schreiben, antworten Sie einfach auf diese E-Mail.

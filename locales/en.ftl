@@ -235,3 +235,8 @@ unsubscribe-post-only = An unsubscribe request must be a POST with the form body
 unsubscribe-done-title = You are unsubscribed
 unsubscribe-done = { $email } will no longer receive marketing emails. Emails about your bookings will still reach you.
 unsubscribe-done-brand = { $email } will no longer receive marketing emails from { $brand }. Emails about your bookings will still reach you.
+
+## The owner's answer to a guest's message (the owner's own words go between these)
+answer-subject = About your booking { $ref }
+answer-about = Your booking { $ref }
+answer-reply = To write to us again, simply reply to this email.

@@ -230,3 +230,8 @@ unsubscribe-post-only = Una solicitud de baja debe ser un POST con el cuerpo Lis
 unsubscribe-done-title = Te has dado de baja
 unsubscribe-done = { $email } dejará de recibir correos de marketing. Seguirás recibiendo los correos sobre tus reservas.
 unsubscribe-done-brand = { $email } dejará de recibir correos de marketing de { $brand }. Seguirás recibiendo los correos sobre tus reservas.
+
+## The owner's answer to a guest's message (the owner's own words go between these)
+answer-subject = Sobre su reserva { $ref }
+answer-about = Su reserva { $ref }
+answer-reply = Para escribirnos de nuevo, basta con responder a este correo.

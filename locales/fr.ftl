@@ -231,3 +231,8 @@ unsubscribe-post-only = Une demande de désabonnement doit être un POST avec le
 unsubscribe-done-title = Vous êtes désabonné
 unsubscribe-done = { $email } ne recevra plus d’e-mails marketing. Les e-mails concernant vos réservations continueront de vous parvenir.
 unsubscribe-done-brand = { $email } ne recevra plus d’e-mails marketing de { $brand }. Les e-mails concernant vos réservations continueront de vous parvenir.
+
+## The owner's answer to a guest's message (the owner's own words go between these)
+answer-subject = À propos de votre réservation { $ref }
+answer-about = Votre réservation { $ref }
+answer-reply = Pour nous écrire à nouveau, répondez simplement à cet e-mail.

@@ -230,3 +230,8 @@ unsubscribe-post-only = Una richiesta di disiscrizione deve essere un POST con i
 unsubscribe-done-title = Iscrizione annullata
 unsubscribe-done = { $email } non riceverà più e-mail di marketing. Le e-mail sulle tue prenotazioni continueranno ad arrivarti.
 unsubscribe-done-brand = { $email } non riceverà più e-mail di marketing da { $brand }. Le e-mail sulle tue prenotazioni continueranno ad arrivarti.
+
+## The owner's answer to a guest's message (the owner's own words go between these)
+answer-subject = Sulla sua prenotazione { $ref }
+answer-about = La sua prenotazione { $ref }
+answer-reply = Per scriverci di nuovo, basta rispondere a questa email.

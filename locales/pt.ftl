@@ -231,3 +231,8 @@ unsubscribe-post-only = Um pedido de cancelamento deve ser um POST com o corpo L
 unsubscribe-done-title = Sua inscrição foi cancelada
 unsubscribe-done = { $email } não receberá mais e-mails de marketing. Os e-mails sobre suas reservas continuarão chegando.
 unsubscribe-done-brand = { $email } não receberá mais e-mails de marketing da { $brand }. Os e-mails sobre suas reservas continuarão chegando.
+
+## The owner's answer to a guest's message (the owner's own words go between these)
+answer-subject = Sobre a sua reserva { $ref }
+answer-about = A sua reserva { $ref }
+answer-reply = Para nos escrever de novo, basta responder a este e-mail.

@@ -37,6 +37,8 @@ pub const EMAIL_EVENTS_QUEUE: &str = "booking-email-email-events";
 pub const OUTBOX_NAME: &str = "outbox";
 
 pub mod guard;
+pub mod replies;
+mod smtp;
 
 /// A feature the engine refuses to run with its configuration (the production guard,
 /// [`guard::apply`], or a secret list that cannot be used): the feature is off, the rest of the
@@ -199,6 +201,8 @@ pub struct Config {
     /// The owner's admin: `ADMIN_ACCOUNTS`, `ADMIN_SESSION_TTL_S`, `ADMIN_LOGIN_*`
     /// ([`crate::domain::admin::AdminConfig`]).
     pub admin: crate::domain::admin::AdminConfig,
+    /// Guests' replies: `REPLY_*` and `INBOUND_*` ([`replies::ReplyConfig`]).
+    pub replies: replies::ReplyConfig,
     /// Features turned off by their configuration, each naming its variable (see [`Refusal`]):
     /// the production guard's refusals and a refused `GENERIC_WEBHOOK_SECRETS`.
     pub refused: Vec<Refusal>,
@@ -328,31 +332,6 @@ fn admin_config(get: &impl Fn(&str) -> Option<String>) -> crate::domain::admin::
     }
 }
 
-/// The SMTP timeouts, ms, each defaulting to RFC 5321 §4.5.3.2 ([`SmtpTimeouts::DEFAULT`]) and
-/// checked against a Durable Object alarm's wall-clock limit.
-fn smtp_timeouts(get: &impl Fn(&str) -> Option<String>) -> Result<SmtpTimeouts, ConfigError> {
-    let d = SmtpTimeouts::DEFAULT;
-    SmtpTimeouts {
-        greeting_ms: number(get, "SMTP_GREETING_TIMEOUT_MS", d.greeting_ms)?,
-        command_ms: number(get, "SMTP_TIMEOUT_MS", d.command_ms)?,
-        data_init_ms: number(get, "SMTP_DATA_TIMEOUT_MS", d.data_init_ms)?,
-        data_block_ms: number(get, "SMTP_DATA_BLOCK_TIMEOUT_MS", d.data_block_ms)?,
-        final_reply_ms: number(get, "SMTP_FINAL_REPLY_TIMEOUT_MS", d.final_reply_ms)?,
-        conversation_ms: number(get, "SMTP_CONVERSATION_MAX_MS", d.conversation_ms)?,
-    }
-    .validated()
-    .map_err(|e| ConfigError::Invalid {
-        name: match &e {
-            crate::domain::smtp::SmtpTimeoutError::Zero { name }
-            | crate::domain::smtp::SmtpTimeoutError::LongerThanConversation { name, .. } => name,
-            crate::domain::smtp::SmtpTimeoutError::LongerThanAlarm { .. } => {
-                "SMTP_CONVERSATION_MAX_MS"
-            }
-        },
-        reason: e.to_string(),
-    })
-}
-
 impl Config {
     /// Parses the configuration; `get(name)` returns a var or secret by name.
     pub fn parse(get: impl Fn(&str) -> Option<String>) -> Result<Self, ConfigError> {
@@ -401,7 +380,7 @@ impl Config {
                     credentials,
                     hello_name: text(&get, "SMTP_HELLO_NAME")?
                         .unwrap_or_else(|| from.domain().to_string()),
-                    timeouts: smtp_timeouts(&get)?,
+                    timeouts: smtp::timeouts(&get)?,
                     host,
                 })
             }
@@ -551,6 +530,7 @@ impl Config {
             },
             webhook_timeout_ms: number(&get, "WEBHOOK_TIMEOUT_MS", 10_000u64)?,
             admin: admin_config(&get),
+            replies: replies::parse(&get)?,
             webhook_allow_http_loopback: matches!(
                 text(&get, "WEBHOOK_ALLOW_HTTP_LOOPBACK")?.as_deref(),
                 Some("true" | "1")

@@ -58,10 +58,18 @@ pub async fn send_cloudflare(
     )
     .text(&email.text)
     .html(&email.html);
-    if !email.headers.is_empty() {
-        // `List-Unsubscribe` and `List-Unsubscribe-Post` are on the service's allow-list.
+    if let Some(reply_to) = &email.reply_to {
+        // The service refuses a `Reply-To` header (E_HEADER_USE_API_FIELD): its own field.
+        builder = builder
+            .reply_to_with_email_address(&worker::EmailAddress::new(&branding.brand, reply_to));
+    }
+    let extra = email.headers_to_send();
+    if !extra.is_empty() {
+        // `List-Unsubscribe`, `List-Unsubscribe-Post`, `Auto-Submitted`, `In-Reply-To` and
+        // `References` are on the service's allow-list
+        // (<https://developers.cloudflare.com/email-service/reference/headers/>).
         let headers = js_sys::Object::new();
-        for (name, value) in &email.headers {
+        for (name, value) in &extra {
             js_sys::Reflect::set(
                 &headers,
                 &JsValue::from_str(name),

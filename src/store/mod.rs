@@ -10,6 +10,7 @@ pub mod digest;
 pub mod emails;
 pub mod guest_locale;
 pub mod hotel_zones;
+pub mod inbound;
 pub mod ownership;
 pub mod payments;
 pub mod raw_events;

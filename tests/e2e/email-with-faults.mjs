@@ -55,7 +55,7 @@ export class EmailWithFaults extends WorkerEntrypoint {
     const address = addressOf(message.to);
     const n = (calls.get(address) ?? 0) + 1;
     calls.set(address, n);
-    last.set(address, { subject: message.subject, headers: message.headers ?? null });
+    last.set(address, { subject: message.subject, headers: message.headers ?? null, replyTo: message.replyTo ?? null });
     const attachments = (message.attachments ?? []).map((a) => ({
       filename: a.filename,
       type: a.type,
@@ -80,7 +80,7 @@ export class EmailWithFaults extends WorkerEntrypoint {
     return { messageId: result.messageId };
   }
 
-  /** The subject and extra headers of the last message to `address`, as the binding got them. */
+  /** The subject, extra headers and `replyTo` of the last message to `address`, as the binding got them. */
   async lastMessage(address) {
     return last.get(address.toLowerCase()) ?? null;
   }

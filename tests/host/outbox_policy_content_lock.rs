@@ -30,6 +30,7 @@ fn client(subject: &str, text: &str, html: &str) -> OutgoingEmail {
         intent: None,
         lock: None,
         calendar: None,
+        reply_to: None,
     }
 }
 

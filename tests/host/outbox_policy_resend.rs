@@ -35,6 +35,7 @@ fn email() -> OutgoingEmail {
         intent: None,
         lock: None,
         calendar: None,
+        reply_to: None,
     }
 }
 

@@ -161,6 +161,8 @@ pub struct BookingPage {
     pub max_per_kind: u32,
     /// Raw events read.
     pub max_raw_events: u32,
+    /// Guests' replies: the answer form (`#conversation`).
+    pub conversation: super::admin_conversations::ConversationForm,
 }
 
 #[derive(Template)]

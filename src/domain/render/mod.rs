@@ -84,11 +84,13 @@ macro_rules! email_body {
 pub(crate) use email_body;
 
 pub mod admin;
+pub mod admin_conversations;
 pub mod admin_waiting;
 pub mod calendar;
 pub mod cancellation;
 pub mod checkout;
 pub mod compensation;
+pub mod conversation;
 pub mod digest;
 pub mod flight;
 pub mod foreign;
@@ -300,6 +302,7 @@ pub fn compose(
         intent: None,
         lock: None,
         calendar,
+        reply_to: None,
     })
 }
 
