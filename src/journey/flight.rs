@@ -8,7 +8,7 @@ use crate::config::DB_BINDING;
 use crate::domain::calendar::{Method, Stamp};
 use crate::domain::email::OutgoingEmail;
 use crate::domain::event::{BookingRef, FlightBooking, FlightChange, FlightSegment, JourneyParams};
-use crate::domain::i18n::{locale, Locale};
+use crate::domain::i18n::Lang;
 use crate::domain::intent::Intent;
 use crate::domain::render::{self, guard::guarded, SegmentView};
 use crate::domain::schedule::segment_times;
@@ -84,25 +84,18 @@ pub async fn booked(
         ));
         return Ok(out);
     }
-    // The traveller's language: the event's own, else what the booking already has, else the
-    // default (a step of its own, so a replay reuses it).
-    let language: Locale = {
+    // The traveller's language: the event's own, else the Stripe Checkout Session of its client
+    // reference, else what the booking already has, else the default (a step of its own, so a
+    // replay reuses it; results cached before regions read back as the bare language).
+    let language: Lang = {
         let (env, f) = (env.clone(), f.clone());
         step.run(
             &format!("language {}", step_part(f.booking_id.as_str())),
             StepConfig::STORAGE,
             async move || {
                 let db = env.d1(DB_BINDING)?;
-                let incoming = locale::resolve(
-                    f.locale.as_deref(),
-                    None,
-                    config(&env)?.default_guest_locale,
-                );
-                Ok(
-                    store::guest_locale::settle(&db, f.booking_id.as_str(), incoming)
-                        .await?
-                        .locale,
-                )
+                let default = config(&env)?.default_guest_locale;
+                store::guest_locale::record_flight(&db, &f, default).await
             },
         )
         .await?

@@ -16,6 +16,7 @@ fn branding(locale: Locale) -> Branding {
         brand: "Example Trips".into(),
         from: EmailAddress::parse("bookings@mail.example.com").unwrap(),
         locale,
+        region: booking_email_engine::domain::i18n::Region::DEFAULT,
     }
 }
 

@@ -21,6 +21,7 @@ mod outbox_policy_marketing;
 mod outbox_policy_resend;
 mod outbox_policy_retry;
 mod outbox_policy_unsubscribe;
+mod regional_formats;
 mod render_emails;
 mod schedule_snapshot;
 mod schedule_table;

@@ -348,6 +348,7 @@ fn the_project_hotel_emails_pass_and_raw_templates_do_not() {
         brand: "Example Trips".into(),
         from: EmailAddress::parse("bookings@mail.example.com").unwrap(),
         locale: booking_email_engine::domain::i18n::Locale::En,
+        region: booking_email_engine::domain::i18n::Region::DEFAULT,
     };
     let emails = [
         booking_confirmation(&b, &branding).unwrap(),

@@ -22,6 +22,7 @@ fn branding() -> Branding {
         brand: "Example Trips".into(),
         from: EmailAddress::parse("bookings@mail.example.com").unwrap(),
         locale: booking_email_engine::domain::i18n::Locale::En,
+        region: booking_email_engine::domain::i18n::Region::DEFAULT,
     }
 }
 
@@ -88,6 +89,8 @@ fn bcn() -> Airport {
 /// A round trip LHR → BCN (Fri 12 June 07:15) and back (Mon 15 June 18:05).
 fn flight() -> FlightBooking {
     FlightBooking {
+        client_reference: None,
+        language: None,
         booking_id: BookingRef::parse("ord_0000AbCdEf").unwrap(),
         booking_reference: Some("RZPNR7".into()),
         status: "confirmed".into(),
@@ -116,6 +119,7 @@ fn flight() -> FlightBooking {
                 destination: bcn(),
                 departing_at: at("2026-06-12 07:15"),
                 arriving_at: at("2026-06-12 10:30"),
+                airline: None,
             },
             FlightSegment {
                 flight_number: "ZZ 0473".into(),
@@ -123,6 +127,7 @@ fn flight() -> FlightBooking {
                 destination: lhr(),
                 departing_at: at("2026-06-15 18:05"),
                 arriving_at: at("2026-06-15 19:25"),
+                airline: None,
             },
         ],
         total: Some(Money {
@@ -262,11 +267,11 @@ fn booking_confirmation_without_extras_promises_the_number_later() {
             "Hi Testa,",
             "Example Harbour Hotel",
             "BK_fake_7Q2w",
-            "Fri 12 June 2026",
-            "Mon 15 June 2026",
+            "Friday, 12 June 2026",
+            "Monday, 15 June 2026",
             "3 nights",
             "Standard Double",
-            "Room Only",
+            "Room only",
             "Testa Guestington",
             "€540.00",
             "usually follows in a separate email",
@@ -304,15 +309,15 @@ fn hotel_confirmation_number_shows_the_number_and_what_it_is_for() {
         Rank::Booking,
         Audience::Client,
         "guest@example.com",
-        "Your hotel confirmation number for Example Harbour Hotel",
+        "Your confirmation number from Example Harbour Hotel",
     );
     assert_facts(
         &e,
         &[
             "HCN-48213",
             "BK_fake_7Q2w",
-            "Fri 12 June 2026",
-            "Mon 15 June 2026",
+            "Friday, 12 June 2026",
+            "Monday, 15 June 2026",
             "front desk",
         ],
     );
@@ -345,7 +350,7 @@ fn arrival_guide_has_the_stay_the_checklist_and_known_extras() {
     assert_facts(
         &e,
         &[
-            "Fri 12 June 2026",
+            "Friday, 12 June 2026",
             "3 nights",
             "Standard Double",
             "2 adults",
@@ -359,7 +364,7 @@ fn arrival_guide_has_the_stay_the_checklist_and_known_extras() {
     assert_guest_clean(&e);
 
     let plain = arrival_guide(&hotel(), &branding()).unwrap();
-    assert_facts(&plain, &["Fri 12 June 2026", "photo ID or passport"]);
+    assert_facts(&plain, &["Friday, 12 June 2026", "photo ID or passport"]);
     assert_absent(
         &plain,
         &["Check-in instructions", "hotel confirmation number"],
@@ -385,7 +390,7 @@ fn checkin_day_is_urgent_with_number_and_instructions() {
             "HCN-48213",
             "Reception is open 24 hours.",
             "BK_fake_7Q2w",
-            "Mon 15 June 2026",
+            "Monday, 15 June 2026",
         ],
     );
     assert_eq!(e.text.matches("HCN-48213").count(), 1, "{}", e.text);
@@ -426,8 +431,8 @@ fn booking_updated_lists_changes_and_the_current_details() {
     b.checkout = NaiveDate::from_ymd_opt(2026, 6, 16).unwrap();
     let changes = vec![(
         "Check-out".to_string(),
-        "Mon 15 June 2026".to_string(),
-        "Tue 16 June 2026".to_string(),
+        "Monday, 15 June 2026".to_string(),
+        "Tuesday, 16 June 2026".to_string(),
     )];
     let hash = "0123456789abcdef0123456789abcdef";
     let e = booking_updated(&b, hash, &changes, &branding()).unwrap();
@@ -444,8 +449,8 @@ fn booking_updated_lists_changes_and_the_current_details() {
         &e,
         &[
             "Check-out",
-            "Mon 15 June 2026",
-            "Tue 16 June 2026",
+            "Monday, 15 June 2026",
+            "Tuesday, 16 June 2026",
             "4 nights",
             "BK_fake_7Q2w",
             "Standard Double",
@@ -455,7 +460,7 @@ fn booking_updated_lists_changes_and_the_current_details() {
     );
     assert!(e
         .text
-        .contains("- Check-out: Mon 15 June 2026 -> Tue 16 June 2026"));
+        .contains("- Check-out: Monday, 15 June 2026 -> Tuesday, 16 June 2026"));
     assert_guest_clean(&e);
 
     let other = booking_updated(&b, "fedcba9876543210ffff", &[], &branding()).unwrap();
@@ -510,7 +515,7 @@ fn cancellation_without_money_facts_mentions_no_refund_or_fee() {
     let c = CancelledBooking::for_hotel(&hotel());
     assert_eq!(
         c.title,
-        "Example Harbour Hotel, Fri 12 June – Mon 15 June 2026"
+        "Example Harbour Hotel, Friday, 12 June 2026 – Monday, 15 June 2026"
     );
     let e = booking_cancelled(&c, &cancellation(false, None, None), &branding()).unwrap();
     assert_envelope(
@@ -527,7 +532,7 @@ fn cancellation_without_money_facts_mentions_no_refund_or_fee() {
         &[
             "Hi Testa,",
             "BK_fake_7Q2w",
-            "Example Harbour Hotel, Fri 12 June – Mon 15 June 2026",
+            "Example Harbour Hotel, Friday, 12 June 2026 – Monday, 15 June 2026",
             "has been cancelled",
         ],
     );
@@ -575,7 +580,7 @@ fn flight_cancellation_titles_the_route() {
     let c = CancelledBooking::for_flight(&flight());
     assert_eq!(
         c.title,
-        "London (LHR) → Barcelona (BCN), Fri 12 June – Mon 15 June 2026"
+        "London (LHR) → Barcelona (BCN), Friday, 12 June 2026 – Monday, 15 June 2026"
     );
     assert_eq!(c.to.as_str(), "ana@example.com");
     let e = booking_cancelled(&c, &cancellation(false, None, None), &branding()).unwrap();
@@ -588,7 +593,7 @@ fn flight_cancellation_titles_the_route() {
     one_way.segments.truncate(1);
     assert_eq!(
         CancelledBooking::for_flight(&one_way).title,
-        "London (LHR) → Barcelona (BCN), Fri 12 June 2026"
+        "London (LHR) → Barcelona (BCN), Friday, 12 June 2026"
     );
 }
 
@@ -609,13 +614,13 @@ fn owner_cancellation_alert_is_urgent_and_carries_the_money_facts() {
         Rank::Urgent,
         Audience::Owner,
         "owner@example.com",
-        "Booking cancelled: BK_fake_7Q2w · Example Harbour Hotel, Fri 12 June – Mon 15 June 2026",
+        "Booking cancelled: BK_fake_7Q2w · Example Harbour Hotel, Friday, 12 June 2026 – Monday, 15 June 2026",
     );
     assert_facts(
         &e,
         &[
             "BK_fake_7Q2w",
-            "Example Harbour Hotel, Fri 12 June – Mon 15 June 2026",
+            "Example Harbour Hotel, Friday, 12 June 2026 – Monday, 15 June 2026",
             "€180.00",
             "€360.00",
             "guest@example.com",
@@ -672,12 +677,12 @@ fn flight_confirmation_has_reference_passengers_and_every_segment() {
             "Ana Traveller, Ben Traveller",
             "ZZ 0472",
             "London Heathrow (LHR)",
-            "Fri 12 June 2026, 07:15 (local time)",
+            "Friday, 12 June 2026, 07:15 (local time)",
             "Barcelona El Prat (BCN)",
-            "Fri 12 June 2026, 10:30 (local time)",
+            "Friday, 12 June 2026, 10:30 (local time)",
             "ZZ 0473",
-            "Mon 15 June 2026, 18:05 (local time)",
-            "Mon 15 June 2026, 19:25 (local time)",
+            "Monday, 15 June 2026, 18:05 (local time)",
+            "Monday, 15 June 2026, 19:25 (local time)",
             "£312.80",
         ],
     );
@@ -713,9 +718,9 @@ fn flight_changed_shows_old_and_new_times_and_what_to_do() {
         &[
             "RZPNR7",
             "ZZ 0472",
-            "Fri 12 June 2026, 07:15 (local time)",
-            "Fri 12 June 2026, 09:40 (local time)",
-            "Fri 12 June 2026, 12:55 (local time)",
+            "Friday, 12 June 2026, 07:15 (local time)",
+            "Friday, 12 June 2026, 09:40 (local time)",
+            "Friday, 12 June 2026, 12:55 (local time)",
             "Previous schedule",
             "reply to this email to accept",
             "alternatives",
@@ -835,7 +840,7 @@ fn a_guest_without_a_first_name_is_greeted_warmly() {
         arrival_guide(&b, &branding()).unwrap(),
         thank_you(&b, &branding()).unwrap(),
     ] {
-        assert_facts(&e, &["Hi there,"]);
+        assert_facts(&e, &["Hello,"]);
     }
 }
 

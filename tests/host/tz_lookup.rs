@@ -13,6 +13,10 @@ use chrono::{DateTime, NaiveDate, Utc};
 
 fn located(latitude: f64, longitude: f64) -> HotelLocation {
     HotelLocation {
+        postal_address: None,
+        telephone: None,
+        checkin_time: None,
+        checkout_time: None,
         address: None,
         time_zone: None,
         latitude: Some(latitude),
@@ -151,6 +155,10 @@ fn missing_or_unusable_coordinates_fall_back_to_utc() {
         (Some(41.3851), Some(180.5)),
     ] {
         let location = HotelLocation {
+            postal_address: None,
+            telephone: None,
+            checkin_time: None,
+            checkout_time: None,
             address: None,
             time_zone: None,
             latitude: lat,

@@ -28,6 +28,38 @@ pub struct HotelLocation {
     /// The hotel's street address on one line, when given (the calendar event's `LOCATION`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub address: Option<String>,
+    /// The hotel's address in parts, when the supplier gives them (Duffel Stays
+    /// `accommodation.location.address`; the generic source's `location.postal_address`): what
+    /// the reservation markup of the emails needs (`crate::domain::markup`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub postal_address: Option<PostalAddress>,
+    /// The hotel's telephone number as given (liteAPI
+    /// `checkinInstructions.propertyContact.phone`, the generic source's `location.telephone`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub telephone: Option<String>,
+    /// Check-in from, hotel local wall-clock time `HH:MM` (Duffel
+    /// `check_in_information.check_in_after_time`, the generic `location.checkin_time`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub checkin_time: Option<String>,
+    /// Check-out until, hotel local `HH:MM` (Duffel `check_out_before_time`, generic
+    /// `location.checkout_time`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub checkout_time: Option<String>,
+}
+
+/// A postal address in the parts schema.org's `PostalAddress` names
+/// (<https://schema.org/PostalAddress>); each part as the supplier gave it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct PostalAddress {
+    pub street_address: Option<String>,
+    /// The city.
+    pub locality: Option<String>,
+    /// The state, province or region.
+    pub region: Option<String>,
+    pub postal_code: Option<String>,
+    /// ISO 3166-1 alpha-2 code or the country's name.
+    pub country: Option<String>,
 }
 
 /// A confirmed hotel booking (liteAPI `booking.book` / `booking.rebook.*`, Duffel
@@ -64,12 +96,41 @@ pub struct HotelBooking {
     /// The booking this one replaces (liteAPI rebook: a new booking id auto-cancels the old one).
     #[serde(default)]
     pub replaces: Option<BookingRef>,
-    /// The guest's language as stated (BCP 47; generic `locale`/`language`): `i18n::locale`.
-    #[serde(default, alias = "language", skip_serializing_if = "Option::is_none")]
+    /// The guest's language as stated (generic `locale`): a BCP 47 tag or an
+    /// `Accept-Language`-style list, read from any JSON value and never refused
+    /// ([`crate::domain::i18n::locale::lenient_hint`]).
+    #[serde(
+        default,
+        deserialize_with = "crate::domain::i18n::locale::lenient_hint",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub locale: Option<String>,
+    /// The same hint under its other name (generic `language`); a partner may send both.
+    #[serde(
+        default,
+        deserialize_with = "crate::domain::i18n::locale::lenient_hint",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub language: Option<String>,
+}
+
+/// Of a `locale` and a `language` hint, the first that names a shipped language, else the first
+/// given (which then names none).
+pub fn language_hint<'a>(locale: Option<&'a str>, language: Option<&'a str>) -> Option<&'a str> {
+    [locale, language]
+        .into_iter()
+        .flatten()
+        .find(|h| crate::domain::i18n::Lang::from_hint(h).is_some())
+        .or(locale)
+        .or(language)
 }
 
 impl HotelBooking {
+    /// The guest's language hint ([`language_hint`] of `locale` and `language`).
+    pub fn language_hint(&self) -> Option<&str> {
+        language_hint(self.locale.as_deref(), self.language.as_deref())
+    }
+
     /// Number of nights between check-in and check-out (≥ 0).
     pub fn nights(&self) -> i64 {
         (self.checkout - self.checkin).num_days().max(0)
@@ -96,7 +157,25 @@ pub struct HotelAmendment {
     /// `true` for `booking.amendment.relocation` (the guest was moved to another hotel).
     #[serde(default)]
     pub relocation: bool,
-    /// A new language (generic `locale` / `language`): the **explicit** change of a booking's.
-    #[serde(default, alias = "language", skip_serializing_if = "Option::is_none")]
+    /// A new language (generic `locale` / `language`, read as [`HotelBooking::locale`]): the
+    /// **explicit** change of a booking's.
+    #[serde(
+        default,
+        deserialize_with = "crate::domain::i18n::locale::lenient_hint",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub locale: Option<String>,
+    #[serde(
+        default,
+        deserialize_with = "crate::domain::i18n::locale::lenient_hint",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub language: Option<String>,
+}
+
+impl HotelAmendment {
+    /// The language hint of the amendment ([`language_hint`]).
+    pub fn language_hint(&self) -> Option<&str> {
+        language_hint(self.locale.as_deref(), self.language.as_deref())
+    }
 }

@@ -78,7 +78,9 @@ impl CancelledBooking {
 pub(super) struct Cancelled<'a> {
     pub(super) tr: Tr,
     pub(super) brand: &'a str,
-    pub(super) first_name: String,
+    pub(super) greeting: String,
+    /// The guest's first name as given (the owner's alert shows it).
+    pub(super) first_name: &'a str,
     pub(super) to: &'a str,
     pub(super) booking_id: &'a str,
     pub(super) title: &'a str,
@@ -104,7 +106,8 @@ impl<'a> Cancelled<'a> {
         Self {
             tr,
             brand: &branding.brand,
-            first_name: greet(tr, &c.first_name),
+            greeting: greet(tr, &c.first_name),
+            first_name: &c.first_name,
             to: c.to.as_str(),
             booking_id: c.booking_id.as_str(),
             title: &c.title,

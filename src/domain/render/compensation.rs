@@ -53,7 +53,7 @@ pub struct CalendarCancel {
 struct NoticeView<'a> {
     tr: Tr,
     brand: &'a str,
-    first_name: String,
+    greeting: String,
     trip: Option<&'a str>,
     title: String,
     cancelled: bool,
@@ -129,7 +129,7 @@ pub fn booking_not_confirmed(
         &NoticeView {
             tr,
             brand: &branding.brand,
-            first_name: greet(tr, first),
+            greeting: greet(tr, first),
             trip: n.trip.as_deref().filter(|t| !t.trim().is_empty()),
             title,
             cancelled: n.confirmation_sent,

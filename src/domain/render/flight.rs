@@ -61,7 +61,7 @@ impl SegmentView {
 struct FlightView<'a> {
     tr: Tr,
     brand: &'a str,
-    first_name: String,
+    greeting: String,
     booking_id: &'a str,
     pnr: Option<&'a str>,
     passengers: Vec<String>,
@@ -105,7 +105,7 @@ impl<'a> FlightView<'a> {
         Self {
             tr,
             brand: &branding.brand,
-            first_name: greet(tr, &f.contact.name.first_name),
+            greeting: greet(tr, &f.contact.name.first_name),
             booking_id: f.booking_id.as_str(),
             pnr: non_empty(f.booking_reference.as_deref()),
             passengers,

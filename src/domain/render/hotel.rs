@@ -73,7 +73,7 @@ fn to_holder(
 struct Confirmation<'a> {
     tr: Tr,
     brand: &'a str,
-    first_name: String,
+    greeting: String,
     stay: StayView<'a>,
     instructions: Option<String>,
 }
@@ -85,7 +85,7 @@ email_body!(
 struct HotelNumber<'a> {
     tr: Tr,
     brand: &'a str,
-    first_name: String,
+    greeting: String,
     number: &'a str,
     stay: StayView<'a>,
 }
@@ -97,7 +97,7 @@ email_body!(
 struct ArrivalGuide<'a> {
     tr: Tr,
     brand: &'a str,
-    first_name: String,
+    greeting: String,
     stay: StayView<'a>,
     instructions: Option<String>,
 }
@@ -106,7 +106,7 @@ email_body!(ArrivalGuide = "arrival_guide.html", "arrival_guide.txt");
 struct CheckinDay<'a> {
     tr: Tr,
     brand: &'a str,
-    first_name: String,
+    greeting: String,
     hcn: Option<&'a str>,
     stay: StayView<'a>,
     instructions: Option<String>,
@@ -116,7 +116,7 @@ email_body!(CheckinDay = "checkin_day.html", "checkin_day.txt");
 struct ThankYou<'a> {
     tr: Tr,
     brand: &'a str,
-    first_name: String,
+    greeting: String,
     hotel_name: &'a str,
 }
 email_body!(ThankYou = "thank_you.html", "thank_you.txt");
@@ -124,7 +124,7 @@ email_body!(ThankYou = "thank_you.html", "thank_you.txt");
 struct Updated<'a> {
     tr: Tr,
     brand: &'a str,
-    first_name: String,
+    greeting: String,
     changes: Vec<(String, String, String)>,
     stay: StayView<'a>,
     instructions: Option<String>,
@@ -150,7 +150,7 @@ pub fn booking_confirmation(
         &Confirmation {
             tr,
             brand: &branding.brand,
-            first_name: greet(tr, &b.holder.name.first_name),
+            greeting: greet(tr, &b.holder.name.first_name),
             stay: StayView::of(b, tr).with_total(b, tr),
             instructions: instructions_of(b),
         },
@@ -178,7 +178,7 @@ pub fn hotel_confirmation_number(
         &HotelNumber {
             tr,
             brand: &branding.brand,
-            first_name: greet(tr, &b.holder.name.first_name),
+            greeting: greet(tr, &b.holder.name.first_name),
             number,
             stay: StayView::of(b, tr).without_confirmation_number(),
         },
@@ -201,7 +201,7 @@ pub fn arrival_guide(b: &HotelBooking, branding: &Branding) -> Result<OutgoingEm
         &ArrivalGuide {
             tr,
             brand: &branding.brand,
-            first_name: greet(tr, &b.holder.name.first_name),
+            greeting: greet(tr, &b.holder.name.first_name),
             stay: StayView::of(b, tr),
             instructions: instructions_of(b),
         },
@@ -224,7 +224,7 @@ pub fn checkin_day(b: &HotelBooking, branding: &Branding) -> Result<OutgoingEmai
         &CheckinDay {
             tr,
             brand: &branding.brand,
-            first_name: greet(tr, &b.holder.name.first_name),
+            greeting: greet(tr, &b.holder.name.first_name),
             hcn: non_empty(b.hotel_confirmation_number.as_deref()),
             stay: StayView::of(b, tr).without_confirmation_number(),
             instructions: instructions_of(b),
@@ -248,7 +248,7 @@ pub fn thank_you(b: &HotelBooking, branding: &Branding) -> Result<OutgoingEmail,
         &ThankYou {
             tr,
             brand: &branding.brand,
-            first_name: greet(tr, &b.holder.name.first_name),
+            greeting: greet(tr, &b.holder.name.first_name),
             hotel_name: &b.hotel_name,
         },
         branding,
@@ -277,7 +277,7 @@ pub fn booking_updated(
         &Updated {
             tr,
             brand: &branding.brand,
-            first_name: greet(tr, &b.holder.name.first_name),
+            greeting: greet(tr, &b.holder.name.first_name),
             changes: changes
                 .iter()
                 .map(|(field, before, after)| {
@@ -307,8 +307,8 @@ mod tests {
         assert_eq!(e.to.as_str(), "guest@example.com");
         for needle in [
             "BK_1",
-            "Fri 12 June 2026",
-            "Mon 15 June 2026",
+            "Friday, 12 June 2026",
+            "Monday, 15 June 2026",
             "3 nights",
             "€540.00",
             "Standard Double",

@@ -28,7 +28,7 @@
 use crate::domain::calendar::CalendarPart;
 use crate::domain::email::{DedupeKey, EmailKind, OutgoingEmail};
 use crate::domain::event::{BookingRef, EmailAddress};
-use crate::domain::i18n::{self, Locale, Tr};
+use crate::domain::i18n::{self, Lang, Locale, Region, Tr};
 use crate::domain::ids::message_id_for;
 use crate::domain::text::{header_value, HEADER_MAX_CHARS, SUBJECT_MAX_CHARS};
 
@@ -158,20 +158,28 @@ pub struct Branding {
     /// The language of the email: `OWNER_LOCALE` in the configured branding (owner alerts), the
     /// booking's guest language for guest mail ([`Branding::in_locale`]).
     pub locale: Locale,
+    /// The regional formats of its dates, times and money ([`Region::DEFAULT`]: the language's
+    /// own).
+    pub region: Region,
 }
 
 impl Branding {
-    /// The same sender writing in `locale` (a guest email).
-    pub fn in_locale(&self, locale: Locale) -> Branding {
+    /// The same sender writing in `lang` (a guest email): its language and regional formats.
+    pub fn in_locale(&self, lang: impl Into<Lang>) -> Branding {
+        let lang = lang.into();
         Branding {
-            locale,
+            locale: lang.locale,
+            region: lang.region,
             ..self.clone()
         }
     }
 
-    /// The translator of this email's language.
+    /// The translator of this email's language and region.
     pub fn tr(&self) -> Tr {
-        Tr::new(self.locale)
+        Tr::of(Lang {
+            locale: self.locale,
+            region: self.region,
+        })
     }
 }
 
@@ -358,6 +366,7 @@ pub(crate) mod tests {
             checkin_instructions: None,
             replaces: None,
             locale: None,
+            language: None,
         }
     }
 
@@ -366,6 +375,7 @@ pub(crate) mod tests {
             brand: "Example Trips".into(),
             from: EmailAddress::parse("bookings@mail.example.com").unwrap(),
             locale: crate::domain::i18n::Locale::En,
+            region: crate::domain::i18n::Region::DEFAULT,
         }
     }
 }
