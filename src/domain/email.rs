@@ -396,10 +396,24 @@ pub struct OutgoingEmail {
     /// one (checked whole at send time).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lock: Option<crate::domain::render::guard::LockVerdict>,
-    /// The calendar part (RFC 5545) of a guest email that sets or changes the plan: sent as a
-    /// `text/calendar; method=…` attachment by every provider; `None` for every other email.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub calendar: Option<crate::domain::calendar::CalendarPart>,
+    /// The calendar parts (RFC 5545) of a guest email that sets or changes the plan, one per
+    /// event: each sent as a `text/calendar; method=…` attachment by every provider; empty for
+    /// every other email. Their SEQUENCE and DTSTAMP are stamped when the email is handed over
+    /// (`crate::store::calendar`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub calendars: Vec<crate::domain::calendar::CalendarPart>,
+    /// The one finished part of an email queued before parts were stamped at hand-over (the
+    /// field's old name): read, never written ([`OutgoingEmail::calendar_parts`]).
+    #[serde(default, rename = "calendar", skip_serializing)]
+    pub legacy_calendar: Option<crate::domain::calendar::CalendarPart>,
+}
+
+impl OutgoingEmail {
+    /// Every calendar part to attach: the stamped parts, or the one part of an email queued
+    /// before them.
+    pub fn calendar_parts(&self) -> impl Iterator<Item = &crate::domain::calendar::CalendarPart> {
+        self.calendars.iter().chain(self.legacy_calendar.iter())
+    }
 }
 
 #[cfg(test)]

@@ -80,7 +80,7 @@ fn hotel_emails(b: &HotelBooking) -> Vec<OutgoingEmail> {
         .collect();
     out.push(
         guarded(&lock, &(b.clone(), "HCN-{{1}}".to_string()), |(b, n)| {
-            hotel_confirmation_number(b, n, &br)
+            hotel_confirmation_number(b, n, 1_780_000_000_000, &br)
         })
         .unwrap(),
     );

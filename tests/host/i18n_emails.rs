@@ -133,11 +133,11 @@ fn every_guest_email(locale: Locale) -> Vec<OutgoingEmail> {
             &br,
         )
         .unwrap(),
-        render::hotel_confirmation_number(&b, "HCN-48213", &br).unwrap(),
+        render::hotel_confirmation_number(&b, "HCN-48213", 1_780_000_000_000, &br).unwrap(),
         render::arrival_guide(&b, &br).unwrap(),
         render::checkin_day(&b, &br).unwrap(),
         render::thank_you(&b, &br).unwrap(),
-        render::booking_updated(&b, "0123456789abcdef", &changes, &br).unwrap(),
+        render::booking_updated(&b, "0123456789abcdef", &changes, 1_780_000_000_000, &br).unwrap(),
         render::booking_cancelled(
             &render::CancelledBooking::for_hotel_in(&b, br.tr()),
             &cancellation(),
@@ -156,7 +156,7 @@ fn every_guest_email(locale: Locale) -> Vec<OutgoingEmail> {
         )
         .unwrap(),
         render::flight_confirmation(&f, &segs, &br).unwrap(),
-        render::flight_changed(&f, "aic_1", &segs, &segs, &br).unwrap(),
+        render::flight_changed(&f, "aic_1", &segs, &segs, 1_780_000_000_000, &br).unwrap(),
         render::flight_changed(
             &FlightBooking {
                 booking_reference: None,
@@ -165,6 +165,7 @@ fn every_guest_email(locale: Locale) -> Vec<OutgoingEmail> {
             "aic_2",
             &segs,
             &segs,
+            1_780_000_000_000,
             &br,
         )
         .unwrap(),
@@ -487,15 +488,14 @@ fn bench_render_time_per_language() {
         let calendar = {
             let started = std::time::Instant::now();
             for _ in 0..rounds {
-                std::hint::black_box(render::calendar::hotel_stay(
-                    &hotel(),
-                    &branding(locale),
-                    booking_email_engine::domain::calendar::Stamp::at_version(
-                        1,
-                        0,
+                std::hint::black_box(
+                    render::calendar::hotel_stay(
+                        &hotel(),
+                        &branding(locale),
                         booking_email_engine::domain::calendar::Method::Publish,
-                    ),
-                ));
+                    )
+                    .text(),
+                );
             }
             started.elapsed().as_nanos() / u128::from(rounds)
         };
@@ -507,14 +507,17 @@ fn bench_render_time_per_language() {
 }
 
 /// Writes the sample renders of the README: the booking confirmation in each shipped language
-/// (`docs/i18n/booking-confirmation.<tag>.txt|html`) and sample calendar parts
-/// (`docs/i18n/*.ics`). Run with `cargo test --test host -- --ignored write_docs_renders`.
+/// (`docs/i18n/booking-confirmation.<tag>.txt|html`), its text in every regional form of the
+/// CLDR table (`docs/i18n/regions/booking-confirmation.<form>.txt`: dates, times and money as
+/// that region writes them) and sample calendar parts (`docs/i18n/*.ics`, stamped as the first
+/// hand-overs would be). Run with `cargo test --test host -- --ignored write_docs_renders`.
 #[test]
 #[ignore = "writes docs/"]
 fn write_docs_renders() {
-    use booking_email_engine::domain::calendar::{Method, Stamp};
+    use booking_email_engine::domain::calendar::Method;
+    use booking_email_engine::domain::i18n::{Lang, Region};
     let dir = format!("{}/docs/i18n", env!("CARGO_MANIFEST_DIR"));
-    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::create_dir_all(format!("{dir}/regions")).unwrap();
     let at = 1_780_000_000_000;
     for locale in Locale::ALL {
         let br = branding(locale);
@@ -527,20 +530,51 @@ fn write_docs_renders() {
         .unwrap();
         std::fs::write(format!("{dir}/booking-confirmation.{tag}.html"), &e.html).unwrap();
     }
+    for id in Region::ids() {
+        let lang = Lang::from_tag(id).unwrap();
+        let br = branding(lang.locale).in_locale(lang);
+        let e = render::booking_confirmation(&hotel(), &br).unwrap();
+        let t = NaiveDate::from_ymd_opt(2026, 6, 12)
+            .unwrap()
+            .and_hms_opt(19, 5, 0)
+            .unwrap();
+        let tr = br.tr();
+        std::fs::write(
+            format!("{dir}/regions/booking-confirmation.{id}.txt"),
+            format!(
+                "Regional form {id}: {} · {} · {} · {}\nSubject: {}\n\n{}",
+                tr.local_time(t),
+                tr.money("1234.5", "USD"),
+                tr.money("1234.5", "CHF"),
+                tr.money("12345", "JPY"),
+                e.subject,
+                e.text
+            ),
+        )
+        .unwrap();
+    }
     let br = branding(Locale::Es);
-    let stay = |version, method| {
-        render::calendar::hotel_stay(&hotel(), &br, Stamp::at_version(version, at, method))
+    let stay = |method, sequence| {
+        render::calendar::hotel_stay(&hotel(), &br, method)
+            .stamped(sequence, at)
+            .text()
     };
-    std::fs::write(format!("{dir}/stay.es.ics"), stay(1, Method::Publish).ics).unwrap();
+    std::fs::write(format!("{dir}/stay.es.ics"), stay(Method::Publish, 0)).unwrap();
     std::fs::write(
         format!("{dir}/stay-cancelled.es.ics"),
-        stay(3, Method::Cancel).ics,
+        stay(Method::Cancel, 3),
     )
     .unwrap();
-    let flight_part = render::calendar::flight_segments(
-        &flight(),
-        &branding(Locale::En),
-        Stamp::at_version(1, at, Method::Publish),
-    );
-    std::fs::write(format!("{dir}/flight.en.ics"), flight_part.ics).unwrap();
+    let _ = std::fs::remove_file(format!("{dir}/flight.en.ics"));
+    for (i, part) in
+        render::calendar::flight_segments(&flight(), &branding(Locale::En), Method::Publish)
+            .into_iter()
+            .enumerate()
+    {
+        std::fs::write(
+            format!("{dir}/flight-{}.en.ics", i + 1),
+            part.stamped(0, at).text(),
+        )
+        .unwrap();
+    }
 }

@@ -29,7 +29,8 @@ fn client(subject: &str, text: &str, html: &str) -> OutgoingEmail {
         headers: Vec::new(),
         intent: None,
         lock: None,
-        calendar: None,
+        calendars: Vec::new(),
+        legacy_calendar: None,
     }
 }
 
@@ -352,7 +353,7 @@ fn the_project_hotel_emails_pass_and_raw_templates_do_not() {
     };
     let emails = [
         booking_confirmation(&b, &branding).unwrap(),
-        hotel_confirmation_number(&b, "HCN-48213", &branding).unwrap(),
+        hotel_confirmation_number(&b, "HCN-48213", 1_780_000_000_000, &branding).unwrap(),
         arrival_guide(&b, &branding).unwrap(),
         checkin_day(&b, &branding).unwrap(),
         thank_you(&b, &branding).unwrap(),

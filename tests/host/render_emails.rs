@@ -301,7 +301,8 @@ fn booking_confirmation_merges_the_number_and_the_instructions_when_known() {
 
 #[test]
 fn hotel_confirmation_number_shows_the_number_and_what_it_is_for() {
-    let e = hotel_confirmation_number(&hotel(), " HCN-48213 ", &branding()).unwrap();
+    let e =
+        hotel_confirmation_number(&hotel(), " HCN-48213 ", 1_780_000_000_000, &branding()).unwrap();
     assert_envelope(
         &e,
         EmailKind::HotelConfirmationNumber,
@@ -327,7 +328,8 @@ fn hotel_confirmation_number_shows_the_number_and_what_it_is_for() {
     );
     assert_guest_clean(&e);
 
-    let corrected = hotel_confirmation_number(&hotel(), "HCN-99999", &branding()).unwrap();
+    let corrected =
+        hotel_confirmation_number(&hotel(), "HCN-99999", 1_780_000_000_000, &branding()).unwrap();
     assert_eq!(
         corrected.dedupe_key.as_str(),
         "hotel_confirmation_number:BK_fake_7Q2w:HCN-99999"
@@ -435,7 +437,7 @@ fn booking_updated_lists_changes_and_the_current_details() {
         "Tuesday, 16 June 2026".to_string(),
     )];
     let hash = "0123456789abcdef0123456789abcdef";
-    let e = booking_updated(&b, hash, &changes, &branding()).unwrap();
+    let e = booking_updated(&b, hash, &changes, 1_780_000_000_000, &branding()).unwrap();
     assert_envelope(
         &e,
         EmailKind::BookingUpdated,
@@ -463,7 +465,14 @@ fn booking_updated_lists_changes_and_the_current_details() {
         .contains("- Check-out: Monday, 15 June 2026 -> Tuesday, 16 June 2026"));
     assert_guest_clean(&e);
 
-    let other = booking_updated(&b, "fedcba9876543210ffff", &[], &branding()).unwrap();
+    let other = booking_updated(
+        &b,
+        "fedcba9876543210ffff",
+        &[],
+        1_780_000_000_000,
+        &branding(),
+    )
+    .unwrap();
     assert_eq!(
         other.dedupe_key.as_str(),
         "booking_updated:BK_fake_7Q2w:fedcba9876543210"
@@ -478,11 +487,11 @@ fn every_hotel_email_escapes_a_hostile_hotel_name() {
     let cancel = cancellation(false, None, None);
     let emails = [
         booking_confirmation(&b, &branding()).unwrap(),
-        hotel_confirmation_number(&b, "HCN-1", &branding()).unwrap(),
+        hotel_confirmation_number(&b, "HCN-1", 1_780_000_000_000, &branding()).unwrap(),
         arrival_guide(&b, &branding()).unwrap(),
         checkin_day(&b, &branding()).unwrap(),
         thank_you(&b, &branding()).unwrap(),
-        booking_updated(&b, "abc", &[], &branding()).unwrap(),
+        booking_updated(&b, "abc", &[], 1_780_000_000_000, &branding()).unwrap(),
         booking_cancelled(&c, &cancel, &branding()).unwrap(),
         owner_booking_cancelled(&c, &cancel, &owner(), &branding()).unwrap(),
     ];
@@ -703,7 +712,15 @@ fn flight_changed_shows_old_and_new_times_and_what_to_do() {
     moved.departing_at = at("2026-06-12 09:40");
     moved.arriving_at = at("2026-06-12 12:55");
     let after = vec![SegmentView::from_segment(&moved)];
-    let e = flight_changed(&f, "aic_0000XyZ", &before, &after, &branding()).unwrap();
+    let e = flight_changed(
+        &f,
+        "aic_0000XyZ",
+        &before,
+        &after,
+        1_780_000_000_000,
+        &branding(),
+    )
+    .unwrap();
     assert_envelope(
         &e,
         EmailKind::FlightChanged,
@@ -744,14 +761,21 @@ fn every_email() -> Vec<OutgoingEmail> {
     let cancel = cancellation(true, Some(("180", "EUR")), Some(("360", "EUR")));
     vec![
         booking_confirmation(&b, &branding()).unwrap(),
-        hotel_confirmation_number(&b, "HCN-48213", &branding()).unwrap(),
+        hotel_confirmation_number(&b, "HCN-48213", 1_780_000_000_000, &branding()).unwrap(),
         arrival_guide(&b, &branding()).unwrap(),
         checkin_day(&b, &branding()).unwrap(),
         thank_you(&b, &branding()).unwrap(),
         booking_cancelled(&c, &cancel, &branding()).unwrap(),
-        booking_updated(&b, "0123456789abcdef99", &[], &branding()).unwrap(),
+        booking_updated(
+            &b,
+            "0123456789abcdef99",
+            &[],
+            1_780_000_000_000,
+            &branding(),
+        )
+        .unwrap(),
         flight_confirmation(&f, &segs, &branding()).unwrap(),
-        flight_changed(&f, "aic_1", &segs, &segs, &branding()).unwrap(),
+        flight_changed(&f, "aic_1", &segs, &segs, 1_780_000_000_000, &branding()).unwrap(),
         owner_booking_cancelled(&c, &cancel, &owner(), &branding()).unwrap(),
     ]
 }

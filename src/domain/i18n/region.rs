@@ -58,6 +58,11 @@ impl Region {
         Region::of_id(parent).unwrap_or_default()
     }
 
+    /// The id of every row of the table (`en`, `en-US`, …, `it-CH`), in table order.
+    pub fn ids() -> impl Iterator<Item = &'static str> {
+        FORMATS.iter().map(|f| f.id)
+    }
+
     /// The row whose id is `id` exactly (`pt-PT`, `es-419`, `en-US`, a bare `de`).
     pub fn of_id(id: &str) -> Option<Region> {
         FORMATS

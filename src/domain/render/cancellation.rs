@@ -8,7 +8,7 @@ use crate::domain::event::{BookingRef, Cancellation, EmailAddress, FlightBooking
 use crate::domain::i18n::{Locale, Tr};
 
 /// What a cancellation email says about the cancelled booking, hotel or flight.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CancelledBooking {
     /// The hotel booking id or the flight order id.
     pub booking_id: BookingRef,
@@ -19,6 +19,9 @@ pub struct CancelledBooking {
     /// E.g. `Example Harbour Hotel, Fri 12 June – Mon 15 June 2026` or
     /// `London (LHR) → Barcelona (BCN), Fri 12 June 2026`.
     pub title: String,
+    /// The reservation markup of the guest's email (`Cancelled`, [`crate::domain::markup`]);
+    /// `None` until [`CancelledBooking::marked_up`], and when a required property is unknown.
+    pub markup: Option<serde_json::Value>,
 }
 
 impl CancelledBooking {
@@ -34,7 +37,13 @@ impl CancelledBooking {
             to: b.holder.email.clone(),
             first_name: b.holder.name.first_name.trim().to_string(),
             title: format!("{}, {}", b.hotel_name, tr.date_range(b.checkin, b.checkout)),
+            markup: None,
         }
+    }
+
+    /// The same with the guest email's reservation markup.
+    pub fn marked_up(self, markup: Option<serde_json::Value>) -> Self {
+        Self { markup, ..self }
     }
 
     /// A flight order: title `<city> (<IATA>) → <city> (<IATA>), <first departure date>` (a date
@@ -70,6 +79,7 @@ impl CancelledBooking {
             to: f.contact.email.clone(),
             first_name: f.contact.name.first_name.trim().to_string(),
             title,
+            markup: None,
         }
     }
 }
@@ -137,7 +147,8 @@ pub fn booking_cancelled(
             branding
                 .tr()
                 .t1("cancelled-subject", "id", c.booking_id.as_str()),
-        ),
+        )
+        .with_markup(c.markup.clone()),
         &Cancelled::of(c, cancellation, branding),
         branding,
     )

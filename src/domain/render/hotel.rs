@@ -7,6 +7,7 @@ use super::{compose, Branding, Envelope, RenderError};
 use crate::domain::email::{DedupeKey, EmailKind, OutgoingEmail};
 use crate::domain::event::{BookedRoom, HotelBooking};
 use crate::domain::i18n::Tr;
+use crate::domain::markup::{self, Status};
 
 /// The facts of one stay, shared by the hotel emails (`_stay_details.*`).
 struct StayView<'a> {
@@ -146,7 +147,8 @@ pub fn booking_confirmation(
             kind,
             DedupeKey::for_booking(kind, &b.booking_id),
             tr.t1("confirmation-subject", "hotel", &b.hotel_name),
-        ),
+        )
+        .with_markup(markup::lodging(b, Status::Confirmed, None)),
         &Confirmation {
             tr,
             brand: &branding.brand,
@@ -160,9 +162,11 @@ pub fn booking_confirmation(
 
 /// The hotel's own confirmation number (kind `hotel_confirmation_number`, rank booking), key
 /// `hotel_confirmation_number:<booking id>:<number>`: a corrected number is a new email.
+/// `at_ms`: the number's receipt (the markup's `modifiedTime`, UTC ms).
 pub fn hotel_confirmation_number(
     b: &HotelBooking,
     number: &str,
+    at_ms: i64,
     branding: &Branding,
 ) -> Result<OutgoingEmail, RenderError> {
     let kind = EmailKind::HotelConfirmationNumber;
@@ -174,7 +178,8 @@ pub fn hotel_confirmation_number(
             kind,
             DedupeKey::for_booking_part(kind, &b.booking_id, number),
             tr.t1("hcn-subject", "hotel", &b.hotel_name),
-        ),
+        )
+        .with_markup(markup::lodging(b, Status::Confirmed, Some(at_ms))),
         &HotelNumber {
             tr,
             brand: &branding.brand,
@@ -197,7 +202,8 @@ pub fn arrival_guide(b: &HotelBooking, branding: &Branding) -> Result<OutgoingEm
             kind,
             DedupeKey::for_booking_part(kind, &b.booking_id, &b.checkin.to_string()),
             tr.t1("arrival-subject", "hotel", &b.hotel_name),
-        ),
+        )
+        .with_markup(markup::lodging(b, Status::Confirmed, None)),
         &ArrivalGuide {
             tr,
             brand: &branding.brand,
@@ -220,7 +226,8 @@ pub fn checkin_day(b: &HotelBooking, branding: &Branding) -> Result<OutgoingEmai
             kind,
             DedupeKey::for_booking_part(kind, &b.booking_id, &b.checkin.to_string()),
             tr.t1("checkin-subject", "hotel", &b.hotel_name),
-        ),
+        )
+        .with_markup(markup::lodging(b, Status::Confirmed, None)),
         &CheckinDay {
             tr,
             brand: &branding.brand,
@@ -257,11 +264,13 @@ pub fn thank_you(b: &HotelBooking, branding: &Branding) -> Result<OutgoingEmail,
 
 /// The guest's "booking updated" (kind `booking_updated`, rank booking), key
 /// `booking_updated:<booking id>:<first 16 characters of snapshot_hash>`: one email per distinct
-/// state. `changes` are `(label, before, after)` rows; the current details follow them.
+/// state. `changes` are `(label, before, after)` rows; the current details follow them. `at_ms`:
+/// the change's receipt (the markup's `modifiedTime`, UTC ms).
 pub fn booking_updated(
     b: &HotelBooking,
     snapshot_hash: &str,
     changes: &[(String, String, String)],
+    at_ms: i64,
     branding: &Branding,
 ) -> Result<OutgoingEmail, RenderError> {
     let kind = EmailKind::BookingUpdated;
@@ -273,7 +282,8 @@ pub fn booking_updated(
             kind,
             DedupeKey::for_booking_part(kind, &b.booking_id, &hash),
             tr.t1("updated-subject", "hotel", &b.hotel_name),
-        ),
+        )
+        .with_markup(markup::lodging(b, Status::Confirmed, Some(at_ms))),
         &Updated {
             tr,
             brand: &branding.brand,
@@ -281,11 +291,15 @@ pub fn booking_updated(
             changes: changes
                 .iter()
                 .map(|(field, before, after)| {
-                    (
-                        tr.field_label(field),
-                        tr.field_value(before),
-                        tr.field_value(after),
-                    )
+                    // A board type reads in the guest's language when it is a known one.
+                    let value = |v: &str| {
+                        if field.ends_with(".board") {
+                            tr.board(v)
+                        } else {
+                            tr.field_value(v)
+                        }
+                    };
+                    (tr.field_label(field), value(before), value(after))
                 })
                 .collect(),
             stay: StayView::of(b, tr).with_total(b, tr),

@@ -25,7 +25,6 @@
 //! Rendering is deterministic: the same facts give byte-identical emails (every attempt of one
 //! dedupe key sends the same message).
 
-use crate::domain::calendar::CalendarPart;
 use crate::domain::email::{DedupeKey, EmailKind, OutgoingEmail};
 use crate::domain::event::{BookingRef, EmailAddress};
 use crate::domain::i18n::{self, Lang, Locale, Region, Tr};
@@ -215,8 +214,9 @@ pub struct Envelope<'a> {
     /// Extra headers every provider sends, e.g. the RFC 8058 `List-Unsubscribe` pair of a
     /// marketing email; empty for booking mail.
     pub headers: Vec<(String, String)>,
-    /// The calendar part of an email that sets or changes the plan ([`crate::domain::calendar`]).
-    pub calendar: Option<CalendarPart>,
+    /// The schema.org reservation markup of a booking email (JSON-LD, [`crate::domain::markup`]),
+    /// written at the top of the HTML body by [`compose`]; `None` for every other email.
+    pub markup: Option<serde_json::Value>,
 }
 
 impl<'a> Envelope<'a> {
@@ -248,16 +248,13 @@ impl<'a> Envelope<'a> {
             to,
             subject,
             headers: Vec::new(),
-            calendar: None,
+            markup: None,
         }
     }
 
-    /// The same envelope with a calendar part.
-    pub fn with_calendar(self, calendar: CalendarPart) -> Self {
-        Self {
-            calendar: Some(calendar),
-            ..self
-        }
+    /// The same envelope with reservation markup (`None`: none, see [`crate::domain::markup`]).
+    pub fn with_markup(self, markup: Option<serde_json::Value>) -> Self {
+        Self { markup, ..self }
     }
 }
 
@@ -287,8 +284,12 @@ pub fn compose(
         to,
         subject,
         headers,
-        calendar,
+        markup,
     } = envelope;
+    let html = match markup {
+        Some(m) => crate::domain::markup::embed(&html, &m),
+        None => html,
+    };
     Ok(OutgoingEmail {
         message_id: message_id_for(dedupe_key.as_str(), branding.from.domain()),
         headers: headers
@@ -306,7 +307,8 @@ pub fn compose(
         html,
         intent: None,
         lock: None,
-        calendar,
+        calendars: Vec::new(),
+        legacy_calendar: None,
     })
 }
 
