@@ -20,8 +20,8 @@
 //!   that is gone gets its own CANCEL ([`flight_change`]). The UID is a name-based UUID (version 8,
 //!   SHA-256 of that identity, RFC 9562 §5.8 and Appendix B.2) without a domain, as RFC 7986 §5.3
 //!   recommends, so changing the sender's domain changes no UID;
-//! - `SEQUENCE` and `DTSTAMP` rise strictly per UID across every email: they are not rendered but
-//!   stamped when the email is handed over (`crate::store::calendar`, one allocation per UID and
+//! - `SEQUENCE` and `DTSTAMP` rise strictly per UID across every email: they are written in
+//!   when the email is handed over (`crate::store::calendar`, one allocation per UID and
 //!   dedupe key, [`CalendarPart::stamped`]): the next SEQUENCE of the UID, and a DTSTAMP at the
 //!   event's time or one second after the UID's last one, whichever is later (§2.1.5 orders two
 //!   versions by SEQUENCE, then DTSTAMP);
@@ -76,7 +76,7 @@ impl Method {
 
 /// A calendar user: the organizer (the brand and its sender address) or the guest a CANCEL is
 /// for. `email` is an address the engine parsed (no line breaks).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Party {
     /// The display name (`CN`), supplier or brand text: cleaned when written.
     pub name: String,
@@ -84,8 +84,7 @@ pub struct Party {
 }
 
 /// When an event starts or ends.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", content = "at", rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum When {
     /// An all-day date (`VALUE=DATE`).
     Date(NaiveDate),
@@ -96,7 +95,7 @@ pub enum When {
 }
 
 /// One event: what a calendar shows and the identity that keeps it one item across emails.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Event {
     /// See the module docs ([`stay_uid`], [`segment_uids`]).
     pub uid: String,
@@ -109,34 +108,29 @@ pub struct Event {
     pub description: String,
     /// `TRANSP:TRANSPARENT` (the guest stays free: a hotel stay).
     pub transparent: bool,
-    /// `SEQUENCE`, set when the email is handed over ([`CalendarPart::stamped`]).
-    #[serde(default)]
-    pub sequence: u32,
-    /// `DTSTAMP`, ms since the epoch (UTC), set with `sequence`.
-    #[serde(default)]
-    pub stamp_ms: i64,
 }
 
 /// One calendar attachment: `text/calendar; charset=utf-8; method=<method>` named `file_name`,
-/// one VCALENDAR with one VEVENT ([`CalendarPart::text`]).
+/// one VCALENDAR with one VEVENT. The object is written when the part is built, with `SEQUENCE:0`
+/// and a `DTSTAMP` at the epoch; [`CalendarPart::stamped`] writes the allocated ones in (those
+/// two lines are short and never folded, and supplier text cannot start a line: TEXT values
+/// carry line breaks escaped).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CalendarPart {
     pub method: Method,
     /// `stay.ics`, `flight-1-LHR-BCN.ics`, … (ASCII letters, digits, `-`, `.`).
     #[serde(default = "default_file_name")]
     pub file_name: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub organizer: Option<Party>,
-    /// The guest a CANCEL removes the event for (never set on a PUBLISH).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub attendee: Option<Party>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub event: Option<Event>,
-    /// The finished object of a part queued before parts were stamped at hand-over (then
-    /// `event` is `None`): sent as it is.
+    /// The event's UID; empty for a part queued before parts were stamped at hand-over (sent as
+    /// it is).
     #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub uid: String,
+    /// The whole `VCALENDAR` object: CRLF line ends, folded at 75 octets.
     pub ics: String,
 }
+
+/// The `SEQUENCE` and `DTSTAMP` lines of a part not stamped yet.
+const UNSTAMPED: (&str, &str) = ("\r\nSEQUENCE:0\r\n", "\r\nDTSTAMP:19700101T000000Z\r\n");
 
 fn default_file_name() -> String {
     "invite.ics".into()
@@ -153,28 +147,24 @@ impl CalendarPart {
     }
 
     /// The whole `VCALENDAR` object: CRLF line ends, folded at 75 octets.
-    pub fn text(&self) -> String {
-        match &self.event {
-            Some(event) => ics::write(
-                self.method,
-                self.organizer.as_ref(),
-                self.attendee.as_ref(),
-                event,
-            ),
-            None => self.ics.clone(),
-        }
+    pub fn text(&self) -> &str {
+        &self.ics
     }
 
     /// The event's UID (`None` for a part queued whole before stamping).
     pub fn uid(&self) -> Option<&str> {
-        self.event.as_ref().map(|e| e.uid.as_str())
+        (!self.uid.is_empty()).then_some(self.uid.as_str())
     }
 
-    /// The part with its `SEQUENCE` and `DTSTAMP` (ms, UTC) as allocated for its UID.
+    /// The part with its `SEQUENCE` and `DTSTAMP` (ms, UTC) as allocated for its UID (a part
+    /// stamped before keeps its stamp).
     pub fn stamped(mut self, sequence: u32, stamp_ms: i64) -> Self {
-        if let Some(e) = self.event.as_mut() {
-            e.sequence = sequence;
-            e.stamp_ms = stamp_ms;
+        let (seq, stamp) = UNSTAMPED;
+        if self.ics.contains(seq) && self.ics.contains(stamp) {
+            self.ics = self
+                .ics
+                .replacen(seq, &format!("\r\nSEQUENCE:{sequence}\r\n"), 1)
+                .replacen(stamp, &format!("\r\nDTSTAMP:{}\r\n", ics::utc(stamp_ms)), 1);
         }
         self
     }
@@ -303,8 +293,6 @@ pub fn hotel_stay(
             location,
             description: lines.join("\n"),
             transparent: true,
-            sequence: 0,
-            stamp_ms: 0,
         },
     )
 }
@@ -415,8 +403,6 @@ fn segment_part(
             location: clean(&format!("{} ({})", seg.origin.name, seg.origin.iata_code)),
             description: lines.join("\n"),
             transparent: false,
-            sequence: 0,
-            stamp_ms: 0,
         },
     )
 }
@@ -428,13 +414,12 @@ fn part(
     guest: Party,
     event: Event,
 ) -> CalendarPart {
+    let attendee = (method == Method::Cancel).then_some(guest);
     CalendarPart {
         method,
         file_name,
-        organizer: Some(organizer.clone()),
-        attendee: (method == Method::Cancel).then_some(guest),
-        event: Some(event),
-        ics: String::new(),
+        uid: event.uid.clone(),
+        ics: ics::write(method, Some(organizer), attendee.as_ref(), &event),
     }
 }
 

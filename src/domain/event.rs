@@ -22,7 +22,7 @@ mod values;
 pub use checkout::{CheckoutAttempt, PaymentOutcome, PaymentUpdate};
 pub use failure::{BookingFailure, FailedKind, RefundUpdate};
 pub use flight::{Airport, FlightBooking, FlightChange, FlightSegment};
-pub use hotel::{BookedRoom, HotelAmendment, HotelBooking, HotelLocation, PostalAddress};
+pub use hotel::{BookedRoom, HotelAmendment, HotelBooking, HotelLocation};
 pub use values::{
     BookingRef, EmailAddress, EventId, Holder, InvalidValue, Money, PersonName, Source,
 };

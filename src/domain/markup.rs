@@ -28,7 +28,6 @@
 //! markup included.
 
 use chrono::{NaiveDate, NaiveDateTime, NaiveTime, TimeZone, Utc};
-use serde_json::{json, Value};
 
 use crate::domain::calendar::clean;
 use crate::domain::event::{Airport, FlightBooking, FlightSegment, HotelBooking};
@@ -47,6 +46,46 @@ impl Status {
             Status::Cancelled => "http://schema.org/Cancelled",
         }
     }
+}
+
+/// A JSON object being written, member by member (values escaped by serde_json): the markup is
+/// a few fixed shapes, written straight to text.
+struct Obj(String);
+
+impl Obj {
+    /// `{"@type":"<ty>"`, with the schema.org context when `context`.
+    fn new(ty: &str, context: bool) -> Obj {
+        let head = if context {
+            "{\"@context\":\"http://schema.org\","
+        } else {
+            "{"
+        };
+        Obj(format!("{head}\"@type\":{}", quote(ty)))
+    }
+
+    /// A member whose value is text.
+    fn text(self, key: &str, value: &str) -> Obj {
+        self.json(key, &quote(value))
+    }
+
+    /// A member whose value is JSON already.
+    fn json(mut self, key: &str, value: &str) -> Obj {
+        self.0.push(',');
+        self.0.push_str(&quote(key));
+        self.0.push(':');
+        self.0.push_str(value);
+        self
+    }
+
+    fn end(mut self) -> String {
+        self.0.push('}');
+        self.0
+    }
+}
+
+/// A JSON string literal.
+fn quote(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
 }
 
 /// A non-empty cleaned value (control characters out, one line, bounded), or `None`.
@@ -75,52 +114,80 @@ fn stay_date(d: NaiveDate, time: Option<&str>, zone: Option<&str>) -> String {
         .unwrap_or_else(|| d.format("%Y-%m-%d").to_string())
 }
 
-/// The `LodgingReservation` of a stay, or `None` when a required property is unknown (see the
-/// module docs). `modified_ms`: the receipt of the change this email tells of.
-pub fn lodging(b: &HotelBooking, status: Status, modified_ms: Option<i64>) -> Option<Value> {
-    let location = b.location.as_ref()?;
-    let address = location.postal_address.as_ref()?;
-    let zone = location.time_zone.as_deref();
-    let mut r = json!({
-        "@context": "http://schema.org",
-        "@type": "LodgingReservation",
-        "reservationNumber": text(Some(b.booking_id.as_str()))?,
-        "reservationStatus": status.url(),
-        "underName": {"@type": "Person", "name": text(Some(&b.holder.name.full()))?},
-        "reservationFor": {
-            "@type": "LodgingBusiness",
-            "name": text(Some(&b.hotel_name))?,
-            "address": {
-                "@type": "PostalAddress",
-                "streetAddress": text(address.street_address.as_deref())?,
-                "addressLocality": text(address.locality.as_deref())?,
-                "addressRegion": text(address.region.as_deref())?,
-                "postalCode": text(address.postal_code.as_deref())?,
-                "addressCountry": text(address.country.as_deref())?,
-            },
-            "telephone": text(location.telephone.as_deref())?,
-        },
-        "checkinDate": stay_date(b.checkin, location.checkin_time.as_deref(), zone),
-        "checkoutDate": stay_date(b.checkout, location.checkout_time.as_deref(), zone),
-    });
+/// A reservation's common members, then `reservationFor`.
+fn reservation(
+    ty: &str,
+    number: &str,
+    status: Status,
+    name: &str,
+    modified_ms: Option<i64>,
+    reservation_for: &str,
+) -> Obj {
+    let mut r = Obj::new(ty, true)
+        .text("reservationNumber", number)
+        .text("reservationStatus", status.url())
+        .json(
+            "underName",
+            &Obj::new("Person", false).text("name", name).end(),
+        );
     if let Some(m) = modified(modified_ms) {
-        r["modifiedTime"] = Value::String(m);
+        r = r.text("modifiedTime", &m);
     }
-    Some(r)
+    r.json("reservationFor", reservation_for)
+}
+
+/// The `LodgingReservation` of a stay as JSON text, or `None` when a required property is
+/// unknown (see the module docs). `modified_ms`: the receipt of the change this email tells of.
+pub fn lodging(b: &HotelBooking, status: Status, modified_ms: Option<i64>) -> Option<String> {
+    let location = b.location.as_ref()?;
+    let a = location;
+    let zone = location.time_zone.as_deref();
+    let address = Obj::new("PostalAddress", false)
+        .text("streetAddress", &text(a.street_address.as_deref())?)
+        .text("addressLocality", &text(a.locality.as_deref())?)
+        .text("addressRegion", &text(a.region.as_deref())?)
+        .text("postalCode", &text(a.postal_code.as_deref())?)
+        .text("addressCountry", &text(a.country.as_deref())?)
+        .end();
+    let hotel = Obj::new("LodgingBusiness", false)
+        .text("name", &text(Some(&b.hotel_name))?)
+        .json("address", &address)
+        .text("telephone", &text(location.telephone.as_deref())?)
+        .end();
+    Some(
+        reservation(
+            "LodgingReservation",
+            &text(Some(b.booking_id.as_str()))?,
+            status,
+            &text(Some(&b.holder.name.full()))?,
+            modified_ms,
+            &hotel,
+        )
+        .text(
+            "checkinDate",
+            &stay_date(b.checkin, location.checkin_time.as_deref(), zone),
+        )
+        .text(
+            "checkoutDate",
+            &stay_date(b.checkout, location.checkout_time.as_deref(), zone),
+        )
+        .end(),
+    )
 }
 
 /// An airport as Gmail's flight pages name it.
-fn airport(a: &Airport) -> Option<Value> {
-    Some(json!({
-        "@type": "Airport",
-        "name": text(Some(&a.name))?,
-        "iataCode": text(Some(&a.iata_code))?,
-    }))
+fn airport(a: &Airport) -> Option<String> {
+    Some(
+        Obj::new("Airport", false)
+            .text("name", &text(Some(&a.name))?)
+            .text("iataCode", &text(Some(&a.iata_code))?)
+            .end(),
+    )
 }
 
 /// The flight of a segment: the airline's IATA code (the flight number's first two characters)
 /// and name, the number without it, both airports and both times with their offsets.
-fn flight_of(s: &FlightSegment) -> Option<Value> {
+fn flight_of(s: &FlightSegment) -> Option<String> {
     let compact: String = s
         .flight_number
         .chars()
@@ -131,25 +198,32 @@ fn flight_of(s: &FlightSegment) -> Option<Value> {
     }
     let (carrier, number) = compact.split_at(2);
     let number = number.trim_start_matches('0');
-    Some(json!({
-        "@type": "Flight",
-        "flightNumber": if number.is_empty() { "0" } else { number },
-        "airline": {
-            "@type": "Airline",
-            "name": text(s.airline.as_deref())?,
-            "iataCode": carrier.to_ascii_uppercase(),
-        },
-        "departureAirport": airport(&s.origin)?,
-        "departureTime": with_offset(s.departing_at, s.origin.time_zone.as_deref())?,
-        "arrivalAirport": airport(&s.destination)?,
-        "arrivalTime": with_offset(s.arriving_at, s.destination.time_zone.as_deref())?,
-    }))
+    let airline = Obj::new("Airline", false)
+        .text("name", &text(s.airline.as_deref())?)
+        .text("iataCode", &carrier.to_ascii_uppercase())
+        .end();
+    Some(
+        Obj::new("Flight", false)
+            .text("flightNumber", if number.is_empty() { "0" } else { number })
+            .json("airline", &airline)
+            .json("departureAirport", &airport(&s.origin)?)
+            .text(
+                "departureTime",
+                &with_offset(s.departing_at, s.origin.time_zone.as_deref())?,
+            )
+            .json("arrivalAirport", &airport(&s.destination)?)
+            .text(
+                "arrivalTime",
+                &with_offset(s.arriving_at, s.destination.time_zone.as_deref())?,
+            )
+            .end(),
+    )
 }
 
 /// One `FlightReservation` per segment and passenger of an order (the contact when no passenger
-/// is named), or `None` when a required property of any segment is unknown: a card with some
-/// flights of the journey missing would mislead.
-pub fn flight(f: &FlightBooking, status: Status, modified_ms: Option<i64>) -> Option<Value> {
+/// is named) as JSON text, or `None` when a required property of any segment is unknown: a card
+/// with some flights of the journey missing would mislead.
+pub fn flight(f: &FlightBooking, status: Status, modified_ms: Option<i64>) -> Option<String> {
     let number =
         text(f.booking_reference.as_deref()).or_else(|| text(Some(f.booking_id.as_str())))?;
     let mut names: Vec<String> = f
@@ -160,41 +234,35 @@ pub fn flight(f: &FlightBooking, status: Status, modified_ms: Option<i64>) -> Op
     if names.is_empty() {
         names.push(text(Some(&f.contact.name.full()))?);
     }
-    let flights: Vec<Value> = f.segments.iter().map(flight_of).collect::<Option<_>>()?;
-    if flights.is_empty() {
-        return None;
-    }
-    let modified = modified(modified_ms);
+    let flights: Vec<String> = f.segments.iter().map(flight_of).collect::<Option<_>>()?;
     let mut items = Vec::new();
     for flight in &flights {
         for name in &names {
-            let mut r = json!({
-                "@context": "http://schema.org",
-                "@type": "FlightReservation",
-                "reservationNumber": number,
-                "reservationStatus": status.url(),
-                "underName": {"@type": "Person", "name": name},
-                "reservationFor": flight,
-            });
-            if let Some(m) = &modified {
-                r["modifiedTime"] = Value::String(m.clone());
-            }
-            items.push(r);
+            items.push(
+                reservation(
+                    "FlightReservation",
+                    &number,
+                    status,
+                    name,
+                    modified_ms,
+                    flight,
+                )
+                .end(),
+            );
         }
     }
-    Some(if items.len() == 1 {
-        items.remove(0)
-    } else {
-        Value::Array(items)
-    })
+    match items.len() {
+        0 => None,
+        1 => items.pop(),
+        _ => Some(format!("[{}]", items.join(","))),
+    }
 }
 
-/// `html` with `markup` as a `<script type="application/ld+json">` right after its `<body …>`
-/// tag (at the start when it has none). `<`, `>` and `&` in the JSON are written as `\u003c`,
-/// `\u003e`, `\u0026` (the same JSON), so no value can close the script element.
-pub fn embed(html: &str, markup: &Value) -> String {
+/// `html` with `markup` (JSON text) as a `<script type="application/ld+json">` right after its
+/// `<body …>` tag (at the start when it has none). `<`, `>` and `&` in the JSON are written as
+/// `\u003c`, `\u003e`, `\u0026` (the same JSON), so no value can close the script element.
+pub fn embed(html: &str, markup: &str) -> String {
     let json = markup
-        .to_string()
         .replace('<', "\\u003c")
         .replace('>', "\\u003e")
         .replace('&', "\\u0026");

@@ -475,13 +475,6 @@ fn stays_booking(b: &At<'_>, sandbox: bool) -> Result<HotelBooking, ParseError> 
             .map(|p| crate::domain::text::cut_chars(p.trim(), 200).to_string())
             .filter(|p| !p.is_empty())
     };
-    let postal_address = crate::domain::event::PostalAddress {
-        street_address: part("line_one"),
-        locality: part("city_name"),
-        region: part("region"),
-        postal_code: part("postal_code"),
-        country: part("country_code"),
-    };
     let times = acc.get("check_in_information");
     let location =
         (latitude.is_some() || longitude.is_some() || address.is_some()).then_some(HotelLocation {
@@ -489,7 +482,11 @@ fn stays_booking(b: &At<'_>, sandbox: bool) -> Result<HotelBooking, ParseError> 
             latitude,
             longitude,
             address,
-            postal_address: (postal_address != Default::default()).then_some(postal_address),
+            street_address: part("line_one"),
+            locality: part("city_name"),
+            region: part("region"),
+            postal_code: part("postal_code"),
+            country: part("country_code"),
             telephone: acc.get("phone_number").str_opt(),
             checkin_time: times.get("check_in_after_time").str_opt(),
             checkout_time: times.get("check_out_before_time").str_opt(),

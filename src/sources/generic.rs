@@ -203,6 +203,9 @@ pub fn interpret(body: &[u8]) -> Result<Interpretation, ParseError> {
         }
     }
     data.insert("kind".into(), Value::String(kind));
+    for hint in ["locale", "language"] {
+        lenient_hint(&mut data, hint);
+    }
 
     let event: SupplierEvent =
         crate::domain::json::from_value(&Value::Object(data)).map_err(|e| ParseError::Invalid {
@@ -211,6 +214,30 @@ pub fn interpret(body: &[u8]) -> Result<Interpretation, ParseError> {
         })?;
     check(&event)?;
     Ok(Interpretation::Journey(event))
+}
+
+/// Longest language hint kept, in characters.
+const HINT_MAX_CHARS: usize = 256;
+
+/// A partner's language field (`locale` or `language`) read leniently, so a hint never costs a
+/// booking (`crate::domain::i18n::locale` reads what is left): a string is kept (trimmed, at most
+/// 256 characters), an array of strings becomes one `Accept-Language`-style list in its order,
+/// anything else (a number, an object, `null`, an empty text) is dropped as no hint.
+fn lenient_hint(data: &mut serde_json::Map<String, Value>, key: &str) {
+    let text = match data.remove(key) {
+        Some(Value::String(s)) => s,
+        Some(Value::Array(items)) => items
+            .iter()
+            .filter_map(Value::as_str)
+            .take(32)
+            .collect::<Vec<_>>()
+            .join(","),
+        _ => return,
+    };
+    let text: String = text.trim().chars().take(HINT_MAX_CHARS).collect();
+    if !text.is_empty() {
+        data.insert(key.into(), Value::String(text));
+    }
 }
 
 /// Invariants serde cannot express.

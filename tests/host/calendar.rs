@@ -117,7 +117,7 @@ fn params_of<'a>(lines: &'a [String], name: &str) -> &'a str {
 
 /// The object of a part, stamped with `sequence` at `AT_MS`.
 fn ics(part: &CalendarPart, sequence: u32) -> String {
-    part.clone().stamped(sequence, AT_MS).text()
+    part.clone().stamped(sequence, AT_MS).text().to_string()
 }
 
 #[test]

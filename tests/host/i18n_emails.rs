@@ -494,7 +494,8 @@ fn bench_render_time_per_language() {
                         &branding(locale),
                         booking_email_engine::domain::calendar::Method::Publish,
                     )
-                    .text(),
+                    .text()
+                    .len(),
                 );
             }
             started.elapsed().as_nanos() / u128::from(rounds)
@@ -558,6 +559,7 @@ fn write_docs_renders() {
         render::calendar::hotel_stay(&hotel(), &br, method)
             .stamped(sequence, at)
             .text()
+            .to_string()
     };
     std::fs::write(format!("{dir}/stay.es.ics"), stay(Method::Publish, 0)).unwrap();
     std::fs::write(
@@ -577,4 +579,121 @@ fn write_docs_renders() {
         )
         .unwrap();
     }
+}
+
+/// French typography in every French guest email: a no-break space (U+00A0, or the narrow
+/// U+202F) before `:`, `;`, `!` and `?`, never a plain space or none — except inside a URL, a
+/// time (`07:15`) or an ISO date-time, which are not prose.
+#[test]
+fn french_puts_a_no_break_space_before_colons_semicolons_exclamation_and_question_marks() {
+    let mut bad = Vec::new();
+    for e in every_guest_email(Locale::Fr) {
+        for (part, text) in [("subject", &e.subject), ("text", &e.text)] {
+            for line in text.lines() {
+                let chars: Vec<char> = line.chars().collect();
+                for (i, c) in chars.iter().enumerate() {
+                    if !matches!(c, ':' | ';' | '!' | '?') {
+                        continue;
+                    }
+                    let before = if i == 0 { ' ' } else { chars[i - 1] };
+                    let after = chars.get(i + 1).copied().unwrap_or(' ');
+                    let digits = before.is_ascii_digit() && after.is_ascii_digit();
+                    let url = line[..line.char_indices().nth(i).unwrap().0]
+                        .rsplit(' ')
+                        .next()
+                        .is_some_and(|w| w.starts_with("http"));
+                    let query = *c == '?' && url;
+                    if digits || url || query || before == '\u{a0}' || before == '\u{202f}' {
+                        continue;
+                    }
+                    bad.push(format!("{} {part}: {line}", e.kind));
+                }
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+/// A guest without a first name: a greeting that reads right on its own in each language, once,
+/// assuming no gender (never "Hi there" glued into a sentence, never "liebe Reisende, lieber
+/// Reisender").
+#[test]
+fn a_guest_without_a_first_name_is_greeted_once_and_without_a_gender() {
+    let want = [
+        (Locale::En, "Hello,"),
+        (Locale::Es, "Hola:"),
+        (Locale::Fr, "Bonjour,"),
+        (Locale::De, "Guten Tag,"),
+        (Locale::Pt, "Olá,"),
+        (Locale::It, "Buongiorno,"),
+    ];
+    let mut b = hotel();
+    b.holder.name.first_name = "  ".into();
+    for (locale, hello) in want {
+        let e = render::booking_confirmation(&b, &branding(locale)).unwrap();
+        let first = e.text.lines().next().unwrap();
+        assert_eq!(first, hello, "{locale}");
+        for gendered in [
+            "Reisender",
+            "cher voyageur",
+            "viajero",
+            "viajante",
+            "viaggiatore",
+        ] {
+            assert!(!e.text.contains(gendered), "{locale}: {gendered}");
+        }
+    }
+}
+
+/// Known board types read in the guest's language; an unknown one as the supplier wrote it.
+#[test]
+fn board_types_with_known_codes_are_translated() {
+    let table = [
+        (Locale::De, "BB", "Frühstück inklusive"),
+        (Locale::Es, "Half Board", "Media pensión"),
+        (Locale::Fr, "room_only", "Logement seul"),
+        (Locale::It, "AI", "All inclusive"),
+        (Locale::Pt, "Full board", "Pensão completa"),
+        (Locale::En, "bed-and-breakfast", "Breakfast included"),
+    ];
+    for (locale, code, want) in table {
+        assert_eq!(Tr::new(locale).board(code), want, "{locale} {code}");
+    }
+    assert_eq!(
+        Tr::new(Locale::De).board("Dinner and show"),
+        "Dinner and show"
+    );
+    let mut b = hotel();
+    b.rooms[0].board_name = Some("HB".into());
+    let e = render::booking_confirmation(&b, &branding(Locale::It)).unwrap();
+    assert!(e.text.contains("Mezza pensione"), "{}", e.text);
+}
+
+/// No subject names the hotel twice ("hotel … Example Harbour Hotel"); German keeps "Abreise"
+/// for check-out only; sentences carry the full date (no weekday abbreviation in prose).
+#[test]
+fn subjects_name_the_hotel_once_and_sentences_carry_full_dates() {
+    for locale in Locale::ALL {
+        for e in every_guest_email(locale) {
+            let lower = e.subject.to_lowercase();
+            let hotel_words = ["hotel", "hôtel"]
+                .iter()
+                .map(|w| lower.matches(w).count())
+                .sum::<usize>();
+            assert!(hotel_words <= 1, "{locale} {}: {}", e.kind, e.subject);
+        }
+    }
+    let de = source_of(Locale::De);
+    let abreise = de
+        .lines()
+        .filter(|l| l.contains("Abreise") && !l.starts_with('#'))
+        .map(|l| l.split('=').next().unwrap().trim())
+        .collect::<Vec<_>>();
+    assert_eq!(abreise, ["label-checkout", "field-checkout"]);
+    let e = render::arrival_guide(&hotel(), &branding(Locale::Es)).unwrap();
+    assert!(
+        e.text.contains("empieza el viernes, 12 de junio de 2026."),
+        "{}",
+        e.text
+    );
 }

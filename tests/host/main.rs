@@ -23,6 +23,7 @@ mod outbox_policy_retry;
 mod outbox_policy_unsubscribe;
 mod regional_formats;
 mod render_emails;
+mod reservation_markup;
 mod schedule_snapshot;
 mod schedule_table;
 mod smtp_conversation;

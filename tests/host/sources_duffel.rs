@@ -4,8 +4,7 @@
 use booking_email_engine::domain::event::EmailAddress;
 use booking_email_engine::domain::event::{
     Airport, BookedRoom, BookingRef, Cancellation, FlightBooking, FlightChange, FlightSegment,
-    Holder, HotelBooking, HotelLocation, Interpretation, Money, PersonName, PostalAddress,
-    SupplierEvent,
+    Holder, HotelBooking, HotelLocation, Interpretation, Money, PersonName, SupplierEvent,
 };
 use booking_email_engine::sources::duffel::{
     interpret, parse_aic_list, parse_envelope, peek_event_id,
@@ -651,13 +650,11 @@ fn stays_booking_becomes_the_exact_hotel_booking() {
         hotel_confirmation_number: None,
         sandbox: true,
         location: Some(HotelLocation {
-            postal_address: Some(PostalAddress {
-                street_address: Some("1 Example Street".into()),
-                locality: Some("Barcelona".into()),
-                region: Some("Catalonia".into()),
-                postal_code: Some("08000".into()),
-                country: Some("ES".into()),
-            }),
+            street_address: Some("1 Example Street".into()),
+            locality: Some("Barcelona".into()),
+            region: Some("Catalonia".into()),
+            postal_code: Some("08000".into()),
+            country: Some("ES".into()),
             telephone: None,
             checkin_time: Some("15:00".into()),
             checkout_time: Some("11:00".into()),
@@ -724,10 +721,7 @@ fn stays_booking_without_coordinates_or_check_in_times_has_neither() {
         h.location,
         Some(HotelLocation {
             address: Some("Barcelona".into()),
-            postal_address: Some(PostalAddress {
-                locality: Some("Barcelona".into()),
-                ..PostalAddress::default()
-            }),
+            locality: Some("Barcelona".into()),
             ..HotelLocation::default()
         })
     );

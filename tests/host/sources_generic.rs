@@ -90,7 +90,11 @@ fn documented_hotel_booked_example_parses_to_the_exact_booking() {
         hotel_confirmation_number: None,
         sandbox: false,
         location: Some(HotelLocation {
-            postal_address: None,
+            street_address: None,
+            locality: None,
+            region: None,
+            postal_code: None,
+            country: None,
             telephone: None,
             checkin_time: None,
             checkout_time: None,

@@ -13,14 +13,11 @@ use chrono::{DateTime, NaiveDate, Utc};
 
 fn located(latitude: f64, longitude: f64) -> HotelLocation {
     HotelLocation {
-        postal_address: None,
-        telephone: None,
-        checkin_time: None,
-        checkout_time: None,
         address: None,
         time_zone: None,
         latitude: Some(latitude),
         longitude: Some(longitude),
+        ..Default::default()
     }
 }
 
@@ -155,7 +152,11 @@ fn missing_or_unusable_coordinates_fall_back_to_utc() {
         (Some(41.3851), Some(180.5)),
     ] {
         let location = HotelLocation {
-            postal_address: None,
+            street_address: None,
+            locality: None,
+            region: None,
+            postal_code: None,
+            country: None,
             telephone: None,
             checkin_time: None,
             checkout_time: None,

@@ -23,8 +23,9 @@ pub fn write(
     w.line("METHOD", method.as_str());
     w.line("BEGIN", "VEVENT");
     w.line("UID", &e.uid);
-    w.line("DTSTAMP", &utc(e.stamp_ms));
-    w.line("SEQUENCE", &e.sequence.to_string());
+    // Written in at hand-over (`CalendarPart::stamped`).
+    w.line("DTSTAMP", &utc(0));
+    w.line("SEQUENCE", "0");
     if let Some(o) = organizer {
         w.party("ORGANIZER", o, "");
     }
@@ -54,7 +55,7 @@ pub fn write(
 }
 
 /// An instant as an iCalendar UTC DATE-TIME (§3.3.5 form 2, `…Z`).
-fn utc(ms: i64) -> String {
+pub fn utc(ms: i64) -> String {
     let t: DateTime<Utc> = Utc.timestamp_millis_opt(ms).single().unwrap_or_default();
     t.format("%Y%m%dT%H%M%SZ").to_string()
 }

@@ -52,18 +52,10 @@ pub struct FlightBooking {
     pub sandbox: bool,
     /// The traveller's language as stated; see
     /// [`HotelBooking::locale`](super::HotelBooking::locale).
-    #[serde(
-        default,
-        deserialize_with = "crate::domain::i18n::locale::lenient_hint",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub locale: Option<String>,
     /// The same under its other name (generic `language`).
-    #[serde(
-        default,
-        deserialize_with = "crate::domain::i18n::locale::lenient_hint",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub language: Option<String>,
     /// The booking site's reference of the checkout this order was paid through (Duffel
     /// `metadata.client_reference`, else `metadata.trip_id`; liteAPI `clientReference`): how a

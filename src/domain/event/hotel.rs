@@ -29,12 +29,24 @@ pub struct HotelLocation {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub address: Option<String>,
     /// The hotel's address in parts, when the supplier gives them (Duffel Stays
-    /// `accommodation.location.address`; the generic source's `location.postal_address`): what
-    /// the reservation markup of the emails needs (`crate::domain::markup`).
+    /// `accommodation.location.address`; the generic source's `location` fields of the same
+    /// names), as schema.org's `PostalAddress` names them (<https://schema.org/PostalAddress>):
+    /// what the reservation markup of the emails needs (`crate::domain::markup`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub postal_address: Option<PostalAddress>,
+    pub street_address: Option<String>,
+    /// The city.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub locality: Option<String>,
+    /// The state, province or region.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub region: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub postal_code: Option<String>,
+    /// ISO 3166-1 alpha-2 code or the country's name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub country: Option<String>,
     /// The hotel's telephone number as given (liteAPI
-    /// `checkinInstructions.propertyContact.phone`, the generic source's `location.telephone`).
+    /// `accommodation.phone_number`, the generic source's `location.telephone`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub telephone: Option<String>,
     /// Check-in from, hotel local wall-clock time `HH:MM` (Duffel
@@ -45,21 +57,6 @@ pub struct HotelLocation {
     /// `location.checkout_time`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub checkout_time: Option<String>,
-}
-
-/// A postal address in the parts schema.org's `PostalAddress` names
-/// (<https://schema.org/PostalAddress>); each part as the supplier gave it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(default)]
-pub struct PostalAddress {
-    pub street_address: Option<String>,
-    /// The city.
-    pub locality: Option<String>,
-    /// The state, province or region.
-    pub region: Option<String>,
-    pub postal_code: Option<String>,
-    /// ISO 3166-1 alpha-2 code or the country's name.
-    pub country: Option<String>,
 }
 
 /// A confirmed hotel booking (liteAPI `booking.book` / `booking.rebook.*`, Duffel
@@ -97,20 +94,12 @@ pub struct HotelBooking {
     #[serde(default)]
     pub replaces: Option<BookingRef>,
     /// The guest's language as stated (generic `locale`): a BCP 47 tag or an
-    /// `Accept-Language`-style list, read from any JSON value and never refused
-    /// ([`crate::domain::i18n::locale::lenient_hint`]).
-    #[serde(
-        default,
-        deserialize_with = "crate::domain::i18n::locale::lenient_hint",
-        skip_serializing_if = "Option::is_none"
-    )]
+    /// `Accept-Language`-style list (the generic source reads the field from any JSON value and
+    /// never refuses a booking for it, `crate::sources::generic`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub locale: Option<String>,
     /// The same hint under its other name (generic `language`); a partner may send both.
-    #[serde(
-        default,
-        deserialize_with = "crate::domain::i18n::locale::lenient_hint",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub language: Option<String>,
 }
 
@@ -159,17 +148,9 @@ pub struct HotelAmendment {
     pub relocation: bool,
     /// A new language (generic `locale` / `language`, read as [`HotelBooking::locale`]): the
     /// **explicit** change of a booking's.
-    #[serde(
-        default,
-        deserialize_with = "crate::domain::i18n::locale::lenient_hint",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub locale: Option<String>,
-    #[serde(
-        default,
-        deserialize_with = "crate::domain::i18n::locale::lenient_hint",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub language: Option<String>,
 }
 

@@ -12,7 +12,7 @@
 //! A partner's language field is a hint, never a reason to refuse a booking ([`Lang::from_hint`]):
 //! a tag, or a list in the form of HTTP `Accept-Language` (`pt-PT, pt;q=0.9, en;Q=0.5`, q-weights
 //! read case-insensitively, RFC 9110 §12.5.4), of which the best shipped language counts; anything
-//! else is ignored. The events read such a field from any JSON value ([`lenient_hint`]).
+//! else is ignored. The generic source reads such a field from any JSON value.
 
 use serde::{Deserialize, Serialize};
 
@@ -176,29 +176,6 @@ impl<'de> Deserialize<'de> for Lang {
         Lang::from_tag(&tag)
             .ok_or_else(|| serde::de::Error::custom(format!("{tag:?} is not a shipped language")))
     }
-}
-
-/// Longest language hint kept from an event, in characters.
-const HINT_MAX_CHARS: usize = 256;
-
-/// Reads a partner's language field from any JSON value, never failing: a string is kept
-/// (trimmed, at most 256 characters), an array of strings becomes one `Accept-Language`-style
-/// list in its order, anything else (a number, an object, `null`) is no hint. For
-/// `#[serde(deserialize_with)]` on the events' `locale` and `language` fields.
-pub fn lenient_hint<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
-    let v = serde_json::Value::deserialize(d)?;
-    let text = match v {
-        serde_json::Value::String(s) => s,
-        serde_json::Value::Array(items) => items
-            .iter()
-            .filter_map(|i| i.as_str())
-            .take(32)
-            .collect::<Vec<_>>()
-            .join(","),
-        _ => return Ok(None),
-    };
-    let text: String = text.trim().chars().take(HINT_MAX_CHARS).collect();
-    Ok((!text.is_empty()).then_some(text))
 }
 
 /// Where a booking's language came from. Stored name in D1 `bookings.guest_locale_source`.

@@ -8,7 +8,7 @@ use crate::domain::event::{BookingRef, Cancellation, EmailAddress, FlightBooking
 use crate::domain::i18n::{Locale, Tr};
 
 /// What a cancellation email says about the cancelled booking, hotel or flight.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CancelledBooking {
     /// The hotel booking id or the flight order id.
     pub booking_id: BookingRef,
@@ -21,7 +21,7 @@ pub struct CancelledBooking {
     pub title: String,
     /// The reservation markup of the guest's email (`Cancelled`, [`crate::domain::markup`]);
     /// `None` until [`CancelledBooking::marked_up`], and when a required property is unknown.
-    pub markup: Option<serde_json::Value>,
+    pub markup: Option<String>,
 }
 
 impl CancelledBooking {
@@ -42,7 +42,7 @@ impl CancelledBooking {
     }
 
     /// The same with the guest email's reservation markup.
-    pub fn marked_up(self, markup: Option<serde_json::Value>) -> Self {
+    pub fn marked_up(self, markup: Option<String>) -> Self {
         Self { markup, ..self }
     }
 

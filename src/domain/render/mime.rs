@@ -46,7 +46,7 @@ pub fn to_mime(
         message = message.attachment(
             calendar.content_type(),
             calendar.file_name.as_str(),
-            calendar.text().into_bytes(),
+            calendar.text().as_bytes(),
         );
     }
     Ok(message.write_to_vec()?)

@@ -216,7 +216,7 @@ pub struct Envelope<'a> {
     pub headers: Vec<(String, String)>,
     /// The schema.org reservation markup of a booking email (JSON-LD, [`crate::domain::markup`]),
     /// written at the top of the HTML body by [`compose`]; `None` for every other email.
-    pub markup: Option<serde_json::Value>,
+    pub markup: Option<String>,
 }
 
 impl<'a> Envelope<'a> {
@@ -252,8 +252,9 @@ impl<'a> Envelope<'a> {
         }
     }
 
-    /// The same envelope with reservation markup (`None`: none, see [`crate::domain::markup`]).
-    pub fn with_markup(self, markup: Option<serde_json::Value>) -> Self {
+    /// The same envelope with reservation markup, JSON text (`None`: none, see
+    /// [`crate::domain::markup`]).
+    pub fn with_markup(self, markup: Option<String>) -> Self {
         Self { markup, ..self }
     }
 }
