@@ -159,7 +159,7 @@ pub(super) async fn record(
         _ => None,
     };
     let incoming = locale::resolve(
-        b.language_hint(),
+        b.locale.as_deref(),
         checkout_locale.as_deref(),
         default_locale,
     );

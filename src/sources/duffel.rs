@@ -267,7 +267,6 @@ fn flight_booking(order: &At<'_>, sandbox: bool) -> Result<FlightBooking, ParseE
         total: money(&order.get("total_amount"), &order.get("total_currency")),
         sandbox,
         locale: None,
-        language: None,
         // The booking site's checkout reference, as its failures carry it (see `failure`).
         client_reference: order
             .get("metadata")
@@ -515,7 +514,6 @@ fn stays_booking(b: &At<'_>, sandbox: bool) -> Result<HotelBooking, ParseError> 
         checkin_instructions: checkin_information(&acc.get("check_in_information")),
         replaces: None,
         locale: None,
-        language: None,
     })
 }
 

@@ -195,7 +195,7 @@ pub async fn record_hotel(
 ) -> Result<Lang> {
     let id = b.booking_id.as_str();
     let checkout = checkout_locale(db, b.client_reference.as_deref()).await?;
-    let incoming = locale::resolve(b.language_hint(), checkout.as_deref(), default);
+    let incoming = locale::resolve(b.locale.as_deref(), checkout.as_deref(), default);
     Ok(settle(db, id, incoming).await?.lang)
 }
 
@@ -207,7 +207,7 @@ pub async fn record_flight(
     default: Lang,
 ) -> Result<Lang> {
     let checkout = checkout_locale(db, f.client_reference.as_deref()).await?;
-    let incoming = locale::resolve(f.language_hint(), checkout.as_deref(), default);
+    let incoming = locale::resolve(f.locale.as_deref(), checkout.as_deref(), default);
     Ok(settle(db, f.booking_id.as_str(), incoming).await?.lang)
 }
 

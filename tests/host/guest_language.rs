@@ -192,7 +192,8 @@ fn generic_booking_with(extra: Value) -> HotelBooking {
 
 fn generic_booking(extra: (&str, &str)) -> Option<String> {
     generic_booking_with(json!({ extra.0: extra.1 }))
-        .language_hint()
+        .locale
+        .as_deref()
         .map(str::to_string)
 }
 
@@ -213,7 +214,7 @@ fn the_generic_source_carries_locale_or_language() {
 fn a_language_hint_never_refuses_a_booking_and_is_read_leniently() {
     let lang = |extra: Value| {
         let b = generic_booking_with(extra);
-        b.language_hint().and_then(Lang::from_hint).map(Lang::id)
+        b.locale.as_deref().and_then(Lang::from_hint).map(Lang::id)
     };
     let table: [(Value, Option<&str>); 12] = [
         (json!({"locale": "pt-PT", "language": "es"}), Some("pt-PT")),

@@ -90,7 +90,6 @@ fn bcn() -> Airport {
 fn flight() -> FlightBooking {
     FlightBooking {
         client_reference: None,
-        language: None,
         booking_id: BookingRef::parse("ord_0000AbCdEf").unwrap(),
         booking_reference: Some("RZPNR7".into()),
         status: "confirmed".into(),

@@ -185,7 +185,6 @@ fn peek_event_id_reads_the_id_of_a_broken_body() {
 fn order_created_becomes_the_exact_flight_booking() {
     let expected = FlightBooking {
         client_reference: Some("trip_fake_0001".into()),
-        language: None,
         booking_id: order_id(),
         booking_reference: Some("FAKE12".into()),
         status: "CONFIRMED".into(),
@@ -625,7 +624,6 @@ fn stays_booking_cancelled_cancels_the_booking() {
 #[test]
 fn stays_booking_becomes_the_exact_hotel_booking() {
     let expected = HotelBooking {
-        language: None,
         booking_id: BookingRef::parse("bok_0000FAKEBOOKING01").unwrap(),
         client_reference: Some("FAKEREF991".into()),
         prebook_id: None,

@@ -56,7 +56,6 @@ fn booking_ref(s: &str) -> BookingRef {
 #[test]
 fn documented_hotel_booked_example_parses_to_the_exact_booking() {
     let expected = HotelBooking {
-        language: None,
         booking_id: booking_ref("gen_bk_0001"),
         client_reference: Some("trip_fake_0001".into()),
         prebook_id: None,
@@ -156,7 +155,6 @@ fn every_canonical_kind_round_trips() {
         }),
         SupplierEvent::FlightBooked(Box::new(FlightBooking {
             client_reference: None,
-            language: None,
             booking_id: booking_ref("ord_1"),
             booking_reference: Some("PNR1".into()),
             status: "CONFIRMED".into(),

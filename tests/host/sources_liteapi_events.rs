@@ -309,7 +309,6 @@ fn relocation_amendment_carries_the_new_hotel_dates_and_rooms() {
     assert_eq!(
         journey(&b),
         SupplierEvent::HotelAmended(Box::new(HotelAmendment {
-            language: None,
             booking_id: Some(bk()),
             hotel_name: Some("Example Hilltop Hotel".into()),
             checkin: Some(date(2026, 6, 13)),
@@ -417,7 +416,6 @@ fn flight_confirmed_becomes_a_flight_booking_without_time_zones() {
         journey(&b),
         SupplierEvent::FlightBooked(Box::new(FlightBooking {
             client_reference: None,
-            language: None,
             booking_id: BookingRef::parse("1297abe4-57c5-4605-b8e7-5caad983c4a7").unwrap(),
             booking_reference: Some("FAKPNR".into()),
             status: "CONFIRMED".into(),

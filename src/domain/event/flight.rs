@@ -54,21 +54,11 @@ pub struct FlightBooking {
     /// [`HotelBooking::locale`](super::HotelBooking::locale).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub locale: Option<String>,
-    /// The same under its other name (generic `language`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub language: Option<String>,
     /// The booking site's reference of the checkout this order was paid through (Duffel
     /// `metadata.client_reference`, else `metadata.trip_id`; liteAPI `clientReference`): how a
     /// Stripe Checkout Session's language reaches the order, as it reaches a stay.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_reference: Option<String>,
-}
-
-impl FlightBooking {
-    /// The traveller's language hint ([`super::hotel::language_hint`]).
-    pub fn language_hint(&self) -> Option<&str> {
-        super::hotel::language_hint(self.locale.as_deref(), self.language.as_deref())
-    }
 }
 
 /// One airline-initiated schedule change (Duffel AIC `aic_…`): the segments as they were and as

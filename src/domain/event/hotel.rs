@@ -93,33 +93,14 @@ pub struct HotelBooking {
     /// The booking this one replaces (liteAPI rebook: a new booking id auto-cancels the old one).
     #[serde(default)]
     pub replaces: Option<BookingRef>,
-    /// The guest's language as stated (generic `locale`): a BCP 47 tag or an
-    /// `Accept-Language`-style list (the generic source reads the field from any JSON value and
-    /// never refuses a booking for it, `crate::sources::generic`).
+    /// The guest's language as stated (generic `locale` or `language`): a BCP 47 tag or an
+    /// `Accept-Language`-style list (the generic source reads the fields from any JSON value and
+    /// never refuses a booking for them, `crate::sources::generic`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub locale: Option<String>,
-    /// The same hint under its other name (generic `language`); a partner may send both.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub language: Option<String>,
-}
-
-/// Of a `locale` and a `language` hint, the first that names a shipped language, else the first
-/// given (which then names none).
-pub fn language_hint<'a>(locale: Option<&'a str>, language: Option<&'a str>) -> Option<&'a str> {
-    [locale, language]
-        .into_iter()
-        .flatten()
-        .find(|h| crate::domain::i18n::Lang::from_hint(h).is_some())
-        .or(locale)
-        .or(language)
 }
 
 impl HotelBooking {
-    /// The guest's language hint ([`language_hint`] of `locale` and `language`).
-    pub fn language_hint(&self) -> Option<&str> {
-        language_hint(self.locale.as_deref(), self.language.as_deref())
-    }
-
     /// Number of nights between check-in and check-out (≥ 0).
     pub fn nights(&self) -> i64 {
         (self.checkout - self.checkin).num_days().max(0)
@@ -150,13 +131,4 @@ pub struct HotelAmendment {
     /// **explicit** change of a booking's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub locale: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub language: Option<String>,
-}
-
-impl HotelAmendment {
-    /// The language hint of the amendment ([`language_hint`]).
-    pub fn language_hint(&self) -> Option<&str> {
-        language_hint(self.locale.as_deref(), self.language.as_deref())
-    }
 }

@@ -369,7 +369,6 @@ pub(crate) mod tests {
             checkin_instructions: None,
             replaces: None,
             locale: None,
-            language: None,
         }
     }
 

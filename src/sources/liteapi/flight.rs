@@ -126,7 +126,6 @@ pub(super) fn flight_booking(env: &Envelope) -> Result<FlightBooking, ParseError
         sandbox: env.sandbox
             || b.get("providerEnvironment").str_opt().as_deref() == Some("sandbox"),
         locale: None,
-        language: None,
         client_reference: b.get("clientReference").str_opt().or_else(|| {
             env.request
                 .get("clientReference")

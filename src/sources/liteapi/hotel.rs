@@ -189,7 +189,6 @@ pub fn hotel_booking(env: &Envelope) -> Result<HotelBooking, ParseError> {
             .str_opt("rebookFrom")
             .and_then(|s| BookingRef::parse(&s).ok()),
         locale: request_language(&env.request),
-        language: None,
     })
 }
 
@@ -385,6 +384,5 @@ pub(super) fn amendment(env: &Envelope, relocation: bool) -> Result<HotelAmendme
         holder_name,
         relocation,
         locale: None,
-        language: None,
     })
 }
