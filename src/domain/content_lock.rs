@@ -172,7 +172,7 @@ impl ContentLock {
         let mut text = email.text.clone();
         for part in email.calendar_parts() {
             text.push('\n');
-            text.push_str(&part.text());
+            text.push_str(part.text());
         }
         self.check_parts(owner, &email.subject, &text, &email.html)
     }

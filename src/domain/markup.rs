@@ -125,6 +125,9 @@ fn reservation(
 ) -> Obj {
     let mut r = Obj::new(ty, true)
         .text("reservationNumber", number)
+        // The same number under schema.org's current name, the one Apple Mail's Siri Event
+        // Suggestions read (https://developer.apple.com/documentation/sirieventsuggestionsmarkup).
+        .text("reservationId", number)
         .text("reservationStatus", status.url())
         .json(
             "underName",

@@ -81,7 +81,7 @@ pub async fn send_cloudflare(
             worker::EmailAttachment::new_attachment(
                 &calendar.file_name,
                 &calendar.content_type(),
-                &calendar.text(),
+                calendar.text(),
             )
         })
         .collect();

@@ -67,6 +67,10 @@
 //! }
 //! ```
 //!
+//! A language hint (`data.locale` and/or `data.language`: a BCP 47 tag, an `Accept-Language`-style
+//! list or an array of tags) is read from any JSON value and never refuses the event (anything
+//! else is ignored, see [`language_hint`]).
+//!
 //! Required `data` fields per kind follow the canonical types in `domain::event`; e.g. a
 //! cancellation is `{"type": "booking_cancelled", "data": {"booking_id": "gen_bk_0001",
 //! "with_charges": false, "cancellation_fee": null, "refund": {"amount": "540.00", "currency":

@@ -83,7 +83,9 @@ export function readBoth(ics) {
         sequence: v.sequence === undefined ? null : Number(v.sequence),
         dtstamp: v.dtstamp ? new Date(v.dtstamp).getTime() : null,
         start: nodeIcalTime(v.start),
-        end: nodeIcalTime(v.end),
+        // node-ical gives an event without DTEND its start as end (RFC 5545 §3.6.1: it ends
+        // where it starts); read that as no end, as ical.js does.
+        end: v.end && !/^DTEND[;:]/m.test(ics) && nodeIcalTime(v.end) === nodeIcalTime(v.start) ? null : nodeIcalTime(v.end),
         status: v.status ?? null,
         organizer: mailto(v.organizer),
         attendees: [v.attendee ?? []].flat().map((a) => ({ value: mailto(a), rsvp: a?.params?.RSVP ?? null })),

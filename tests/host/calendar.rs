@@ -472,7 +472,7 @@ fn a_link_to_the_engine_in_a_supplier_value_never_reaches_the_calendar() {
         render::calendar::attach(render::booking_confirmation(b, &br), vec![part], br.tr())
     })
     .unwrap();
-    let lines = unfold(&e.calendars[0].text());
+    let lines = unfold(e.calendars[0].text());
     assert_eq!(
         value(&lines, "SUMMARY").unwrap(),
         "Harbour [link removed] Hotel"
@@ -519,7 +519,7 @@ fn a_cancellation_notice_after_the_confirmation_cancels_its_events() {
     let part = &e.calendars[0];
     assert_eq!(part.method, Method::Cancel);
     assert_eq!(part.uid(), confirmation.uid());
-    let cancel = unfold(&part.text());
+    let cancel = unfold(part.text());
     assert!(cancel.contains(&"METHOD:CANCEL".to_string()));
     assert_eq!(value(&cancel, "STATUS").unwrap(), "CANCELLED");
     assert_eq!(value(&cancel, "DTSTART").unwrap(), "20260612");

@@ -95,6 +95,7 @@ fn a_stay_with_every_required_property_is_one_lodging_reservation() {
             "@context": "http://schema.org",
             "@type": "LodgingReservation",
             "reservationNumber": "BK_1",
+            "reservationId": "BK_1",
             "reservationStatus": "http://schema.org/Confirmed",
             "underName": {"@type": "Person", "name": "Zoë Guest"},
             "reservationFor": {

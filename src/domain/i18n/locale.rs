@@ -103,8 +103,7 @@ impl Lang {
         let region = subtags
             .iter()
             .skip(1)
-            .skip_while(|s| s.len() == 4 && s.chars().all(|c| c.is_ascii_alphabetic()))
-            .next()
+            .find(|s| !(s.len() == 4 && s.chars().all(|c| c.is_ascii_alphabetic())))
             .filter(|s| {
                 (s.len() == 2 && s.chars().all(|c| c.is_ascii_alphabetic()))
                     || (s.len() == 3 && s.chars().all(|c| c.is_ascii_digit()))

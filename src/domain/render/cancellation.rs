@@ -14,10 +14,10 @@ pub struct CancelledBooking {
     pub booking_id: BookingRef,
     /// The booking holder (hotel) or the order's contact (flight).
     pub to: EmailAddress,
-    /// Trimmed; may be empty (the email then greets "there").
+    /// Trimmed; may be empty (the email then greets without a name).
     pub first_name: String,
-    /// E.g. `Example Harbour Hotel, Fri 12 June – Mon 15 June 2026` or
-    /// `London (LHR) → Barcelona (BCN), Fri 12 June 2026`.
+    /// E.g. `Example Harbour Hotel, Friday, 12 June 2026 – Monday, 15 June 2026` or
+    /// `London (LHR) → Barcelona (BCN), Friday, 12 June 2026` (in the guest's language).
     pub title: String,
     /// The reservation markup of the guest's email (`Cancelled`, [`crate::domain::markup`]);
     /// `None` until [`CancelledBooking::marked_up`], and when a required property is unknown.
