@@ -77,7 +77,13 @@ impl Obj {
         self
     }
 
+    /// `}`, after a space when the last member's value is an object: two closing braces never
+    /// meet, so the content lock never reads the JSON's structure as an unrendered template
+    /// (`}}`).
     fn end(mut self) -> String {
+        if self.0.ends_with('}') {
+            self.0.push(' ');
+        }
         self.0.push('}');
         self.0
     }

@@ -241,6 +241,28 @@ fn every_booking_email_kind_carries_its_markup() {
     .is_empty());
 }
 
+/// The JSON's own structure never reads as an unrendered template to the content lock (no `}}`,
+/// `{{`, `[[`, `]]`), so a booking email with markup passes the whole check, not only the gate.
+#[test]
+fn the_markup_passes_the_content_lock_whole() {
+    let lock = ContentLock::from_config("https://engine.example.com", "outbox,wrangler");
+    let br = branding();
+    let f = flight(true, true);
+    let segs = SegmentView::list(&f.segments);
+    for e in [
+        render::flight_confirmation(&f, &segs, &br).unwrap(),
+        render::flight_changed(&f, "aic_1", &segs, &segs, AT, &br).unwrap(),
+        render::booking_confirmation(&hotel(), &br).unwrap(),
+        render::booking_updated(&hotel(), "0123456789abcdef", &[], AT, &br).unwrap(),
+    ] {
+        assert_eq!(blocks(&e.html).len(), 1);
+        for marker in ["}}", "{{", "[[", "]]"] {
+            assert!(!e.html.contains(marker), "{}: {marker}", e.kind.as_str());
+        }
+        assert_eq!(lock.check(&e), Ok(()), "{}", e.kind.as_str());
+    }
+}
+
 #[test]
 fn supplier_text_never_leaves_the_script_element_nor_carries_an_engine_link() {
     let lock = ContentLock::from_config("https://engine.example.com", "outbox");
