@@ -111,9 +111,10 @@ pub struct Config {
     /// owner templates and their date and money helpers ship in English only): the owner's
     /// alerts. Guest emails take the booking's language instead ([`Branding::in_locale`]).
     pub branding: Branding,
-    /// `DEFAULT_GUEST_LOCALE` (a shipped language tag: `en`, `es`, `fr`, `de`, `pt`, `it`; default
+    /// `DEFAULT_GUEST_LOCALE` (a shipped language tag, region allowed for its formats: `en`,
+    /// `en-US`, `es`, `es-MX`, `fr`, `de`, `pt-PT`, `it`, …; default
     /// `en`): the language of a guest no source gave a language for.
-    pub default_guest_locale: crate::domain::i18n::Locale,
+    pub default_guest_locale: crate::domain::i18n::Lang,
     /// `SMTP_HOST`, `SMTP_PORT`, `SMTP_TLS`, `SMTP_USERNAME`, `SMTP_PASSWORD`, and the timeouts
     /// (`SMTP_*_TIMEOUT_MS`, `SMTP_CONVERSATION_MAX_MS`); `None` when `SMTP_HOST` is empty (no
     /// failover configured).
@@ -218,15 +219,16 @@ fn list(get: &impl Fn(&str) -> Option<String>, name: &'static str) -> Vec<String
 }
 
 /// A shipped language tag (`en`, `es`, `fr`, `de`, `pt`, `it`; region subtags allowed, e.g.
-/// `pt-BR`), default `en`; any other value is a [`ConfigError::Invalid`] naming the shipped tags.
+/// `pt-BR`, which pick the regional formats), default `en`; any other value is a
+/// [`ConfigError::Invalid`] naming the shipped tags.
 fn locale(
     get: &impl Fn(&str) -> Option<String>,
     name: &'static str,
-) -> Result<crate::domain::i18n::Locale, ConfigError> {
+) -> Result<crate::domain::i18n::Lang, ConfigError> {
     match text(get, name)? {
-        None => Ok(crate::domain::i18n::Locale::En),
+        None => Ok(crate::domain::i18n::Locale::En.into()),
         Some(tag) => {
-            crate::domain::i18n::Locale::from_tag(&tag).ok_or_else(|| ConfigError::Invalid {
+            crate::domain::i18n::Lang::from_tag(&tag).ok_or_else(|| ConfigError::Invalid {
                 name,
                 reason: format!("{tag:?} is not a shipped language (en, es, fr, de, pt, it)"),
             })
@@ -241,7 +243,7 @@ fn owner_locale(
     get: &impl Fn(&str) -> Option<String>,
 ) -> Result<crate::domain::i18n::Locale, ConfigError> {
     let name = "OWNER_LOCALE";
-    match locale(get, name)? {
+    match locale(get, name)?.locale {
         crate::domain::i18n::Locale::En => Ok(crate::domain::i18n::Locale::En),
         other => {
             let tag: &'static str = other.into();
@@ -432,6 +434,7 @@ impl Config {
                 brand: text(&get, "BRAND_NAME")?.unwrap_or_else(|| "Bookings".into()),
                 from,
                 locale: owner_locale(&get)?,
+                region: crate::domain::i18n::Region::DEFAULT,
             },
             default_guest_locale: locale(&get, "DEFAULT_GUEST_LOCALE")?,
             smtp,

@@ -406,10 +406,16 @@ pub struct OutgoingEmail {
     /// one (checked whole at send time).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lock: Option<crate::domain::render::guard::LockVerdict>,
-    /// The calendar part (RFC 5545) of a guest email that sets or changes the plan: sent as a
-    /// `text/calendar; method=…` attachment by every provider; `None` for every other email.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub calendar: Option<crate::domain::calendar::CalendarPart>,
+    /// The calendar parts (RFC 5545) of a guest email that sets or changes the plan, one per
+    /// event: each sent as a `text/calendar; method=…` attachment by every provider; empty for
+    /// every other email. Their SEQUENCE and DTSTAMP are stamped when the email is handed over
+    /// (`crate::store::calendar`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub calendars: Vec<crate::domain::calendar::CalendarPart>,
+    /// The one finished part of an email queued before parts were stamped at hand-over (the
+    /// field's old name): read, never written ([`OutgoingEmail::calendar_parts`]).
+    #[serde(default, rename = "calendar", skip_serializing)]
+    pub legacy_calendar: Option<crate::domain::calendar::CalendarPart>,
     /// The reply address of a guest email about a booking, `reply+TOKEN@REPLY_DOMAIN`
     /// ([`crate::domain::reply_token`]), given when the email is claimed
     /// (`crate::outbox::client::deliver`); sent as `Reply-To: <brand> <address>` by every
@@ -423,6 +429,12 @@ pub struct OutgoingEmail {
 pub const AUTO_SUBMITTED: (&str, &str) = ("Auto-Submitted", "auto-generated");
 
 impl OutgoingEmail {
+    /// Every calendar part to attach: the stamped parts, or the one part of an email queued
+    /// before them.
+    pub fn calendar_parts(&self) -> impl Iterator<Item = &crate::domain::calendar::CalendarPart> {
+        self.calendars.iter().chain(self.legacy_calendar.iter())
+    }
+
     /// The extra headers every provider sends: the email's own ([`OutgoingEmail::headers`]), then
     /// `Auto-Submitted: auto-generated` on everything but the owner's answer, which a person
     /// wrote ([`EmailKind::ConversationAnswer`]).

@@ -22,6 +22,7 @@ pub mod intent;
 pub mod json;
 pub mod marketing;
 pub mod marketing_email;
+pub mod markup;
 pub mod operator;
 pub mod outbox;
 pub mod ownership;

@@ -94,9 +94,9 @@ pub const MESSAGE_MAX: usize = 500;
 ///   earlier one; CR/LF in names or values become spaces (no header injection);
 /// - `tags`: `[{"name": "kind", "value": <kind>}]`, restricted to ASCII letters, digits, `_` and
 ///   `-` (anything else becomes `_`), at most 256 characters;
-/// - `attachments`: the calendar part when the email has one, `[{"filename": "invite.ics",
+/// - `attachments`: the calendar parts when the email has any, each `{"filename": "stay.ics",
 ///   "content": <base64 of the .ics>, "content_type": "text/calendar; charset=utf-8;
-///   method=PUBLISH"}]` (Resend's attachment fields: <https://resend.com/docs/api-reference/emails/send-email>).
+///   method=PUBLISH"}` (Resend's attachment fields: <https://resend.com/docs/api-reference/emails/send-email>).
 ///
 /// `Message-ID` is not set: like Cloudflare Email Service, Resend chooses it; pass it in
 /// `extra_headers` if that is ever wanted. The body must be identical on every attempt of one
@@ -129,16 +129,19 @@ pub fn request_body(
         "tags".into(),
         json!([{ "name": "kind", "value": tag_value(email.kind.as_str()) }]),
     );
-    if let Some(calendar) = &email.calendar {
-        use base64::Engine as _;
-        body.insert(
-            "attachments".into(),
-            json!([{
-                "filename": crate::domain::calendar::CalendarPart::FILE_NAME,
-                "content": base64::engine::general_purpose::STANDARD.encode(calendar.ics.as_bytes()),
+    let attachments: Vec<Value> = email
+        .calendar_parts()
+        .map(|calendar| {
+            use base64::Engine as _;
+            json!({
+                "filename": calendar.file_name,
+                "content": base64::engine::general_purpose::STANDARD.encode(calendar.text().as_bytes()),
                 "content_type": calendar.content_type(),
-            }]),
-        );
+            })
+        })
+        .collect();
+    if !attachments.is_empty() {
+        body.insert("attachments".into(), Value::Array(attachments));
     }
     Value::Object(body)
 }

@@ -57,6 +57,16 @@ pub async fn deliver_with(
         }
         None => email,
     };
+    // The calendar parts' SEQUENCE and DTSTAMP, per UID across every email of the booking (the
+    // same stamp on every repeat of this email), before the email is kept and handed over.
+    let mut stamped;
+    let email = if email.calendars.is_empty() {
+        email
+    } else {
+        stamped = email.clone();
+        store::calendar::stamp(&db, &mut stamped, at_ms).await?;
+        &stamped
+    };
     let fresh = store::emails::claim_with(&db, email, at_ms, statements).await?;
     if !fresh {
         // A repeat: ask the outbox again only while the email is still open. Once it was sent,

@@ -83,15 +83,20 @@ pub async fn send_cloudflare(
         }
         builder = builder.headers(headers.unchecked_ref());
     }
-    if let Some(calendar) = &email.calendar {
-        // The calendar part as an attachment (`invite.ics`, `text/calendar; method=…`): the
-        // binding's structured form takes attachments, not extra body parts.
-        let attachment = worker::EmailAttachment::new_attachment(
-            crate::domain::calendar::CalendarPart::FILE_NAME,
-            &calendar.content_type(),
-            &calendar.ics,
-        );
-        builder = builder.attachments(&[attachment]);
+    let attachments: Vec<worker::EmailAttachment> = email
+        .calendar_parts()
+        .map(|calendar| {
+            // Each calendar part as an attachment (`text/calendar; method=…`): the binding's
+            // structured form takes attachments, not extra body parts.
+            worker::EmailAttachment::new_attachment(
+                &calendar.file_name,
+                &calendar.content_type(),
+                calendar.text(),
+            )
+        })
+        .collect();
+    if !attachments.is_empty() {
+        builder = builder.attachments(&attachments);
     }
     let message = builder.build();
     match binding.send_with_builder(&message).await {

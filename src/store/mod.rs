@@ -3,6 +3,7 @@
 
 pub mod admin;
 pub mod bookings;
+pub mod calendar;
 pub mod campaigns;
 pub mod checkout;
 pub mod compensation;

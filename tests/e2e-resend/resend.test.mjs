@@ -38,21 +38,25 @@ describe("Resend as the main provider", () => {
     expect(it.provider_message_id).toBe(log.deliveries.find((d) => d.to === to).id);
   });
 
-  it("carries the calendar part as an attachment: invite.ics, text/calendar with its method, the .ics in base64", async () => {
+  it("carries each calendar part as an attachment: its file name, text/calendar with its method, the .ics in base64", async () => {
     const to = `${unique("ics")}@example.com`;
-    // A whole CANCEL part as the engine writes one (every calendar part of the run is parsed after
-    // the file, tests/e2e/calendars-parse.mjs).
+    // A whole CANCEL part as the engine writes one (every calendar part of the run is read by
+    // both parsers after the file, tests/e2e/calendars-parse.mjs).
     const ics = [
       "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Bookings//Calendar//EN", "CALSCALE:GREGORIAN", "METHOD:CANCEL",
-      "BEGIN:VEVENT", "UID:stay-BK_1@example.com", "DTSTAMP:20260528T202640Z", "SEQUENCE:2", "STATUS:CANCELLED",
-      "DTSTART;VALUE=DATE:20260612", "DTEND;VALUE=DATE:20260615", "SUMMARY:Example Harbour Hotel", "END:VEVENT",
+      "BEGIN:VEVENT", "UID:0c5f1a3e-6b1d-8a2f-9e4d-3b7a2c1d0e9f", "DTSTAMP:20260528T202640Z", "SEQUENCE:2",
+      "ORGANIZER;CN=\"Example Trips\":mailto:bookings@example.com",
+      "ATTENDEE;CN=\"Testa Guestington\";ROLE=REQ-PARTICIPANT:mailto:guest@example.com",
+      "DTSTART;VALUE=DATE:20260612", "DTEND;VALUE=DATE:20260615", "SUMMARY:Example Harbour Hotel", "TRANSP:TRANSPARENT", "STATUS:CANCELLED", "END:VEVENT",
       "END:VCALENDAR", "",
     ].join("\r\n");
-    const key = await enqueueEmail(to, "Your booking is cancelled.", { calendar: { method: "CANCEL", ics } });
+    const key = await enqueueEmail(to, "Your booking is cancelled.", {
+      calendars: [{ method: "CANCEL", file_name: "stay.ics", uid: "0c5f1a3e-6b1d-8a2f-9e4d-3b7a2c1d0e9f", ics }],
+    });
     expect(item(await turn(key), key)).toMatchObject({ status: "sent", provider: "resend" });
     const [req] = (await resendLog()).requests.filter((r) => r.to === to);
     expect(req.body.attachments).toEqual([
-      { filename: "invite.ics", content: btoa(ics), content_type: "text/calendar; charset=utf-8; method=CANCEL" },
+      { filename: "stay.ics", content: btoa(ics), content_type: "text/calendar; charset=utf-8; method=CANCEL" },
     ]);
   });
 

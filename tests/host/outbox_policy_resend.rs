@@ -34,7 +34,8 @@ fn email() -> OutgoingEmail {
         headers: Vec::new(),
         intent: None,
         lock: None,
-        calendar: None,
+        calendars: Vec::new(),
+        legacy_calendar: None,
         reply_to: None,
     }
 }

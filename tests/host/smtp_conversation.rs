@@ -169,6 +169,7 @@ async fn rendered_confirmation_arrives_byte_identical() {
         brand: "Example Trips".into(),
         from: EmailAddress::parse("from@example.com").unwrap(),
         locale: booking_email_engine::domain::i18n::Locale::En,
+        region: booking_email_engine::domain::i18n::Region::DEFAULT,
     };
     let email = booking_confirmation(&booking, &branding).unwrap();
     let mime = to_mime(&email, &branding, 1_767_225_600).unwrap();

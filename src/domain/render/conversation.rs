@@ -127,7 +127,8 @@ pub struct Answer<'a> {
 struct AnswerBody<'a> {
     tr: Tr,
     brand: &'a str,
-    first_name: String,
+    /// The whole greeting line (`Bonjour Ana,`, or a greeting without a name).
+    greeting: String,
     words: &'a str,
     about: String,
     stay: String,
@@ -210,7 +211,7 @@ pub fn conversation_answer(
         &AnswerBody {
             tr,
             brand: &branding.brand,
-            first_name: super::text::greet(tr, &b.guest_first_name),
+            greeting: super::text::greet(tr, &b.guest_first_name),
             words,
             about: tr.t1("answer-about", "ref", b.booking_id.as_str()),
             stay,

@@ -43,14 +43,14 @@ pub fn to_mime(
     let mut message = builder
         .text_body(email.text.as_str())
         .html_body(email.html.as_str());
-    if let Some(calendar) = &email.calendar {
-        // multipart/mixed: the alternative (text + HTML), then `invite.ics` as
-        // `text/calendar; charset=utf-8; method=PUBLISH|CANCEL` — the same part the other two
+    for calendar in email.calendar_parts() {
+        // multipart/mixed: the alternative (text + HTML), then each calendar part as
+        // `text/calendar; charset=utf-8; method=PUBLISH|CANCEL` — the same parts the other two
         // providers send.
         message = message.attachment(
             calendar.content_type(),
-            crate::domain::calendar::CalendarPart::FILE_NAME,
-            calendar.ics.as_bytes(),
+            calendar.file_name.as_str(),
+            calendar.text().as_bytes(),
         );
     }
     Ok(message.write_to_vec()?)

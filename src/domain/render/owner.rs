@@ -147,7 +147,7 @@ pub fn owner_email_failed(
             to: owner,
             subject: format!("Email {outcome}: {}", failed.subject),
             headers: Vec::new(),
-            calendar: None,
+            markup: None,
         },
         &EmailFailed {
             brand: &branding.brand,
@@ -193,7 +193,7 @@ pub fn owner_sends_failed(
             to: owner,
             subject: format!("Email failed: {} for {}", f.what, f.about),
             headers: Vec::new(),
-            calendar: None,
+            markup: None,
         },
         &EmailFailed {
             brand: &branding.brand,

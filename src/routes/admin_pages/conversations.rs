@@ -63,7 +63,7 @@ pub(super) async fn booking_part(
             messages: messages.len(),
             waiting,
             to: facts.guest_email,
-            language: locale.as_str().to_string(),
+            language: locale.id().to_string(),
             subject,
             replies_off: !cfg.replies.enabled(),
         },
