@@ -128,10 +128,14 @@ async function waitFor(url, ms) {
  * - liteAPI `GET /data/hotel?hotelId=…` → coordinates (Barcelona) for any id except ids containing
  *   "fail", which answer 500 ("failfirst": only the first lookup of the id fails, then Madrid);
  *   ids containing "madrid" answer Madrid.
- * Requests without the expected credentials answer 401, as the real APIs do.
+ * Requests without the expected credentials answer 401, as the real APIs do. `GET /__requests`
+ * lists every request received (`{path, query, authorization}`), in order.
  */
 function startSupplierApi() {
   const failedOnce = new Set();
+  // Every request received, `{path, query, authorization}`, for `GET /__requests` (a test asserts
+  // that the engine never called an API on some event's word).
+  const received = [];
   const aic = JSON.parse(readFileSync(join(process.cwd(), "tests/fixtures/duffel-airline-initiated-change-object.json"), "utf8"));
   delete aic._modeled_on;
   const server = createHttpServer((req, res) => {
@@ -140,6 +144,8 @@ function startSupplierApi() {
       res.writeHead(status, { "content-type": "application/json" });
       res.end(JSON.stringify(body));
     };
+    if (url.pathname === "/__requests") return send(200, received);
+    received.push({ path: url.pathname, query: Object.fromEntries(url.searchParams), authorization: req.headers.authorization ?? req.headers["x-api-key"] ?? null });
     if (url.pathname === "/air/airline_initiated_changes") {
       if (req.headers.authorization !== "Bearer test-duffel-token") return send(401, { errors: [{ code: "unauthorized" }] });
       const order = url.searchParams.get("order_id") ?? "";
