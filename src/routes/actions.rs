@@ -39,8 +39,8 @@ fn verified(env: &Env, token: &str) -> Result<action_token::ActionClaims, AppErr
     if cfg.action_signing_key.is_empty() {
         return Err(page(
             503,
-            "Actions are not configured",
-            "ACTION_SIGNING_KEY is not set on this engine.",
+            "Actions are off",
+            "Owner action links are off on this engine. Nothing was changed; its operator sees why on the admin overview.",
         )
         .into());
     }

@@ -3,10 +3,13 @@
 //! time). An empty `OPERATOR_TOKEN` answers 503 `unavailable` (the API is off); a missing or wrong
 //! token 401 `unauthorized`.
 //!
+//! - `GET /admin/health`: what `/health` keeps from the world — `{"status": "ok"|"degraded",
+//!   "service", "environment": "production"|"development", "refused": [{"variable", "reason"}]}`,
+//!   every feature the configuration turned off and why ([`crate::config::guard`]).
 //! - `POST /admin/marketing/send`: one campaign to up to 200 recipients (body and reply in
 //!   [`crate::domain::marketing_email`]). Refused with 503 when `UNSUBSCRIBE_SIGNING_KEY` is empty
-//!   and with 500 `misconfigured` when `PUBLIC_BASE_URL` is not `https://` (loopback `http://` is
-//!   allowed for local development, see
+//!   or `PUBLIC_BASE_URL` was refused by the production guard, and with 500 `misconfigured` when
+//!   `PUBLIC_BASE_URL` is not `https://` (in development a loopback `http://` is allowed, see
 //!   [`base_url_allows_marketing`](crate::domain::marketing_email::base_url_allows_marketing)).
 //!   Each recipient is checked against D1 `suppressions` (suppressed → `skipped`, not enqueued),
 //!   rendered with its own unsubscribe link and RFC 8058 headers, content-locked, then claimed in
@@ -89,6 +92,12 @@ pub(super) async fn authorize(req: &Request, env: &Env, cfg: &Config) -> Result<
 pub async fn marketing_send(mut req: Request, env: &Env) -> Answer {
     let cfg = config(env)?;
     authorize(&req, env, &cfg).await?;
+    if let Some(r) = cfg.refusal("PUBLIC_BASE_URL") {
+        return Err(AppError::Unavailable(format!(
+            "PUBLIC_BASE_URL {}",
+            r.reason
+        )));
+    }
     if cfg.unsubscribe_signing_key.is_empty() {
         return Err(AppError::Unavailable(
             "UNSUBSCRIBE_SIGNING_KEY is not set: marketing email cannot carry a working \
@@ -247,6 +256,18 @@ pub async fn outbox_provider(mut req: Request, env: &Env) -> Answer {
     let until_ms = r.pause_ms.map_or(0, |ms| now_ms() + ms);
     let forwarded = json!({ "provider": r.route, "untilMs": until_ms }).to_string();
     forward(env, Method::Post, "/pause", Some(forwarded)).await
+}
+
+/// `GET /admin/health` (see the module docs).
+pub async fn health(req: Request, env: &Env) -> Answer {
+    let cfg = config(env)?;
+    authorize(&req, env, &cfg).await?;
+    Ok(Response::from_json(&json!({
+        "status": if cfg.refused.is_empty() { "ok" } else { "degraded" },
+        "service": "booking-email-engine",
+        "environment": cfg.engine_env,
+        "refused": cfg.refused,
+    }))?)
 }
 
 /// `GET /admin/outbox` (see the module docs).

@@ -329,6 +329,9 @@ async function main() {
   const adminAccounts = `${ADMIN_ACCOUNT}:pbkdf2-sha256:100000:${salt.toString("base64url")}:${hash.toString("base64url")}`;
 
   const vars = {
+    // A local run: its engine is reached at a plain-http loopback address, which only a declared
+    // development engine writes links to (README "Production guard"); its secrets are its own.
+    ENGINE_ENV: "development",
     LITEAPI_WEBHOOK_TOKEN: LITEAPI_TOKEN,
     OPERATOR_TOKEN,
     ADMIN_ACCOUNTS: adminAccounts,
