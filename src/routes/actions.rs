@@ -426,6 +426,12 @@ async fn refund_act(req: Request, env: &Env, claims: action_token::ActionClaims)
             &format!("{why}. Nothing was refunded; refund it from the Stripe dashboard, then use \u{201c}already handled\u{201d} from a new alert."),
         )
         .answer(),
+        OwnerRefund::NotProven(why) => page(
+            409,
+            "Not refunded: the payment is not proven",
+            &format!("Stripe's record does not tie this payment to this compensation, so the engine refunds nothing. Stripe: {why}. Settle it yourself, then use \u{201c}already handled\u{201d}."),
+        )
+        .answer(),
         OwnerRefund::TryAgain(why) => {
             store::checkout::release_token(&db, &claims.token_id).await?;
             page(

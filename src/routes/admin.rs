@@ -349,6 +349,8 @@ pub async fn compensations(req: Request, env: &Env) -> Answer {
                 "source": r.source, "cause": r.cause, "status": r.status, "round": r.round,
                 "amountMinor": r.amount_minor, "currency": r.currency, "detail": r.detail,
                 "error": r.error, "updatedAtMs": r.updated_at_ms, "remindersSent": r.reminders_sent,
+                "paymentIntent": r.payment_intent, "proof": r.proof,
+                "refundNow": !(r.proof.is_some() && r.payment_intent.is_none()),
             })
         })
         .collect();
@@ -363,8 +365,9 @@ pub async fn compensations(req: Request, env: &Env) -> Answer {
 
 /// `POST /admin/compensations/act` `{"compensationId", "action": "refund_now" | "refund_handled",
 /// "by"?}`: the owner's decision on a waiting refund through the alert links' own code path and
-/// claim (a refund is made at most once): 200 `{"compensationId", "outcome": "refunded" |
-/// "handled" | "refused" | "try_again" | "already_decided", "detail"}`; 404 for an unknown
+/// claim (a refund is made at most once, of the payment Stripe's record proved the
+/// compensation's): 200 `{"compensationId", "outcome": "refunded" | "handled" | "refused" |
+/// "not_proven" | "try_again" | "already_decided", "detail"}`; 404 for an unknown
 /// compensation; 400 naming the field.
 pub async fn compensations_act(mut req: Request, env: &Env) -> Answer {
     #[derive(serde::Deserialize)]
@@ -410,6 +413,7 @@ pub async fn compensations_act(mut req: Request, env: &Env) -> Answer {
         OwnerRefund::Refunded(o) => ("refunded", o.detail),
         OwnerRefund::Handled => ("handled", String::new()),
         OwnerRefund::Refused(why) => ("refused", why),
+        OwnerRefund::NotProven(why) => ("not_proven", why),
         OwnerRefund::TryAgain(why) => ("try_again", why),
         OwnerRefund::AlreadyDecided(why) => ("already_decided", why),
     };
