@@ -589,23 +589,13 @@ pub struct StepRow {
     /// Last write, ms UTC: a `running` claim older than the store's lease was abandoned.
     #[serde(default)]
     pub updated_at_ms: i64,
-    /// `refund`: the payment intent Stripe's record proved this compensation's
-    /// (`crate::domain::payment_proof`), set once; every request of the refund names it, with
-    /// `amount_minor` and `currency`. `None` while not proven.
+    /// `refund`: the intent Stripe's record proved (`crate::domain::payment_proof`), set once;
+    /// every request names it with `amount_minor` and `currency`. `None` while not proven.
     #[serde(default)]
     pub payment_intent: Option<String>,
-    /// `refund`: what Stripe said when the payment was looked up, one line: why it is proven, or
-    /// why not. `None` before any look-up.
+    /// `refund`: what Stripe said when the payment was looked up (one line); `None` before.
     #[serde(default)]
     pub proof: Option<String>,
-}
-
-impl StepRow {
-    /// A refund step whose payment Stripe's record did not tie to the compensation: the engine
-    /// refunds nothing; the owner is offered "already handled" only.
-    pub fn not_provable(&self) -> bool {
-        self.proof.is_some() && self.payment_intent.is_none()
-    }
 }
 
 #[cfg(test)]

@@ -27,6 +27,14 @@ pub const METADATA_KEYS: [&str; 4] = ["trip_id", "client_reference", "booking_id
 /// Most payment intents looked up for one compensation (each costs two Stripe reads).
 pub const MAX_HINTS: usize = 3;
 
+impl crate::domain::compensation::StepRow {
+    /// A refund step whose payment Stripe's record did not tie to the compensation: the engine
+    /// refunds nothing; the owner is offered "already handled" only.
+    pub fn not_provable(&self) -> bool {
+        self.proof.is_some() && self.payment_intent.is_none()
+    }
+}
+
 /// A PaymentIntent as Stripe returned it, reduced to what the proof reads.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StripeIntent {
