@@ -94,6 +94,9 @@ pub enum MainProvider {
 /// Everything the engine reads from its environment.
 #[derive(Debug, Clone)]
 pub struct Config {
+    /// `ENGINE_ENV` (`development` | `production`, default production): development is declared in
+    /// `.dev.vars`, never in `wrangler.toml`; outside it every guard check applies ([`guard`]).
+    pub engine_env: guard::EngineEnv,
     /// `LITEAPI_WEBHOOK_TOKEN` (secret): the static token liteAPI sends in `authorization`.
     pub liteapi_webhook_token: String,
     /// `MAX_WEBHOOK_BODY_BYTES`: larger bodies get 413. Default 262 144 (256 KiB).
@@ -151,7 +154,8 @@ pub struct Config {
     pub action_link_ttl_s: i64,
     /// `PUBLIC_BASE_URL`: where this Worker is reachable, for links in owner emails
     /// (e.g. `https://engine.example.com`), without a trailing `/`. Default
-    /// `http://127.0.0.1:8787` (`wrangler dev`).
+    /// `http://127.0.0.1:8787` (`wrangler dev`): outside development an unset, loopback or
+    /// `http://` base is refused and no link is written ([`guard`]).
     pub public_base_url: String,
     /// `PUBLIC_BASE_URL` parsed once (an absolute URL, else a [`ConfigError`]); build links with
     /// [`Config::public_link`].
@@ -175,8 +179,9 @@ pub struct Config {
     /// `OPERATOR_TOKEN` (secret): bearer token of the operator endpoints (`/admin/…`: redrive,
     /// marketing sends). Empty = those endpoints answer 503.
     pub operator_token: String,
-    /// `UNSUBSCRIBE_SIGNING_KEY` (secret, ≥ 32 characters): HMAC key of unsubscribe links. Empty =
-    /// marketing sends are refused (no email may go out without a working unsubscribe link).
+    /// `UNSUBSCRIBE_SIGNING_KEY` (secret, ≥ 32 bytes): HMAC key of unsubscribe links. Empty (or
+    /// refused, [`guard`]) = marketing sends are refused (no email may go out without a working
+    /// unsubscribe link); nothing else stops.
     pub unsubscribe_signing_key: String,
     /// `MARKETING_DAILY_CAP` (50, all recipients, per UTC day) and `MARKETING_PER_PERSON_PER_DAY` (1).
     pub marketing: MarketingPolicy,
@@ -387,6 +392,8 @@ impl Config {
                 })
             }
         };
+        let engine_env = guard::EngineEnv::parse(text(&get, "ENGINE_ENV")?.as_deref())?;
+        let public_base_given = text(&get, "PUBLIC_BASE_URL")?.is_some();
         let public_base_url = text(&get, "PUBLIC_BASE_URL")?
             .unwrap_or_else(|| "http://127.0.0.1:8787".into())
             .trim_end_matches('/')
@@ -411,6 +418,7 @@ impl Config {
                 }
             };
         let mut cfg = Config {
+            engine_env,
             liteapi_webhook_token: text(&get, "LITEAPI_WEBHOOK_TOKEN")?.unwrap_or_default(),
             max_webhook_body_bytes: number(&get, "MAX_WEBHOOK_BODY_BYTES", 262_144usize)?,
             pacing,
@@ -484,15 +492,8 @@ impl Config {
             },
             provider_auth_pause_ms: number(&get, "PROVIDER_AUTH_PAUSE_MS", 3_600_000i64)?,
             operator_token: text(&get, "OPERATOR_TOKEN")?.unwrap_or_default(),
-            unsubscribe_signing_key: match text(&get, "UNSUBSCRIBE_SIGNING_KEY")? {
-                Some(k) if k.len() < 32 => {
-                    return Err(ConfigError::Invalid {
-                        name: "UNSUBSCRIBE_SIGNING_KEY",
-                        reason: format!("{} characters; use at least 32", k.len()),
-                    })
-                }
-                k => k.unwrap_or_default(),
-            },
+            // Shorter than 32 bytes: refused by the guard (marketing stops, nothing else).
+            unsubscribe_signing_key: text(&get, "UNSUBSCRIBE_SIGNING_KEY")?.unwrap_or_default(),
             marketing: MarketingPolicy {
                 daily_cap: number(&get, "MARKETING_DAILY_CAP", MarketingPolicy::DEFAULT.daily_cap)?,
                 per_person_per_day: number(
@@ -540,7 +541,7 @@ impl Config {
             ),
             refused,
         };
-        guard::apply(&mut cfg);
+        guard::apply(&mut cfg, public_base_given);
         Ok(cfg)
     }
 }
@@ -833,12 +834,12 @@ mod tests {
         let mut v = BASE.to_vec();
         v.push(("MAIN_PROVIDER", "mailgun"));
         assert!(parse(&v).unwrap_err().to_string().contains("MAIN_PROVIDER"));
+        // A short unsubscribe key stops marketing only: the configuration still parses.
         let mut v = BASE.to_vec();
         v.push(("UNSUBSCRIBE_SIGNING_KEY", "short"));
-        assert!(parse(&v)
-            .unwrap_err()
-            .to_string()
-            .contains("UNSUBSCRIBE_SIGNING_KEY"));
+        let c = parse(&v).unwrap();
+        assert!(c.unsubscribe_signing_key.is_empty());
+        assert!(c.refusal("UNSUBSCRIBE_SIGNING_KEY").is_some());
         let mut v = BASE.to_vec();
         v.extend([
             ("MARKETING_DAILY_CAP", "2"),

@@ -1,14 +1,18 @@
-//! The production guard: an engine whose `PUBLIC_BASE_URL` is not a loopback address (so not
-//! `wrangler dev` on this machine) refuses to run a feature on a secret anyone can read —
-//! a value published in the repository's `.dev.vars.example` — or on a signing key or operator
-//! token shorter than [`MIN_SECRET_BYTES`], and refuses SMTP credentials that would cross the
-//! network without TLS. Each refusal turns that feature off (its secret is cleared, as if unset)
-//! and is listed in [`super::Config::refused`], naming the variable, for the log and `/health`;
-//! everything else keeps running (a correctly configured source's webhooks still work).
+//! The production guard: unless development is declared (`ENGINE_ENV=development`, in
+//! `.dev.vars` only, never in `wrangler.toml`), the engine refuses to run a feature on a secret
+//! anyone can read — a value published in the repository's `.dev.vars.example`, recognised by the
+//! key it produces — or on a signing key or operator token shorter than [`MIN_SECRET_BYTES`],
+//! refuses SMTP credentials that would cross the network without TLS, and writes no link to a
+//! public base URL that is missing, loopback or plain `http://`. Each refusal turns that feature
+//! off (its secret is cleared, as if unset) and is listed in [`super::Config::refused`], naming the
+//! variable, for the log and the operator (admin overview, `GET /admin/health`); `/health` tells
+//! the world only `degraded`. Everything else keeps running (a correctly configured source's
+//! webhooks still work). What no environment may run with (one key under two partner names, an
+//! unsubscribe key shorter than [`MIN_SECRET_BYTES`]) is refused in development too.
 //!
-//! Pure: the shell logs the list and answers `/health` from it.
+//! Pure: the shell logs the list and answers from it.
 
-use super::{Config, Refusal};
+use super::{Config, ConfigError, Refusal};
 use crate::domain::ownership::PartnerSecret;
 
 /// Shortest signing key or operator token accepted in production, bytes (256 bits: HMAC-SHA-256
@@ -17,6 +21,49 @@ pub const MIN_SECRET_BYTES: usize = 32;
 
 /// The repository's example secrets file: every value in it is public.
 const EXAMPLE: &str = include_str!("../../.dev.vars.example");
+
+/// Where the engine runs (`ENGINE_ENV`). Production unless development is declared: an
+/// environment that forgot the variable runs under every check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EngineEnv {
+    /// Every guard check applies (`ENGINE_ENV` unset, empty or `production`).
+    #[default]
+    Production,
+    /// `ENGINE_ENV=development`: the published example secrets and a loopback `http://`
+    /// `PUBLIC_BASE_URL` are what local development runs with.
+    Development,
+}
+
+impl EngineEnv {
+    /// `ENGINE_ENV` as given (trimmed; `None` or empty = production). Any other word than
+    /// `production` or `development` is a [`ConfigError::Invalid`] naming it.
+    pub fn parse(value: Option<&str>) -> Result<Self, ConfigError> {
+        match value.map(str::trim).unwrap_or_default() {
+            "" | "production" => Ok(EngineEnv::Production),
+            "development" => Ok(EngineEnv::Development),
+            other => Err(ConfigError::Invalid {
+                name: "ENGINE_ENV",
+                reason: format!("{other:?} is neither \"production\" nor \"development\""),
+            }),
+        }
+    }
+
+    /// `production` or `development`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EngineEnv::Production => "production",
+            EngineEnv::Development => "development",
+        }
+    }
+}
+
+impl Config {
+    /// The refusal of `variable`, if the configuration refused it.
+    pub fn refusal(&self, variable: &str) -> Option<&Refusal> {
+        self.refused.iter().find(|r| r.variable == variable)
+    }
+}
 
 /// The secrets whose published example values are refused in production. Values of other
 /// variables in the example file (SMTP host, pacing) are settings, not secrets.
@@ -32,6 +79,9 @@ const SECRET_VARIABLES: [&str; 10] = [
     "ADMIN_ACCOUNTS",
     "REPLY_SIGNING_KEY",
 ];
+
+/// The variables holding Standard Webhooks secrets: their key is the base64 after `whsec_`.
+const STANDARD_WEBHOOKS: [&str; 2] = ["GENERIC_WEBHOOK_SECRETS", "RESEND_WEBHOOK_SECRETS"];
 
 /// The published values of `name` in `.dev.vars.example`, one per list entry (split on commas
 /// and whitespace, as the engine splits its secret lists); a `partner=secret` entry counts by its
@@ -61,8 +111,7 @@ pub fn published(name: &str) -> Vec<String> {
     values
 }
 
-/// `true` when `url`'s host is a loopback address (`localhost`, `127.0.0.0/8`, `::1`): the
-/// engine runs on this machine, where the example secrets are meant to be used.
+/// `true` when `url`'s host is a loopback address (`localhost`, `127.0.0.0/8`, `::1`).
 pub fn is_loopback(url: &url::Url) -> bool {
     match url.host() {
         Some(url::Host::Domain(d)) => {
@@ -86,16 +135,52 @@ fn host_is_loopback(host: &str) -> bool {
     d == "localhost" || d.ends_with(".localhost")
 }
 
+/// Whether `value` of variable `name` is a published one, by the key it produces: for Standard
+/// Webhooks secrets the decoded key bytes (`whsec_QUFB` and `QUFB` are one key), for the others
+/// the value with or without a `whsec_` prefix (a published Stripe secret stripped of its prefix
+/// is no secret either).
 fn is_published(name: &str, value: &str) -> bool {
-    !value.is_empty() && published(name).iter().any(|p| p == value)
+    use crate::domain::secret::standard_webhooks_key;
+    if value.is_empty() {
+        return false;
+    }
+    let bare = |v: &str| v.strip_prefix("whsec_").unwrap_or(v).to_string();
+    let key = STANDARD_WEBHOOKS
+        .contains(&name)
+        .then(|| standard_webhooks_key(value))
+        .flatten();
+    published(name)
+        .iter()
+        .any(|p| bare(p) == bare(value) || key.is_some() && standard_webhooks_key(p) == key)
 }
 
-/// Applies the guard to a parsed configuration (no-op when `PUBLIC_BASE_URL` is loopback).
-/// Every refusal clears what it refuses and is appended to `cfg.refused`.
-pub(super) fn apply(cfg: &mut Config) {
-    if is_loopback(&cfg.public_base) {
-        return;
+/// Why `PUBLIC_BASE_URL` may carry no link outside development, if it may not: unset (`given`
+/// false; the engine then reads it as loopback), a loopback address, or not `https://`.
+fn public_base_refusal(given: bool, url: &url::Url) -> Option<String> {
+    const OFF: &str = "owner action links and marketing are off";
+    if !given {
+        return Some(format!(
+            "is not set: links are never written to a loopback address outside development \
+             (ENGINE_ENV=development); {OFF}"
+        ));
     }
+    if is_loopback(url) {
+        return Some(format!(
+            "is a loopback address: links are never written to one outside development \
+             (ENGINE_ENV=development); {OFF}"
+        ));
+    }
+    (url.scheme() != "https").then(|| {
+        format!(
+            "is not https://: links that move money or unsubscribe would travel in clear; {OFF}"
+        )
+    })
+}
+
+/// Applies the guard to a parsed configuration; `public_base_given` says whether
+/// `PUBLIC_BASE_URL` was set (unset, it reads as `http://127.0.0.1:8787`). Every refusal clears
+/// what it refuses and is appended to `cfg.refused`.
+pub(super) fn apply(cfg: &mut Config, public_base_given: bool) {
     let mut refused: Vec<Refusal> = Vec::new();
     let mut refuse = |variable: &'static str, reason: &str| {
         refused.push(Refusal {
@@ -103,6 +188,22 @@ pub(super) fn apply(cfg: &mut Config) {
             reason: reason.to_string(),
         })
     };
+    // Whatever the environment: marketing never goes out with a guessable unsubscribe key (the
+    // rest of the engine runs on).
+    let unsubscribe = cfg.unsubscribe_signing_key.len();
+    if unsubscribe > 0 && unsubscribe < MIN_SECRET_BYTES {
+        cfg.unsubscribe_signing_key.clear();
+        refuse(
+            "UNSUBSCRIBE_SIGNING_KEY",
+            &format!(
+                "is {unsubscribe} bytes; at least {MIN_SECRET_BYTES} are needed: marketing sends are refused"
+            ),
+        );
+    }
+    if cfg.engine_env == EngineEnv::Development {
+        cfg.refused.extend(refused);
+        return;
+    }
     const PUBLISHED: &str = "is a value published in .dev.vars.example";
 
     if is_published("LITEAPI_WEBHOOK_TOKEN", &cfg.liteapi_webhook_token) {
@@ -183,6 +284,13 @@ pub(super) fn apply(cfg: &mut Config) {
         };
         key.clear();
         refuse(name, &format!("{why}: {off}"));
+    }
+    // No link to an address nobody else can reach or that travels in clear: owner action links
+    // go (their key is cleared) and marketing stops (`Config::refusal` is read by its route);
+    // unsubscribe links already sent keep working.
+    if let Some(why) = public_base_refusal(public_base_given, &cfg.public_base) {
+        cfg.action_signing_key.clear();
+        refuse("PUBLIC_BASE_URL", &why);
     }
     let example_accounts =
         crate::domain::admin::password::parse_accounts(&published("ADMIN_ACCOUNTS").join(","))
@@ -308,17 +416,31 @@ mod tests {
         }
     }
 
-    #[test]
-    fn locally_the_published_values_are_the_point() {
-        let pairs: Vec<(&str, String)> = secret_variables()
+    /// Every published secret, at `base` (`None`: `PUBLIC_BASE_URL` unset), with `ENGINE_ENV`.
+    fn published_everything(base: Option<&str>, env: Option<&str>) -> Config {
+        let mut map: HashMap<String, String> = secret_variables()
             .iter()
-            .map(|n| (*n, example(n)))
-            .chain([("PUBLIC_BASE_URL", "http://127.0.0.1:8787".to_string())])
+            .map(|n| (n.to_string(), example(n)))
+            .chain([
+                ("OWNER_EMAIL".into(), "owner@example.com".into()),
+                ("SENDER_EMAIL".into(), "bookings@mail.example.com".into()),
+            ])
             .collect();
-        let borrowed: Vec<(&str, &str)> = pairs.iter().map(|(k, v)| (*k, v.as_str())).collect();
-        let c = parse(&borrowed);
+        map.extend(base.map(|b| ("PUBLIC_BASE_URL".to_string(), b.to_string())));
+        map.extend(env.map(|e| ("ENGINE_ENV".to_string(), e.to_string())));
+        Config::parse(|k| map.get(k).cloned()).unwrap()
+    }
+
+    #[test]
+    fn locally_the_published_values_are_the_point_once_development_is_declared() {
+        let c = published_everything(Some("http://127.0.0.1:8787"), Some("development"));
         assert_eq!(c.refused, []);
+        assert_eq!(c.engine_env, EngineEnv::Development);
         assert_eq!(c.liteapi_webhook_token, "dev-liteapi-token");
+        assert_eq!(
+            published_everything(None, Some(" development ")).refused,
+            []
+        );
         for url in [
             "http://localhost:8787",
             "http://[::1]:8787",
@@ -398,12 +520,110 @@ mod tests {
     }
 
     #[test]
-    fn a_refused_partner_list_is_named_whatever_the_url() {
+    fn a_refused_partner_list_is_named_whatever_the_environment() {
+        for shared in ["a=whsec_QUFB b=whsec_QUFB", "a=whsec_QUFB QUFB"] {
+            let c = parse(&[
+                ("ENGINE_ENV", "development"),
+                ("GENERIC_WEBHOOK_SECRETS", shared),
+            ]);
+            assert_eq!(refused(&c), ["GENERIC_WEBHOOK_SECRETS"], "{shared}");
+            assert!(c.generic_partners.is_empty());
+        }
+    }
+
+    #[test]
+    fn without_engine_env_a_loopback_or_missing_base_url_is_no_excuse() {
+        // A production section that forgot PUBLIC_BASE_URL (it reads as loopback), or set it to
+        // this machine: every published secret is refused, and no link is written.
+        for base in [
+            None,
+            Some("http://127.0.0.1:8787"),
+            Some("http://localhost"),
+        ] {
+            let c = published_everything(base, None);
+            let mut names = refused(&c);
+            names.sort();
+            let mut want = secret_variables().to_vec();
+            want.push("PUBLIC_BASE_URL");
+            want.sort();
+            assert_eq!(names, want, "{base:?}");
+            assert!(c.liteapi_webhook_token.is_empty() && c.admin.accounts.is_empty());
+            let why = &c.refusal("PUBLIC_BASE_URL").unwrap().reason;
+            assert!(
+                why.contains("owner action links and marketing are off"),
+                "{why}"
+            );
+            assert!(why.contains(if base.is_none() {
+                "is not set"
+            } else {
+                "loopback"
+            }));
+        }
+        assert_eq!(parse(&[("ENGINE_ENV", "production")]).refused, []);
+        assert_eq!(
+            EngineEnv::parse(Some("dev")).unwrap_err().to_string(),
+            "configuration variable ENGINE_ENV is invalid: \"dev\" is neither \"production\" nor \"development\""
+        );
+    }
+
+    #[test]
+    fn an_http_base_url_turns_owner_links_and_marketing_off() {
         let c = parse(&[
-            ("PUBLIC_BASE_URL", "http://127.0.0.1:8787"),
-            ("GENERIC_WEBHOOK_SECRETS", "a=whsec_QUFB b=whsec_QUFB"),
+            ("PUBLIC_BASE_URL", "http://engine.example.com"),
+            ("ACTION_SIGNING_KEY", STRONG),
+            ("UNSUBSCRIBE_SIGNING_KEY", STRONG),
         ]);
-        assert_eq!(refused(&c), ["GENERIC_WEBHOOK_SECRETS"]);
-        assert!(c.generic_partners.is_empty());
+        assert_eq!(refused(&c), ["PUBLIC_BASE_URL"]);
+        assert!(c.refused[0].reason.contains("is not https://"));
+        // Links are off; the unsubscribe key stays, so links already sent keep working (the
+        // marketing route reads the refusal).
+        assert!(c.action_signing_key.is_empty());
+        assert_eq!(c.unsubscribe_signing_key, STRONG);
+        // In development a plain-http base is how `wrangler dev` runs.
+        let dev = parse(&[
+            ("ENGINE_ENV", "development"),
+            ("PUBLIC_BASE_URL", "http://engine.example.com"),
+            ("ACTION_SIGNING_KEY", STRONG),
+        ]);
+        assert_eq!(dev.refused, []);
+    }
+
+    #[test]
+    fn published_secrets_are_recognised_by_the_key_they_produce() {
+        let bare = |name: &str| {
+            let v = published(name).into_iter().next().unwrap();
+            v.strip_prefix("whsec_").unwrap_or(&v).to_string()
+        };
+        for name in [
+            "GENERIC_WEBHOOK_SECRETS",
+            "RESEND_WEBHOOK_SECRETS",
+            "STRIPE_WEBHOOK_SECRETS",
+        ] {
+            let v = bare(name);
+            assert!(!v.starts_with("whsec_") && !v.is_empty());
+            let c = parse(&[(name, v.as_str())]);
+            assert_eq!(refused(&c), [name], "{name} written without whsec_");
+        }
+        // A Standard Webhooks key with the prefix added to what was published bare is the same.
+        assert!(is_published(
+            "GENERIC_WEBHOOK_SECRETS",
+            &format!("whsec_{}", bare("GENERIC_WEBHOOK_SECRETS"))
+        ));
+        assert!(!is_published("GENERIC_WEBHOOK_SECRETS", "whsec_QUFB"));
+    }
+
+    #[test]
+    fn a_short_unsubscribe_key_stops_marketing_only_in_any_environment() {
+        for env in ["production", "development"] {
+            let c = parse(&[
+                ("ENGINE_ENV", env),
+                ("UNSUBSCRIBE_SIGNING_KEY", "short"),
+                ("ACTION_SIGNING_KEY", STRONG),
+            ]);
+            assert_eq!(refused(&c), ["UNSUBSCRIBE_SIGNING_KEY"], "{env}");
+            assert!(c.refused[0].reason.contains("marketing sends are refused"));
+            assert!(c.unsubscribe_signing_key.is_empty());
+            assert_eq!(c.action_signing_key, STRONG);
+        }
     }
 }

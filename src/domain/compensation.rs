@@ -589,6 +589,13 @@ pub struct StepRow {
     /// Last write, ms UTC: a `running` claim older than the store's lease was abandoned.
     #[serde(default)]
     pub updated_at_ms: i64,
+    /// `refund`: the intent Stripe's record proved (`crate::domain::payment_proof`), set once;
+    /// every request names it with `amount_minor` and `currency`. `None` while not proven.
+    #[serde(default)]
+    pub payment_intent: Option<String>,
+    /// `refund`: what Stripe said when the payment was looked up (one line); `None` before.
+    #[serde(default)]
+    pub proof: Option<String>,
 }
 
 #[cfg(test)]

@@ -27,6 +27,7 @@ pub mod operator;
 pub mod outbox;
 pub mod ownership;
 pub mod parse_error;
+pub mod payment_proof;
 pub mod release;
 pub mod reminders;
 pub mod render;

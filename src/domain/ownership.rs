@@ -241,7 +241,9 @@ pub enum PartnerError {
 /// Parses `GENERIC_WEBHOOK_SECRETS`: entries separated by commas or whitespace, each
 /// `name=whsec_…` (a named partner) or a secret alone (the [`DEFAULT_PARTNER`]). Several entries
 /// may name one partner (rotation). An entry is named only when what follows its first `=` starts
-/// with `whsec_`, so a bare base64 secret ending in `=` padding stays a secret.
+/// with `whsec_`, so a bare base64 secret ending in `=` padding stays a secret. One key under two
+/// partner names is refused ([`PartnerError::Shared`]), compared by the key bytes it produces
+/// (`whsec_QUFB` and `QUFB` are one key).
 pub fn parse_partner_secrets(raw: &str) -> Result<Vec<PartnerSecret>, PartnerError> {
     let mut out: Vec<PartnerSecret> = Vec::new();
     for entry in raw
@@ -257,10 +259,14 @@ pub fn parse_partner_secrets(raw: &str) -> Result<Vec<PartnerSecret>, PartnerErr
             }
             _ => (DEFAULT_PARTNER.to_string(), entry.to_string()),
         };
-        if let Some(other) = out
-            .iter()
-            .find(|p| p.secret == secret && p.partner != partner)
-        {
+        // One key under two names, however each is written (with or without `whsec_`).
+        let key = crate::domain::secret::standard_webhooks_key(&secret);
+        if let Some(other) = out.iter().find(|p| {
+            p.partner != partner
+                && (p.secret == secret
+                    || key.is_some()
+                        && crate::domain::secret::standard_webhooks_key(&p.secret) == key)
+        }) {
             return Err(PartnerError::Shared(other.partner.clone(), partner));
         }
         out.push(PartnerSecret { partner, secret });
@@ -508,6 +514,12 @@ mod tests {
             Err(PartnerError::Shared("a".into(), "b".into()))
         );
         assert!(parse_partner_secrets("a=whsec_QUFB a=whsec_QUFB").is_ok());
+        // The same key written without its prefix is the same key: the default partner cannot
+        // hold acme's key.
+        assert_eq!(
+            parse_partner_secrets("acme=whsec_QUFB QUFB"),
+            Err(PartnerError::Shared("acme".into(), "default".into()))
+        );
         assert!(
             valid_partner_name("a-1_b")
                 && !valid_partner_name("-a")

@@ -84,7 +84,9 @@ struct Decided {
     email: Option<(String, Delivery)>,
 }
 
-/// A checkout started: record it, wait 20 minutes after it, decide once.
+/// A checkout started: record it, wait 20 minutes after it, decide once. A prebook id that another
+/// owner's checkout attempt or booking already holds is refused (`super::foreign::refuse`):
+/// nothing is recorded and nothing is decided about that owner's checkout.
 pub async fn started(
     step: &Step,
     env: &Env,
@@ -94,13 +96,22 @@ pub async fn started(
     let mut out = JourneyOutput::new("checkout_started");
     let at = params.received_at_ms;
     let prebook = a.prebook_id.clone();
-    {
+    // `Some(reason)`: the prebook id is another owner's (its checkout or a booking of it), so
+    // nothing was recorded and no follow-up is decided.
+    let foreign: Option<String> = {
         let (env, a, owner) = (env.clone(), a.clone(), params.owner());
+        // (Named "record checkout attempt": its result grew the ownership verdict.)
         step.run(
-            &format!("record checkout {}", step_part(&prebook)),
+            &format!("record checkout attempt {}", step_part(&prebook)),
             StepConfig::STORAGE,
             async move || {
                 let db = env.d1(DB_BINDING)?;
+                let judge = |rows: &[store::ownership::OwnerRow]| {
+                    store::ownership::foreign_prebook(rows, &owner, &a.prebook_id)
+                };
+                if let Some(reason) = judge(&store::ownership::prebook(&db, &a.prebook_id).await?) {
+                    return Ok(Some(reason));
+                }
                 let email = a.email.as_ref().map(|e| e.as_str().to_ascii_lowercase());
                 let name = normalized_name(&a);
                 let details = serde_json::to_string(&a)?;
@@ -123,10 +134,16 @@ pub async fn started(
                     },
                 )
                 .await?;
-                Ok(true)
+                // Judged again as stored: a checkout or booking another owner recorded between
+                // the look and the insert keeps the prebook id, and this event is refused.
+                Ok(judge(&store::ownership::prebook(&db, &a.prebook_id).await?))
             },
         )
-        .await?;
+        .await?
+    };
+    if let Some(reason) = foreign {
+        super::foreign::refuse(step, env, params, &prebook, &reason, &mut out).await?;
+        return Ok(out);
     }
 
     let cfg = config(env)?;

@@ -50,16 +50,25 @@ pub async fn booked(
             async move || {
                 let db = env.d1(DB_BINDING)?;
                 let hash = flight_snapshot(&f).hash();
-                store::bookings::upsert_flight_booking(&db, &f, &hash, &owner, at).await?;
-                // The order as stored now, whoever inserted it: another owner's is left alone.
                 let id = f.booking_id.as_str();
+                let foreign = |reason| FlightRecorded {
+                    compensated: None,
+                    foreign: Some(reason),
+                };
+                // Another owner's order: refused before anything is written (its contact too).
                 if let Some(reason) =
                     store::ownership::foreign_named(&db, &owner, &[id], None).await?
                 {
-                    return Ok(FlightRecorded {
-                        compensated: None,
-                        foreign: Some(reason),
-                    });
+                    return Ok(foreign(reason));
+                }
+                // The contact is written only if the order is then this owner's (one batch), and
+                // the order as stored afterwards is judged again: one another owner inserted
+                // between the two is left alone, and the event refused.
+                store::bookings::upsert_flight_booking(&db, &f, &hash, &owner, at).await?;
+                if let Some(reason) =
+                    store::ownership::foreign_named(&db, &owner, &[id], None).await?
+                {
+                    return Ok(foreign(reason));
                 }
                 // The supplier failed this order after payment and said so first.
                 let compensated =
@@ -153,7 +162,10 @@ fn apply_change(segments: &[FlightSegment], change: &FlightChange) -> Vec<Flight
 }
 
 /// An airline schedule change: fetch the change, apply it to the stored order, and — if what the
-/// traveller sees changed (snapshot hash) — send one urgent email for this change id.
+/// traveller sees changed (snapshot hash) — send one urgent email for this change id. Only an
+/// order Duffel's own events stored is looked up at Duffel (with the engine's `DUFFEL_API_TOKEN`):
+/// another source's order (a generic partner's own flight booking, whatever id it chose) reads
+/// nothing from Duffel and changes nothing; the change is listed as skipped.
 pub async fn schedule_changed(
     step: &Step,
     env: &Env,
@@ -162,7 +174,8 @@ pub async fn schedule_changed(
     change_id: Option<&str>,
 ) -> Result<JourneyOutput> {
     let mut out = JourneyOutput::new("flight_schedule_changed");
-    let emails: Vec<OutgoingEmail> = {
+    // `None`: the order is not Duffel's, so nothing was read from Duffel.
+    let emails: Option<Vec<OutgoingEmail>> = {
         let (env, order, change_id, at) = (
             env.clone(),
             order_id.clone(),
@@ -180,8 +193,11 @@ pub async fn schedule_changed(
                 let db = env.d1(DB_BINDING)?;
                 let cfg = config(&env)?;
                 let row = known_booking(&db, order.as_str()).await?;
+                if row.source != crate::domain::event::Source::Duffel.as_str() {
+                    return Ok(None);
+                }
                 if row.is_closed() {
-                    return Ok(Vec::new());
+                    return Ok(Some(Vec::new()));
                 }
                 let changes = crate::suppliers::duffel::airline_initiated_changes(&cfg, &order)
                     .await
@@ -245,10 +261,19 @@ pub async fn schedule_changed(
                     };
                     store::bookings::write_facts(&db, &update).await?;
                 }
-                Ok(emails)
+                Ok(Some(emails))
             },
         )
         .await?
+    };
+    let Some(emails) = emails else {
+        out.skipped.push((
+            "flight_changed".into(),
+            "not a Duffel order: airline changes are read from Duffel's API only for orders \
+             Duffel's own events stored"
+                .into(),
+        ));
+        return Ok(out);
     };
     if emails.is_empty() {
         out.skipped.push((

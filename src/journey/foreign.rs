@@ -6,9 +6,12 @@
 //!   schedule change, status change) are checked by [`follow_up`] in a step of their own before
 //!   the handler runs. The owner of a stored booking never changes, so a check that passed stays
 //!   true for the handler's own read.
-//! - Events that create or fail a booking (hotel and flight bookings, supplier failures) check the
-//!   records they name inside the step that writes, so a booking inserted meanwhile by another
-//!   source is never overwritten (`hotel::record`, `flight::booked`, [`failure`]).
+//! - Events that create or fail a booking (hotel and flight bookings, supplier failures) and
+//!   checkout starts check the records they name inside the step that writes, before any write,
+//!   and their writes carry the owner in SQL, so a booking or checkout inserted meanwhile by
+//!   another source is never overwritten and a refused event writes nothing — no contact, no
+//!   language, no replaced mark (`hotel::record`, `flight::booked`, `checkout::started`,
+//!   [`failure`]).
 //!
 //! A refused event changes nothing and sends no guest email: [`refuse`] records the reason on its
 //! raw event (`raw_events.refused_reason`, shown in the booking's admin timeline) and tells the

@@ -182,16 +182,12 @@ pub(super) async fn record(
         None => true,
     };
 
+    // One batch whose every write carries the owner in SQL: the contact and the booking's insert
+    // only while no other owner holds the booking id or its prebook id; the facts, the replaced
+    // booking's mark and the language only while the booking is this owner's. An event that turns
+    // out to be refused (another owner stored the booking or its checkout between the reads above
+    // and this batch) writes nothing at all; its retried step then refuses it.
     let mut writes = Vec::new();
-    if let Some(old) = &b.replaces {
-        writes.push(store::bookings::mark_replaced_statement(
-            &db,
-            old.as_str(),
-            id,
-            owner,
-            at,
-        )?);
-    }
     let (version, inserting, updating) = match &row {
         None => (1, true, false),
         Some(r) if r.snapshot_hash.as_deref() == Some(hash.as_str()) => {
@@ -199,6 +195,7 @@ pub(super) async fn record(
         }
         Some(r) => (r.journey_version + 1, false, true),
     };
+    // The contact comes first (the booking references it), then the booking's insert.
     let insert_at = writes.len() + 1;
     let details = serde_json::to_string(b)?;
     let (status, checkin, checkout) = (
@@ -221,12 +218,24 @@ pub(super) async fn record(
             checkin: Some(&checkin),
             checkout: Some(&checkout),
             hotel_confirmation_number: b.hotel_confirmation_number.as_deref(),
+            owner: Some(owner),
             ..FactsUpdate::keep(r, at)
         };
         writes.push(store::bookings::facts_statement(&db, &update)?);
     }
+    if let Some(old) = &b.replaces {
+        writes.push(store::bookings::mark_replaced_statement(
+            &db,
+            old.as_str(),
+            id,
+            owner,
+            at,
+        )?);
+    }
     if locale_changed {
-        writes.push(store::guest_locale::set_statement(&db, id, language)?);
+        writes.push(store::guest_locale::set_owned_statement(
+            &db, id, language, owner,
+        )?);
     }
     if !writes.is_empty() {
         let done = db.batch(writes).await?;

@@ -39,8 +39,8 @@ fn verified(env: &Env, token: &str) -> Result<action_token::ActionClaims, AppErr
     if cfg.action_signing_key.is_empty() {
         return Err(page(
             503,
-            "Actions are not configured",
-            "ACTION_SIGNING_KEY is not set on this engine.",
+            "Actions are off",
+            "Owner action links are off on this engine. Nothing was changed; its operator sees why on the admin overview.",
         )
         .into());
     }
@@ -424,6 +424,12 @@ async fn refund_act(req: Request, env: &Env, claims: action_token::ActionClaims)
             502,
             "Stripe refused the refund",
             &format!("{why}. Nothing was refunded; refund it from the Stripe dashboard, then use \u{201c}already handled\u{201d} from a new alert."),
+        )
+        .answer(),
+        OwnerRefund::NotProven(why) => page(
+            409,
+            "Not refunded: the payment is not proven",
+            &format!("Stripe's record does not tie this payment to this compensation, so the engine refunds nothing. Stripe: {why}. Settle it yourself, then use \u{201c}already handled\u{201d}."),
         )
         .answer(),
         OwnerRefund::TryAgain(why) => {

@@ -3,10 +3,13 @@
 //! time). An empty `OPERATOR_TOKEN` answers 503 `unavailable` (the API is off); a missing or wrong
 //! token 401 `unauthorized`.
 //!
+//! - `GET /admin/health`: what `/health` keeps from the world — `{"status": "ok"|"degraded",
+//!   "service", "environment": "production"|"development", "refused": [{"variable", "reason"}]}`,
+//!   every feature the configuration turned off and why ([`crate::config::guard`]).
 //! - `POST /admin/marketing/send`: one campaign to up to 200 recipients (body and reply in
 //!   [`crate::domain::marketing_email`]). Refused with 503 when `UNSUBSCRIBE_SIGNING_KEY` is empty
-//!   and with 500 `misconfigured` when `PUBLIC_BASE_URL` is not `https://` (loopback `http://` is
-//!   allowed for local development, see
+//!   or `PUBLIC_BASE_URL` was refused by the production guard, and with 500 `misconfigured` when
+//!   `PUBLIC_BASE_URL` is not `https://` (in development a loopback `http://` is allowed, see
 //!   [`base_url_allows_marketing`](crate::domain::marketing_email::base_url_allows_marketing)).
 //!   Each recipient is checked against D1 `suppressions` (suppressed → `skipped`, not enqueued),
 //!   rendered with its own unsubscribe link and RFC 8058 headers, content-locked, then claimed in
@@ -89,6 +92,12 @@ pub(super) async fn authorize(req: &Request, env: &Env, cfg: &Config) -> Result<
 pub async fn marketing_send(mut req: Request, env: &Env) -> Answer {
     let cfg = config(env)?;
     authorize(&req, env, &cfg).await?;
+    if let Some(r) = cfg.refusal("PUBLIC_BASE_URL") {
+        return Err(AppError::Unavailable(format!(
+            "PUBLIC_BASE_URL {}",
+            r.reason
+        )));
+    }
     if cfg.unsubscribe_signing_key.is_empty() {
         return Err(AppError::Unavailable(
             "UNSUBSCRIBE_SIGNING_KEY is not set: marketing email cannot carry a working \
@@ -252,6 +261,18 @@ pub async fn outbox_provider(mut req: Request, env: &Env) -> Answer {
     forward(env, Method::Post, "/pause", Some(forwarded)).await
 }
 
+/// `GET /admin/health` (see the module docs).
+pub async fn health(req: Request, env: &Env) -> Answer {
+    let cfg = config(env)?;
+    authorize(&req, env, &cfg).await?;
+    Ok(Response::from_json(&json!({
+        "status": if cfg.refused.is_empty() { "ok" } else { "degraded" },
+        "service": "booking-email-engine",
+        "environment": cfg.engine_env,
+        "refused": cfg.refused,
+    }))?)
+}
+
 /// `GET /admin/outbox` (see the module docs).
 pub async fn outbox_state(req: Request, env: &Env) -> Answer {
     let cfg = config(env)?;
@@ -331,6 +352,8 @@ pub async fn compensations(req: Request, env: &Env) -> Answer {
                 "source": r.source, "cause": r.cause, "status": r.status, "round": r.round,
                 "amountMinor": r.amount_minor, "currency": r.currency, "detail": r.detail,
                 "error": r.error, "updatedAtMs": r.updated_at_ms, "remindersSent": r.reminders_sent,
+                "paymentIntent": r.payment_intent, "proof": r.proof,
+                "refundNow": !(r.proof.is_some() && r.payment_intent.is_none()),
             })
         })
         .collect();
@@ -345,8 +368,9 @@ pub async fn compensations(req: Request, env: &Env) -> Answer {
 
 /// `POST /admin/compensations/act` `{"compensationId", "action": "refund_now" | "refund_handled",
 /// "by"?}`: the owner's decision on a waiting refund through the alert links' own code path and
-/// claim (a refund is made at most once): 200 `{"compensationId", "outcome": "refunded" |
-/// "handled" | "refused" | "try_again" | "already_decided", "detail"}`; 404 for an unknown
+/// claim (a refund is made at most once, of the payment Stripe's record proved the
+/// compensation's): 200 `{"compensationId", "outcome": "refunded" | "handled" | "refused" |
+/// "not_proven" | "try_again" | "already_decided", "detail"}`; 404 for an unknown
 /// compensation; 400 naming the field.
 pub async fn compensations_act(mut req: Request, env: &Env) -> Answer {
     #[derive(serde::Deserialize)]
@@ -392,6 +416,7 @@ pub async fn compensations_act(mut req: Request, env: &Env) -> Answer {
         OwnerRefund::Refunded(o) => ("refunded", o.detail),
         OwnerRefund::Handled => ("handled", String::new()),
         OwnerRefund::Refused(why) => ("refused", why),
+        OwnerRefund::NotProven(why) => ("not_proven", why),
         OwnerRefund::TryAgain(why) => ("try_again", why),
         OwnerRefund::AlreadyDecided(why) => ("already_decided", why),
     };

@@ -46,9 +46,6 @@ pub const WEBHOOK_TIMESTAMP_HEADER: &str = "webhook-timestamp";
 /// Standard Webhooks signature header (space-separated `v1,<base64>` list).
 pub const WEBHOOK_SIGNATURE_HEADER: &str = "webhook-signature";
 
-/// Prefix of a serialized Standard Webhooks symmetric secret.
-const WHSEC_PREFIX: &str = "whsec_";
-
 /// Why a delivery's signature was not accepted. Every variant → HTTP 401 (body not processed).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SignatureError {
@@ -175,11 +172,7 @@ pub fn verify_t_v1(
 /// Decodes a `whsec_<base64>` secret into its key bytes. A secret without the prefix is decoded
 /// whole (as the Standard Webhooks reference libraries do).
 fn standard_webhook_key(secret: &str) -> Result<Vec<u8>, SignatureError> {
-    let encoded = secret.strip_prefix(WHSEC_PREFIX).unwrap_or(secret);
-    match BASE64.decode(encoded) {
-        Ok(key) if !key.is_empty() => Ok(key),
-        _ => Err(SignatureError::BadSecret),
-    }
+    crate::domain::secret::standard_webhooks_key(secret).ok_or(SignatureError::BadSecret)
 }
 
 /// Verifies a Standard Webhooks delivery (<https://www.standardwebhooks.com>, symmetric `v1`).

@@ -48,6 +48,7 @@ use crate::domain::event::{
     EmailAddress, EventId, Interpretation, PaymentOutcome, PaymentUpdate, PersonName, RefundUpdate,
     Source, SupplierEvent,
 };
+use crate::domain::payment_proof::{StripeIntent, StripeSession};
 use serde_json::Value;
 
 /// Verifies the `Stripe-Signature` header of a delivery: `secrets` are the configured endpoint
@@ -376,6 +377,65 @@ pub fn refund_list(body: &[u8]) -> Result<Vec<RefundUpdate>, ParseError> {
         .array_req()?
         .iter()
         .filter_map(|r| refund(r).ok())
+        .collect())
+}
+
+/// A reference a Checkout Session names (`client_reference_id`, a metadata value): one line, at
+/// most 128 characters, as supplier ids are kept; blank reads as absent.
+fn reference(at: &At<'_>) -> Option<String> {
+    at.str_opt()
+        .map(|r| crate::domain::text::clean(&r, crate::domain::text::TextKind::Id))
+        .filter(|r| !r.is_empty())
+}
+
+/// `GET /v1/payment_intents/{id}?expand[]=latest_charge`
+/// (<https://docs.stripe.com/api/payment_intents/retrieve>) → a [`StripeIntent`] (`id` and
+/// `status` required). What remains refundable is the expanded charge's `amount_captured −
+/// amount_refunded` (<https://docs.stripe.com/api/charges/object>); without an expanded charge it
+/// is left unknown.
+pub fn payment_intent_answer(body: &[u8]) -> Result<StripeIntent, ParseError> {
+    let v: Value = crate::domain::json::parse_body(body)?;
+    let pi = At::root(&v, "");
+    let charge = pi.get("latest_charge");
+    let refundable = match (
+        amount(&charge.get("amount_captured")),
+        amount(&charge.get("amount_refunded")),
+    ) {
+        (Some(captured), refunded) => Some(captured - refunded.unwrap_or(0)),
+        _ => None,
+    };
+    Ok(StripeIntent {
+        id: stripe_id(&pi.get("id")).ok_or_else(|| pi.get("id").missing())?,
+        status: bounded_word(&pi.get("status").str_req()?),
+        currency: currency(&pi),
+        amount_received: amount(&pi.get("amount_received")).unwrap_or(0),
+        refundable_minor: refundable,
+    })
+}
+
+/// `GET /v1/checkout/sessions?payment_intent=…`
+/// (<https://docs.stripe.com/api/checkout/sessions/list>) → its `data` list (entries without an
+/// `id` left out), each with its `payment_intent`, `client_reference_id` and the
+/// [`METADATA_KEYS`](crate::domain::payment_proof::METADATA_KEYS) it carries.
+pub fn session_list(body: &[u8]) -> Result<Vec<StripeSession>, ParseError> {
+    let v: Value = crate::domain::json::parse_body(body)?;
+    let root = At::root(&v, "");
+    Ok(root
+        .get("data")
+        .array_req()?
+        .iter()
+        .filter_map(|s| {
+            let metadata = s.get("metadata");
+            Some(StripeSession {
+                id: stripe_id(&s.get("id"))?,
+                payment_intent: stripe_id(&s.get("payment_intent")),
+                client_reference_id: reference(&s.get("client_reference_id")),
+                metadata: crate::domain::payment_proof::METADATA_KEYS
+                    .iter()
+                    .filter_map(|k| reference(&metadata.get(k)).map(|v| (k.to_string(), v)))
+                    .collect(),
+            })
+        })
         .collect())
 }
 

@@ -7,51 +7,57 @@ use crate::domain::event::{Holder, HotelBooking};
 use crate::domain::ownership::Owner;
 use worker::{D1Database, D1PreparedStatement, Result};
 
-/// The statement that upserts a booking's contact (name and phone follow the newest event).
+/// The statement that upserts a booking's contact (name and phone follow the newest event), only
+/// while neither booking `booking_id` nor prebook id `prebook_id` (if any) is held by another
+/// owner than `owner` ([`super::ownership::owned_by`]): the contact comes first in the batch that
+/// records the booking (the booking's `contact_email` references it) under the same condition as
+/// the booking's insert, so an event refused because another owner stored its booking or checkout
+/// meanwhile never touches a contact.
 fn upsert_contact(
     db: &D1Database,
     holder: &Holder,
+    booking_id: &str,
+    prebook_id: Option<&str>,
+    owner: &Owner,
     event_time_ms: i64,
 ) -> Result<D1PreparedStatement> {
-    db.prepare(
+    db.prepare(format!(
         "INSERT INTO contacts (email, first_name, last_name, phone, created_at_ms, updated_at_ms) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?5) \
+         SELECT ?1, ?2, ?3, ?4, ?5, ?5 \
+         WHERE NOT EXISTS (SELECT 1 FROM bookings WHERE booking_id = ?6 AND NOT ({})) AND {} \
          ON CONFLICT(email) DO UPDATE SET first_name = excluded.first_name, last_name = excluded.last_name, \
          phone = COALESCE(excluded.phone, contacts.phone), updated_at_ms = MAX(contacts.updated_at_ms, excluded.updated_at_ms)",
-    )
+        super::ownership::owned_by(7, 8),
+        prebook_free(9, 7, 8)
+    ))
     .bind(&[
         s(holder.email.as_str()),
         s(&holder.name.first_name),
         s(&holder.name.last_name),
         opt(holder.phone.as_deref()),
         n(event_time_ms),
+        s(booking_id),
+        s(owner.source.as_str()),
+        opt(owner.partner_column()),
+        opt(prebook_id),
     ])
 }
 
-/// Upserts the holder as a contact and inserts the booking (journey version 1, with its traveller
-/// snapshot hash), in one batch. Returns `false` when the booking already existed (another journey
-/// inserted it first): nothing of it was written then.
-pub async fn insert_hotel_booking(
-    db: &D1Database,
-    b: &HotelBooking,
-    snapshot_hash: &str,
-    owner: &Owner,
-    event_time_ms: i64,
-) -> Result<bool> {
-    let results = db
-        .batch(insert_hotel_booking_statements(
-            db,
-            b,
-            snapshot_hash,
-            owner,
-            event_time_ms,
-        )?)
-        .await?;
-    Ok(results.get(1).map(super::changes) == Some(1))
+/// The condition "no checkout attempt or booking of another owner than the one whose source is
+/// bound at `?{source}` (partner at `?{partner}`) holds prebook id `?{prebook}`" (a `NULL` prebook
+/// id matches nothing), for an insert that must not take another owner's checkout.
+fn prebook_free(prebook: u8, source: u8, partner: u8) -> String {
+    let mine = super::ownership::owned_by(source, partner);
+    format!(
+        "NOT EXISTS (SELECT 1 FROM checkout_attempts WHERE prebook_id = ?{prebook} AND NOT ({mine})) \
+         AND NOT EXISTS (SELECT 1 FROM bookings WHERE prebook_id = ?{prebook} AND NOT ({mine}))"
+    )
 }
 
-/// The two statements of [`insert_hotel_booking`] (the contact's upsert, then the booking's
-/// insert: its `changes` say whether this batch inserted it), for a caller's own batch.
+/// The statements that record a new hotel booking (journey version 1, with its traveller
+/// snapshot hash), for a caller's own batch: its holder's contact, then the booking's insert
+/// (its `changes` say whether it was inserted), both only while no other owner's booking has its
+/// id and no other owner's checkout or booking holds its prebook id.
 pub fn insert_hotel_booking_statements(
     db: &D1Database,
     b: &HotelBooking,
@@ -60,15 +66,23 @@ pub fn insert_hotel_booking_statements(
     event_time_ms: i64,
 ) -> Result<Vec<D1PreparedStatement>> {
     let details = serde_json::to_string(b).map_err(crate::platform::rust_err)?;
-    let contact = upsert_contact(db, &b.holder, event_time_ms)?;
+    let contact = upsert_contact(
+        db,
+        &b.holder,
+        b.booking_id.as_str(),
+        b.prebook_id.as_deref(),
+        owner,
+        event_time_ms,
+    )?;
     let booking = db
-        .prepare(
+        .prepare(format!(
             "INSERT INTO bookings (booking_id, source, kind, contact_email, status, hotel_name, checkin, checkout, \
              hotel_confirmation_number, details_json, journey_version, created_at_ms, updated_at_ms, prebook_id, snapshot_hash, \
              partner, client_reference) \
-             VALUES (?1, ?2, ?13, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 1, ?10, ?10, ?11, ?12, ?14, ?15) \
+             SELECT ?1, ?2, ?13, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 1, ?10, ?10, ?11, ?12, ?14, ?15 WHERE {} \
              ON CONFLICT(booking_id) DO NOTHING",
-        )
+            prebook_free(11, 2, 14)
+        ))
         .bind(&[
             s(b.booking_id.as_str()),
             s(owner.source.as_str()),
@@ -247,9 +261,11 @@ pub async fn write_facts(db: &D1Database, u: &FactsUpdate<'_>) -> Result<()> {
 }
 
 /// Marks `old` as replaced by `new` (a rebook) and moves its version on, so its plan stops: the
-/// statement, for the caller's own batch. Only a booking of `owner` is marked (checked in the
-/// statement, [`super::ownership::owned_by`]): one another owner stored after the event's owner
-/// was checked is left as it is.
+/// statement, for the caller's own batch after `new`'s insert. Only a booking of `owner` is
+/// marked, and only while `new` is `owner`'s too (both checked in the statement,
+/// [`super::ownership::owned_by`]): a booking another owner stored after the event's owner was
+/// checked is left as it is, and a rebook refused because its own booking id turned out to be
+/// another owner's marks nothing.
 pub fn mark_replaced_statement(
     db: &D1Database,
     old: &str,
@@ -257,11 +273,11 @@ pub fn mark_replaced_statement(
     owner: &Owner,
     event_time_ms: i64,
 ) -> Result<D1PreparedStatement> {
+    let mine = super::ownership::owned_by(5, 6);
     db.prepare(format!(
         "UPDATE bookings SET replaced_by = ?2, status = ?4, journey_version = journey_version + 1, \
          updated_at_ms = MAX(updated_at_ms, ?3) WHERE booking_id = ?1 AND replaced_by IS NULL \
-         AND {}",
-        super::ownership::owned_by(5, 6)
+         AND {mine} AND EXISTS (SELECT 1 FROM bookings WHERE booking_id = ?2 AND {mine})"
     ))
     .bind(&[
         s(old),
@@ -273,21 +289,23 @@ pub fn mark_replaced_statement(
     ])
 }
 
-/// Inserts a flight booking (or refreshes its facts), idempotently.
+/// Inserts a flight booking (a redelivery changes nothing) with its contact, in one batch, the
+/// contact only while no other owner's booking has the order's id: an order another owner stored
+/// first is never written to and its contact never touched. Returns whether this call inserted
+/// the order.
 pub async fn upsert_flight_booking(
     db: &D1Database,
     f: &crate::domain::event::FlightBooking,
     snapshot_hash: &str,
     owner: &Owner,
     event_time_ms: i64,
-) -> Result<()> {
+) -> Result<bool> {
     let details = serde_json::to_string(f).map_err(crate::platform::rust_err)?;
     let first_departure = f
         .segments
         .first()
         .map(|s| s.departing_at.date().to_string());
     let last_arrival = f.segments.last().map(|s| s.arriving_at.date().to_string());
-    let contact = upsert_contact(db, &f.contact, event_time_ms)?;
     let booking = db
         .prepare(
             "INSERT INTO bookings (booking_id, source, kind, contact_email, status, hotel_name, checkin, checkout, \
@@ -308,8 +326,16 @@ pub async fn upsert_flight_booking(
             s(BookingKind::Flight.as_str()),
             opt(owner.partner_column()),
         ])?;
-    db.batch(vec![contact, booking]).await?;
-    Ok(())
+    let contact = upsert_contact(
+        db,
+        &f.contact,
+        f.booking_id.as_str(),
+        None,
+        owner,
+        event_time_ms,
+    )?;
+    let done = db.batch(vec![contact, booking]).await?;
+    Ok(done.get(1).map(super::changes) == Some(1))
 }
 
 /// The booking id recorded for a checkout's prebook id (a hotel booking), if any.

@@ -45,13 +45,20 @@ pub struct NewAttempt<'a> {
     pub owner: &'a crate::domain::ownership::Owner,
 }
 
-/// Records an attempt once (a redelivered prebook changes nothing).
+/// Records an attempt once (a redelivered prebook changes nothing), and only while no booking of
+/// another owner than `a.owner` holds its prebook id (checked in the statement itself,
+/// [`super::ownership::owned_by`]). An attempt of that prebook id stored before, whoever's, is
+/// kept as it is. The caller judges the owners of the prebook id before and after
+/// ([`super::ownership::prebook`]).
 pub async fn record(db: &D1Database, a: &NewAttempt<'_>) -> Result<()> {
-    db.prepare(
+    db.prepare(format!(
         "INSERT INTO checkout_attempts (prebook_id, transaction_id, client_reference, email, guest_name, hotel_id, \
          checkin, checkout, attempt_day, attempted_at_ms, details_json, source, partner) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) ON CONFLICT(prebook_id) DO NOTHING",
-    )
+         SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13 \
+         WHERE NOT EXISTS (SELECT 1 FROM bookings WHERE prebook_id = ?1 AND NOT ({})) \
+         ON CONFLICT(prebook_id) DO NOTHING",
+        super::ownership::owned_by(12, 13)
+    ))
     .bind(&[
         s(a.prebook_id),
         opt(a.transaction_id),

@@ -286,7 +286,7 @@ pub async fn attach_booking(db: &D1Database, id: &str, booking_id: &str) -> Resu
 
 const STEP_COLUMNS: &str =
     "step, status, claimed_by, idempotency_key, round, provider_id, provider_status, \
-     amount_minor, currency, attempts, error, detail, updated_at_ms";
+     amount_minor, currency, attempts, error, detail, updated_at_ms, payment_intent, proof";
 
 /// Every step of a compensation, in order.
 pub async fn steps(db: &D1Database, id: &str) -> Result<Vec<StepRow>> {
@@ -323,6 +323,10 @@ pub struct StepUpdate<'a> {
     pub detail: Option<&'a str>,
     /// Sets the refund round (a released claim gives its round back).
     pub round: Option<i64>,
+    /// The proven payment intent of the refund: written once, never replaced.
+    pub payment_intent: Option<&'a str>,
+    /// What Stripe said when the payment was looked up.
+    pub proof: Option<&'a str>,
     /// Guard, not a value: write only while the step is claimed by this claimant (or not claimed
     /// yet: `pending`, `waiting_payment`).
     pub if_claimed_by: Option<&'a str>,
@@ -356,7 +360,8 @@ pub async fn update_step(
              idempotency_key = COALESCE(?4, idempotency_key), provider_id = COALESCE(?5, provider_id), \
              provider_status = COALESCE(?6, provider_status), amount_minor = COALESCE(?7, amount_minor), \
              currency = COALESCE(?8, currency), error = CASE WHEN ?9 IS NULL THEN error WHEN ?9 = '' THEN NULL ELSE ?9 END, \
-             detail = COALESCE(?10, detail), round = COALESCE(?12, round), updated_at_ms = MAX(updated_at_ms, ?11) \
+             detail = COALESCE(?10, detail), round = COALESCE(?12, round), updated_at_ms = MAX(updated_at_ms, ?11), \
+             payment_intent = COALESCE(payment_intent, ?14), proof = COALESCE(?15, proof) \
              WHERE compensation_id = ?1 AND step = ?2{guard} \
              AND (?13 IS NULL OR status IN ('pending', 'waiting_payment') OR claimed_by = ?13)"
         ))
@@ -374,6 +379,8 @@ pub async fn update_step(
             n(at_ms),
             u.round.map(n).unwrap_or(wasm_bindgen::JsValue::NULL),
             opt(u.if_claimed_by),
+            opt(u.payment_intent),
+            opt(u.proof),
         ])?
         .run()
         .await?;
@@ -486,7 +493,8 @@ pub async fn claim_refund(
     Ok(Ok(step(db, id, StepKind::Refund).await?))
 }
 
-/// The compensation whose refund Stripe reports on: by refund id (`re_…`), else by payment intent.
+/// The compensation whose refund Stripe reports on: by refund id (`re_…`), else by the payment
+/// intent its refund step proved (never by an intent a supplier only named).
 pub async fn find_by_refund(
     db: &D1Database,
     refund_id: Option<&str>,
@@ -510,7 +518,10 @@ pub async fn find_by_refund(
     }
     if let Some(pi) = payment_intent.filter(|p| !p.is_empty()) {
         return Ok(db
-            .prepare("SELECT compensation_id FROM compensations WHERE payment_intent = ?1 LIMIT 1")
+            .prepare(
+                "SELECT compensation_id FROM compensation_steps WHERE payment_intent = ?1 \
+                 AND step = 'refund' LIMIT 1",
+            )
             .bind(&[s(pi)])?
             .first::<Id>(None)
             .await?

@@ -84,6 +84,28 @@ pub fn set_statement(
     .bind(&[s(booking_id), s(new.lang.id()), s(new.source.as_str())])
 }
 
+/// [`set_statement`] that writes only while the booking is `owner`'s
+/// ([`super::ownership::owned_by`]): in the batch that records a booking, after its insert, so a
+/// booking another owner stored meanwhile never takes this event's language.
+pub fn set_owned_statement(
+    db: &D1Database,
+    booking_id: &str,
+    new: GuestLocale,
+    owner: &crate::domain::ownership::Owner,
+) -> Result<D1PreparedStatement> {
+    db.prepare(format!(
+        "UPDATE bookings SET guest_locale = ?2, guest_locale_source = ?3 WHERE booking_id = ?1 AND {}",
+        super::ownership::owned_by(4, 5)
+    ))
+    .bind(&[
+        s(booking_id),
+        s(new.lang.id()),
+        s(new.source.as_str()),
+        s(owner.source.as_str()),
+        super::opt(owner.partner_column()),
+    ])
+}
+
 /// What a booking's language becomes when `incoming` is stated and `stored` is on record
 /// ([`locale::update`]'s rule): `(its language, whether that must be written)`.
 pub fn settled(stored: Option<StoredLocale>, incoming: GuestLocale) -> (GuestLocale, bool) {

@@ -229,3 +229,51 @@ pub async fn payment_links(
     };
     Ok((rows(0)?, rows(1)?))
 }
+
+/// A compensation's own checkout attempt (by its prebook id) or booking (by its booking id, or its
+/// prebook id), as the proof of its payment reads them.
+#[derive(Debug, Clone, Deserialize)]
+pub struct RecordRow {
+    /// `checkout` or `booking`.
+    pub kind: String,
+    /// The attempt's transaction id (a payment intent hint); `None` for a booking.
+    pub transaction_id: Option<String>,
+    pub client_reference: Option<String>,
+    pub source: String,
+    pub partner: Option<String>,
+}
+
+/// The checkout attempt of `prebook_id` and the bookings of `booking_id` or `prebook_id` (each
+/// through its own index), whoever's: the caller keeps its owner's.
+pub async fn compensation_records(
+    db: &D1Database,
+    prebook_id: Option<&str>,
+    booking_id: Option<&str>,
+) -> Result<Vec<RecordRow>> {
+    if prebook_id.is_none() && booking_id.is_none() {
+        return Ok(Vec::new());
+    }
+    db.prepare(
+        "SELECT 'checkout' AS kind, transaction_id, client_reference, source, partner FROM checkout_attempts \
+         WHERE prebook_id = ?1 \
+         UNION ALL SELECT 'booking', NULL, client_reference, source, partner FROM bookings WHERE booking_id = ?2 \
+         UNION ALL SELECT 'booking', NULL, client_reference, source, partner FROM bookings WHERE prebook_id = ?1",
+    )
+    .bind(&[opt(prebook_id), opt(booking_id)])?
+    .all()
+    .await?
+    .results()
+}
+
+/// The owners of the checkout attempts and bookings that record client reference `reference`,
+/// one row per owner and table (the indexes `attempts_by_reference`, `bookings_by_reference`).
+pub async fn reference_owners(db: &D1Database, reference: &str) -> Result<Vec<OwnerRow>> {
+    db.prepare(
+        "SELECT source, partner FROM checkout_attempts WHERE client_reference = ?1 GROUP BY source, partner \
+         UNION ALL SELECT source, partner FROM bookings WHERE client_reference = ?1 GROUP BY source, partner",
+    )
+    .bind(&[s(reference)])?
+    .all()
+    .await?
+    .results()
+}

@@ -28,6 +28,11 @@ pub struct RefundLine {
     /// When the step last changed (for a waiting one: since when it waits), ms UTC.
     pub updated_at_ms: i64,
     pub reminders_sent: i64,
+    /// The proven payment intent and what Stripe said (`crate::domain::payment_proof`).
+    #[serde(default)]
+    pub payment_intent: Option<String>,
+    #[serde(default)]
+    pub proof: Option<String>,
 }
 
 fn in_list(group: RefundGroup) -> String {
@@ -49,7 +54,7 @@ pub async fn in_group(db: &D1Database, group: RefundGroup, limit: u32) -> Result
     db.prepare(format!(
         "SELECT c.compensation_id, c.booking_id, c.guest_name, c.guest_email, c.trip, c.source, c.cause, \
          s.status, s.round, s.amount_minor, s.currency, s.detail, s.error, s.provider_id, s.updated_at_ms, \
-         c.reminders_sent \
+         c.reminders_sent, s.payment_intent, s.proof \
          FROM compensation_steps s JOIN compensations c ON c.compensation_id = s.compensation_id \
          WHERE s.step = 'refund' AND s.status IN ({}) ORDER BY s.updated_at_ms {order} LIMIT ?1",
         in_list(group)

@@ -9,7 +9,10 @@
 // - an open card-testing hold: three liteAPI booking.prebook attempts, one name, three emails, one
 //   day; CHECKOUT_FOLLOW_UP_MS is a few seconds instead of 20 minutes;
 // - a refund waiting for the owner: a Stripe checkout paid, then liteAPI's booking.book_error of
-//   it (the fake APIs serve Stripe's refunds);
+//   it (tests/e2e/fake-stripe.mjs serves Stripe: its record of the payment, the refunds);
+// - a refund the engine cannot prove: liteAPI's booking.book_error of another checkout naming that
+//   payment's intent (Stripe's session of it names the first reference), offered "already
+//   handled" only;
 // - dead outbound webhook deliveries (both bookings' booking.confirmed): a subscriber whose
 //   receiver (the fake APIs) answers 500 until the test heals it, two attempts a second apart.
 //
@@ -36,6 +39,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { startFakeStripe } from "../e2e/fake-stripe.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const nodeBin = join(root, "node_modules", ".bin");
@@ -266,11 +270,11 @@ const inboundFixture = (name, to) => readFileSync(join(root, "tests", "fixtures"
 /** OUTBOX_MAX_ATTEMPTS of the Worker under test: the fake fails that many sends of a `+dead-once@` email. */
 const DEAD_AFTER = 3;
 
-/** The refunds the fake Stripe made, and the webhook receiver's hits and health. */
-const stripeRefunds = [];
 /** Every body the fake Resend accepted or refused (what the engine sent). */
 const resendBodies = [];
+/** The webhook receiver's hits and health; the fake Stripe's base URL. */
 const hookHits = [];
+let stripeBase = "";
 let hookHealthy = false;
 
 function startFakeApis() {
@@ -288,13 +292,6 @@ function startFakeApis() {
       if (req.method === "GET" && url.pathname === "/data/hotel") {
         const id = url.searchParams.get("hotelId") ?? "";
         return send(200, { data: { id, name: "Example Harbour Hotel", location: { latitude: 41.38, longitude: 2.18 } } });
-      }
-      // Stripe's refunds (the refunds page's "Refund now"): a refund of the whole payment.
-      if (url.pathname === "/v1/refunds") {
-        if (req.method === "GET") return send(200, { object: "list", data: [], has_more: false });
-        const params = Object.fromEntries(new URLSearchParams(raw));
-        stripeRefunds.push(params);
-        return send(200, { id: `re_browser_${next++}`, object: "refund", amount: 54000, currency: "eur", payment_intent: params.payment_intent, status: "succeeded" });
       }
       // An outbound webhook receiver that fails until the test heals it (the deliveries page).
       if (req.method === "POST" && url.pathname.startsWith("/hook/")) {
@@ -360,6 +357,9 @@ async function main() {
   const config = engineConfig(tmp);
 
   const apiPort = await startFakeApis();
+  const stripe = await startFakeStripe({ key: "sk_test_browser" });
+  servers.push(stripe);
+  stripeBase = `http://127.0.0.1:${stripe.address().port}`;
   const smtpPort = await freePort();
   const inboxPort = await freePort();
   const port = await freePort();
@@ -371,6 +371,9 @@ async function main() {
   const adminAccounts = `${ADMIN_ACCOUNT}:pbkdf2-sha256:100000:${salt.toString("base64url")}:${hash.toString("base64url")}`;
 
   const vars = {
+    // A local run: its engine is reached at a plain-http loopback address, which only a declared
+    // development engine writes links to (README "Production guard"); its secrets are its own.
+    ENGINE_ENV: "development",
     LITEAPI_WEBHOOK_TOKEN: LITEAPI_TOKEN,
     OPERATOR_TOKEN,
     ADMIN_ACCOUNTS: adminAccounts,
@@ -392,7 +395,7 @@ async function main() {
     LITEAPI_DATA_BASE_URL: `http://127.0.0.1:${apiPort}`,
     LITEAPI_API_KEY: "browser-test-liteapi-key",
     DUFFEL_API_BASE_URL: `http://127.0.0.1:${apiPort}`,
-    STRIPE_API_BASE_URL: `http://127.0.0.1:${apiPort}`,
+    STRIPE_API_BASE_URL: stripeBase,
     CHECKOUT_FOLLOW_UP_MS: "4000",
     ACTION_SIGNING_KEY: "browser-test-action-signing-key-0123456789",
     UNSUBSCRIBE_SIGNING_KEY: "browser-test-unsubscribe-signing-key-0123456789",
@@ -439,6 +442,19 @@ async function main() {
     const at = out.startsWith("[") ? 0 : out.indexOf("\n[") + 1;
     const parsed = JSON.parse(out.slice(at));
     return parsed[0]?.results ?? [];
+  };
+  /** liteAPI's booking.book_error of checkout `c` (its prebook id, reference and email), naming payment intent `pi`. */
+  const bookError = async (c, pi) => {
+    const failure = JSON.parse(readFileSync(join(root, "tests", "fixtures", "liteapi-booking-book-error.json"), "utf8"));
+    delete failure._modeled_on;
+    failure.event_id = unique("evt_err_");
+    const request = JSON.parse(failure.request);
+    Object.assign(request, { prebookId: c.prebookId, clientReference: c.reference });
+    request.holder.email = c.email;
+    request.guests[0].email = c.email;
+    request.payment.transactionId = pi;
+    failure.request = JSON.stringify(request);
+    await postLiteapi(failure);
   };
   const postLiteapi = async (body) => {
     const r = await fetch(`${base}/webhooks/liteapi`, {
@@ -540,6 +556,9 @@ async function main() {
       livemode: false,
       data: { object: { id: `cs_${paid.pi}`, object: "checkout.session", payment_status: "paid", amount_total: 54000, currency: "eur", client_reference_id: paid.reference, payment_intent: paid.pi, customer_details: { email: paid.email, name: "Paula Paid" } } },
     };
+    // Stripe's own record of the payment first, as Stripe holds every payment it tells us about.
+    const recorded = await fetch(`${stripeBase}/__payments`, { method: "POST", body: JSON.stringify(event.data.object) });
+    if (recorded.status !== 200) throw new Error(`the fake Stripe did not record the session: ${recorded.status}`);
     const body = JSON.stringify(event);
     const t = Math.floor(Date.now() / 1000);
     const { createHmac } = await import("node:crypto");
@@ -547,18 +566,18 @@ async function main() {
     const r = await fetch(`${base}/webhooks/stripe`, { method: "POST", headers: { "content-type": "application/json", "stripe-signature": `t=${t},v1=${sig}` }, body });
     if (r.status !== 202) throw new Error(`POST /webhooks/stripe → ${r.status} ${(await r.text()).slice(0, 300)}`);
     await eventually("the payment recorded", async () => d1(`SELECT outcome FROM payments WHERE payment_intent = '${paid.pi}'`)[0]?.outcome === "paid", { ms: 60_000, every: 1000 });
-    const failure = JSON.parse(readFileSync(join(root, "tests", "fixtures", "liteapi-booking-book-error.json"), "utf8"));
-    delete failure._modeled_on;
-    failure.event_id = unique("evt_err_");
-    const request = JSON.parse(failure.request);
-    Object.assign(request, { prebookId: paid.prebookId, clientReference: paid.reference });
-    request.holder.email = paid.email;
-    request.guests[0].email = paid.email;
-    request.payment.transactionId = paid.pi;
-    failure.request = JSON.stringify(request);
-    await postLiteapi(failure);
-    await eventually("the refund waiting for the owner", async () =>
-      d1(`SELECT s.status FROM compensation_steps s JOIN compensations c ON c.compensation_id = s.compensation_id WHERE c.client_reference = '${paid.reference}' AND s.step = 'refund'`)[0]?.status === "awaiting_owner",
+    await bookError(paid, paid.pi);
+    await eventually("the refund waiting for the owner, its payment proven", async () =>
+      d1(`SELECT s.status, s.payment_intent FROM compensation_steps s JOIN compensations c ON c.compensation_id = s.compensation_id WHERE c.client_reference = '${paid.reference}' AND s.step = 'refund'`)[0]?.payment_intent === paid.pi,
+    { ms: 90_000, every: 1000 });
+  });
+  // (e2) liteAPI's failure of another checkout naming that payment's intent: Stripe's session of
+  // it names the first reference, so the engine can refund nothing there.
+  const unproven = { prebookId: unique("PB_unproven_"), reference: unique("trip_unproven_"), email: `${unique("unproven")}@example.com` };
+  await check("seed: a failure naming another checkout's payment intent, not provable at Stripe", async () => {
+    await bookError(unproven, paid.pi);
+    await eventually("the refund waiting for the owner, not proven", async () =>
+      d1(`SELECT s.proof FROM compensation_steps s JOIN compensations c ON c.compensation_id = s.compensation_id WHERE c.client_reference = '${unproven.reference}' AND s.step = 'refund'`)[0]?.proof?.includes(paid.reference),
     { ms: 90_000, every: 1000 });
   });
   // Both bookings' booking.confirmed die there: one is redriven from its own page, the other by
@@ -730,7 +749,7 @@ async function main() {
     }
     await page.locator('form#signout button[type="submit"]').waitFor({ state: "attached" });
     const waiting = (await page.locator("#refunds-waiting b").textContent()).trim();
-    assert(waiting === "1", `the overview counts ${waiting} refunds waiting, want 1`);
+    assert(waiting === "2", `the overview counts ${waiting} refunds waiting, want 2 (one provable, one not)`);
     await page.locator("table#backlog").waitFor();
     await shot("02-overview");
     noDialog();
@@ -875,6 +894,13 @@ async function main() {
     assert((await h1()) === "Refunds", `h1 is ${await h1()}`);
     const row = page.locator("table#refunds tr.refund", { hasText: paid.email });
     assert((await row.count()) === 1, `${await row.count()} tr.refund rows for ${paid.email}`);
+    // The refund Stripe does not tie to its compensation: "already handled" only, and why.
+    const notProven = page.locator("table#refunds tr.refund", { hasText: unproven.email });
+    assert((await notProven.count()) === 1, `${await notProven.count()} tr.refund rows for ${unproven.email}`);
+    assert((await notProven.locator('button[value="refund_now"]').count()) === 0, "a refund Stripe does not tie to its compensation offers Refund now");
+    assert((await notProven.locator('button[value="refund_handled"]').count()) === 1, "the unproven refund offers no Already handled");
+    const why = await notProven.textContent();
+    assert(why.includes("Not proven at Stripe") && why.includes("does not tie this payment to this compensation") && why.includes(paid.reference), `the unproven row says: ${why}`);
     await shot("10-refunds");
     // The same page in two more tabs, opened before acting: their buttons are the second click
     // (one tab per button: a page once submitted is not the page as it was).
@@ -894,7 +920,9 @@ async function main() {
       row.locator('form.refund-action button[value="refund_now"]').click(),
     ]);
     await page.locator("p.flash").waitFor();
-    assert(stripeRefunds.filter((r) => r.payment_intent === paid.pi).length === 1, `${stripeRefunds.length} refunds at the fake Stripe`);
+    const refunds = async () => (await (await fetch(`${stripeBase}/__requests?payment_intent=${paid.pi}`)).json()).filter((r) => r.method === "POST");
+    assert((await refunds()).length === 1, `${(await refunds()).length} refunds at the fake Stripe`);
+    assert((await refunds())[0].params.amount === "54000", "the refund names no amount");
     assert((await page.locator("table#refunds tr.refund", { hasText: paid.email }).count()) === 0, "still listed as waiting");
     await page.goto(`${base}/admin/refunds?group=done`);
     const doneRow = page.locator("table#refunds tr.refund", { hasText: paid.email });
@@ -911,7 +939,7 @@ async function main() {
       assert(done === "refund_decided", `a second ${action} answered done=${done}, want refund_decided`);
       const flash = (await tab.locator("p.flash").textContent()).trim();
       assert(flash.includes("was already decided; nothing more was refunded"), `the flash says: ${flash}`);
-      assert(stripeRefunds.filter((r) => r.payment_intent === paid.pi).length === 1, `${stripeRefunds.filter((r) => r.payment_intent === paid.pi).length} refunds at the fake Stripe after a second ${action}`);
+      assert((await refunds()).length === 1, `${(await refunds()).length} refunds at the fake Stripe after a second ${action}`);
       await tab.close();
     }
     const state = d1(`SELECT s.status FROM compensation_steps s JOIN compensations c ON c.compensation_id = s.compensation_id WHERE c.client_reference = '${paid.reference}' AND s.step = 'refund'`)[0]?.status;

@@ -51,7 +51,8 @@ describe("compensation, automatic refunds", () => {
     const comp = await compensationOf(c);
     expect(posts[0].key).toBe(`${comp.compensation_id}-refund-r1`);
     expect(posts[0].params).toMatchObject({ payment_intent: c.pi, reason: "requested_by_customer", "metadata[compensation_id]": comp.compensation_id });
-    expect(posts[0].params.amount).toBeUndefined(); // everything captured: no supplier fee
+    expect(posts[0].params.amount).toBe("54000"); // everything captured (no supplier fee), named: never a full refund by omission
+    expect(comp.steps.refund.payment_intent).toBe(c.pi); // proven at Stripe before the refund
 
     expect(comp.cause).toBe("supplier_failed");
     expect(comp.state).toBe("refunded");

@@ -114,8 +114,15 @@ export function refundUpdated(c, refundId, status, { id = unique("evt_ref_"), fa
   };
 }
 
-/** Posts a Stripe event signed with `secret` at time `t` (Unix seconds) over `body`; `sent` is the body actually sent (to forge one). */
-export async function postStripe(event, { secret = "whsec_test_stripe_secret", t = Math.floor(Date.now() / 1000), body = JSON.stringify(event), sent = body } = {}) {
+/**
+ * Posts a Stripe event signed with `secret` at time `t` (Unix seconds) over `body`; `sent` is the
+ * body actually sent (to forge one). A `checkout.session.completed` is first put on Stripe's own
+ * record (the fake's `/__payments`: the session and its payment intent), as Stripe holds every
+ * payment it tells us about; `recordAtStripe: false` sends a claim Stripe never made (a holder of
+ * the endpoint secret forging one).
+ */
+export async function postStripe(event, { secret = "whsec_test_stripe_secret", t = Math.floor(Date.now() / 1000), body = JSON.stringify(event), sent = body, recordAtStripe = true } = {}) {
+  if (recordAtStripe && event.type === "checkout.session.completed") await stripeRecords(event.data.object);
   const enc = new TextEncoder();
   const k = await crypto.subtle.importKey("raw", enc.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
   const mac = new Uint8Array(await crypto.subtle.sign("HMAC", k, enc.encode(`${t}.${body}`)));
@@ -149,9 +156,21 @@ export function runLiteapiEvent({ eventId, body }, options) {
   return runJourney(instanceIdFor(eventId), () => postLiteapi(body), options);
 }
 
-/** Posts a Stripe event and waits for its journey. */
-export function runStripeEvent(event, options) {
-  return runJourney(`e-stripe-x-${event.id}`, () => postStripe(event), options);
+/** Posts a Stripe event and waits for its journey (`recordAtStripe` as in `postStripe`). */
+export function runStripeEvent(event, { recordAtStripe = true, ...options } = {}) {
+  return runJourney(`e-stripe-x-${event.id}`, () => postStripe(event, { recordAtStripe }), options);
+}
+
+/** Puts a Checkout Session (and its payment intent) on the fake Stripe's own record. */
+export async function stripeRecords(session) {
+  const r = await fetch(`${env.STRIPE_FAKE_API}/__payments`, { method: "POST", body: JSON.stringify(session) });
+  expect(r.status).toBe(200);
+}
+
+/** Every look-up of `pi` the fake Stripe answered (the intent, its sessions): `{path, status}`. */
+export async function stripeLookups(pi) {
+  const r = await fetch(`${env.STRIPE_FAKE_API}/__lookups?payment_intent=${encodeURIComponent(pi)}`);
+  return r.json();
 }
 
 /** Every request the fake Stripe received about `pi`, in order: `{method, key, params, status}`. */

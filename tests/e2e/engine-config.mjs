@@ -37,6 +37,11 @@ export async function engineTestConfig({ include, bindings = () => ({}), main, t
         miniflare: {
           bindings: {
             TEST_MIGRATIONS: migrations,
+            // Production, declared: the plugin also reads .dev.vars, which declares development for
+            // `wrangler dev`. These runs are a correct production configuration (an https public
+            // URL, secrets of their own), so every check of the production guard applies
+            // (tests/e2e/production-guard.test.mjs).
+            ENGINE_ENV: "production",
             MAILDEV_API: `http://127.0.0.1:${inject("maildevWebPort")}`,
             // The calendar check of tests/e2e/global-setup.mjs (tests/e2e/calendars-parse.mjs).
             CALENDAR_CHECK_API: `http://127.0.0.1:${inject("calendarCheckPort")}`,

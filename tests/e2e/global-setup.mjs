@@ -180,11 +180,15 @@ async function waitFor(url, ms) {
  *   ids containing "madrid" answer Madrid.
  * Requests without the expected credentials answer 401, as the real APIs do. A test registers
  * the AIC list of its own order with `POST /_test/aic?order_id=…` (the list's JSON as the body).
+ * `GET /__requests` lists every other request received (`{path, query, authorization}`), in order.
  */
 function startSupplierApi() {
   const failedOnce = new Set();
   /** AIC lists a test registered for its order (`POST /_test/aic?order_id=…`, body `{data}`). */
   const registered = new Map();
+  // Every request received, `{path, query, authorization}`, for `GET /__requests` (a test asserts
+  // that the engine never called an API on some event's word).
+  const received = [];
   const aic = JSON.parse(readFileSync(join(process.cwd(), "tests/fixtures/duffel-airline-initiated-change-object.json"), "utf8"));
   delete aic._modeled_on;
   const server = createHttpServer((req, res) => {
@@ -202,6 +206,8 @@ function startSupplierApi() {
       });
       return;
     }
+    if (url.pathname === "/__requests") return send(200, received);
+    received.push({ path: url.pathname, query: Object.fromEntries(url.searchParams), authorization: req.headers.authorization ?? req.headers["x-api-key"] ?? null });
     if (url.pathname === "/air/airline_initiated_changes") {
       if (req.headers.authorization !== "Bearer test-duffel-token") return send(401, { errors: [{ code: "unauthorized" }] });
       const order = url.searchParams.get("order_id") ?? "";

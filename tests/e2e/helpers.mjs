@@ -495,3 +495,27 @@ export async function deliverInbound(from, to, raw) {
   await waitOnExecutionContext(ctx);
   return message;
 }
+
+/**
+ * Posts a generic `payload` signed with `secret` (a key of `partner`) and runs its journey to
+ * completion with sleeps and retry delays off. Returns `{output, eventId}`; `eventId` is the id
+ * the event is stored under (`<partner>/<webhook-id>`, as sent for partner `default`).
+ */
+export async function runGenericAs(partner, secret, payload, { id = unique("msg_") } = {}) {
+  const { introspectWorkflowInstance } = await import("cloudflare:test");
+  const { expect } = await import("vitest");
+  const eventId = partner === "default" ? id : `${partner}/${id}`;
+  const instance = await introspectWorkflowInstance(env.JOURNEY, await instanceIdOf("generic", eventId));
+  try {
+    await instance.modify(async (m) => {
+      await m.disableSleeps();
+      await m.disableRetryDelays();
+    });
+    const { response } = await postGeneric(JSON.stringify(payload), { id, secret });
+    expect(response.status, await response.clone().text()).toBe(202);
+    await instance.waitForStatus("complete");
+    return { output: await instance.getOutput(), eventId };
+  } finally {
+    await instance.dispose();
+  }
+}

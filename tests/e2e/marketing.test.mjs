@@ -181,7 +181,7 @@ describe("operator API", () => {
     });
   });
 
-  it("refuses marketing without an unsubscribe key (503) or with a non-https PUBLIC_BASE_URL (500)", async () => {
+  it("refuses marketing without an unsubscribe key or with a non-https PUBLIC_BASE_URL (503, naming it)", async () => {
     const to = `${unique("nokey")}@example.com`;
     const body = campaign([to]);
     await withBindings({ UNSUBSCRIBE_SIGNING_KEY: "" }, async () => {
@@ -190,11 +190,12 @@ describe("operator API", () => {
       expect(r.json).toMatchObject({ error: "unavailable" });
       expect(r.json.message).toContain("UNSUBSCRIBE_SIGNING_KEY");
     });
+    // Outside development the production guard refuses a plain-http base (marketing is off).
     await withBindings({ PUBLIC_BASE_URL: "http://engine.example.com" }, async () => {
       const r = await send(body);
-      expect(r.status).toBe(500);
-      expect(r.json).toMatchObject({ error: "misconfigured" });
-      expect(r.json.message).toContain("PUBLIC_BASE_URL");
+      expect(r.status).toBe(503);
+      expect(r.json).toMatchObject({ error: "unavailable" });
+      expect(r.json.message).toContain("PUBLIC_BASE_URL is not https://");
     });
     expect(await rows("SELECT 1 FROM emails WHERE dedupe_key = ?", marketingKey(body.campaign, to))).toEqual([]);
     expect(await rows("SELECT 1 FROM campaigns WHERE campaign_id = ?", body.campaign)).toEqual([]);

@@ -219,3 +219,46 @@ fn the_generic_source_takes_the_canonical_failure_and_refuses_one_that_names_not
         Err(ParseError::Invalid { field, .. }) if field == "data.reason"
     ));
 }
+
+/// Stripe's look-ups before a refund, in the shapes its API reference documents
+/// (<https://docs.stripe.com/api/payment_intents/object>, `latest_charge` expanded:
+/// <https://docs.stripe.com/api/charges/object>; <https://docs.stripe.com/api/checkout/sessions/list>).
+#[test]
+fn stripe_look_ups_read_what_proves_a_payment() {
+    let pi = stripe::payment_intent_answer(&bytes(&json!({
+        "id": "pi_3Pfake", "object": "payment_intent", "amount": 54000, "amount_received": 54000,
+        "currency": "eur", "status": "succeeded", "metadata": {},
+        "latest_charge": {"id": "ch_1", "object": "charge", "amount": 54000, "amount_captured": 54000,
+                          "amount_refunded": 4050, "refunded": false, "currency": "eur"}
+    })))
+    .unwrap();
+    assert_eq!(pi.id, "pi_3Pfake");
+    assert_eq!(pi.status, "succeeded");
+    assert_eq!(pi.currency.as_deref(), Some("EUR"));
+    assert_eq!(pi.refundable_minor, Some(49_950));
+    // The charge not expanded (an id only): what remains is unknown, the amount received bounds it.
+    let bare = stripe::payment_intent_answer(&bytes(&json!({
+        "id": "pi_2", "status": "processing", "amount_received": 0, "currency": "usd", "latest_charge": "ch_2"
+    })))
+    .unwrap();
+    assert_eq!((bare.refundable_minor, bare.amount_received), (None, 0));
+    assert!(stripe::payment_intent_answer(b"{\"status\":\"succeeded\"}").is_err());
+
+    let sessions = stripe::session_list(&bytes(&json!({
+        "object": "list", "url": "/v1/checkout/sessions", "has_more": false,
+        "data": [
+            {"id": "cs_test_1", "object": "checkout.session", "payment_intent": "pi_3Pfake",
+             "client_reference_id": "trip_1\nInjected: header", "payment_status": "paid",
+             "metadata": {"trip_id": "trip_1", "note": "ignored", "prebook_id": "  "}},
+            {"object": "checkout.session", "payment_intent": "pi_x"}
+        ]
+    })))
+    .unwrap();
+    assert_eq!(sessions.len(), 1, "a session without an id is left out");
+    let s = &sessions[0];
+    assert_eq!(s.payment_intent.as_deref(), Some("pi_3Pfake"));
+    let reference = s.client_reference_id.as_deref().unwrap();
+    assert!(!reference.contains('\n'), "one line: {reference:?}");
+    assert_eq!(s.metadata, [("trip_id".to_string(), "trip_1".to_string())]);
+    assert!(stripe::session_list(b"{\"object\":\"list\"}").is_err());
+}

@@ -79,6 +79,10 @@ pub struct OverviewPage {
     pub stale_today: i64,
     pub stale_yesterday: i64,
     pub backlog: super::admin_waiting::BacklogView,
+    /// `ENGINE_ENV` as the engine reads it (`production` or `development`).
+    pub environment: &'static str,
+    /// (variable, why) of every feature the configuration turned off (the production guard).
+    pub refused: Vec<(String, String)>,
 }
 
 /// The admin's warning when every route of the outbox is paused (the main provider, and SMTP
@@ -405,7 +409,14 @@ mod tests {
             email_counts: vec![],
             failures: vec![],
             repairs: vec![],
+            environment: "production",
+            refused: vec![("PUBLIC_BASE_URL".into(), "is not https://: …".into())],
         });
         assert!(page.contains("id=\"all-routes-paused\""), "{page}");
+        assert!(
+            page.contains("<code>PUBLIC_BASE_URL</code> is not https://"),
+            "{page}"
+        );
+        assert!(!page.contains("id=\"engine-env\""), "{page}");
     }
 }

@@ -22,6 +22,9 @@ pub struct RefundLine {
     pub since: String,
     pub reminders: i64,
     pub detail: String,
+    /// Whether "refund now" is offered: not when Stripe's record does not tie the payment to the
+    /// compensation ("already handled" only).
+    pub refund_now: bool,
 }
 
 #[derive(Template)]

@@ -253,7 +253,7 @@ pub fn owner_compensation(
                 .map(|s| StepLine {
                     step: s.step.as_str(),
                     status: s.status.as_str(),
-                    detail: [s.detail.as_deref(), s.error.as_deref()]
+                    detail: [s.detail.as_deref(), s.proof.as_deref(), s.error.as_deref()]
                         .into_iter()
                         .flatten()
                         .collect::<Vec<_>>()
@@ -333,6 +333,8 @@ mod tests {
             error: None,
             detail: Some(detail.into()),
             updated_at_ms: 0,
+            payment_intent: None,
+            proof: None,
         };
         vec![
             step(

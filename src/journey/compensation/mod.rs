@@ -39,6 +39,7 @@ use serde::{Deserialize, Serialize};
 mod cancellation;
 mod notices;
 mod owner;
+mod proof;
 mod refund;
 mod updates;
 

@@ -158,7 +158,14 @@ async fn notices_of_generation(
     ) {
         let round = compensation::next_owner_round(refund.status, refund.round);
         let generation = generation.unwrap_or(c.reminders_sent);
-        refund_links(&cfg, id, round, generation, now / 1000)
+        refund_links(
+            &cfg,
+            id,
+            round,
+            generation,
+            now / 1000,
+            !refund.not_provable(),
+        )
     } else {
         Vec::new()
     };
@@ -233,18 +240,22 @@ async fn calendar_cancel(
 /// The owner's one-click links of a compensation's refund round `round` and link generation
 /// `generation`, signed like card-testing holds (subject [`compensation::link_subject`]) for
 /// [`crate::domain::reminders::REFUND_LINK_TTL_S`]: the newest links work until someone acts.
+/// Without `refund_now` (a payment Stripe's record does not tie to the compensation) only
+/// "already handled" is offered.
 pub fn refund_links(
     cfg: &Config,
     id: &str,
     round: i64,
     generation: i64,
     now_s: i64,
+    refund_now: bool,
 ) -> Vec<(OwnerAction, String)> {
     if cfg.action_signing_key.is_empty() {
         return Vec::new();
     }
     [OwnerAction::RefundNow, OwnerAction::RefundHandled]
         .into_iter()
+        .filter(|a| refund_now || *a != OwnerAction::RefundNow)
         .map(|action| {
             let token = action_token::sign(
                 &compensation::link_subject(id, round, generation),

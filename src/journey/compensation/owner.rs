@@ -2,6 +2,7 @@
 //! called by the one-click action route (`/actions/{token}`).
 
 use super::*;
+use crate::domain::payment_proof::Verdict as Proof;
 
 /// What the owner's POST on a refund link did.
 #[derive(Debug, Clone)]
@@ -10,6 +11,9 @@ pub enum OwnerRefund {
     Refunded(RefundOutcome),
     /// Stripe refused for good; the step is `failed` again.
     Refused(String),
+    /// Stripe's record does not tie the payment to this compensation: nothing was asked of
+    /// Stripe, only "already handled" is left. Carries what Stripe said.
+    NotProven(String),
     /// No answer / rate limit / 5xx: nothing changed, the link works again.
     TryAgain(String),
     /// Another actor holds the refund, or it is already decided.
@@ -18,62 +22,94 @@ pub enum OwnerRefund {
     Handled,
 }
 
-/// The owner's "refund now" (`claimant` = `owner:<token id>`): claims the step from
-/// `awaiting_owner` or `failed` (a new round), refunds once, records.
+/// The owner's "refund now" (`claimant` = `owner:<token id>`, or the admin's): claims the step
+/// from `awaiting_owner` or `failed` (a new round), refunds once, records. Only the payment intent
+/// Stripe's record proved this compensation's is refunded, for the amount proven with it: the
+/// one the step holds, else the one proven now ([`super::proof::prove`]); a payment Stripe does
+/// not tie to the compensation is refused, and Stripe not answering changes nothing (try again).
 pub async fn owner_refund(env: &Env, id: &str, claimant: &str) -> Result<OwnerRefund> {
     let db = env.d1(DB_BINDING)?;
     let cfg = config(env)?;
-    let (c, before) = store::compensation::with_refund(&db, id).await?;
+    let (c, mut before) = store::compensation::with_refund(&db, id).await?;
     // A click again after a decision whose publishing failed: publish it now (same event id).
     super::publish_if_final(env, id, c.state).await?;
     if before.amount_minor == Some(0) {
-        // The supplier's fee covers the payment: "everything" (no amount) would be wrong.
+        // The supplier's fee covers the payment: "everything" would be wrong.
         return Ok(OwnerRefund::Refused(
             "the supplier's fee covers the whole payment, so the engine will not refund it; if you \
              decide otherwise, refund from the Stripe dashboard, then use \u{201c}already handled\u{201d}"
                 .into(),
         ));
     }
-    let payment = payment_of(&db, &c).await?;
-    let Some(pi) = payment
-        .as_ref()
-        .and_then(|p| p.payment_intent.clone())
-        .or(c.payment_intent.clone())
-    else {
-        return Ok(OwnerRefund::Refused(
-            "no Stripe payment intent is known for this payment: refund it from the Stripe dashboard, then use \u{201c}already handled\u{201d}".into(),
-        ));
-    };
-    let claimed = match store::compensation::claim_refund(
-        &db,
-        id,
-        claimant,
-        &[StepStatus::AwaitingOwner, StepStatus::Failed],
-        Some(&pi),
-        now_ms(),
-    )
-    .await?
-    {
-        Ok(Some(claimed)) => claimed,
-        Ok(None) => {
+    let waiting = [StepStatus::AwaitingOwner, StepStatus::Failed];
+    if before.payment_intent.is_none() {
+        if !waiting.contains(&before.status) {
             return Ok(OwnerRefund::AlreadyDecided(format!(
                 "the refund is {}",
                 before.status
-            )))
+            )));
         }
-        Err(other) => {
-            return Ok(OwnerRefund::AlreadyDecided(format!(
-                "this payment's refund belongs to compensation {other}"
-            )))
+        let payment = payment_of(&db, &c).await?;
+        let verdict =
+            super::proof::prove(&db, &cfg, &c, payment.as_ref(), before.amount_minor).await?;
+        match &verdict {
+            Proof::Retry { why } => return Ok(OwnerRefund::TryAgain(why.clone())),
+            Proof::NotProven { why } => {
+                let update = StepUpdate {
+                    proof: Some(why),
+                    detail: Some(super::proof::NOT_PROVEN),
+                    ..Default::default()
+                };
+                store::compensation::update_step(
+                    &db,
+                    id,
+                    StepKind::Refund,
+                    &update,
+                    &waiting,
+                    now_ms(),
+                )
+                .await?;
+                return Ok(OwnerRefund::NotProven(why.clone()));
+            }
+            Proof::Proven(_) => {
+                super::proof::keep(&db, id, &verdict, &waiting, now_ms()).await?;
+                before = store::compensation::step(&db, id, StepKind::Refund)
+                    .await?
+                    .ok_or_else(|| rust_err("refund step missing"))?;
+            }
         }
+    }
+    // Exactly what the step holds: its proven intent, amount and currency.
+    let (Some(pi), Some(amount)) = (before.payment_intent.clone(), before.amount_minor) else {
+        return Ok(OwnerRefund::AlreadyDecided(format!(
+            "the refund is {}",
+            before.status
+        )));
     };
-    let currency = payment.as_ref().and_then(|p| p.currency.clone());
+    let claimed =
+        match store::compensation::claim_refund(&db, id, claimant, &waiting, Some(&pi), now_ms())
+            .await?
+        {
+            Ok(Some(claimed)) => claimed,
+            Ok(None) => {
+                return Ok(OwnerRefund::AlreadyDecided(format!(
+                    "the refund is {}",
+                    before.status
+                )))
+            }
+            Err(other) => {
+                return Ok(OwnerRefund::AlreadyDecided(format!(
+                    "this payment's refund belongs to compensation {other}"
+                )))
+            }
+        };
+    let currency = before.currency.clone();
     match make_refund(
         &db,
         &cfg,
         id,
         &pi,
-        before.amount_minor,
+        amount,
         currency.as_deref(),
         claimant,
         &claimed,

@@ -3,6 +3,7 @@
 //! every write guarded by its claimant.
 
 use super::*;
+use crate::domain::payment_proof::Verdict as Proof;
 
 /// Retries of the refund step: 6 from 5 s, exponential (5 s … 160 s, about 5 minutes in all),
 /// for rate limits, 5xx and no answer, always with the same idempotency key. Past them the step
@@ -42,11 +43,14 @@ async fn refund_step(env: &Env, id: &str, claimant: &str) -> Result<RefundOutcom
     let cfg = config(env)?;
     let (c, row) = store::compensation::with_refund(&db, id).await?;
     let now = now_ms();
-    // A retry of this claimant's own round: finish it with the key and amount already sent,
-    // never re-plan (a new amount under the same key is refused by Stripe).
+    // A retry of this claimant's own round: finish it with the intent, key and amount already
+    // proven and sent, never re-plan (a new amount under the same key is refused by Stripe), and
+    // never an intent the step did not prove.
     if row.status == StepStatus::Running && row.claimed_by.as_deref() == Some(claimant) {
-        let Some(pi) = c.payment_intent.clone() else {
-            return Err(rust_err("a running refund without a payment intent"));
+        let (Some(pi), Some(amount)) = (row.payment_intent.clone(), row.amount_minor) else {
+            return Err(rust_err(
+                "a running refund without a proven payment intent and amount: nothing is sent",
+            ));
         };
         // Renew the claim (counts the attempt); `Pending` never matches a running step, so only
         // this claimant's own claim (or an expired one) is taken.
@@ -68,13 +72,14 @@ async fn refund_step(env: &Env, id: &str, claimant: &str) -> Result<RefundOutcom
                 return Ok(outcome_of(&c, &row));
             }
         };
+        let currency = row.currency.clone();
         return finish(
             &db,
             &cfg,
             &c,
             &pi,
-            row.amount_minor,
-            row.currency.as_deref(),
+            amount,
+            currency.as_deref(),
             claimant,
             &row,
         )
@@ -97,7 +102,6 @@ async fn refund_step(env: &Env, id: &str, claimant: &str) -> Result<RefundOutcom
         fee.as_ref(),
         supplier_refund.as_ref(),
     );
-    let pi = payment.as_ref().and_then(|p| p.payment_intent.as_deref());
     let currency = payment.as_ref().and_then(|p| p.currency.as_deref());
     let open = [
         StepStatus::Pending,
@@ -108,8 +112,16 @@ async fn refund_step(env: &Env, id: &str, claimant: &str) -> Result<RefundOutcom
             StepStatus::Pending
         },
     ];
-    let decided = |status: StepStatus, state: RefundState, detail: String, amount: Option<i64>| {
+    // `pi`: the proven intent, recorded on the compensation too (other compensations' ownership
+    // verdicts read it as this one's claim).
+    let decided = |status: StepStatus,
+                   state: RefundState,
+                   detail: String,
+                   amount: Option<i64>,
+                   currency: Option<&str>,
+                   pi: Option<&str>| {
         let db = &db;
+        let (currency, pi) = (currency.map(str::to_string), pi.map(str::to_string));
         async move {
             store::compensation::update_step(
                 db,
@@ -119,14 +131,14 @@ async fn refund_step(env: &Env, id: &str, claimant: &str) -> Result<RefundOutcom
                     status: Some(status),
                     detail: Some(&detail),
                     amount_minor: amount,
-                    currency,
+                    currency: currency.as_deref(),
                     ..Default::default()
                 },
                 &open,
                 now,
             )
             .await?;
-            store::compensation::set_state(db, id, state, pi, now).await?;
+            store::compensation::set_state(db, id, state, pi.as_deref(), now).await?;
             Ok::<RefundOutcome, worker::Error>(RefundOutcome {
                 status,
                 state,
@@ -134,99 +146,126 @@ async fn refund_step(env: &Env, id: &str, claimant: &str) -> Result<RefundOutcom
             })
         }
     };
-    match plan {
-        RefundPlan::NotCharged => {
-            decided(
-                StepStatus::Skipped,
-                RefundState::NotCharged,
-                "not charged: the payment processor says this checkout expired unpaid".into(),
-                None,
-            )
-            .await
-        }
-        RefundPlan::PaymentUnknown => {
-            decided(
+    let (automatic, amount_minor, why) =
+        match plan {
+            RefundPlan::NotCharged => {
+                return decided(
+                    StepStatus::Skipped,
+                    RefundState::NotCharged,
+                    "not charged: the payment processor says this checkout expired unpaid".into(),
+                    None,
+                    currency,
+                    None,
+                )
+                .await
+            }
+            RefundPlan::PaymentUnknown => return decided(
                 StepStatus::WaitingPayment,
                 RefundState::PaymentUnknown,
                 "no captured payment is known for this checkout, so nothing was refunded; a paid \
                  payment recorded later resumes this refund"
                     .into(),
                 None,
+                currency,
+                None,
             )
-            .await
+            .await,
+            RefundPlan::AwaitOwner {
+                amount_minor, why, ..
+            } => (false, amount_minor, why),
+            RefundPlan::Refund { amount_minor, .. } => (true, amount_minor, String::new()),
+        };
+    if amount_minor == Some(0) {
+        // The supplier's fee covers the payment: nothing to prove, nothing to refund.
+        return decided(
+            StepStatus::AwaitingOwner,
+            RefundState::Arranging,
+            why,
+            Some(0),
+            currency,
+            None,
+        )
+        .await;
+    }
+    // Proof before any refund, whatever the policy: the owner's alert says whether the engine
+    // can refund at all. Stripe not answering fails the step (retried, never a fall back).
+    let verdict = super::proof::prove(&db, &cfg, &c, payment.as_ref(), amount_minor).await?;
+    let proven = match &verdict {
+        Proof::Retry { why } => {
+            return Err(rust_err(format!(
+                "Stripe could not be asked to prove the payment, retrying: {why}"
+            )))
         }
-        RefundPlan::AwaitOwner {
-            amount_minor, why, ..
-        } => {
-            decided(
+        Proof::NotProven { .. } => {
+            super::proof::keep(&db, id, &verdict, &open, now).await?;
+            return decided(
                 StepStatus::AwaitingOwner,
                 RefundState::Arranging,
-                why,
-                amount_minor,
-            )
-            .await
-        }
-        RefundPlan::Refund {
-            payment_intent,
-            amount_minor,
-        } => {
-            store::compensation::set_state(&db, id, RefundState::Open, Some(&payment_intent), now)
-                .await?;
-            store::compensation::update_step(
-                &db,
-                id,
-                StepKind::Refund,
-                &StepUpdate {
-                    amount_minor,
-                    currency,
-                    ..Default::default()
-                },
-                &open,
-                now,
-            )
-            .await?;
-            let claimed = match store::compensation::claim_refund(
-                &db,
-                id,
-                claimant,
-                &open,
-                Some(&payment_intent),
-                now,
-            )
-            .await?
-            {
-                Ok(Some(claimed)) => claimed,
-                Ok(None) => {
-                    let row = store::compensation::step(&db, id, StepKind::Refund)
-                        .await?
-                        .ok_or_else(|| rust_err("refund step missing"))?;
-                    return Ok(outcome_of(&c, &row));
-                }
-                // One refund per payment: another compensation of the same payment owns it. A
-                // human looks (the guest reads "we are arranging your refund", never "refunded").
-                Err(other) => {
-                    return decided(
-                        StepStatus::AwaitingOwner,
-                        RefundState::Arranging,
-                        format!("this payment's refund belongs to compensation {other}: check it before refunding here"),
-                        None,
-                    )
-                    .await
-                }
-            };
-            finish(
-                &db,
-                &cfg,
-                &c,
-                &payment_intent,
-                amount_minor,
+                super::proof::NOT_PROVEN.into(),
+                None,
                 currency,
-                claimant,
-                &claimed,
+                None,
             )
-            .await
+            .await;
         }
+        Proof::Proven(p) => p,
+    };
+    super::proof::keep(&db, id, &verdict, &open, now).await?;
+    // What the step holds from now on is what every request names (a step that held a proven
+    // intent already keeps it).
+    let stored = store::compensation::step(&db, id, StepKind::Refund)
+        .await?
+        .ok_or_else(|| rust_err("refund step missing"))?;
+    let (Some(pi), Some(amount)) = (stored.payment_intent.clone(), stored.amount_minor) else {
+        return Ok(outcome_of(&c, &stored));
+    };
+    let currency = stored.currency.clone().or(Some(proven.currency.clone()));
+    if !automatic {
+        return decided(
+            StepStatus::AwaitingOwner,
+            RefundState::Arranging,
+            why,
+            Some(amount),
+            currency.as_deref(),
+            Some(&pi),
+        )
+        .await;
     }
+    store::compensation::set_state(&db, id, RefundState::Open, Some(&pi), now).await?;
+    let claimed =
+        match store::compensation::claim_refund(&db, id, claimant, &open, Some(&pi), now).await? {
+            Ok(Some(claimed)) => claimed,
+            Ok(None) => {
+                let row = store::compensation::step(&db, id, StepKind::Refund)
+                    .await?
+                    .ok_or_else(|| rust_err("refund step missing"))?;
+                return Ok(outcome_of(&c, &row));
+            }
+            // One refund per payment: another compensation of the same payment owns it. A
+            // human looks (the guest reads "we are arranging your refund", never "refunded").
+            Err(other) => {
+                return decided(
+                    StepStatus::AwaitingOwner,
+                    RefundState::Arranging,
+                    format!("this payment's refund belongs to compensation {other}: check it before refunding here"),
+                    Some(amount),
+                    currency.as_deref(),
+                    Some(&pi),
+                )
+                .await
+            }
+        };
+    finish(
+        &db,
+        &cfg,
+        &c,
+        &pi,
+        amount,
+        currency.as_deref(),
+        claimant,
+        &claimed,
+    )
+    .await
 }
 
 /// One refund request of a claimed round, as a journey step: a retryable error fails the step
@@ -237,7 +276,7 @@ pub(super) async fn finish(
     cfg: &Config,
     c: &CompensationRow,
     pi: &str,
-    amount_minor: Option<i64>,
+    amount_minor: i64,
     currency: Option<&str>,
     claimant: &str,
     claimed: &StepRow,
@@ -277,7 +316,7 @@ pub(super) async fn make_refund(
     cfg: &Config,
     id: &str,
     payment_intent: &str,
-    amount_minor: Option<i64>,
+    amount_minor: i64,
     currency: Option<&str>,
     claimant: &str,
     claimed: &StepRow,
@@ -320,7 +359,7 @@ pub(super) async fn make_refund(
         StepKind::Refund,
         &StepUpdate {
             idempotency_key: Some(&key),
-            amount_minor,
+            amount_minor: Some(amount_minor),
             currency,
             if_claimed_by: Some(claimant),
             ..Default::default()
@@ -462,7 +501,7 @@ pub(super) async fn gave_up(env: &Env, id: &str, claimant: &str, error: &str) ->
         &StepUpdate {
             status: Some(StepStatus::Failed),
             error: Some(&error),
-            detail: Some("the refund request kept failing (rate limit, server error or no answer); the owner decides"),
+            detail: Some("the refund request, or the look-up at Stripe that proves the payment first, kept failing (rate limit, server error or no answer); the owner decides"),
             if_claimed_by: Some(claimant),
             ..Default::default()
         },

@@ -309,6 +309,7 @@ fn flash(q: &HashMap<String, String>) -> Option<String> {
         "refunded" => format!("Compensation {key}: Stripe accepted the refund."),
         "refund_handled" => format!("Compensation {key}: recorded as handled; nothing refunded."),
         "refund_refused" => format!("Compensation {key}: Stripe refused the refund; nothing was refunded (see its detail)."),
+        "refund_not_proven" => format!("Compensation {key}: Stripe's record does not tie this payment to it; nothing was refunded (see its detail)."),
         "refund_retry" => format!("Compensation {key}: Stripe did not confirm the refund; nothing changed, try again in a moment."),
         "refund_decided" => format!("Compensation {key} was already decided; nothing more was refunded."),
         "deliveries_redriven" => format!("Redriven: {key} deliveries are queued again."),

@@ -153,6 +153,12 @@ pub async fn overview(req: Request, env: &Env) -> Answer {
     }
     let page = view::OverviewPage {
         chrome: chrome(&cfg, Some(&s), None),
+        environment: cfg.engine_env.as_str(),
+        refused: cfg
+            .refused
+            .iter()
+            .map(|r| (r.variable.to_string(), r.reason.clone()))
+            .collect(),
         refunds_waiting: o.refunds_waiting,
         stale_today: o.stale_today,
         stale_yesterday: o.stale_yesterday,

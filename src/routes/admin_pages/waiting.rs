@@ -91,6 +91,7 @@ pub async fn refunds(req: Request, env: &Env) -> Answer {
                 reminders: r.reminders_sent,
                 detail: [
                     r.detail.as_deref(),
+                    r.proof.as_deref(),
                     r.error.as_deref(),
                     r.provider_id.as_deref(),
                 ]
@@ -98,6 +99,7 @@ pub async fn refunds(req: Request, env: &Env) -> Answer {
                 .flatten()
                 .collect::<Vec<_>>()
                 .join(" — "),
+                refund_now: !(r.proof.is_some() && r.payment_intent.is_none()),
                 id: r.compensation_id,
             })
             .collect(),
@@ -154,6 +156,7 @@ pub async fn refunds_act(mut req: Request, env: &Env) -> Answer {
         OwnerRefund::Refunded(_) => "refunded",
         OwnerRefund::Handled => "refund_handled",
         OwnerRefund::Refused(_) => "refund_refused",
+        OwnerRefund::NotProven(_) => "refund_not_proven",
         OwnerRefund::TryAgain(_) => "refund_retry",
         OwnerRefund::AlreadyDecided(_) => "refund_decided",
     };

@@ -1,0 +1,170 @@
+// Proof before any refund, under the default policy (COMPENSATION_REFUND_POLICY = owner), inside
+// workerd with the fake Stripe of tests/e2e/fake-stripe.mjs, which keeps its own record of which
+// Checkout Session created which payment intent. A generic partner books its own stay, its Stripe
+// session for that stay charges nothing, then it fails the booking naming someone else's payment
+// intent: the engine looks the intent up at Stripe, finds the session of another reference, and
+// refunds nothing — not on the owner's click, not from the refunds page, not through the JSON API;
+// the alert and the page offer "already handled" only and say what Stripe returned. The
+// legitimate path still refunds once, naming its amount.
+import { SELF } from "cloudflare:test";
+import { describe, it, expect } from "vitest";
+import {
+  bookErrorBody,
+  checkout,
+  compensationOf,
+  getLink,
+  paidSession,
+  postLink,
+  queuedEmail,
+  recordCheckout,
+  refundLinks,
+  refundPosts,
+  runLiteapiEvent,
+  runStripeEvent,
+  stripeLookups,
+} from "./compensation-helpers.mjs";
+import { PARTNERS, adminCookie, adminPage, dateInDays, runGenericAs, unique } from "./helpers.mjs";
+
+const OPERATOR = { authorization: "Bearer test-operator-token-0123456789abcdef", "content-type": "application/json" };
+
+/** An admin form post (the session's CSRF token from the page that carries the form). */
+async function adminPost(cookie, page, path, fields) {
+  const html = await adminPage(page, cookie);
+  const csrf = /name="csrf" value="([^"]+)"/.exec(html)[1];
+  return SELF.fetch(`https://engine.test${path}`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { cookie, origin: "https://engine.test", "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ csrf, ...fields }),
+  });
+}
+
+/** acme's own `hotel_booked` of checkout `c` (its client reference, 30 days ahead). */
+function acmeStay(c) {
+  return {
+    type: "hotel_booked",
+    data: {
+      booking_id: c.bookingId,
+      client_reference: c.reference,
+      status: "CONFIRMED",
+      hotel_id: null,
+      hotel_name: "Partner Harbour Hotel",
+      checkin: dateInDays(30),
+      checkout: dateInDays(33),
+      rooms: [{ room_name: "Double", board_name: null, adults: 2, children: 0 }],
+      holder: { name: { first_name: "Pat", last_name: "Partner" }, email: c.email, phone: null },
+      guests: [],
+      total: { amount: "540.00", currency: "EUR" },
+      hotel_confirmation_number: null,
+      sandbox: false,
+      location: { time_zone: "Europe/Madrid" },
+    },
+  };
+}
+
+/**
+ * The scenario: a liteAPI guest paid (Stripe records the session of their reference and its
+ * payment intent); partner acme books its own stay, its session for that stay charges nothing (no
+ * payment intent), then acme reports the booking failed naming the guest's payment intent as its
+ * `transaction_id`. Returns the victim's and acme's checkouts and acme's compensation.
+ */
+async function hostileFailure() {
+  const victim = await recordCheckout(checkout());
+  await runStripeEvent(paidSession(victim));
+  const a = checkout();
+  await runGenericAs("acme", PARTNERS.acme[0], acmeStay(a));
+  const free = paidSession(a);
+  Object.assign(free.data.object, { payment_intent: null, payment_status: "no_payment_required", amount_total: 0 });
+  await runStripeEvent(free);
+  const failed = await runGenericAs("acme", PARTNERS.acme[0], {
+    type: "booking_failed",
+    data: { booking_kind: "hotel", booking_id: a.bookingId, client_reference: a.reference, transaction_id: victim.pi, reason: "Overbooked" },
+  });
+  expect(failed.output.failed).toEqual([]);
+  const comp = await compensationOf(a);
+  expect(comp).toMatchObject({ source: "generic", partner: "acme", payment_intent: victim.pi });
+  return { victim, a, comp };
+}
+
+describe("proof before any refund (owner policy)", () => {
+  it("someone else's payment intent named by a partner is looked up at Stripe and never refunded: the owner's click, the refunds page and the JSON API refund nothing", async () => {
+    const { victim, a, comp } = await hostileFailure();
+    // The owner's "refund now" from the refunds page, and the JSON API's: nothing reaches Stripe.
+    const cookie = await adminCookie();
+    const forced = await adminPost(cookie, "/admin/refunds", "/admin/refunds/act", { compensation_id: comp.compensation_id, action: "refund_now" });
+    const api = await SELF.fetch("https://engine.test/admin/compensations/act", { method: "POST", headers: OPERATOR, body: JSON.stringify({ compensationId: comp.compensation_id, action: "refund_now" }) });
+    expect(await refundPosts(victim.pi)).toEqual([]);
+    expect(new URL(forced.headers.get("location"), "https://engine.test").searchParams.get("done")).toBe("refund_not_proven");
+    expect(await api.json()).toMatchObject({ outcome: "not_proven", detail: expect.stringContaining(victim.reference) });
+    expect((await compensationOf(a)).steps.refund.status).toBe("awaiting_owner");
+
+    // The engine asked Stripe about the named intent, and Stripe's session names another reference.
+    expect((await stripeLookups(victim.pi)).map((l) => [l.path, l.status])).toEqual([
+      [`/v1/payment_intents/${victim.pi}`, 200],
+      ["/v1/checkout/sessions", 200],
+      [`/v1/payment_intents/${victim.pi}`, 200],
+      ["/v1/checkout/sessions", 200],
+      [`/v1/payment_intents/${victim.pi}`, 200],
+      ["/v1/checkout/sessions", 200],
+    ]);
+    const step = (await compensationOf(a)).steps.refund;
+    expect(step.payment_intent).toBeNull();
+    expect(step.detail).toMatch(/^not refunded by the engine: Stripe's record does not tie this payment to this compensation/);
+    expect(step.proof).toContain(`Checkout Session cs_${victim.pi} names client_reference_id ${victim.reference}`);
+    expect(step.proof).toContain(a.reference);
+
+    // The alert says why, with what Stripe returned, and offers "already handled" only.
+    const alert = await queuedEmail(`owner_compensation:${comp.compensation_id}`);
+    const links = refundLinks(alert.text);
+    expect(links.now).toBeUndefined();
+    expect(links.handled).toMatch(/^https:\/\/engine\.test\/actions\//);
+    expect(alert.text).toContain(`names client_reference_id ${victim.reference}`);
+
+    // The refunds page: no "refund now" for it, the reason shown.
+    const page = await adminPage("/admin/refunds", cookie);
+    const row = page.split('<tr class="refund">').find((r) => r.includes(comp.compensation_id));
+    expect(row).toBeTruthy();
+    expect(row).not.toContain('value="refund_now"');
+    expect(row).toContain('value="refund_handled"');
+    expect(row).toContain("does not tie this payment to this compensation");
+
+    // "Already handled" still closes it, without a Stripe call.
+    expect((await postLink(links.handled)).status).toBe(200);
+    expect((await compensationOf(a)).state).toBe("handled");
+    expect(await refundPosts(victim.pi)).toEqual([]);
+  });
+
+  it("the legitimate path: the payment Stripe ties to the checkout is proven when the alert goes out, and the owner's click refunds it once, naming its amount", async () => {
+    const c = await recordCheckout(checkout());
+    await runStripeEvent(paidSession(c));
+    const out = await runLiteapiEvent(bookErrorBody(c));
+    expect(out.failed).toEqual([]);
+    const comp = await compensationOf(c);
+    expect(comp.steps.refund).toMatchObject({ status: "awaiting_owner", payment_intent: c.pi, amount_minor: 54000, currency: "EUR" });
+    expect(comp.steps.refund.proof).toContain(`Checkout Session cs_${c.pi} client_reference_id is this compensation's client reference ${c.reference}`);
+    const links = refundLinks((await queuedEmail(`owner_compensation:${comp.compensation_id}`)).text);
+    expect((await getLink(links.now)).status).toBe(200);
+    const acted = await postLink(links.now);
+    expect(acted.status, await acted.clone().text()).toBe(200);
+    const posts = await refundPosts(c.pi);
+    expect(posts).toHaveLength(1);
+    expect(posts[0].params).toMatchObject({ payment_intent: c.pi, amount: "54000" });
+    expect((await compensationOf(c)).state).toBe("refunded");
+  });
+
+  it("a payment webhook a holder of the Stripe endpoint secret forged (an intent claimed for a reference) proves nothing: Stripe's own record decides", async () => {
+    const victim = await recordCheckout(checkout());
+    await runStripeEvent(paidSession(victim));
+    // The forged claim: the victim's intent "paid the checkout" of another liteAPI reference.
+    const other = await recordCheckout(checkout());
+    const forged = paidSession({ ...other, pi: victim.pi }, { id: unique("evt_forged_") });
+    await runStripeEvent(forged, { recordAtStripe: false });
+    await runLiteapiEvent(bookErrorBody(other));
+    const comp = await compensationOf(other);
+    expect(comp.steps.refund).toMatchObject({ status: "awaiting_owner", payment_intent: null });
+    expect(comp.steps.refund.proof).toContain(`names client_reference_id ${victim.reference}`);
+    const api = await SELF.fetch("https://engine.test/admin/compensations/act", { method: "POST", headers: OPERATOR, body: JSON.stringify({ compensationId: comp.compensation_id, action: "refund_now" }) });
+    expect((await api.json()).outcome).toBe("not_proven");
+    expect(await refundPosts(victim.pi)).toEqual([]);
+  });
+});
