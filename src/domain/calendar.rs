@@ -337,7 +337,7 @@ fn utc(t: DateTime<Utc>) -> String {
 /// A local wall-clock time in `zone` as a UTC instant; floating local time when the zone is
 /// unknown or the wall-clock time does not exist there (a DST gap: keep what the airline wrote).
 fn instant(local: NaiveDateTime, zone: Option<&str>) -> String {
-    let tz: Option<chrono_tz::Tz> = zone.and_then(|z| z.parse().ok());
+    let tz: Option<crate::domain::tzdb::Tz> = zone.and_then(|z| z.parse().ok());
     match tz.and_then(|tz| tz.from_local_datetime(&local).earliest()) {
         Some(t) => utc(t.with_timezone(&Utc)),
         None => local.format("%Y%m%dT%H%M%S").to_string(),

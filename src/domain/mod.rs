@@ -38,6 +38,7 @@ pub mod sweep;
 pub mod text;
 pub mod timezone;
 pub mod tz_lookup;
+pub mod tzdb;
 pub mod unsubscribe;
 pub mod webhook_events;
 pub mod webhooks;

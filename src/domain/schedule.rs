@@ -42,8 +42,8 @@ use crate::domain::event::{Airport, FlightSegment};
 use crate::domain::stored_names;
 use crate::domain::timezone::parse_iana;
 pub use crate::domain::timezone::HotelZone;
+use crate::domain::tzdb::Tz;
 use chrono::{DateTime, Days, FixedOffset, NaiveDate, NaiveTime, TimeZone, Utc};
-use chrono_tz::Tz;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
