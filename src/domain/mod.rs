@@ -21,6 +21,7 @@ pub mod intent;
 pub mod json;
 pub mod marketing;
 pub mod marketing_email;
+pub mod nfc;
 pub mod operator;
 pub mod outbox;
 pub mod ownership;
