@@ -35,6 +35,7 @@ pub mod schedule;
 pub mod secret;
 pub mod smtp;
 pub mod snapshot;
+pub mod sort;
 pub mod sweep;
 pub mod text;
 pub mod timezone;

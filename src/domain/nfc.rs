@@ -61,7 +61,9 @@ fn nfc_segment(segment: &str) -> Vec<char> {
         while i < decomposed.len() && canonical_combining_class(decomposed[i]) != 0 {
             i += 1;
         }
-        decomposed[start..i].sort_by_key(|&c| canonical_combining_class(c));
+        crate::domain::sort::sort_by_key(&mut decomposed[start..i], |&c| {
+            canonical_combining_class(c)
+        });
         i += 1;
     }
     let mut out: Vec<char> = Vec::with_capacity(decomposed.len());

@@ -164,7 +164,7 @@ pub fn hotel_plan(
             _ => plan.skipped.push(kind),
         }
     }
-    plan.sends.sort_by_key(|s| (s.at_ms, s.kind));
+    crate::domain::sort::sort_by_key(&mut plan.sends, |s| (s.at_ms, s.kind));
     plan
 }
 
