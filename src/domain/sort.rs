@@ -122,7 +122,7 @@ mod tests {
             let mut ours = items.clone();
             let mut std_sorted = items;
             sort_by(&mut ours, |a, b| b.0.cmp(&a.0));
-            std_sorted.sort_by(|a, b| b.0.cmp(&a.0));
+            std_sorted.sort_by_key(|a| std::cmp::Reverse(a.0));
             prop_assert_eq!(ours, std_sorted);
         }
     }
