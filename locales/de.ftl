@@ -1,44 +1,14 @@
 # Deutsch. Same message ids as en.ftl. CLDR data: de (https://cldr.unicode.org/).
 
-## Calendar data
-weekday-1 = Mo.
-weekday-2 = Di.
-weekday-3 = Mi.
-weekday-4 = Do.
-weekday-5 = Fr.
-weekday-6 = Sa.
-weekday-7 = So.
-month-1 = Januar
-month-2 = Februar
-month-3 = März
-month-4 = April
-month-5 = Mai
-month-6 = Juni
-month-7 = Juli
-month-8 = August
-month-9 = September
-month-10 = Oktober
-month-11 = November
-month-12 = Dezember
-date-long = { $weekday }, { $day }. { $month } { $year }
-date-no-year = { $weekday }, { $day }. { $month }
+## Dates and times (the dates themselves are CLDR data: src/domain/i18n/cldr.rs)
 date-range = { $from } – { $to }
 date-from = ab { $date }
 datetime-local = { $date }, { $time } Uhr (Ortszeit)
 
-## Numbers and money
-number-decimal = ,
-number-group = .
-number-min-grouping = 1
-money = { $amount }{ "\u00A0" }{ $symbol }
-currency-EUR = €
-currency-USD = $
-currency-GBP = £
-currency-JPY = ¥
-
 ## Shared phrases
 hi = Hallo { $name },
-hi-there = liebe Reisende, lieber Reisender
+hi-no-name = Guten Tag,
+label-colon = { $label }:
 label-hotel = Hotel
 label-booking = Buchung
 label-booking-id = Buchungsnummer
@@ -51,7 +21,7 @@ label-guests = Gäste
 label-total = Gesamtpreis
 label-pnr = Buchungscode der Airline
 label-passengers = { $count ->
-    [one] Reisender
+    [one] Reisende Person
    *[other] Reisende
 }
 nights = { $count ->
@@ -77,7 +47,7 @@ confirmation-hcn-later = Die hoteleigene Bestätigungsnummer folgt meist einige 
 confirmation-closing = Wir freuen uns auf Ihre Reise.
 
 ## Hotel confirmation number
-hcn-subject = Ihre Bestätigungsnummer des Hotels { $hotel }
+hcn-subject = Ihre Bestätigungsnummer von { $hotel }
 hcn-heading = Ihre Bestätigungsnummer des Hotels
 hcn-intro = Das { $hotel } hat Ihre Reservierung in seinem eigenen System bestätigt. Ihre Bestätigungsnummer des Hotels lautet:
 hcn-intro-text = Das { $hotel } hat Ihre Reservierung in seinem eigenen System bestätigt.
@@ -89,7 +59,7 @@ hcn-booking-id = Ihre Buchungsnummer bei { $brand } bleibt { $id }. Bitte halten
 arrival-subject = Ihr Aufenthalt im { $hotel } beginnt in 3 Tagen
 arrival-heading = Ihr Aufenthalt beginnt in 3 Tagen
 arrival-intro = Ihr Aufenthalt im { $hotel } beginnt am { $date }. Hier finden Sie alles, was Sie für Ihre Anreise brauchen.
-arrival-before-title = Vor der Abreise
+arrival-before-title = Vor Ihrer Reise
 arrival-bring-id = Einen Lichtbildausweis oder Reisepass für den Check-in
 arrival-bring-card = Eine Zahlungskarte für Nebenkosten: Viele Hotels blockieren bei der Anreise eine Kaution
 arrival-bring-booking-id = Ihre Buchungsnummer
@@ -127,7 +97,7 @@ field-room-board = Verpflegung, Zimmer { $n }
 field-room-adults = Erwachsene, Zimmer { $n }
 field-room-children = Kinder, Zimmer { $n }
 field-guests = Gäste
-field-holder = Gebucht von
+field-holder = Buchung auf den Namen
 field-hotel-confirmation-number = Bestätigungsnummer des Hotels
 field-segment-flight-number = Flugnummer, Flug { $n }
 field-segment-origin = Von, Flug { $n }
@@ -229,3 +199,26 @@ unsubscribe-post-only = Eine Abmeldung muss ein POST mit dem Formularinhalt List
 unsubscribe-done-title = Sie sind abgemeldet
 unsubscribe-done = { $email } erhält keine Marketing-E-Mails mehr. E-Mails zu Ihren Buchungen erhalten Sie weiterhin.
 unsubscribe-done-brand = { $email } erhält keine Marketing-E-Mails von { $brand } mehr. E-Mails zu Ihren Buchungen erhalten Sie weiterhin.
+
+## The owner's answer to a guest's message (the owner's own words go between these)
+answer-subject = Zu Ihrer Buchung { $ref }
+answer-about = Ihre Buchung { $ref }
+answer-reply = Um uns erneut zu schreiben, antworten Sie einfach auf diese E-Mail.
+
+## Board types
+board-room-only = Nur Übernachtung
+board-breakfast = Frühstück inklusive
+board-half-board = Halbpension
+board-full-board = Vollpension
+board-all-inclusive = All-inclusive
+
+## The calendar attachment
+calendar-note-add = { $count ->
+    [one] Die angehängte Kalenderdatei trägt diese Buchung in Ihren Kalender ein. Unsere nächsten E-Mails aktualisieren den Eintrag, eine Stornierung entfernt ihn.
+   *[other] Die angehängten Kalenderdateien tragen jeden Flug in Ihren Kalender ein. Unsere nächsten E-Mails aktualisieren die Einträge, eine Stornierung entfernt sie.
+}
+calendar-note-cancel = { $count ->
+    [one] Die angehängte Kalenderdatei entfernt die stornierte Buchung aus Ihrem Kalender.
+   *[other] Die angehängten Kalenderdateien entfernen die stornierten Flüge aus Ihrem Kalender.
+}
+calendar-note-update-remove = Die angehängten Kalenderdateien aktualisieren Ihre Flüge im Kalender und entfernen die Flüge, die es nicht mehr gibt.

@@ -4,46 +4,17 @@
 # Dates, numbers and money follow CLDR (https://cldr.unicode.org/); English keeps the
 # day-month order the engine has always used ("Fri 12 June 2026", CLDR en-GB).
 
-## Calendar data (CLDR format-abbreviated weekdays, format-wide months)
-weekday-1 = Mon
-weekday-2 = Tue
-weekday-3 = Wed
-weekday-4 = Thu
-weekday-5 = Fri
-weekday-6 = Sat
-weekday-7 = Sun
-month-1 = January
-month-2 = February
-month-3 = March
-month-4 = April
-month-5 = May
-month-6 = June
-month-7 = July
-month-8 = August
-month-9 = September
-month-10 = October
-month-11 = November
-month-12 = December
-date-long = { $weekday } { $day } { $month } { $year }
-date-no-year = { $weekday } { $day } { $month }
+## Dates and times (the dates themselves are CLDR data: src/domain/i18n/cldr.rs)
 date-range = { $from } – { $to }
 date-from = from { $date }
 datetime-local = { $date }, { $time } (local time)
 
-## Numbers and money (CLDR decimal and group symbols, currency pattern)
-number-decimal = .
-number-group = ,
-# Numbers with fewer integer digits than this are written without a group separator.
-number-min-grouping = 1
-money = { $symbol }{ $amount }
-currency-EUR = €
-currency-USD = US$
-currency-GBP = £
-currency-JPY = JP¥
-
 ## Shared phrases
 hi = Hi { $name },
-hi-there = there
+# A greeting for a guest whose first name is unknown: complete on its own, no gender assumed.
+hi-no-name = Hello,
+# A label before its value ("Hotel: …"), in the language's punctuation.
+label-colon = { $label }:
 label-hotel = Hotel
 label-booking = Booking
 label-booking-id = Booking ID
@@ -82,7 +53,7 @@ confirmation-hcn-later = The hotel's own confirmation number usually follows in 
 confirmation-closing = We look forward to your trip.
 
 ## Hotel confirmation number
-hcn-subject = Your hotel confirmation number for { $hotel }
+hcn-subject = Your confirmation number from { $hotel }
 hcn-heading = Your hotel confirmation number
 hcn-intro = { $hotel } has confirmed your reservation in its own system. Your hotel confirmation number is:
 hcn-intro-text = { $hotel } has confirmed your reservation in its own system.
@@ -235,3 +206,27 @@ unsubscribe-post-only = An unsubscribe request must be a POST with the form body
 unsubscribe-done-title = You are unsubscribed
 unsubscribe-done = { $email } will no longer receive marketing emails. Emails about your bookings will still reach you.
 unsubscribe-done-brand = { $email } will no longer receive marketing emails from { $brand }. Emails about your bookings will still reach you.
+
+## The owner's answer to a guest's message (the owner's own words go between these)
+answer-subject = About your booking { $ref }
+answer-about = Your booking { $ref }
+answer-reply = To write to us again, simply reply to this email.
+
+## Board types (known supplier codes and names; any other board is shown as the supplier wrote it)
+board-room-only = Room only
+board-breakfast = Breakfast included
+board-half-board = Half board
+board-full-board = Full board
+board-all-inclusive = All inclusive
+
+## The calendar attachment
+# One line under every email that carries calendar files: what they do in the guest's calendar.
+calendar-note-add = { $count ->
+    [one] The attached calendar file adds this booking to your calendar. Our later emails update it, and a cancellation removes it.
+   *[other] The attached calendar files add each flight to your calendar. Our later emails update them, and a cancellation removes them.
+}
+calendar-note-cancel = { $count ->
+    [one] The attached calendar file removes the cancelled booking from your calendar.
+   *[other] The attached calendar files remove the cancelled flights from your calendar.
+}
+calendar-note-update-remove = The attached calendar files update your flights in your calendar and remove the flights that no longer exist.

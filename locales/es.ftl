@@ -1,44 +1,14 @@
 # Español. Same message ids as en.ftl. CLDR data: es (https://cldr.unicode.org/).
 
-## Calendar data
-weekday-1 = lun
-weekday-2 = mar
-weekday-3 = mié
-weekday-4 = jue
-weekday-5 = vie
-weekday-6 = sáb
-weekday-7 = dom
-month-1 = enero
-month-2 = febrero
-month-3 = marzo
-month-4 = abril
-month-5 = mayo
-month-6 = junio
-month-7 = julio
-month-8 = agosto
-month-9 = septiembre
-month-10 = octubre
-month-11 = noviembre
-month-12 = diciembre
-date-long = { $weekday }, { $day } de { $month } de { $year }
-date-no-year = { $weekday }, { $day } de { $month }
+## Dates and times (the dates themselves are CLDR data: src/domain/i18n/cldr.rs)
 date-range = { $from } – { $to }
 date-from = desde el { $date }
 datetime-local = { $date }, { $time } (hora local)
 
-## Numbers and money
-number-decimal = ,
-number-group = .
-number-min-grouping = 2
-money = { $amount }{ "\u00A0" }{ $symbol }
-currency-EUR = €
-currency-USD = US$
-currency-GBP = GBP
-currency-JPY = JPY
-
 ## Shared phrases
 hi = Hola, { $name }:
-hi-there = viajero
+hi-no-name = Hola:
+label-colon = { $label }:
 label-hotel = Hotel
 label-booking = Reserva
 label-booking-id = ID de reserva
@@ -77,7 +47,7 @@ confirmation-hcn-later = El número de confirmación propio del hotel suele lleg
 confirmation-closing = Esperamos que disfrutes del viaje.
 
 ## Hotel confirmation number
-hcn-subject = Tu número de confirmación del hotel { $hotel }
+hcn-subject = Tu número de confirmación de { $hotel }
 hcn-heading = Tu número de confirmación del hotel
 hcn-intro = { $hotel } ha confirmado tu reserva en su propio sistema. Tu número de confirmación del hotel es:
 hcn-intro-text = { $hotel } ha confirmado tu reserva en su propio sistema.
@@ -128,7 +98,7 @@ field-room-board = Régimen, habitación { $n }
 field-room-adults = Adultos, habitación { $n }
 field-room-children = Niños, habitación { $n }
 field-guests = Huéspedes
-field-holder = Reservado por
+field-holder = Reserva a nombre de
 field-hotel-confirmation-number = Número de confirmación del hotel
 field-segment-flight-number = Número de vuelo, vuelo { $n }
 field-segment-origin = Origen, vuelo { $n }
@@ -230,3 +200,26 @@ unsubscribe-post-only = Una solicitud de baja debe ser un POST con el cuerpo Lis
 unsubscribe-done-title = Te has dado de baja
 unsubscribe-done = { $email } dejará de recibir correos de marketing. Seguirás recibiendo los correos sobre tus reservas.
 unsubscribe-done-brand = { $email } dejará de recibir correos de marketing de { $brand }. Seguirás recibiendo los correos sobre tus reservas.
+
+## The owner's answer to a guest's message (the owner's own words go between these)
+answer-subject = Sobre su reserva { $ref }
+answer-about = Su reserva { $ref }
+answer-reply = Para escribirnos de nuevo, basta con responder a este correo.
+
+## Board types
+board-room-only = Solo alojamiento
+board-breakfast = Desayuno incluido
+board-half-board = Media pensión
+board-full-board = Pensión completa
+board-all-inclusive = Todo incluido
+
+## The calendar attachment
+calendar-note-add = { $count ->
+    [one] El archivo de calendario adjunto añade esta reserva a tu calendario. Nuestros próximos correos lo actualizarán y, si se cancela, lo eliminarán.
+   *[other] Los archivos de calendario adjuntos añaden cada vuelo a tu calendario. Nuestros próximos correos los actualizarán y, si se cancela, los eliminarán.
+}
+calendar-note-cancel = { $count ->
+    [one] El archivo de calendario adjunto elimina de tu calendario la reserva cancelada.
+   *[other] Los archivos de calendario adjuntos eliminan de tu calendario los vuelos cancelados.
+}
+calendar-note-update-remove = Los archivos de calendario adjuntos actualizan tus vuelos en tu calendario y eliminan los vuelos que ya no existen.

@@ -1,45 +1,17 @@
 # Français. Same message ids as en.ftl. CLDR data: fr (https://cldr.unicode.org/).
-# The group separator is U+202F (narrow no-break space); a no-break space U+00A0 precedes €.
+# Typography (French rules, Imprimerie nationale): a no-break space U+00A0 before ":", a narrow
+# no-break space U+202F before ";", "!" and "?" (invisible in most editors; a host test checks
+# every French email).
 
-## Calendar data
-weekday-1 = lun.
-weekday-2 = mar.
-weekday-3 = mer.
-weekday-4 = jeu.
-weekday-5 = ven.
-weekday-6 = sam.
-weekday-7 = dim.
-month-1 = janvier
-month-2 = février
-month-3 = mars
-month-4 = avril
-month-5 = mai
-month-6 = juin
-month-7 = juillet
-month-8 = août
-month-9 = septembre
-month-10 = octobre
-month-11 = novembre
-month-12 = décembre
-date-long = { $weekday } { $day } { $month } { $year }
-date-no-year = { $weekday } { $day } { $month }
+## Dates and times (the dates themselves are CLDR data: src/domain/i18n/cldr.rs)
 date-range = { $from } – { $to }
 date-from = à partir du { $date }
 datetime-local = { $date }, { $time } (heure locale)
 
-## Numbers and money
-number-decimal = ,
-number-group = { "\u202F" }
-number-min-grouping = 1
-money = { $amount }{ "\u00A0" }{ $symbol }
-currency-EUR = €
-currency-USD = $US
-currency-GBP = £GB
-currency-JPY = JPY
-
 ## Shared phrases
 hi = Bonjour { $name },
-hi-there = cher voyageur
+hi-no-name = Bonjour,
+label-colon = { $label } :
 label-hotel = Hôtel
 label-booking = Réservation
 label-booking-id = Numéro de réservation
@@ -78,12 +50,12 @@ confirmation-hcn-later = Le numéro de confirmation propre à l’hôtel arrive 
 confirmation-closing = Nous vous souhaitons un excellent voyage.
 
 ## Hotel confirmation number
-hcn-subject = Votre numéro de confirmation de l’hôtel { $hotel }
+hcn-subject = Votre numéro de confirmation de { $hotel }
 hcn-heading = Votre numéro de confirmation de l’hôtel
-hcn-intro = { $hotel } a confirmé votre réservation dans son propre système. Votre numéro de confirmation de l’hôtel est :
+hcn-intro = { $hotel } a confirmé votre réservation dans son propre système. Votre numéro de confirmation de l’hôtel est :
 hcn-intro-text = { $hotel } a confirmé votre réservation dans son propre système.
-hcn-line = Votre numéro de confirmation de l’hôtel : { $number }
-hcn-show = Présentez ce numéro à la réception à votre arrivée : c’est grâce à lui que l’hôtel retrouve votre réservation.
+hcn-line = Votre numéro de confirmation de l’hôtel : { $number }
+hcn-show = Présentez ce numéro à la réception à votre arrivée : c’est grâce à lui que l’hôtel retrouve votre réservation.
 hcn-booking-id = Votre numéro de réservation chez { $brand } reste { $id }. Gardez-le à portée de main si vous nous contactez.
 
 ## Arrival guide
@@ -92,14 +64,14 @@ arrival-heading = Votre séjour commence dans 3 jours
 arrival-intro = Votre séjour à { $hotel } commence le { $date }. Voici tout ce dont vous avez besoin pour votre arrivée.
 arrival-before-title = Avant de partir
 arrival-bring-id = Une pièce d’identité avec photo ou un passeport pour l’enregistrement
-arrival-bring-card = Une carte de paiement pour les extras : de nombreux hôtels bloquent une caution à l’arrivée
+arrival-bring-card = Une carte de paiement pour les extras : de nombreux hôtels bloquent une caution à l’arrivée
 arrival-bring-booking-id = Votre numéro de réservation
 arrival-bring-both = Votre numéro de réservation et le numéro de confirmation de l’hôtel
 arrival-late = Si vos projets changent ou si vous pensez arriver tard, répondez simplement à cet e-mail.
-arrival-closing = Bon voyage !
+arrival-closing = Bon voyage !
 
 ## Check-in day
-checkin-subject = Aujourd’hui : arrivée à { $hotel }
+checkin-subject = Aujourd’hui : arrivée à { $hotel }
 checkin-heading = C’est le jour de votre arrivée
 checkin-intro = Aujourd’hui, vous arrivez à { $hotel }. Nous vous souhaitons un bon voyage.
 checkin-ready = Préparez votre pièce d’identité et une carte de paiement pour la réception. Si vous avez du retard, répondez à cet e-mail et nous préviendrons l’hôtel.
@@ -115,7 +87,7 @@ thanks-regards = Bien cordialement,
 updated-subject = Votre réservation à { $hotel } a été modifiée
 updated-heading = Votre réservation a été modifiée
 updated-intro = Votre réservation à { $hotel } a été modifiée.
-updated-what-changed = Voici ce qui a changé :
+updated-what-changed = Voici ce qui a changé :
 updated-before = Avant
 updated-now = Maintenant
 updated-current = Votre réservation désormais
@@ -129,7 +101,7 @@ field-room-board = Pension, chambre { $n }
 field-room-adults = Adultes, chambre { $n }
 field-room-children = Enfants, chambre { $n }
 field-guests = Voyageurs
-field-holder = Réservé par
+field-holder = Réservation au nom de
 field-hotel-confirmation-number = Numéro de confirmation de l’hôtel
 field-segment-flight-number = Numéro de vol, vol { $n }
 field-segment-origin = Départ de, vol { $n }
@@ -153,7 +125,7 @@ flight-local-times = Toutes les heures sont exprimées en heure locale de l’a�
 flight-checkin-pnr = Utilisez la référence de réservation de la compagnie pour vous enregistrer auprès d’elle.
 flight-rules = Vérifiez les règles d’enregistrement et de bagages de la compagnie avant de partir, et assurez-vous que les noms des passagers correspondent à leurs documents de voyage.
 flight-closing = Nous vous souhaitons un bon vol.
-flight-changed-subject = Important : les horaires de votre vol ont changé
+flight-changed-subject = Important : les horaires de votre vol ont changé
 flight-changed-heading = Les horaires de votre vol ont changé
 flight-changed-intro = La compagnie a modifié les horaires de votre réservation de vol. Consultez les nouveaux horaires ci-dessous.
 flight-changed-intro-pnr = La compagnie a modifié les horaires de votre réservation de vol { $pnr }. Consultez les nouveaux horaires ci-dessous.
@@ -175,13 +147,13 @@ cancelled-questions = Si vous ne vous attendiez pas à cette annulation ou si vo
 ## Booking not confirmed
 notice-title-cancelled = Votre réservation a été annulée
 notice-title-not-confirmed = Nous n’avons pas pu confirmer votre réservation
-notice-cancelled = Nous sommes désolés : votre réservation a été annulée. Le prestataire n’a pas pu la maintenir ; ne voyagez donc pas sur la foi de la confirmation que nous vous avons envoyée.
-notice-cancelled-trip = Nous sommes désolés : votre réservation pour { $trip } a été annulée. Le prestataire n’a pas pu la maintenir ; ne voyagez donc pas sur la foi de la confirmation que nous vous avons envoyée.
-notice-not-confirmed = Nous sommes désolés : nous n’avons pas pu confirmer votre réservation. Le prestataire n’a pas pu la finaliser ; il n’existe donc aucune réservation à votre nom.
-notice-not-confirmed-trip = Nous sommes désolés : nous n’avons pas pu confirmer votre réservation pour { $trip }. Le prestataire n’a pas pu la finaliser ; il n’existe donc aucune réservation à votre nom.
-notice-book-again = Si vous souhaitez toujours voyager, vous pouvez réserver à nouveau ; les prix et les disponibilités ont pu changer. Pour toute question, répondez simplement à cet e-mail.
-refund-not-charged = Vous n’avez pas été débité.
-refund-unknown = Si un paiement a été prélevé pour cette réservation, il sera intégralement remboursé ; nous vous écrirons si nous avons besoin de quoi que ce soit.
+notice-cancelled = Nous sommes désolés : votre réservation a été annulée. Le prestataire n’a pas pu la maintenir ; ne voyagez donc pas sur la foi de la confirmation que nous vous avons envoyée.
+notice-cancelled-trip = Nous sommes désolés : votre réservation pour { $trip } a été annulée. Le prestataire n’a pas pu la maintenir ; ne voyagez donc pas sur la foi de la confirmation que nous vous avons envoyée.
+notice-not-confirmed = Nous sommes désolés : nous n’avons pas pu confirmer votre réservation. Le prestataire n’a pas pu la finaliser ; il n’existe donc aucune réservation à votre nom.
+notice-not-confirmed-trip = Nous sommes désolés : nous n’avons pas pu confirmer votre réservation pour { $trip }. Le prestataire n’a pas pu la finaliser ; il n’existe donc aucune réservation à votre nom.
+notice-book-again = Si vous souhaitez toujours voyager, vous pouvez réserver à nouveau ; les prix et les disponibilités ont pu changer. Pour toute question, répondez simplement à cet e-mail.
+refund-not-charged = Aucun montant ne vous a été débité.
+refund-unknown = Si un paiement a été prélevé pour cette réservation, il sera intégralement remboursé ; nous vous écrirons si nous avons besoin de quoi que ce soit.
 refund-refunding = Votre paiement est en cours de remboursement sur la carte utilisée. Les remboursements apparaissent généralement sur votre relevé sous 5 à 10 jours ouvrés.
 refund-refunding-amount = Votre paiement de { $amount } est en cours de remboursement sur la carte utilisée. Les remboursements apparaissent généralement sur votre relevé sous 5 à 10 jours ouvrés.
 refund-refunded = Votre paiement a été remboursé sur la carte utilisée. Il apparaît généralement sur votre relevé sous 5 à 10 jours ouvrés.
@@ -194,29 +166,29 @@ checkout-subject = Votre réservation n’a pas abouti — rien n’a été déb
 checkout-heading = Votre réservation n’a pas abouti
 checkout-intro = Vous avez commencé une réservation avec { $brand }, mais elle n’a pas abouti, et rien n’a été débité.
 checkout-intro-trip = Vous avez commencé une réservation avec { $brand } pour { $trip }, mais elle n’a pas abouti, et rien n’a été débité.
-checkout-reasons = Si vous avez changé d’avis, vous n’avez rien à faire. Si vous vouliez réserver, voici les deux raisons les plus fréquentes pour lesquelles un paiement par carte n’aboutit pas, et comment y remédier :
+checkout-reasons = Si vous avez changé d’avis, vous n’avez rien à faire. Si vous vouliez réserver, voici les deux raisons les plus fréquentes pour lesquelles un paiement par carte n’aboutit pas, et comment y remédier :
 checkout-retry = Réessayer votre réservation
-checkout-retry-prices = Les prix et les disponibilités peuvent changer : vérifiez-les à nouveau lorsque vous réessayez. Si autre chose s’est mal passé, répondez simplement à cet e-mail.
-declined-funds-subject = Votre paiement n’est pas passé : fonds ou crédit insuffisants
+checkout-retry-prices = Les prix et les disponibilités peuvent changer : vérifiez-les à nouveau lorsque vous réessayez. Si autre chose s’est mal passé, répondez simplement à cet e-mail.
+declined-funds-subject = Votre paiement n’est pas passé : fonds ou crédit insuffisants
 declined-security-subject = Votre paiement a été bloqué par un contrôle de sécurité
-declined-intro = Votre réservation avec { $brand } n’a pas abouti, et rien n’a été débité. Nous avons vérifié le paiement, et voici ce qui l’a bloqué :
-declined-intro-trip = Votre réservation avec { $brand } pour { $trip } n’a pas abouti, et rien n’a été débité. Nous avons vérifié le paiement, et voici ce qui l’a bloqué :
-declined-questions = Les prix et les disponibilités peuvent changer : vérifiez-les à nouveau lorsque vous réessayez. Pour toute question, répondez simplement à cet e-mail.
+declined-intro = Votre réservation avec { $brand } n’a pas abouti, et rien n’a été débité. Nous avons vérifié le paiement, et voici ce qui l’a bloqué :
+declined-intro-trip = Votre réservation avec { $brand } pour { $trip } n’a pas abouti, et rien n’a été débité. Nous avons vérifié le paiement, et voici ce qui l’a bloqué :
+declined-questions = Les prix et les disponibilités peuvent changer : vérifiez-les à nouveau lorsque vous réessayez. Pour toute question, répondez simplement à cet e-mail.
 fix-funds-title = Fonds ou crédit disponible insuffisants
 fix-funds-why = Le solde ou le plafond de la carte ne couvre peut-être pas le montant total du séjour, ou un plafond de dépenses journalier a peut-être été atteint.
-fix-funds-how = Comment y remédier : utilisez une autre carte, ou demandez à votre banque de relever le plafond ou d’approvisionner cette carte, puis réessayez.
+fix-funds-how = Comment y remédier : utilisez une autre carte, ou demandez à votre banque de relever le plafond ou d’approvisionner cette carte, puis réessayez.
 fix-security-title = Un contrôle de sécurité de votre banque ou du prestataire de paiement
 fix-security-why = Les banques et les prestataires de paiement bloquent parfois un paiement qui leur paraît inhabituel, par exemple un montant plus élevé, un paiement à l’étranger ou un premier achat auprès d’un nouveau marchand. Cela vous protège et ne dit rien de négatif sur vous.
-fix-security-how = Comment y remédier : validez le paiement dans l’application de votre banque, ou appelez le numéro au dos de votre carte pour indiquer que vous souhaitez effectuer ce paiement, puis réessayez.
+fix-security-how = Comment y remédier : validez le paiement dans l’application de votre banque, ou appelez le numéro au dos de votre carte pour indiquer que vous souhaitez effectuer ce paiement, puis réessayez.
 
 ## Marketing footer and unsubscribe pages
 marketing-footer = Ceci est un e-mail marketing de { $brand }.
 marketing-unsubscribe-link = Se désabonner des e-mails marketing
 marketing-unsubscribe-one-click = en un clic.
-marketing-unsubscribe-text = Se désabonner des e-mails marketing en un clic : { $url }
+marketing-unsubscribe-text = Se désabonner des e-mails marketing en un clic : { $url }
 marketing-bookings-still = Les e-mails concernant vos réservations continueront de vous parvenir.
 unsubscribe-title = Se désabonner des e-mails marketing
-unsubscribe-question = Se désabonner des e-mails marketing ?
+unsubscribe-question = Se désabonner des e-mails marketing ?
 unsubscribe-who = { $email } ne recevra plus d’e-mails marketing de { $brand }.
 unsubscribe-bookings-still = Les e-mails concernant vos réservations (confirmations, modifications, informations d’arrivée) continueront de vous parvenir.
 unsubscribe-button = Se désabonner
@@ -228,6 +200,29 @@ unsubscribe-invalid-cut = Il a peut-être été tronqué ou modifié. Rouvrez le
 unsubscribe-invalid-list = Ce n’est pas un lien de désabonnement des e-mails marketing. Rien n’a été modifié.
 unsubscribe-post-title = Rien n’a été modifié
 unsubscribe-post-only = Une demande de désabonnement doit être un POST avec le corps List-Unsubscribe=One-Click (RFC 8058). Utilisez le bouton de la page de désabonnement.
-unsubscribe-done-title = Vous êtes désabonné
+unsubscribe-done-title = Votre désabonnement est enregistré
 unsubscribe-done = { $email } ne recevra plus d’e-mails marketing. Les e-mails concernant vos réservations continueront de vous parvenir.
 unsubscribe-done-brand = { $email } ne recevra plus d’e-mails marketing de { $brand }. Les e-mails concernant vos réservations continueront de vous parvenir.
+
+## The owner's answer to a guest's message (the owner's own words go between these)
+answer-subject = À propos de votre réservation { $ref }
+answer-about = Votre réservation { $ref }
+answer-reply = Pour nous écrire à nouveau, répondez simplement à cet e-mail.
+
+## Board types
+board-room-only = Logement seul
+board-breakfast = Petit-déjeuner inclus
+board-half-board = Demi-pension
+board-full-board = Pension complète
+board-all-inclusive = Tout compris
+
+## The calendar attachment
+calendar-note-add = { $count ->
+    [one] Le fichier de calendrier joint ajoute cette réservation à votre agenda. Nos prochains e-mails la mettront à jour, et une annulation la supprimera.
+   *[other] Les fichiers de calendrier joints ajoutent chaque vol à votre agenda. Nos prochains e-mails les mettront à jour, et une annulation les supprimera.
+}
+calendar-note-cancel = { $count ->
+    [one] Le fichier de calendrier joint retire de votre agenda la réservation annulée.
+   *[other] Les fichiers de calendrier joints retirent de votre agenda les vols annulés.
+}
+calendar-note-update-remove = Les fichiers de calendrier joints mettent à jour vos vols dans votre agenda et retirent ceux qui n’existent plus.

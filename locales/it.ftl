@@ -1,44 +1,14 @@
 # Italiano. Same message ids as en.ftl. CLDR data: it (https://cldr.unicode.org/).
 
-## Calendar data
-weekday-1 = lun
-weekday-2 = mar
-weekday-3 = mer
-weekday-4 = gio
-weekday-5 = ven
-weekday-6 = sab
-weekday-7 = dom
-month-1 = gennaio
-month-2 = febbraio
-month-3 = marzo
-month-4 = aprile
-month-5 = maggio
-month-6 = giugno
-month-7 = luglio
-month-8 = agosto
-month-9 = settembre
-month-10 = ottobre
-month-11 = novembre
-month-12 = dicembre
-date-long = { $weekday } { $day } { $month } { $year }
-date-no-year = { $weekday } { $day } { $month }
+## Dates and times (the dates themselves are CLDR data: src/domain/i18n/cldr.rs)
 date-range = { $from } – { $to }
 date-from = dal { $date }
 datetime-local = { $date }, { $time } (ora locale)
 
-## Numbers and money
-number-decimal = ,
-number-group = .
-number-min-grouping = 2
-money = { $amount }{ "\u00A0" }{ $symbol }
-currency-EUR = €
-currency-USD = USD
-currency-GBP = £
-currency-JPY = JPY
-
 ## Shared phrases
 hi = Ciao { $name },
-hi-there = viaggiatore
+hi-no-name = Buongiorno,
+label-colon = { $label }:
 label-hotel = Hotel
 label-booking = Prenotazione
 label-booking-id = ID prenotazione
@@ -77,7 +47,7 @@ confirmation-hcn-later = Il numero di conferma dell’hotel arriva di solito con
 confirmation-closing = Ti auguriamo un buon viaggio.
 
 ## Hotel confirmation number
-hcn-subject = Il tuo numero di conferma dell’hotel { $hotel }
+hcn-subject = Il tuo numero di conferma di { $hotel }
 hcn-heading = Il tuo numero di conferma dell’hotel
 hcn-intro = { $hotel } ha confermato la tua prenotazione nel proprio sistema. Il tuo numero di conferma dell’hotel è:
 hcn-intro-text = { $hotel } ha confermato la tua prenotazione nel proprio sistema.
@@ -128,7 +98,7 @@ field-room-board = Trattamento, camera { $n }
 field-room-adults = Adulti, camera { $n }
 field-room-children = Bambini, camera { $n }
 field-guests = Ospiti
-field-holder = Prenotato da
+field-holder = Prenotazione a nome di
 field-hotel-confirmation-number = Numero di conferma dell’hotel
 field-segment-flight-number = Numero di volo, volo { $n }
 field-segment-origin = Da, volo { $n }
@@ -230,3 +200,26 @@ unsubscribe-post-only = Una richiesta di disiscrizione deve essere un POST con i
 unsubscribe-done-title = Iscrizione annullata
 unsubscribe-done = { $email } non riceverà più e-mail di marketing. Le e-mail sulle tue prenotazioni continueranno ad arrivarti.
 unsubscribe-done-brand = { $email } non riceverà più e-mail di marketing da { $brand }. Le e-mail sulle tue prenotazioni continueranno ad arrivarti.
+
+## The owner's answer to a guest's message (the owner's own words go between these)
+answer-subject = Sulla sua prenotazione { $ref }
+answer-about = La sua prenotazione { $ref }
+answer-reply = Per scriverci di nuovo, basta rispondere a questa email.
+
+## Board types
+board-room-only = Solo pernottamento
+board-breakfast = Colazione inclusa
+board-half-board = Mezza pensione
+board-full-board = Pensione completa
+board-all-inclusive = All inclusive
+
+## The calendar attachment
+calendar-note-add = { $count ->
+    [one] Il file di calendario allegato aggiunge questa prenotazione al tuo calendario. Le nostre prossime e-mail lo aggiorneranno e, in caso di cancellazione, lo rimuoveranno.
+   *[other] I file di calendario allegati aggiungono ogni volo al tuo calendario. Le nostre prossime e-mail li aggiorneranno e, in caso di cancellazione, li rimuoveranno.
+}
+calendar-note-cancel = { $count ->
+    [one] Il file di calendario allegato rimuove dal tuo calendario la prenotazione cancellata.
+   *[other] I file di calendario allegati rimuovono dal tuo calendario i voli cancellati.
+}
+calendar-note-update-remove = I file di calendario allegati aggiornano i tuoi voli nel calendario e rimuovono i voli che non esistono più.

@@ -1,45 +1,15 @@
 # Português (CLDR "pt", written as in Brazil; pt-PT and pt-BR guests both get it).
 # Same message ids as en.ftl. CLDR data: pt (https://cldr.unicode.org/).
 
-## Calendar data
-weekday-1 = seg.
-weekday-2 = ter.
-weekday-3 = qua.
-weekday-4 = qui.
-weekday-5 = sex.
-weekday-6 = sáb.
-weekday-7 = dom.
-month-1 = janeiro
-month-2 = fevereiro
-month-3 = março
-month-4 = abril
-month-5 = maio
-month-6 = junho
-month-7 = julho
-month-8 = agosto
-month-9 = setembro
-month-10 = outubro
-month-11 = novembro
-month-12 = dezembro
-date-long = { $weekday }, { $day } de { $month } de { $year }
-date-no-year = { $weekday }, { $day } de { $month }
+## Dates and times (the dates themselves are CLDR data: src/domain/i18n/cldr.rs)
 date-range = { $from } – { $to }
 date-from = a partir de { $date }
 datetime-local = { $date }, { $time } (horário local)
 
-## Numbers and money
-number-decimal = ,
-number-group = .
-number-min-grouping = 1
-money = { $symbol }{ "\u00A0" }{ $amount }
-currency-EUR = €
-currency-USD = US$
-currency-GBP = £
-currency-JPY = JP¥
-
 ## Shared phrases
 hi = Olá, { $name },
-hi-there = viajante
+hi-no-name = Olá,
+label-colon = { $label }:
 label-hotel = Hotel
 label-booking = Reserva
 label-booking-id = ID da reserva
@@ -78,7 +48,7 @@ confirmation-hcn-later = O número de confirmação do próprio hotel costuma ch
 confirmation-closing = Desejamos uma ótima viagem.
 
 ## Hotel confirmation number
-hcn-subject = Seu número de confirmação do hotel { $hotel }
+hcn-subject = Seu número de confirmação de { $hotel }
 hcn-heading = Seu número de confirmação do hotel
 hcn-intro = O { $hotel } confirmou sua reserva no próprio sistema. Seu número de confirmação do hotel é:
 hcn-intro-text = O { $hotel } confirmou sua reserva no próprio sistema.
@@ -89,7 +59,7 @@ hcn-booking-id = Seu ID de reserva na { $brand } continua sendo { $id }. Tenha-o
 ## Arrival guide
 arrival-subject = Sua estadia no { $hotel } começa em 3 dias
 arrival-heading = Sua estadia começa em 3 dias
-arrival-intro = Sua estadia no { $hotel } começa em { $date }. Aqui está tudo o que você precisa para a chegada.
+arrival-intro = Início da sua estadia no { $hotel }: { $date }. Aqui está tudo o que você precisa para a chegada.
 arrival-before-title = Antes de partir
 arrival-bring-id = Um documento com foto ou passaporte para o check-in
 arrival-bring-card = Um cartão de pagamento para despesas extras: muitos hotéis bloqueiam um depósito na chegada
@@ -129,7 +99,7 @@ field-room-board = Regime, quarto { $n }
 field-room-adults = Adultos, quarto { $n }
 field-room-children = Crianças, quarto { $n }
 field-guests = Hóspedes
-field-holder = Reservado por
+field-holder = Reserva em nome de
 field-hotel-confirmation-number = Número de confirmação do hotel
 field-segment-flight-number = Número do voo, voo { $n }
 field-segment-origin = Origem, voo { $n }
@@ -180,7 +150,7 @@ notice-cancelled-trip = Sentimos muito: sua reserva de { $trip } foi cancelada. 
 notice-not-confirmed = Sentimos muito: não conseguimos confirmar sua reserva. O fornecedor não conseguiu concluí-la, então não há nenhuma reserva em seu nome.
 notice-not-confirmed-trip = Sentimos muito: não conseguimos confirmar sua reserva de { $trip }. O fornecedor não conseguiu concluí-la, então não há nenhuma reserva em seu nome.
 notice-book-again = Se ainda quiser viajar, fique à vontade para reservar de novo; os preços e a disponibilidade podem ter mudado. Se tiver alguma dúvida, basta responder a este e-mail.
-refund-not-charged = Você não foi cobrado.
+refund-not-charged = Nenhum valor foi cobrado.
 refund-unknown = Se algum pagamento foi cobrado por esta reserva, ele será reembolsado integralmente; entraremos em contato se precisarmos de algo.
 refund-refunding = Seu pagamento está sendo reembolsado no cartão usado. Os reembolsos costumam levar de 5 a 10 dias úteis para aparecer na fatura.
 refund-refunding-amount = Seu pagamento de { $amount } está sendo reembolsado no cartão usado. Os reembolsos costumam levar de 5 a 10 dias úteis para aparecer na fatura.
@@ -231,3 +201,26 @@ unsubscribe-post-only = Um pedido de cancelamento deve ser um POST com o corpo L
 unsubscribe-done-title = Sua inscrição foi cancelada
 unsubscribe-done = { $email } não receberá mais e-mails de marketing. Os e-mails sobre suas reservas continuarão chegando.
 unsubscribe-done-brand = { $email } não receberá mais e-mails de marketing da { $brand }. Os e-mails sobre suas reservas continuarão chegando.
+
+## The owner's answer to a guest's message (the owner's own words go between these)
+answer-subject = Sobre a sua reserva { $ref }
+answer-about = A sua reserva { $ref }
+answer-reply = Para nos escrever de novo, basta responder a este e-mail.
+
+## Board types
+board-room-only = Somente hospedagem
+board-breakfast = Café da manhã incluído
+board-half-board = Meia pensão
+board-full-board = Pensão completa
+board-all-inclusive = Tudo incluído
+
+## The calendar attachment
+calendar-note-add = { $count ->
+    [one] O arquivo de calendário anexo adiciona esta reserva à sua agenda. Nossos próximos e-mails vão atualizá-la, e um cancelamento a remove.
+   *[other] Os arquivos de calendário anexos adicionam cada voo à sua agenda. Nossos próximos e-mails vão atualizá-los, e um cancelamento os remove.
+}
+calendar-note-cancel = { $count ->
+    [one] O arquivo de calendário anexo remove da sua agenda a reserva cancelada.
+   *[other] Os arquivos de calendário anexos removem da sua agenda os voos cancelados.
+}
+calendar-note-update-remove = Os arquivos de calendário anexos atualizam seus voos na agenda e removem os voos que deixaram de existir.

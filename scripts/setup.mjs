@@ -5,6 +5,7 @@
 //   playwright-core for the admin's browser test);
 // - Chromium for the browser test (Debian's `chromium`, or CHROMIUM_PATH): installed with apt-get
 //   when missing and running as root;
+// - Postfix for the SMTP failover test against a real relay (Debian's `postfix`), likewise;
 // - the wasm32-unknown-unknown Rust target;
 // - wasm-bindgen-cli at exactly the version Cargo.lock pins (scripts/build.mjs runs it; the
 //   generated bindings must match the wasm-bindgen crate the Worker was compiled with);
@@ -68,6 +69,39 @@ await step(`Chromium for the browser test (${CHROMIUM})`, () => {
     r = install();
   }
   if (r.status !== 0 || !executable(CHROMIUM)) throw new Error(`apt-get install -y chromium exited with ${r.status} and ${CHROMIUM} is still missing`);
+  return "installed with apt-get";
+});
+
+// Debian's Postfix for the SMTP failover test against a real relay (tests/e2e-postfix/): run as a
+// private instance on a free port by that test, never as the machine's mail system. Installed
+// with "No configuration" preseeded, so the package sets up no system instance of its own.
+const POSTFIX = "/usr/sbin/postfix";
+await step(`Postfix for the SMTP relay test (${POSTFIX})`, () => {
+  if (existsSync(POSTFIX) && existsSync("/usr/share/postfix/master.cf.dist")) return "already installed";
+  const asRoot = typeof process.getuid === "function" && process.getuid() === 0;
+  if (!asRoot) {
+    if (/start\.mjs$/.test(process.argv[1] ?? "")) {
+      return "missing (only npm test's Postfix run needs it): run `sudo apt-get install -y postfix`";
+    }
+    throw new Error(`${POSTFIX} is missing: run \`sudo apt-get install -y postfix\` (Debian/Ubuntu; choose "No configuration"), and run again`);
+  }
+  const preseed = spawnSync("debconf-set-selections", {
+    input: "postfix postfix/main_mailer_type select No configuration\n",
+    encoding: "utf8",
+  });
+  if (preseed.error) console.log(`  (debconf-set-selections unavailable: ${preseed.error.message}; installing with the package's defaults)`);
+  const install = () =>
+    spawnSync("apt-get", ["install", "-y", "--no-install-recommends", "postfix"], {
+      stdio: "inherit",
+      env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
+    });
+  let r = install();
+  if (r.error) throw new Error(`could not run apt-get (${r.error.message}); install Debian's postfix package`);
+  if (r.status !== 0) {
+    run("apt-get", ["update"]);
+    r = install();
+  }
+  if (r.status !== 0 || !existsSync(POSTFIX)) throw new Error(`apt-get install -y postfix exited with ${r.status} and ${POSTFIX} is still missing`);
   return "installed with apt-get";
 });
 

@@ -44,16 +44,19 @@ await step("upload size within its budget (wrangler deploy --dry-run)", () => {
   return "over budget";
 });
 
-// Six runs of the same Worker: Cloudflare Email Service as the main provider, then Resend (a local
-// fake) as the main provider, then automatic refunds (COMPENSATION_REFUND_POLICY = automatic; the
-// default, owner, runs in the first), then the SMTP failover against a server scripted per case
-// (tests/e2e/scripted-smtp.mjs), then what waits for the owner (tests/e2e-loops: digest at hour 0,
-// unanswered holds dismissed), then every D1 query's plan (tests/e2e-plans). All always run, so one failing run never hides another's results.
+// Seven runs of the same Worker: Cloudflare Email Service as the main provider, then Resend (a
+// local fake) as the main provider, then automatic refunds (COMPENSATION_REFUND_POLICY = automatic;
+// the default, owner, runs in the first), then the SMTP failover against a server scripted per case
+// (tests/e2e/scripted-smtp.mjs) and against a real Postfix relay (tests/e2e-postfix), then what
+// waits for the owner (tests/e2e-loops: digest at hour 0, unanswered holds dismissed), then every
+// D1 query's plan (tests/e2e-plans). All always run, so one failing run never hides another's
+// results.
 const runs = [
   ["end-to-end tests inside workerd, main provider Cloudflare Email Service (vitest)", "vitest.config.mjs", "vitest-report.json"],
   ["end-to-end tests inside workerd, main provider Resend (vitest)", "vitest.resend.config.mjs", "vitest-resend-report.json"],
   ["end-to-end tests inside workerd, automatic refunds (vitest)", "vitest.automatic.config.mjs", "vitest-automatic-report.json"],
   ["end-to-end tests inside workerd, SMTP failover against a scripted server (vitest)", "vitest.smtp.config.mjs", "vitest-smtp-report.json"],
+  ["end-to-end tests inside workerd, SMTP failover against a real Postfix relay (vitest)", "vitest.postfix.config.mjs", "vitest-postfix-report.json"],
   ["end-to-end tests inside workerd, what waits for the owner: reminders, backlog, hotel time, digest (vitest)", "vitest.loops.config.mjs", "vitest-loops-report.json"],
   ["query plans inside workerd: no common path scans a growing D1 table (vitest)", "vitest.plans.config.mjs", "vitest-plans-report.json"],
 ];

@@ -19,6 +19,10 @@ pub const JOURNEY_BINDING: &str = "JOURNEY";
 pub const OUTBOX_BINDING: &str = "OUTBOX";
 /// Cloudflare Email Service `send_email` binding (main provider).
 pub const EMAIL_BINDING: &str = "EMAIL";
+/// The owner route: a `send_email` binding restricted to the owner's verified address
+/// (`destination_address` in wrangler.toml), used for owner alerts while every route that carries
+/// guest mail is paused (`crate::domain::outbox::Provider::OwnerRoute`). Optional.
+pub const OWNER_ROUTE_BINDING: &str = "OWNER_ROUTE";
 /// Cloudflare Queues producer binding of outbound webhook deliveries (one message per delivery).
 pub const WEBHOOKS_QUEUE_BINDING: &str = "WEBHOOKS";
 /// Producer binding of the deliveries' dead letter queue (a delivery past its ceiling is sent
@@ -33,6 +37,8 @@ pub const EMAIL_EVENTS_QUEUE: &str = "booking-email-email-events";
 pub const OUTBOX_NAME: &str = "outbox";
 
 pub mod guard;
+pub mod replies;
+mod smtp;
 
 /// A feature the engine refuses to run with its configuration (the production guard,
 /// [`guard::apply`], or a secret list that cannot be used): the feature is off, the rest of the
@@ -105,9 +111,10 @@ pub struct Config {
     /// owner templates and their date and money helpers ship in English only): the owner's
     /// alerts. Guest emails take the booking's language instead ([`Branding::in_locale`]).
     pub branding: Branding,
-    /// `DEFAULT_GUEST_LOCALE` (a shipped language tag: `en`, `es`, `fr`, `de`, `pt`, `it`; default
+    /// `DEFAULT_GUEST_LOCALE` (a shipped language tag, region allowed for its formats: `en`,
+    /// `en-US`, `es`, `es-MX`, `fr`, `de`, `pt-PT`, `it`, …; default
     /// `en`): the language of a guest no source gave a language for.
-    pub default_guest_locale: crate::domain::i18n::Locale,
+    pub default_guest_locale: crate::domain::i18n::Lang,
     /// `SMTP_HOST`, `SMTP_PORT`, `SMTP_TLS`, `SMTP_USERNAME`, `SMTP_PASSWORD`, and the timeouts
     /// (`SMTP_*_TIMEOUT_MS`, `SMTP_CONVERSATION_MAX_MS`); `None` when `SMTP_HOST` is empty (no
     /// failover configured).
@@ -195,6 +202,8 @@ pub struct Config {
     /// The owner's admin: `ADMIN_ACCOUNTS`, `ADMIN_SESSION_TTL_S`, `ADMIN_LOGIN_*`
     /// ([`crate::domain::admin::AdminConfig`]).
     pub admin: crate::domain::admin::AdminConfig,
+    /// Guests' replies: `REPLY_*` and `INBOUND_*` ([`replies::ReplyConfig`]).
+    pub replies: replies::ReplyConfig,
     /// Features turned off by their configuration, each naming its variable (see [`Refusal`]):
     /// the production guard's refusals and a refused `GENERIC_WEBHOOK_SECRETS`.
     pub refused: Vec<Refusal>,
@@ -210,15 +219,16 @@ fn list(get: &impl Fn(&str) -> Option<String>, name: &'static str) -> Vec<String
 }
 
 /// A shipped language tag (`en`, `es`, `fr`, `de`, `pt`, `it`; region subtags allowed, e.g.
-/// `pt-BR`), default `en`; any other value is a [`ConfigError::Invalid`] naming the shipped tags.
+/// `pt-BR`, which pick the regional formats), default `en`; any other value is a
+/// [`ConfigError::Invalid`] naming the shipped tags.
 fn locale(
     get: &impl Fn(&str) -> Option<String>,
     name: &'static str,
-) -> Result<crate::domain::i18n::Locale, ConfigError> {
+) -> Result<crate::domain::i18n::Lang, ConfigError> {
     match text(get, name)? {
-        None => Ok(crate::domain::i18n::Locale::En),
+        None => Ok(crate::domain::i18n::Locale::En.into()),
         Some(tag) => {
-            crate::domain::i18n::Locale::from_tag(&tag).ok_or_else(|| ConfigError::Invalid {
+            crate::domain::i18n::Lang::from_tag(&tag).ok_or_else(|| ConfigError::Invalid {
                 name,
                 reason: format!("{tag:?} is not a shipped language (en, es, fr, de, pt, it)"),
             })
@@ -233,7 +243,7 @@ fn owner_locale(
     get: &impl Fn(&str) -> Option<String>,
 ) -> Result<crate::domain::i18n::Locale, ConfigError> {
     let name = "OWNER_LOCALE";
-    match locale(get, name)? {
+    match locale(get, name)?.locale {
         crate::domain::i18n::Locale::En => Ok(crate::domain::i18n::Locale::En),
         other => {
             let tag: &'static str = other.into();
@@ -324,31 +334,6 @@ fn admin_config(get: &impl Fn(&str) -> Option<String>) -> crate::domain::admin::
     }
 }
 
-/// The SMTP timeouts, ms, each defaulting to RFC 5321 §4.5.3.2 ([`SmtpTimeouts::DEFAULT`]) and
-/// checked against a Durable Object alarm's wall-clock limit.
-fn smtp_timeouts(get: &impl Fn(&str) -> Option<String>) -> Result<SmtpTimeouts, ConfigError> {
-    let d = SmtpTimeouts::DEFAULT;
-    SmtpTimeouts {
-        greeting_ms: number(get, "SMTP_GREETING_TIMEOUT_MS", d.greeting_ms)?,
-        command_ms: number(get, "SMTP_TIMEOUT_MS", d.command_ms)?,
-        data_init_ms: number(get, "SMTP_DATA_TIMEOUT_MS", d.data_init_ms)?,
-        data_block_ms: number(get, "SMTP_DATA_BLOCK_TIMEOUT_MS", d.data_block_ms)?,
-        final_reply_ms: number(get, "SMTP_FINAL_REPLY_TIMEOUT_MS", d.final_reply_ms)?,
-        conversation_ms: number(get, "SMTP_CONVERSATION_MAX_MS", d.conversation_ms)?,
-    }
-    .validated()
-    .map_err(|e| ConfigError::Invalid {
-        name: match &e {
-            crate::domain::smtp::SmtpTimeoutError::Zero { name }
-            | crate::domain::smtp::SmtpTimeoutError::LongerThanConversation { name, .. } => name,
-            crate::domain::smtp::SmtpTimeoutError::LongerThanAlarm { .. } => {
-                "SMTP_CONVERSATION_MAX_MS"
-            }
-        },
-        reason: e.to_string(),
-    })
-}
-
 impl Config {
     /// Parses the configuration; `get(name)` returns a var or secret by name.
     pub fn parse(get: impl Fn(&str) -> Option<String>) -> Result<Self, ConfigError> {
@@ -397,7 +382,7 @@ impl Config {
                     credentials,
                     hello_name: text(&get, "SMTP_HELLO_NAME")?
                         .unwrap_or_else(|| from.domain().to_string()),
-                    timeouts: smtp_timeouts(&get)?,
+                    timeouts: smtp::timeouts(&get)?,
                     host,
                 })
             }
@@ -449,6 +434,7 @@ impl Config {
                 brand: text(&get, "BRAND_NAME")?.unwrap_or_else(|| "Bookings".into()),
                 from,
                 locale: owner_locale(&get)?,
+                region: crate::domain::i18n::Region::DEFAULT,
             },
             default_guest_locale: locale(&get, "DEFAULT_GUEST_LOCALE")?,
             smtp,
@@ -547,6 +533,7 @@ impl Config {
             },
             webhook_timeout_ms: number(&get, "WEBHOOK_TIMEOUT_MS", 10_000u64)?,
             admin: admin_config(&get),
+            replies: replies::parse(&get)?,
             webhook_allow_http_loopback: matches!(
                 text(&get, "WEBHOOK_ALLOW_HTTP_LOOPBACK")?.as_deref(),
                 Some("true" | "1")
@@ -575,6 +562,51 @@ impl Config {
             main_paused_until_ms,
             smtp_configured: self.smtp.is_some(),
             smtp_paused_until_ms,
+            owner_route: false,
+            owner_route_paused_until_ms: None,
+        }
+    }
+
+    /// The settings a pause of `provider`'s route blames, as `(variable, value)` pairs in a fixed
+    /// order (`crate::domain::outbox::check_pause`): SMTP its host, port, TLS mode, user, password
+    /// and our sender; Resend its key, base URL and our sender; Cloudflare Email Service our sender;
+    /// the owner route the owner's address and our sender. Secrets are passed as they are and
+    /// only ever hashed.
+    pub fn route_settings(
+        &self,
+        provider: crate::domain::outbox::Provider,
+    ) -> crate::domain::outbox::RouteSettings {
+        use crate::domain::outbox::Provider;
+        let sender = ("SENDER_EMAIL", self.branding.from.as_str().to_string());
+        match provider {
+            Provider::Cloudflare => vec![("MAIN_PROVIDER", "cloudflare".into()), sender],
+            Provider::Resend => match &self.main_provider {
+                MainProvider::Resend { api_key, base_url } => vec![
+                    ("MAIN_PROVIDER", "resend".into()),
+                    ("RESEND_API_KEY", api_key.clone()),
+                    ("RESEND_BASE_URL", base_url.clone()),
+                    sender,
+                ],
+                MainProvider::Cloudflare => vec![("MAIN_PROVIDER", "cloudflare".into()), sender],
+            },
+            Provider::Smtp => match &self.smtp {
+                Some(smtp) => {
+                    let (user, password) = smtp.credentials.clone().unwrap_or_default();
+                    vec![
+                        ("SMTP_HOST", smtp.host.clone()),
+                        ("SMTP_PORT", smtp.port.to_string()),
+                        ("SMTP_TLS", format!("{:?}", smtp.tls)),
+                        ("SMTP_USERNAME", user),
+                        ("SMTP_PASSWORD", password),
+                        sender,
+                    ]
+                }
+                None => vec![("SMTP_HOST", String::new()), sender],
+            },
+            Provider::OwnerRoute => vec![
+                ("OWNER_EMAIL", self.owner_email.as_str().to_string()),
+                sender,
+            ],
         }
     }
 

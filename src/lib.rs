@@ -8,6 +8,7 @@
 
 pub mod config;
 pub mod domain;
+pub mod inbound;
 pub mod journey;
 pub mod outbox;
 pub mod platform;
@@ -23,7 +24,8 @@ pub use journey::run_journey;
 pub use outbox::Outbox;
 
 use worker::{
-    event, Context, Env, MessageBatch, Request, Response, Result, ScheduleContext, ScheduledEvent,
+    event, Context, Env, ForwardableEmailMessage, MessageBatch, Request, Response, Result,
+    ScheduleContext, ScheduledEvent,
 };
 
 #[event(fetch)]
@@ -32,6 +34,13 @@ async fn fetch(req: Request, env: Env, _ctx: Context) -> Result<Response> {
     routes::handle(req, env)
         .await
         .or_else(routes::AppError::into_response)
+}
+
+/// Email Routing's delivery of a guest's reply (`reply+TOKEN@REPLY_DOMAIN` routed to this Worker):
+/// see [`inbound`].
+#[event(email)]
+async fn email(message: ForwardableEmailMessage, env: Env, _ctx: Context) -> Result<()> {
+    inbound::receive(&message, &env).await
 }
 
 /// The Cron Trigger (`[triggers] crons` in wrangler.toml): one sweep, see [`sweeper`].

@@ -20,7 +20,7 @@ const EXAMPLE: &str = include_str!("../../.dev.vars.example");
 
 /// The secrets whose published example values are refused in production. Values of other
 /// variables in the example file (SMTP host, pacing) are settings, not secrets.
-const SECRET_VARIABLES: [&str; 9] = [
+const SECRET_VARIABLES: [&str; 10] = [
     "LITEAPI_WEBHOOK_TOKEN",
     "DUFFEL_WEBHOOK_SECRETS",
     "GENERIC_WEBHOOK_SECRETS",
@@ -30,6 +30,7 @@ const SECRET_VARIABLES: [&str; 9] = [
     "UNSUBSCRIBE_SIGNING_KEY",
     "OPERATOR_TOKEN",
     "ADMIN_ACCOUNTS",
+    "REPLY_SIGNING_KEY",
 ];
 
 /// The published values of `name` in `.dev.vars.example`, one per list entry (split on commas
@@ -160,6 +161,11 @@ pub(super) fn apply(cfg: &mut Config) {
             "OPERATOR_TOKEN",
             &mut cfg.operator_token,
             "the operator API's bearer token is off",
+        ),
+        (
+            "REPLY_SIGNING_KEY",
+            &mut cfg.replies.signing_key,
+            "reply addresses are off: guest emails carry none, and replies are kept unmatched",
         ),
     ] {
         if key.is_empty() {

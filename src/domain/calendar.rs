@@ -1,43 +1,52 @@
-//! The calendar part of guest emails (RFC 5545 iCalendar, <https://www.rfc-editor.org/rfc/rfc5545>),
-//! kept in step with the booking by iTIP (RFC 5546, <https://www.rfc-editor.org/rfc/rfc5546>):
-//! - a hotel stay is one all-day event, `DTSTART;VALUE=DATE` = check-in, `DTEND;VALUE=DATE` =
-//!   check-out (the hotel's own calendar dates: an all-day event is read in the zone it happens
-//!   in), with the hotel's name and address as `LOCATION` and its confirmation number;
-//! - a flight is one timed event per segment, departure and arrival as UTC instants converted
-//!   from each airport's local time in that airport's IANA zone (RFC 5545 §3.3.5 form 2: every
-//!   client shows them right wherever the reader is); a segment whose airport zone is unknown
-//!   (liteAPI gives none) is written as local "floating" time (form 1);
-//! - `UID` is stable per booking (`stay-<booking id>@<sender domain>`) or per segment
-//!   (`flight-<order id>-<n>@<sender domain>`), so a later email updates the same event; the
-//!   supplier's id is written through [`uid_safe`] (every byte outside `A-Z a-z 0-9 . _ - @`
-//!   percent-encoded), so an id with `,` `;` `\` or a line break cannot break the line and the
-//!   same id always gives the same UID;
-//! - a flight segment's `SEQUENCE` is the booking's journey version less one: 0 for the
-//!   confirmation, higher after every schedule change and cancellation (the journey version is
-//!   stored in D1 and only ever moves on, and each email is rendered in a step whose result a
-//!   replay reuses);
-//! - a hotel stay's `SEQUENCE` is twice that, plus one once the hotel's confirmation number is
-//!   known: the stay event also changes when the number arrives after the confirmation (same
-//!   journey version), so the number's email carries a higher `SEQUENCE` than the confirmation
-//!   without it, and the next amendment (one version on) a higher one still. The number is only
-//!   ever set, never taken back, so the order holds; a second, different number keeps the same
-//!   `SEQUENCE` with a later `DTSTAMP`, which RFC 5546 §2.1.5 orders after the first;
-//! - `METHOD:PUBLISH` for the confirmation and every change; `METHOD:CANCEL` with
-//!   `STATUS:CANCELLED` and the same UIDs for a cancellation.
+//! The calendar parts of guest emails (RFC 5545 iCalendar, <https://www.rfc-editor.org/rfc/rfc5545>),
+//! kept in step with the booking as calendar clients apply iTIP (RFC 5546,
+//! <https://www.rfc-editor.org/rfc/rfc5546>):
 //!
-//! Written by the small writer below ([`Ics`]), not the `icalendar` crate: that crate builds for
-//! wasm32 and folds correctly, but costs 75 KiB raw / 32 KiB gzip of wasm (`bench/i18n.mjs`) for
-//! what is some eighty lines here, and its TEXT escaping keeps CR and other control characters
-//! (a bare CR ends a content line in strict parsers). The writer escapes `\`, `;`, `,` and
-//! newlines (RFC 5545 §3.3.11) and folds every content line at 75 octets on a character boundary
-//! (§3.1). Supplier text is cleaned before it goes in: control characters become spaces, runs of
-//! blank space collapse, and each value is bounded.
+//! - **one calendar object per part, one event per object**: a hotel stay is one part; a flight
+//!   journey is one part per segment. RFC 5546 ties an iTIP object to one calendar component (one
+//!   `UID`, §1.4 and §3.1), Outlook imports each VEVENT as its own item and applies a message's
+//!   METHOD to the object it opened ([MS-OXCICAL] §2.1.3.1.1.20), and the CalConnect iMIP guide
+//!   advises one event per iMIP object; several UIDs in one object left every segment but the
+//!   first to chance. Every part is its own `text/calendar; method=…` attachment;
+//! - every event names its **`ORGANIZER`** (the brand, `mailto:` the sender address): RFC 5546
+//!   requires it in PUBLISH and CANCEL (§3.2.1, §3.2.5), and without it Outlook shows an attached
+//!   PUBLISH as a plain file. No `ATTENDEE` in PUBLISH (§3.2.1 forbids it: nobody is asked to
+//!   answer); a CANCEL names the guest as the attendee it removes the event for (§3.2.5), never
+//!   with `RSVP`;
+//! - **UIDs from a stable identity**, never from a position or the sending domain: a stay is its
+//!   booking id; a flight segment is its order id with the flight (carrier and number, leading
+//!   zeros dropped), its route and its occurrence among equal flights of the order. A schedule
+//!   change that re-sorts the segments or moves a flight's times keeps each flight's UID; a flight
+//!   that is gone gets its own CANCEL ([`flight_change`]). The UID is a name-based UUID (version 8,
+//!   SHA-256 of that identity, RFC 9562 §5.8 and Appendix B.2) without a domain, as RFC 7986 §5.3
+//!   recommends, so changing the sender's domain changes no UID;
+//! - `SEQUENCE` and `DTSTAMP` rise strictly per UID across every email: they are written in
+//!   when the email is handed over (`crate::store::calendar`, one allocation per UID and
+//!   dedupe key, [`CalendarPart::stamped`]): the next SEQUENCE of the UID, and a DTSTAMP at the
+//!   event's time or one second after the UID's last one, whichever is later (§2.1.5 orders two
+//!   versions by SEQUENCE, then DTSTAMP);
+//! - a stay is an all-day event from check-in to check-out (`VALUE=DATE`, the hotel's calendar
+//!   dates) that leaves the guest free (`TRANSP:TRANSPARENT`: a stay is not a meeting);
+//! - a flight segment is timed in UTC from each airport's IANA zone (§3.3.5 form 2) when both
+//!   zones are known, else both ends are the airports' local "floating" times (form 1): never a
+//!   UTC start with a floating end. An end that is not after its start (a bad time, or a date
+//!   line crossed in floating time) is left out: the event is its departure alone (§3.6.1);
+//! - `METHOD:PUBLISH` and `STATUS:CONFIRMED` for the confirmation and every change;
+//!   `METHOD:CANCEL` and `STATUS:CANCELLED` with the same UID for a cancellation.
 //!
-//! Rendering is deterministic (`DTSTAMP` is the booking event's time, never "now"), so every
-//! attempt of one email carries the same bytes.
+//! [MS-OXCICAL]: https://learn.microsoft.com/en-us/openspecs/exchange_server_protocols/ms-oxcical/
+//! CalConnect iMIP best practices: <https://devguide.calconnect.org/iMIP/iMIP-Best-Practices/>.
+//!
+//! Written by the small writer of [`ics`] rather than the `icalendar` crate (75 KiB raw / 32 KiB
+//! gzip of wasm for some eighty lines here, and its TEXT escaping keeps CR). Supplier text is
+//! cleaned before it goes in: control characters become spaces, blank runs collapse, each value is
+//! bounded.
 
-use chrono::{DateTime, NaiveDate, NaiveDateTime, TimeZone, Utc};
+pub mod ics;
+
+use chrono::{NaiveDate, NaiveDateTime, TimeZone, Utc};
 use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
 
 use crate::domain::event::{FlightBooking, FlightSegment, HotelBooking};
 
@@ -51,7 +60,7 @@ const VALUE_MAX_CHARS: usize = 500;
 pub enum Method {
     /// The event as it now stands (confirmation, amendment, schedule change).
     Publish,
-    /// The event is off (cancellation).
+    /// The event is off (cancellation, a flight the airline removed).
     Cancel,
 }
 
@@ -65,19 +74,69 @@ impl Method {
     }
 }
 
-/// A calendar part ready to attach: `text/calendar; charset=utf-8; method=<method>`, file name
-/// [`CalendarPart::FILE_NAME`].
+/// A calendar user: the organizer (the brand and its sender address) or the guest a CANCEL is
+/// for. `email` is an address the engine parsed (no line breaks).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Party {
+    /// The display name (`CN`), supplier or brand text: cleaned when written.
+    pub name: String,
+    pub email: String,
+}
+
+/// When an event starts or ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum When {
+    /// An all-day date (`VALUE=DATE`).
+    Date(NaiveDate),
+    /// An instant, ms since the epoch (written in UTC, `…Z`).
+    Utc(i64),
+    /// A local wall-clock time with no zone ("floating").
+    Floating(NaiveDateTime),
+}
+
+/// One event: what a calendar shows and the identity that keeps it one item across emails.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Event {
+    /// See the module docs ([`stay_uid`], [`segment_uids`]).
+    pub uid: String,
+    pub start: When,
+    /// `None`: the event is its start alone.
+    pub end: Option<When>,
+    pub summary: String,
+    pub location: String,
+    /// Lines joined with `\n`.
+    pub description: String,
+    /// `TRANSP:TRANSPARENT` (the guest stays free: a hotel stay).
+    pub transparent: bool,
+}
+
+/// One calendar attachment: `text/calendar; charset=utf-8; method=<method>` named `file_name`,
+/// one VCALENDAR with one VEVENT. The object is written when the part is built, with `SEQUENCE:0`
+/// and a `DTSTAMP` at the epoch; [`CalendarPart::stamped`] writes the allocated ones in (those
+/// two lines are short and never folded, and supplier text cannot start a line: TEXT values
+/// carry line breaks escaped).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CalendarPart {
     pub method: Method,
-    /// The whole `VCALENDAR` object, CRLF line ends, folded at 75 octets.
+    /// `stay.ics`, `flight-1-LHR-BCN.ics`, … (ASCII letters, digits, `-`, `.`).
+    #[serde(default = "default_file_name")]
+    pub file_name: String,
+    /// The event's UID; empty for a part queued before parts were stamped at hand-over (sent as
+    /// it is).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub uid: String,
+    /// The whole `VCALENDAR` object: CRLF line ends, folded at 75 octets.
     pub ics: String,
 }
 
-impl CalendarPart {
-    /// The attachment's file name.
-    pub const FILE_NAME: &'static str = "invite.ics";
+/// The `SEQUENCE` and `DTSTAMP` lines of a part not stamped yet.
+const UNSTAMPED: (&str, &str) = ("\r\nSEQUENCE:0\r\n", "\r\nDTSTAMP:19700101T000000Z\r\n");
 
+fn default_file_name() -> String {
+    "invite.ics".into()
+}
+
+impl CalendarPart {
     /// The MIME content type with the iTIP method, as Gmail and Outlook read it
     /// (`text/calendar; charset=utf-8; method=PUBLISH`).
     pub fn content_type(&self) -> String {
@@ -86,153 +145,216 @@ impl CalendarPart {
             self.method.as_str()
         )
     }
-}
 
-/// What every event of one email shares.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Stamp {
-    /// The booking's journey version less one: a flight segment's `SEQUENCE`; a hotel stay writes
-    /// twice this plus one once its confirmation number is known (see the module docs).
-    pub sequence: u32,
-    /// `DTSTAMP`, ms since the epoch (UTC): the booking event's time.
-    pub stamp_ms: i64,
-    pub method: Method,
-}
+    /// The whole `VCALENDAR` object: CRLF line ends, folded at 75 octets.
+    pub fn text(&self) -> &str {
+        &self.ics
+    }
 
-impl Stamp {
-    /// The stamp of an email rendered under journey `version` (1 = the first; `SEQUENCE` =
-    /// `version - 1`) for the event received at `at_ms` (UTC).
-    pub fn at_version(version: i64, at_ms: i64, method: Method) -> Self {
-        Self {
-            sequence: u32::try_from(version.saturating_sub(1)).unwrap_or(0),
-            stamp_ms: at_ms,
-            method,
+    /// The event's UID (`None` for a part queued whole before stamping).
+    pub fn uid(&self) -> Option<&str> {
+        (!self.uid.is_empty()).then_some(self.uid.as_str())
+    }
+
+    /// The part with its `SEQUENCE` and `DTSTAMP` (ms, UTC) as allocated for its UID (a part
+    /// stamped before keeps its stamp).
+    pub fn stamped(mut self, sequence: u32, stamp_ms: i64) -> Self {
+        let (seq, stamp) = UNSTAMPED;
+        if self.ics.contains(seq) && self.ics.contains(stamp) {
+            self.ics = self
+                .ics
+                .replacen(seq, &format!("\r\nSEQUENCE:{sequence}\r\n"), 1)
+                .replacen(stamp, &format!("\r\nDTSTAMP:{}\r\n", ics::utc(stamp_ms)), 1);
         }
+        self
     }
 }
 
-/// Labels of the event texts, in the guest's language (from the translator).
+/// Labels of the event texts, in the guest's language, each with its colon (`Booking ID:`,
+/// `Numéro de réservation :`).
 #[derive(Debug, Clone, Default)]
 pub struct Labels {
-    /// E.g. `Booking ID`.
     pub booking_id: String,
-    /// E.g. `Hotel confirmation number`.
     pub hcn: String,
-    /// E.g. `Airline booking reference`.
     pub pnr: String,
-    /// The word before a flight number, e.g. `Flight` (the summary reads `Flight ZZ 0472: LHR →
-    /// BCN`).
+    /// A flight's summary before its route, e.g. `Flight ZZ 0472:` (`{}` is the flight number).
     pub flight: String,
 }
 
-/// The calendar of a hotel stay: one all-day event from check-in to check-out.
-/// `domain` is the sender's domain (the right-hand side of every UID, e.g. `mail.example.com`).
+/// The name-based UUID (version 8, RFC 9562 §5.8, SHA-256 as its Appendix B.2) of `name`.
+fn uuid_of(name: &str) -> String {
+    let mut b: [u8; 16] = Sha256::digest(name.as_bytes())[..16]
+        .try_into()
+        .unwrap_or([0; 16]);
+    b[6] = (b[6] & 0x0f) | 0x80;
+    b[8] = (b[8] & 0x3f) | 0x80;
+    let h = hex::encode(b);
+    format!(
+        "{}-{}-{}-{}-{}",
+        &h[..8],
+        &h[8..12],
+        &h[12..16],
+        &h[16..20],
+        &h[20..]
+    )
+}
+
+/// The UID of a hotel stay: from its booking id only.
+pub fn stay_uid(booking_id: &str) -> String {
+    uuid_of(&format!("booking-email-engine/stay/{booking_id}"))
+}
+
+/// A flight as an identity: carrier and number without spaces or leading zeros of the number
+/// (`ZZ 0472` → `ZZ472`), and its route (`LHR-BCN`).
+fn flight_key(s: &FlightSegment) -> String {
+    let compact: String = s
+        .flight_number
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .map(|c| c.to_ascii_uppercase())
+        .collect();
+    let (carrier, number) = compact.split_at(compact.len().min(2));
+    let number = number.trim_start_matches('0');
+    format!(
+        "{carrier}{number}/{}-{}",
+        s.origin.iata_code.trim().to_ascii_uppercase(),
+        s.destination.iata_code.trim().to_ascii_uppercase()
+    )
+}
+
+/// The UID of each segment of an order, in the segments' order: its [`flight_key`] and its
+/// occurrence among equal keys by departure (a flight flown twice in one order), so the same
+/// flight keeps its UID whatever the list's order.
+pub fn segment_uids(order_id: &str, segments: &[FlightSegment]) -> Vec<String> {
+    segments
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let key = flight_key(s);
+            let occurrence = segments
+                .iter()
+                .enumerate()
+                .filter(|(j, o)| flight_key(o) == key && (o.departing_at, *j) < (s.departing_at, i))
+                .count();
+            uuid_of(&format!(
+                "booking-email-engine/flight/{order_id}/{key}#{occurrence}"
+            ))
+        })
+        .collect()
+}
+
+/// The calendar part of a hotel stay under `method`: one all-day event from check-in to
+/// check-out. `guest` is named in a CANCEL.
 pub fn hotel_stay(
     b: &HotelBooking,
-    brand: &str,
     labels: &Labels,
-    domain: &str,
-    s: Stamp,
+    organizer: &Party,
+    method: Method,
 ) -> CalendarPart {
     let hcn = b
         .hotel_confirmation_number
         .as_deref()
         .map(clean)
         .filter(|h| !h.is_empty());
-    let s = Stamp {
-        sequence: s
-            .sequence
-            .saturating_mul(2)
-            .saturating_add(u32::from(hcn.is_some())),
-        ..s
-    };
-    let mut ics = Ics::begin(s.method);
-    ics.event_head(
-        &format!("stay-{}", uid_safe(b.booking_id.as_str())),
-        domain,
-        s,
-    );
-    ics.line(
-        "DTSTART;VALUE=DATE",
-        &b.checkin.format("%Y%m%d").to_string(),
-    );
-    let end = all_day_end(b.checkin, b.checkout);
-    ics.line("DTEND;VALUE=DATE", &end.format("%Y%m%d").to_string());
-    ics.text("SUMMARY", &clean(&b.hotel_name));
     let address = b
         .location
         .as_ref()
         .and_then(|l| l.address.as_deref())
         .map(clean)
         .filter(|a| !a.is_empty());
+    let name = clean(&b.hotel_name);
     let location = match &address {
-        Some(a) => format!("{}, {a}", clean(&b.hotel_name)),
-        None => clean(&b.hotel_name),
+        Some(a) => format!("{name}, {a}"),
+        None => name.clone(),
     };
-    ics.text("LOCATION", &location);
-    let mut lines = vec![format!("{}: {}", labels.booking_id, b.booking_id.as_str())];
+    let mut lines = vec![format!(
+        "{} {}",
+        labels.booking_id,
+        clean(b.booking_id.as_str())
+    )];
     if let Some(hcn) = hcn {
-        lines.push(format!("{}: {hcn}", labels.hcn));
+        lines.push(format!("{} {hcn}", labels.hcn));
     }
-    lines.push(clean(brand));
-    ics.text("DESCRIPTION", &lines.join("\n"));
-    ics.line("END", "VEVENT");
-    ics.finish(s.method)
+    lines.push(clean(&organizer.name));
+    let guest = Party {
+        name: b.holder.name.full(),
+        email: b.holder.email.as_str().to_string(),
+    };
+    part(
+        method,
+        "stay.ics".into(),
+        organizer,
+        guest,
+        Event {
+            uid: stay_uid(b.booking_id.as_str()),
+            start: When::Date(b.checkin),
+            end: Some(When::Date(all_day_end(b.checkin, b.checkout))),
+            summary: name,
+            location,
+            description: lines.join("\n"),
+            transparent: true,
+        },
+    )
 }
 
-/// The calendar of a flight order: one timed event per segment, in travel order.
-/// `domain` as in [`hotel_stay`].
+/// One calendar part per flight segment of `f` under `method`, in the segments' order.
 pub fn flight_segments(
     f: &FlightBooking,
-    brand: &str,
     labels: &Labels,
-    domain: &str,
-    s: Stamp,
-) -> CalendarPart {
-    let mut ics = Ics::begin(s.method);
-    for (i, seg) in f.segments.iter().enumerate() {
-        segment_event(&mut ics, f, i + 1, seg, brand, labels, domain, s);
-    }
-    ics.finish(s.method)
+    organizer: &Party,
+    method: Method,
+) -> Vec<CalendarPart> {
+    let uids = segment_uids(f.booking_id.as_str(), &f.segments);
+    f.segments
+        .iter()
+        .zip(uids)
+        .enumerate()
+        .map(|(i, (seg, uid))| segment_part(f, i + 1, seg, uid, labels, organizer, method))
+        .collect()
 }
 
-#[allow(clippy::too_many_arguments)]
-fn segment_event(
-    ics: &mut Ics,
+/// The parts of a schedule change from `before` to `after` (the same order): a PUBLISH of every
+/// segment of `after`, then a CANCEL of every flight of `before` whose UID `after` no longer has.
+pub fn flight_change(
+    before: &FlightBooking,
+    after: &FlightBooking,
+    labels: &Labels,
+    organizer: &Party,
+) -> Vec<CalendarPart> {
+    let mut parts = flight_segments(after, labels, organizer, Method::Publish);
+    let kept = segment_uids(after.booking_id.as_str(), &after.segments);
+    let old = segment_uids(before.booking_id.as_str(), &before.segments);
+    for (i, (seg, uid)) in before.segments.iter().zip(old).enumerate() {
+        if !kept.contains(&uid) {
+            parts.push(segment_part(
+                before,
+                i + 1,
+                seg,
+                uid,
+                labels,
+                organizer,
+                Method::Cancel,
+            ));
+        }
+    }
+    parts
+}
+
+fn segment_part(
     f: &FlightBooking,
     n: usize,
     seg: &FlightSegment,
-    brand: &str,
+    uid: String,
     labels: &Labels,
-    domain: &str,
-    s: Stamp,
-) {
-    ics.event_head(
-        &format!("flight-{}-{n}", uid_safe(f.booking_id.as_str())),
-        domain,
-        s,
-    );
-    ics.line(
-        "DTSTART",
-        &instant(seg.departing_at, seg.origin.time_zone.as_deref()),
-    );
-    ics.line(
-        "DTEND",
-        &instant(seg.arriving_at, seg.destination.time_zone.as_deref()),
-    );
+    organizer: &Party,
+    method: Method,
+) -> CalendarPart {
+    let (start, end) = segment_times(seg);
     let flight = clean(&seg.flight_number);
-    ics.text(
-        "SUMMARY",
-        &format!(
-            "{} {flight}: {} → {}",
-            labels.flight,
-            clean(&seg.origin.iata_code),
-            clean(&seg.destination.iata_code)
-        ),
-    );
-    ics.text(
-        "LOCATION",
-        &clean(&format!("{} ({})", seg.origin.name, seg.origin.iata_code)),
+    let route = format!(
+        "{} → {}",
+        clean(&seg.origin.iata_code),
+        clean(&seg.destination.iata_code)
     );
     let mut lines = Vec::new();
     if let Some(pnr) = f
@@ -241,106 +363,87 @@ fn segment_event(
         .map(clean)
         .filter(|p| !p.is_empty())
     {
-        lines.push(format!("{}: {pnr}", labels.pnr));
+        lines.push(format!("{} {pnr}", labels.pnr));
     }
-    lines.push(format!("{}: {}", labels.booking_id, f.booking_id.as_str()));
-    lines.push(clean(brand));
-    ics.text("DESCRIPTION", &lines.join("\n"));
-    ics.line("END", "VEVENT");
+    lines.push(format!(
+        "{} {}",
+        labels.booking_id,
+        clean(f.booking_id.as_str())
+    ));
+    lines.push(clean(&organizer.name));
+    let code = |s: &str| -> String {
+        s.chars()
+            .filter(char::is_ascii_alphanumeric)
+            .take(8)
+            .collect()
+    };
+    let file = format!(
+        "{}-{n}-{}-{}.ics",
+        match method {
+            Method::Publish => "flight",
+            Method::Cancel => "cancelled-flight",
+        },
+        code(&seg.origin.iata_code),
+        code(&seg.destination.iata_code)
+    );
+    let guest = Party {
+        name: f.contact.name.full(),
+        email: f.contact.email.as_str().to_string(),
+    };
+    part(
+        method,
+        file,
+        organizer,
+        guest,
+        Event {
+            uid,
+            start,
+            end,
+            summary: format!("{} {route}", labels.flight.replace("{}", &flight)),
+            location: clean(&format!("{} ({})", seg.origin.name, seg.origin.iata_code)),
+            description: lines.join("\n"),
+            transparent: false,
+        },
+    )
 }
 
-/// A VCALENDAR object being written: content lines with CRLF ends, each folded at 75 octets.
-struct Ics {
-    out: String,
-}
-
-impl Ics {
-    fn begin(method: Method) -> Self {
-        let mut ics = Ics {
-            out: String::with_capacity(1024),
-        };
-        ics.line("BEGIN", "VCALENDAR");
-        ics.line("VERSION", "2.0");
-        ics.line("PRODID", "-//Bookings//Calendar//EN");
-        ics.line("CALSCALE", "GREGORIAN");
-        ics.line("METHOD", method.as_str());
-        ics
-    }
-
-    /// `BEGIN:VEVENT` and what every event carries: UID, DTSTAMP, SEQUENCE, STATUS by method.
-    fn event_head(&mut self, uid_local: &str, domain: &str, s: Stamp) {
-        self.line("BEGIN", "VEVENT");
-        self.line("UID", &format!("{uid_local}@{}", clean_domain(domain)));
-        let stamp = Utc
-            .timestamp_millis_opt(s.stamp_ms)
-            .single()
-            .unwrap_or_default();
-        self.line("DTSTAMP", &utc(stamp));
-        self.line("SEQUENCE", &s.sequence.to_string());
-        self.line(
-            "STATUS",
-            match s.method {
-                Method::Publish => "CONFIRMED",
-                Method::Cancel => "CANCELLED",
-            },
-        );
-    }
-
-    /// A TEXT property, escaped (RFC 5545 §3.3.11).
-    fn text(&mut self, name: &str, value: &str) {
-        let mut escaped = String::with_capacity(value.len() + 8);
-        for c in value.chars() {
-            match c {
-                '\\' => escaped.push_str("\\\\"),
-                ';' => escaped.push_str("\\;"),
-                ',' => escaped.push_str("\\,"),
-                '\n' => escaped.push_str("\\n"),
-                c if c.is_control() => escaped.push(' '),
-                c => escaped.push(c),
-            }
-        }
-        self.line(name, &escaped);
-    }
-
-    /// One content line `name:value`, folded: at most 75 octets a physical line, continuation
-    /// lines start with one space (RFC 5545 §3.1), never splitting a character.
-    fn line(&mut self, name: &str, value: &str) {
-        let line = format!("{name}:{value}");
-        let mut room = 75;
-        let mut used = 0;
-        for c in line.chars() {
-            if used + c.len_utf8() > room {
-                self.out.push_str("\r\n ");
-                room = 74;
-                used = 0;
-            }
-            self.out.push(c);
-            used += c.len_utf8();
-        }
-        self.out.push_str("\r\n");
-    }
-
-    fn finish(mut self, method: Method) -> CalendarPart {
-        self.line("END", "VCALENDAR");
-        CalendarPart {
-            method,
-            ics: self.out,
-        }
+fn part(
+    method: Method,
+    file_name: String,
+    organizer: &Party,
+    guest: Party,
+    event: Event,
+) -> CalendarPart {
+    let attendee = (method == Method::Cancel).then_some(guest);
+    CalendarPart {
+        method,
+        file_name,
+        uid: event.uid.clone(),
+        ics: ics::write(method, Some(organizer), attendee.as_ref(), &event),
     }
 }
 
-/// A UTC instant as an iCalendar DATE-TIME (form 2, `…Z`).
-fn utc(t: DateTime<Utc>) -> String {
-    t.format("%Y%m%dT%H%M%SZ").to_string()
-}
-
-/// A local wall-clock time in `zone` as a UTC instant; floating local time when the zone is
-/// unknown or the wall-clock time does not exist there (a DST gap: keep what the airline wrote).
-fn instant(local: NaiveDateTime, zone: Option<&str>) -> String {
-    let tz: Option<crate::domain::tzdb::Tz> = zone.and_then(|z| z.parse().ok());
-    match tz.and_then(|tz| tz.from_local_datetime(&local).earliest()) {
-        Some(t) => utc(t.with_timezone(&Utc)),
-        None => local.format("%Y%m%dT%H%M%S").to_string(),
+/// A segment's start and end: both in UTC when both airports' zones are known, else both the
+/// airports' local (floating) times; no end when it would not come after the start.
+fn segment_times(seg: &FlightSegment) -> (When, Option<When>) {
+    let instant = |local: NaiveDateTime, zone: Option<&str>| -> Option<i64> {
+        let tz: crate::domain::tzdb::Tz = zone?.parse().ok()?;
+        Some(
+            tz.from_local_datetime(&local)
+                .earliest()?
+                .with_timezone(&Utc)
+                .timestamp_millis(),
+        )
+    };
+    match (
+        instant(seg.departing_at, seg.origin.time_zone.as_deref()),
+        instant(seg.arriving_at, seg.destination.time_zone.as_deref()),
+    ) {
+        (Some(start), Some(end)) => (When::Utc(start), (end > start).then_some(When::Utc(end))),
+        _ => (
+            When::Floating(seg.departing_at),
+            (seg.arriving_at > seg.departing_at).then_some(When::Floating(seg.arriving_at)),
+        ),
     }
 }
 
@@ -355,7 +458,7 @@ fn all_day_end(checkin: NaiveDate, checkout: NaiveDate) -> NaiveDate {
 }
 
 /// Supplier text fit for an iCalendar TEXT value: control characters (CR, LF, tabs, …) become
-/// spaces, blank runs collapse, at most [`VALUE_MAX_CHARS`] characters. [`Ics::text`] escapes the
+/// spaces, blank runs collapse, at most [`VALUE_MAX_CHARS`] characters. The writer escapes the
 /// rest (`\`, `,`, `;`).
 pub fn clean(s: &str) -> String {
     let spaced: String = s
@@ -364,39 +467,4 @@ pub fn clean(s: &str) -> String {
         .collect();
     let one: Vec<&str> = spaced.split_whitespace().collect();
     one.join(" ").chars().take(VALUE_MAX_CHARS).collect()
-}
-
-/// A supplier's id as the local part of a UID: ASCII letters, digits, `.`, `_`, `-` and `@` as
-/// they are, every other byte of its UTF-8 as `%XX` (upper-case hex; `%` itself too, so two ids
-/// never share a UID). Deterministic: the same id always gives the same text, which is what keeps
-/// every later email on the same calendar event. Ids of the usual shapes (`BK_1`, `ord_0000…`)
-/// are unchanged.
-pub fn uid_safe(id: &str) -> String {
-    let mut out = String::with_capacity(id.len());
-    for byte in id.bytes() {
-        if byte.is_ascii_alphanumeric() || matches!(byte, b'.' | b'_' | b'-' | b'@') {
-            out.push(char::from(byte));
-        } else {
-            out.push('%');
-            out.push(char::from(HEX[usize::from(byte >> 4)]));
-            out.push(char::from(HEX[usize::from(byte & 0x0f)]));
-        }
-    }
-    out
-}
-
-const HEX: &[u8; 16] = b"0123456789ABCDEF";
-
-/// The UID's domain: letters, digits, `.` and `-` only (it is ours, from configuration).
-fn clean_domain(d: &str) -> String {
-    let out: String = d
-        .chars()
-        .filter(|c| c.is_ascii_alphanumeric() || *c == '.' || *c == '-')
-        .take(253)
-        .collect();
-    if out.is_empty() {
-        "booking-email-engine.invalid".into()
-    } else {
-        out
-    }
 }

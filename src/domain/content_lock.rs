@@ -168,11 +168,12 @@ impl ContentLock {
     /// found (subject, then text, then HTML).
     pub fn check(&self, email: &OutgoingEmail) -> Result<(), Vec<LockViolation>> {
         let owner = email.audience == Audience::Owner && email.kind.audience() == Audience::Owner;
-        // The calendar part is text the guest's calendar shows: it is judged like the text part.
-        let text = match &email.calendar {
-            Some(c) => format!("{}\n{}", email.text, c.ics),
-            None => email.text.clone(),
-        };
+        // The calendar parts are text the guest's calendar shows: judged like the text part.
+        let mut text = email.text.clone();
+        for part in email.calendar_parts() {
+            text.push('\n');
+            text.push_str(part.text());
+        }
         self.check_parts(owner, &email.subject, &text, &email.html)
     }
 

@@ -96,6 +96,10 @@ pub struct DigestFacts {
     pub repair_lines: Vec<RepairLine>,
     /// Now: routes paused (one line each, e.g. "SMTP failover paused until 2027-03-02 10:00 UTC").
     pub routes_paused: Vec<String>,
+    /// Now: bookings whose guest wrote last and waits for an answer (`crate::domain::inbound`),
+    /// and up to [`LISTED_MAX`] of them (id = booking id, words = the guest's subject).
+    pub conversations_waiting: u64,
+    pub conversation_lines: Vec<WaitingLine>,
 }
 
 /// Most lines listed per section; the rest are counted.
@@ -144,6 +148,7 @@ impl DigestFacts {
             && self.webhooks_dead == 0
             && self.repairs == 0
             && self.routes_paused.is_empty()
+            && self.conversations_waiting == 0
     }
 }
 

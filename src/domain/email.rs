@@ -122,6 +122,12 @@ pub enum EmailKind {
     /// Owner: time-bound guest email is forecast to miss its moment in the outbox's backlog (at
     /// most one a UTC day; `crate::domain::backlog`).
     OwnerBacklog,
+    /// Owner: a guest wrote about a booking (a reply to one of its emails), with the guest's words
+    /// and the booking's facts (`crate::domain::inbound`).
+    OwnerGuestMessage,
+    /// Guest: the owner's answer to the guest's message, written in the admin, framed in the
+    /// guest's language. Written by a person: the one kind without `Auto-Submitted`.
+    ConversationAnswer,
 }
 
 stored_names!(EmailKind);
@@ -150,6 +156,7 @@ impl EmailKind {
             | EmailKind::CheckoutDeclinedFunds
             | EmailKind::CheckoutDeclinedSecurity
             | EmailKind::BookingNotConfirmed
+            | EmailKind::ConversationAnswer
             | EmailKind::Marketing => Audience::Client,
             EmailKind::OwnerNewBooking
             | EmailKind::OwnerEmailFailed
@@ -162,6 +169,7 @@ impl EmailKind {
             | EmailKind::OwnerWebhookAlert
             | EmailKind::OwnerForeignEvent
             | EmailKind::OwnerDigest
+            | EmailKind::OwnerGuestMessage
             | EmailKind::OwnerBacklog => Audience::Owner,
         }
     }
@@ -182,12 +190,14 @@ impl EmailKind {
             | EmailKind::OwnerWebhookAlert
             | EmailKind::OwnerForeignEvent
             | EmailKind::OwnerDigest
+            | EmailKind::OwnerGuestMessage
             | EmailKind::OwnerBacklog => Rank::Urgent,
             EmailKind::BookingConfirmation
             | EmailKind::HotelConfirmationNumber
             | EmailKind::BookingCancelled
             | EmailKind::BookingUpdated
             | EmailKind::FlightConfirmation
+            | EmailKind::ConversationAnswer
             | EmailKind::BookingNotConfirmed => Rank::Booking,
             EmailKind::ArrivalGuide
             | EmailKind::ThankYou
@@ -396,10 +406,46 @@ pub struct OutgoingEmail {
     /// one (checked whole at send time).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lock: Option<crate::domain::render::guard::LockVerdict>,
-    /// The calendar part (RFC 5545) of a guest email that sets or changes the plan: sent as a
-    /// `text/calendar; method=…` attachment by every provider; `None` for every other email.
+    /// The calendar parts (RFC 5545) of a guest email that sets or changes the plan, one per
+    /// event: each sent as a `text/calendar; method=…` attachment by every provider; empty for
+    /// every other email. Their SEQUENCE and DTSTAMP are stamped when the email is handed over
+    /// (`crate::store::calendar`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub calendars: Vec<crate::domain::calendar::CalendarPart>,
+    /// The one finished part of an email queued before parts were stamped at hand-over (the
+    /// field's old name): read, never written ([`OutgoingEmail::calendar_parts`]).
+    #[serde(default, rename = "calendar", skip_serializing)]
+    pub legacy_calendar: Option<crate::domain::calendar::CalendarPart>,
+    /// The reply address of a guest email about a booking, `reply+TOKEN@REPLY_DOMAIN`
+    /// ([`crate::domain::reply_token`]), given when the email is claimed
+    /// (`crate::outbox::client::deliver`); sent as `Reply-To: <brand> <address>` by every
+    /// provider. `None`: replies are off, or the email is not a guest's about a booking.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub calendar: Option<crate::domain::calendar::CalendarPart>,
+    pub reply_to: Option<String>,
+}
+
+/// RFC 3834 §5's header on mail a program wrote, so that auto-responders do not answer it
+/// (<https://www.rfc-editor.org/rfc/rfc3834#section-5>).
+pub const AUTO_SUBMITTED: (&str, &str) = ("Auto-Submitted", "auto-generated");
+
+impl OutgoingEmail {
+    /// Every calendar part to attach: the stamped parts, or the one part of an email queued
+    /// before them.
+    pub fn calendar_parts(&self) -> impl Iterator<Item = &crate::domain::calendar::CalendarPart> {
+        self.calendars.iter().chain(self.legacy_calendar.iter())
+    }
+
+    /// The extra headers every provider sends: the email's own ([`OutgoingEmail::headers`]), then
+    /// `Auto-Submitted: auto-generated` on everything but the owner's answer, which a person
+    /// wrote ([`EmailKind::ConversationAnswer`]).
+    pub fn headers_to_send(&self) -> Vec<(String, String)> {
+        let mut h = self.headers.clone();
+        let has = |name: &str| h.iter().any(|(n, _)| n.eq_ignore_ascii_case(name));
+        if self.kind != EmailKind::ConversationAnswer && !has(AUTO_SUBMITTED.0) {
+            h.push((AUTO_SUBMITTED.0.into(), AUTO_SUBMITTED.1.into()));
+        }
+        h
+    }
 }
 
 #[cfg(test)]
@@ -549,7 +595,9 @@ mod tests {
                 "owner_webhook_alert",
                 "owner_foreign_event",
                 "owner_digest",
-                "owner_backlog"
+                "owner_backlog",
+                "owner_guest_message",
+                "conversation_answer"
             ]
         );
         assert_eq!(

@@ -45,7 +45,8 @@
 //! | `invalid_to_address` | 403/422 | `RecipientRejected` (the only recipient name) |
 //! | `application_error`, `internal_server_error`, `service_unavailable` | 500/503 | `Transient` |
 //! | key errors: `missing_api_key`, `invalid_api_key`, `restricted_api_key`, `suspended_api_key` | 401/403 | `CredentialsRejected` (pause Resend, alert the owner, fail over to SMTP; the email keeps its place) |
-//! | ours: `validation_error` (400/401/403/422, e.g. an unverified domain), `invalid_from_address`, `invalid_access`, `invalid_permission`, `invalid_idempotency_key`, `invalid_scope`, `invalid_attachment`, `invalid_parameter`, `invalid_region`, `missing_required_field`, `missing_required_parameter`, `not_found`, `method_not_allowed`, `security_error` | 4xx | `Configuration` (pause Resend, alert the owner with Resend's message, fail over; the email keeps its place) |
+//! | ours: `validation_error` (401/403: an unverified domain, a testing-only sender, a bad key), `invalid_from_address`, `invalid_access`, `invalid_permission`, `invalid_idempotency_key`, `invalid_scope`, `invalid_parameter`, `invalid_region`, `missing_required_parameter`, `not_found`, `method_not_allowed` | 4xx | `Configuration` (pause Resend, alert the owner with Resend's message, fail over; the email keeps its place) |
+//! | maybe this message alone: `validation_error` (400/422: a field of this message), `invalid_attachment`, `missing_required_field`, `security_error` (451) | 4xx | `MessageRefused` (set aside; the next email on Resend decides: accepted → a dead letter, refused the same way → Resend paused) |
 //! | unknown name / no JSON body | 429 | `RateLimited` |
 //! | unknown name / no JSON body | anything else (4xx, 5xx, 1xx–3xx, 0) | `Transient` (retried with backoff; bounded by the attempt ceiling, then a dead letter and an owner alert) |
 //!
@@ -93,9 +94,9 @@ pub const MESSAGE_MAX: usize = 500;
 ///   earlier one; CR/LF in names or values become spaces (no header injection);
 /// - `tags`: `[{"name": "kind", "value": <kind>}]`, restricted to ASCII letters, digits, `_` and
 ///   `-` (anything else becomes `_`), at most 256 characters;
-/// - `attachments`: the calendar part when the email has one, `[{"filename": "invite.ics",
+/// - `attachments`: the calendar parts when the email has any, each `{"filename": "stay.ics",
 ///   "content": <base64 of the .ics>, "content_type": "text/calendar; charset=utf-8;
-///   method=PUBLISH"}]` (Resend's attachment fields: <https://resend.com/docs/api-reference/emails/send-email>).
+///   method=PUBLISH"}` (Resend's attachment fields: <https://resend.com/docs/api-reference/emails/send-email>).
 ///
 /// `Message-ID` is not set: like Cloudflare Email Service, Resend chooses it; pass it in
 /// `extra_headers` if that is ever wanted. The body must be identical on every attempt of one
@@ -128,16 +129,19 @@ pub fn request_body(
         "tags".into(),
         json!([{ "name": "kind", "value": tag_value(email.kind.as_str()) }]),
     );
-    if let Some(calendar) = &email.calendar {
-        use base64::Engine as _;
-        body.insert(
-            "attachments".into(),
-            json!([{
-                "filename": crate::domain::calendar::CalendarPart::FILE_NAME,
-                "content": base64::engine::general_purpose::STANDARD.encode(calendar.ics.as_bytes()),
+    let attachments: Vec<Value> = email
+        .calendar_parts()
+        .map(|calendar| {
+            use base64::Engine as _;
+            json!({
+                "filename": calendar.file_name,
+                "content": base64::engine::general_purpose::STANDARD.encode(calendar.text().as_bytes()),
                 "content_type": calendar.content_type(),
-            }]),
-        );
+            })
+        })
+        .collect();
+    if !attachments.is_empty() {
+        body.insert("attachments".into(), Value::Array(attachments));
     }
     Value::Object(body)
 }
@@ -235,10 +239,18 @@ impl fmt::Display for ResendFailure {
     }
 }
 
-/// The class of a known Resend error name; `None` for names we do not know.
-pub fn class_of_name(name: &str) -> Option<ProviderErrorClass> {
+/// The class of a known Resend error name, answered with HTTP `status`; `None` for names we do not
+/// know. Only `validation_error` depends on the status: 401 and 403 are about our key, our
+/// unverified domain or a testing-only sender (ours), 400 and 422 about a field of this message.
+pub fn class_of_name(name: &str, status: u16) -> Option<ProviderErrorClass> {
     use ProviderErrorClass::*;
     Some(match name {
+        "validation_error" if matches!(status, 401 | 403) => Configuration,
+        // About this message's fields, attachment or content: set aside, the next email on the
+        // route decides (`crate::domain::outbox::judge_probe`).
+        "validation_error" | "invalid_attachment" | "missing_required_field" | "security_error" => {
+            MessageRefused
+        }
         "daily_quota_exceeded" | "monthly_quota_exceeded" | "email_above_quota" => DailyLimit,
         "rate_limit_exceeded" | "concurrent_idempotent_requests" => RateLimited,
         "resource_locked" => Transient,
@@ -249,19 +261,15 @@ pub fn class_of_name(name: &str) -> Option<ProviderErrorClass> {
         }
         "invalid_idempotent_request" => Permanent,
         "invalid_idempotency_key"
-        | "validation_error"
         | "invalid_access"
         | "invalid_permission"
         | "invalid_from_address"
-        | "invalid_attachment"
         | "invalid_parameter"
         | "invalid_region"
         | "invalid_scope"
-        | "missing_required_field"
         | "missing_required_parameter"
         | "not_found"
-        | "method_not_allowed"
-        | "security_error" => Configuration,
+        | "method_not_allowed" => Configuration,
         _ => return None,
     })
 }
@@ -296,7 +304,7 @@ pub fn classify(status: u16, body: &str, retry_after: Option<&str>) -> ResendFai
     let name = field("name");
     let class = name
         .as_deref()
-        .and_then(class_of_name)
+        .and_then(|n| class_of_name(n, status))
         .unwrap_or_else(|| class_of_status(status));
     let message = match field("message") {
         Some(m) => m,

@@ -197,6 +197,9 @@ pub enum RepairKind {
     /// An open card-testing hold nobody answered was closed as configured
     /// (`HOLD_UNANSWERED_ACTION = dismiss`); nothing was sent to the customer.
     HoldUnanswered,
+    /// A route paused for our credentials or configuration was resumed by the outbox because the
+    /// settings that pause blamed changed (recorded by the outbox, not the sweeper).
+    RouteLifted,
 }
 
 impl RepairKind {

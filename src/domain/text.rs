@@ -169,7 +169,9 @@ pub fn normalise(raw: &str, kind: TextKind) -> (String, usize, bool) {
             continue;
         }
         prev_cr = false;
-        if is_unsafe_char(c) || c.is_whitespace() {
+        // A no-break space (U+00A0, U+202F) is not a line break and is kept: French puts one
+        // before `:` in a subject ("Important : …"), and RFC 2047 encodes it like any letter.
+        if is_unsafe_char(c) || (c.is_whitespace() && c != '\u{a0}' && c != '\u{202f}') {
             pending_space = true;
             continue;
         }
@@ -276,7 +278,9 @@ pub fn header_value(raw: &str, max_chars: usize) -> String {
     let mut len = 0usize;
     let mut pending_space = false;
     for c in raw.chars() {
-        if is_unsafe_char(c) || c.is_whitespace() {
+        // A no-break space (U+00A0, U+202F) is not a line break and is kept: French puts one
+        // before `:` in a subject ("Important : …"), and RFC 2047 encodes it like any letter.
+        if is_unsafe_char(c) || (c.is_whitespace() && c != '\u{a0}' && c != '\u{202f}') {
             pending_space = true;
             continue;
         }

@@ -292,7 +292,7 @@ pub async fn payment_updated(
                 let incoming = crate::domain::i18n::locale::resolve(
                     None,
                     Some(tag),
-                    crate::domain::i18n::Locale::En,
+                    crate::domain::i18n::Lang::default(),
                 );
                 if incoming.source == crate::domain::i18n::LocaleSource::StripeCheckout {
                     for id in store::guest_locale::bookings_of_reference(&db, reference).await? {

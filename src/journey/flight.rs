@@ -5,10 +5,10 @@
 use super::workflow::{Step, StepConfig};
 use super::{config, deliver_once, known_booking, rust_err, JourneyOutput};
 use crate::config::DB_BINDING;
-use crate::domain::calendar::{Method, Stamp};
+use crate::domain::calendar::Method;
 use crate::domain::email::OutgoingEmail;
 use crate::domain::event::{BookingRef, FlightBooking, FlightChange, FlightSegment, JourneyParams};
-use crate::domain::i18n::{locale, Locale};
+use crate::domain::i18n::Lang;
 use crate::domain::intent::Intent;
 use crate::domain::render::{self, guard::guarded, SegmentView};
 use crate::domain::schedule::segment_times;
@@ -84,36 +84,28 @@ pub async fn booked(
         ));
         return Ok(out);
     }
-    // The traveller's language: the event's own, else what the booking already has, else the
-    // default (a step of its own, so a replay reuses it).
-    let language: Locale = {
+    // The traveller's language: the event's own, else the Stripe Checkout Session of its client
+    // reference, else what the booking already has, else the default (a step of its own, so a
+    // replay reuses it; results cached before regions read back as the bare language).
+    let language: Lang = {
         let (env, f) = (env.clone(), f.clone());
         step.run(
             &format!("language {}", step_part(f.booking_id.as_str())),
             StepConfig::STORAGE,
             async move || {
                 let db = env.d1(DB_BINDING)?;
-                let incoming = locale::resolve(
-                    f.locale.as_deref(),
-                    None,
-                    config(&env)?.default_guest_locale,
-                );
-                Ok(
-                    store::guest_locale::settle(&db, f.booking_id.as_str(), incoming)
-                        .await?
-                        .locale,
-                )
+                let default = config(&env)?.default_guest_locale;
+                store::guest_locale::record_flight(&db, &f, default).await
             },
         )
         .await?
     };
     let cfg = config(env)?;
     let guest = cfg.branding.in_locale(language);
-    let stamp = Stamp::at_version(1, params.received_at_ms, Method::Publish);
     let mut email = guarded(&cfg.content_lock(), f, |f| {
-        let part = render::calendar::flight_segments(f, &guest, stamp);
+        let parts = render::calendar::flight_segments(f, &guest, Method::Publish);
         let email = render::flight_confirmation(f, &SegmentView::list(&f.segments), &guest);
-        render::calendar::attach(email, part)
+        render::calendar::attach(email, parts, guest.tr())
     })
     .map_err(rust_err)?;
     // Withdrawn if the order is cancelled before its turn; the version does not matter.
@@ -211,20 +203,21 @@ pub async fn schedule_changed(
                     if next_hash == hash {
                         continue;
                     }
-                    let input = (next.clone(), change.clone());
-                    // The same segment events with the new times: a higher SEQUENCE (the version
-                    // this change moves the booking to).
-                    let stamp = Stamp::at_version(row.journey_version + 1, at, Method::Publish);
-                    let email = guarded(&cfg.content_lock(), &input, |(next, change)| {
-                        let part = render::calendar::flight_segments(next, &guest, stamp);
+                    let input = (current.clone(), next.clone(), change.clone());
+                    // Every flight as it now stands (a flight that only moved keeps its UID),
+                    // and a CANCEL of each flight the change removed; SEQUENCE and DTSTAMP are
+                    // stamped per UID when the email is handed over.
+                    let email = guarded(&cfg.content_lock(), &input, |(before, next, change)| {
+                        let parts = render::calendar::flight_change(before, next, &guest);
                         let email = render::flight_changed(
                             next,
                             &change.change_id,
                             &SegmentView::list(&change.removed),
                             &SegmentView::list(&change.added),
+                            at,
                             &guest,
                         );
-                        render::calendar::attach(email, part)
+                        render::calendar::attach(email, parts, guest.tr())
                     })
                     .map_err(rust_err)?;
                     // Its moment for the outbox's backlog forecast: the first new departure.

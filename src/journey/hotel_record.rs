@@ -8,7 +8,7 @@ use super::rust_err;
 use crate::config::DB_BINDING;
 use crate::domain::booking::BookingStatus;
 use crate::domain::event::HotelBooking;
-use crate::domain::i18n::{locale, Locale};
+use crate::domain::i18n::{locale, Lang};
 use crate::domain::ownership::{Owner, Verdict};
 use crate::domain::snapshot::hotel_snapshot;
 use crate::store;
@@ -29,9 +29,10 @@ pub(super) struct Recorded {
     /// belongs to another source or partner. Nothing was written.
     #[serde(default)]
     pub(super) foreign: Option<String>,
-    /// The booking's language after this event (English in results cached before it existed).
+    /// The booking's language and regional formats after this event (English in results cached
+    /// before it existed; a bare language in those cached before regions).
     #[serde(default)]
-    pub(super) locale: Locale,
+    pub(super) locale: Lang,
     /// The hotel's stored zone (display name, source), when the hotel has one on record; the plan
     /// step then needs no read of its own.
     #[serde(default)]
@@ -52,7 +53,7 @@ impl Recorded {
             version: 0,
             compensated: None,
             foreign: Some(reason),
-            locale: Locale::default(),
+            locale: Lang::default(),
             zone: None,
             confirmed_wanted: false,
         }
@@ -70,7 +71,7 @@ pub(super) async fn record(
     b: &HotelBooking,
     owner: &Owner,
     at: i64,
-    default_locale: Locale,
+    default_locale: Lang,
 ) -> Result<Recorded> {
     let db = env.d1(DB_BINDING)?;
     let hash = hotel_snapshot(b).hash();
@@ -252,7 +253,7 @@ pub(super) async fn record(
         version,
         compensated,
         foreign: None,
-        locale: language.locale,
+        locale: language.lang,
         zone,
         confirmed_wanted,
     })

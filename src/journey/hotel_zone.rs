@@ -93,6 +93,7 @@ pub(super) async fn hotel_location(
                 time_zone: c.time_zone,
                 latitude: c.latitude,
                 longitude: c.longitude,
+                ..Default::default()
             })
         }
         // A failed lookup is retried at its back-off time (by the sweeper or a later plan), not

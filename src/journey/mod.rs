@@ -27,6 +27,7 @@ use crate::domain::email::OutgoingEmail;
 use crate::domain::event::{
     Cancellation, FlightBooking, HotelBooking, JourneyParams, SupplierEvent,
 };
+use crate::domain::markup;
 use crate::domain::render::{self, guard::guarded};
 use crate::domain::text::step_part;
 use crate::domain::webhook_events;
@@ -282,6 +283,9 @@ pub(crate) async fn guest_branding(
 /// Cancellation of a hotel or flight booking: mark it cancelled (moving the journey version on, so
 /// every pending scheduled send skips), then one cancellation email to the guest and one alert to
 /// the owner.
+/// The calendar method of a cancellation's parts.
+const CANCEL: crate::domain::calendar::Method = crate::domain::calendar::Method::Cancel;
+
 async fn cancelled(
     step: &Step,
     env: &Env,
@@ -297,18 +301,6 @@ async fn cancelled(
             async move || {
                 let db = env.d1(DB_BINDING)?;
                 let row = known_booking(&db, c.booking_id.as_str()).await?;
-                // The version the cancellation moves the booking to: its calendar CANCEL carries
-                // a SEQUENCE above every PUBLISH sent before.
-                let cancel_version = if row.status.is_cancelled() {
-                    row.journey_version
-                } else {
-                    row.journey_version + 1
-                };
-                let stamp = crate::domain::calendar::Stamp::at_version(
-                    cancel_version,
-                    at,
-                    crate::domain::calendar::Method::Cancel,
-                );
                 if !row.status.is_cancelled() {
                     let status = BookingStatus::cancelled(c.with_charges);
                     let update = FactsUpdate {
@@ -338,25 +330,27 @@ async fn cancelled(
                     BookingKind::Flight => {
                         let f: FlightBooking = serde_json::from_str(&row.details_json)?;
                         guarded(&lock, &(f, c.clone()), |(f, c)| {
-                            let part = render::calendar::flight_segments(f, &branding, stamp);
+                            let parts = render::calendar::flight_segments(f, &branding, CANCEL);
+                            let markup = markup::flight(f, markup::Status::Cancelled, Some(at));
                             let email = render::booking_cancelled(
-                                &render::CancelledBooking::for_flight_in(f, tr),
+                                &render::CancelledBooking::for_flight_in(f, tr).marked_up(markup),
                                 c,
                                 &branding,
                             );
-                            render::calendar::attach(email, part)
+                            render::calendar::attach(email, parts, tr)
                         })
                     }
                     BookingKind::Hotel => {
                         let b: HotelBooking = serde_json::from_str(&row.details_json)?;
                         guarded(&lock, &(b, c.clone()), |(b, c)| {
-                            let part = render::calendar::hotel_stay(b, &branding, stamp);
+                            let part = render::calendar::hotel_stay(b, &branding, CANCEL);
+                            let markup = markup::lodging(b, markup::Status::Cancelled, Some(at));
                             let email = render::booking_cancelled(
-                                &render::CancelledBooking::for_hotel_in(b, tr),
+                                &render::CancelledBooking::for_hotel_in(b, tr).marked_up(markup),
                                 c,
                                 &branding,
                             );
-                            render::calendar::attach(email, part)
+                            render::calendar::attach(email, vec![part], tr)
                         })
                     }
                 }

@@ -41,7 +41,33 @@ pub async fn deliver_with(
     with: impl FnOnce(&D1Database) -> Result<Vec<worker::D1PreparedStatement>>,
 ) -> Result<Delivery> {
     let db = env.d1(DB_BINDING)?;
-    let fresh = store::emails::claim_with(&db, email, at_ms, with(&db)?).await?;
+    let mut statements = with(&db)?;
+    let replies = crate::platform::config_or_err(env)?.replies;
+    // Never issued in the future (a token from the future is refused), however early a step ran.
+    let issued = at_ms.min(crate::platform::now_ms());
+    let addressed = with_reply_address(&replies, email, issued);
+    let email = match &addressed {
+        Some((email, reply_ref)) => {
+            let booking = email.booking_id.as_deref().unwrap_or_default();
+            let key = email.dedupe_key.as_str();
+            statements.push(store::inbound::reply_address_statement(
+                &db, reply_ref, booking, key, issued,
+            )?);
+            email
+        }
+        None => email,
+    };
+    // The calendar parts' SEQUENCE and DTSTAMP, per UID across every email of the booking (the
+    // same stamp on every repeat of this email), before the email is kept and handed over.
+    let mut stamped;
+    let email = if email.calendars.is_empty() {
+        email
+    } else {
+        stamped = email.clone();
+        store::calendar::stamp(&db, &mut stamped, at_ms).await?;
+        &stamped
+    };
+    let fresh = store::emails::claim_with(&db, email, at_ms, statements).await?;
     if !fresh {
         // A repeat: ask the outbox again only while the email is still open. Once it was sent,
         // or decided against (dead, dropped, blocked, skipped other than as superseded), the
@@ -61,6 +87,33 @@ pub async fn deliver_with(
     } else {
         Delivery::AlreadyClaimed
     })
+}
+
+/// `email` with its reply address (`reply_to`) and the address's reference, when replies are on
+/// and it is a guest email about a booking without one yet; `None` otherwise. The token is
+/// issued at `at_ms`, so a repeated step signs the same address (the first claim's copy is the
+/// one kept either way).
+fn with_reply_address(
+    replies: &crate::config::replies::ReplyConfig,
+    email: &OutgoingEmail,
+    at_ms: i64,
+) -> Option<(OutgoingEmail, String)> {
+    use crate::domain::email::Audience;
+    use crate::domain::reply_token;
+    let booking = email.booking_id.as_deref()?;
+    if !replies.enabled() || email.audience != Audience::Client || email.reply_to.is_some() {
+        return None;
+    }
+    let key = email.dedupe_key.as_str();
+    let mut addressed = email.clone();
+    addressed.reply_to = Some(reply_token::address(
+        replies.signing_key.as_bytes(),
+        &replies.domain,
+        key,
+        booking,
+        at_ms,
+    ));
+    Some((addressed, reply_token::email_ref(key)))
 }
 
 /// The outbox's answer to an enqueue.

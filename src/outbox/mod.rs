@@ -59,8 +59,10 @@ mod backlog;
 mod gate;
 mod intent;
 mod maintenance;
+mod probe;
 mod queue;
 mod release;
+mod routes;
 mod scheduler;
 mod schema;
 mod send;
@@ -326,9 +328,10 @@ impl DurableObject for Outbox {
                         )
                     }
                 };
-                let key = match body.provider.as_str() {
-                    "main" => storage::StateKey::MainPausedUntilMs,
-                    "smtp" => storage::StateKey::SmtpPausedUntilMs,
+                let now = now_ms();
+                let route = match body.provider.as_str() {
+                    "main" => self.availability(&self.config()?)?.main,
+                    "smtp" => crate::domain::outbox::Provider::Smtp,
                     other => {
                         return invalid(
                             format!("provider {other:?} is neither \"main\" nor \"smtp\""),
@@ -336,8 +339,7 @@ impl DurableObject for Outbox {
                         )
                     }
                 };
-                let now = now_ms();
-                self.set_state(key, body.until_ms.max(0))?;
+                self.record_operator_pause(route, body.until_ms, now)?;
                 // A route back: email that waited only for a route goes back in line at once
                 // (owner alerts queued meanwhile go out with the next alarm).
                 let released = if body.until_ms <= now {

@@ -2,7 +2,6 @@
 //! (<https://developers.cloudflare.com/email-service/api/send-emails/workers-api/>).
 //! Errors carry a `code` (`E_DAILY_LIMIT_EXCEEDED`, …) that the core classifies.
 
-use crate::config::EMAIL_BINDING;
 use crate::domain::email::OutgoingEmail;
 use crate::domain::render::Branding;
 use crate::domain::text::{header_value, HEADER_MAX_CHARS, SUBJECT_MAX_CHARS};
@@ -32,18 +31,21 @@ fn code_of(e: &Error) -> Option<String> {
     }
 }
 
-/// Sends through `env.EMAIL.send({from, to, subject, text, html})`; returns the provider's message id.
+/// Sends through `env.<binding>.send({from, to, subject, text, html})` — `EMAIL` (the main
+/// provider) or `OWNER_ROUTE` (owner alerts while every guest route is paused); returns the
+/// provider's message id.
 ///
 /// The service sets `Message-ID` itself (it is not an allowed custom header), so our deterministic
 /// Message-ID only travels on the SMTP path.
 pub async fn send_cloudflare(
     env: &Env,
+    binding_name: &str,
     email: &OutgoingEmail,
     branding: &Branding,
 ) -> Result<String, MainFailure> {
-    let binding = env.send_email(EMAIL_BINDING).map_err(|e| MainFailure {
+    let binding = env.send_email(binding_name).map_err(|e| MainFailure {
         code: None,
-        message: format!("EMAIL binding: {e}"),
+        message: format!("{binding_name} binding: {e}"),
         handed_over: false,
     })?;
     let from = worker::EmailAddress::new(&branding.brand, branding.from.as_str());
@@ -56,10 +58,18 @@ pub async fn send_cloudflare(
     )
     .text(&email.text)
     .html(&email.html);
-    if !email.headers.is_empty() {
-        // `List-Unsubscribe` and `List-Unsubscribe-Post` are on the service's allow-list.
+    if let Some(reply_to) = &email.reply_to {
+        // The service refuses a `Reply-To` header (E_HEADER_USE_API_FIELD): its own field.
+        builder = builder
+            .reply_to_with_email_address(&worker::EmailAddress::new(&branding.brand, reply_to));
+    }
+    let extra = email.headers_to_send();
+    if !extra.is_empty() {
+        // `List-Unsubscribe`, `List-Unsubscribe-Post`, `Auto-Submitted`, `In-Reply-To` and
+        // `References` are on the service's allow-list
+        // (<https://developers.cloudflare.com/email-service/reference/headers/>).
         let headers = js_sys::Object::new();
-        for (name, value) in &email.headers {
+        for (name, value) in &extra {
             js_sys::Reflect::set(
                 &headers,
                 &JsValue::from_str(name),
@@ -73,15 +83,20 @@ pub async fn send_cloudflare(
         }
         builder = builder.headers(headers.unchecked_ref());
     }
-    if let Some(calendar) = &email.calendar {
-        // The calendar part as an attachment (`invite.ics`, `text/calendar; method=…`): the
-        // binding's structured form takes attachments, not extra body parts.
-        let attachment = worker::EmailAttachment::new_attachment(
-            crate::domain::calendar::CalendarPart::FILE_NAME,
-            &calendar.content_type(),
-            &calendar.ics,
-        );
-        builder = builder.attachments(&[attachment]);
+    let attachments: Vec<worker::EmailAttachment> = email
+        .calendar_parts()
+        .map(|calendar| {
+            // Each calendar part as an attachment (`text/calendar; method=…`): the binding's
+            // structured form takes attachments, not extra body parts.
+            worker::EmailAttachment::new_attachment(
+                &calendar.file_name,
+                &calendar.content_type(),
+                calendar.text(),
+            )
+        })
+        .collect();
+    if !attachments.is_empty() {
+        builder = builder.attachments(&attachments);
     }
     let message = builder.build();
     match binding.send_with_builder(&message).await {

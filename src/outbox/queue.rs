@@ -299,7 +299,8 @@ impl Outbox {
     }
 
     /// Moves a row to `status` (not before `not_before_ms` for `waiting`) with `error` as its last
-    /// error; its outcome will be written to D1.
+    /// error; its outcome will be written to D1. It is no longer set aside on any route (a new
+    /// set-aside marks it again after parking: `probe.rs`).
     pub(super) fn park(
         &self,
         seq: i64,
@@ -310,7 +311,7 @@ impl Outbox {
     ) -> Result<()> {
         self.exec(
             "UPDATE queue SET status = ?, not_before_ms = ?, last_error = ?, updated_at_ms = ?, record_synced = 0, \
-             route_wait = 0 WHERE seq = ?",
+             route_wait = 0, set_aside_on = 0 WHERE seq = ?",
             vec![status.as_str().into(), not_before_ms.into(), error.into(), now.into(), seq.into()],
         )?;
         Ok(())
@@ -388,7 +389,7 @@ impl Outbox {
     ) -> Result<()> {
         self.exec(
             "UPDATE queue SET status = ?, provider_message_id = ?, sent_at_ms = ?, last_error = NULL, \
-             updated_at_ms = ?, record_synced = 0 WHERE seq = ?",
+             updated_at_ms = ?, record_synced = 0, set_aside_on = 0 WHERE seq = ?",
             vec![status.as_str().into(), provider_message_id.into(), at.into(), at.into(), seq.into()],
         )?;
         Ok(())

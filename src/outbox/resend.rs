@@ -38,7 +38,12 @@ pub async fn send(
         ..SendFailure::default()
     };
     let from = resend::from_field(&branding.brand, branding.from.as_str());
-    let body = resend::request_body(email, &from, &email.headers).to_string();
+    let mut body = resend::request_body(email, &from, &email.headers_to_send());
+    if let Some(reply_to) = &email.reply_to {
+        // Resend's `reply_to` field (a `Reply-To` header would be refused as a duplicate of it).
+        body["reply_to"] = resend::from_field(&branding.brand, reply_to).into();
+    }
+    let body = body.to_string();
     let headers = Headers::new();
     let set = |name: &str, value: &str| {
         headers

@@ -10,7 +10,7 @@
 //! The client pacing is counted from the end of a send, so a slow SMTP conversation postpones the
 //! next client email and never shortens the 150–160 s gap.
 
-use super::send::{alarm_deadline, Attempted};
+use super::send::{alarm_deadline, route_for, Attempted};
 use super::storage::StateKey;
 use super::Outbox;
 use crate::config::Config;
@@ -26,24 +26,44 @@ const OWNER_BATCH: usize = 10;
 const SYNC_RETRY_MS: i64 = 30_000;
 
 impl Outbox {
-    /// The providers as the policy sees them now: the configured main one, and the pauses on record.
+    /// The providers as the policy sees them now: the configured main one, the pauses on record,
+    /// and the owner route when its binding exists.
     pub(super) fn availability(&self, cfg: &Config) -> Result<Availability> {
-        Ok(cfg.availability(
+        let mut a = cfg.availability(
             self.get_state(StateKey::MainPausedUntilMs)?,
             self.get_state(StateKey::SmtpPausedUntilMs)?,
-        ))
+        );
+        a.owner_route = js_sys::Reflect::has(
+            self.env.as_ref(),
+            &wasm_bindgen::JsValue::from_str(crate::config::OWNER_ROUTE_BINDING),
+        )
+        .unwrap_or(false);
+        a.owner_route_paused_until_ms = self.get_state(StateKey::OwnerRoutePausedUntilMs)?;
+        Ok(a)
     }
 
     /// Sets the alarm for the next thing to do. Never `now` itself: an alarm set to the current
     /// millisecond inside `alarm()` can be dropped (workerd#6866), so at least now + 1 ms.
     pub(super) async fn rearm(&self, now: i64) -> Result<Option<i64>> {
         let cfg = self.config()?;
-        let mut wake = match choose_provider(now, self.availability(&cfg)?) {
-            // No provider before `t`: nothing can be sent, except that backoffs ending earlier
-            // only move rows back in line, which the alarm at `t` does anyway.
+        self.lift_changed_settings(&cfg, now).await?;
+        let availability = self.availability(&cfg)?;
+        let mut wake = match choose_provider(now, availability) {
+            // No provider before `t`: nothing can be sent, except owner alerts by the owner route,
+            // and backoffs ending earlier only move rows back in line, which the alarm at `t`
+            // does anyway.
             ProviderChoice::WaitUntil(t) => {
                 let f = self.facts(now)?;
-                (f.owner_ready || f.client_ready || f.earliest_waiting_ms.is_some()).then_some(t)
+                let owner_route = matches!(
+                    route_for(Audience::Owner, now, availability),
+                    ProviderChoice::Send(_)
+                );
+                if f.owner_ready && owner_route {
+                    Some(now)
+                } else {
+                    (f.owner_ready || f.client_ready || f.earliest_waiting_ms.is_some())
+                        .then_some(t)
+                }
             }
             ProviderChoice::Send(_) => {
                 let next_slot = self.get_state(StateKey::NextSlotAtMs)?.unwrap_or(0);
@@ -85,10 +105,12 @@ impl Outbox {
         let now = now_ms();
         let deadline = alarm_deadline(now);
         self.recover_interrupted(now)?;
+        self.lift_changed_settings(&cfg, now).await?;
         self.release_waiting(now)?;
 
-        if let ProviderChoice::Send(_) = choose_provider(now, self.availability(&cfg)?) {
-            let mut out_of_time = false;
+        // Owner alerts go whenever any route can carry them (the owner route included).
+        let mut out_of_time = false;
+        if let ProviderChoice::Send(_) = route_for(Audience::Owner, now, self.availability(&cfg)?) {
             for _ in 0..OWNER_BATCH {
                 match self.pick(Audience::Owner, Rank::Marketing.as_i64())? {
                     Some(row) => {
@@ -100,6 +122,8 @@ impl Outbox {
                     None => break,
                 }
             }
+        }
+        if let ProviderChoice::Send(_) = choose_provider(now_ms(), self.availability(&cfg)?) {
             let next_slot = self.get_state(StateKey::NextSlotAtMs)?.unwrap_or(0);
             let t = now_ms();
             let catch_up = self.catch_up(t)?;

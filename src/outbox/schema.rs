@@ -1,4 +1,5 @@
-//! The outbox's SQLite schema (Durable Object storage): the `queue`, `attempts` and `state` tables,
+//! The outbox's SQLite schema (Durable Object storage): the `queue`, `attempts`, `state` and
+//! `route_log` tables,
 //! the column migrations added since the first release, and the partial indexes every pick of the
 //! alarm goes through. [`Outbox::ensure_schema`] brings any stored instance up to date once per
 //! object lifetime.
@@ -38,7 +39,8 @@ CREATE TABLE IF NOT EXISTS queue (
   operator_reason     TEXT,
   route_wait          INTEGER NOT NULL DEFAULT 0,
   moment_ms           INTEGER,
-  refused_ours        INTEGER NOT NULL DEFAULT 0
+  refused_ours        INTEGER NOT NULL DEFAULT 0,
+  set_aside_on        INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS attempts (
   seq      INTEGER NOT NULL,
@@ -50,11 +52,18 @@ CREATE TABLE IF NOT EXISTS attempts (
   PRIMARY KEY (seq, attempt)
 );
 CREATE TABLE IF NOT EXISTS state (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS route_log (
+  seq    INTEGER PRIMARY KEY,
+  at_ms  INTEGER NOT NULL,
+  route  TEXT NOT NULL,
+  event  TEXT NOT NULL,
+  detail TEXT NOT NULL
+);
 ";
 
 /// Columns added after the first release (an `ALTER` that finds the column already there fails
 /// harmlessly), then every index.
-const MIGRATIONS: [&str; 14] = [
+const MIGRATIONS: [&str; 15] = [
     "ALTER TABLE queue ADD COLUMN recipient TEXT",
     "ALTER TABLE queue ADD COLUMN budget_from INTEGER NOT NULL DEFAULT 0",
     "ALTER TABLE queue ADD COLUMN maybe_handed_to TEXT",
@@ -76,6 +85,9 @@ const MIGRATIONS: [&str; 14] = [
     // The providers (`Provider::bit`) that refused this row for a reason of ours since its
     // attempt budget was last renewed (`send.rs`: a second such refusal counts).
     "ALTER TABLE queue ADD COLUMN refused_ours INTEGER NOT NULL DEFAULT 0",
+    // The routes (`Provider::bit`) this row is set aside on, waiting for the next different
+    // email on that route to tell whether the route refused this message alone (`probe.rs`).
+    "ALTER TABLE queue ADD COLUMN set_aside_on INTEGER NOT NULL DEFAULT 0",
 ];
 
 /// The partial indexes. Their `WHERE` clauses name statuses literally (SQLite uses a partial index
@@ -96,12 +108,13 @@ CREATE INDEX IF NOT EXISTS queue_intent_booking ON queue(intent_booking_id)
   WHERE intent_booking_id IS NOT NULL AND status IN ('queued', 'waiting');
 CREATE INDEX IF NOT EXISTS queue_time_bound ON queue(moment_ms)
   WHERE moment_ms IS NOT NULL AND status = 'queued' AND audience = 'client';
+CREATE INDEX IF NOT EXISTS queue_set_aside ON queue(seq) WHERE set_aside_on != 0;
 CREATE INDEX IF NOT EXISTS queue_finished ON queue(updated_at_ms)
   WHERE status IN ('sent', 'sent_possibly_twice', 'dropped', 'skipped') AND record_synced = 1;
 ";
 
 /// Schema version kept in `state` (`schema_version`); bump when [`MIGRATIONS`] grows.
-const SCHEMA_VERSION: i64 = 7;
+const SCHEMA_VERSION: i64 = 8;
 
 impl Outbox {
     /// Creates the tables, runs the column migrations an older instance lacks, and creates the

@@ -8,15 +8,16 @@
 
 use super::gate::Gate;
 use super::queue::{AttemptOutcome, Row};
-use super::storage::StateKey;
 use super::{providers, resend, smtp, Outbox};
 use crate::config::{Config, MainProvider};
+use crate::domain::email::Audience;
 use crate::domain::email::{EmailStatus, OutgoingEmail};
 use crate::domain::marketing::Suppression;
 use crate::domain::outbox::{
-    after_pause, choose_provider, classify_cloudflare_code, merge_maybe_handed_over,
-    status_after_success, stop_after_uncertain, AfterFailure, AfterPause, FailurePolicy, Provider,
-    ProviderChoice, ProviderErrorClass, Verdict,
+    after_pause, choose_owner_route, choose_provider, classify_cloudflare_code, judge_probe,
+    merge_maybe_handed_over, status_after_success, stop_after_uncertain, AfterFailure, AfterPause,
+    Availability, FailurePolicy, PauseCause, ProbeOutcome, ProbeVerdict, Provider, ProviderChoice,
+    ProviderErrorClass, ProviderPause, Verdict,
 };
 use crate::domain::render;
 use crate::domain::smtp::ALARM_BUDGET_MS;
@@ -93,7 +94,16 @@ fn worst_case_ms(provider: Provider, cfg: &Config) -> i64 {
             .as_ref()
             .map_or(0, |s| s.timeouts.conversation_ms as i64),
         Provider::Resend => resend::TIMEOUT_MS as i64,
-        Provider::Cloudflare => 60_000,
+        Provider::Cloudflare | Provider::OwnerRoute => 60_000,
+    }
+}
+
+/// The route an email of `audience` takes now: an owner alert may take the owner route while every
+/// route that carries guest mail is paused ([`choose_owner_route`]).
+pub(super) fn route_for(audience: Audience, now: i64, a: Availability) -> ProviderChoice {
+    match audience {
+        Audience::Owner => choose_owner_route(now, a),
+        Audience::Client => choose_provider(now, a),
     }
 }
 
@@ -174,7 +184,8 @@ impl Outbox {
             maybe: row.maybe_handed_over(),
             refused_ours: row.refused_ours,
         };
-        let ProviderChoice::Send(mut provider) = choose_provider(now_ms(), self.availability(cfg)?)
+        let ProviderChoice::Send(mut provider) =
+            route_for(email.audience, now_ms(), self.availability(cfg)?)
         else {
             return Ok(Attempted::NotSent);
         };
@@ -233,7 +244,9 @@ impl Outbox {
         }
     }
 
-    /// Stage 4: writes the outcome (attempt log, row status, pauses, alerts, learned suppression).
+    /// Stage 4: writes the outcome (attempt log, row status, pauses, alerts, learned suppression),
+    /// and — when an email waits set aside on this route — what this hand-over says about it
+    /// (`crate::domain::outbox::judge_probe`).
     async fn apply(
         &self,
         row: &Row,
@@ -249,6 +262,14 @@ impl Outbox {
             ..
         } = completed;
         let provider = handover.provider;
+        let probed = match &outcome {
+            Outcome::Accepted { .. } => ProbeOutcome::Accepted,
+            Outcome::Unconfirmed { .. } => ProbeOutcome::Unknown,
+            Outcome::Failed { failure, .. } if failure.maybe_handed_over => ProbeOutcome::Unknown,
+            Outcome::Failed { failure, .. } => ProbeOutcome::Refused(failure.class),
+        };
+        let suspect = self.set_aside_on(provider, row.seq)?;
+        let verdict = suspect.as_ref().map(|_| judge_probe(probed));
         let (failure, Verdict { decision, counts }) = match outcome {
             Outcome::Accepted {
                 status,
@@ -266,6 +287,9 @@ impl Outbox {
                         None => "an earlier hand-over was never confirmed".into(),
                     };
                     self.alert_owner(email, &counted, status, &why, cfg, at)?;
+                }
+                if let (Some(suspect), Some(verdict)) = (&suspect, verdict) {
+                    self.carry_out_verdict(suspect, verdict, provider, at, cfg, at)?;
                 }
                 return Ok(Next::Done(Attempted::Sent));
             }
@@ -294,7 +318,31 @@ impl Outbox {
                 )?;
                 return Ok(Next::Done(Attempted::Sent));
             }
-            Outcome::Failed { failure, verdict } => (failure, verdict),
+            Outcome::Failed {
+                mut failure,
+                verdict: mut judged,
+            } => {
+                if verdict == Some(ProbeVerdict::RouteAtFault) {
+                    // Two different emails refused the same way in a row: the route, not one
+                    // message. Paused like a refusal of ours; neither email's attempt counts.
+                    judged = Verdict {
+                        decision: AfterFailure::PauseProvider {
+                            until_ms: at.saturating_add(cfg.provider_auth_pause_ms),
+                            cause: PauseCause::Configuration,
+                        },
+                        counts: false,
+                    };
+                    let earlier = suspect
+                        .as_ref()
+                        .and_then(|s| s.last_error.as_deref())
+                        .unwrap_or("");
+                    failure.message = format!(
+                        "{}; the email before it on this route was refused the same way ({earlier}), so the route refuses every message, not one",
+                        failure.message
+                    );
+                }
+                (failure, judged)
+            }
         };
         self.log_attempt(
             row.seq,
@@ -328,22 +376,14 @@ impl Outbox {
             self.set_budget_from(row.seq, progress.budget_from)?;
         }
         if let Some(pause) = decision.provider_pause() {
-            let key = if provider.is_main() {
-                StateKey::MainPausedUntilMs
-            } else {
-                StateKey::SmtpPausedUntilMs
-            };
-            self.set_state(key, pause.until_ms)?;
-            let next = after_pause(
-                provider,
-                pause.until_ms,
-                choose_provider(at, self.availability(cfg)?),
-            );
-            // Every pause is the owner's to know about (one alert per route, fault and UTC day):
-            // a daily limit says whether another route carries the mail, a refusal of ours quotes
-            // the provider's exact words.
-            let fault = failure.fault.as_deref().unwrap_or("");
-            self.alert_provider(provider, pause, &failure.message, fault, next, cfg, at)?;
+            let next = self.pause_route(provider, pause, email, &failure, cfg, at)?;
+            if let (Some(suspect), Some(verdict)) = (&suspect, verdict) {
+                let until = match next {
+                    AfterPause::FailOverTo(_) => at,
+                    AfterPause::WaitUntil(t) => t,
+                };
+                self.carry_out_verdict(suspect, verdict, provider, until, cfg, at)?;
+            }
             return match next {
                 AfterPause::FailOverTo(p) => Ok(Next::FailOver(p)),
                 AfterPause::WaitUntil(t) => {
@@ -352,10 +392,17 @@ impl Outbox {
                 }
             };
         }
+        if let (Some(suspect), Some(verdict)) = (&suspect, verdict) {
+            self.carry_out_verdict(suspect, verdict, provider, at, cfg, at)?;
+        }
         let counted = row.with_counts(progress.attempts, progress.budget_from);
         match decision {
             AfterFailure::RetryAt { at_ms } => {
                 self.park(row.seq, EmailStatus::Waiting, at_ms, &failure.message, at)?;
+            }
+            AfterFailure::SetAside { retry_at_ms } => {
+                // Maybe this message alone: the next different email on this route decides.
+                self.set_aside(row.seq, provider, retry_at_ms, &failure.message, at)?;
             }
             AfterFailure::DeadLetter => {
                 let reason = if failure.class == ProviderErrorClass::Configuration {
@@ -385,6 +432,30 @@ impl Outbox {
         Ok(Next::Done(Attempted::NotSent))
     }
 
+    /// Pauses `provider`'s route after `failure` (recorded with its cause and settings), tells the
+    /// owner (one alert per route, fault and UTC day) and says where `email` goes meanwhile.
+    fn pause_route(
+        &self,
+        provider: Provider,
+        pause: ProviderPause,
+        email: &OutgoingEmail,
+        failure: &SendFailure,
+        cfg: &Config,
+        at: i64,
+    ) -> Result<AfterPause> {
+        let fault = failure.fault.as_deref().unwrap_or("");
+        self.record_pause(provider, pause, fault, &failure.message, cfg, at)?;
+        let next = after_pause(
+            provider,
+            pause.until_ms,
+            route_for(email.audience, at, self.availability(cfg)?),
+        );
+        // Every pause is the owner's to know about: a daily limit says whether another route
+        // carries the mail, a refusal of ours quotes the provider's exact words.
+        self.alert_provider(provider, pause, &failure.message, fault, next, cfg, at)?;
+        Ok(next)
+    }
+
     /// Hands the email to one provider within `left_ms`. `Ok` carries the provider's message id
     /// (or final reply).
     async fn call_provider(
@@ -395,24 +466,33 @@ impl Outbox {
         left_ms: u64,
     ) -> std::result::Result<String, SendFailure> {
         match provider {
-            Provider::Cloudflare => providers::send_cloudflare(&self.env, email, &cfg.branding)
-                .await
-                .map_err(|f| {
-                    let class = classify_cloudflare_code(f.code.as_deref());
-                    SendFailure {
-                        class,
-                        message: match &f.code {
-                            Some(code) => format!("{code}: {}", f.message),
-                            None => f.message,
-                        },
-                        // An error without a code after the call went out: unknown outcome.
-                        maybe_handed_over: f.code.is_none() && f.handed_over,
-                        suppress: (f.code.as_deref() == Some("E_RECIPIENT_SUPPRESSED"))
-                            .then_some(Suppression::HardBounce),
-                        fault: f.code.clone(),
-                        ..SendFailure::default()
-                    }
-                }),
+            Provider::Cloudflare | Provider::OwnerRoute => providers::send_cloudflare(
+                &self.env,
+                if provider == Provider::OwnerRoute {
+                    crate::config::OWNER_ROUTE_BINDING
+                } else {
+                    crate::config::EMAIL_BINDING
+                },
+                email,
+                &cfg.branding,
+            )
+            .await
+            .map_err(|f| {
+                let class = classify_cloudflare_code(f.code.as_deref());
+                SendFailure {
+                    class,
+                    message: match &f.code {
+                        Some(code) => format!("{code}: {}", f.message),
+                        None => f.message,
+                    },
+                    // An error without a code after the call went out: unknown outcome.
+                    maybe_handed_over: f.code.is_none() && f.handed_over,
+                    suppress: (f.code.as_deref() == Some("E_RECIPIENT_SUPPRESSED"))
+                        .then_some(Suppression::HardBounce),
+                    fault: f.code.clone(),
+                    ..SendFailure::default()
+                }
+            }),
             Provider::Resend => match &cfg.main_provider {
                 MainProvider::Resend { api_key, base_url } => {
                     resend::send(api_key, base_url, email, &cfg.branding).await

@@ -129,29 +129,47 @@ where
     S: AsyncBufRead + AsyncWrite + Unpin,
 {
     let mut transport = SmtpTransport::new(client(session, expect_greeting), wire).await?;
-    if let Some((user, pass)) = session.credentials {
-        let creds = Credentials::new(user.clone(), pass.clone());
+    let sent = async {
+        if let Some((user, pass)) = session.credentials {
+            let creds = Credentials::new(user.clone(), pass.clone());
+            transport
+                .try_login(&creds, &[Mechanism::Plain, Mechanism::Login])
+                .await?;
+        }
+        let address =
+            |a: &str| SmtpAddress::new(a.to_string()).map_err(|e| Stop::Address(e.to_string()));
+        let envelope = Envelope::new(Some(address(mail.from)?), vec![address(mail.to)?])
+            .map_err(|e| Stop::Address(e.to_string()))?;
+        let mut message = mail.message;
+        // RFC 5321 §4.5.2: a line starting with "." gets one more. async-smtp 0.10's codec only
+        // stuffs dots that follow a CRLF, so a message whose very first byte is "." would lose
+        // it.
+        if message.first() == Some(&b'.') {
+            message.insert(0, b'.');
+        }
         transport
-            .try_login(&creds, &[Mechanism::Plain, Mechanism::Login])
+            .send(SendableEmail::new(envelope, message))
             .await?;
+        Ok::<(), Stop>(())
     }
-    let address =
-        |a: &str| SmtpAddress::new(a.to_string()).map_err(|e| Stop::Address(e.to_string()));
-    let envelope = Envelope::new(Some(address(mail.from)?), vec![address(mail.to)?])
-        .map_err(|e| Stop::Address(e.to_string()))?;
-    let mut message = mail.message;
-    // RFC 5321 §4.5.2: a line starting with "." gets one more. async-smtp 0.10's codec only
-    // stuffs dots that follow a CRLF, so a message whose very first byte is "." would lose it.
-    if message.first() == Some(&b'.') {
-        message.insert(0, b'.');
+    .await;
+    // The session ends with QUIT after an accepted message and after a refusal alike (RFC 5321
+    // §4.1.1.10): a relay holds a session the client leaves open until its own timeout (Postfix:
+    // 300 s), counted against its per-client connection limit. A failed or slow QUIT changes
+    // nothing: the server has the message once it answered the final dot (nor does the
+    // conversation's own limit firing meanwhile: see `read_outcome`), and a refusal stays the
+    // refusal (the transcript keeps the reply that refused, not QUIT's). No QUIT after a lost
+    // connection, a deadline or an unreadable reply: that session is over.
+    if matches!(
+        sent,
+        Ok(())
+            | Err(Stop::Smtp(
+                async_smtp::error::Error::Transient(_) | async_smtp::error::Error::Permanent(_)
+            ))
+    ) {
+        let _ = race(timer, QUIT_WAIT_MS, transport.quit()).await;
     }
-    transport
-        .send(SendableEmail::new(envelope, message))
-        .await?;
-    // The server has the message once it answered the final dot; a failed or slow QUIT changes
-    // nothing (nor does the conversation's own limit firing meanwhile: see `read_outcome`).
-    let _ = race(timer, QUIT_WAIT_MS, transport.quit()).await;
-    Ok(())
+    sent
 }
 
 /// Opens an SMTP session on `stream` (greeting pending unless `expect_greeting` is false),

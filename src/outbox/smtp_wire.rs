@@ -173,7 +173,11 @@ impl<'t, S> Wire<'t, S> {
                     if command == SmtpCommand::EndOfData {
                         log.final_reply = Some(reply.clone());
                     }
-                    log.last_reply = Some((command, reply));
+                    // The goodbye after a refusal (`QUIT`) must not hide the refusal: the reply
+                    // the caller reads is the last one that answered the transaction.
+                    if command != SmtpCommand::Quit {
+                        log.last_reply = Some((command, reply));
+                    }
                     self.read_deadline = None;
                 }
                 Ok(())

@@ -33,6 +33,22 @@ pub(super) enum StateKey {
     CatchUpUntilMs,
     /// The UTC day (days since the epoch) the owner was last alerted about the backlog.
     BacklogAlertedDay,
+    /// Why the main provider is paused (`PauseCause::stored`; 0 or absent: the operator's pause
+    /// or none).
+    MainPauseCause,
+    /// Why SMTP is paused (as [`StateKey::MainPauseCause`]).
+    SmtpPauseCause,
+    /// The main provider's settings when a credentials or configuration pause was recorded
+    /// (`crate::domain::outbox::SettingsFingerprint::whole`).
+    MainPauseFingerprint,
+    /// The same, one byte per setting (`SettingsFingerprint::per_setting`).
+    MainPauseSettings,
+    /// SMTP's settings when a credentials or configuration pause was recorded.
+    SmtpPauseFingerprint,
+    /// The same, one byte per setting.
+    SmtpPauseSettings,
+    /// The owner route failed and is not tried again before then, ms UTC.
+    OwnerRoutePausedUntilMs,
 }
 
 impl StateKey {
@@ -88,6 +104,12 @@ impl Outbox {
         )
     }
 
+    /// Removes `key` (it reads as absent afterwards).
+    pub(super) fn delete_state(&self, key: StateKey) -> Result<()> {
+        self.exec("DELETE FROM state WHERE key = ?", vec![key.as_str().into()])?;
+        Ok(())
+    }
+
     pub(super) fn set_state(&self, key: StateKey, value: i64) -> Result<()> {
         self.exec(
             "INSERT INTO state (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
@@ -119,6 +141,13 @@ mod tests {
                 "catch_up_gap_ms",
                 "catch_up_until_ms",
                 "backlog_alerted_day",
+                "main_pause_cause",
+                "smtp_pause_cause",
+                "main_pause_fingerprint",
+                "main_pause_settings",
+                "smtp_pause_fingerprint",
+                "smtp_pause_settings",
+                "owner_route_paused_until_ms",
             ]
         );
     }

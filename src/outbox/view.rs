@@ -74,6 +74,12 @@ pub struct OutboxView {
     pub next_slot_at_ms: Option<i64>,
     pub main_paused_until_ms: Option<i64>,
     pub smtp_paused_until_ms: Option<i64>,
+    /// The owner route (the `OWNER_ROUTE` binding) exists.
+    #[serde(default)]
+    pub owner_route: bool,
+    /// The owner route failed and is not tried again before then.
+    #[serde(default)]
+    pub owner_route_paused_until_ms: Option<i64>,
     pub marketing_held_until_ms: Option<i64>,
     pub last_alarm: LastAlarm,
     /// Rows per status (stored names).
@@ -91,7 +97,14 @@ pub struct OutboxView {
     /// their moment (`crate::domain::backlog`).
     #[serde(default)]
     pub forecast: Option<crate::domain::backlog::Forecast>,
+    /// The routes' history, newest first (pauses and their causes, resumes, pauses lifted by a
+    /// settings change, emails a route refused alone): the last [`ROUTE_HISTORY_SHOWN`] lines.
+    #[serde(default)]
+    pub route_history: Vec<super::routes::RouteEvent>,
 }
+
+/// Lines of the route history the view lists.
+pub const ROUTE_HISTORY_SHOWN: i64 = 30;
 
 /// `GET /state` query: `status`, `dedupe_key`, `limit`.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -177,7 +190,10 @@ impl Outbox {
         )?;
         let now = crate::platform::now_ms();
         let cfg = self.config()?;
+        let availability = self.availability(&cfg)?;
         Ok(OutboxView {
+            owner_route: availability.owner_route,
+            owner_route_paused_until_ms: availability.owner_route_paused_until_ms,
             catch_up: self.catch_up(now)?,
             forecast: Some(self.forecast(&cfg, now)?),
             next_slot_at_ms: self.get_state(StateKey::NextSlotAtMs)?,
@@ -192,6 +208,7 @@ impl Outbox {
             truncated,
             items,
             attempts,
+            route_history: self.route_history(ROUTE_HISTORY_SHOWN)?,
         })
     }
 }
@@ -227,6 +244,8 @@ mod tests {
             next_slot_at_ms: Some(1),
             main_paused_until_ms: None,
             smtp_paused_until_ms: None,
+            owner_route: true,
+            owner_route_paused_until_ms: None,
             marketing_held_until_ms: Some(2),
             last_alarm: LastAlarm {
                 rows_read: Some(3),
@@ -238,6 +257,12 @@ mod tests {
             attempts: vec![],
             catch_up: None,
             forecast: None,
+            route_history: vec![super::super::routes::RouteEvent {
+                at_ms: 6,
+                route: "smtp".into(),
+                event: "paused".into(),
+                detail: "d".into(),
+            }],
         };
         assert_eq!(
             serde_json::to_value(&view).unwrap(),
@@ -245,6 +270,8 @@ mod tests {
                 "nextSlotAtMs": 1,
                 "mainPausedUntilMs": null,
                 "smtpPausedUntilMs": null,
+                "ownerRoute": true,
+                "ownerRoutePausedUntilMs": null,
                 "marketingHeldUntilMs": 2,
                 "lastAlarm": {"rowsRead": 3, "ms": 4},
                 "counts": {"sent": 5},
@@ -253,6 +280,7 @@ mod tests {
                 "attempts": [],
                 "catchUp": null,
                 "forecast": null,
+                "routeHistory": [{"atMs": 6, "route": "smtp", "event": "paused", "detail": "d"}],
             })
         );
     }

@@ -148,8 +148,11 @@ pub async fn marketing_send(mut req: Request, env: &Env) -> Answer {
             to,
             &cfg.public_base_url,
             key,
-            &cfg.branding
-                .in_locale(campaign.locale.unwrap_or(cfg.default_guest_locale)),
+            &cfg.branding.in_locale(
+                campaign
+                    .locale
+                    .map_or(cfg.default_guest_locale, crate::domain::i18n::Lang::from),
+            ),
         )
         .map_err(AppError::unavailable)?;
         if let Err(v) = lock.check(&email) {

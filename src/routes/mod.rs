@@ -57,7 +57,8 @@ pub fn allowed_methods(path: &str) -> Option<&'static str> {
         | "/admin/suppressions"
         | "/admin/refunds"
         | "/admin/deliveries"
-        | "/admin/delivery" => Some("GET, HEAD"),
+        | "/admin/delivery"
+        | "/admin/conversations" => Some("GET, HEAD"),
         "/admin/login" => Some("GET, HEAD, POST"),
         "/admin/logout"
         | "/admin/queue/redrive"
@@ -67,6 +68,8 @@ pub fn allowed_methods(path: &str) -> Option<&'static str> {
         | "/admin/suppressions/remove"
         | "/admin/queue/pace"
         | "/admin/refunds/act"
+        | "/admin/booking/answer"
+        | "/admin/booking/done"
         | "/admin/deliveries/redrive" => Some("POST"),
         "/admin/webhooks/subscribers" => Some("GET, HEAD, POST"),
         p if p.starts_with("/admin/webhooks/subscribers/") => Some("POST"),
@@ -132,6 +135,9 @@ async fn route(path: &str, method: Method, req: Request, env: &Env) -> Answer {
         "/admin/logout" => admin_pages::logout(req, env).await,
         "/admin/bookings" => admin_pages::bookings(req, env).await,
         "/admin/booking" => admin_pages::booking(req, env).await,
+        "/admin/booking/answer" => admin_pages::booking_answer(req, env).await,
+        "/admin/booking/done" => admin_pages::booking_done(req, env).await,
+        "/admin/conversations" => admin_pages::conversations(req, env).await,
         "/admin/email" => admin_pages::email(req, env).await,
         "/admin/email/html" => admin_pages::email_html(req, env).await,
         "/admin/queue" => admin_pages::queue(req, env).await,

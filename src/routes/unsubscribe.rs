@@ -19,7 +19,7 @@ use super::config;
 use super::webhooks::read_limited;
 use super::{Answer, AppError};
 use crate::config::DB_BINDING;
-use crate::domain::i18n::{Locale, Tr};
+use crate::domain::i18n::{Lang, Tr};
 use crate::domain::marketing::Suppression;
 use crate::domain::marketing_email;
 use crate::domain::render::{unsubscribe_confirm_page_in, unsubscribe_result_page_in};
@@ -39,14 +39,14 @@ const FALLBACK_BRAND: &str = "";
 
 /// The language of the unsubscribe pages: the visitor's browser's (`Accept-Language`), else
 /// `DEFAULT_GUEST_LOCALE` (`fallback`).
-fn page_language(req: &Request, fallback: Locale) -> Tr {
+fn page_language(req: &Request, fallback: Lang) -> Tr {
     let asked = req
         .headers()
         .get("accept-language")
         .ok()
         .flatten()
-        .and_then(|h| Locale::from_accept_language(&h));
-    Tr::new(asked.unwrap_or(fallback))
+        .and_then(|h| Lang::from_accept_language(&h));
+    Tr::of(asked.unwrap_or(fallback))
 }
 
 /// A result page (the messages `title_id`, `message_id`) under `brand`, in `tr`'s language.
@@ -79,7 +79,7 @@ fn check(
 ) -> Result<(UnsubscribeClaims, String, Tr), AppError> {
     let cfg = config(env).map_err(|e| {
         unavailable(
-            page_language(req, Locale::En),
+            page_language(req, Lang::default()),
             FALLBACK_BRAND,
             &e.to_string(),
         )

@@ -8,7 +8,8 @@
 //! 3. authenticity of a signed body (401, body not processed or stored);
 //! 4. parse and normalise its text (`domain::text`; what was cut goes to `raw_events.normalised`);
 //!    malformed → the raw body is stored with `status = 'rejected'`, then 400 naming the field;
-//! 5. store the raw event, unique on `(source, event_id)`; a duplicate answers 200 `duplicate`;
+//! 5. store the raw event, unique on `(source, event_id)`; a duplicate of a started event answers
+//!    200 `duplicate`; a duplicate of one whose journey was never started starts it;
 //! 6. unknown / not-acted-on names → 200 `ignored`, nothing started;
 //! 7. create the Journey instance with a deterministic id; "already exists" is a duplicate.
 
@@ -123,12 +124,6 @@ pub(super) fn header(req: &Request, name: &str) -> Option<String> {
     req.headers().get(name).ok().flatten()
 }
 
-/// How long after a raw event was first stored a redelivery may start its journey in place of
-/// the first delivery, ms (30 s): the first delivery creates its Workflow instance within
-/// milliseconds, or answers 5xx and the supplier retries later than this. A first delivery that
-/// died without an answer is also caught by the sweeper (`SWEEP_GRACE_MS`).
-pub const START_TAKEOVER_MS: i64 = 30_000;
-
 /// Steps 3–6 of the module docs, shared by every source: store (or reject) the raw event (with
 /// its generic partner), dedupe on `(source, event_id)`, start the journey acting for `owner`.
 pub async fn ingest(
@@ -190,21 +185,19 @@ pub async fn ingest(
     )
     .await?;
 
-    // A duplicate is only "done" once its journey was started (or it needs none). A row left in
-    // `received` for longer than the first delivery needs to start its journey means that
-    // delivery failed after storing it: start it now. A row younger than that belongs to a
-    // delivery still starting it (concurrent deliveries of one event): the duplicate answers
-    // duplicate and creates nothing, so exactly one delivery is `accepted`.
+    // A duplicate is only "done" once its journey was started (or it needs none): a started
+    // one answers `duplicate` after this one D1 call. A row still `received` means the delivery
+    // that stored it has not started its journey — it died in between (a crash, a deploy, a
+    // failed start), or it is starting it right now. Either way this delivery starts it too:
+    // creating a Workflow instance by its id is idempotent ("already exists" is a duplicate), so
+    // a concurrent pair still starts one journey and exactly one of them answers `accepted`, and
+    // a retry seconds after a crash starts what the crash stopped instead of leaving it to the
+    // sweeper's grace.
     let first_received_at_ms = if inserted {
         received_at_ms
     } else {
         match stored {
-            Some(stored)
-                if stored.status == RawEventStatus::Received
-                    && received_at_ms - stored.received_at_ms >= START_TAKEOVER_MS =>
-            {
-                stored.received_at_ms
-            }
+            Some(stored) if stored.status == RawEventStatus::Received => stored.received_at_ms,
             _ => return duplicate(event_id),
         }
     };

@@ -267,6 +267,12 @@ fn flight_booking(order: &At<'_>, sandbox: bool) -> Result<FlightBooking, ParseE
         total: money(&order.get("total_amount"), &order.get("total_currency")),
         sandbox,
         locale: None,
+        // The booking site's checkout reference, as its failures carry it (see `failure`).
+        client_reference: order
+            .get("metadata")
+            .get("client_reference")
+            .str_opt()
+            .or_else(|| order.get("metadata").get("trip_id").str_opt()),
     })
 }
 
@@ -309,6 +315,7 @@ fn flight_segment(seg: &At<'_>) -> Result<FlightSegment, ParseError> {
         destination: airport(&seg.get("destination"))?,
         departing_at: seg.get("departing_at").local_datetime_req()?,
         arriving_at: seg.get("arriving_at").local_datetime_req()?,
+        airline: seg.get("marketing_carrier").get("name").str_opt(),
     })
 }
 
@@ -460,12 +467,28 @@ fn stays_booking(b: &At<'_>, sandbox: bool) -> Result<HotelBooking, ParseError> 
             300,
         )
     });
+    let part = |k: &str| {
+        address_at
+            .get(k)
+            .str_opt()
+            .map(|p| crate::domain::text::cut_chars(p.trim(), 200).to_string())
+            .filter(|p| !p.is_empty())
+    };
+    let times = acc.get("check_in_information");
     let location =
         (latitude.is_some() || longitude.is_some() || address.is_some()).then_some(HotelLocation {
             time_zone: None,
             latitude,
             longitude,
             address,
+            street_address: part("line_one"),
+            locality: part("city_name"),
+            region: part("region"),
+            postal_code: part("postal_code"),
+            country: part("country_code"),
+            telephone: acc.get("phone_number").str_opt(),
+            checkin_time: times.get("check_in_after_time").str_opt(),
+            checkout_time: times.get("check_out_before_time").str_opt(),
         });
 
     Ok(HotelBooking {

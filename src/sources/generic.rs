@@ -67,6 +67,10 @@
 //! }
 //! ```
 //!
+//! A language hint (`data.locale` and/or `data.language`: a BCP 47 tag, an `Accept-Language`-style
+//! list or an array of tags) is read from any JSON value and never refuses the event (anything
+//! else is ignored, see [`language_hint`]).
+//!
 //! Required `data` fields per kind follow the canonical types in `domain::event`; e.g. a
 //! cancellation is `{"type": "booking_cancelled", "data": {"booking_id": "gen_bk_0001",
 //! "with_charges": false, "cancellation_fee": null, "refund": {"amount": "540.00", "currency":
@@ -203,6 +207,7 @@ pub fn interpret(body: &[u8]) -> Result<Interpretation, ParseError> {
         }
     }
     data.insert("kind".into(), Value::String(kind));
+    language_hint(&mut data);
 
     let event: SupplierEvent =
         crate::domain::json::from_value(&Value::Object(data)).map_err(|e| ParseError::Invalid {
@@ -211,6 +216,41 @@ pub fn interpret(body: &[u8]) -> Result<Interpretation, ParseError> {
         })?;
     check(&event)?;
     Ok(Interpretation::Journey(event))
+}
+
+/// Longest language hint kept, in characters.
+const HINT_MAX_CHARS: usize = 256;
+
+/// A partner's language fields (`locale`, `language`: either or both) read leniently into the
+/// one `locale` the events carry, so a hint never costs a booking (`crate::domain::i18n::locale`
+/// reads what is left): a string is kept (trimmed, at most 256 characters), an array of strings
+/// becomes one `Accept-Language`-style list in its order, anything else (a number, an object,
+/// `null`, an empty text) is no hint. Of two hints, the first that names a shipped language wins,
+/// else the first given.
+fn language_hint(data: &mut serde_json::Map<String, Value>) {
+    let read = |v: Option<Value>| -> Option<String> {
+        let text = match v? {
+            Value::String(s) => s,
+            Value::Array(items) => items
+                .iter()
+                .filter_map(Value::as_str)
+                .take(32)
+                .collect::<Vec<_>>()
+                .join(","),
+            _ => return None,
+        };
+        let text: String = text.trim().chars().take(HINT_MAX_CHARS).collect();
+        (!text.is_empty()).then_some(text)
+    };
+    let hints = [read(data.remove("locale")), read(data.remove("language"))];
+    let chosen = hints
+        .iter()
+        .flatten()
+        .find(|h| crate::domain::i18n::Lang::from_hint(h).is_some())
+        .or_else(|| hints.iter().flatten().next());
+    if let Some(hint) = chosen {
+        data.insert("locale".into(), Value::String(hint.clone()));
+    }
 }
 
 /// Invariants serde cannot express.

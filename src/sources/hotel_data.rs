@@ -36,5 +36,6 @@ pub fn parse_hotel_location(body: &[u8]) -> Result<HotelLocation, ParseError> {
         latitude: Some(degrees("latitude")?),
         longitude: Some(degrees("longitude")?),
         address: None,
+        ..Default::default()
     })
 }

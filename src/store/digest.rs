@@ -77,7 +77,7 @@ pub async fn mark(db: &D1Database, sent_on: &str, sent: bool, now_ms: i64) -> Re
 }
 
 /// The facts of `day` (its bookings, emails and repairs) and what waits now (dead letters,
-/// refunds, holds, dead webhook deliveries), in one batch. Paused routes are the outbox's to say
+/// refunds, holds, dead webhook deliveries, guests waiting for an answer), in one batch. Paused routes are the outbox's to say
 /// (left empty here). Returns the facts and the D1 rows read.
 pub async fn facts(db: &D1Database, day: &DigestDay) -> Result<(DigestFacts, u64)> {
     let window = [n(day.from_ms), n(day.to_ms)];
@@ -144,7 +144,12 @@ pub async fn facts(db: &D1Database, day: &DigestDay) -> Result<(DigestFacts, u64
         q(
             "SELECT kind, subject, reason, at_ms FROM repairs WHERE at_ms >= ?1 AND at_ms < ?2 \
              ORDER BY at_ms LIMIT ?3",
-            &[n(day.from_ms), n(day.to_ms), limit],
+            &[n(day.from_ms), n(day.to_ms), limit.clone()],
+        )?,
+        q("SELECT COUNT(*) AS n FROM conversations WHERE waiting = 1", &[])?,
+        q(
+            "SELECT c.booking_id AS id, c.last_guest_at_ms AS since_ms,              m.from_addr || ': ' || m.subject AS words              FROM conversations c JOIN inbound_messages m ON m.id = c.last_message_id              WHERE c.waiting = 1 ORDER BY c.last_guest_at_ms LIMIT ?1",
+            std::slice::from_ref(&limit),
         )?,
     ];
     let results = db.batch(statements).await?;
@@ -226,6 +231,8 @@ pub async fn facts(db: &D1Database, day: &DigestDay) -> Result<(DigestFacts, u64
             })
             .collect(),
         routes_paused: Vec::new(),
+        conversations_waiting: count(13)?,
+        conversation_lines: waiting(list(14)?),
     };
     Ok((facts, read))
 }

@@ -3,7 +3,7 @@
 //! (`crate::domain::i18n::locale::{resolve, update}`); this module reads and writes.
 
 use super::s;
-use crate::domain::i18n::{locale, GuestLocale, Locale, LocaleSource};
+use crate::domain::i18n::{locale, GuestLocale, Lang, LocaleSource};
 use worker::{D1Database, D1PreparedStatement, Result};
 
 /// A booking's stored language, and whether a guest email of it was already claimed.
@@ -46,12 +46,12 @@ pub fn stored_of(r: &worker::D1Result) -> Result<Option<StoredLocale>> {
 fn stored(row: Option<Row>) -> Option<StoredLocale> {
     row.map(|r| StoredLocale {
         current: match (
-            r.guest_locale.as_deref().and_then(Locale::parse),
+            r.guest_locale.as_deref().and_then(Lang::from_tag),
             r.guest_locale_source
                 .as_deref()
                 .and_then(LocaleSource::parse),
         ) {
-            (Some(locale), Some(source)) => Some(GuestLocale { locale, source }),
+            (Some(lang), Some(source)) => Some(GuestLocale { lang, source }),
             _ => None,
         },
         guest_mail_started: r.started != 0,
@@ -59,11 +59,11 @@ fn stored(row: Option<Row>) -> Option<StoredLocale> {
 }
 
 /// The language of a booking as emails use it: the stored one, else `default`.
-pub async fn of_booking(db: &D1Database, booking_id: &str, default: Locale) -> Result<Locale> {
+pub async fn of_booking(db: &D1Database, booking_id: &str, default: Lang) -> Result<Lang> {
     Ok(get(db, booking_id)
         .await?
         .and_then(|s| s.current)
-        .map_or(default, |g| g.locale))
+        .map_or(default, |g| g.lang))
 }
 
 /// Writes `new` as the booking's language.
@@ -81,11 +81,7 @@ pub fn set_statement(
     db.prepare(
         "UPDATE bookings SET guest_locale = ?2, guest_locale_source = ?3 WHERE booking_id = ?1",
     )
-    .bind(&[
-        s(booking_id),
-        s(new.locale.as_str()),
-        s(new.source.as_str()),
-    ])
+    .bind(&[s(booking_id), s(new.lang.id()), s(new.source.as_str())])
 }
 
 /// What a booking's language becomes when `incoming` is stated and `stored` is on record
@@ -177,15 +173,15 @@ pub async fn locale_for(
     db: &D1Database,
     booking_id: Option<&str>,
     client_reference: Option<&str>,
-    default: Locale,
-) -> Result<Locale> {
+    default: Lang,
+) -> Result<Lang> {
     if let Some(id) = booking_id {
         if let Some(current) = get(db, id).await?.and_then(|s| s.current) {
-            return Ok(current.locale);
+            return Ok(current.lang);
         }
     }
     let checkout = checkout_locale(db, client_reference).await?;
-    Ok(locale::resolve(None, checkout.as_deref(), default).locale)
+    Ok(locale::resolve(None, checkout.as_deref(), default).lang)
 }
 
 /// Records the language of a hotel booking being recorded: the event's own, else its Stripe
@@ -195,12 +191,24 @@ pub async fn locale_for(
 pub async fn record_hotel(
     db: &D1Database,
     b: &crate::domain::event::HotelBooking,
-    default: Locale,
-) -> Result<Locale> {
+    default: Lang,
+) -> Result<Lang> {
     let id = b.booking_id.as_str();
     let checkout = checkout_locale(db, b.client_reference.as_deref()).await?;
     let incoming = locale::resolve(b.locale.as_deref(), checkout.as_deref(), default);
-    Ok(settle(db, id, incoming).await?.locale)
+    Ok(settle(db, id, incoming).await?.lang)
+}
+
+/// Records the language of a flight order being recorded: the event's own, else the Stripe
+/// Checkout Session of its client reference, else `default` (as [`record_hotel`]).
+pub async fn record_flight(
+    db: &D1Database,
+    f: &crate::domain::event::FlightBooking,
+    default: Lang,
+) -> Result<Lang> {
+    let checkout = checkout_locale(db, f.client_reference.as_deref()).await?;
+    let incoming = locale::resolve(f.locale.as_deref(), checkout.as_deref(), default);
+    Ok(settle(db, f.booking_id.as_str(), incoming).await?.lang)
 }
 
 /// A language stated by a later event of the booking itself (an amendment's `locale`): the
@@ -214,7 +222,7 @@ pub async fn explicit_change(
     tag: Option<&str>,
     at_ms: i64,
 ) -> Result<()> {
-    let incoming = locale::resolve(tag, None, Locale::En);
+    let incoming = locale::resolve(tag, None, Lang::default());
     if incoming.source != LocaleSource::Event {
         return Ok(());
     }
@@ -227,7 +235,7 @@ pub async fn explicit_change(
         )
         .bind(&[
             s(booking_id),
-            s(next.locale.as_str()),
+            s(next.lang.id()),
             s(next.source.as_str()),
             super::n(at_ms),
         ])?

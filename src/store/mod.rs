@@ -3,6 +3,7 @@
 
 pub mod admin;
 pub mod bookings;
+pub mod calendar;
 pub mod campaigns;
 pub mod checkout;
 pub mod compensation;
@@ -10,6 +11,7 @@ pub mod digest;
 pub mod emails;
 pub mod guest_locale;
 pub mod hotel_zones;
+pub mod inbound;
 pub mod ownership;
 pub mod payments;
 pub mod raw_events;

@@ -40,6 +40,7 @@ pub(super) async fn repair(t: &mut Tick<'_>) -> Result<()> {
                 latitude: hotel.latitude,
                 longitude: hotel.longitude,
                 address: None,
+                ..Default::default()
             }),
             Some(_) if cfg.liteapi_api_key.is_empty() => {
                 store::hotel_zones::put_off(

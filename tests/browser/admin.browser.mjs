@@ -13,6 +13,11 @@
 // - dead outbound webhook deliveries (both bookings' booking.confirmed): a subscriber whose
 //   receiver (the fake APIs) answers 500 until the test heals it, two attempts a second apart.
 //
+// - guests' replies through `wrangler dev`'s email endpoint (POST /cdn-cgi/handler/email): a reply
+//   to the booking's confirmation (its Reply-To read from the fake Resend), an out-of-office answer,
+//   a delivery report, a tampered token, an expired one, a plain address, a 10 MiB message and a
+//   malformed one.
+//
 // Then sign-in (one wrong password first), every page at a phone-sized viewport, a screenshot of
 // each into docs/admin/, a redrive, a hold dismissed, a refund made from the refunds page (a second
 // click from tabs opened before refused), a dead delivery redriven from its page and the rest by
@@ -44,6 +49,8 @@ const ADMIN_PASSWORD = "browser-test-password-1";
 const OPERATOR_TOKEN = "browser-test-operator-token";
 const LITEAPI_TOKEN = "browser-test-liteapi-token";
 const VERBOSE = process.env.BROWSER_TEST_VERBOSE === "1";
+const REPLY_DOMAIN = "reply.browser.test";
+const REPLY_KEY = "browser-test-reply-signing-key-0123456789";
 
 // ---------------------------------------------------------------- bookkeeping
 
@@ -217,6 +224,38 @@ const stamp = Date.now().toString(36);
 let n = 0;
 const unique = (prefix) => `${prefix}${stamp}${++n}`;
 
+/**
+ * A reply address as src/domain/reply_token.rs signs it (its documented format), issued at
+ * `issuedMs`: for an expired one.
+ */
+async function replyAddressFor(dedupeKey, bookingId, issuedMs) {
+  const { createHash, createHmac } = await import("node:crypto");
+  const signed = Buffer.alloc(17);
+  signed[0] = 1;
+  signed.writeUInt32BE(Math.floor(issuedMs / 3_600_000), 1);
+  createHash("sha256").update(dedupeKey).digest().copy(signed, 5, 0, 8);
+  createHash("sha256").update(bookingId).digest().copy(signed, 13, 0, 4);
+  const mac = createHmac("sha256", REPLY_KEY).update(Buffer.concat([Buffer.from("reply-address\n"), signed])).digest().subarray(0, 10);
+  const bytes = Buffer.concat([signed, mac]);
+  const alphabet = "abcdefghijklmnopqrstuvwxyz234567";
+  let bits = 0;
+  let value = 0;
+  let out = "";
+  for (const b of bytes) {
+    value = (value << 8) | b;
+    bits += 8;
+    while (bits >= 5) {
+      out += alphabet[(value >>> (bits - 5)) & 31];
+      bits -= 5;
+    }
+  }
+  if (bits > 0) out += alphabet[(value << (5 - bits)) & 31];
+  return `reply+${out}@${REPLY_DOMAIN}`;
+}
+
+/** A message of tests/fixtures/inbound/ addressed to `to` (its placeholder replaced). */
+const inboundFixture = (name, to) => readFileSync(join(root, "tests", "fixtures", "inbound", name), "utf8").replaceAll("reply+TOKEN@reply.example.com", to);
+
 // ---------------------------------------------------------------- fakes
 
 /**
@@ -229,6 +268,8 @@ const DEAD_AFTER = 3;
 
 /** The refunds the fake Stripe made, and the webhook receiver's hits and health. */
 const stripeRefunds = [];
+/** Every body the fake Resend accepted or refused (what the engine sent). */
+const resendBodies = [];
 const hookHits = [];
 let hookHealthy = false;
 
@@ -269,6 +310,7 @@ function startFakeApis() {
         return send(422, { statusCode: 422, name: "validation_error", message: "body is not JSON" });
       }
       const to = String(Array.isArray(body.to) ? body.to[0] : body.to).toLowerCase();
+      resendBodies.push(body);
       const count = (seen.get(to) ?? 0) + 1;
       seen.set(to, count);
       if (to.includes("+dead-once@") && count <= DEAD_AFTER) {
@@ -367,6 +409,8 @@ async function main() {
     COMPENSATION_PAYMENT_WAIT_MS: "2000",
     DIGEST_HOUR: "off",
     BOOKING_SITE_URL: "https://book.example.com",
+    REPLY_DOMAIN: REPLY_DOMAIN,
+    REPLY_SIGNING_KEY: REPLY_KEY,
   };
 
   await check("engine and local SMTP started (fresh D1, migrations applied)", async () => {
@@ -530,6 +574,86 @@ async function main() {
   });
   if (failed) return;
 
+  // Guests' replies through wrangler dev's own email endpoint (what Email Routing calls).
+  const postEmail = async (from, to, raw) => {
+    // A connection the dev server closed while idle (keep-alive) fails a POST before it is sent;
+    // it is sent again, as a mail server would (the engine keeps a redelivery once).
+    let r;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        r = await fetch(`${base}/cdn-cgi/handler/email?${new URLSearchParams({ from, to })}`, { method: "POST", body: raw });
+        break;
+      } catch (e) {
+        if (attempt >= 3) throw new Error(`POST /cdn-cgi/handler/email (to ${to}): ${e.message} (${e.cause?.code ?? e.cause?.message ?? ""})`);
+        await sleep(200);
+      }
+    }
+    const text = await r.text();
+    // 200 "Worker successfully processed email"; 400 when the Worker refused it (setReject) or
+    // wrangler refused the request (it requires a Message-ID header).
+    if (r.status !== 200) throw new Error(`POST /cdn-cgi/handler/email (to ${to}) → ${r.status} ${text.slice(0, 300)}`);
+    return { status: r.status, text };
+  };
+  const inboundRows = () => d1("SELECT id, kind, booking_id, auto_kind, reason, envelope_to, subject, note, text_body, alerted FROM inbound_messages ORDER BY id");
+  const guestAlerts = () => resendBodies.filter((b) => String(b.to).toLowerCase().includes("owner@example.com") && String(b.subject).startsWith("Guest message"));
+  let replyTo = null;
+  await check("replies: the booking's confirmation went out (Resend) with its own Reply-To and Auto-Submitted", async () => {
+    const body = await eventually("the confirmation at the fake Resend", async () =>
+      resendBodies.find((b) => String(b.to).toLowerCase() === xss.email.toLowerCase() && b.tags?.[0]?.value === "booking_confirmation"), { ms: 30_000 });
+    const m = /^Example Trips <(reply\+[a-z2-7]{44}@reply\.browser\.test)>$/.exec(body.reply_to ?? "");
+    assert(m, `reply_to is ${JSON.stringify(body.reply_to)}`);
+    replyTo = m[1];
+    assert(body.headers?.["Auto-Submitted"] === "auto-generated", `headers are ${JSON.stringify(body.headers)}`);
+  });
+  if (failed) return;
+  await check("replies (wrangler dev email endpoint): the guest's reply is on the booking and the owner is alerted at once with the words", async () => {
+    await postEmail("ana.garcia@gmail.com", replyTo, inboundFixture("gmail-reply.eml", replyTo));
+    const alert = await eventually("the owner's alert at the fake Resend", async () => guestAlerts()[0], { ms: 30_000 });
+    assert(alert.text.includes("Can we check in early, around 11:00?"), `the alert says: ${alert.text.slice(0, 400)}`);
+    assert(alert.subject.includes(xss.bookingId), `alert subject: ${alert.subject}`);
+    const kept = inboundRows().filter((r) => r.booking_id === xss.bookingId);
+    assert(kept.length === 1 && kept[0].kind === "guest" && kept[0].alerted === 1, `kept: ${JSON.stringify(kept)}`);
+  });
+  await check("replies (wrangler dev email endpoint): an out-of-office answer and a delivery report are kept on the booking, nobody alerted", async () => {
+    await postEmail("jan.devries@outlook.com", replyTo, inboundFixture("out-of-office.eml", replyTo));
+    await postEmail("mailer-daemon@googlemail.com", replyTo, inboundFixture("delivery-report.eml", replyTo));
+    const auto = inboundRows().filter((r) => r.booking_id === xss.bookingId && r.kind === "auto");
+    assert(auto.map((r) => r.auto_kind).join(",") === "auto_reply,delivery_report", `auto: ${JSON.stringify(auto)}`);
+    await sleep(1500);
+    assert(guestAlerts().length === 1, `${guestAlerts().length} guest-message alerts`);
+  });
+  await check("replies (wrangler dev email endpoint): a tampered token, an expired one and a plain address never touch a booking", async () => {
+    const at = replyTo.indexOf("@") - 2;
+    const tampered = replyTo.slice(0, at) + (replyTo[at] === "a" ? "b" : "a") + replyTo.slice(at + 1);
+    const expired = await replyAddressFor(confirmation, xss.bookingId, Date.now() - 401 * 86_400_000);
+    for (const to of [tampered, expired, `bookings@${REPLY_DOMAIN}`]) {
+      await postEmail("ana.garcia@gmail.com", to, inboundFixture("gmail-reply.eml", to).replace("CAF3xYz", unique("m")));
+    }
+    const apart = inboundRows().filter((r) => r.kind === "unmatched");
+    assert(apart.length === 3 && apart.every((r) => r.booking_id === null), `unmatched: ${JSON.stringify(apart)}`);
+    assert(apart.map((r) => r.reason).join(" | ").match(/signature does not match.*expired.*not a reply address/), `reasons: ${apart.map((r) => r.reason).join(" | ")}`);
+    await sleep(1500);
+    assert(guestAlerts().length === 1, `${guestAlerts().length} guest-message alerts`);
+  });
+  await check("replies (wrangler dev email endpoint): a 10 MiB message and a malformed one are kept, bounded, and the engine keeps answering", async () => {
+    const line = "QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo=".repeat(2) + "\r\n";
+    const big = `From: Ana <ana.garcia@gmail.com>\r\nTo: ${replyTo}\r\nSubject: photos\r\nMessage-ID: <big-browser@example.com>\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=b\r\n\r\n--b\r\nContent-Type: text/plain\r\n\r\nPhotos of the damaged suitcase.\r\n--b\r\nContent-Type: image/jpeg; name=one.jpg\r\nContent-Transfer-Encoding: base64\r\n\r\n${line.repeat(Math.ceil((10 * 1024 * 1024) / line.length))}--b--\r\n`;
+    await postEmail("ana.garcia@gmail.com", replyTo, big);
+    // wrangler's endpoint parses the message itself before the Worker sees it: it wants a
+    // Message-ID and refuses a charset its TextDecoder does not know (400 "Email could not be
+    // parsed: RangeError: "x-unknown-charset" is not a valid encoding") — Email Routing delivers
+    // both, and the workerd tests send the fixture as it is. Here: the same broken structure
+    // (boundary never closed, a truncated image) with a known charset.
+    const malformed = inboundFixture("malformed.eml", replyTo).replace("x-unknown-charset", "utf-8");
+    await postEmail("guest@example.com", replyTo, `Message-ID: <malformed-browser@example.com>\r\n${malformed}`);
+    const rows = inboundRows();
+    const photos = rows.find((r) => r.subject === "photos");
+    assert(photos?.kind === "guest" && photos.text_body === "Photos of the damaged suitcase." && /only the first 4194304 of/.test(photos.note ?? ""), `photos: ${JSON.stringify(photos)}`);
+    const broken = rows.find((r) => r.subject === "broken");
+    assert(broken?.text_body.includes("Hello, we will be late."), `broken: ${JSON.stringify(broken)}`);
+    assert((await fetch(`${base}/health`)).ok, "/health no longer answers 200");
+  });
+
   // ------------------------------------------------------------ the browser
   mkdirSync(shots, { recursive: true });
   browser = await chromium.launch({
@@ -601,7 +725,7 @@ async function main() {
     assert(cookie.httpOnly, "admin_session is not HttpOnly");
     assert(cookie.sameSite === "Strict", `admin_session SameSite is ${cookie.sameSite}`);
     assert(!cookie.secure, "admin_session is Secure on plain http");
-    for (const href of ["/admin", "/admin/bookings", "/admin/queue", "/admin/holds", "/admin/refunds", "/admin/deliveries", "/admin/events", "/admin/suppressions"]) {
+    for (const href of ["/admin", "/admin/bookings", "/admin/conversations", "/admin/queue", "/admin/holds", "/admin/refunds", "/admin/deliveries", "/admin/events", "/admin/suppressions"]) {
       assert((await page.locator(`nav a[href="${href}"]`).count()) > 0, `nav has no link to ${href}`);
     }
     await page.locator('form#signout button[type="submit"]').waitFor({ state: "attached" });
@@ -633,7 +757,7 @@ async function main() {
     await Promise.all([page.waitForURL((u) => new URL(u).pathname === "/admin/booking"), page.locator("table#results a.booking-link").first().click()]);
     assert((await h1()) === `Booking ${xss.bookingId}`, `h1 is ${await h1()}`);
     const kinds = await page.locator("ol#timeline li.entry").evaluateAll((els) => els.map((e) => e.getAttribute("data-kind")));
-    const allowed = ["raw_event", "booking", "planned_send", "email", "hold", "compensation", "webhook_event"];
+    const allowed = ["raw_event", "booking", "planned_send", "email", "hold", "compensation", "webhook_event", "guest_message", "answer"];
     assert(kinds.every((k) => allowed.includes(k)), `unknown data-kind in ${kinds.join(",")}`);
     for (const k of ["raw_event", "booking", "email"]) assert(kinds.includes(k), `no ${k} entry (kinds: ${kinds.join(",")})`);
     assert((await page.locator('ol#timeline li.entry[data-kind="raw_event"] details').count()) > 0, "the raw event has no <details>");
@@ -660,6 +784,50 @@ async function main() {
     assert(new URL(src, base).pathname === "/admin/email/html" && new URL(src, base).searchParams.get("key") === confirmation, `iframe src is ${src}`);
     await page.waitForTimeout(500); // the frame's content rendered for the screenshot
     await shot("05-email");
+    noDialog();
+  }, page);
+
+  await signedInCheck("conversation: the guest's words on the booking's timeline, answered from its form, the answer on the timeline and sent threaded on the newest guest message (13-conversation)", async () => {
+    await page.goto(`${base}${bookingHref}`);
+    const said = page.locator('ol#timeline li.entry[data-kind="guest_message"]', { hasText: "Can we check in early, around 11:00?" });
+    assert((await said.count()) === 1, `${await said.count()} guest_message entries with the guest's words`);
+    assert((await page.locator('ol#timeline li.entry[data-kind="guest_message"]', { hasText: "automatic reply" }).count()) === 1, "the out-of-office answer is not marked automatic");
+    await page.locator("section#conversation form#answer textarea#answer-text").fill("Of course: early check-in from 11:00 is arranged.\nSee you soon!");
+    await Promise.all([
+      page.waitForURL((u) => new URL(u).pathname === "/admin/booking" && new URL(u).searchParams.get("done") === "answered"),
+      page.locator('section#conversation form#answer button[type="submit"]').click(),
+    ]);
+    await page.locator("p.flash").waitFor();
+    const answer = page.locator('ol#timeline li.entry[data-kind="answer"]', { hasText: "early check-in from 11:00 is arranged" });
+    assert((await answer.count()) === 1, "the answer is not on the timeline");
+    // The conversation: from the guest's first message to the answer form, what the engine sent
+    // in between included.
+    // (page coordinates: the page is scrolled to #conversation after the answer)
+    const box = await page.evaluate(() => {
+      const first = document.querySelector('ol#timeline li.entry[data-kind="guest_message"]').getBoundingClientRect();
+      const end = document.querySelector("section#conversation").getBoundingClientRect();
+      return { top: first.top + window.scrollY, bottom: end.bottom + window.scrollY };
+    });
+    const from = Math.max(0, box.top - 8);
+    await page.screenshot({ path: join(shots, "13-conversation.png"), fullPage: true, clip: { x: 0, y: from, width: 390, height: Math.min(6000, box.bottom + 8 - from) } });
+    const sent = await eventually("the answer at the fake Resend", async () =>
+      resendBodies.find((b) => String(b.to).toLowerCase() === xss.email.toLowerCase() && b.tags?.[0]?.value === "conversation_answer"), { ms: 30_000 });
+    // The newest guest message on the booking is the malformed one (posted last above).
+    assert(sent.headers?.["In-Reply-To"] === "<malformed-browser@example.com>", `answer headers: ${JSON.stringify(sent.headers)}`);
+    assert(sent.headers?.References === "<malformed-browser@example.com>", `References: ${sent.headers?.References}`);
+    assert(sent.subject === "Re: broken", `answer subject: ${sent.subject}`);
+    assert(!("Auto-Submitted" in (sent.headers ?? {})), "the owner's answer says Auto-Submitted");
+    assert(/^Example Trips <reply\+[a-z2-7]{44}@reply\.browser\.test>$/.test(sent.reply_to ?? ""), `answer reply_to: ${sent.reply_to}`);
+    assert(sent.text.includes("Of course: early check-in from 11:00 is arranged.\nSee you soon!"), `answer text: ${sent.text.slice(0, 300)}`);
+    noDialog();
+  }, page);
+
+  await signedInCheck("conversations: nobody waits after the answer; unmatched mail is listed apart (14-conversations)", async () => {
+    await navTo("/admin/conversations");
+    assert((await h1()) === "Conversations", `h1 is ${await h1()}`);
+    assert((await page.locator("table#waiting tr.waiting", { hasText: xss.bookingId }).count()) === 0, "the answered booking still waits");
+    assert((await page.locator("table#unmatched tr.unmatched").count()) === 3, `${await page.locator("table#unmatched tr.unmatched").count()} unmatched rows`);
+    await shot("14-conversations");
     noDialog();
   }, page);
 

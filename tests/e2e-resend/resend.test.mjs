@@ -38,21 +38,25 @@ describe("Resend as the main provider", () => {
     expect(it.provider_message_id).toBe(log.deliveries.find((d) => d.to === to).id);
   });
 
-  it("carries the calendar part as an attachment: invite.ics, text/calendar with its method, the .ics in base64", async () => {
+  it("carries each calendar part as an attachment: its file name, text/calendar with its method, the .ics in base64", async () => {
     const to = `${unique("ics")}@example.com`;
-    // A whole CANCEL part as the engine writes one (every calendar part of the run is parsed after
-    // the file, tests/e2e/calendars-parse.mjs).
+    // A whole CANCEL part as the engine writes one (every calendar part of the run is read by
+    // both parsers after the file, tests/e2e/calendars-parse.mjs).
     const ics = [
       "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Bookings//Calendar//EN", "CALSCALE:GREGORIAN", "METHOD:CANCEL",
-      "BEGIN:VEVENT", "UID:stay-BK_1@example.com", "DTSTAMP:20260528T202640Z", "SEQUENCE:2", "STATUS:CANCELLED",
-      "DTSTART;VALUE=DATE:20260612", "DTEND;VALUE=DATE:20260615", "SUMMARY:Example Harbour Hotel", "END:VEVENT",
+      "BEGIN:VEVENT", "UID:0c5f1a3e-6b1d-8a2f-9e4d-3b7a2c1d0e9f", "DTSTAMP:20260528T202640Z", "SEQUENCE:2",
+      "ORGANIZER;CN=\"Example Trips\":mailto:bookings@example.com",
+      "ATTENDEE;CN=\"Testa Guestington\";ROLE=REQ-PARTICIPANT:mailto:guest@example.com",
+      "DTSTART;VALUE=DATE:20260612", "DTEND;VALUE=DATE:20260615", "SUMMARY:Example Harbour Hotel", "TRANSP:TRANSPARENT", "STATUS:CANCELLED", "END:VEVENT",
       "END:VCALENDAR", "",
     ].join("\r\n");
-    const key = await enqueueEmail(to, "Your booking is cancelled.", { calendar: { method: "CANCEL", ics } });
+    const key = await enqueueEmail(to, "Your booking is cancelled.", {
+      calendars: [{ method: "CANCEL", file_name: "stay.ics", uid: "0c5f1a3e-6b1d-8a2f-9e4d-3b7a2c1d0e9f", ics }],
+    });
     expect(item(await turn(key), key)).toMatchObject({ status: "sent", provider: "resend" });
     const [req] = (await resendLog()).requests.filter((r) => r.to === to);
     expect(req.body.attachments).toEqual([
-      { filename: "invite.ics", content: btoa(ics), content_type: "text/calendar; charset=utf-8; method=CANCEL" },
+      { filename: "stay.ics", content: btoa(ics), content_type: "text/calendar; charset=utf-8; method=CANCEL" },
     ]);
   });
 
@@ -175,17 +179,22 @@ describe("Resend as the main provider", () => {
     expect(it.not_before_ms).toBe(Math.min(state.mainPausedUntilMs, state.smtpPausedUntilMs));
     const smtpFailure = state.attempts.find((t) => t.seq === it.seq && t.provider === "smtp");
     expect(smtpFailure.error).toMatch(/535/);
-    // The owner alert is queued but cannot go out either: nothing is lost, it waits.
+    // Both routes that carry guest mail are paused: the owner's alert takes the owner route (a
+    // send_email binding restricted to the owner's address). The key ends with the fault (the
+    // refused AUTH and its codes).
     const day = new Date().toISOString().slice(0, 10);
-    // The key ends with the fault (the refused AUTH and its codes).
     const alertKey = keyStartingWith(state, `owner_provider_paused:smtp:${day}:auth-535`);
-    expect(item(state, alertKey)?.status).toBe("queued");
+    state = await eventually(async () => {
+      await runDurableObjectAlarm(outboxStub());
+      const s = await outboxState();
+      expect(item(s, alertKey)).toMatchObject({ status: "sent", provider: "owner_route" });
+      return s;
+    });
 
-    // The main provider's reset passes: the alert and the email go through Resend.
+    // The main provider's reset passes: the email is tried by Resend again.
     await setOutboxState("main_paused_until_ms", Date.now() - 1);
     await endBackoff(key);
-    state = await turn(alertKey);
-    expect(item(state, alertKey)).toMatchObject({ status: "sent", provider: "resend" });
+    state = await turn(key);
     it = item(state, key);
     // Still refused by the fake quota for this address: it waits again, SMTP still paused.
     expect(it.status).toBe("waiting");
@@ -193,8 +202,9 @@ describe("Resend as the main provider", () => {
     await setOutboxState("main_paused_until_ms", Date.now() - 1);
     state = await turn(other);
     expect(item(state, other)).toMatchObject({ status: "sent", provider: "resend", attempts: 1 });
-    const sentAlert = (await resendLog()).requests.filter((r) => r.to === "owner@example.com" && r.key === alertKey);
-    expect(sentAlert).toHaveLength(1);
-    expect(sentAlert[0].body.text).toMatch(/refused the engine's credentials/);
+    // The alert went once, by the owner route, never again by Resend.
+    expect((await resendLog()).requests.filter((r) => r.to === "owner@example.com" && r.key === alertKey)).toHaveLength(0);
+    const alert = await (await outboxStub().fetch(`https://outbox/email?dedupe_key=${encodeURIComponent(alertKey)}`)).json();
+    expect(alert.text).toMatch(/refused the engine's credentials/);
   });
 });

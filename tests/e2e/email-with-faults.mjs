@@ -9,8 +9,9 @@ import { WorkerEntrypoint } from "cloudflare:workers";
 //   for 30 s, so a test can kill the outbox between "accepted" and "recorded".
 // `accepted(address)` tells a test how many sends to an address the real binding accepted.
 // Every calendar part (text/calendar attachment) of every message is kept until
-// `takeCalendars()` hands it over: the setup file every e2e configuration loads
-// (tests/e2e/calendars-parse.mjs) parses each with ical.js after each test file.
+// `takeCalendars()` hands it over, and every HTML part with reservation markup until
+// `takeMarkup()`: the setup file every e2e configuration loads (tests/e2e/calendars-parse.mjs)
+// has each checked in Node after each test file.
 const FAULTS = {
   "daily-limit": "E_DAILY_LIMIT_EXCEEDED",
   "rate-limit": "E_RATE_LIMIT_EXCEEDED",
@@ -30,6 +31,8 @@ const last = new Map();
 const all = new Map();
 /** Calendar parts not yet handed to `takeCalendars()`: `{to, subject, type, content}`. */
 const calendars = [];
+/** HTML parts with reservation markup not yet handed to `takeMarkup()`: `{to, subject, html}`. */
+const markup = [];
 
 /** An attachment's content as text (the binding takes a string or bytes). */
 function contentText(content) {
@@ -55,14 +58,17 @@ export class EmailWithFaults extends WorkerEntrypoint {
     const address = addressOf(message.to);
     const n = (calls.get(address) ?? 0) + 1;
     calls.set(address, n);
-    last.set(address, { subject: message.subject, headers: message.headers ?? null });
+    last.set(address, { subject: message.subject, headers: message.headers ?? null, replyTo: message.replyTo ?? null });
     const attachments = (message.attachments ?? []).map((a) => ({
       filename: a.filename,
       type: a.type,
       disposition: a.disposition,
       content: contentText(a.content),
     }));
-    all.set(address, [...(all.get(address) ?? []), { subject: message.subject, text: message.text, attachments }]);
+    all.set(address, [...(all.get(address) ?? []), { subject: message.subject, text: message.text, html: message.html, attachments }]);
+    if (typeof message.html === "string" && message.html.includes("application/ld+json")) {
+      markup.push({ to: address, subject: message.subject, html: message.html });
+    }
     for (const a of attachments) {
       if (typeof a.type === "string" && a.type.toLowerCase().startsWith("text/calendar")) {
         calendars.push({ to: address, subject: message.subject, type: a.type, content: a.content });
@@ -80,12 +86,12 @@ export class EmailWithFaults extends WorkerEntrypoint {
     return { messageId: result.messageId };
   }
 
-  /** The subject and extra headers of the last message to `address`, as the binding got them. */
+  /** The subject, extra headers and `replyTo` of the last message to `address`, as the binding got them. */
   async lastMessage(address) {
     return last.get(address.toLowerCase()) ?? null;
   }
 
-  /** Every message handed to the binding for `address`, in order (subject, text, attachments). */
+  /** Every message handed to the binding for `address`, in order (subject, text, html, attachments). */
   async messages(address) {
     return all.get(address.toLowerCase()) ?? [];
   }
@@ -93,6 +99,11 @@ export class EmailWithFaults extends WorkerEntrypoint {
   /** The calendar parts seen since the last call (every recipient), and forgets them. */
   async takeCalendars() {
     return calendars.splice(0);
+  }
+
+  /** The HTML parts with reservation markup seen since the last call, and forgets them. */
+  async takeMarkup() {
+    return markup.splice(0);
   }
 
   /** How many sends to `address` the real binding accepted (and how many calls were made). */

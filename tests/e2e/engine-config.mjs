@@ -96,6 +96,11 @@ export async function engineTestConfig({ include, bindings = () => ({}), main, t
             // No daily digest in these runs (it would add an owner email to whichever test sweeps
             // first); the owner's loops run (vitest.loops.config.mjs) sends it at hour 0 UTC.
             DIGEST_HOUR: "off",
+            // Guests' replies (tests/e2e/replies.test.mjs): reply addresses on this domain, a small
+            // day's bound of unmatched mail so its refusal is reachable.
+            REPLY_DOMAIN: "reply.engine.test",
+            REPLY_SIGNING_KEY: "test-reply-signing-key-0123456789abcdef",
+            INBOUND_UNMATCHED_PER_DAY: "6",
             ...bindings(inject),
           },
           // The main provider, wrapped: an RPC service with the send_email binding's `send()`,
@@ -107,7 +112,9 @@ export async function engineTestConfig({ include, bindings = () => ({}), main, t
           serviceBindings: {
             EMAIL: { name: "email-with-faults", entrypoint: "EmailWithFaults" },
           },
-          email: { send_email: [] },
+          // The owner route: a send_email binding restricted to the owner's address, for owner
+          // alerts while every guest route is paused (as in wrangler.toml).
+          email: { send_email: [{ name: "OWNER_ROUTE", destination_address: "owner@example.com" }] },
           workers: [
             {
               name: "email-with-faults",

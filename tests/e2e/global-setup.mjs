@@ -14,10 +14,15 @@
 //   scriptedSmtpControlPort; tests/e2e/scripted-smtp.mjs) that answers the final dot with a bare
 //   `250`, a blank line first, silence … and counts the DATA transactions per recipient;
 // - the calendar check (calendarCheckPort): every calendar part the servers above receive (the
-//   Resend fake's attachments, the SMTP servers' MIME parts, maildev's messages) is parsed with
-//   ical.js (tests/e2e/calendar-check.mjs); `GET /_test/calendars` answers
+//   Resend fake's attachments, the SMTP servers' MIME parts, maildev's messages) is read by two
+//   parsers, ical.js and node-ical, and every reservation markup block of their HTML parts is
+//   checked against the properties Gmail requires (tests/e2e/calendar-check.mjs);
+//   `POST /_test/calendars` (with what workerd caught: `{calendars, html}`) or `GET` answers
 //   `{checked, problems}` and clears the problems, and the setup file every e2e configuration
-//   loads (tests/e2e/calendars-parse.mjs) fails the test file whose drain finds one.
+//   loads (tests/e2e/calendars-parse.mjs) fails the test file whose drain finds one. The same
+//   server answers `POST /_test/parse` (an .ics → what both parsers read of it) and
+//   `GET /_test/intl?locale=&amount=&currency=` / `&date=` / `&time=` (what Node's `Intl` writes:
+//   the regional formats the e2e tests compare the emails with).
 import { spawn } from "node:child_process";
 import { createServer } from "node:net";
 import { createServer as createHttpServer } from "node:http";
@@ -27,7 +32,7 @@ import { startFakeStripe } from "./fake-stripe.mjs";
 import { startWebhookReceiver } from "./webhook-receiver.mjs";
 import { startScriptedSmtp } from "./scripted-smtp.mjs";
 import { simpleParser } from "mailparser";
-import { calendarProblems, isCalendarType } from "./calendar-check.mjs";
+import { calendarProblems, isCalendarType, markupProblems, readBoth } from "./calendar-check.mjs";
 
 /** Calendar parts the Node-side servers saw: how many were checked, what was wrong (drained). */
 const calendars = { checked: 0, problems: [] };
@@ -38,6 +43,11 @@ const pending = new Set();
 function checkCalendar(where, ics, contentType) {
   calendars.checked += 1;
   for (const problem of calendarProblems(ics, contentType)) calendars.problems.push(`${where}: ${problem}`);
+}
+
+/** Checks the reservation markup of one HTML part, `where` naming who received it. */
+function checkMarkup(where, html) {
+  for (const problem of markupProblems(html)) calendars.problems.push(`${where}: ${problem}`);
 }
 
 /** Checks every text/calendar part of a raw MIME message (parsed with mailparser). */
@@ -55,6 +65,7 @@ async function parseAndCheck(where, raw) {
     calendars.problems.push(`${where}: the message is not MIME mailparser can read: ${e?.message ?? e}`);
     return;
   }
+  checkMarkup(`${where} (${parsed.subject ?? "no subject"})`, parsed.html);
   for (const a of parsed.attachments) {
     if (!isCalendarType(a.contentType)) continue;
     const params = a.headers.get("content-type")?.params ?? {};
@@ -63,17 +74,56 @@ async function parseAndCheck(where, raw) {
   }
 }
 
+/** The request's body, parsed as JSON (`{}` when empty). */
+async function jsonBody(req) {
+  let raw = "";
+  for await (const chunk of req) raw += chunk;
+  return raw ? JSON.parse(raw) : {};
+}
+
+/** What Node's `Intl` writes for the query of `GET /_test/intl` (see the module header). */
+function intlAnswer(url) {
+  const q = url.searchParams;
+  const locale = q.get("locale");
+  if (q.has("currency")) return new Intl.NumberFormat(locale, { style: "currency", currency: q.get("currency") }).format(Number(q.get("amount")));
+  if (q.has("date")) return new Intl.DateTimeFormat(locale, { dateStyle: "full", timeZone: "UTC" }).format(new Date(`${q.get("date")}T12:00:00Z`));
+  if (q.has("time")) return new Intl.DateTimeFormat(locale, { timeStyle: "short", timeZone: "UTC" }).format(new Date(`2027-03-05T${q.get("time")}:00Z`));
+  return null;
+}
+
 /**
- * The calendar check's HTTP side: `GET /_test/calendars` first reads the maildev messages not
- * read yet (their raw source, through `maildevApi()`) and waits for the MIME checks under way,
- * then answers `{checked, problems}` and clears the problems.
+ * The calendar check's HTTP side: `/_test/calendars` checks what workerd caught (a POST body
+ * `{calendars: [{to, subject, type, content}], html: [{to, subject, html}]}`), then reads the
+ * maildev messages not read yet (their raw source, through `maildevApi()`) and waits for the MIME
+ * checks under way, then answers `{checked, problems}` and clears the problems.
  */
 function startCalendarCheck(maildevApi) {
   const seen = new Set();
   const server = createHttpServer(async (req, res) => {
-    if (req.method !== "GET" || req.url !== "/_test/calendars") {
+    const url = new URL(req.url, "http://check");
+    const answer = (status, body) => {
+      res.writeHead(status, { "content-type": "application/json" });
+      res.end(JSON.stringify(body));
+    };
+    if (req.method === "POST" && url.pathname === "/_test/parse") {
+      const { ics } = await jsonBody(req);
+      return answer(200, readBoth(String(ics ?? "")));
+    }
+    if (req.method === "GET" && url.pathname === "/_test/intl") {
+      try {
+        return answer(200, { text: intlAnswer(url) });
+      } catch (e) {
+        return answer(400, { error: String(e?.message ?? e) });
+      }
+    }
+    if (url.pathname !== "/_test/calendars" || !["GET", "POST"].includes(req.method)) {
       res.writeHead(404);
       return res.end();
+    }
+    if (req.method === "POST") {
+      const caught = await jsonBody(req);
+      for (const c of caught.calendars ?? []) checkCalendar(`send_email to ${c.to} (${c.subject})`, c.content, c.type);
+      for (const h of caught.html ?? []) checkMarkup(`send_email to ${h.to} (${h.subject})`, h.html);
     }
     try {
       const api = maildevApi();
@@ -128,10 +178,13 @@ async function waitFor(url, ms) {
  * - liteAPI `GET /data/hotel?hotelId=…` → coordinates (Barcelona) for any id except ids containing
  *   "fail", which answer 500 ("failfirst": only the first lookup of the id fails, then Madrid);
  *   ids containing "madrid" answer Madrid.
- * Requests without the expected credentials answer 401, as the real APIs do.
+ * Requests without the expected credentials answer 401, as the real APIs do. A test registers
+ * the AIC list of its own order with `POST /_test/aic?order_id=…` (the list's JSON as the body).
  */
 function startSupplierApi() {
   const failedOnce = new Set();
+  /** AIC lists a test registered for its order (`POST /_test/aic?order_id=…`, body `{data}`). */
+  const registered = new Map();
   const aic = JSON.parse(readFileSync(join(process.cwd(), "tests/fixtures/duffel-airline-initiated-change-object.json"), "utf8"));
   delete aic._modeled_on;
   const server = createHttpServer((req, res) => {
@@ -140,9 +193,19 @@ function startSupplierApi() {
       res.writeHead(status, { "content-type": "application/json" });
       res.end(JSON.stringify(body));
     };
+    if (req.method === "POST" && url.pathname === "/_test/aic") {
+      let raw = "";
+      req.on("data", (c) => (raw += c));
+      req.on("end", () => {
+        registered.set(url.searchParams.get("order_id") ?? "", JSON.parse(raw));
+        send(200, { ok: true });
+      });
+      return;
+    }
     if (url.pathname === "/air/airline_initiated_changes") {
       if (req.headers.authorization !== "Bearer test-duffel-token") return send(401, { errors: [{ code: "unauthorized" }] });
       const order = url.searchParams.get("order_id") ?? "";
+      if (registered.has(order)) return send(200, registered.get(order));
       if (order.includes("nochange")) return send(200, { data: [] });
       const body = structuredClone(aic);
       for (const change of body.data) change.order_id = order;
@@ -214,6 +277,7 @@ function startFakeResend() {
       const key = req.headers["idempotency-key"] ?? null;
       const to = Array.isArray(body.to) ? body.to[0] : body.to;
       requests.push({ key, to, authorization: req.headers.authorization, body });
+      checkMarkup(`Resend to ${to} (${body.subject})`, body.html);
       for (const a of body.attachments ?? []) {
         if (isCalendarType(a.content_type)) {
           checkCalendar(`Resend to ${to} (${body.subject})`, Buffer.from(String(a.content ?? ""), "base64").toString("utf8"), a.content_type);

@@ -452,3 +452,46 @@ export async function seedHold(hoursAgo) {
     .run();
   return id;
 }
+
+/**
+ * A message as Email Routing hands it to the Worker's `email()` handler (the
+ * ForwardableEmailMessage shape: envelope `from` / `to`, `raw` as a stream in 64 KiB chunks,
+ * `rawSize`, `setReject`), for `deliverInbound`. `rejected` holds the reason given to setReject.
+ */
+export function inboundMessage(from, to, raw) {
+  const bytes = typeof raw === "string" ? new TextEncoder().encode(raw) : raw;
+  let offset = 0;
+  const message = {
+    from,
+    to,
+    headers: new Headers(),
+    rawSize: bytes.length,
+    rejected: null,
+    raw: new ReadableStream({
+      pull(controller) {
+        if (offset >= bytes.length) return controller.close();
+        controller.enqueue(bytes.slice(offset, offset + 65_536));
+        offset += 65_536;
+      },
+    }),
+    setReject(reason) {
+      message.rejected = reason;
+    },
+    forward() {
+      throw new Error("forward() is not used by the engine");
+    },
+    reply() {
+      throw new Error("reply() is not used by the engine");
+    },
+  };
+  return message;
+}
+
+/** Calls the Worker's exported `email()` handler as the runtime does; returns the message. */
+export async function deliverInbound(from, to, raw) {
+  const message = inboundMessage(from, to, raw);
+  const ctx = createExecutionContext();
+  await Engine.prototype.email.call({ env, ctx }, message);
+  await waitOnExecutionContext(ctx);
+  return message;
+}

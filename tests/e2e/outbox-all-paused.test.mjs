@@ -1,7 +1,8 @@
-// A daily limit with SMTP off leaves no route, inside workerd with the real outbox Durable Object,
-// the wrapped send_email binding (tests/e2e/email-with-faults.mjs) and maildev as the SMTP
-// failover: the admin shows a banner, the owner's alert waits in the outbox and goes out — once —
-// as soon as a route is back.
+// A daily limit with SMTP off leaves no route for guest mail, inside workerd with the real outbox
+// Durable Object, the wrapped send_email binding (tests/e2e/email-with-faults.mjs) and maildev as
+// the SMTP failover: the admin shows a banner; the owner's alert goes out at once by the owner
+// route (a send_email binding restricted to the owner's verified address, outside the daily
+// limits), or — without one — waits in the outbox and goes out once as soon as a route is back.
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { describe, it, expect } from "vitest";
 import {
@@ -37,8 +38,10 @@ async function oneAlarm(key) {
 }
 
 describe("every route paused", () => {
-  it("a daily limit with SMTP off: the admin shows every route paused, and the owner's one alert goes out once a route is back", async () => {
+  it("without a working owner route: the owner's one alert waits and goes out once a route is back", async () => {
     await outboxState();
+    // The owner route failing too (its own pause), so no route reaches the owner.
+    await setOutboxState("owner_route_paused_until_ms", Date.now() + 3_600_000);
     // SMTP off: the operator paused it.
     const off = await operatorRoute("smtp", "pause", 60);
     expect(off.status).toBe(200);
@@ -73,6 +76,37 @@ describe("every route paused", () => {
     const alerts = inbox.filter((m) => m.subject === "cloudflare_email hit its daily limit: no route is sending");
     expect(alerts).toHaveLength(1);
     expect(await adminPage("/admin", cookie)).not.toContain('id="all-routes-paused"');
+  });
+
+  it("our sender refused by the main provider with SMTP off: the owner's one alert goes out at once by the owner route, the guest's email waits for a route", async () => {
+    await outboxState();
+    await setOutboxState("owner_route_paused_until_ms", null);
+    await setOutboxState("main_paused_until_ms", null);
+    const off = await operatorRoute("smtp", "pause", 60);
+    expect(off.status).toBe(200);
+    const to = `${unique("sender")}+sender-not-verified@example.com`;
+    const key = await enqueueEmail(to);
+    let state = await oneAlarm(key);
+    expect(item(state, key).status).toBe("waiting");
+    const alertKey = `owner_provider_paused:cloudflare_email:${today()}:e-sender-not-verified`;
+    state = await eventually(async () => {
+      await runDurableObjectAlarm(outboxStub());
+      const s = await outboxState();
+      expect(item(s, alertKey)).toMatchObject({ status: "sent", provider: "owner_route", attempts: 1 });
+      return s;
+    });
+    // Guest mail never takes the owner route: it waits for a route.
+    expect(item(state, key).status).toBe("waiting");
+    expect(tries(state, item(state, key))).toEqual([["cloudflare_email", "failed"]]);
+    const cookie = await adminCookie();
+    expect(await adminPage("/admin", cookie)).toContain('id="all-routes-paused"');
+    // SMTP back: the guest's email goes by SMTP; the alert is not sent again.
+    expect((await operatorRoute("smtp", "resume")).status).toBe(200);
+    state = await turn(key);
+    expect(item(state, key)).toMatchObject({ status: "sent", provider: "smtp" });
+    state = await runOutbox();
+    expect(item(state, alertKey)).toMatchObject({ status: "sent", provider: "owner_route", attempts: 1 });
+    expect(state.items.filter((i) => i.dedupe_key === alertKey)).toHaveLength(1);
   });
 
 });

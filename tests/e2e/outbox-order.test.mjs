@@ -39,6 +39,8 @@ describe("outbox order", () => {
     const far = Date.now() + 10 * DAY_MS;
     await setOutboxState("main_paused_until_ms", far);
     await setOutboxState("smtp_paused_until_ms", far);
+    // The owner route would carry owner alerts while every guest route is paused: held too.
+    await setOutboxState("owner_route_paused_until_ms", far);
 
     const marker = unique("order");
     // Arrival order (seq) deliberately unlike the expected send order.
@@ -62,6 +64,7 @@ describe("outbox order", () => {
     // Release SMTP only (main stays paused): every email goes to the local SMTP server, whose
     // inbox then shows the hand-over order. One client email per slot; passClientGap opens it.
     await setOutboxState("smtp_paused_until_ms", null);
+    await setOutboxState("owner_route_paused_until_ms", null);
     await setOutboxState("next_slot_at_ms", null);
     state = await runOutbox();
     for (let slot = 0; slot < 20 && queued.some((q) => item(state, q.key).status !== "sent"); slot++) {

@@ -113,7 +113,7 @@ describe("outbox", () => {
     // Its calendar part travelled by SMTP too: a text/calendar; method=PUBLISH attachment.
     const calendar = (got[0].attachments ?? []).filter((a) => a.contentType?.startsWith("text/calendar"));
     expect(calendar).toHaveLength(1);
-    expect(calendar[0].filename ?? calendar[0].fileName, JSON.stringify(Object.keys(calendar[0]))).toBe("invite.ics");
+    expect(calendar[0].filename ?? calendar[0].fileName, JSON.stringify(Object.keys(calendar[0]))).toBe("stay.ics");
 
     // The next email (the owner alert of a new booking) goes by SMTP without trying main.
     const next = await book();

@@ -56,6 +56,8 @@ describe("production guard", () => {
         ["RESEND_WEBHOOK_SECRETS", { RESEND_WEBHOOK_SECRETS: published("RESEND_WEBHOOK_SECRETS") }, /published/],
         ["GENERIC_WEBHOOK_SECRETS", { GENERIC_WEBHOOK_SECRETS: `${published("GENERIC_WEBHOOK_SECRETS")} acme=${PARTNERS.acme[0]}` }, /partner\(s\) default are refused/],
         ["ADMIN_ACCOUNTS", { ADMIN_ACCOUNTS: published("ADMIN_ACCOUNTS") }, /its password is public/],
+        ["REPLY_SIGNING_KEY", { REPLY_SIGNING_KEY: published("REPLY_SIGNING_KEY") }, /published in \.dev\.vars\.example: reply addresses are off/],
+        ["REPLY_SIGNING_KEY", { REPLY_SIGNING_KEY: "short-reply-key" }, /is 15 bytes; at least 32 are needed: reply addresses are off/],
         ["SMTP_TLS", { SMTP_HOST: "smtp.example.com", SMTP_TLS: "off", SMTP_USERNAME: "engine", SMTP_PASSWORD: "secret" }, /password would cross the network in clear/],
       ];
       for (const [variable, bindings, reason] of cases) {

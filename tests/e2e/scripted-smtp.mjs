@@ -13,6 +13,8 @@
 // - `dmarc-once` → the first transaction is refused at the dot (`550 5.7.26 …` DMARC), later ones
 //   get `250`;
 // - `unknown-user` → RCPT TO refused with `550 5.1.1 … User unknown`;
+// - `content-refused` → every transaction is refused at the dot with a content verdict
+//   (`550 5.7.1 Message content rejected by policy`, as a relay's spam or content filter answers);
 // - anything else → `250 2.0.0 Ok: queued as <n>`.
 // The reply to MAIL FROM is `250` unless a test sets one (the "our sender is refused" case).
 //
@@ -76,6 +78,8 @@ export async function startScriptedSmtp({ onMessage = () => {} } = {}) {
           return n === 1 ? socket.destroy() : ok("250 2.0.0 Ok\r\n");
         case "lost-always":
           return socket.destroy();
+        case "content-refused":
+          return send("550 5.7.1 Message content rejected by policy\r\n");
         case "dmarc-once":
           if (n === 1) {
             return send(

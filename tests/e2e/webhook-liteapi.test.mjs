@@ -27,6 +27,71 @@ describe("liteAPI webhook", () => {
     ]);
   });
 
+  it("a delivery stored but never started (the journey's start failed once) is started by the supplier's retry, not left to the sweeper; a duplicate of a started one costs one D1 call", async () => {
+    const d = bookingDelivery();
+    // The Workflows binding fails once, after the raw event was stored (as a crash or a deploy
+    // between the two would leave it).
+    const create = env.JOURNEY.create;
+    env.JOURNEY.create = async () => {
+      env.JOURNEY.create = create;
+      throw new Error("journey start failed (injected)");
+    };
+    const first = await postLiteapi(d.body);
+    expect(first.status).toBe(503);
+    expect(await rows("SELECT status FROM raw_events WHERE event_id = ?", d.eventId)).toEqual([{ status: "received" }]);
+
+    // The supplier retries seconds later (no sweeper ran): this delivery starts the journey.
+    const instance = await introspectWorkflowInstance(env.JOURNEY, instanceIdFor(d.eventId));
+    try {
+      const retry = await postLiteapi(d.body);
+      expect(retry.status).toBe(202);
+      expect(await retry.json()).toMatchObject({ status: "accepted", instanceId: instanceIdFor(d.eventId) });
+      await handedOver(d.bookingId);
+      expect(await rows("SELECT status FROM raw_events WHERE event_id = ?", d.eventId)).toEqual([{ status: "started" }]);
+
+      // Another duplicate, now of a started event: "duplicate" after one D1 call (the batch
+      // that stores or finds the row), nothing created.
+      let d1Calls = 0;
+      const { batch, prepare } = env.DB;
+      env.DB.batch = (...a) => {
+        d1Calls += 1;
+        return batch.apply(env.DB, a);
+      };
+      env.DB.prepare = (...a) => {
+        const statement = prepare.apply(env.DB, a);
+        const counted = (st) =>
+          new Proxy(st, {
+            get(target, name) {
+              const v = Reflect.get(target, name);
+              if (typeof v !== "function") return v;
+              if (name === "bind") return (...b) => counted(v.apply(target, b));
+              if (["first", "all", "run", "raw"].includes(name)) {
+                return (...b) => {
+                  d1Calls += 1;
+                  return v.apply(target, b);
+                };
+              }
+              return v.bind(target);
+            },
+          });
+        return counted(statement);
+      };
+      try {
+        const again = await postLiteapi(d.body);
+        expect(again.status).toBe(200);
+        expect(await again.json()).toEqual({ status: "duplicate", eventId: d.eventId });
+      } finally {
+        env.DB.batch = batch;
+        env.DB.prepare = prepare;
+      }
+      expect(d1Calls).toBe(1);
+    } finally {
+      await instance.dispose();
+    }
+    const emails = await rows("SELECT dedupe_key FROM emails WHERE booking_id = ? ORDER BY dedupe_key", d.bookingId);
+    expect(emails.map((e) => e.dedupe_key)).toEqual([`booking_confirmation:${d.bookingId}`, `owner_new_booking:${d.bookingId}`]);
+  });
+
   it("ten concurrent deliveries of one event: one raw row, one journey, one email per kind", async () => {
     const d = bookingDelivery();
     const introspector = await introspectWorkflow(env.JOURNEY);

@@ -1,10 +1,13 @@
-//! The calendar part (RFC 5545) of guest emails: a hotel stay as one all-day event, each flight
-//! segment as a timed event in UTC converted from its airports' zones, stable UIDs, SEQUENCE from
-//! the journey version, METHOD:CANCEL for cancellations; folded at 75 octets, escaped, and
-//! unbreakable by supplier text. The same part travels with every provider (MIME for SMTP, the
-//! Resend attachment).
+//! The calendar parts (RFC 5545) of guest emails, as clients apply them (RFC 5546 iTIP): a hotel
+//! stay as one all-day, transparent event; each flight segment as its own part, timed in UTC from
+//! both airports' zones or floating at both ends; an ORGANIZER in every event, no ATTENDEE in a
+//! PUBLISH; UIDs from a stable identity (not a position, not the sending domain); a flight that a
+//! change removes gets its own CANCEL; folded at 75 octets, escaped, and unbreakable by supplier
+//! text. The same parts travel with every provider (MIME for SMTP, the Resend attachments). The
+//! SEQUENCE and DTSTAMP stamped per UID at hand-over are D1's (checked end to end in
+//! tests/e2e/language-and-calendar.test.mjs); here parts are stamped by hand.
 
-use booking_email_engine::domain::calendar::{CalendarPart, Method, Stamp};
+use booking_email_engine::domain::calendar::{self, CalendarPart, Method};
 use booking_email_engine::domain::event::{EmailAddress, FlightBooking, HotelBooking};
 use booking_email_engine::domain::i18n::Locale;
 use booking_email_engine::domain::render::{self, Branding};
@@ -16,6 +19,7 @@ fn branding(locale: Locale) -> Branding {
         brand: "Example Trips".into(),
         from: EmailAddress::parse("bookings@mail.example.com").unwrap(),
         locale,
+        region: booking_email_engine::domain::i18n::Region::DEFAULT,
     }
 }
 
@@ -111,35 +115,50 @@ fn params_of<'a>(lines: &'a [String], name: &str) -> &'a str {
         .0
 }
 
+/// The object of a part, stamped with `sequence` at `AT_MS`.
+fn ics(part: &CalendarPart, sequence: u32) -> String {
+    part.clone().stamped(sequence, AT_MS).text().to_string()
+}
+
 #[test]
-fn a_stay_is_one_all_day_event_with_its_address_and_number() {
+fn a_stay_is_one_all_day_transparent_event_with_its_organizer_address_and_number() {
     let part = render::calendar::hotel_stay(
         &hotel("Example Harbour Hotel"),
         &branding(Locale::Es),
-        Stamp::at_version(1, AT_MS, Method::Publish),
+        Method::Publish,
     );
     assert_eq!(part.method, Method::Publish);
+    assert_eq!(part.file_name, "stay.ics");
     assert_eq!(
         part.content_type(),
         "text/calendar; charset=utf-8; method=PUBLISH"
     );
-    let lines = unfold(&part.ics);
+    let lines = unfold(&ics(&part, 0));
     assert_eq!(lines.first().unwrap(), "BEGIN:VCALENDAR");
     assert_eq!(lines.last().unwrap(), "END:VCALENDAR");
     assert!(lines.contains(&"METHOD:PUBLISH".to_string()));
     assert!(lines.contains(&"VERSION:2.0".to_string()));
     assert_eq!(lines.iter().filter(|l| *l == "BEGIN:VEVENT").count(), 1);
-    assert_eq!(value(&lines, "UID").unwrap(), "stay-BK_1@mail.example.com");
-    // Journey version 1 with the hotel's number already known: 2 × 0 + 1.
-    assert_eq!(value(&lines, "SEQUENCE").unwrap(), "1");
+    // A name-based UUID of the booking id: no domain, no position.
+    let uid = value(&lines, "UID").unwrap();
+    assert_eq!(uid, calendar::stay_uid("BK_1"));
+    assert_eq!(uid.len(), 36);
+    assert_eq!(&uid[14..15], "8", "UUID version 8: {uid}");
+    assert!(!uid.contains('@'));
+    assert_eq!(value(&lines, "SEQUENCE").unwrap(), "0");
     assert!(
-        lines.contains(&"DTSTART;VALUE=DATE:20260612".to_string()),
+        lines.contains(
+            &"ORGANIZER;CN=\"Example Trips\":mailto:bookings@mail.example.com".to_string()
+        ),
         "{lines:?}"
     );
     assert!(
-        lines.contains(&"DTEND;VALUE=DATE:20260615".to_string()),
-        "{lines:?}"
+        !lines.iter().any(|l| l.starts_with("ATTENDEE")),
+        "no ATTENDEE in a PUBLISH"
     );
+    assert!(lines.contains(&"TRANSP:TRANSPARENT".to_string()));
+    assert!(lines.contains(&"DTSTART;VALUE=DATE:20260612".to_string()));
+    assert!(lines.contains(&"DTEND;VALUE=DATE:20260615".to_string()));
     assert_eq!(
         value(&lines, "LOCATION").unwrap(),
         "Example Harbour Hotel, 1 Example Street, 08000, Barcelona, ES"
@@ -151,7 +170,25 @@ fn a_stay_is_one_all_day_event_with_its_address_and_number() {
         "{description}"
     );
     assert_eq!(value(&lines, "STATUS").unwrap(), "CONFIRMED");
-    assert!(value(&lines, "DTSTAMP").unwrap().ends_with('Z'));
+    assert_eq!(value(&lines, "DTSTAMP").unwrap(), "20260528T202640Z");
+}
+
+#[test]
+fn the_uid_survives_the_sending_domain_and_french_labels_take_their_no_break_space() {
+    let b = hotel("Example Harbour Hotel");
+    let mut other = branding(Locale::Fr);
+    other.from = EmailAddress::parse("reservations@another.example.org").unwrap();
+    let a = render::calendar::hotel_stay(&b, &branding(Locale::Fr), Method::Publish);
+    let o = render::calendar::hotel_stay(&b, &other, Method::Publish);
+    assert_eq!(a.uid(), o.uid());
+    let lines = unfold(&ics(&o, 0));
+    assert!(value(&lines, "DESCRIPTION")
+        .unwrap()
+        .contains("Numéro de réservation\u{a0}: BK_1"));
+    assert!(lines
+        .iter()
+        .any(|l| l.starts_with("ORGANIZER")
+            && l.ends_with("mailto:reservations@another.example.org")));
 }
 
 #[test]
@@ -160,142 +197,267 @@ fn a_hostile_hotel_name_never_breaks_the_file() {
     while name.chars().count() < 2000 {
         name.push_str("Hôtel \"Harbour\", Spa; Suites\r\nLINE:2\\n BEGIN:VEVENT ; ,\t€ ");
     }
-    let part = render::calendar::hotel_stay(
-        &hotel(&name),
-        &branding(Locale::Fr),
-        Stamp::at_version(3, AT_MS, Method::Publish),
-    );
-    let lines = unfold(&part.ics);
+    let br = Branding {
+        brand: "Trips \"R\" Us;\r\nATTENDEE:mailto:x@evil.example".into(),
+        ..branding(Locale::Fr)
+    };
+    let part = render::calendar::hotel_stay(&hotel(&name), &br, Method::Publish);
+    let lines = unfold(&ics(&part, 5));
     // Still exactly one event: the injected BEGIN:VEVENT stayed inside the summary's text.
     assert_eq!(lines.iter().filter(|l| *l == "BEGIN:VEVENT").count(), 1);
     assert_eq!(lines.iter().filter(|l| *l == "END:VEVENT").count(), 1);
+    assert!(!lines.iter().any(|l| l.starts_with("ATTENDEE")));
+    let organizer = lines.iter().find(|l| l.starts_with("ORGANIZER")).unwrap();
+    assert_eq!(
+        organizer,
+        "ORGANIZER;CN=\"Trips R Us; ATTENDEE:mailto:x@evil.example\":mailto:bookings@mail.example.com"
+    );
     let summary = value(&lines, "SUMMARY").unwrap();
     assert!(
         summary.starts_with("Hôtel \"Harbour\", Spa; Suites LINE:2\\n BEGIN:VEVENT ; , € Hôtel"),
         "{summary}"
     );
-    assert!(
-        summary.chars().count() <= 500,
-        "bounded: {}",
-        summary.chars().count()
-    );
+    assert!(summary.chars().count() <= 500);
     assert!(!summary.contains('\n') && !summary.contains('\r'));
-    // Journey version 3, the hotel's number known: 2 × 2 + 1.
     assert_eq!(value(&lines, "SEQUENCE").unwrap(), "5");
 }
 
 #[test]
-fn flight_segments_are_utc_instants_from_each_airports_zone() {
-    let part = render::calendar::flight_segments(
-        &flight(true),
-        &branding(Locale::En),
-        Stamp::at_version(1, AT_MS, Method::Publish),
-    );
-    let lines = unfold(&part.ics);
-    let events: Vec<&[String]> = lines.split(|l| l == "BEGIN:VEVENT").skip(1).collect();
-    assert_eq!(events.len(), 2);
+fn each_flight_segment_is_its_own_part_in_utc_from_its_airports_zones() {
+    let f = flight(true);
+    let parts = render::calendar::flight_segments(&f, &branding(Locale::En), Method::Publish);
+    assert_eq!(parts.len(), 2, "one calendar object per segment");
+    assert_eq!(parts[0].file_name, "flight-1-LHR-BCN.ics");
+    assert_eq!(parts[1].file_name, "flight-2-BCN-JFK.ics");
+    let first = unfold(&ics(&parts[0], 0));
+    let second = unfold(&ics(&parts[1], 0));
+    for lines in [&first, &second] {
+        assert_eq!(lines.iter().filter(|l| *l == "BEGIN:VEVENT").count(), 1);
+        assert!(lines
+            .iter()
+            .any(|l| l.starts_with("ORGANIZER;CN=\"Example Trips\"")));
+        assert!(
+            !lines.iter().any(|l| l.starts_with("TRANSP")),
+            "a flight keeps the guest busy"
+        );
+    }
     // LHR 07:15 BST (UTC+1) → 06:15Z; BCN 10:30 CEST (UTC+2) → 08:30Z.
-    assert_eq!(value(events[0], "DTSTART").unwrap(), "20260612T061500Z");
-    assert_eq!(value(events[0], "DTEND").unwrap(), "20260612T083000Z");
+    assert_eq!(value(&first, "DTSTART").unwrap(), "20260612T061500Z");
+    assert_eq!(value(&first, "DTEND").unwrap(), "20260612T083000Z");
     assert_eq!(
-        value(events[0], "UID").unwrap(),
-        "flight-ord_1-1@mail.example.com"
-    );
-    assert_eq!(
-        value(events[0], "SUMMARY").unwrap(),
+        value(&first, "SUMMARY").unwrap(),
         "Flight ZZ 0472: LHR → BCN"
     );
     // BCN 11:00 CET (UTC+1) → 10:00Z; JFK 13:45 EST (UTC−5) → 18:45Z.
-    assert_eq!(value(events[1], "DTSTART").unwrap(), "20261215T100000Z");
-    assert_eq!(value(events[1], "DTEND").unwrap(), "20261215T184500Z");
-    assert_eq!(
-        value(events[1], "UID").unwrap(),
-        "flight-ord_1-2@mail.example.com"
-    );
-    assert!(value(events[0], "DESCRIPTION")
+    assert_eq!(value(&second, "DTSTART").unwrap(), "20261215T100000Z");
+    assert_eq!(value(&second, "DTEND").unwrap(), "20261215T184500Z");
+    assert!(value(&first, "DESCRIPTION")
         .unwrap()
         .contains("Airline booking reference: RZPNR7"));
+    assert_ne!(value(&first, "UID"), value(&second, "UID"));
 }
 
 #[test]
-fn a_segment_without_airport_zones_is_floating_local_time() {
-    let part = render::calendar::flight_segments(
-        &flight(false),
-        &branding(Locale::En),
-        Stamp::at_version(1, AT_MS, Method::Publish),
-    );
-    let lines = unfold(&part.ics);
+fn segment_uids_follow_the_flight_not_its_position() {
+    let f = flight(true);
+    let uids = calendar::segment_uids("ord_1", &f.segments);
+    // Re-sorted: each flight keeps its UID.
+    let mut reversed = f.segments.clone();
+    reversed.reverse();
+    let again = calendar::segment_uids("ord_1", &reversed);
+    assert_eq!(again, vec![uids[1].clone(), uids[0].clone()]);
+    // New times for the same flight (a retimed departure): the same UID.
+    let mut moved = f.segments.clone();
+    moved[0].departing_at += chrono::Duration::hours(2);
+    moved[0].arriving_at += chrono::Duration::hours(2);
+    assert_eq!(calendar::segment_uids("ord_1", &moved), uids);
+    // The flight number written another way is the same flight.
+    let mut spelled = f.segments.clone();
+    spelled[0].flight_number = "zz472".into();
+    assert_eq!(calendar::segment_uids("ord_1", &spelled)[0], uids[0]);
+    // Another flight number is another flight; another order another UID.
+    let mut other = f.segments.clone();
+    other[0].flight_number = "ZZ 0476".into();
+    assert_ne!(calendar::segment_uids("ord_1", &other)[0], uids[0]);
+    assert_ne!(calendar::segment_uids("ord_2", &f.segments)[0], uids[0]);
+    // The same flight twice in one order (out and, weeks later, out again): two UIDs.
+    let mut twice = vec![f.segments[0].clone(), f.segments[0].clone()];
+    twice[1].departing_at += chrono::Duration::days(14);
+    twice[1].arriving_at += chrono::Duration::days(14);
+    let two = calendar::segment_uids("ord_1", &twice);
+    assert_ne!(two[0], two[1]);
+    assert_eq!(two[0], uids[0]);
+}
+
+#[test]
+fn a_segment_without_both_zones_is_floating_at_both_ends_and_never_ends_before_it_starts() {
+    let br = branding(Locale::En);
+    let parts = render::calendar::flight_segments(&flight(false), &br, Method::Publish);
+    let lines = unfold(&ics(&parts[0], 0));
     assert_eq!(value(&lines, "DTSTART").unwrap(), "20260612T071500");
+    assert_eq!(value(&lines, "DTEND").unwrap(), "20260612T103000");
+    // One zone known, the other not: never a UTC start with a floating end.
+    let mut half = flight(true);
+    half.segments[0].destination.time_zone = None;
+    let lines = unfold(&ics(
+        &render::calendar::flight_segments(&half, &br, Method::Publish)[0],
+        0,
+    ));
+    assert_eq!(value(&lines, "DTSTART").unwrap(), "20260612T071500");
+    assert_eq!(value(&lines, "DTEND").unwrap(), "20260612T103000");
+    // Floating times across the date line (Tokyo 10:00 → Honolulu 22:00 the day before): no
+    // end rather than one before the start.
+    let mut dateline = flight(false);
+    dateline.segments[0].departing_at = chrono::NaiveDate::from_ymd_opt(2026, 6, 12)
+        .unwrap()
+        .and_hms_opt(10, 0, 0)
+        .unwrap();
+    dateline.segments[0].arriving_at = chrono::NaiveDate::from_ymd_opt(2026, 6, 11)
+        .unwrap()
+        .and_hms_opt(22, 0, 0)
+        .unwrap();
+    let lines = unfold(&ics(
+        &render::calendar::flight_segments(&dateline, &br, Method::Publish)[0],
+        0,
+    ));
+    assert_eq!(value(&lines, "DTSTART").unwrap(), "20260612T100000");
+    assert!(value(&lines, "DTEND").is_none());
+    // The same with both zones (UTC): an arrival before the departure is left out too.
+    let mut bad = flight(true);
+    bad.segments[0].arriving_at = bad.segments[0].departing_at - chrono::Duration::hours(3);
+    let lines = unfold(&ics(
+        &render::calendar::flight_segments(&bad, &br, Method::Publish)[0],
+        0,
+    ));
+    assert!(value(&lines, "DTSTART").unwrap().ends_with('Z'));
+    assert!(value(&lines, "DTEND").is_none());
 }
 
 #[test]
-fn a_change_raises_the_sequence_and_a_cancellation_cancels_the_same_uid() {
+fn a_schedule_change_publishes_every_flight_and_cancels_the_one_that_is_gone() {
+    let br = branding(Locale::En);
+    let before = flight(true);
+    // The change: the BCN → JFK flight is replaced by ZZ 0999 BCN → EWR, the LHR flight moves
+    // two hours, and the list comes back in another order.
+    let mut after = before.clone();
+    after.segments[0].departing_at += chrono::Duration::hours(2);
+    after.segments[0].arriving_at += chrono::Duration::hours(2);
+    after.segments[1].flight_number = "ZZ 0999".into();
+    after.segments[1].destination.iata_code = "EWR".into();
+    after.segments.reverse();
+    let parts = render::calendar::flight_change(&before, &after, &br);
+    let old = calendar::segment_uids("ord_1", &before.segments);
+    let methods: Vec<(Method, Option<&str>)> = parts.iter().map(|p| (p.method, p.uid())).collect();
+    assert_eq!(parts.len(), 3);
+    // The moved flight keeps its UID (PUBLISH), the new flight has its own, the gone one is
+    // cancelled with its old UID.
+    assert!(methods.contains(&(Method::Publish, Some(old[0].as_str()))));
+    assert!(methods.contains(&(Method::Cancel, Some(old[1].as_str()))));
+    assert_eq!(
+        methods
+            .iter()
+            .filter(|(m, _)| *m == Method::Publish)
+            .count(),
+        2
+    );
+    let cancel = parts.iter().find(|p| p.method == Method::Cancel).unwrap();
+    assert_eq!(cancel.file_name, "cancelled-flight-2-BCN-JFK.ics");
+    let lines = unfold(&ics(cancel, 3));
+    assert!(lines.contains(&"METHOD:CANCEL".to_string()));
+    assert_eq!(value(&lines, "STATUS").unwrap(), "CANCELLED");
+    // A CANCEL names the guest it removes the event for, never asking for an answer.
+    let attendee = lines.iter().find(|l| l.starts_with("ATTENDEE")).unwrap();
+    assert_eq!(
+        attendee,
+        "ATTENDEE;CN=\"Ana Traveller\";ROLE=REQ-PARTICIPANT:mailto:ana@example.com"
+    );
+    assert!(!attendee.contains("RSVP"));
+    // Nothing removed: no CANCEL.
+    let same = render::calendar::flight_change(&before, &before, &br);
+    assert!(same.iter().all(|p| p.method == Method::Publish));
+}
+
+#[test]
+fn a_cancellation_cancels_the_same_uid_and_is_deterministic() {
     let b = hotel("Example Harbour Hotel");
     let br = branding(Locale::De);
-    let first = render::calendar::hotel_stay(&b, &br, Stamp::at_version(1, AT_MS, Method::Publish));
-    let moved =
-        render::calendar::hotel_stay(&b, &br, Stamp::at_version(2, AT_MS + 1, Method::Publish));
-    let cancel =
-        render::calendar::hotel_stay(&b, &br, Stamp::at_version(3, AT_MS + 2, Method::Cancel));
-    let (f, m, c) = (unfold(&first.ics), unfold(&moved.ics), unfold(&cancel.ics));
-    assert_eq!(value(&f, "UID"), value(&m, "UID"));
-    assert_eq!(value(&f, "UID"), value(&c, "UID"));
-    let seq = |l: &[String]| value(l, "SEQUENCE").unwrap().parse::<u32>().unwrap();
-    assert!(seq(&f) < seq(&m) && seq(&m) < seq(&c));
+    let first = render::calendar::hotel_stay(&b, &br, Method::Publish);
+    let cancel = render::calendar::hotel_stay(&b, &br, Method::Cancel);
+    assert_eq!(first.uid(), cancel.uid());
+    let c = unfold(&ics(&cancel, 3));
     assert!(c.contains(&"METHOD:CANCEL".to_string()));
     assert_eq!(value(&c, "STATUS").unwrap(), "CANCELLED");
+    assert!(c.iter().any(|l| l.starts_with("ATTENDEE;CN=\"Zoë Guest\"")));
     assert_eq!(
         cancel.content_type(),
         "text/calendar; charset=utf-8; method=CANCEL"
     );
-    // Deterministic: the same facts give the same bytes (every attempt sends the same part).
     assert_eq!(
         first,
-        render::calendar::hotel_stay(&b, &br, Stamp::at_version(1, AT_MS, Method::Publish))
+        render::calendar::hotel_stay(&b, &br, Method::Publish)
     );
-    assert_eq!(params_of(&f, "DTSTART"), "DTSTART;VALUE=DATE");
+    // A stay whose supplier dates are out of order ends the day after check-in.
+    let mut backwards = b.clone();
+    backwards.checkout = backwards.checkin;
+    let lines = unfold(&ics(
+        &render::calendar::hotel_stay(&backwards, &br, Method::Publish),
+        0,
+    ));
+    assert!(lines.contains(&"DTEND;VALUE=DATE:20260613".to_string()));
+    assert_eq!(params_of(&lines, "DTSTART"), "DTSTART;VALUE=DATE");
 }
 
 #[test]
-fn every_provider_carries_the_calendar_part() {
+fn every_provider_carries_every_calendar_part_and_the_body_says_what_they_do() {
     let br = branding(Locale::It);
-    let mut email = render::booking_confirmation(&hotel("Example Harbour Hotel"), &br).unwrap();
-    let part = render::calendar::hotel_stay(
-        &hotel("Example Harbour Hotel"),
-        &br,
-        Stamp::at_version(1, AT_MS, Method::Publish),
-    );
-    email.calendar = Some(part.clone());
-    // SMTP: multipart/mixed with the alternative and the text/calendar attachment.
+    let f = flight(true);
+    let email = render::flight_confirmation(&f, &render::SegmentView::list(&f.segments), &br);
+    let parts = render::calendar::flight_segments(&f, &br, Method::Publish);
+    let email = render::calendar::attach(email, parts.clone(), br.tr()).unwrap();
+    assert_eq!(email.calendars.len(), 2);
+    assert!(email
+        .text
+        .trim_end()
+        .ends_with("I file di calendario allegati aggiungono ogni volo al tuo calendario. Le nostre prossime e-mail li aggiorneranno e, in caso di cancellazione, li rimuoveranno."));
+    assert!(email.html.contains("I file di calendario allegati"));
+    // SMTP: multipart/mixed with the alternative and one text/calendar part per segment.
     let raw = String::from_utf8(render::to_mime(&email, &br, 1_767_225_600).unwrap()).unwrap();
     assert!(raw.contains("multipart/mixed"), "{raw}");
     assert!(raw.contains("multipart/alternative"));
-    let calendar_header = raw
+    let calendars = raw
         .lines()
-        .find(|l| l.starts_with("Content-Type: text/calendar"))
-        .unwrap_or_else(|| panic!("no text/calendar part: {raw}"));
-    assert!(
-        calendar_header.contains("method=PUBLISH"),
-        "{calendar_header}"
-    );
-    assert!(raw.contains("invite.ics"), "{raw}");
-    // Resend: one attachment, the .ics in base64 with its content type.
+        .filter(|l| l.starts_with("Content-Type: text/calendar"))
+        .count();
+    assert_eq!(calendars, 2, "{raw}");
+    assert!(raw.contains("flight-1-LHR-BCN.ics") && raw.contains("flight-2-BCN-JFK.ics"));
+    // Resend: two attachments, each .ics in base64 with its content type.
     let body = resend::request_body(&email, "Example Trips <bookings@mail.example.com>", &[]);
-    let a = &body["attachments"][0];
-    assert_eq!(a["filename"], CalendarPart::FILE_NAME);
+    let a = body["attachments"].as_array().unwrap();
+    assert_eq!(a.len(), 2);
+    assert_eq!(a[0]["filename"], "flight-1-LHR-BCN.ics");
     assert_eq!(
-        a["content_type"],
+        a[0]["content_type"],
         "text/calendar; charset=utf-8; method=PUBLISH"
     );
     use base64::Engine as _;
     let decoded = base64::engine::general_purpose::STANDARD
-        .decode(a["content"].as_str().unwrap())
+        .decode(a[1]["content"].as_str().unwrap())
         .unwrap();
-    assert_eq!(decoded, part.ics.as_bytes());
-    // An email without a calendar part has no attachment.
-    email.calendar = None;
-    let body = resend::request_body(&email, "x <b@mail.example.com>", &[]);
+    assert_eq!(decoded, parts[1].text().as_bytes());
+    // An email queued before parts were stamped (`calendar`: one finished part) still goes.
+    let mut legacy: serde_json::Value = serde_json::to_value(&email).unwrap();
+    legacy.as_object_mut().unwrap().remove("calendars");
+    legacy["calendar"] =
+        json!({"method": "PUBLISH", "ics": "BEGIN:VCALENDAR\r\nEND:VCALENDAR\r\n"});
+    let legacy: booking_email_engine::domain::email::OutgoingEmail =
+        serde_json::from_value(legacy).unwrap();
+    let body = resend::request_body(&legacy, "x <b@mail.example.com>", &[]);
+    assert_eq!(body["attachments"][0]["filename"], "invite.ics");
+    // An email without parts has no attachment and no note.
+    let plain = render::booking_confirmation(&hotel("H"), &br).unwrap();
+    let body = resend::request_body(&plain, "x <b@mail.example.com>", &[]);
     assert!(body.get("attachments").is_none());
+    assert!(!plain.text.contains("calendario allegat"));
 }
 
 #[test]
@@ -306,12 +468,11 @@ fn a_link_to_the_engine_in_a_supplier_value_never_reaches_the_calendar() {
     let br = branding(Locale::En);
     let b = hotel("Harbour https://engine.example.com/admin/bookings Hotel");
     let e = guarded(&lock, &b, |b| {
-        let part =
-            render::calendar::hotel_stay(b, &br, Stamp::at_version(1, AT_MS, Method::Publish));
-        render::calendar::attach(render::booking_confirmation(b, &br), part)
+        let part = render::calendar::hotel_stay(b, &br, Method::Publish);
+        render::calendar::attach(render::booking_confirmation(b, &br), vec![part], br.tr())
     })
     .unwrap();
-    let lines = unfold(&e.calendar.as_ref().expect("the part is attached").ics);
+    let lines = unfold(e.calendars[0].text());
     assert_eq!(
         value(&lines, "SUMMARY").unwrap(),
         "Harbour [link removed] Hotel"
@@ -323,10 +484,10 @@ fn a_link_to_the_engine_in_a_supplier_value_never_reaches_the_calendar() {
 }
 
 /// The compensation's notice of a paid booking the supplier failed after its confirmation went
-/// out ("Your booking has been cancelled"): with the booking as stored it carries a METHOD:CANCEL
-/// part with the confirmation's UIDs and a SEQUENCE above the confirmation's, so the guest's
-/// calendar drops the stay or the flights; the not-confirmed wording (no confirmation, so no
-/// event in the guest's calendar) and a notice without a stored booking carry none.
+/// out ("Your booking has been cancelled"): with the booking as stored it carries METHOD:CANCEL
+/// parts with the confirmation's UIDs, so the guest's calendar drops the stay or the flights; the
+/// not-confirmed wording (no confirmation, so no event in the guest's calendar) and a notice
+/// without a stored booking carry none.
 #[test]
 fn a_cancellation_notice_after_the_confirmation_cancels_its_events() {
     use booking_email_engine::domain::compensation::RefundState;
@@ -344,159 +505,79 @@ fn a_cancellation_notice_after_the_confirmation_cancels_its_events() {
         confirmation_sent: sent,
         state: RefundState::Refunding,
         amount: Some("EUR 540.00".into()),
-        calendar: booked.map(|booked| render::CalendarCancel {
-            booked,
-            // Confirmed at version 1, closed by the compensation at version 2.
-            journey_version: 2,
-            at_ms: AT_MS + 5,
-        }),
+        calendar: booked.map(|booked| render::CalendarCancel { booked }),
     };
     let render_notice = |n: &render::CompensationNotice| {
         guarded(&lock, n, |n| render::booking_not_confirmed(n, &to, &br)).unwrap()
     };
 
     let b = hotel("Harbour https://engine.example.com/admin/bookings Hotel");
-    let confirmation =
-        render::calendar::hotel_stay(&b, &br, Stamp::at_version(1, AT_MS, Method::Publish));
+    let confirmation = render::calendar::hotel_stay(&b, &br, Method::Publish);
     let e = render_notice(&notice(true, Some(Booked::Hotel(Box::new(b.clone())))));
     assert_eq!(e.subject, "Your booking has been cancelled");
-    let part = e.calendar.as_ref().expect("a calendar part");
+    assert_eq!(e.calendars.len(), 1);
+    let part = &e.calendars[0];
     assert_eq!(part.method, Method::Cancel);
-    assert_eq!(
-        part.content_type(),
-        "text/calendar; charset=utf-8; method=CANCEL"
-    );
-    let (sent, cancel) = (unfold(&confirmation.ics), unfold(&part.ics));
+    assert_eq!(part.uid(), confirmation.uid());
+    let cancel = unfold(part.text());
     assert!(cancel.contains(&"METHOD:CANCEL".to_string()));
-    assert_eq!(value(&cancel, "UID").unwrap(), "stay-BK_1@mail.example.com");
-    assert_eq!(value(&cancel, "UID"), value(&sent, "UID"));
     assert_eq!(value(&cancel, "STATUS").unwrap(), "CANCELLED");
-    let seq = |l: &[String]| value(l, "SEQUENCE").unwrap().parse::<u32>().unwrap();
-    assert!(seq(&cancel) > seq(&sent));
     assert_eq!(value(&cancel, "DTSTART").unwrap(), "20260612");
+    assert!(e
+        .text
+        .contains("The attached calendar file removes the cancelled booking from your calendar."));
     // Built from the defanged inputs like the email, and the lock's verdict lets it go.
     assert!(!cancel.iter().any(|l| l.contains("/admin")));
     assert!(e.lock.as_ref().unwrap().template.is_empty());
     assert!(judge(&lock, &e).is_ok());
-    // SMTP carries it as the text/calendar part with method=CANCEL.
     let raw = String::from_utf8(render::to_mime(&e, &br, 1_767_225_600).unwrap()).unwrap();
     assert!(raw
         .lines()
         .any(|l| l.starts_with("Content-Type: text/calendar") && l.contains("method=CANCEL")));
 
-    // A flight: one cancelled event per segment, with the confirmation's segment UIDs.
+    // A flight: one cancelled part per segment, with the confirmation's segment UIDs.
     let f = flight(true);
-    let confirmed =
-        render::calendar::flight_segments(&f, &br, Stamp::at_version(1, AT_MS, Method::Publish));
+    let confirmed = render::calendar::flight_segments(&f, &br, Method::Publish);
     let e = render_notice(&notice(true, Some(Booked::Flight(Box::new(f)))));
-    let ics = &e.calendar.as_ref().expect("a calendar part").ics;
-    let uids = |ics: &str| -> Vec<String> {
-        unfold(ics)
-            .into_iter()
-            .filter(|l| l.starts_with("UID:"))
+    let uids = |parts: &[CalendarPart]| -> Vec<String> {
+        parts
+            .iter()
+            .filter_map(|p| p.uid().map(str::to_string))
             .collect()
     };
-    assert_eq!(uids(ics), uids(&confirmed.ics));
-    assert_eq!(uids(ics).len(), 2);
-    assert_eq!(ics.matches("STATUS:CANCELLED").count(), 2);
+    assert_eq!(uids(&e.calendars), uids(&confirmed));
+    assert!(e.calendars.iter().all(|p| p.method == Method::Cancel));
 
     // No confirmation went out: the not-confirmed wording, and no event to take away.
     let e = render_notice(&notice(false, Some(Booked::Hotel(Box::new(hotel("H"))))));
     assert_eq!(e.subject, "We could not confirm your booking");
-    assert!(e.calendar.is_none());
+    assert!(e.calendars.is_empty());
     // The booking is not stored: the notice still goes, without a part.
     let e = render_notice(&notice(true, None));
     assert_eq!(e.subject, "Your booking has been cancelled");
-    assert!(e.calendar.is_none());
+    assert!(e.calendars.is_empty());
 }
 
-/// The hotel's confirmation number arriving after the confirmation changes the stay event under
-/// the same journey version: the number's email carries the same UID with a higher SEQUENCE and
-/// the number in DESCRIPTION; the next amendment (one version on) is higher still, and a
-/// cancellation after that higher again.
-#[test]
-fn the_hotel_number_arriving_later_raises_the_stay_sequence() {
-    let br = branding(Locale::En);
-    let mut without = hotel("Example Harbour Hotel");
-    without.hotel_confirmation_number = None;
-    let with = hotel("Example Harbour Hotel");
-    let seq = |l: &[String]| value(l, "SEQUENCE").unwrap().parse::<u32>().unwrap();
-    let confirmation = unfold(
-        &render::calendar::hotel_stay(&without, &br, Stamp::at_version(1, AT_MS, Method::Publish))
-            .ics,
-    );
-    let number = unfold(
-        &render::calendar::hotel_stay(&with, &br, Stamp::at_version(1, AT_MS + 1, Method::Publish))
-            .ics,
-    );
-    let amended = unfold(
-        &render::calendar::hotel_stay(&with, &br, Stamp::at_version(2, AT_MS + 2, Method::Publish))
-            .ics,
-    );
-    let cancelled = unfold(
-        &render::calendar::hotel_stay(&with, &br, Stamp::at_version(3, AT_MS + 3, Method::Cancel))
-            .ics,
-    );
-    assert_eq!(seq(&confirmation), 0);
-    assert_eq!(seq(&number), 1);
-    assert!(seq(&number) < seq(&amended) && seq(&amended) < seq(&cancelled));
-    assert_eq!(value(&confirmation, "UID"), value(&number, "UID"));
-    assert!(!value(&confirmation, "DESCRIPTION")
-        .unwrap()
-        .contains("HCN-48213"));
-    assert!(value(&number, "DESCRIPTION")
-        .unwrap()
-        .contains("Hotel confirmation number: HCN-48213"));
-    // A number of blank space only is no number: the SEQUENCE stays the confirmation's.
-    let mut blank = without.clone();
-    blank.hotel_confirmation_number = Some(" \t ".into());
-    let blank = unfold(
-        &render::calendar::hotel_stay(&blank, &br, Stamp::at_version(1, AT_MS, Method::Publish))
-            .ics,
-    );
-    assert_eq!(seq(&blank), 0);
-}
-
-/// A booking id (checked on arrival: no control characters, at most 128 characters) with `,` `;`
-/// `\`, a colon, a space, `%`, `@` and non-ASCII letters gives a UID of safe characters only
-/// (the others percent-encoded byte by byte), the same every time; ids of the usual shape are
-/// unchanged; a flight order's segments get the same treatment.
+/// A booking id with `,` `;` `\`, a colon, a space and non-ASCII letters still gives a UID of
+/// safe characters (a UUID), the same every time, and the id reads as given in DESCRIPTION.
 #[test]
 fn a_hostile_booking_id_gives_a_safe_stable_uid() {
     let br = branding(Locale::En);
     let mut b = hotel("Example Harbour Hotel");
     b.booking_id = serde_json::from_value(json!("BK,1;2\\3:BEGIN VEVENT é%@x")).unwrap();
-    let part = render::calendar::hotel_stay(&b, &br, Stamp::at_version(1, AT_MS, Method::Publish));
-    let lines = unfold(&part.ics);
+    let part = render::calendar::hotel_stay(&b, &br, Method::Publish);
+    let lines = unfold(&ics(&part, 0));
     assert_eq!(lines.iter().filter(|l| *l == "BEGIN:VEVENT").count(), 1);
     let uid = value(&lines, "UID").unwrap();
-    assert_eq!(
-        uid,
-        "stay-BK%2C1%3B2%5C3%3ABEGIN%20VEVENT%20%C3%A9%25@x@mail.example.com"
-    );
-    let again = render::calendar::hotel_stay(&b, &br, Stamp::at_version(2, AT_MS, Method::Publish));
-    assert_eq!(value(&unfold(&again.ics), "UID").unwrap(), uid);
-    // The raw UID line has nothing a parser reads as a separator or an escape.
-    let raw = lines.iter().find(|l| l.starts_with("UID:")).unwrap();
-    assert!(!raw.contains('\\') && !raw.contains(',') && !raw.contains(';'));
-
-    let mut f = flight(true);
-    f.booking_id = serde_json::from_value(json!("ord;1,x")).unwrap();
-    let part =
-        render::calendar::flight_segments(&f, &br, Stamp::at_version(1, AT_MS, Method::Publish));
-    let uids: Vec<String> = unfold(&part.ics)
-        .into_iter()
-        .filter(|l| l.starts_with("UID:"))
-        .collect();
-    assert_eq!(
-        uids,
-        vec![
-            "UID:flight-ord%3B1%2Cx-1@mail.example.com",
-            "UID:flight-ord%3B1%2Cx-2@mail.example.com"
-        ]
+    assert!(
+        uid.chars().all(|c| c.is_ascii_hexdigit() || c == '-'),
+        "{uid}"
     );
     assert_eq!(
-        booking_email_engine::domain::calendar::uid_safe("ord_0000A1b2.c-3"),
-        "ord_0000A1b2.c-3"
+        render::calendar::hotel_stay(&b, &br, Method::Cancel).uid(),
+        Some(uid.as_str())
     );
+    assert!(value(&lines, "DESCRIPTION")
+        .unwrap()
+        .contains("Booking ID: BK,1;2\\3:BEGIN VEVENT é%@x"));
 }

@@ -22,6 +22,7 @@ fn branding() -> Branding {
         brand: "Example Trips".into(),
         from: EmailAddress::parse("bookings@mail.example.com").unwrap(),
         locale: booking_email_engine::domain::i18n::Locale::En,
+        region: booking_email_engine::domain::i18n::Region::DEFAULT,
     }
 }
 
@@ -143,7 +144,7 @@ fn not_completed_is_honest_and_explains_both_reasons() {
         assert!(part.contains("security check by your card issuer or the payment processor"));
         assert!(part.contains("approve the payment in your banking app"));
         assert!(part.contains("Example Harbour Hotel"));
-        assert!(part.contains("Fri 12 June – Mon 15 June 2026"));
+        assert!(part.contains("Friday, 12 June 2026 – Monday, 15 June 2026"));
         assert!(part.contains("Hi Testa"));
         assert!(!part.contains("{{") && !part.contains("{%"));
     }
@@ -171,7 +172,7 @@ fn not_completed_without_facts_greets_plainly() {
         price: None,
     };
     let e = checkout_not_completed(&bare, &guest(), RETRY, &branding()).unwrap();
-    assert!(e.text.contains("Hi there,"));
+    assert!(e.text.contains("Hello,"));
     assert!(e
         .text
         .contains("You started a booking with Example Trips, but"));

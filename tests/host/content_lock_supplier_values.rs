@@ -32,6 +32,7 @@ fn branding() -> Branding {
         brand: "Example Trips".into(),
         from: EmailAddress::parse("bookings@mail.example.com").unwrap(),
         locale: booking_email_engine::domain::i18n::Locale::En,
+        region: booking_email_engine::domain::i18n::Region::DEFAULT,
     }
 }
 
@@ -79,7 +80,7 @@ fn hotel_emails(b: &HotelBooking) -> Vec<OutgoingEmail> {
         .collect();
     out.push(
         guarded(&lock, &(b.clone(), "HCN-{{1}}".to_string()), |(b, n)| {
-            hotel_confirmation_number(b, n, &br)
+            hotel_confirmation_number(b, n, 1_780_000_000_000, &br)
         })
         .unwrap(),
     );

@@ -18,8 +18,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 /// Top-level modules from the top layer down; a module may only name modules after it.
-const LAYERS: [&str; 12] = [
+const LAYERS: [&str; 13] = [
     "routes",
+    "inbound",
     "sweeper",
     "webhooks",
     "journey",

@@ -2,9 +2,11 @@
 //! carry a language, how a tag becomes a shipped language (BCP 47, fallbacks, bad tags), which
 //! source wins, and when a later statement may change a booking's language.
 
-use booking_email_engine::domain::event::{Interpretation, PaymentOutcome, SupplierEvent};
+use booking_email_engine::domain::event::{
+    HotelBooking, Interpretation, PaymentOutcome, SupplierEvent,
+};
 use booking_email_engine::domain::i18n::locale::{resolve, update};
-use booking_email_engine::domain::i18n::{GuestLocale, Locale, LocaleSource};
+use booking_email_engine::domain::i18n::{GuestLocale, Lang, Locale, LocaleSource};
 use booking_email_engine::sources::{generic, stripe};
 use serde_json::{json, Value};
 
@@ -42,7 +44,10 @@ fn tags_normalise_to_a_shipped_language_or_none() {
 
 #[test]
 fn the_first_source_that_names_a_shipped_language_wins() {
-    let g = |locale, source| GuestLocale { locale, source };
+    let g = |locale: Locale, source| GuestLocale {
+        lang: locale.into(),
+        source,
+    };
     let table = [
         // (event field, Stripe session locale, default) → result
         (
@@ -76,7 +81,7 @@ fn the_first_source_that_names_a_shipped_language_wins() {
     ];
     for ((event, checkout, default), want) in table {
         assert_eq!(
-            resolve(event, checkout, default),
+            resolve(event, checkout, default.into()),
             want,
             "{event:?} {checkout:?}"
         );
@@ -85,7 +90,10 @@ fn the_first_source_that_names_a_shipped_language_wins() {
 
 #[test]
 fn a_journey_keeps_its_language_unless_the_change_is_explicit() {
-    let g = |locale, source| GuestLocale { locale, source };
+    let g = |locale: Locale, source| GuestLocale {
+        lang: locale.into(),
+        source,
+    };
     let default_en = g(Locale::En, LocaleSource::Default);
     let stripe_es = g(Locale::Es, LocaleSource::StripeCheckout);
     let event_fr = g(Locale::Fr, LocaleSource::Event);
@@ -156,9 +164,9 @@ fn a_stripe_checkout_session_carries_its_locale() {
     assert_eq!(p.locale, None);
 }
 
-/// A generic `hotel_booked` (the canonical booking JSON, see `src/sources/generic.rs`) with one
-/// more field in `data`.
-fn generic_booking(extra: (&str, &str)) -> Option<String> {
+/// A generic `hotel_booked` (the canonical booking JSON, see `src/sources/generic.rs`) with more
+/// fields in `data`: the booking as parsed (a hint never refuses it).
+fn generic_booking_with(extra: Value) -> HotelBooking {
     let mut v = json!({
         "type": "hotel_booked",
         "data": {
@@ -171,13 +179,22 @@ fn generic_booking(extra: (&str, &str)) -> Option<String> {
             "guests": [], "total": null, "hotel_confirmation_number": null, "sandbox": true
         }
     });
-    v["data"][extra.0] = json!(extra.1);
+    for (k, value) in extra.as_object().unwrap() {
+        v["data"][k] = value.clone();
+    }
     let Interpretation::Journey(SupplierEvent::HotelBooked(b)) =
         generic::interpret(&serde_json::to_vec(&v).unwrap()).unwrap()
     else {
         panic!("expected a hotel booking");
     };
-    b.locale
+    *b
+}
+
+fn generic_booking(extra: (&str, &str)) -> Option<String> {
+    generic_booking_with(json!({ extra.0: extra.1 }))
+        .locale
+        .as_deref()
+        .map(str::to_string)
 }
 
 #[test]
@@ -188,6 +205,43 @@ fn the_generic_source_carries_locale_or_language() {
     );
     assert_eq!(generic_booking(("language", "es")).as_deref(), Some("es"));
     assert_eq!(generic_booking(("note", "x")), None);
+}
+
+/// Every shape a partner sends its language hint in is read, never refused: both fields (the
+/// one that names a shipped language wins), a non-string (ignored), an `Accept-Language`-style
+/// list with q-weights in any case, a JSON array of tags; the region picks the formats.
+#[test]
+fn a_language_hint_never_refuses_a_booking_and_is_read_leniently() {
+    let lang = |extra: Value| {
+        let b = generic_booking_with(extra);
+        b.locale.as_deref().and_then(Lang::from_hint).map(Lang::id)
+    };
+    let table: [(Value, Option<&str>); 12] = [
+        (json!({"locale": "pt-PT", "language": "es"}), Some("pt-PT")),
+        (json!({"locale": "tlh", "language": "de-CH"}), Some("de-CH")),
+        (json!({"locale": 42}), None),
+        (
+            json!({"locale": {"tag": "fr"}, "language": "it-CH"}),
+            Some("it-CH"),
+        ),
+        (json!({"language": true}), None),
+        (
+            json!({"locale": "ja, es-MX;q=0.9, en;q=0.8"}),
+            Some("es-MX"),
+        ),
+        (json!({"locale": "en;Q=0.2, fr-CA;Q=0.9"}), Some("fr-CA")),
+        (json!({"language": "de-AT;q=0.5, xx"}), Some("de-AT")),
+        (json!({"locale": ["ja", "pt-BR", "en"]}), Some("pt")),
+        (json!({"locale": "es-AR"}), Some("es-AR")),
+        (json!({"locale": "es-PE"}), Some("es-419")),
+        (json!({"locale": null, "language": null}), None),
+    ];
+    for (extra, want) in table {
+        assert_eq!(lang(extra.clone()), want, "{extra}");
+    }
+    // An over-long hint is bounded, and a hint is never a reason to refuse.
+    let long = "x".repeat(10_000);
+    assert_eq!(lang(json!({ "locale": long })), None);
 }
 
 #[test]

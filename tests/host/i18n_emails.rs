@@ -21,6 +21,7 @@ fn branding(locale: Locale) -> Branding {
         brand: "Example Trips".into(),
         from: EmailAddress::parse("bookings@mail.example.com").unwrap(),
         locale,
+        region: booking_email_engine::domain::i18n::Region::DEFAULT,
     }
 }
 
@@ -132,11 +133,11 @@ fn every_guest_email(locale: Locale) -> Vec<OutgoingEmail> {
             &br,
         )
         .unwrap(),
-        render::hotel_confirmation_number(&b, "HCN-48213", &br).unwrap(),
+        render::hotel_confirmation_number(&b, "HCN-48213", 1_780_000_000_000, &br).unwrap(),
         render::arrival_guide(&b, &br).unwrap(),
         render::checkin_day(&b, &br).unwrap(),
         render::thank_you(&b, &br).unwrap(),
-        render::booking_updated(&b, "0123456789abcdef", &changes, &br).unwrap(),
+        render::booking_updated(&b, "0123456789abcdef", &changes, 1_780_000_000_000, &br).unwrap(),
         render::booking_cancelled(
             &render::CancelledBooking::for_hotel_in(&b, br.tr()),
             &cancellation(),
@@ -155,7 +156,7 @@ fn every_guest_email(locale: Locale) -> Vec<OutgoingEmail> {
         )
         .unwrap(),
         render::flight_confirmation(&f, &segs, &br).unwrap(),
-        render::flight_changed(&f, "aic_1", &segs, &segs, &br).unwrap(),
+        render::flight_changed(&f, "aic_1", &segs, &segs, 1_780_000_000_000, &br).unwrap(),
         render::flight_changed(
             &FlightBooking {
                 booking_reference: None,
@@ -164,6 +165,7 @@ fn every_guest_email(locale: Locale) -> Vec<OutgoingEmail> {
             "aic_2",
             &segs,
             &segs,
+            1_780_000_000_000,
             &br,
         )
         .unwrap(),
@@ -369,104 +371,87 @@ fn the_content_lock_verdict_holds_in_every_language() {
     }
 }
 
-/// Expected strings are what Node 22's `Intl` (full ICU, CLDR 47) writes, e.g.
-/// `new Intl.DateTimeFormat("es", {weekday: "short", day: "numeric", month: "long", year:
-/// "numeric"}).format(date)` and `new Intl.NumberFormat("fr", {style: "currency", currency:
-/// "EUR"}).format(1234.5)`; `\u{a0}` is a no-break space, `\u{202f}` a narrow one. English keeps
-/// the engine's day-month order without CLDR en-GB's newer comma after the weekday.
+/// Each shipped language without a region writes dates and money as its default CLDR locale
+/// (English as en-GB): the strings `new Intl.DateTimeFormat(tag, {dateStyle: "full"})` and
+/// `new Intl.NumberFormat(tag, {style: "currency", currency})` write; every region and currency
+/// is checked against `Intl` in `regional_formats`. `\u{a0}` is a no-break space, `\u{202f}` a
+/// narrow one.
 #[test]
 fn dates_and_money_follow_cldr() {
     let d = NaiveDate::from_ymd_opt(2026, 6, 12).unwrap();
-    let dec = NaiveDate::from_ymd_opt(2026, 12, 1).unwrap();
     let table = [
         (
             Locale::En,
-            "Fri 12 June 2026",
-            "Tue 1 December 2026",
+            "Friday, 12 June 2026",
             "€1,234.50",
             "£99.99",
             "JP¥12,000",
         ),
         (
             Locale::Es,
-            "vie, 12 de junio de 2026",
-            "mar, 1 de diciembre de 2026",
+            "viernes, 12 de junio de 2026",
             "1234,50\u{a0}€",
             "99,99\u{a0}GBP",
             "12.000\u{a0}JPY",
         ),
         (
             Locale::Fr,
-            "ven. 12 juin 2026",
-            "mar. 1 décembre 2026",
+            "vendredi 12 juin 2026",
             "1\u{202f}234,50\u{a0}€",
             "99,99\u{a0}£GB",
             "12\u{202f}000\u{a0}JPY",
         ),
         (
             Locale::De,
-            "Fr., 12. Juni 2026",
-            "Di., 1. Dezember 2026",
+            "Freitag, 12. Juni 2026",
             "1.234,50\u{a0}€",
             "99,99\u{a0}£",
             "12.000\u{a0}¥",
         ),
         (
             Locale::Pt,
-            "sex., 12 de junho de 2026",
-            "ter., 1 de dezembro de 2026",
+            "sexta-feira, 12 de junho de 2026",
             "€\u{a0}1.234,50",
             "£\u{a0}99,99",
             "JP¥\u{a0}12.000",
         ),
         (
             Locale::It,
-            "ven 12 giugno 2026",
-            "mar 1 dicembre 2026",
+            "venerdì 12 giugno 2026",
             "1234,50\u{a0}€",
             "99,99\u{a0}£",
             "12.000\u{a0}JPY",
         ),
     ];
-    for (locale, june, december, eur, gbp, jpy) in table {
+    for (locale, june, eur, gbp, jpy) in table {
         let tr = Tr::new(locale);
         assert_eq!(tr.date(d), june, "{locale}");
-        assert_eq!(tr.date(dec), december, "{locale}");
         assert_eq!(tr.money("1234.5", "EUR"), eur, "{locale}");
         assert_eq!(tr.money("99.99", "gbp"), gbp, "{locale}");
         assert_eq!(tr.money("12000", "JPY"), jpy, "{locale}");
     }
-    // CLDR es and it group from five digits (minimumGroupingDigits 2).
-    assert_eq!(
-        Tr::new(Locale::Es).money("12345", "EUR"),
-        "12.345,00\u{a0}€"
-    );
-    assert_eq!(Tr::new(Locale::Es).money("540", "USD"), "540,00\u{a0}US$");
-    assert_eq!(Tr::new(Locale::De).money("540", "USD"), "540,00\u{a0}$");
-    // Not a plain decimal, or more digits than the currency has: shown as given, never rounded.
-    assert_eq!(Tr::new(Locale::Fr).money("540.123", "EUR"), "540.123 EUR");
-    assert_eq!(Tr::new(Locale::Fr).money("about 5", "EUR"), "about 5 EUR");
-    // A currency without a symbol in the file keeps its ISO code.
+    // A currency beyond the few the files once listed has its CLDR symbol and spacing.
     assert_eq!(Tr::new(Locale::De).money("10", "CHF"), "10,00\u{a0}CHF");
+    assert_eq!(Tr::new(Locale::Pt).money("10", "BRL"), "R$\u{a0}10,00");
 }
 
 #[test]
-fn times_are_twenty_four_hour_with_the_local_time_words() {
+fn times_are_the_regions_with_the_local_time_words() {
     let t = NaiveDate::from_ymd_opt(2026, 6, 12)
         .unwrap()
         .and_hms_opt(7, 5, 0)
         .unwrap();
     assert_eq!(
         Tr::new(Locale::En).local_time(t),
-        "Fri 12 June 2026, 07:05 (local time)"
+        "Friday, 12 June 2026, 07:05 (local time)"
     );
     assert_eq!(
         Tr::new(Locale::Es).local_time(t),
-        "vie, 12 de junio de 2026, 07:05 (hora local)"
+        "viernes, 12 de junio de 2026, 7:05 (hora local)"
     );
     assert_eq!(
         Tr::new(Locale::De).local_time(t),
-        "Fr., 12. Juni 2026, 07:05 Uhr (Ortszeit)"
+        "Freitag, 12. Juni 2026, 07:05 Uhr (Ortszeit)"
     );
 }
 
@@ -503,15 +488,15 @@ fn bench_render_time_per_language() {
         let calendar = {
             let started = std::time::Instant::now();
             for _ in 0..rounds {
-                std::hint::black_box(render::calendar::hotel_stay(
-                    &hotel(),
-                    &branding(locale),
-                    booking_email_engine::domain::calendar::Stamp::at_version(
-                        1,
-                        0,
+                std::hint::black_box(
+                    render::calendar::hotel_stay(
+                        &hotel(),
+                        &branding(locale),
                         booking_email_engine::domain::calendar::Method::Publish,
-                    ),
-                ));
+                    )
+                    .text()
+                    .len(),
+                );
             }
             started.elapsed().as_nanos() / u128::from(rounds)
         };
@@ -523,14 +508,17 @@ fn bench_render_time_per_language() {
 }
 
 /// Writes the sample renders of the README: the booking confirmation in each shipped language
-/// (`docs/i18n/booking-confirmation.<tag>.txt|html`) and sample calendar parts
-/// (`docs/i18n/*.ics`). Run with `cargo test --test host -- --ignored write_docs_renders`.
+/// (`docs/i18n/booking-confirmation.<tag>.txt|html`), its text in every regional form of the
+/// CLDR table (`docs/i18n/regions/booking-confirmation.<form>.txt`: dates, times and money as
+/// that region writes them) and sample calendar parts (`docs/i18n/*.ics`, stamped as the first
+/// hand-overs would be). Run with `cargo test --test host -- --ignored write_docs_renders`.
 #[test]
 #[ignore = "writes docs/"]
 fn write_docs_renders() {
-    use booking_email_engine::domain::calendar::{Method, Stamp};
+    use booking_email_engine::domain::calendar::Method;
+    use booking_email_engine::domain::i18n::{Lang, Region};
     let dir = format!("{}/docs/i18n", env!("CARGO_MANIFEST_DIR"));
-    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::create_dir_all(format!("{dir}/regions")).unwrap();
     let at = 1_780_000_000_000;
     for locale in Locale::ALL {
         let br = branding(locale);
@@ -543,20 +531,169 @@ fn write_docs_renders() {
         .unwrap();
         std::fs::write(format!("{dir}/booking-confirmation.{tag}.html"), &e.html).unwrap();
     }
+    for id in Region::ids() {
+        let lang = Lang::from_tag(id).unwrap();
+        let br = branding(lang.locale).in_locale(lang);
+        let e = render::booking_confirmation(&hotel(), &br).unwrap();
+        let t = NaiveDate::from_ymd_opt(2026, 6, 12)
+            .unwrap()
+            .and_hms_opt(19, 5, 0)
+            .unwrap();
+        let tr = br.tr();
+        std::fs::write(
+            format!("{dir}/regions/booking-confirmation.{id}.txt"),
+            format!(
+                "Regional form {id}: {} · {} · {} · {}\nSubject: {}\n\n{}",
+                tr.local_time(t),
+                tr.money("1234.5", "USD"),
+                tr.money("1234.5", "CHF"),
+                tr.money("12345", "JPY"),
+                e.subject,
+                e.text
+            ),
+        )
+        .unwrap();
+    }
     let br = branding(Locale::Es);
-    let stay = |version, method| {
-        render::calendar::hotel_stay(&hotel(), &br, Stamp::at_version(version, at, method))
+    let stay = |method, sequence| {
+        render::calendar::hotel_stay(&hotel(), &br, method)
+            .stamped(sequence, at)
+            .text()
+            .to_string()
     };
-    std::fs::write(format!("{dir}/stay.es.ics"), stay(1, Method::Publish).ics).unwrap();
+    std::fs::write(format!("{dir}/stay.es.ics"), stay(Method::Publish, 0)).unwrap();
     std::fs::write(
         format!("{dir}/stay-cancelled.es.ics"),
-        stay(3, Method::Cancel).ics,
+        stay(Method::Cancel, 3),
     )
     .unwrap();
-    let flight_part = render::calendar::flight_segments(
-        &flight(),
-        &branding(Locale::En),
-        Stamp::at_version(1, at, Method::Publish),
+    let _ = std::fs::remove_file(format!("{dir}/flight.en.ics"));
+    for (i, part) in
+        render::calendar::flight_segments(&flight(), &branding(Locale::En), Method::Publish)
+            .into_iter()
+            .enumerate()
+    {
+        std::fs::write(
+            format!("{dir}/flight-{}.en.ics", i + 1),
+            part.stamped(0, at).text(),
+        )
+        .unwrap();
+    }
+}
+
+/// French typography in every French guest email: a no-break space (U+00A0, or the narrow
+/// U+202F) before `:`, `;`, `!` and `?`, never a plain space or none — except inside a URL, a
+/// time (`07:15`) or an ISO date-time, which are not prose.
+#[test]
+fn french_puts_a_no_break_space_before_colons_semicolons_exclamation_and_question_marks() {
+    let mut bad = Vec::new();
+    for e in every_guest_email(Locale::Fr) {
+        for (part, text) in [("subject", &e.subject), ("text", &e.text)] {
+            for line in text.lines() {
+                let chars: Vec<char> = line.chars().collect();
+                for (i, c) in chars.iter().enumerate() {
+                    if !matches!(c, ':' | ';' | '!' | '?') {
+                        continue;
+                    }
+                    let before = if i == 0 { ' ' } else { chars[i - 1] };
+                    let after = chars.get(i + 1).copied().unwrap_or(' ');
+                    let digits = before.is_ascii_digit() && after.is_ascii_digit();
+                    let url = line[..line.char_indices().nth(i).unwrap().0]
+                        .rsplit(' ')
+                        .next()
+                        .is_some_and(|w| w.starts_with("http"));
+                    let query = *c == '?' && url;
+                    if digits || url || query || before == '\u{a0}' || before == '\u{202f}' {
+                        continue;
+                    }
+                    bad.push(format!("{} {part}: {line}", e.kind));
+                }
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+/// A guest without a first name: a greeting that reads right on its own in each language, once,
+/// assuming no gender (never "Hi there" glued into a sentence, never "liebe Reisende, lieber
+/// Reisender").
+#[test]
+fn a_guest_without_a_first_name_is_greeted_once_and_without_a_gender() {
+    let want = [
+        (Locale::En, "Hello,"),
+        (Locale::Es, "Hola:"),
+        (Locale::Fr, "Bonjour,"),
+        (Locale::De, "Guten Tag,"),
+        (Locale::Pt, "Olá,"),
+        (Locale::It, "Buongiorno,"),
+    ];
+    let mut b = hotel();
+    b.holder.name.first_name = "  ".into();
+    for (locale, hello) in want {
+        let e = render::booking_confirmation(&b, &branding(locale)).unwrap();
+        let first = e.text.lines().next().unwrap();
+        assert_eq!(first, hello, "{locale}");
+        for gendered in [
+            "Reisender",
+            "cher voyageur",
+            "viajero",
+            "viajante",
+            "viaggiatore",
+        ] {
+            assert!(!e.text.contains(gendered), "{locale}: {gendered}");
+        }
+    }
+}
+
+/// Known board types read in the guest's language; an unknown one as the supplier wrote it.
+#[test]
+fn board_types_with_known_codes_are_translated() {
+    let table = [
+        (Locale::De, "BB", "Frühstück inklusive"),
+        (Locale::Es, "Half Board", "Media pensión"),
+        (Locale::Fr, "room_only", "Logement seul"),
+        (Locale::It, "AI", "All inclusive"),
+        (Locale::Pt, "Full board", "Pensão completa"),
+        (Locale::En, "bed-and-breakfast", "Breakfast included"),
+    ];
+    for (locale, code, want) in table {
+        assert_eq!(Tr::new(locale).board(code), want, "{locale} {code}");
+    }
+    assert_eq!(
+        Tr::new(Locale::De).board("Dinner and show"),
+        "Dinner and show"
     );
-    std::fs::write(format!("{dir}/flight.en.ics"), flight_part.ics).unwrap();
+    let mut b = hotel();
+    b.rooms[0].board_name = Some("HB".into());
+    let e = render::booking_confirmation(&b, &branding(Locale::It)).unwrap();
+    assert!(e.text.contains("Mezza pensione"), "{}", e.text);
+}
+
+/// No subject names the hotel twice ("hotel … Example Harbour Hotel"); German keeps "Abreise"
+/// for check-out only; sentences carry the full date (no weekday abbreviation in prose).
+#[test]
+fn subjects_name_the_hotel_once_and_sentences_carry_full_dates() {
+    for locale in Locale::ALL {
+        for e in every_guest_email(locale) {
+            let lower = e.subject.to_lowercase();
+            let hotel_words = ["hotel", "hôtel"]
+                .iter()
+                .map(|w| lower.matches(w).count())
+                .sum::<usize>();
+            assert!(hotel_words <= 1, "{locale} {}: {}", e.kind, e.subject);
+        }
+    }
+    let de = source_of(Locale::De);
+    let abreise = de
+        .lines()
+        .filter(|l| l.contains("Abreise") && !l.starts_with('#'))
+        .map(|l| l.split('=').next().unwrap().trim())
+        .collect::<Vec<_>>();
+    assert_eq!(abreise, ["label-checkout", "field-checkout"]);
+    let e = render::arrival_guide(&hotel(), &branding(Locale::Es)).unwrap();
+    assert!(
+        e.text.contains("empieza el viernes, 12 de junio de 2026."),
+        "{}",
+        e.text
+    );
 }

@@ -30,6 +30,7 @@ fn branding() -> Branding {
         brand: "Example Trips".into(),
         from: EmailAddress::parse("news@mail.example.com").unwrap(),
         locale: booking_email_engine::domain::i18n::Locale::En,
+        region: booking_email_engine::domain::i18n::Region::DEFAULT,
     }
 }
 

@@ -29,7 +29,9 @@ fn client(subject: &str, text: &str, html: &str) -> OutgoingEmail {
         headers: Vec::new(),
         intent: None,
         lock: None,
-        calendar: None,
+        calendars: Vec::new(),
+        legacy_calendar: None,
+        reply_to: None,
     }
 }
 
@@ -348,10 +350,11 @@ fn the_project_hotel_emails_pass_and_raw_templates_do_not() {
         brand: "Example Trips".into(),
         from: EmailAddress::parse("bookings@mail.example.com").unwrap(),
         locale: booking_email_engine::domain::i18n::Locale::En,
+        region: booking_email_engine::domain::i18n::Region::DEFAULT,
     };
     let emails = [
         booking_confirmation(&b, &branding).unwrap(),
-        hotel_confirmation_number(&b, "HCN-48213", &branding).unwrap(),
+        hotel_confirmation_number(&b, "HCN-48213", 1_780_000_000_000, &branding).unwrap(),
         arrival_guide(&b, &branding).unwrap(),
         checkin_day(&b, &branding).unwrap(),
         thank_you(&b, &branding).unwrap(),

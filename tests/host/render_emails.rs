@@ -22,6 +22,7 @@ fn branding() -> Branding {
         brand: "Example Trips".into(),
         from: EmailAddress::parse("bookings@mail.example.com").unwrap(),
         locale: booking_email_engine::domain::i18n::Locale::En,
+        region: booking_email_engine::domain::i18n::Region::DEFAULT,
     }
 }
 
@@ -88,6 +89,7 @@ fn bcn() -> Airport {
 /// A round trip LHR → BCN (Fri 12 June 07:15) and back (Mon 15 June 18:05).
 fn flight() -> FlightBooking {
     FlightBooking {
+        client_reference: None,
         booking_id: BookingRef::parse("ord_0000AbCdEf").unwrap(),
         booking_reference: Some("RZPNR7".into()),
         status: "confirmed".into(),
@@ -116,6 +118,7 @@ fn flight() -> FlightBooking {
                 destination: bcn(),
                 departing_at: at("2026-06-12 07:15"),
                 arriving_at: at("2026-06-12 10:30"),
+                airline: None,
             },
             FlightSegment {
                 flight_number: "ZZ 0473".into(),
@@ -123,6 +126,7 @@ fn flight() -> FlightBooking {
                 destination: lhr(),
                 departing_at: at("2026-06-15 18:05"),
                 arriving_at: at("2026-06-15 19:25"),
+                airline: None,
             },
         ],
         total: Some(Money {
@@ -262,11 +266,11 @@ fn booking_confirmation_without_extras_promises_the_number_later() {
             "Hi Testa,",
             "Example Harbour Hotel",
             "BK_fake_7Q2w",
-            "Fri 12 June 2026",
-            "Mon 15 June 2026",
+            "Friday, 12 June 2026",
+            "Monday, 15 June 2026",
             "3 nights",
             "Standard Double",
-            "Room Only",
+            "Room only",
             "Testa Guestington",
             "€540.00",
             "usually follows in a separate email",
@@ -296,7 +300,8 @@ fn booking_confirmation_merges_the_number_and_the_instructions_when_known() {
 
 #[test]
 fn hotel_confirmation_number_shows_the_number_and_what_it_is_for() {
-    let e = hotel_confirmation_number(&hotel(), " HCN-48213 ", &branding()).unwrap();
+    let e =
+        hotel_confirmation_number(&hotel(), " HCN-48213 ", 1_780_000_000_000, &branding()).unwrap();
     assert_envelope(
         &e,
         EmailKind::HotelConfirmationNumber,
@@ -304,15 +309,15 @@ fn hotel_confirmation_number_shows_the_number_and_what_it_is_for() {
         Rank::Booking,
         Audience::Client,
         "guest@example.com",
-        "Your hotel confirmation number for Example Harbour Hotel",
+        "Your confirmation number from Example Harbour Hotel",
     );
     assert_facts(
         &e,
         &[
             "HCN-48213",
             "BK_fake_7Q2w",
-            "Fri 12 June 2026",
-            "Mon 15 June 2026",
+            "Friday, 12 June 2026",
+            "Monday, 15 June 2026",
             "front desk",
         ],
     );
@@ -322,7 +327,8 @@ fn hotel_confirmation_number_shows_the_number_and_what_it_is_for() {
     );
     assert_guest_clean(&e);
 
-    let corrected = hotel_confirmation_number(&hotel(), "HCN-99999", &branding()).unwrap();
+    let corrected =
+        hotel_confirmation_number(&hotel(), "HCN-99999", 1_780_000_000_000, &branding()).unwrap();
     assert_eq!(
         corrected.dedupe_key.as_str(),
         "hotel_confirmation_number:BK_fake_7Q2w:HCN-99999"
@@ -345,7 +351,7 @@ fn arrival_guide_has_the_stay_the_checklist_and_known_extras() {
     assert_facts(
         &e,
         &[
-            "Fri 12 June 2026",
+            "Friday, 12 June 2026",
             "3 nights",
             "Standard Double",
             "2 adults",
@@ -359,7 +365,7 @@ fn arrival_guide_has_the_stay_the_checklist_and_known_extras() {
     assert_guest_clean(&e);
 
     let plain = arrival_guide(&hotel(), &branding()).unwrap();
-    assert_facts(&plain, &["Fri 12 June 2026", "photo ID or passport"]);
+    assert_facts(&plain, &["Friday, 12 June 2026", "photo ID or passport"]);
     assert_absent(
         &plain,
         &["Check-in instructions", "hotel confirmation number"],
@@ -385,7 +391,7 @@ fn checkin_day_is_urgent_with_number_and_instructions() {
             "HCN-48213",
             "Reception is open 24 hours.",
             "BK_fake_7Q2w",
-            "Mon 15 June 2026",
+            "Monday, 15 June 2026",
         ],
     );
     assert_eq!(e.text.matches("HCN-48213").count(), 1, "{}", e.text);
@@ -426,11 +432,11 @@ fn booking_updated_lists_changes_and_the_current_details() {
     b.checkout = NaiveDate::from_ymd_opt(2026, 6, 16).unwrap();
     let changes = vec![(
         "Check-out".to_string(),
-        "Mon 15 June 2026".to_string(),
-        "Tue 16 June 2026".to_string(),
+        "Monday, 15 June 2026".to_string(),
+        "Tuesday, 16 June 2026".to_string(),
     )];
     let hash = "0123456789abcdef0123456789abcdef";
-    let e = booking_updated(&b, hash, &changes, &branding()).unwrap();
+    let e = booking_updated(&b, hash, &changes, 1_780_000_000_000, &branding()).unwrap();
     assert_envelope(
         &e,
         EmailKind::BookingUpdated,
@@ -444,8 +450,8 @@ fn booking_updated_lists_changes_and_the_current_details() {
         &e,
         &[
             "Check-out",
-            "Mon 15 June 2026",
-            "Tue 16 June 2026",
+            "Monday, 15 June 2026",
+            "Tuesday, 16 June 2026",
             "4 nights",
             "BK_fake_7Q2w",
             "Standard Double",
@@ -455,10 +461,17 @@ fn booking_updated_lists_changes_and_the_current_details() {
     );
     assert!(e
         .text
-        .contains("- Check-out: Mon 15 June 2026 -> Tue 16 June 2026"));
+        .contains("- Check-out: Monday, 15 June 2026 -> Tuesday, 16 June 2026"));
     assert_guest_clean(&e);
 
-    let other = booking_updated(&b, "fedcba9876543210ffff", &[], &branding()).unwrap();
+    let other = booking_updated(
+        &b,
+        "fedcba9876543210ffff",
+        &[],
+        1_780_000_000_000,
+        &branding(),
+    )
+    .unwrap();
     assert_eq!(
         other.dedupe_key.as_str(),
         "booking_updated:BK_fake_7Q2w:fedcba9876543210"
@@ -473,11 +486,11 @@ fn every_hotel_email_escapes_a_hostile_hotel_name() {
     let cancel = cancellation(false, None, None);
     let emails = [
         booking_confirmation(&b, &branding()).unwrap(),
-        hotel_confirmation_number(&b, "HCN-1", &branding()).unwrap(),
+        hotel_confirmation_number(&b, "HCN-1", 1_780_000_000_000, &branding()).unwrap(),
         arrival_guide(&b, &branding()).unwrap(),
         checkin_day(&b, &branding()).unwrap(),
         thank_you(&b, &branding()).unwrap(),
-        booking_updated(&b, "abc", &[], &branding()).unwrap(),
+        booking_updated(&b, "abc", &[], 1_780_000_000_000, &branding()).unwrap(),
         booking_cancelled(&c, &cancel, &branding()).unwrap(),
         owner_booking_cancelled(&c, &cancel, &owner(), &branding()).unwrap(),
     ];
@@ -510,7 +523,7 @@ fn cancellation_without_money_facts_mentions_no_refund_or_fee() {
     let c = CancelledBooking::for_hotel(&hotel());
     assert_eq!(
         c.title,
-        "Example Harbour Hotel, Fri 12 June – Mon 15 June 2026"
+        "Example Harbour Hotel, Friday, 12 June 2026 – Monday, 15 June 2026"
     );
     let e = booking_cancelled(&c, &cancellation(false, None, None), &branding()).unwrap();
     assert_envelope(
@@ -527,7 +540,7 @@ fn cancellation_without_money_facts_mentions_no_refund_or_fee() {
         &[
             "Hi Testa,",
             "BK_fake_7Q2w",
-            "Example Harbour Hotel, Fri 12 June – Mon 15 June 2026",
+            "Example Harbour Hotel, Friday, 12 June 2026 – Monday, 15 June 2026",
             "has been cancelled",
         ],
     );
@@ -575,7 +588,7 @@ fn flight_cancellation_titles_the_route() {
     let c = CancelledBooking::for_flight(&flight());
     assert_eq!(
         c.title,
-        "London (LHR) → Barcelona (BCN), Fri 12 June – Mon 15 June 2026"
+        "London (LHR) → Barcelona (BCN), Friday, 12 June 2026 – Monday, 15 June 2026"
     );
     assert_eq!(c.to.as_str(), "ana@example.com");
     let e = booking_cancelled(&c, &cancellation(false, None, None), &branding()).unwrap();
@@ -588,7 +601,7 @@ fn flight_cancellation_titles_the_route() {
     one_way.segments.truncate(1);
     assert_eq!(
         CancelledBooking::for_flight(&one_way).title,
-        "London (LHR) → Barcelona (BCN), Fri 12 June 2026"
+        "London (LHR) → Barcelona (BCN), Friday, 12 June 2026"
     );
 }
 
@@ -609,13 +622,13 @@ fn owner_cancellation_alert_is_urgent_and_carries_the_money_facts() {
         Rank::Urgent,
         Audience::Owner,
         "owner@example.com",
-        "Booking cancelled: BK_fake_7Q2w · Example Harbour Hotel, Fri 12 June – Mon 15 June 2026",
+        "Booking cancelled: BK_fake_7Q2w · Example Harbour Hotel, Friday, 12 June 2026 – Monday, 15 June 2026",
     );
     assert_facts(
         &e,
         &[
             "BK_fake_7Q2w",
-            "Example Harbour Hotel, Fri 12 June – Mon 15 June 2026",
+            "Example Harbour Hotel, Friday, 12 June 2026 – Monday, 15 June 2026",
             "€180.00",
             "€360.00",
             "guest@example.com",
@@ -672,12 +685,12 @@ fn flight_confirmation_has_reference_passengers_and_every_segment() {
             "Ana Traveller, Ben Traveller",
             "ZZ 0472",
             "London Heathrow (LHR)",
-            "Fri 12 June 2026, 07:15 (local time)",
+            "Friday, 12 June 2026, 07:15 (local time)",
             "Barcelona El Prat (BCN)",
-            "Fri 12 June 2026, 10:30 (local time)",
+            "Friday, 12 June 2026, 10:30 (local time)",
             "ZZ 0473",
-            "Mon 15 June 2026, 18:05 (local time)",
-            "Mon 15 June 2026, 19:25 (local time)",
+            "Monday, 15 June 2026, 18:05 (local time)",
+            "Monday, 15 June 2026, 19:25 (local time)",
             "£312.80",
         ],
     );
@@ -698,7 +711,15 @@ fn flight_changed_shows_old_and_new_times_and_what_to_do() {
     moved.departing_at = at("2026-06-12 09:40");
     moved.arriving_at = at("2026-06-12 12:55");
     let after = vec![SegmentView::from_segment(&moved)];
-    let e = flight_changed(&f, "aic_0000XyZ", &before, &after, &branding()).unwrap();
+    let e = flight_changed(
+        &f,
+        "aic_0000XyZ",
+        &before,
+        &after,
+        1_780_000_000_000,
+        &branding(),
+    )
+    .unwrap();
     assert_envelope(
         &e,
         EmailKind::FlightChanged,
@@ -713,9 +734,9 @@ fn flight_changed_shows_old_and_new_times_and_what_to_do() {
         &[
             "RZPNR7",
             "ZZ 0472",
-            "Fri 12 June 2026, 07:15 (local time)",
-            "Fri 12 June 2026, 09:40 (local time)",
-            "Fri 12 June 2026, 12:55 (local time)",
+            "Friday, 12 June 2026, 07:15 (local time)",
+            "Friday, 12 June 2026, 09:40 (local time)",
+            "Friday, 12 June 2026, 12:55 (local time)",
             "Previous schedule",
             "reply to this email to accept",
             "alternatives",
@@ -739,14 +760,21 @@ fn every_email() -> Vec<OutgoingEmail> {
     let cancel = cancellation(true, Some(("180", "EUR")), Some(("360", "EUR")));
     vec![
         booking_confirmation(&b, &branding()).unwrap(),
-        hotel_confirmation_number(&b, "HCN-48213", &branding()).unwrap(),
+        hotel_confirmation_number(&b, "HCN-48213", 1_780_000_000_000, &branding()).unwrap(),
         arrival_guide(&b, &branding()).unwrap(),
         checkin_day(&b, &branding()).unwrap(),
         thank_you(&b, &branding()).unwrap(),
         booking_cancelled(&c, &cancel, &branding()).unwrap(),
-        booking_updated(&b, "0123456789abcdef99", &[], &branding()).unwrap(),
+        booking_updated(
+            &b,
+            "0123456789abcdef99",
+            &[],
+            1_780_000_000_000,
+            &branding(),
+        )
+        .unwrap(),
         flight_confirmation(&f, &segs, &branding()).unwrap(),
-        flight_changed(&f, "aic_1", &segs, &segs, &branding()).unwrap(),
+        flight_changed(&f, "aic_1", &segs, &segs, 1_780_000_000_000, &branding()).unwrap(),
         owner_booking_cancelled(&c, &cancel, &owner(), &branding()).unwrap(),
     ]
 }
@@ -835,7 +863,7 @@ fn a_guest_without_a_first_name_is_greeted_warmly() {
         arrival_guide(&b, &branding()).unwrap(),
         thank_you(&b, &branding()).unwrap(),
     ] {
-        assert_facts(&e, &["Hi there,"]);
+        assert_facts(&e, &["Hello,"]);
     }
 }
 

@@ -344,6 +344,7 @@ fn loc(tz: Option<&str>, lat: Option<f64>, lon: Option<f64>) -> HotelLocation {
         time_zone: tz.map(str::to_string),
         latitude: lat,
         longitude: lon,
+        ..Default::default()
     }
 }
 
@@ -633,6 +634,7 @@ fn segment(origin: Airport, destination: Airport, dep: &str, arr: &str) -> Fligh
         destination,
         departing_at: at(dep),
         arriving_at: at(arr),
+        airline: None,
     }
 }
 

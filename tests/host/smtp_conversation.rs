@@ -169,6 +169,7 @@ async fn rendered_confirmation_arrives_byte_identical() {
         brand: "Example Trips".into(),
         from: EmailAddress::parse("from@example.com").unwrap(),
         locale: booking_email_engine::domain::i18n::Locale::En,
+        region: booking_email_engine::domain::i18n::Region::DEFAULT,
     };
     let email = booking_confirmation(&booking, &branding).unwrap();
     let mime = to_mime(&email, &branding, 1_767_225_600).unwrap();
@@ -201,6 +202,8 @@ async fn unknown_recipient_is_recipient_rejected() {
         "DATA is not sent after a refused RCPT"
     );
     assert_eq!(run.seen.transactions, 0);
+    // The session ends with QUIT, not by leaving the relay's connection open.
+    assert_eq!(run.seen.verbs(), ["EHLO", "MAIL", "RCPT", "QUIT"]);
 }
 
 #[tokio::test]
@@ -218,6 +221,12 @@ async fn a_refused_sender_is_our_configuration_not_the_recipients_fault() {
         "553 5.7.1 <from@example.com>: Sender address rejected: not owned by user engine"
     );
     assert!(!run.seen.saw("RCPT"), "nothing after a refused sender");
+    assert_eq!(
+        run.seen.verbs().last(),
+        Some(&"QUIT"),
+        "{:?}",
+        run.seen.verbs()
+    );
 }
 
 #[tokio::test]
@@ -313,6 +322,24 @@ async fn a_policy_refusal_of_the_message_is_ours_and_nothing_was_handed_over() {
         run.seen.transactions, 1,
         "the body was sent before the refusal"
     );
+}
+
+#[tokio::test]
+async fn a_content_verdict_after_the_data_may_be_this_message_alone_and_the_session_still_quits() {
+    // Postfix's `body_checks` REJECT, as a private Postfix answered it (tests/e2e-postfix).
+    let script = Script {
+        after_body: Some(b"550 5.7.1 message content rejected by policy\r\n"),
+        ..Script::default()
+    };
+    let run = converse(script, None, message_with_dot_lines(), 5_000).await;
+    let f = run.failure();
+    assert_eq!(f.class, ProviderErrorClass::MessageRefused, "{f:?}");
+    assert_eq!(f.command, "end of data");
+    assert_eq!(f.message, "550 5.7.1 message content rejected by policy");
+    assert_eq!(f.fault, "end of data 550 5.7.1");
+    assert!(!f.maybe_handed_over);
+    // QUIT follows, and its 221 does not replace the refusal.
+    assert_eq!(run.seen.verbs(), ["EHLO", "MAIL", "RCPT", "DATA", "QUIT"]);
 }
 
 #[tokio::test]

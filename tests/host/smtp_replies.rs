@@ -43,6 +43,7 @@ const GMAIL_RELAY: &str = "Google: 'Gmail SMTP errors and codes' (knowledge.work
 const SENDGRID: &str = "SendGrid (smtp.sendgrid.net) reply to the message, as reported in LandOfTheRair/LandOfTheRair issue #308 (nodemailer 'Message failed' after DATA) and chatwoot/chatwoot issue #2541";
 const M365_REPORTED: &str = "Microsoft 365 (smtp.office365.com) replies as reported in timeoff-management/timeoff-management-application issue #308 (432 4.3.2 after the data; Microsoft's wording in MicrosoftDocs/OfficeDocs-Support pull request #1991), PHPMailer/PHPMailer issue #992 and jstedfast/MailKit issue #700 (535 5.7.3 to AUTH)";
 const SES_SANDBOX: &str = "Amazon SES SMTP in the sandbox, where recipients must be verified too: RocketChat/Rocket.Chat issue #6195 and arithmetric/aws-lambda-ses-forwarder issue #142 (554 after the data, naming the recipient)";
+const POSTFIX_RUN: &str = "Debian's Postfix 3.7.11, run by tests/e2e-postfix with virtual_mailbox_maps, check_recipient_access DEFER, check_sender_access REJECT, body_checks REJECT and message_size_limit (its replies as read on the wire)";
 const ZOHO: &str = "Zoho Mail (smtp.zoho.com) replies as reported in mybb/mybb issue #2644 and frappe/erpnext issue #19057 (553 to the final dot), nodemailer/nodemailer issues #456 (535 at RCPT TO) and #1082 (530 5.5.1 at MAIL FROM)";
 
 /// One real reply, the command it answered, and the class it must get.
@@ -69,6 +70,13 @@ const fn case(
 }
 
 const TABLE: &[Case] = &[
+    // Postfix, as run by the end-to-end test against a real relay
+    case(POSTFIX_RUN, RcptTo, "550 5.1.1 <unknown-x@example.com>: Recipient address rejected: User unknown in virtual mailbox table", RecipientRejected),
+    case(POSTFIX_RUN, RcptTo, "450 4.7.1 <defer-x@example.com>: Recipient address rejected: try again later", Transient),
+    case(POSTFIX_RUN, RcptTo, "554 5.7.1 <bookings@example.com>: Sender address rejected: not owned by user engine", Configuration),
+    case(POSTFIX_RUN, EndOfData, "550 5.7.1 message content rejected by policy", MessageRefused),
+    case(POSTFIX_RUN, EndOfData, "552 5.3.4 Error: message file too big", MessageRefused),
+    case(POSTFIX_RUN, MailFrom, "552 5.3.4 Message size exceeds fixed limit", MessageRefused),
     // Postfix
     case(POSTFIX, RcptTo, "550 5.1.1 <guest@example.com>: Recipient address rejected: User unknown in local recipient table", RecipientRejected),
     case(POSTFIX, RcptTo, "550 5.1.1 <guest@example.com>: Recipient address rejected: User unknown in relay recipient table", RecipientRejected),
@@ -76,7 +84,7 @@ const TABLE: &[Case] = &[
     case(POSTFIX, MailFrom, "553 5.7.1 <bookings@example.com>: Sender address rejected: not owned by user engine", Configuration),
     case(POSTFIX, MailFrom, "553 5.7.1 <bookings@example.com>: Sender address rejected: not logged in", Configuration),
     case(POSTFIX, MailFrom, "501 5.1.7 Bad sender address syntax", Configuration),
-    case(POSTFIX, MailFrom, "552 5.3.4 Message size exceeds fixed limit", Configuration),
+    case(POSTFIX, MailFrom, "552 5.3.4 Message size exceeds fixed limit", MessageRefused),
     case(POSTFIX, MailFrom, "530 5.7.0 Must issue a STARTTLS command first", Configuration),
     case(POSTFIX, Auth, "535 5.7.8 Error: authentication failed: authentication failure", CredentialsRejected),
     case(POSTFIX, Auth, "504 5.5.4 Encryption required for requested authentication mechanism", CredentialsRejected),
@@ -97,8 +105,8 @@ const TABLE: &[Case] = &[
     case(EXIM, RcptTo, "550 Unrouteable address", RecipientDeclined),
     case(EXIM, RcptTo, "550 Administrative prohibition", Transient),
     case(EXIM, Auth, "535 Incorrect authentication data", CredentialsRejected),
-    case(EXIM, EndOfData, "552 Message size exceeds maximum permitted", Configuration),
-    case(EXIM, EndOfData, "550 Administrative prohibition", Configuration),
+    case(EXIM, EndOfData, "552 Message size exceeds maximum permitted", MessageRefused),
+    case(EXIM, EndOfData, "550 Administrative prohibition", MessageRefused),
     case(EXIM, Greeting, "421 Temporary local problem - please try later", Transient),
     // Microsoft 365 / Exchange Online
     case(M365, RcptTo, "550 5.1.10 RESOLVER.ADR.RecipientNotFound; Recipient not found by SMTP address lookup", RecipientRejected),
@@ -138,8 +146,8 @@ const TABLE: &[Case] = &[
     case(GMAIL, RcptTo, "553 5.1.3 The recipient address <guest@@example.com> is not a valid RFC 5321 address.", RecipientRejected),
     case(GMAIL, RcptTo, "550-5.7.1 The user or domain that you are sending to (or from) has a policy that\r\n550 5.7.1 prohibits the mail that you sent. Please contact your domain administrator for further details.", RecipientDeclined),
     case(GMAIL, EndOfData, "550-5.7.26 Unauthenticated email from example.com is not accepted due to\r\n550 5.7.26 domain's DMARC policy.", Configuration),
-    case(GMAIL, EndOfData, "550 5.7.1 Our system has detected that this message is likely unsolicited mail.", Configuration),
-    case(GMAIL, EndOfData, "552 5.2.3 Your message exceeded Google's message size limits.", Configuration),
+    case(GMAIL, EndOfData, "550 5.7.1 Our system has detected that this message is likely unsolicited mail.", MessageRefused),
+    case(GMAIL, EndOfData, "552 5.2.3 Your message exceeded Google's message size limits.", MessageRefused),
     case(GMAIL, Auth, "535-5.7.8 Username and Password not accepted. Learn more at\r\n535 5.7.8 https://support.google.com/mail/?p=BadCredentials", CredentialsRejected),
     case(GMAIL, MailFrom, "530 5.7.0 Authentication Required.", Configuration),
     case(GMAIL, MailFrom, "550 5.4.5 Daily sending quota exceeded.", DailyLimit),
@@ -167,7 +175,7 @@ const TABLE: &[Case] = &[
     case(SENDMAIL, MailFrom, "553 5.5.4 <bookings>... Domain name required for sender address bookings", Configuration),
     case(SENDMAIL, MailFrom, "530 5.7.0 Authentication required", Configuration),
     case(SENDMAIL, Auth, "535 5.7.0 authentication failed", CredentialsRejected),
-    case(SENDMAIL, MailFrom, "552 5.2.3 Message size exceeds fixed maximum message size (10000000)", Configuration),
+    case(SENDMAIL, MailFrom, "552 5.2.3 Message size exceeds fixed maximum message size (10000000)", MessageRefused),
     case(SENDMAIL, RcptTo, "451 4.1.8 Domain of sender address bookings@example.com does not resolve", Transient),
     // Our sending IP on a blocklist is ours, never the guest's.
     case(POSTFIX_RBL, RcptTo, "554 5.7.1 Service unavailable; Client host [192.0.2.7] blocked using zen.spamhaus.org; https://www.spamhaus.org/query/ip/192.0.2.7", Configuration),
@@ -179,7 +187,7 @@ const TABLE: &[Case] = &[
     // qmail: the enhanced code comes last.
     case(QMAIL, RcptTo, "553 sorry, that domain isn't in my list of allowed rcpthosts (#5.7.1)", Configuration),
     case(QMAIL, RcptTo, "553 sorry, your envelope sender is in my badmailfrom list (#5.7.1)", Configuration),
-    case(QMAIL, EndOfData, "552 sorry, that message size exceeds my databytes limit (#5.3.4)", Configuration),
+    case(QMAIL, EndOfData, "552 sorry, that message size exceeds my databytes limit (#5.3.4)", MessageRefused),
     case(QMAIL, EndOfData, "451 qq write error or disk full (#4.3.0)", Transient),
     case(QMAIL, Greeting, "421 unable to read controls (#4.3.0)", Transient),
     // OpenSMTPD
@@ -190,14 +198,14 @@ const TABLE: &[Case] = &[
     // configuration accepts (relaying): nobody's fault until it says more.
     case(OPENSMTPD, RcptTo, "550 Invalid recipient: <guest@example.com>", Transient),
     case(OPENSMTPD, MailFrom, "452 4.5.3 Too many recipients: Too many messages sent", Transient),
-    case(OPENSMTPD, EndOfData, "554 5.3.4 Message too big for system: Transaction failed, message too big", Configuration),
-    case(OPENSMTPD, EndOfData, "550 5.7.1 Delivery not authorized, message refused: Message is not RFC 2822 compliant", Configuration),
+    case(OPENSMTPD, EndOfData, "554 5.3.4 Message too big for system: Transaction failed, message too big", MessageRefused),
+    case(OPENSMTPD, EndOfData, "550 5.7.1 Delivery not authorized, message refused: Message is not RFC 2822 compliant", MessageRefused),
     case(OPENSMTPD, EndOfData, "421 4.3.0 Temporary failure", Transient),
     // Haraka
     case(HARAKA, Greeting, "554 Your mail is not welcome here", Configuration),
     case(HARAKA, RcptTo, "550 I cannot deliver mail for <guest@example.com>", Transient),
-    case(HARAKA, EndOfData, "550 Message too big!", Configuration),
-    case(HARAKA, EndOfData, "550 Message denied (4F3A2B1C-5D6E-4F70-8A9B-0C1D2E3F4A5B.1)", Configuration),
+    case(HARAKA, EndOfData, "550 Message too big!", MessageRefused),
+    case(HARAKA, EndOfData, "550 Message denied (4F3A2B1C-5D6E-4F70-8A9B-0C1D2E3F4A5B.1)", MessageRefused),
     case(HARAKA, EndOfData, "451 Message denied temporarily (4F3A2B1C-5D6E-4F70-8A9B-0C1D2E3F4A5B.1)", Transient),
     // Gmail about our IP and our domain's authentication, after the data.
     case(GMAIL_BOUNCES, EndOfData, "550-5.7.1 Unauthenticated email from example.com is not accepted due to\r\n550-5.7.1 domain's DMARC policy. Please contact the administrator of\r\n550-5.7.1 example.com domain if this was a legitimate mail. Please visit\r\n550-5.7.1 https://support.google.com/mail/answer/2451690 to learn about the\r\n550 5.7.1 DMARC initiative. b7-v6si3511933ywl.391 - gsmtp", Configuration),
@@ -502,15 +510,20 @@ fn replies_known_only_from_secondary_reports_are_blamed_by_their_codes() {
     // Replies often quoted in deliverability guides and forum threads whose server could not be
     // pinned to its own source or documentation: read by their codes, as the rules say.
     for (command, raw, want) in [
-        // A local policy, our message or sender: ours, at any step.
+        // A local policy: ours before the data; after it, maybe about this message alone (the
+        // next email on the route decides).
         (RcptTo, "550 5.7.0 Local Policy Violation", Configuration),
-        (EndOfData, "550 5.7.0 Local Policy Violation", Configuration),
+        (
+            EndOfData,
+            "550 5.7.0 Local Policy Violation",
+            MessageRefused,
+        ),
         // A full mailbox may empty: retried, never suppressed, whatever its class.
         (RcptTo, "552 5.2.2 mailbox full", Transient),
         (EndOfData, "552 5.2.2 mailbox full", Transient),
         (RcptTo, "452 4.2.2 mailbox full", Transient),
         // RFC 5321's own texts.
-        (EndOfData, "554 Transaction failed", Configuration),
+        (EndOfData, "554 Transaction failed", MessageRefused),
         (RcptTo, "554 Transaction failed", Transient),
         (EndOfData, "451 4.3.0 Temporary system problem", Transient),
         (RcptTo, "451 4.7.1 Please try again later", Transient),

@@ -184,6 +184,7 @@ fn peek_event_id_reads_the_id_of_a_broken_body() {
 #[test]
 fn order_created_becomes_the_exact_flight_booking() {
     let expected = FlightBooking {
+        client_reference: Some("trip_fake_0001".into()),
         booking_id: order_id(),
         booking_reference: Some("FAKE12".into()),
         status: "CONFIRMED".into(),
@@ -199,6 +200,7 @@ fn order_created_becomes_the_exact_flight_booking() {
             destination: bcn(),
             departing_at: at("2026-06-12 07:15"),
             arriving_at: at("2026-06-12 10:25"),
+            airline: Some("Example Air".into()),
         }],
         total: Some(Money {
             amount: "212.40".into(),
@@ -483,6 +485,7 @@ fn aic_list_gives_removed_and_added_segments_with_local_times() {
                 destination: bcn(),
                 departing_at: at("2026-06-12 07:15"),
                 arriving_at: at("2026-06-12 10:25"),
+                airline: Some("Example Air".into()),
             }],
             added: vec![FlightSegment {
                 flight_number: "ZZ 0476".into(),
@@ -490,6 +493,7 @@ fn aic_list_gives_removed_and_added_segments_with_local_times() {
                 destination: bcn(),
                 departing_at: at("2026-06-12 09:40"),
                 arriving_at: at("2026-06-12 12:50"),
+                airline: Some("Example Air".into()),
             }],
         }]
     );
@@ -644,6 +648,14 @@ fn stays_booking_becomes_the_exact_hotel_booking() {
         hotel_confirmation_number: None,
         sandbox: true,
         location: Some(HotelLocation {
+            street_address: Some("1 Example Street".into()),
+            locality: Some("Barcelona".into()),
+            region: Some("Catalonia".into()),
+            postal_code: Some("08000".into()),
+            country: Some("ES".into()),
+            telephone: None,
+            checkin_time: Some("15:00".into()),
+            checkout_time: Some("11:00".into()),
             address: Some("1 Example Street, 08000, Barcelona, Catalonia, ES".into()),
             time_zone: None,
             latitude: Some(41.38),
@@ -707,6 +719,7 @@ fn stays_booking_without_coordinates_or_check_in_times_has_neither() {
         h.location,
         Some(HotelLocation {
             address: Some("Barcelona".into()),
+            locality: Some("Barcelona".into()),
             ..HotelLocation::default()
         })
     );

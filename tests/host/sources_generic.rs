@@ -89,6 +89,14 @@ fn documented_hotel_booked_example_parses_to_the_exact_booking() {
         hotel_confirmation_number: None,
         sandbox: false,
         location: Some(HotelLocation {
+            street_address: None,
+            locality: None,
+            region: None,
+            postal_code: None,
+            country: None,
+            telephone: None,
+            checkin_time: None,
+            checkout_time: None,
             address: None,
             time_zone: Some("Europe/Madrid".into()),
             latitude: Some(41.38),
@@ -146,6 +154,7 @@ fn every_canonical_kind_round_trips() {
             refund: None,
         }),
         SupplierEvent::FlightBooked(Box::new(FlightBooking {
+            client_reference: None,
             booking_id: booking_ref("ord_1"),
             booking_reference: Some("PNR1".into()),
             status: "CONFIRMED".into(),
@@ -156,6 +165,7 @@ fn every_canonical_kind_round_trips() {
             },
             passengers: vec![testa()],
             segments: vec![FlightSegment {
+                airline: None,
                 flight_number: "ZZ 0472".into(),
                 origin: Airport {
                     iata_code: "LHR".into(),

@@ -415,6 +415,7 @@ fn flight_confirmed_becomes_a_flight_booking_without_time_zones() {
     assert_eq!(
         journey(&b),
         SupplierEvent::FlightBooked(Box::new(FlightBooking {
+            client_reference: None,
             booking_id: BookingRef::parse("1297abe4-57c5-4605-b8e7-5caad983c4a7").unwrap(),
             booking_reference: Some("FAKPNR".into()),
             status: "CONFIRMED".into(),
@@ -440,6 +441,7 @@ fn flight_confirmed_becomes_a_flight_booking_without_time_zones() {
                 },
                 departing_at: at("2026-04-10 15:30"),
                 arriving_at: at("2026-04-10 18:40"),
+                airline: Some("JetBlue Airways".into()),
             }],
             total: Some(Money {
                 amount: "287.02".into(),

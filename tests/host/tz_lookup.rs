@@ -17,6 +17,7 @@ fn located(latitude: f64, longitude: f64) -> HotelLocation {
         time_zone: None,
         latitude: Some(latitude),
         longitude: Some(longitude),
+        ..Default::default()
     }
 }
 
@@ -151,6 +152,14 @@ fn missing_or_unusable_coordinates_fall_back_to_utc() {
         (Some(41.3851), Some(180.5)),
     ] {
         let location = HotelLocation {
+            street_address: None,
+            locality: None,
+            region: None,
+            postal_code: None,
+            country: None,
+            telephone: None,
+            checkin_time: None,
+            checkout_time: None,
             address: None,
             time_zone: None,
             latitude: lat,

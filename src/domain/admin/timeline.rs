@@ -70,6 +70,11 @@ pub enum EntryKind {
     Compensation,
     /// An outbound webhook event published about this booking.
     WebhookEvent,
+    /// Mail from the guest's side about this booking: the guest's message, or an automatic reply
+    /// or bounce (`crate::domain::inbound`).
+    GuestMessage,
+    /// The owner's answer to the guest, as written.
+    Answer,
 }
 
 impl EntryKind {
@@ -83,6 +88,8 @@ impl EntryKind {
             EntryKind::Hold => "hold",
             EntryKind::Compensation => "compensation",
             EntryKind::WebhookEvent => "webhook event",
+            EntryKind::GuestMessage => "from the guest",
+            EntryKind::Answer => "your answer",
         }
     }
 

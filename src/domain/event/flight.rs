@@ -29,6 +29,9 @@ pub struct FlightSegment {
     pub departing_at: NaiveDateTime,
     /// Local time at `destination`.
     pub arriving_at: NaiveDateTime,
+    /// The marketing airline's name (Duffel `marketing_carrier.name`), when given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub airline: Option<String>,
 }
 
 /// A confirmed flight order (Duffel `order.created`, liteAPI `flight.book.confirmed`).
@@ -49,8 +52,13 @@ pub struct FlightBooking {
     pub sandbox: bool,
     /// The traveller's language as stated; see
     /// [`HotelBooking::locale`](super::HotelBooking::locale).
-    #[serde(default, alias = "language", skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub locale: Option<String>,
+    /// The booking site's reference of the checkout this order was paid through (Duffel
+    /// `metadata.client_reference`, else `metadata.trip_id`; liteAPI `clientReference`): how a
+    /// Stripe Checkout Session's language reaches the order, as it reaches a stay.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_reference: Option<String>,
 }
 
 /// One airline-initiated schedule change (Duffel AIC `aic_…`): the segments as they were and as

@@ -28,6 +28,35 @@ pub struct HotelLocation {
     /// The hotel's street address on one line, when given (the calendar event's `LOCATION`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub address: Option<String>,
+    /// The hotel's address in parts, when the supplier gives them (Duffel Stays
+    /// `accommodation.location.address`; the generic source's `location` fields of the same
+    /// names), as schema.org's `PostalAddress` names them (<https://schema.org/PostalAddress>):
+    /// what the reservation markup of the emails needs (`crate::domain::markup`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub street_address: Option<String>,
+    /// The city.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub locality: Option<String>,
+    /// The state, province or region.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub region: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub postal_code: Option<String>,
+    /// ISO 3166-1 alpha-2 code or the country's name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub country: Option<String>,
+    /// The hotel's telephone number as given (liteAPI
+    /// `accommodation.phone_number`, the generic source's `location.telephone`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub telephone: Option<String>,
+    /// Check-in from, hotel local wall-clock time `HH:MM` (Duffel
+    /// `check_in_information.check_in_after_time`, the generic `location.checkin_time`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub checkin_time: Option<String>,
+    /// Check-out until, hotel local `HH:MM` (Duffel `check_out_before_time`, generic
+    /// `location.checkout_time`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub checkout_time: Option<String>,
 }
 
 /// A confirmed hotel booking (liteAPI `booking.book` / `booking.rebook.*`, Duffel
@@ -64,8 +93,10 @@ pub struct HotelBooking {
     /// The booking this one replaces (liteAPI rebook: a new booking id auto-cancels the old one).
     #[serde(default)]
     pub replaces: Option<BookingRef>,
-    /// The guest's language as stated (BCP 47; generic `locale`/`language`): `i18n::locale`.
-    #[serde(default, alias = "language", skip_serializing_if = "Option::is_none")]
+    /// The guest's language as stated (generic `locale` or `language`): a BCP 47 tag or an
+    /// `Accept-Language`-style list (the generic source reads the fields from any JSON value and
+    /// never refuses a booking for them, `crate::sources::generic`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub locale: Option<String>,
 }
 
@@ -96,7 +127,8 @@ pub struct HotelAmendment {
     /// `true` for `booking.amendment.relocation` (the guest was moved to another hotel).
     #[serde(default)]
     pub relocation: bool,
-    /// A new language (generic `locale` / `language`): the **explicit** change of a booking's.
-    #[serde(default, alias = "language", skip_serializing_if = "Option::is_none")]
+    /// A new language (generic `locale` / `language`, read as [`HotelBooking::locale`]): the
+    /// **explicit** change of a booking's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub locale: Option<String>,
 }

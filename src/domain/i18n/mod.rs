@@ -1,7 +1,6 @@
 //! Guest-facing words in the guest's language: messages from `locales/<tag>.ftl` (Project Fluent,
-//! <https://projectfluent.org/>, through the `fluent-bundle` crate), and dates, numbers and money
-//! written as that language writes them (the CLDR data those files carry: weekday and month names,
-//! date patterns, decimal and group symbols, currency symbols and pattern).
+//! <https://projectfluent.org/>, through the `fluent-bundle` crate), and dates, times and money
+//! written as the guest's region writes them ([`region`]: CLDR data generated from Node's `Intl`).
 //!
 //! One file per language, compiled into the Worker (`include_str!`) and parsed once per isolate.
 //! A message missing from a language falls back to English and is counted ([`take_fallbacks`]); a
@@ -11,13 +10,17 @@
 //!
 //! Owner alerts stay English templates; [`Tr`] is what guest emails and pages use.
 
+#[rustfmt::skip]
+mod cldr;
 pub mod locale;
+pub mod region;
 
 use std::cell::RefCell;
 
-use chrono::{Datelike, NaiveDate, NaiveDateTime};
+use chrono::{NaiveDate, NaiveDateTime};
 use fluent_bundle::{FluentArgs, FluentBundle, FluentResource, FluentValue};
-pub use locale::{GuestLocale, Locale, LocaleSource};
+pub use locale::{GuestLocale, Lang, Locale, LocaleSource};
+pub use region::Region;
 
 /// The message files, in [`Locale::ALL`] order.
 const SOURCES: [(Locale, &str); 6] = [
@@ -97,10 +100,12 @@ fn format(locale: Locale, id: &str, args: Option<&FluentArgs<'_>>) -> String {
     })
 }
 
-/// A translator for one language: what templates and renderers call for every guest-facing word.
+/// A translator for one language: what templates and renderers call for every guest-facing word,
+/// with the regional formats of its dates, times and money.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Tr {
     pub locale: Locale,
+    pub region: Region,
 }
 
 /// A value for a message argument: text, or a number (plural selection).
@@ -153,8 +158,20 @@ impl<'a, T: ArgValue + ?Sized> From<&'a T> for Arg<'a> {
 }
 
 impl Tr {
+    /// The language's messages with its own regional formats.
     pub fn new(locale: Locale) -> Self {
-        Self { locale }
+        Self {
+            locale,
+            region: Region::DEFAULT,
+        }
+    }
+
+    /// The messages and regional formats of `lang`.
+    pub fn of(lang: Lang) -> Self {
+        Self {
+            locale: lang.locale,
+            region: lang.region,
+        }
     }
 
     /// The BCP 47 tag (`<html lang>`).
@@ -211,129 +228,59 @@ impl Tr {
         self.args(id, &[(n1, v1.into()), (n2, v2.into()), (n3, v3.into())])
     }
 
-    /// A date as the language writes it with weekday, e.g. `Fri 12 June 2026`,
-    /// `vie, 12 de junio de 2026`, `Fr., 12. Juni 2026`.
+    /// A label followed by the language's colon, ready for its value: `Hotel:`, `Hôtel :` (French
+    /// puts a no-break space before it).
+    pub fn colon<S: AsRef<str>>(&self, label: S) -> String {
+        self.t1("label-colon", "label", label.as_ref())
+    }
+
+    /// A supplier's board type in this language when it is one of the known codes or names
+    /// (room only, breakfast, half board, full board, all inclusive); as written otherwise.
+    pub fn board(&self, board: &str) -> String {
+        match board_kind(board) {
+            Some(id) => self.t(id),
+            None => board.to_string(),
+        }
+    }
+
+    /// A date written out in full, as the region writes it in a sentence and a table alike:
+    /// `Friday, 12 June 2026`, `viernes, 12 de junio de 2026`, `Friday, June 12, 2026` (en-US).
     pub fn date(&self, d: NaiveDate) -> String {
-        self.date_with(d, "date-long")
+        self.region.date(self.locale, d)
     }
 
-    fn date_with(&self, d: NaiveDate, pattern: &str) -> String {
-        let weekday = self.t(&format!("weekday-{}", d.weekday().number_from_monday()));
-        let month = self.t(&format!("month-{}", d.month()));
-        let (day, year) = (d.day().to_string(), d.year().to_string());
-        self.args(
-            pattern,
-            &[
-                ("weekday", Arg::Text(&weekday)),
-                ("day", Arg::Text(&day)),
-                ("month", Arg::Text(&month)),
-                ("year", Arg::Text(&year)),
-            ],
-        )
-    }
-
-    /// A compact date range: the year once when both dates share it.
+    /// A date range: both dates in full, joined as the language joins them (`date-range`).
     pub fn date_range(&self, from: NaiveDate, to: NaiveDate) -> String {
         if from == to {
             return self.date(from);
         }
-        let first = if from.year() == to.year() {
-            self.date_with(from, "date-no-year")
-        } else {
-            self.date(from)
-        };
-        let last = self.date(to);
+        let (first, last) = (self.date(from), self.date(to));
         self.args(
             "date-range",
             &[("from", Arg::Text(&first)), ("to", Arg::Text(&last))],
         )
     }
 
-    /// A local wall-clock time with its date, e.g. `Fri 12 June 2026, 07:15 (local time)`
-    /// (24-hour clock, the CLDR `Hm` skeleton of every shipped language).
+    /// A local wall-clock time with its date, e.g. `Friday, 12 June 2026, 07:15 (local time)`, the
+    /// time as the region writes it (`7:15 AM` in en-US).
     pub fn local_time(&self, t: NaiveDateTime) -> String {
         let date = self.date(t.date());
-        let time = t.format("%H:%M").to_string();
+        let time = self.region.time(self.locale, t.time());
         self.args(
             "datetime-local",
             &[("date", Arg::Text(&date)), ("time", Arg::Text(&time))],
         )
     }
 
-    /// An amount as the language writes it in that currency: `€540.00` (en), `540,00 €` (es, fr,
-    /// de, it), `€ 540,00` (pt). `amount` is the supplier's decimal string (`540`, `312.8`); one
-    /// that is not a plain decimal, or has more fraction digits than the currency uses, is shown
-    /// as given with the ISO code (`540.123 EUR`) rather than rounded.
+    /// An amount as the region writes it in that currency (see [`Region::money`]): `€540.00`
+    /// (en), `540,00 €` (es), `€ 540,00` (pt), `540,00 €` (pt-PT), `CHF 540.00` (de-CH).
     pub fn money(&self, amount: &str, currency: &str) -> String {
-        let currency = currency.trim().to_ascii_uppercase();
-        let digits = currency_digits(&currency);
-        let Some(number) = self.decimal(amount.trim(), digits) else {
-            return format!("{} {}", amount.trim(), currency);
-        };
-        let symbol_id = format!("currency-{currency}");
-        let symbol = if currency.len() == 3
-            && currency.chars().all(|c| c.is_ascii_uppercase())
-            && has_message(self.locale, &symbol_id)
-        {
-            self.t(&symbol_id)
-        } else {
-            currency.clone()
-        };
-        self.args(
-            "money",
-            &[
-                ("symbol", Arg::Text(&symbol)),
-                ("amount", Arg::Text(&number)),
-            ],
-        )
+        self.region.money(self.locale, amount, currency)
     }
 
     /// [`Tr::money`] of an optional amount.
     pub fn money_of(&self, m: &Option<crate::domain::event::Money>) -> Option<String> {
         m.as_ref().map(|m| self.money(&m.amount, &m.currency))
-    }
-
-    /// A plain decimal string with `digits` fraction digits in the language's symbols, or `None`.
-    fn decimal(&self, s: &str, digits: usize) -> Option<String> {
-        let (negative, s) = match s.strip_prefix('-') {
-            Some(rest) => (true, rest),
-            None => (false, s),
-        };
-        let (int, frac) = s.split_once('.').unwrap_or((s, ""));
-        if int.is_empty()
-            || int.len() > 15
-            || !int.chars().all(|c| c.is_ascii_digit())
-            || !frac.chars().all(|c| c.is_ascii_digit())
-            || frac.len() > digits
-        {
-            return None;
-        }
-        let int = int.trim_start_matches('0');
-        let int = if int.is_empty() { "0" } else { int };
-        let min_grouping: usize = self.t("number-min-grouping").trim().parse().unwrap_or(1);
-        let group = self.t("number-group");
-        let mut grouped = String::new();
-        // CLDR minimumGroupingDigits: with 2 (es, it), 1234 stays unseparated, 12345 is grouped.
-        if int.len() >= 4 + (min_grouping - 1).min(3) {
-            for (i, c) in int.chars().enumerate() {
-                if i > 0 && (int.len() - i) % 3 == 0 {
-                    grouped.push_str(&group);
-                }
-                grouped.push(c);
-            }
-        } else {
-            grouped.push_str(int);
-        }
-        if digits > 0 {
-            grouped.push_str(&self.t("number-decimal"));
-            grouped.push_str(frac);
-            grouped.extend(std::iter::repeat_n('0', digits - frac.len()));
-        }
-        Some(if negative {
-            format!("-{grouped}")
-        } else {
-            grouped
-        })
     }
 
     /// The label of a traveller-visible snapshot field (`checkin`, `room.2.name`,
@@ -376,6 +323,26 @@ impl Tr {
     }
 }
 
+/// The message id of a supplier's board type, matched without regard to case, spaces, `-` or
+/// `_`: the codes of the hotel trade (RO, BB/BI, HB, FB, AI, as liteAPI's `boardType` and most
+/// wholesalers send them) and their usual English names (`Room Only`, `Bed and Breakfast`,
+/// `Breakfast included`, `Half Board`, `Full Board`, `All Inclusive`).
+fn board_kind(board: &str) -> Option<&'static str> {
+    let key: String = board
+        .chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect();
+    Some(match key.as_str() {
+        "ro" | "roomonly" | "accommodationonly" | "noboard" => "board-room-only",
+        "bb" | "bi" | "bedandbreakfast" | "breakfast" | "breakfastincluded" => "board-breakfast",
+        "hb" | "halfboard" => "board-half-board",
+        "fb" | "fullboard" => "board-full-board",
+        "ai" | "allinclusive" => "board-all-inclusive",
+        _ => return None,
+    })
+}
+
 /// Whether `locale`'s own file has message `id` (no fallback).
 fn has_message(locale: Locale, id: &str) -> bool {
     BUNDLES.with(|b| {
@@ -401,23 +368,6 @@ pub fn message_ids(src: &str) -> Vec<&str> {
         .collect()
 }
 
-/// ISO 4217 minor units: the currencies written without decimals; two otherwise
-/// (<https://www.six-group.com/en/products-services/financial-information/data-standards.html>).
-fn currency_digits(code: &str) -> usize {
-    const ZERO: [&str; 16] = [
-        "BIF", "CLP", "DJF", "GNF", "ISK", "JPY", "KMF", "KRW", "PYG", "RWF", "UGX", "UYI", "VND",
-        "VUV", "XAF", "XOF",
-    ];
-    const THREE: [&str; 7] = ["BHD", "IQD", "JOD", "KWD", "LYD", "OMR", "TND"];
-    if ZERO.contains(&code) {
-        0
-    } else if THREE.contains(&code) {
-        3
-    } else {
-        2
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -428,7 +378,7 @@ mod tests {
     fn a_message_missing_its_variable_is_refused_not_rendered_with_the_name() {
         take_fallbacks();
         take_missing();
-        let es = Tr { locale: Locale::Es };
+        let es = Tr::new(Locale::Es);
         let out = es.t1("hi", "first_name", "Ana");
         assert_eq!(out, "");
         assert_eq!(take_missing(), vec!["hi".to_string()]);

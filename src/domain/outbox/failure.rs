@@ -49,6 +49,16 @@ pub enum ProviderErrorClass {
     /// provider after the pause counts the attempt ([`FailurePolicy::verdict`]), so an email only
     /// it carries the fault of ends as a dead letter instead of stalling the route.
     Configuration,
+    /// The route refused this email in a way that may concern this message alone: a content or
+    /// spam verdict, its size, a refusal after the data without words about our sender or
+    /// account, a provider's validation error about this message's fields or headers. Nobody can
+    /// tell from one refusal whether the message or the route is at fault, so the email is set
+    /// aside ([`AfterFailure::SetAside`]) and the next different email on the same route decides
+    /// ([`judge_probe`]): accepted → this email alone is refused (a dead letter, the owner told,
+    /// the guest not suppressed, the route never paused); refused the same way → the route is
+    /// ours to fix (paused like [`ProviderErrorClass::Configuration`], both emails keep their
+    /// places).
+    MessageRefused,
 }
 
 impl ProviderErrorClass {
@@ -70,7 +80,8 @@ impl ProviderErrorClass {
 /// | `E_DAILY_LIMIT_EXCEEDED` | `DailyLimit` |
 /// | `E_RATE_LIMIT_EXCEEDED` | `RateLimited` |
 /// | `E_RECIPIENT_SUPPRESSED` | `RecipientRejected` (the service's own suppression list) |
-/// | `E_RECIPIENT_NOT_ALLOWED` (the binding's `allowed_destination_addresses`, or an account not yet onboarded that may only write to verified addresses), `E_SENDER_NOT_VERIFIED`, `E_SENDER_DOMAIN_NOT_AVAILABLE`, `E_CONTENT_TOO_LARGE`, `E_VALIDATION_ERROR`, `E_FIELD_MISSING`, `E_TOO_MANY_RECIPIENTS`, `E_HEADER_…`, `E_HEADERS_…` | `Configuration` (ours: the route is paused, the owner told) |
+/// | `E_RECIPIENT_NOT_ALLOWED` (the binding's `allowed_destination_addresses`, or an account not yet onboarded that may only write to verified addresses), `E_SENDER_NOT_VERIFIED`, `E_SENDER_DOMAIN_NOT_AVAILABLE` | `Configuration` (our account or sender: the route is paused, the owner told) |
+/// | `E_CONTENT_TOO_LARGE`, `E_VALIDATION_ERROR`, `E_FIELD_MISSING`, `E_TOO_MANY_RECIPIENTS`, `E_HEADER_…`, `E_HEADERS_…` (the service's words are about this message's size, fields or headers) | `MessageRefused` (set aside; the next email on the route decides) |
 /// | `E_INTERNAL_SERVER_ERROR`, `E_DELIVERY_FAILED`, no code, any other code | `Transient` |
 pub fn classify_cloudflare_code(code: Option<&str>) -> ProviderErrorClass {
     let code = code.unwrap_or("");
@@ -81,13 +92,13 @@ pub fn classify_cloudflare_code(code: Option<&str>) -> ProviderErrorClass {
         "E_RECIPIENT_NOT_ALLOWED"
         | "RCPT_NOT_ALLOWED"
         | "E_SENDER_NOT_VERIFIED"
-        | "E_SENDER_DOMAIN_NOT_AVAILABLE"
-        | "E_CONTENT_TOO_LARGE"
+        | "E_SENDER_DOMAIN_NOT_AVAILABLE" => ProviderErrorClass::Configuration,
+        "E_CONTENT_TOO_LARGE"
         | "E_VALIDATION_ERROR"
         | "E_FIELD_MISSING"
-        | "E_TOO_MANY_RECIPIENTS" => ProviderErrorClass::Configuration,
+        | "E_TOO_MANY_RECIPIENTS" => ProviderErrorClass::MessageRefused,
         _ if code.starts_with("E_HEADER_") || code.starts_with("E_HEADERS_") => {
-            ProviderErrorClass::Configuration
+            ProviderErrorClass::MessageRefused
         }
         _ => ProviderErrorClass::Transient,
     }
@@ -136,6 +147,12 @@ pub enum AfterFailure {
     PauseProvider { until_ms: i64, cause: PauseCause },
     /// Refused for good for this recipient: drop, alert the owner.
     Drop,
+    /// The route refused this email in a way that may concern it alone
+    /// ([`ProviderErrorClass::MessageRefused`]): set it aside (status `waiting` until `retry_at_ms`,
+    /// ms UTC, marked as set aside on this route) and try the next different email on the same
+    /// route at once, ahead of pacing. That probe's outcome decides ([`judge_probe`]); with no other
+    /// email to try, this one is tried again at `retry_at_ms` like a transient failure.
+    SetAside { retry_at_ms: i64 },
 }
 
 impl AfterFailure {
@@ -154,7 +171,10 @@ impl AfterFailure {
             AfterFailure::PauseProvider { until_ms, cause } => {
                 Some(ProviderPause { until_ms, cause })
             }
-            AfterFailure::RetryAt { .. } | AfterFailure::DeadLetter | AfterFailure::Drop => None,
+            AfterFailure::RetryAt { .. }
+            | AfterFailure::DeadLetter
+            | AfterFailure::Drop
+            | AfterFailure::SetAside { .. } => None,
         }
     }
 }
@@ -281,6 +301,9 @@ impl FailurePolicy {
             }
             ProviderErrorClass::Permanent => AfterFailure::DeadLetter,
             _ if attempts >= backoff.max_attempts => AfterFailure::DeadLetter,
+            ProviderErrorClass::MessageRefused => AfterFailure::SetAside {
+                retry_at_ms: now_ms.saturating_add(retry_in()),
+            },
             _ => AfterFailure::RetryAt {
                 at_ms: now_ms.saturating_add(retry_in()),
             },

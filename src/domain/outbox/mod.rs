@@ -12,11 +12,15 @@
 
 mod failure;
 mod handover;
+mod probe;
 mod providers;
+mod route_settings;
 
 pub use failure::*;
 pub use handover::*;
+pub use probe::*;
 pub use providers::*;
+pub use route_settings::*;
 
 use serde::{Deserialize, Serialize};
 

@@ -1,4 +1,6 @@
-//! Which route sends: the main provider or the SMTP failover, and when a paused one is back.
+//! Which route sends: the main provider or the SMTP failover, and when a paused one is back; and
+//! how an owner alert still reaches the owner while every route that carries guest mail is paused
+//! (the owner route).
 
 use super::*;
 use serde::{Deserialize, Serialize};
@@ -18,14 +20,22 @@ pub enum Provider {
     Resend,
     /// SMTP over `cloudflare:sockets` (failover).
     Smtp,
+    /// The owner route: a `send_email` binding restricted to the owner's verified address
+    /// (`destination_address`, binding `OWNER_ROUTE`), used for owner alerts only and only while
+    /// every route that carries guest mail is paused. Cloudflare documents that sends to a
+    /// verified destination address are free and count toward neither the monthly quota nor the
+    /// daily sending limits, even with only Email Routing set up
+    /// (<https://developers.cloudflare.com/email-service/platform/limits/>), so it works on the
+    /// very day the main provider's quota ran out. Stored as `owner_route`.
+    OwnerRoute,
 }
 
 crate::domain::stored_names!(Provider);
 
 impl Provider {
-    /// `true` for a main provider (everything but SMTP).
+    /// `true` for a main provider (Cloudflare Email Service or Resend).
     pub fn is_main(self) -> bool {
-        self != Provider::Smtp
+        matches!(self, Provider::Cloudflare | Provider::Resend)
     }
 
     /// `true` when re-sending the same email is deduplicated by the provider itself (Resend's
@@ -46,6 +56,10 @@ pub struct Availability {
     pub smtp_configured: bool,
     /// SMTP is paused until then (refused credentials), ms UTC.
     pub smtp_paused_until_ms: Option<i64>,
+    /// The owner route is configured (the `OWNER_ROUTE` binding exists).
+    pub owner_route: bool,
+    /// The owner route failed and is not tried again before then, ms UTC.
+    pub owner_route_paused_until_ms: Option<i64>,
 }
 
 /// Which provider sends now, or when to ask again.
@@ -79,14 +93,29 @@ pub fn choose_provider(now_ms: i64, a: Availability) -> ProviderChoice {
     ProviderChoice::WaitUntil(until)
 }
 
+/// Which provider sends an owner alert now: the route guest mail would take
+/// ([`choose_provider`]); while every such route is paused, the owner route when it is configured
+/// and not itself failing; else wait like guest mail.
+pub fn choose_owner_route(now_ms: i64, a: Availability) -> ProviderChoice {
+    match choose_provider(now_ms, a) {
+        ProviderChoice::WaitUntil(_)
+            if a.owner_route && !paused(now_ms, a.owner_route_paused_until_ms) =>
+        {
+            ProviderChoice::Send(Provider::OwnerRoute)
+        }
+        choice => choice,
+    }
+}
+
 impl Provider {
     /// This provider's bit in a set of providers stored as one integer (the queue's
-    /// `refused_ours`).
+    /// `refused_ours` and `set_aside_on`).
     pub fn bit(self) -> i64 {
         match self {
             Provider::Cloudflare => 1,
             Provider::Resend => 2,
             Provider::Smtp => 4,
+            Provider::OwnerRoute => 8,
         }
     }
 }

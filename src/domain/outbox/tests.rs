@@ -110,6 +110,8 @@ fn main_provider_is_paused_until_next_utc_day() {
         main_paused_until_ms: main_paused,
         smtp_configured,
         smtp_paused_until_ms: smtp_paused,
+        owner_route: false,
+        owner_route_paused_until_ms: None,
     };
     use ProviderChoice::*;
     assert_eq!(
@@ -153,6 +155,51 @@ fn main_provider_is_paused_until_next_utc_day() {
         ..a(None, false, None)
     };
     assert_eq!(choose_provider(now, resend), Send(Provider::Resend));
+}
+
+#[test]
+fn owner_alerts_take_the_owner_route_only_while_every_guest_route_is_paused() {
+    let now = 1_767_225_600_000;
+    let later = now + 3_600_000;
+    let a =
+        |main_paused: Option<i64>, smtp_paused: Option<i64>, owner_route: bool, owner_paused| {
+            Availability {
+                main: Provider::Cloudflare,
+                main_paused_until_ms: main_paused,
+                smtp_configured: true,
+                smtp_paused_until_ms: smtp_paused,
+                owner_route,
+                owner_route_paused_until_ms: owner_paused,
+            }
+        };
+    use ProviderChoice::*;
+    // A guest route works: owner alerts take it like guest mail.
+    assert_eq!(
+        choose_owner_route(now, a(None, None, true, None)),
+        Send(Provider::Cloudflare)
+    );
+    assert_eq!(
+        choose_owner_route(now, a(Some(later), None, true, None)),
+        Send(Provider::Smtp)
+    );
+    // Every guest route paused: the owner route carries owner alerts, guest mail waits.
+    let all_paused = a(Some(later), Some(later), true, None);
+    assert_eq!(
+        choose_owner_route(now, all_paused),
+        Send(Provider::OwnerRoute)
+    );
+    assert_eq!(choose_provider(now, all_paused), WaitUntil(later));
+    // No owner route, or the owner route failing too: owner alerts wait like guest mail.
+    assert_eq!(
+        choose_owner_route(now, a(Some(later), Some(later), false, None)),
+        WaitUntil(later)
+    );
+    assert_eq!(
+        choose_owner_route(now, a(Some(later), Some(later), true, Some(now + 5))),
+        WaitUntil(later)
+    );
+    assert!(!Provider::OwnerRoute.is_main());
+    assert_eq!(Provider::parse("owner_route"), Some(Provider::OwnerRoute));
 }
 
 #[test]
@@ -318,13 +365,52 @@ fn classification_table() {
         (None, Transient),
         (Some("E_SENDER_NOT_VERIFIED"), Configuration),
         (Some("E_RECIPIENT_NOT_ALLOWED"), Configuration),
-        (Some("E_VALIDATION_ERROR"), Configuration),
-        (Some("E_HEADER_VALUE_TOO_LONG"), Configuration),
+        (Some("E_SENDER_DOMAIN_NOT_AVAILABLE"), Configuration),
+        // About this message's size, fields or headers: set aside, the next email decides.
+        (Some("E_VALIDATION_ERROR"), MessageRefused),
+        (Some("E_FIELD_MISSING"), MessageRefused),
+        (Some("E_CONTENT_TOO_LARGE"), MessageRefused),
+        (Some("E_TOO_MANY_RECIPIENTS"), MessageRefused),
+        (Some("E_HEADER_VALUE_TOO_LONG"), MessageRefused),
+        (Some("E_HEADERS_TOO_MANY"), MessageRefused),
         (Some("E_SOMETHING_NEW"), Transient),
     ];
     for (code, want) in table {
         assert_eq!(classify_cloudflare_code(code), want, "{code:?}");
     }
+}
+
+#[test]
+fn a_message_refusal_sets_the_email_aside_and_counts_until_the_ceiling() {
+    let policy = FailurePolicy::DEFAULT;
+    let now = 1_000_000;
+    let v = policy.verdict(
+        ProviderErrorClass::MessageRefused,
+        Provider::Smtp,
+        1,
+        false,
+        now,
+        0,
+        None,
+    );
+    // Set aside (never a pause, never a drop): retried after the backoff if nothing probes it.
+    let AfterFailure::SetAside { retry_at_ms } = v.decision else {
+        panic!("{v:?}");
+    };
+    assert!(retry_at_ms >= now + 15_000 && retry_at_ms <= now + 30_000);
+    assert!(v.counts);
+    assert_eq!(v.decision.provider_pause(), None);
+    // At the ceiling: a dead letter, like any failure of its own.
+    let v = policy.verdict(
+        ProviderErrorClass::MessageRefused,
+        Provider::Cloudflare,
+        6,
+        false,
+        now,
+        0,
+        None,
+    );
+    assert_eq!(v.decision, AfterFailure::DeadLetter);
 }
 
 #[test]

@@ -101,8 +101,14 @@ pub fn all_routes_paused_banner(
     } else {
         "no SMTP failover is configured"
     };
+    let owner = match crate::domain::outbox::choose_owner_route(now_ms, availability) {
+        ProviderChoice::Send(_) => {
+            "Owner alerts still reach you by the owner route; guest email waits in the outbox, nothing is lost."
+        }
+        ProviderChoice::WaitUntil(_) => "Nothing is lost: email and owner alerts wait in the outbox.",
+    };
     Some(format!(
-        "Every route is paused: the main provider is paused and {smtp}. No email goes out until {until}, or until a route is resumed on the outbox page. Nothing is lost: email and owner alerts wait in the outbox."
+        "Every route is paused: the main provider is paused and {smtp}. No guest email goes out until {until}, or until a route is resumed on the outbox page. {owner}"
     ))
 }
 
@@ -155,6 +161,8 @@ pub struct BookingPage {
     pub max_per_kind: u32,
     /// Raw events read.
     pub max_raw_events: u32,
+    /// Guests' replies: the answer form (`#conversation`).
+    pub conversation: super::admin_conversations::ConversationForm,
 }
 
 #[derive(Template)]
@@ -199,6 +207,8 @@ pub struct QueuePage {
     /// The catch-up form's choices: gaps (s) and durations (h) within the configured bounds.
     pub catch_up_gaps: Vec<i64>,
     pub catch_up_hours: Vec<i64>,
+    /// The routes' history, newest first: (when, route, event, detail).
+    pub route_history: Vec<(String, String, String, String)>,
 }
 
 /// An open hold as listed.
@@ -349,6 +359,8 @@ mod tests {
             main_paused_until_ms: main,
             smtp_configured,
             smtp_paused_until_ms: smtp,
+            owner_route: false,
+            owner_route_paused_until_ms: None,
         };
         // Main paused, SMTP carries: no banner.
         assert_eq!(
@@ -364,6 +376,17 @@ mod tests {
         // Both paused.
         let b = all_routes_paused_banner(now, a(Some(now + 9), true, Some(now + 5))).unwrap();
         assert!(b.contains("SMTP failover is paused too"), "{b}");
+        assert!(b.contains("owner alerts wait in the outbox"), "{b}");
+        // With the owner route: owner alerts still go, and the banner says so.
+        let with_owner_route = crate::domain::outbox::Availability {
+            owner_route: true,
+            ..a(Some(now + 9), true, Some(now + 5))
+        };
+        let o = all_routes_paused_banner(now, with_owner_route).unwrap();
+        assert!(
+            o.contains("Owner alerts still reach you by the owner route"),
+            "{o}"
+        );
         let page = render(&OverviewPage {
             chrome: chrome(),
             banner: Some(b),

@@ -1,8 +1,9 @@
 //! The calendar parts of guest emails in the guest's language: [`crate::domain::calendar`] with
-//! its labels translated and the sender's domain in every UID.
+//! its labels translated and the brand as organizer, and the line under the email that says what
+//! the attached files do ([`attach`]).
 
 use super::{Branding, RenderError};
-use crate::domain::calendar::{self, CalendarPart, Labels, Stamp};
+use crate::domain::calendar::{self, CalendarPart, Labels, Method, Party};
 use crate::domain::email::OutgoingEmail;
 use crate::domain::event::{FlightBooking, HotelBooking};
 use crate::domain::i18n::Tr;
@@ -10,33 +11,43 @@ use serde::{Deserialize, Serialize};
 
 fn labels(tr: Tr) -> Labels {
     Labels {
-        booking_id: tr.t("label-booking-id"),
-        hcn: tr.t("label-hcn"),
-        pnr: tr.t("label-pnr"),
-        flight: tr.t1("flight-number", "number", "").trim().to_string(),
+        booking_id: tr.colon(tr.t("label-booking-id")),
+        hcn: tr.colon(tr.t("label-hcn")),
+        pnr: tr.colon(tr.t("label-pnr")),
+        flight: tr.colon(tr.t1("flight-number", "number", "{}")),
+    }
+}
+
+/// The brand as the events' organizer, `mailto:` the sender address.
+fn organizer(branding: &Branding) -> Party {
+    Party {
+        name: branding.brand.clone(),
+        email: branding.from.as_str().to_string(),
     }
 }
 
 /// The all-day event of a hotel stay (see [`calendar::hotel_stay`]).
-pub fn hotel_stay(b: &HotelBooking, branding: &Branding, stamp: Stamp) -> CalendarPart {
-    calendar::hotel_stay(
-        b,
-        &branding.brand,
-        &labels(branding.tr()),
-        branding.from.domain(),
-        stamp,
-    )
+pub fn hotel_stay(b: &HotelBooking, branding: &Branding, method: Method) -> CalendarPart {
+    calendar::hotel_stay(b, &labels(branding.tr()), &organizer(branding), method)
 }
 
-/// One timed event per flight segment (see [`calendar::flight_segments`]).
-pub fn flight_segments(f: &FlightBooking, branding: &Branding, stamp: Stamp) -> CalendarPart {
-    calendar::flight_segments(
-        f,
-        &branding.brand,
-        &labels(branding.tr()),
-        branding.from.domain(),
-        stamp,
-    )
+/// One part per flight segment (see [`calendar::flight_segments`]).
+pub fn flight_segments(
+    f: &FlightBooking,
+    branding: &Branding,
+    method: Method,
+) -> Vec<CalendarPart> {
+    calendar::flight_segments(f, &labels(branding.tr()), &organizer(branding), method)
+}
+
+/// A schedule change: every flight of `after`, and a CANCEL of each flight of `before` that is
+/// gone (see [`calendar::flight_change`]).
+pub fn flight_change(
+    before: &FlightBooking,
+    after: &FlightBooking,
+    branding: &Branding,
+) -> Vec<CalendarPart> {
+    calendar::flight_change(before, after, &labels(branding.tr()), &organizer(branding))
 }
 
 /// A stored booking's details, whichever its kind: what an email that is not the booking's own
@@ -72,23 +83,56 @@ impl<'de> Deserialize<'de> for Booked {
     }
 }
 
-/// The events of `booked` (a stay, or one per flight segment) under `stamp`.
-pub fn of_booked(booked: &Booked, branding: &Branding, stamp: Stamp) -> CalendarPart {
+/// The events of `booked` (a stay, or one per flight segment) under `method`.
+pub fn of_booked(booked: &Booked, branding: &Branding, method: Method) -> Vec<CalendarPart> {
     match booked {
-        Booked::Hotel(b) => hotel_stay(b, branding, stamp),
-        Booked::Flight(f) => flight_segments(f, branding, stamp),
+        Booked::Hotel(b) => vec![hotel_stay(b, branding, method)],
+        Booked::Flight(f) => flight_segments(f, branding, method),
     }
 }
 
-/// `email` with `part` as its calendar part. Call it inside the render closure of
-/// `guard::guarded`, so the part is built from the same defanged (and, for the verdict, the same
-/// neutral) inputs as the email: a supplier value never reaches the calendar raw.
+/// What the attached calendar files do, in the guest's language: add (or update) the booking,
+/// remove it, or both (a schedule change that drops a flight). `None` without parts.
+pub fn note(parts: &[CalendarPart], tr: Tr) -> Option<String> {
+    let publish = parts.iter().filter(|p| p.method == Method::Publish).count();
+    let cancel = parts.len() - publish;
+    match (publish, cancel) {
+        (0, 0) => None,
+        (n, 0) => Some(tr.t1("calendar-note-add", "count", n)),
+        (0, n) => Some(tr.t1("calendar-note-cancel", "count", n)),
+        _ => Some(tr.t("calendar-note-update-remove")),
+    }
+}
+
+/// Text escaped for HTML as the templates escape it (askama's own escaper).
+fn html_text(s: &str) -> String {
+    askama::filters::escape(s, askama::filters::Html)
+        .map(|safe| safe.to_string())
+        .unwrap_or_default()
+}
+
+/// `email` with `parts` as its calendar attachments and, under its body, the line that says what
+/// they do ([`note`]). Call it inside the render closure of `guard::guarded`, so the parts are
+/// built from the same defanged (and, for the verdict, the same neutral) inputs as the email: a
+/// supplier value never reaches the calendar raw.
 pub fn attach(
     email: Result<OutgoingEmail, RenderError>,
-    part: CalendarPart,
+    parts: Vec<CalendarPart>,
+    tr: Tr,
 ) -> Result<OutgoingEmail, RenderError> {
     email.map(|mut e| {
-        e.calendar = Some(part);
+        if let Some(line) = note(&parts, tr) {
+            e.text = format!("{}\n\n{line}\n", e.text.trim_end());
+            let paragraph = format!(
+                "<p style=\"color:#52606d; font-size:13px; margin-top:24px;\">{}</p>\n",
+                html_text(&line)
+            );
+            match e.html.rfind("</body>") {
+                Some(at) => e.html.insert_str(at, &paragraph),
+                None => e.html.push_str(&paragraph),
+            }
+        }
+        e.calendars = parts;
         e
     })
 }

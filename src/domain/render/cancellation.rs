@@ -14,11 +14,14 @@ pub struct CancelledBooking {
     pub booking_id: BookingRef,
     /// The booking holder (hotel) or the order's contact (flight).
     pub to: EmailAddress,
-    /// Trimmed; may be empty (the email then greets "there").
+    /// Trimmed; may be empty (the email then greets without a name).
     pub first_name: String,
-    /// E.g. `Example Harbour Hotel, Fri 12 June – Mon 15 June 2026` or
-    /// `London (LHR) → Barcelona (BCN), Fri 12 June 2026`.
+    /// E.g. `Example Harbour Hotel, Friday, 12 June 2026 – Monday, 15 June 2026` or
+    /// `London (LHR) → Barcelona (BCN), Friday, 12 June 2026` (in the guest's language).
     pub title: String,
+    /// The reservation markup of the guest's email (`Cancelled`, [`crate::domain::markup`]);
+    /// `None` until [`CancelledBooking::marked_up`], and when a required property is unknown.
+    pub markup: Option<String>,
 }
 
 impl CancelledBooking {
@@ -34,7 +37,13 @@ impl CancelledBooking {
             to: b.holder.email.clone(),
             first_name: b.holder.name.first_name.trim().to_string(),
             title: format!("{}, {}", b.hotel_name, tr.date_range(b.checkin, b.checkout)),
+            markup: None,
         }
+    }
+
+    /// The same with the guest email's reservation markup.
+    pub fn marked_up(self, markup: Option<String>) -> Self {
+        Self { markup, ..self }
     }
 
     /// A flight order: title `<city> (<IATA>) → <city> (<IATA>), <first departure date>` (a date
@@ -70,6 +79,7 @@ impl CancelledBooking {
             to: f.contact.email.clone(),
             first_name: f.contact.name.first_name.trim().to_string(),
             title,
+            markup: None,
         }
     }
 }
@@ -78,7 +88,9 @@ impl CancelledBooking {
 pub(super) struct Cancelled<'a> {
     pub(super) tr: Tr,
     pub(super) brand: &'a str,
-    pub(super) first_name: String,
+    pub(super) greeting: String,
+    /// The guest's first name as given (the owner's alert shows it).
+    pub(super) first_name: &'a str,
     pub(super) to: &'a str,
     pub(super) booking_id: &'a str,
     pub(super) title: &'a str,
@@ -104,7 +116,8 @@ impl<'a> Cancelled<'a> {
         Self {
             tr,
             brand: &branding.brand,
-            first_name: greet(tr, &c.first_name),
+            greeting: greet(tr, &c.first_name),
+            first_name: &c.first_name,
             to: c.to.as_str(),
             booking_id: c.booking_id.as_str(),
             title: &c.title,
@@ -134,7 +147,8 @@ pub fn booking_cancelled(
             branding
                 .tr()
                 .t1("cancelled-subject", "id", c.booking_id.as_str()),
-        ),
+        )
+        .with_markup(c.markup.clone()),
         &Cancelled::of(c, cancellation, branding),
         branding,
     )

@@ -83,7 +83,7 @@ fn check_retry_url(url: &str) -> Result<&str, RenderError> {
 struct CheckoutFollowUp<'a> {
     tr: Tr,
     brand: &'a str,
-    first_name: String,
+    greeting: String,
     trip: Option<String>,
     retry_url: &'a str,
     title: &'a str,
@@ -112,7 +112,7 @@ impl<'a> CheckoutFollowUp<'a> {
         Ok(Self {
             tr,
             brand: &branding.brand,
-            first_name: checkout_first_name(a, tr),
+            greeting: checkout_first_name(a, tr),
             trip: checkout_trip(a, tr),
             retry_url: check_retry_url(retry_url)?,
             title,

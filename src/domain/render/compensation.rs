@@ -7,7 +7,7 @@ use super::calendar::Booked;
 use super::text::greet;
 use super::{compose, Branding, Envelope, RenderError};
 use crate::domain::action_token::OwnerAction;
-use crate::domain::calendar::{Method, Stamp};
+use crate::domain::calendar::Method;
 use crate::domain::compensation::{CompensationRow, RefundState, StepRow};
 use crate::domain::email::{DedupeKey, EmailKind, OutgoingEmail};
 use crate::domain::event::EmailAddress;
@@ -37,23 +37,18 @@ pub struct CompensationNotice {
     pub calendar: Option<CalendarCancel>,
 }
 
-/// What the calendar part of a cancellation notice is built from: the booking's stored details
-/// (the UIDs of its confirmation's events) and the stamp's inputs.
+/// What the calendar parts of a cancellation notice are built from: the booking's stored details
+/// (the UIDs of its confirmation's events). Their SEQUENCE and DTSTAMP are stamped at hand-over,
+/// above every PUBLISH of the same UIDs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CalendarCancel {
     pub booked: Booked,
-    /// The booking's journey version once the compensation closed it (moved on past every
-    /// version its confirmation and changes were sent under), so the CANCEL's `SEQUENCE` is
-    /// above every `PUBLISH` the guest received.
-    pub journey_version: i64,
-    /// `DTSTAMP`: when the compensation opened (the failure's receipt), ms UTC.
-    pub at_ms: i64,
 }
 
 struct NoticeView<'a> {
     tr: Tr,
     brand: &'a str,
-    first_name: String,
+    greeting: String,
     trip: Option<&'a str>,
     title: String,
     cancelled: bool,
@@ -120,23 +115,35 @@ pub fn booking_not_confirmed(
         title.clone(),
     );
     envelope.booking_id = n.booking_id.clone();
-    if let Some(cal) = n.calendar.as_ref().filter(|_| n.confirmation_sent) {
-        let stamp = Stamp::at_version(cal.journey_version, cal.at_ms, Method::Cancel);
-        envelope = envelope.with_calendar(super::calendar::of_booked(&cal.booked, branding, stamp));
-    }
-    compose(
+    let (parts, markup) = match n.calendar.as_ref().filter(|_| n.confirmation_sent) {
+        Some(cal) => {
+            use crate::domain::markup::{flight, lodging, Status};
+            let markup = match &cal.booked {
+                Booked::Hotel(b) => lodging(b, Status::Cancelled, None),
+                Booked::Flight(f) => flight(f, Status::Cancelled, None),
+            };
+            (
+                super::calendar::of_booked(&cal.booked, branding, Method::Cancel),
+                markup,
+            )
+        }
+        None => (Vec::new(), None),
+    };
+    let envelope = envelope.with_markup(markup);
+    let email = compose(
         envelope,
         &NoticeView {
             tr,
             brand: &branding.brand,
-            first_name: greet(tr, first),
+            greeting: greet(tr, first),
             trip: n.trip.as_deref().filter(|t| !t.trim().is_empty()),
             title,
             cancelled: n.confirmation_sent,
             refund_sentence: refund_sentence(tr, n.state, n.amount.as_deref()),
         },
         branding,
-    )
+    );
+    super::calendar::attach(email, parts, tr)
 }
 
 /// What the owner's compensation alert shows.

@@ -123,6 +123,18 @@ pub fn owner_digest(
             .collect(),
         more: total.saturating_sub(lines.len() as u64),
     };
+    if f.conversations_waiting > 0 {
+        sections.push(waiting(
+            format!(
+                "Guests waiting for your answer: {}",
+                f.conversations_waiting
+            ),
+            "/admin/conversations",
+            &f.conversation_lines,
+            f.conversations_waiting,
+            &|id| link(&format!("/admin/booking?id={}#conversation", enc(id))),
+        ));
+    }
     if f.refunds_waiting > 0 {
         sections.push(waiting(
             format!("Refunds waiting for your decision: {}", f.refunds_waiting),
@@ -197,7 +209,7 @@ pub fn owner_digest(
             .collect(),
         more: more(f.repairs, f.repair_lines.len()),
     });
-    let waits = f.refunds_waiting + f.holds_open;
+    let waits = f.refunds_waiting + f.holds_open + f.conversations_waiting;
     let subject = if waits > 0 {
         format!(
             "Daily digest {}: {} bookings, {} waiting for you",
@@ -366,6 +378,12 @@ mod tests {
                 reason: "sent by the sweeper".into(),
             }],
             routes_paused: vec!["SMTP failover paused until 2027-01-15 10:00 UTC".into()],
+            conversations_waiting: 1,
+            conversation_lines: vec![WaitingLine {
+                id: "BK_2".into(),
+                since_ms: 1_799_900_000_000,
+                words: "ana@example.com: Re: Your stay".into(),
+            }],
         }
     }
 
@@ -385,9 +403,12 @@ mod tests {
         assert_eq!(e.dedupe_key.as_str(), "owner_digest:2027-01-15");
         assert_eq!(
             e.subject,
-            "Daily digest 2027-01-14: 3 bookings, 3 waiting for you"
+            "Daily digest 2027-01-14: 3 bookings, 4 waiting for you"
         );
         for needle in [
+            "Guests waiting for your answer: 1",
+            "https://engine.example.com/admin/conversations",
+            "https://engine.example.com/admin/booking?id=BK_2#conversation",
             "https://engine.example.com/admin/refunds",
             "https://engine.example.com/admin/holds",
             "https://engine.example.com/admin/queue",

@@ -6,6 +6,7 @@ use super::{compose, Branding, Envelope, RenderError};
 use crate::domain::email::{DedupeKey, EmailKind, OutgoingEmail};
 use crate::domain::event::{FlightBooking, FlightSegment, PersonName};
 use crate::domain::i18n::Tr;
+use crate::domain::markup::{self, Status};
 use chrono::NaiveDateTime;
 
 /// One flight segment as a guest reads it. Times are preformatted in the local time of the airport
@@ -61,7 +62,7 @@ impl SegmentView {
 struct FlightView<'a> {
     tr: Tr,
     brand: &'a str,
-    first_name: String,
+    greeting: String,
     booking_id: &'a str,
     pnr: Option<&'a str>,
     passengers: Vec<String>,
@@ -105,7 +106,7 @@ impl<'a> FlightView<'a> {
         Self {
             tr,
             brand: &branding.brand,
-            first_name: greet(tr, &f.contact.name.first_name),
+            greeting: greet(tr, &f.contact.name.first_name),
             booking_id: f.booking_id.as_str(),
             pnr: non_empty(f.booking_reference.as_deref()),
             passengers,
@@ -157,19 +158,22 @@ pub fn flight_confirmation(
             kind,
             DedupeKey::for_booking(kind, &f.booking_id),
             subject,
-        ),
+        )
+        .with_markup(markup::flight(f, Status::Confirmed, None)),
         &Confirmation(&view),
         branding,
     )
 }
 
 /// The airline's schedule change (kind `flight_changed`, rank urgent), key
-/// `flight_changed:<order id>:<change id>`: the segments before and after, and what to do.
+/// `flight_changed:<order id>:<change id>`: the segments before and after, and what to do. `f` is
+/// the order as it now stands; `at_ms` the change's receipt (the markup's `modifiedTime`).
 pub fn flight_changed(
     f: &FlightBooking,
     change_id: &str,
     before: &[SegmentView],
     after: &[SegmentView],
+    at_ms: i64,
     branding: &Branding,
 ) -> Result<OutgoingEmail, RenderError> {
     let kind = EmailKind::FlightChanged;
@@ -179,7 +183,8 @@ pub fn flight_changed(
             kind,
             DedupeKey::for_booking_part(kind, &f.booking_id, change_id),
             branding.tr().t("flight-changed-subject"),
-        ),
+        )
+        .with_markup(markup::flight(f, Status::Confirmed, Some(at_ms))),
         &Changed(&FlightView::of(f, &[], before, after, branding)),
         branding,
     )

@@ -7,6 +7,7 @@ use super::{compose, Branding, Envelope, RenderError};
 use crate::domain::email::{DedupeKey, EmailKind, OutgoingEmail};
 use crate::domain::event::{BookedRoom, HotelBooking};
 use crate::domain::i18n::Tr;
+use crate::domain::markup::{self, Status};
 
 /// The facts of one stay, shared by the hotel emails (`_stay_details.*`).
 struct StayView<'a> {
@@ -73,7 +74,7 @@ fn to_holder(
 struct Confirmation<'a> {
     tr: Tr,
     brand: &'a str,
-    first_name: String,
+    greeting: String,
     stay: StayView<'a>,
     instructions: Option<String>,
 }
@@ -85,7 +86,7 @@ email_body!(
 struct HotelNumber<'a> {
     tr: Tr,
     brand: &'a str,
-    first_name: String,
+    greeting: String,
     number: &'a str,
     stay: StayView<'a>,
 }
@@ -97,7 +98,7 @@ email_body!(
 struct ArrivalGuide<'a> {
     tr: Tr,
     brand: &'a str,
-    first_name: String,
+    greeting: String,
     stay: StayView<'a>,
     instructions: Option<String>,
 }
@@ -106,7 +107,7 @@ email_body!(ArrivalGuide = "arrival_guide.html", "arrival_guide.txt");
 struct CheckinDay<'a> {
     tr: Tr,
     brand: &'a str,
-    first_name: String,
+    greeting: String,
     hcn: Option<&'a str>,
     stay: StayView<'a>,
     instructions: Option<String>,
@@ -116,7 +117,7 @@ email_body!(CheckinDay = "checkin_day.html", "checkin_day.txt");
 struct ThankYou<'a> {
     tr: Tr,
     brand: &'a str,
-    first_name: String,
+    greeting: String,
     hotel_name: &'a str,
 }
 email_body!(ThankYou = "thank_you.html", "thank_you.txt");
@@ -124,7 +125,7 @@ email_body!(ThankYou = "thank_you.html", "thank_you.txt");
 struct Updated<'a> {
     tr: Tr,
     brand: &'a str,
-    first_name: String,
+    greeting: String,
     changes: Vec<(String, String, String)>,
     stay: StayView<'a>,
     instructions: Option<String>,
@@ -146,11 +147,12 @@ pub fn booking_confirmation(
             kind,
             DedupeKey::for_booking(kind, &b.booking_id),
             tr.t1("confirmation-subject", "hotel", &b.hotel_name),
-        ),
+        )
+        .with_markup(markup::lodging(b, Status::Confirmed, None)),
         &Confirmation {
             tr,
             brand: &branding.brand,
-            first_name: greet(tr, &b.holder.name.first_name),
+            greeting: greet(tr, &b.holder.name.first_name),
             stay: StayView::of(b, tr).with_total(b, tr),
             instructions: instructions_of(b),
         },
@@ -160,9 +162,11 @@ pub fn booking_confirmation(
 
 /// The hotel's own confirmation number (kind `hotel_confirmation_number`, rank booking), key
 /// `hotel_confirmation_number:<booking id>:<number>`: a corrected number is a new email.
+/// `at_ms`: the number's receipt (the markup's `modifiedTime`, UTC ms).
 pub fn hotel_confirmation_number(
     b: &HotelBooking,
     number: &str,
+    at_ms: i64,
     branding: &Branding,
 ) -> Result<OutgoingEmail, RenderError> {
     let kind = EmailKind::HotelConfirmationNumber;
@@ -174,11 +178,12 @@ pub fn hotel_confirmation_number(
             kind,
             DedupeKey::for_booking_part(kind, &b.booking_id, number),
             tr.t1("hcn-subject", "hotel", &b.hotel_name),
-        ),
+        )
+        .with_markup(markup::lodging(b, Status::Confirmed, Some(at_ms))),
         &HotelNumber {
             tr,
             brand: &branding.brand,
-            first_name: greet(tr, &b.holder.name.first_name),
+            greeting: greet(tr, &b.holder.name.first_name),
             number,
             stay: StayView::of(b, tr).without_confirmation_number(),
         },
@@ -197,11 +202,12 @@ pub fn arrival_guide(b: &HotelBooking, branding: &Branding) -> Result<OutgoingEm
             kind,
             DedupeKey::for_booking_part(kind, &b.booking_id, &b.checkin.to_string()),
             tr.t1("arrival-subject", "hotel", &b.hotel_name),
-        ),
+        )
+        .with_markup(markup::lodging(b, Status::Confirmed, None)),
         &ArrivalGuide {
             tr,
             brand: &branding.brand,
-            first_name: greet(tr, &b.holder.name.first_name),
+            greeting: greet(tr, &b.holder.name.first_name),
             stay: StayView::of(b, tr),
             instructions: instructions_of(b),
         },
@@ -220,11 +226,12 @@ pub fn checkin_day(b: &HotelBooking, branding: &Branding) -> Result<OutgoingEmai
             kind,
             DedupeKey::for_booking_part(kind, &b.booking_id, &b.checkin.to_string()),
             tr.t1("checkin-subject", "hotel", &b.hotel_name),
-        ),
+        )
+        .with_markup(markup::lodging(b, Status::Confirmed, None)),
         &CheckinDay {
             tr,
             brand: &branding.brand,
-            first_name: greet(tr, &b.holder.name.first_name),
+            greeting: greet(tr, &b.holder.name.first_name),
             hcn: non_empty(b.hotel_confirmation_number.as_deref()),
             stay: StayView::of(b, tr).without_confirmation_number(),
             instructions: instructions_of(b),
@@ -248,7 +255,7 @@ pub fn thank_you(b: &HotelBooking, branding: &Branding) -> Result<OutgoingEmail,
         &ThankYou {
             tr,
             brand: &branding.brand,
-            first_name: greet(tr, &b.holder.name.first_name),
+            greeting: greet(tr, &b.holder.name.first_name),
             hotel_name: &b.hotel_name,
         },
         branding,
@@ -257,11 +264,13 @@ pub fn thank_you(b: &HotelBooking, branding: &Branding) -> Result<OutgoingEmail,
 
 /// The guest's "booking updated" (kind `booking_updated`, rank booking), key
 /// `booking_updated:<booking id>:<first 16 characters of snapshot_hash>`: one email per distinct
-/// state. `changes` are `(label, before, after)` rows; the current details follow them.
+/// state. `changes` are `(label, before, after)` rows; the current details follow them. `at_ms`:
+/// the change's receipt (the markup's `modifiedTime`, UTC ms).
 pub fn booking_updated(
     b: &HotelBooking,
     snapshot_hash: &str,
     changes: &[(String, String, String)],
+    at_ms: i64,
     branding: &Branding,
 ) -> Result<OutgoingEmail, RenderError> {
     let kind = EmailKind::BookingUpdated;
@@ -273,19 +282,24 @@ pub fn booking_updated(
             kind,
             DedupeKey::for_booking_part(kind, &b.booking_id, &hash),
             tr.t1("updated-subject", "hotel", &b.hotel_name),
-        ),
+        )
+        .with_markup(markup::lodging(b, Status::Confirmed, Some(at_ms))),
         &Updated {
             tr,
             brand: &branding.brand,
-            first_name: greet(tr, &b.holder.name.first_name),
+            greeting: greet(tr, &b.holder.name.first_name),
             changes: changes
                 .iter()
                 .map(|(field, before, after)| {
-                    (
-                        tr.field_label(field),
-                        tr.field_value(before),
-                        tr.field_value(after),
-                    )
+                    // A board type reads in the guest's language when it is a known one.
+                    let value = |v: &str| {
+                        if field.ends_with(".board") {
+                            tr.board(v)
+                        } else {
+                            tr.field_value(v)
+                        }
+                    };
+                    (tr.field_label(field), value(before), value(after))
                 })
                 .collect(),
             stay: StayView::of(b, tr).with_total(b, tr),
@@ -307,8 +321,8 @@ mod tests {
         assert_eq!(e.to.as_str(), "guest@example.com");
         for needle in [
             "BK_1",
-            "Fri 12 June 2026",
-            "Mon 15 June 2026",
+            "Friday, 12 June 2026",
+            "Monday, 15 June 2026",
             "3 nights",
             "€540.00",
             "Standard Double",

@@ -28,7 +28,11 @@ pub fn to_mime(
     // The email's own extra headers, exactly as the main providers send them (RFC 8058's
     // `List-Unsubscribe` / `List-Unsubscribe-Post` of marketing email): one line each, bounded
     // when composed, never one the builder writes itself.
-    for (name, value) in &email.headers {
+    if let Some(reply_to) = &email.reply_to {
+        builder = builder.reply_to((branding.brand.as_str(), reply_to.as_str()));
+    }
+    let extra = email.headers_to_send();
+    for (name, value) in &extra {
         if extra_header_allowed(name) {
             builder = builder.header(
                 name.as_str(),
@@ -39,14 +43,14 @@ pub fn to_mime(
     let mut message = builder
         .text_body(email.text.as_str())
         .html_body(email.html.as_str());
-    if let Some(calendar) = &email.calendar {
-        // multipart/mixed: the alternative (text + HTML), then `invite.ics` as
-        // `text/calendar; charset=utf-8; method=PUBLISH|CANCEL` — the same part the other two
+    for calendar in email.calendar_parts() {
+        // multipart/mixed: the alternative (text + HTML), then each calendar part as
+        // `text/calendar; charset=utf-8; method=PUBLISH|CANCEL` — the same parts the other two
         // providers send.
         message = message.attachment(
             calendar.content_type(),
-            crate::domain::calendar::CalendarPart::FILE_NAME,
-            calendar.ics.as_bytes(),
+            calendar.file_name.as_str(),
+            calendar.text().as_bytes(),
         );
     }
     Ok(message.write_to_vec()?)
@@ -55,8 +59,9 @@ pub fn to_mime(
 /// A header name an email may add: a token of letters, digits and `-`, and not one the message
 /// builder sets (From, To, Subject, Message-ID, Date, MIME and content headers).
 fn extra_header_allowed(name: &str) -> bool {
-    const OWN: [&str; 8] = [
+    const OWN: [&str; 9] = [
         "from",
+        "reply-to",
         "to",
         "subject",
         "message-id",
@@ -95,6 +100,27 @@ mod tests {
             "{raw}"
         );
         assert!(raw.contains("text/plain") && raw.contains("text/html"));
+        assert!(raw.contains("Auto-Submitted: auto-generated\r\n"), "{raw}");
+        assert!(!raw.contains("Reply-To"), "{raw}");
+    }
+
+    #[test]
+    fn a_guest_email_names_its_reply_address_and_the_owner_s_answer_is_not_automatic() {
+        let mut e = booking_confirmation(&sample_booking(), &branding()).unwrap();
+        e.reply_to = Some("reply+abc@reply.example.com".into());
+        let raw = String::from_utf8(to_mime(&e, &branding(), 1_767_225_600).unwrap()).unwrap();
+        assert!(
+            raw.contains("Reply-To: \"Example Trips\" <reply+abc@reply.example.com>\r\n"),
+            "{raw}"
+        );
+        e.kind = crate::domain::email::EmailKind::ConversationAnswer;
+        e.headers = vec![("In-Reply-To".into(), "<guest-1@mail.example.org>".into())];
+        let raw = String::from_utf8(to_mime(&e, &branding(), 1_767_225_600).unwrap()).unwrap();
+        assert!(!raw.contains("Auto-Submitted"), "{raw}");
+        assert!(
+            raw.contains("In-Reply-To: <guest-1@mail.example.org>\r\n"),
+            "{raw}"
+        );
     }
 
     #[test]

@@ -25,10 +25,9 @@
 //! Rendering is deterministic: the same facts give byte-identical emails (every attempt of one
 //! dedupe key sends the same message).
 
-use crate::domain::calendar::CalendarPart;
 use crate::domain::email::{DedupeKey, EmailKind, OutgoingEmail};
 use crate::domain::event::{BookingRef, EmailAddress};
-use crate::domain::i18n::{self, Locale, Tr};
+use crate::domain::i18n::{self, Lang, Locale, Region, Tr};
 use crate::domain::ids::message_id_for;
 use crate::domain::text::{header_value, HEADER_MAX_CHARS, SUBJECT_MAX_CHARS};
 
@@ -84,11 +83,13 @@ macro_rules! email_body {
 pub(crate) use email_body;
 
 pub mod admin;
+pub mod admin_conversations;
 pub mod admin_waiting;
 pub mod calendar;
 pub mod cancellation;
 pub mod checkout;
 pub mod compensation;
+pub mod conversation;
 pub mod digest;
 pub mod flight;
 pub mod foreign;
@@ -118,7 +119,8 @@ pub use journey_failed::owner_journey_failed;
 pub use mime::to_mime;
 pub use owner::{
     fault_key, owner_booking_cancelled, owner_checkout_hold, owner_email_failed, owner_hold_recall,
-    owner_new_booking, owner_provider_paused, owner_sends_failed, JourneyFailure, ProviderPaused,
+    owner_new_booking, owner_provider_paused, owner_sends_failed, utc_minute, JourneyFailure,
+    ProviderPaused,
 };
 // Kept at its old path for callers other branches are editing (the unsubscribe pages used it).
 #[allow(unused_imports)]
@@ -158,20 +160,28 @@ pub struct Branding {
     /// The language of the email: `OWNER_LOCALE` in the configured branding (owner alerts), the
     /// booking's guest language for guest mail ([`Branding::in_locale`]).
     pub locale: Locale,
+    /// The regional formats of its dates, times and money ([`Region::DEFAULT`]: the language's
+    /// own).
+    pub region: Region,
 }
 
 impl Branding {
-    /// The same sender writing in `locale` (a guest email).
-    pub fn in_locale(&self, locale: Locale) -> Branding {
+    /// The same sender writing in `lang` (a guest email): its language and regional formats.
+    pub fn in_locale(&self, lang: impl Into<Lang>) -> Branding {
+        let lang = lang.into();
         Branding {
-            locale,
+            locale: lang.locale,
+            region: lang.region,
             ..self.clone()
         }
     }
 
-    /// The translator of this email's language.
+    /// The translator of this email's language and region.
     pub fn tr(&self) -> Tr {
-        Tr::new(self.locale)
+        Tr::of(Lang {
+            locale: self.locale,
+            region: self.region,
+        })
     }
 }
 
@@ -207,8 +217,9 @@ pub struct Envelope<'a> {
     /// Extra headers every provider sends, e.g. the RFC 8058 `List-Unsubscribe` pair of a
     /// marketing email; empty for booking mail.
     pub headers: Vec<(String, String)>,
-    /// The calendar part of an email that sets or changes the plan ([`crate::domain::calendar`]).
-    pub calendar: Option<CalendarPart>,
+    /// The schema.org reservation markup of a booking email (JSON-LD, [`crate::domain::markup`]),
+    /// written at the top of the HTML body by [`compose`]; `None` for every other email.
+    pub markup: Option<String>,
 }
 
 impl<'a> Envelope<'a> {
@@ -240,16 +251,14 @@ impl<'a> Envelope<'a> {
             to,
             subject,
             headers: Vec::new(),
-            calendar: None,
+            markup: None,
         }
     }
 
-    /// The same envelope with a calendar part.
-    pub fn with_calendar(self, calendar: CalendarPart) -> Self {
-        Self {
-            calendar: Some(calendar),
-            ..self
-        }
+    /// The same envelope with reservation markup, JSON text (`None`: none, see
+    /// [`crate::domain::markup`]).
+    pub fn with_markup(self, markup: Option<String>) -> Self {
+        Self { markup, ..self }
     }
 }
 
@@ -279,8 +288,12 @@ pub fn compose(
         to,
         subject,
         headers,
-        calendar,
+        markup,
     } = envelope;
+    let html = match markup {
+        Some(m) => crate::domain::markup::embed(&html, &m),
+        None => html,
+    };
     Ok(OutgoingEmail {
         message_id: message_id_for(dedupe_key.as_str(), branding.from.domain()),
         headers: headers
@@ -298,7 +311,9 @@ pub fn compose(
         html,
         intent: None,
         lock: None,
-        calendar,
+        calendars: Vec::new(),
+        legacy_calendar: None,
+        reply_to: None,
     })
 }
 
@@ -366,6 +381,7 @@ pub(crate) mod tests {
             brand: "Example Trips".into(),
             from: EmailAddress::parse("bookings@mail.example.com").unwrap(),
             locale: crate::domain::i18n::Locale::En,
+            region: crate::domain::i18n::Region::DEFAULT,
         }
     }
 }

@@ -147,7 +147,7 @@ pub fn owner_email_failed(
             to: owner,
             subject: format!("Email {outcome}: {}", failed.subject),
             headers: Vec::new(),
-            calendar: None,
+            markup: None,
         },
         &EmailFailed {
             brand: &branding.brand,
@@ -193,7 +193,7 @@ pub fn owner_sends_failed(
             to: owner,
             subject: format!("Email failed: {} for {}", f.what, f.about),
             headers: Vec::new(),
-            calendar: None,
+            markup: None,
         },
         &EmailFailed {
             brand: &branding.brand,
@@ -277,7 +277,8 @@ email_body!(
     "owner_provider_paused.txt"
 );
 
-fn utc_minute(ms: i64) -> String {
+/// `ms` (UTC) as `YYYY-MM-DD HH:MM`, to the minute (owner alerts, the route history).
+pub fn utc_minute(ms: i64) -> String {
     chrono::DateTime::from_timestamp_millis(ms)
         .map(|t| t.format("%Y-%m-%d %H:%M").to_string())
         .unwrap_or_else(|| ms.to_string())

@@ -25,14 +25,15 @@ pub(super) fn guest_list(b: &HotelBooking) -> String {
     names.join(", ")
 }
 
-/// The name a guest email greets with: the first name, or the language's word for a guest
-/// (`there` in English) when the supplier gave none.
+/// The greeting line of a guest email: `hi` with the first name, or `hi-no-name` (a greeting
+/// that reads right on its own and assumes no gender, `Hello,` / `Guten Tag,`) when the supplier
+/// gave none.
 pub(super) fn greet(tr: crate::domain::i18n::Tr, first_name: &str) -> String {
     let first = first_name.trim();
     if first.is_empty() {
-        tr.t("hi-there")
+        tr.t("hi-no-name")
     } else {
-        first.to_string()
+        tr.t1("hi", "name", first)
     }
 }
 

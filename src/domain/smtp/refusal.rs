@@ -21,20 +21,32 @@
 //! | AUTH | 5xx | `CredentialsRejected` | pause the route, tell the owner |
 //! | greeting, EHLO, STARTTLS | 5xx | `Configuration` | pause the route, tell the owner |
 //! | any command | 534, 535, 538 or 5.7.8 / 5.7.9 / 5.7.11 | `CredentialsRejected` | pause the route, tell the owner |
-//! | MAIL FROM | any other 5xx (530 authentication or STARTTLS required, 5.1.7 / 5.1.8 / 5.7.1 sender refused, 552 too big …) | `Configuration` (our account or sender) | pause the route, tell the owner |
+//! | MAIL FROM | 5.3.4 or 5.2.3 (the size our `SIZE=` declared) | `MessageRefused` | set this email aside; the next email on the route decides (`crate::domain::outbox::judge_probe`) |
+//! | MAIL FROM | any other 5xx (530 authentication or STARTTLS required, 5.1.7 / 5.1.8 / 5.7.1 sender refused …) | `Configuration` (our account or sender) | pause the route, tell the owner |
 //! | QUIT, anything else | 5xx | `Transient` (refuses no email) | retry |
 //! | RCPT TO, DATA, end of data | the text names our MAIL FROM address (Postfix's `Sender address rejected` at RCPT TO, Exim's `Verification failed for <…>`, SES's unverified identity) | `Configuration` | pause the route, tell the owner |
 //! | RCPT TO, DATA, end of data | 5.1.1, 5.1.2, 5.1.3, 5.1.6, 5.1.10, 5.2.1 | `RecipientRejected` | drop, suppress the address (hard bounce), tell the owner |
-//! | RCPT TO, DATA, end of data | 5.1.7, 5.1.8 (sender), 5.2.3, 5.3.4 (too big), 5.6.x (content) | `Configuration` | pause the route, tell the owner |
+//! | RCPT TO, DATA, end of data | 5.1.7, 5.1.8 (sender) | `Configuration` | pause the route, tell the owner |
+//! | end of data | 5.2.3, 5.3.4 (this message too big), 5.6.x (its content) | `MessageRefused` | set it aside; the next email decides |
+//! | RCPT TO, DATA | 5.2.3, 5.3.4, 5.6.x | `Configuration` | pause the route, tell the owner |
 //! | RCPT TO | a 5.7.x that is the recipient's own rule — 5.7.1, 5.7.2, 5.7.12, 5.7.13, 5.7.17, 5.7.18, 5.7.124, 5.7.129, 5.7.133–5.7.136, 5.7.504, 5.7.505, 5.7.507, 5.7.510, 5.7.513 — with no words about us (below) | `RecipientDeclined` | drop, tell the owner; **not** suppressed, the route not paused |
-//! | RCPT TO, DATA, end of data | any other 5.7.x (relay denied, DMARC 5.7.26, SPF 5.7.23, our tenant or IP …), and every 5.7.x to DATA or the end of data | `Configuration` | pause the route, tell the owner |
-//! | RCPT TO, DATA, end of data | any other code with words about us: "relay", "relaying", "sender address", "sender verify", "send as", "client host", "client was not authenticated", "helo command", "rcpthosts", "envelope sender", "in a black list at", "IP you're using", "your IP", "PTR record", "DMARC" (Postfix, Exim, Sendmail, qmail, Microsoft 365 `SendAsDenied`, Gmail about our IP or domain) | `Configuration` | pause the route, tell the owner |
+//! | end of data | 5.7.0, 5.7.1, 5.7.7 with no words about us (a spam score, a content rule such as Postfix's `body_checks`, a policy on this message) | `MessageRefused` | set it aside; the next email decides |
+//! | RCPT TO, DATA, end of data | any other 5.7.x (relay denied, DMARC 5.7.26, SPF 5.7.23, our tenant or IP …), and every 5.7.x to DATA | `Configuration` | pause the route, tell the owner |
+//! | RCPT TO, DATA, end of data | any other code with words about us: "relay", "relaying", "sender address", "sender verify", "send as", "client host", "client was not authenticated", "helo command", "rcpthosts", "envelope sender", "in a black list at", "IP you're using", "your IP", "PTR record", "DMARC", "sandbox" (Postfix, Exim, Sendmail, qmail, Microsoft 365 `SendAsDenied`, Gmail about our IP or domain, Mailgun's sandbox) | `Configuration` | pause the route, tell the owner |
 //! | RCPT TO, DATA, end of data | 5.2.2 (a full mailbox) | `Transient` | retry with backoff |
 //! | RCPT TO | 5.4.1, 5.5.0 (Microsoft 365: the address refused without saying it does not exist) | `RecipientDeclined` | drop, tell the owner; not suppressed |
-//! | DATA, end of data | 5.0.0, 5.5.x | `Configuration` | pause the route, tell the owner |
+//! | end of data | any other 5xx, with or without an enhanced code (5.0.0, 5.5.x, 5.4.x, Exim's `550 Administrative prohibition`, Haraka's `550 Message denied`) | `MessageRefused` (the server saw this message and said nothing about our sender or account) | set it aside; the next email decides |
+//! | DATA | 5.0.0, 5.5.x | `Configuration` | pause the route, tell the owner |
 //! | RCPT TO | no enhanced code, Exim's `Unrouteable address` | `RecipientDeclined` | drop, tell the owner; not suppressed |
-//! | DATA, end of data | 5xx without an enhanced code | `Configuration` (the server refused the whole transaction after seeing it: our message, sender or policy — never one mailbox) | pause the route, tell the owner |
+//! | DATA | 5xx without an enhanced code | `Configuration` (the transaction refused before any content) | pause the route, tell the owner |
 //! | anything else (an undetailed 550/551/553/554 to RCPT TO, 5.1.0, other 5.4.x …) | 5xx | `Transient` (unknown: retried with backoff; after the attempt ceiling a dead letter and an owner alert, never a suppression) | retry |
+//!
+//! A refusal after the data cannot say by itself whether the route refuses this message or every
+//! message: `MessageRefused` sets the email aside and hands the next different email to the same
+//! route at once; accepted, the first is a dead letter (the route never paused, the guest not
+//! suppressed); refused the same way, the route is paused as ours to fix. So one message's
+//! content verdict never holds the mail behind it, and a route that refuses everything is still
+//! paused after one more try.
 //!
 //! A guest is suppressed only where the server says the address does not exist, is invalid or is
 //! disabled. Microsoft 365 documents `550 5.4.1 Recipient address rejected: Access denied` as an
@@ -86,6 +98,9 @@ pub fn classify_refusal(
         // first" (RFC 3207 §4), whichever command it answers and with or without an enhanced
         // code: our client's set-up, never the recipient's.
         _ if code == 530 => return Configuration,
+        // A MAIL FROM that declared the message's size (`SIZE=`, RFC 1870) refused for it: the
+        // size of this message, not our sender.
+        MailFrom if enhanced.is_some_and(|e| e.is(3, 4) || e.is(2, 3)) => return MessageRefused,
         MailFrom => return Configuration,
         // QUIT and anything else refuse no email.
         Quit | Other => return Transient,
@@ -100,7 +115,7 @@ pub fn classify_refusal(
     }
     let about_us = ABOUT_US.iter().any(|p| has_phrase(&words, p));
     let rcpt = command == RcptTo;
-    let transaction = matches!(command, Data | EndOfData);
+    let after_data = command == EndOfData;
     let Some(e) = enhanced else {
         return if about_us {
             // Exim's `550 relay not permitted` and `550 Sender verify failed`.
@@ -109,9 +124,13 @@ pub fn classify_refusal(
             // Exim: no router could route the recipient address. The server does not say it does
             // not exist, so the address is not suppressed.
             RecipientDeclined
-        } else if transaction {
-            // The server refused the whole transaction after seeing it: our message, sender or
-            // policy, never one mailbox.
+        } else if after_data {
+            // The server saw this message and refused it without a word about us (Exim's
+            // `550 Administrative prohibition`, Haraka's `550 Message denied`): maybe this
+            // message alone. The next email on the route decides.
+            MessageRefused
+        } else if command == Data {
+            // The DATA command refused before any content: the transaction, never one message.
             Configuration
         } else {
             // An undetailed refusal of the recipient: nobody's fault yet.
@@ -122,16 +141,29 @@ pub fn classify_refusal(
         // The mailbox does not exist, the address is invalid or disabled: the guest's, for good.
         return RecipientRejected;
     }
-    if e.is(1, 7) || e.is(1, 8) || e.is(2, 3) || e.is(3, 4) || e.subject == 6 {
-        // Our sender (5.1.7, 5.1.8), the message's size (5.2.3, 5.3.4) or content (5.6.x).
+    if e.is(1, 7) || e.is(1, 8) {
+        // Our sender (5.1.7, 5.1.8).
         return Configuration;
+    }
+    if e.is(2, 3) || e.is(3, 4) || e.subject == 6 {
+        // The message's size (5.2.3, 5.3.4) or content (5.6.x): after the data, about this
+        // message until the next email says otherwise; before it, about our client.
+        return if after_data {
+            MessageRefused
+        } else {
+            Configuration
+        };
     }
     if e.subject == 7 {
         // A policy. At RCPT TO it is usually the recipient's own rule about us (one recipient,
         // never the route), unless it says it refuses our relaying, sender or client, or its
-        // code is one about us (authentication, DMARC/SPF/DKIM, our tenant or IP).
+        // code is one about us (authentication, DMARC/SPF/DKIM, our tenant or IP). After the data,
+        // a verdict on the message (5.7.0, 5.7.1, 5.7.7: a spam score, a content rule such as
+        // Postfix's `body_checks`) without words about us may concern this message alone.
         return if rcpt && !about_us && recipients_policy(e) {
             RecipientDeclined
+        } else if after_data && !about_us && matches!(e.detail, 0 | 1 | 7) {
+            MessageRefused
         } else {
             Configuration
         };
@@ -154,7 +186,11 @@ pub fn classify_refusal(
         // never suppress.
         return RecipientDeclined;
     }
-    if transaction && (e.is(0, 0) || e.subject == 5) {
+    if after_data {
+        // Any other refusal after the data without words about us (5.0.0, 5.5.x, 5.4.x …).
+        return MessageRefused;
+    }
+    if command == Data && (e.is(0, 0) || e.subject == 5) {
         return Configuration;
     }
     Transient
@@ -206,6 +242,14 @@ const ABOUT_US: &[&[&str]] = &[
     // Our domain's authentication: Gmail `Unauthenticated email from example.com is not accepted
     // due to domain's DMARC policy` (also sent as 5.7.1).
     &["dmarc"],
+    // Our account is a sandbox: Mailgun `554 Sandbox subdomains are for test purposes only`.
+    &["sandbox"],
+    // Our sender's identity: SendGrid `550 The from address does not match a verified Sender
+    // Identity`, Amazon SES `554 Message rejected: Email address is not verified. The following
+    // identities failed the check in region …` (its sandbox, naming the recipient).
+    &["from", "address"],
+    &["sender", "identity"],
+    &["identities", "failed"],
 ];
 
 /// Our account may not send for now: a daily or submission quota, or a suspension for outbound

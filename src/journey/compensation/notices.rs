@@ -219,11 +219,7 @@ async fn calendar_cancel(
             .map(|f| Booked::Flight(Box::new(f))),
     };
     match booked {
-        Ok(booked) => Ok(Some(render::CalendarCancel {
-            booked,
-            journey_version: row.journey_version,
-            at_ms: c.created_at_ms,
-        })),
+        Ok(booked) => Ok(Some(render::CalendarCancel { booked })),
         Err(e) => {
             worker::console_warn!(
                 "compensation {}: booking {booking_id} details unreadable ({e}); notice without calendar part",

@@ -9,7 +9,7 @@ use super::hotel_zone::plan_zone;
 use super::workflow::{Step, StepConfig};
 use super::{config, deliver_once, known_booking, rust_err, JourneyOutput};
 use crate::config::DB_BINDING;
-use crate::domain::calendar::{Method, Stamp};
+use crate::domain::calendar::Method;
 use crate::domain::email::{Audience, OutgoingEmail};
 use crate::domain::event::{BookingRef, HotelAmendment, HotelBooking, JourneyParams};
 use crate::domain::ids::InstanceId;
@@ -95,10 +95,13 @@ pub async fn booked(
 
     let cfg = config(env)?;
     let guest = cfg.branding.in_locale(recorded.locale);
-    let stamp = Stamp::at_version(recorded.version, params.received_at_ms, Method::Publish);
     let mut confirmation = guarded(&cfg.content_lock(), b, |b| {
-        let part = render::calendar::hotel_stay(b, &guest, stamp);
-        render::calendar::attach(render::booking_confirmation(b, &guest), part)
+        let part = render::calendar::hotel_stay(b, &guest, Method::Publish);
+        render::calendar::attach(
+            render::booking_confirmation(b, &guest),
+            vec![part],
+            guest.tr(),
+        )
     })
     .map_err(rust_err)?;
     confirmation.intent = Some(Intent {

@@ -76,7 +76,7 @@ pub(crate) async fn scheduled_send(
     let b: HotelBooking = serde_json::from_str(&row.details_json)?;
     let language = store::guest_locale::stored_of(locale_read)?
         .and_then(|l| l.current)
-        .map_or(cfg.default_guest_locale, |g| g.locale);
+        .map_or(cfg.default_guest_locale, |g| g.lang);
     let guest = cfg.branding.in_locale(language);
     let mut email = guarded(&cfg.content_lock(), &b, |b| match kind {
         ScheduledKind::ArrivalGuide => render::arrival_guide(b, &guest),

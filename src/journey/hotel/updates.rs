@@ -41,16 +41,15 @@ pub async fn confirmation_number(
                 store::bookings::write_facts(&db, &update).await?;
                 let cfg = config(&env)?;
                 let guest = crate::journey::guest_branding(&db, &cfg, &id).await?;
-                // The stay event again, now with the number: the same UID, and a higher
-                // SEQUENCE than the confirmation's under the same journey version (a stay's
-                // SEQUENCE counts the known number, see domain::calendar).
-                let stamp = Stamp::at_version(row.journey_version, at, Method::Publish);
+                // The stay event again, now with the number: the same UID, its SEQUENCE and
+                // DTSTAMP stamped above the confirmation's when it is handed over.
                 let mut email =
                     guarded(&cfg.content_lock(), &(b, number.clone()), |(b, number)| {
-                        let part = render::calendar::hotel_stay(b, &guest, stamp);
+                        let part = render::calendar::hotel_stay(b, &guest, Method::Publish);
                         render::calendar::attach(
-                            render::hotel_confirmation_number(b, number, &guest),
-                            part,
+                            render::hotel_confirmation_number(b, number, at, &guest),
+                            vec![part],
+                            guest.tr(),
                         )
                     })
                     .map_err(rust_err)?;
@@ -189,12 +188,11 @@ pub async fn amended(
                 let cfg = config(&env)?;
                 let guest = crate::journey::guest_branding(&db, &cfg, &id).await?;
                 let input = (after, hash, changes);
-                // The same stay event, moved: same UID, a higher SEQUENCE (the new version).
-                let stamp = Stamp::at_version(row.journey_version + 1, at, Method::Publish);
+                // The same stay event, moved: same UID, a higher SEQUENCE (stamped at hand-over).
                 let email = guarded(&cfg.content_lock(), &input, |(after, hash, changes)| {
-                    let part = render::calendar::hotel_stay(after, &guest, stamp);
-                    let email = render::booking_updated(after, hash, changes, &guest);
-                    render::calendar::attach(email, part)
+                    let part = render::calendar::hotel_stay(after, &guest, Method::Publish);
+                    let email = render::booking_updated(after, hash, changes, at, &guest);
+                    render::calendar::attach(email, vec![part], guest.tr())
                 })
                 .map_err(rust_err)?;
                 Ok(Some((row.journey_version + 1, email)))

@@ -328,7 +328,10 @@ pub async fn booking(req: Request, env: &Env) -> Answer {
     if let Some(p) = &b.prebook_id {
         facts.push(("Prebook id".into(), p.clone()));
     }
-    let entries = timeline_entries(&rows)
+    let (said, conversation) = super::conversations::booking_part(&cfg, &d1, &id).await?;
+    let mut entries = timeline_entries(&rows);
+    entries.extend(said);
+    let entries = timeline::order(entries)
         .into_iter()
         .map(|e| view::EntryLine {
             class: e.kind.class(),
@@ -343,13 +346,14 @@ pub async fn booking(req: Request, env: &Env) -> Answer {
         })
         .collect();
     let page = view::BookingPage {
-        chrome: chrome(&cfg, Some(&s), None),
+        chrome: chrome(&cfg, Some(&s), flash(&q)),
         id: b.booking_id.clone(),
         facts,
         entries,
         cut,
         max_per_kind: MAX_PER_KIND,
         max_raw_events: MAX_RAW_EVENTS,
+        conversation,
     };
     html(200, view::render(&page)).answer()
 }

@@ -11,12 +11,13 @@
 //!   `/admin/email?key=` (an email as sent) and `/admin/email/html?key=` (its HTML, sandboxed),
 //!   `/admin/queue` (outbox), `/admin/holds`, `/admin/events?source=&status=&date=&before=`,
 //!   `/admin/suppressions?email=`, `/admin/refunds?group=`, `/admin/deliveries?status=&subscriber=`,
-//!   `/admin/delivery?id=`.
+//!   `/admin/delivery?id=`, `/admin/conversations` (guests waiting for an answer, unmatched mail).
 //! - `POST /admin/queue/redrive` (`dedupe_key`), `/admin/queue/provider` (`provider`, `action`),
 //!   `/admin/holds/act` (`hold_id`, `action`), `/admin/suppressions/add` (`email`, `reason`,
 //!   `note`), `/admin/suppressions/remove` (`email`, `note`), `/admin/queue/pace` (`gap_s`,
 //!   `hours`, or `stop`), `/admin/refunds/act` (`compensation_id`, `action`),
-//!   `/admin/deliveries/redrive` (`delivery_id` | `subscriber_id` | `from`+`to`): every form carries the session's
+//!   `/admin/deliveries/redrive` (`delivery_id` | `subscriber_id` | `from`+`to`),
+//!   `/admin/booking/answer` (`id`, `form_id`, `text`), `/admin/booking/done` (`id`): every form carries the session's
 //!   `csrf` token and is refused (403) without it or from another origin; each answers `303` back
 //!   to its page with `?done=<outcome>`.
 //!
@@ -141,6 +142,9 @@ pub fn is_page_path(path: &str) -> bool {
             | "/admin/deliveries"
             | "/admin/delivery"
             | "/admin/deliveries/redrive"
+            | "/admin/conversations"
+            | "/admin/booking/answer"
+            | "/admin/booking/done"
     )
 }
 
@@ -310,18 +314,22 @@ fn flash(q: &HashMap<String, String>) -> Option<String> {
         "deliveries_redriven" => format!("Redriven: {key} deliveries are queued again."),
         "catch_up" => "Catch-up started: urgent and booking email go faster until it ends.".to_string(),
         "catch_up_stopped" => "Catch-up stopped: the normal pace applies.".to_string(),
+        "answered" => format!("Booking {key}: your answer is queued in the outbox and on the timeline."),
+        "conversation_done" => format!("Booking {key}: marked as needing no answer."),
         _ => return None,
     };
     Some(text)
 }
 
 mod booking;
+mod conversations;
 mod lists;
 mod outbox;
 mod signin;
 mod waiting;
 
 pub use booking::{booking, bookings, email, email_html, timeline_entries};
+pub use conversations::{booking_answer, booking_done, conversations};
 pub use lists::{
     event_body, events, holds, holds_act, suppressions, suppressions_add, suppressions_remove,
 };

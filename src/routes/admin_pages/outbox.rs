@@ -64,6 +64,14 @@ fn providers(cfg: &Config, st: &OutboxState, now: i64) -> Vec<view::ProviderLine
     out
 }
 
+/// The routes as the outbox's own view reports them (its pauses and the owner route).
+fn availability(cfg: &Config, st: &OutboxState) -> crate::domain::outbox::Availability {
+    let mut a = cfg.availability(st.main_paused_until_ms, st.smtp_paused_until_ms);
+    a.owner_route = st.owner_route;
+    a.owner_route_paused_until_ms = st.owner_route_paused_until_ms;
+    a
+}
+
 fn queue_line(i: &OutboxItem, at: i64) -> view::QueueLine {
     view::QueueLine {
         key: i.dedupe_key.clone(),
@@ -149,10 +157,7 @@ pub async fn overview(req: Request, env: &Env) -> Answer {
         stale_today: o.stale_today,
         stale_yesterday: o.stale_yesterday,
         backlog: backlog_view(&st),
-        banner: view::all_routes_paused_banner(
-            now,
-            cfg.availability(st.main_paused_until_ms, st.smtp_paused_until_ms),
-        ),
+        banner: view::all_routes_paused_banner(now, availability(&cfg, &st)),
         dead: st.counts.get("dead").copied().unwrap_or(0),
         open_holds: o.open_holds,
         rejected_7d: o.rejected_events_7d,
@@ -216,10 +221,7 @@ pub async fn queue(req: Request, env: &Env) -> Answer {
         catch_up_hours: (1..=6)
             .filter(|h| h * 3_600_000 <= cfg.catch_up.max_duration_ms)
             .collect(),
-        banner: view::all_routes_paused_banner(
-            now,
-            cfg.availability(st.main_paused_until_ms, st.smtp_paused_until_ms),
-        ),
+        banner: view::all_routes_paused_banner(now, availability(&cfg, &st)),
         providers: providers(&cfg, &st, now),
         counts: st.counts.clone().into_iter().collect(),
         dead: dead
@@ -236,6 +238,18 @@ pub async fn queue(req: Request, env: &Env) -> Answer {
             .iter()
             .take(50)
             .map(|i| queue_line(i, i.updated_at_ms))
+            .collect(),
+        route_history: st
+            .route_history
+            .iter()
+            .map(|e| {
+                (
+                    when(e.at_ms),
+                    e.route.clone(),
+                    e.event.replace('_', " "),
+                    e.detail.clone(),
+                )
+            })
             .collect(),
     };
     html(200, view::render(&page)).answer()

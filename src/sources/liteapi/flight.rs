@@ -126,6 +126,12 @@ pub(super) fn flight_booking(env: &Envelope) -> Result<FlightBooking, ParseError
         sandbox: env.sandbox
             || b.get("providerEnvironment").str_opt().as_deref() == Some("sandbox"),
         locale: None,
+        client_reference: b.get("clientReference").str_opt().or_else(|| {
+            env.request
+                .get("clientReference")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        }),
     })
 }
 
@@ -169,5 +175,6 @@ fn flight_segment(seg: &At<'_>) -> Result<FlightSegment, ParseError> {
         destination: airport("destinationCode", "destinationName")?,
         departing_at: seg.get("departureTime").local_datetime_req()?,
         arriving_at: seg.get("arrivalTime").local_datetime_req()?,
+        airline: seg.get("carrier").get("marketingName").str_opt(),
     })
 }

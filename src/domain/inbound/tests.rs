@@ -1,0 +1,233 @@
+//! Real-shaped messages (`tests/fixtures/inbound/*.eml`, modelled on what Gmail, Outlook, Apple
+//! Mail, Exchange's out-of-office and Gmail's delivery reports send) read by [`super::read`].
+
+use super::*;
+
+fn fixture(name: &str) -> Vec<u8> {
+    let path = format!(
+        "{}/tests/fixtures/inbound/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+fn read_fixture(name: &str, envelope_from: &str) -> Inbound {
+    let raw = fixture(name);
+    read(&raw, envelope_from, raw.len() as u64)
+}
+
+#[test]
+fn a_gmail_reply_keeps_the_guest_s_words_and_the_facts_around_them() {
+    let m = read_fixture("gmail-reply.eml", "ana.garcia@gmail.com");
+    assert_eq!(
+        m.text,
+        "Hola! Can we check in early, around 11:00? We land at 8.\n\nGracias,\nAna"
+    );
+    assert!(m.quoted_removed);
+    assert_eq!(m.from, "ana.garcia@gmail.com");
+    assert_eq!(m.from_name, "Ana García");
+    assert_eq!(m.subject, "Re: Your stay at Hôtel Harbour is confirmed");
+    assert_eq!(m.date_ms, Some(1_796_464_933_000));
+    assert_eq!(
+        m.message_id.as_deref(),
+        Some("CAF3xYz+r8=Qm1w@mail.gmail.com")
+    );
+    assert_eq!(
+        m.in_reply_to,
+        ["booking_confirmation.bk-1@mail.example.com"]
+    );
+    assert_eq!(m.auto, None);
+    let verdicts: Vec<(&str, &str)> = m
+        .auth
+        .iter()
+        .map(|v| (v.method.as_str(), v.result.as_str()))
+        .collect();
+    assert_eq!(
+        verdicts,
+        [
+            ("dkim", "pass"),
+            ("spf", "pass"),
+            ("dmarc", "pass"),
+            ("arc", "none")
+        ]
+    );
+    assert!(m.attachments.is_empty() && m.note.is_none());
+}
+
+#[test]
+fn an_outlook_reply_in_latin_1_lists_its_attachment() {
+    let m = read_fixture("outlook-reply.eml", "jan.devries@outlook.com");
+    assert!(
+        m.text.starts_with("We will arrive after midnight"),
+        "{}",
+        m.text
+    );
+    assert!(
+        m.text.ends_with("Met vriendelijke groet, Jan"),
+        "{}",
+        m.text
+    );
+    assert!(!m.text.contains("Hôtel"), "history kept: {}", m.text);
+    assert_eq!(
+        m.attachments,
+        [Attachment {
+            name: "boarding pass.pdf".into(),
+            content_type: "application/pdf".into(),
+            size: 12,
+        }]
+    );
+}
+
+#[test]
+fn an_apple_mail_reply_in_french_is_cut_at_its_attribution() {
+    let m = read_fixture("apple-mail-reply.eml", "sophie.martin@icloud.com");
+    assert_eq!(
+        m.text,
+        "Bonjour, pourriez-vous ajouter un lit bébé ?\nMerci !\nSophie"
+    );
+    assert_eq!(m.subject, "Re: Votre séjour est confirmé");
+}
+
+#[test]
+fn out_of_office_and_delivery_reports_are_machines() {
+    let ooo = read_fixture("out-of-office.eml", "jan.devries@outlook.com");
+    assert_eq!(ooo.auto, Some(AutoKind::AutoReply));
+    assert!(ooo.text.contains("out of the office"));
+    let dsn = read_fixture("delivery-report.eml", "");
+    assert_eq!(dsn.auto, Some(AutoKind::DeliveryReport));
+    assert!(dsn.text.starts_with("Address not found."), "{}", dsn.text);
+    // Its report parts are listed like attachments, bounded.
+    assert!(dsn.attachments.len() <= ATTACHMENTS_MAX);
+}
+
+#[test]
+fn a_malformed_message_is_kept_as_far_as_it_reads() {
+    let m = read_fixture("malformed.eml", "guest@example.com");
+    assert_eq!(m.subject, "broken");
+    assert!(m.text.contains("Hello, we will be late."), "{:?}", m.text);
+    assert_eq!(m.auto, None);
+    // A text part whose base64 does not decode is kept as it came, not dropped.
+    let broken = read(
+        b"From: g@example.com\r\nSubject: b\r\nContent-Type: text/plain\r\nContent-Transfer-Encoding: base64\r\n\r\nSGVsbG8=!!!%%%\r\n",
+        "g@example.com",
+        90,
+    );
+    assert!(broken.text.contains("SGVsbG8=!!!%%%"), "{:?}", broken.text);
+    let junk = read(
+        b"\x00\x01\xff no headers at all \x1b[31m",
+        "x@example.com",
+        30,
+    );
+    assert!(junk
+        .note
+        .as_deref()
+        .unwrap()
+        .contains("not readable as MIME"));
+    assert!(junk.text.contains("no headers at all"));
+    assert!(!junk.text.contains('\u{1b}'));
+    let empty = read(b"", "", 0);
+    assert!(empty.text.is_empty());
+    assert_eq!(empty.auto, Some(AutoKind::DeliveryReport));
+}
+
+#[test]
+fn a_ten_mib_message_read_in_part_keeps_the_text_and_says_what_was_not_read() {
+    let mut raw = String::from(
+        "From: Guest <guest@example.com>\r\nTo: reply+t@reply.example.com\r\nSubject: photos\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=b\r\n\r\n--b\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nHere are the photos of the damaged suitcase.\r\n--b\r\nContent-Type: image/jpeg; name=one.jpg\r\nContent-Transfer-Encoding: base64\r\n\r\n",
+    );
+    while raw.len() < 10 * 1024 * 1024 {
+        raw.push_str(&"QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo=".repeat(2));
+        raw.push_str("\r\n");
+    }
+    raw.push_str("--b\r\nContent-Type: image/jpeg; name=two.jpg\r\n\r\nxx\r\n--b--\r\n");
+    let limit = InboundLimits::DEFAULT.read_max_bytes as usize;
+    let m = read(
+        &raw.as_bytes()[..limit],
+        "guest@example.com",
+        raw.len() as u64,
+    );
+    assert_eq!(m.text, "Here are the photos of the damaged suitcase.");
+    assert!(m
+        .note
+        .as_deref()
+        .unwrap()
+        .contains(&format!("only the first {limit} of")));
+    assert_eq!(m.attachments.len(), 1);
+    assert_eq!(m.attachments[0].name, "one.jpg");
+    // Read whole, both are listed.
+    let whole = read(raw.as_bytes(), "guest@example.com", raw.len() as u64);
+    assert_eq!(whole.attachments.len(), 2);
+    assert!(whole.note.is_none());
+}
+
+#[test]
+fn text_is_bounded_and_attachments_are_counted_past_their_maximum() {
+    let mut raw = String::from(
+        "From: g@example.com\r\nSubject: long\r\nContent-Type: multipart/mixed; boundary=b\r\n\r\n--b\r\nContent-Type: text/plain\r\n\r\n",
+    );
+    raw.push_str(&"word ".repeat(4_000));
+    raw.push_str("\r\n");
+    for i in 0..25 {
+        raw.push_str(&format!(
+            "--b\r\nContent-Type: text/csv; name=\"f{i}.csv\"\r\nContent-Disposition: attachment\r\n\r\na,b\r\n"
+        ));
+    }
+    raw.push_str("--b--\r\n");
+    let m = read(raw.as_bytes(), "g@example.com", raw.len() as u64);
+    assert_eq!(m.text.chars().count(), TEXT_MAX_CHARS);
+    assert!(m.text.ends_with('…'));
+    assert_eq!(m.attachments.len(), ATTACHMENTS_MAX);
+    assert_eq!(m.attachments_more, 5);
+    assert!(m.note.as_deref().unwrap().contains("cut at 8000"));
+}
+
+#[test]
+fn header_values_are_one_line_and_bounded() {
+    let raw = format!(
+        "From: \"Evil\r\n Name\" <g@example.com>\r\nSubject: {}\r\nMessage-ID: <{}@x>\r\n\r\nhi\r\n",
+        "s".repeat(500),
+        "i".repeat(2000)
+    );
+    let m = read(raw.as_bytes(), "g@example.com", raw.len() as u64);
+    assert!(!m.from_name.contains('\n') && !m.from_name.contains('\r'));
+    assert!(m.subject.chars().count() <= 200);
+    assert!(m.message_id.unwrap().chars().count() <= MESSAGE_ID_MAX);
+}
+
+#[test]
+fn filing_follows_the_token_and_the_bounds() {
+    let guest = read_fixture("gmail-reply.eml", "ana.garcia@gmail.com");
+    let ooo = read_fixture("out-of-office.eml", "jan.devries@outlook.com");
+    let l = InboundLimits::DEFAULT;
+    let none = Counts::default();
+    assert_eq!(file(Ok(()), &guest, none, l), Filing::Guest { alert: true });
+    let busy = Counts {
+        alerted_today: l.alerts_per_booking_per_day,
+        ..none
+    };
+    assert_eq!(
+        file(Ok(()), &guest, busy, l),
+        Filing::Guest { alert: false }
+    );
+    assert_eq!(
+        file(Ok(()), &ooo, none, l),
+        Filing::Auto(AutoKind::AutoReply)
+    );
+    let full = Counts {
+        on_booking: l.max_per_booking,
+        ..none
+    };
+    assert!(
+        matches!(file(Ok(()), &guest, full, l), Filing::Refuse(r) if r.contains("maximum of 200"))
+    );
+    let bad = || Err(Unmatched::Token("the reply token expired".into()));
+    assert_eq!(
+        file(bad(), &guest, none, l),
+        Filing::Unmatched(Unmatched::Token("the reply token expired".into()))
+    );
+    let flood = Counts {
+        unmatched_today: l.unmatched_per_day,
+        ..none
+    };
+    assert!(matches!(file(bad(), &guest, flood, l), Filing::Refuse(r) if r.contains("expired")));
+}
