@@ -99,7 +99,7 @@ if (process.argv.includes("--json")) {
     `| same UTC offset in January and July (${accuracy.cities.toLocaleString("en")} cities, ${result.heldOut}) | ${pct(same)} | ≥ 97 % ${mark(same >= BOUNDS.sameOffsets)} |`,
     `| exact zone name | ${pct(exact)} | ≥ 90 % ${mark(exact >= BOUNDS.exactName)} |`,
     `| misses by more than one hour | ${accuracy.misses_over_1h} | |`,
-    `| reference zones unknown to chrono-tz (skipped) | ${accuracy.unknown_reference_zone} | |`,
+    `| reference zones unknown to the bundled tz database (skipped) | ${accuracy.unknown_reference_zone} | |`,
   ];
   console.log(lines.join("\n"));
   console.log("\nWorst misses:");

@@ -261,7 +261,7 @@ pub fn misses(q: &QueueNow, candidates: &[TimeBound]) -> Vec<Miss> {
             })
         })
         .collect();
-    out.sort_by_key(|m| (m.moment_ms, m.position));
+    crate::domain::sort::sort_by_key(&mut out, |m| (m.moment_ms, m.position));
     out
 }
 

@@ -427,7 +427,7 @@ fn part(
 /// airports' local (floating) times; no end when it would not come after the start.
 fn segment_times(seg: &FlightSegment) -> (When, Option<When>) {
     let instant = |local: NaiveDateTime, zone: Option<&str>| -> Option<i64> {
-        let tz: chrono_tz::Tz = zone?.parse().ok()?;
+        let tz: crate::domain::tzdb::Tz = zone?.parse().ok()?;
         Some(
             tz.from_local_datetime(&local)
                 .earliest()?

@@ -14,6 +14,7 @@
 use serde::{Deserialize, Serialize};
 
 mod checkout;
+mod de;
 mod failure;
 mod flight;
 mod hotel;
@@ -41,8 +42,10 @@ pub struct Cancellation {
     pub refund: Option<Money>,
 }
 
-/// The one canonical event type. Journeys match on this and nothing else.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// The one canonical event type. Journeys match on this and nothing else. JSON: the kind's
+/// fields with `"kind": "<kind>"` ([`SupplierEvent::kind`]); read by hand (`event/de.rs`) without
+/// serde's buffering of internally tagged enums.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum SupplierEvent {
     /// A hotel booking was confirmed (liteAPI `booking.book` / `booking.rebook.*`, Duffel

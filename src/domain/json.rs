@@ -53,6 +53,68 @@ pub fn message(e: &serde_json::Error) -> String {
     }
 }
 
+/// Reads an internally tagged enum, `{"<tag>": "<variant>", …the variant's fields}`, as serde's
+/// `#[serde(tag = "…")]` would, but without serde's buffering of such enums: that derive reads the
+/// object into its private `Content` tree first and then compiles a third deserializer (one that
+/// walks `Content`) for every type reachable from every variant. Here the object is read as a
+/// `Value`, its tag looked up, and `variant(tag, text)` parses the object's JSON text as that
+/// variant's type with the `serde_json::from_str` every one of those types already has (see the
+/// module docs; the tag field is one more field the variant ignores). `variant` answers `None`
+/// for a tag it does not know.
+///
+/// # Errors
+/// As serde's derive words them: not an object (`invalid type: …, expected internally tagged
+/// enum`), ``missing field `<tag>` ``, a tag that is not a string (`expected variant
+/// identifier`), ``unknown variant `x`,
+/// expected one of …`` (`variants`), or the variant's own error without a position (a missing
+/// field, a wrong type).
+pub fn internally_tagged<'de, D, T>(
+    deserializer: D,
+    tag: &'static str,
+    variants: &'static [&'static str],
+    variant: impl FnOnce(&str, &str) -> Option<Result<T, serde_json::Error>>,
+) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    use serde::de::{Deserialize, Error, Unexpected};
+    fn unexpected(value: &Value) -> Unexpected<'_> {
+        match value {
+            Value::Null => Unexpected::Unit,
+            Value::Bool(b) => Unexpected::Bool(*b),
+            Value::Number(n) => match (n.as_u64(), n.as_i64(), n.as_f64()) {
+                (Some(u), _, _) => Unexpected::Unsigned(u),
+                (_, Some(i), _) => Unexpected::Signed(i),
+                (_, _, f) => Unexpected::Float(f.unwrap_or(f64::NAN)),
+            },
+            Value::String(s) => Unexpected::Str(s),
+            Value::Array(_) => Unexpected::Seq,
+            Value::Object(_) => Unexpected::Map,
+        }
+    }
+    let value = Value::deserialize(deserializer)?;
+    let Value::Object(object) = &value else {
+        return Err(D::Error::invalid_type(
+            unexpected(&value),
+            &"internally tagged enum",
+        ));
+    };
+    let name = match object.get(tag) {
+        None => return Err(D::Error::missing_field(tag)),
+        Some(Value::String(name)) => name,
+        Some(other) => {
+            return Err(D::Error::invalid_type(
+                unexpected(other),
+                &"variant identifier",
+            ))
+        }
+    };
+    match variant(name, &value.to_string()) {
+        None => Err(D::Error::unknown_variant(name, variants)),
+        Some(parsed) => parsed.map_err(|e| D::Error::custom(message(&e))),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -101,5 +163,90 @@ mod tests {
 
         let e = from_value::<Shape>(&serde_json::json!({"name": 1, "count": 1})).unwrap_err();
         assert_eq!(message(&e), "invalid type: integer `1`, expected a string");
+    }
+
+    /// The derive's internally tagged enum, the reference for [`internally_tagged`].
+    #[derive(Debug, PartialEq, serde::Deserialize)]
+    #[serde(tag = "kind", rename_all = "snake_case")]
+    enum Derived {
+        Shape(Shape),
+        Point { x: i32, y: i32 },
+        Empty,
+    }
+
+    /// The same enum read by [`internally_tagged`].
+    #[derive(Debug, PartialEq)]
+    struct Ours(Derived);
+
+    impl<'de> serde::Deserialize<'de> for Ours {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            #[derive(Deserialize)]
+            struct Point {
+                x: i32,
+                y: i32,
+            }
+            internally_tagged(d, "kind", &["shape", "point", "empty"], |kind, text| {
+                Some(match kind {
+                    "shape" => serde_json::from_str(text).map(Derived::Shape),
+                    "point" => {
+                        serde_json::from_str(text).map(|p: Point| Derived::Point { x: p.x, y: p.y })
+                    }
+                    "empty" => Ok(Derived::Empty),
+                    _ => return None,
+                })
+            })
+            .map(Ours)
+        }
+    }
+
+    #[test]
+    fn internally_tagged_reads_what_the_derive_reads() {
+        for text in [
+            r#"{"kind":"shape","name":"a","count":2,"tags":["t"]}"#,
+            r#"{"name":"a","count":2,"kind":"shape"}"#,
+            r#"{"y":2,"kind":"point","x":1}"#,
+            r#"{"kind":"empty"}"#,
+            r#"{"kind":"empty","extra":[1,{"a":null}]}"#,
+        ] {
+            let derived: Derived = serde_json::from_str(text).unwrap();
+            let ours: Ours = serde_json::from_str(text).unwrap();
+            assert_eq!(ours.0, derived, "{text}");
+        }
+    }
+
+    #[test]
+    fn internally_tagged_errors_read_like_the_derive() {
+        let error = |text: &str| message(&serde_json::from_str::<Ours>(text).unwrap_err());
+        let derived = |text: &str| message(&serde_json::from_str::<Derived>(text).unwrap_err());
+        for text in [
+            r#"{"name":"a","count":2}"#,
+            r#"{"kind":"circle"}"#,
+            r#"{"kind":"shape","name":"a"}"#,
+            r#"{"kind":"point","x":"1","y":2}"#,
+            r#"{"kind":7}"#,
+            r#"{"kind":null}"#,
+        ] {
+            assert_eq!(error(text), derived(text), "{text}");
+        }
+        assert_eq!(
+            error(r#"{"kind":"circle"}"#),
+            "unknown variant `circle`, expected one of `shape`, `point`, `empty`"
+        );
+        assert_eq!(
+            error(r#"{"kind":"shape","name":"a"}"#),
+            "missing field `count`"
+        );
+        assert_eq!(
+            error(r#""shape""#),
+            "invalid type: string \"shape\", expected internally tagged enum"
+        );
+        assert_eq!(
+            error("[1]"),
+            "invalid type: sequence, expected internally tagged enum"
+        );
+        assert_eq!(
+            error(r#"{"kind":7}"#),
+            "invalid type: integer `7`, expected variant identifier"
+        );
     }
 }

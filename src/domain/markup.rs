@@ -108,7 +108,7 @@ fn modified(at_ms: Option<i64>) -> Option<String> {
 /// A local wall-clock time in an IANA zone as RFC 3339 with its offset, when the zone is known
 /// and the time exists there.
 fn with_offset(local: NaiveDateTime, zone: Option<&str>) -> Option<String> {
-    let tz: chrono_tz::Tz = zone?.trim().parse().ok()?;
+    let tz: crate::domain::tzdb::Tz = zone?.trim().parse().ok()?;
     let t = tz.from_local_datetime(&local).earliest()?;
     Some(t.format("%Y-%m-%dT%H:%M:%S%:z").to_string())
 }

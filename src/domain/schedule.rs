@@ -42,8 +42,8 @@ use crate::domain::event::{Airport, FlightSegment};
 use crate::domain::stored_names;
 use crate::domain::timezone::parse_iana;
 pub use crate::domain::timezone::HotelZone;
+use crate::domain::tzdb::Tz;
 use chrono::{DateTime, Days, FixedOffset, NaiveDate, NaiveTime, TimeZone, Utc};
-use chrono_tz::Tz;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -164,7 +164,7 @@ pub fn hotel_plan(
             _ => plan.skipped.push(kind),
         }
     }
-    plan.sends.sort_by_key(|s| (s.at_ms, s.kind));
+    crate::domain::sort::sort_by_key(&mut plan.sends, |s| (s.at_ms, s.kind));
     plan
 }
 

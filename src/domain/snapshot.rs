@@ -108,7 +108,7 @@ impl Snapshot {
             .iter()
             .map(|(f, v)| (f.as_str(), v.as_str()))
             .collect();
-        pairs.sort();
+        crate::domain::sort::sort(&mut pairs);
         pairs
     }
 
@@ -178,7 +178,7 @@ fn names(people: &[PersonName]) -> String {
         .map(|p| norm(&p.full()))
         .filter(|n| !n.is_empty())
         .collect();
-    names.sort();
+    crate::domain::sort::sort(&mut names);
     names.join(", ")
 }
 
@@ -202,7 +202,7 @@ pub fn hotel_snapshot(b: &HotelBooking) -> Snapshot {
             )
         })
         .collect();
-    rooms.sort();
+    crate::domain::sort::sort(&mut rooms);
     for (i, (name, board, adults, children)) in rooms.into_iter().enumerate() {
         let n = i + 1;
         fields.push((format!("room.{n}.name"), name));

@@ -3,8 +3,9 @@
 //!
 //! Supplier data is data: a hotel name may hold a CR/LF, a confirmation number may be 300
 //! characters long, a status may be a paragraph. The rules, per field kind ([`LIMITS`]):
-//! - Unicode is put in NFC (Unicode Standard Annex #15, <https://unicode.org/reports/tr15/>), so
-//!   one name has one spelling in D1, in change hashes and in emails;
+//! - Unicode is put in NFC ([`crate::domain::nfc`], Unicode Standard Annex #15,
+//!   <https://unicode.org/reports/tr15/>), so one name has one spelling in D1, in change hashes
+//!   and in emails;
 //! - control characters (Unicode category Cc, plus the line/paragraph separators U+2028/U+2029
 //!   and the bidi controls U+202A–U+202E, U+2066–U+2069) are folded: where one line is meant every
 //!   run of them and of whitespace becomes one space; in a multi-line field (check-in
@@ -23,7 +24,6 @@
 use serde::Serialize;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
-use unicode_normalization::UnicodeNormalization;
 
 /// The kinds of supplier text, each with its own bound ([`LIMITS`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -151,7 +151,7 @@ pub fn normalise(raw: &str, kind: TextKind) -> (String, usize, bool) {
     let mut len = 0usize;
     let mut truncated = false;
     // Reading stops a little past the maximum: what comes after is cut anyway.
-    for c in raw.nfc() {
+    for c in crate::domain::nfc::nfc(raw) {
         let is_break = matches!(
             c,
             '\n' | '\r' | '\u{2028}' | '\u{2029}' | '\u{0B}' | '\u{0C}'

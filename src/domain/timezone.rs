@@ -3,8 +3,8 @@
 //! # How the zone is chosen ([`hotel_zone`], [`hotel_zone_located`])
 //!
 //! 1. The supplier's IANA name (`HotelLocation::time_zone`, e.g. `Europe/Madrid`) when it is a
-//!    valid name in the bundled tz database (`chrono-tz`; surrounding whitespace is ignored, the
-//!    name is case-sensitive as in the database) → [`HotelZone::Iana`], [`ZoneSource::Iana`].
+//!    valid name in the bundled tz database ([`crate::domain::tzdb`]; surrounding whitespace is
+//!    ignored, the name is case-sensitive as in the database) → [`HotelZone::Iana`], [`ZoneSource::Iana`].
 //!    DST-correct for every date.
 //! 2. Else the coordinates, when both latitude and longitude are present, finite and in range
 //!    (latitude −90…90, longitude −180…180; `(0, 0)`, the usual "unknown" placeholder, counts as
@@ -24,8 +24,8 @@
 //! # Why not a crates.io coordinate → zone crate (measured 2026-11-29)
 //!
 //! Candidates from crates.io were built into a tiny `cdylib` for `wasm32-unknown-unknown`,
-//! release, `opt-level = "s"`, LTO, one codegen unit, each next to `chrono-tz` (which this crate
-//! needs anyway). Sizes are of the `.wasm` cargo writes, gzip at `-9`:
+//! release, `opt-level = "s"`, LTO, one codegen unit, each next to `chrono-tz` (the tz database
+//! this crate used then; [`crate::domain::tzdb`] has replaced it). Sizes are of the `.wasm` cargo writes, gzip at `-9`:
 //!
 //! | build                                   | raw wasm     | gzip         | added over baseline      |
 //! |-----------------------------------------|--------------|--------------|--------------------------|
@@ -56,8 +56,8 @@
 
 use crate::domain::event::HotelLocation;
 use crate::domain::tz_lookup;
+use crate::domain::tzdb::Tz;
 use chrono::{DateTime, FixedOffset, LocalResult, NaiveDateTime, Offset, TimeZone, Utc};
-use chrono_tz::Tz;
 use std::fmt;
 
 /// Where a hotel keeps its clocks.

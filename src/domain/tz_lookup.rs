@@ -27,7 +27,7 @@
 //! Open sea answers the nautical zone `Etc/GMT±N`; latitude 90 answers `Etc/GMT`. A few islands
 //! by the date line where the tree is a whole day off are corrected by [`DAY_OFF_ISLANDS`].
 
-use chrono_tz::Tz;
+use crate::domain::tzdb::Tz;
 use std::sync::OnceLock;
 
 /// The quadtree codes (see the module docs).
@@ -91,7 +91,7 @@ pub fn zone_name_at(latitude: f64, longitude: f64) -> Option<&'static str> {
 /// The time zone at WGS84 `latitude`/`longitude` (degrees), DST rules included; `None` as for
 /// [`zone_name_at`].
 pub fn zone_at(latitude: f64, longitude: f64) -> Option<Tz> {
-    // One name → zone parse per call (a perfect-hash lookup in chrono-tz) rather than parsing all
+    // One name → zone parse per call (a binary search of the database's names) rather than parsing all
     // 436 names up front: that made the first call of an isolate cost ~80 µs.
     zone_name_at(latitude, longitude)?.parse().ok()
 }
@@ -179,6 +179,9 @@ mod tests {
             .iter()
             .filter(|n| n.parse::<Tz>().is_err())
             .collect();
-        assert!(missing.is_empty(), "not in chrono-tz: {missing:?}");
+        assert!(
+            missing.is_empty(),
+            "not in the bundled tz database: {missing:?}"
+        );
     }
 }

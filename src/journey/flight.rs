@@ -152,7 +152,7 @@ fn apply_change(segments: &[FlightSegment], change: &FlightChange) -> Vec<Flight
     }
     // Travel order is by the real instant of departure: local wall-clock times of different zones
     // do not compare (an airport without a known zone sorts by its local time as if UTC).
-    next.sort_by_key(|s| {
+    crate::domain::sort::sort_by_key(&mut next, |s| {
         segment_times(s)
             .0
             .map(|t| t.naive_utc())

@@ -105,7 +105,7 @@ impl Outbox {
             ),
             vec![],
         )?;
-        rows.sort_by_key(|r| (r.rank, r.seq));
+        crate::domain::sort::sort_by_key(&mut rows, |r| (r.rank, r.seq));
         let mut out = Vec::with_capacity(rows.len());
         // Within one rank: the count up to the previous candidate, carried forward.
         let mut carried: Option<(i64, i64, u64)> = None;

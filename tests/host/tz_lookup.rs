@@ -277,7 +277,7 @@ fn bench_lookup_time_and_accuracy() {
     let text = std::fs::read_to_string(&path).expect("TZ_BENCH_CITIES readable");
     let january = Utc.with_ymd_and_hms(2027, 1, 15, 12, 0, 0).unwrap();
     let july = Utc.with_ymd_and_hms(2027, 7, 15, 12, 0, 0).unwrap();
-    let offsets = |tz: chrono_tz::Tz| {
+    let offsets = |tz: booking_email_engine::domain::tzdb::Tz| {
         [january, july].map(|t| {
             tz.offset_from_utc_datetime(&t.naive_utc())
                 .fix()
@@ -297,7 +297,7 @@ fn bench_lookup_time_and_accuracy() {
         let (Ok(lat), Ok(lon)) = (lat.parse::<f64>(), lon.parse::<f64>()) else {
             continue;
         };
-        let Ok(want_tz) = want.parse::<chrono_tz::Tz>() else {
+        let Ok(want_tz) = want.parse::<booking_email_engine::domain::tzdb::Tz>() else {
             unknown_reference += 1;
             continue;
         };

@@ -122,7 +122,9 @@ pub struct Entry {
 /// Sorts entries by time, then kind (a raw event before the booking it created, before its
 /// plans and emails), then title: a stable order for entries of the same millisecond.
 pub fn order(mut entries: Vec<Entry>) -> Vec<Entry> {
-    entries.sort_by(|a, b| (a.at_ms, a.kind, &a.title).cmp(&(b.at_ms, b.kind, &b.title)));
+    crate::domain::sort::sort_by(&mut entries, |a, b| {
+        (a.at_ms, a.kind, &a.title).cmp(&(b.at_ms, b.kind, &b.title))
+    });
     entries
 }
 

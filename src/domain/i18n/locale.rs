@@ -139,7 +139,7 @@ impl Lang {
                 Some((q, i, Lang::from_tag(tag)?))
             })
             .collect();
-        ranked.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        crate::domain::sort::sort_by(&mut ranked, |a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
         ranked.first().map(|r| r.2)
     }
 

@@ -52,12 +52,35 @@ pub fn flight_change(
 
 /// A stored booking's details, whichever its kind: what an email that is not the booking's own
 /// (the compensation's notice) builds the booking's calendar events from, with the same UIDs as
-/// the booking's confirmation.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// the booking's confirmation. JSON: `{"kind": "hotel" | "flight", "details": {…}}`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", content = "details", rename_all = "snake_case")]
 pub enum Booked {
     Hotel(Box<HotelBooking>),
     Flight(Box<FlightBooking>),
+}
+
+/// Read by hand: serde's derive for adjacently tagged enums also compiles a reader of its
+/// private `Content` tree for each variant's type (for `details` before `kind`); here `details`
+/// is read as a `Value` and its text parsed with the `serde_json::from_str` those types already
+/// have ([`crate::domain::json`]). Same JSON, same error messages.
+impl<'de> Deserialize<'de> for Booked {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        #[derive(Deserialize)]
+        struct Tagged {
+            kind: String,
+            details: serde_json::Value,
+        }
+        let tagged = Tagged::deserialize(deserializer)?;
+        let details = tagged.details.to_string();
+        let parsed = match tagged.kind.as_str() {
+            "hotel" => serde_json::from_str(&details).map(Booked::Hotel),
+            "flight" => serde_json::from_str(&details).map(Booked::Flight),
+            other => return Err(D::Error::unknown_variant(other, &["hotel", "flight"])),
+        };
+        parsed.map_err(|e| D::Error::custom(crate::domain::json::message(&e)))
+    }
 }
 
 /// The events of `booked` (a stay, or one per flight segment) under `method`.
@@ -112,4 +135,38 @@ pub fn attach(
         e.calendars = parts;
         e
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn booked_reads_back_what_it_writes_in_either_key_order() {
+        let booked = Booked::Hotel(Box::new(super::super::tests::sample_booking()));
+        let text = serde_json::to_string(&booked).unwrap();
+        assert!(text.starts_with(r#"{"kind":"hotel","details":{"#), "{text}");
+        assert_eq!(serde_json::from_str::<Booked>(&text).unwrap(), booked);
+        // `details` first, as another writer may order them.
+        let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let swapped = format!(r#"{{"details":{},"kind":"hotel"}}"#, value["details"]);
+        assert_eq!(serde_json::from_str::<Booked>(&swapped).unwrap(), booked);
+    }
+
+    #[test]
+    fn booked_errors_name_the_problem() {
+        let error = |text: &str| {
+            crate::domain::json::message(&serde_json::from_str::<Booked>(text).unwrap_err())
+        };
+        assert_eq!(
+            error(r#"{"kind":"train","details":{}}"#),
+            "unknown variant `train`, expected `hotel` or `flight`"
+        );
+        assert_eq!(error(r#"{"kind":"hotel"}"#), "missing field `details`");
+        assert_eq!(error(r#"{"details":{}}"#), "missing field `kind`");
+        assert_eq!(
+            error(r#"{"kind":"flight","details":{}}"#),
+            "missing field `booking_id`"
+        );
+    }
 }

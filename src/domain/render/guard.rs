@@ -213,7 +213,7 @@ fn defang_links(lock: &ContentLock, s: &str) -> Option<String> {
         if spans.is_empty() {
             break;
         }
-        spans.sort_unstable();
+        crate::domain::sort::sort(&mut spans);
         // Replace from the end so earlier offsets stay valid; overlapping spans merge.
         let mut merged: Vec<(usize, usize)> = Vec::new();
         for (s, e) in spans {

@@ -216,7 +216,7 @@ pub async fn queue(req: Request, env: &Env) -> Answer {
         .iter()
         .filter(|i| WAITING.contains(&i.status.as_str()))
         .collect();
-    queued.sort_by_key(|i| (i.rank, i.not_before_ms, i.seq));
+    crate::domain::sort::sort_by_key(&mut queued, |i| (i.rank, i.not_before_ms, i.seq));
     let page = view::QueuePage {
         chrome: chrome(&cfg, Some(&s), flash(&q)),
         backlog: backlog_view(&st),
