@@ -154,16 +154,9 @@ pub struct JourneyParams {
     pub event: SupplierEvent,
     /// The generic source's partner whose key signed the event (`None` for other sources, and
     /// in params written before partners existed: then the default partner). The journey acts
-    /// for this owner only (`crate::domain::ownership`).
+    /// for this owner only (`JourneyParams::owner`, in `crate::domain::ownership`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub partner: Option<String>,
-}
-
-impl JourneyParams {
-    /// The owner this journey acts for: its source and, for the generic source, its partner.
-    pub fn owner(&self) -> crate::domain::ownership::Owner {
-        crate::domain::ownership::Owner::new(self.source, self.partner.as_deref())
-    }
 }
 
 #[cfg(test)]

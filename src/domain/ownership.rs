@@ -15,7 +15,7 @@
 //! or bookings of its own owner record it, never one of another owner's; a payment only the
 //! failure names waits for the owner's click (see [`payment_link`]).
 
-use crate::domain::event::{EventId, Source};
+use crate::domain::event::{EventId, JourneyParams, Source};
 use std::fmt;
 
 /// The partner of every generic secret written without a name, and of the generic bookings
@@ -59,6 +59,15 @@ impl Owner {
     /// The value of a `partner` column for this owner (`NULL` for sources without partners).
     pub fn partner_column(&self) -> Option<&str> {
         self.partner.as_deref()
+    }
+}
+
+/// Defined here rather than beside [`JourneyParams`] so that the canonical events know nothing of
+/// ownership (this module reads them, not the reverse).
+impl JourneyParams {
+    /// The owner this journey acts for: its source and, for the generic source, its partner.
+    pub fn owner(&self) -> Owner {
+        Owner::new(self.source, self.partner.as_deref())
     }
 }
 
