@@ -17,6 +17,10 @@
 //! - **Placeholder** ([`LockViolation::Placeholder`]): an unrendered template marker `{{`, `}}`,
 //!   `{%`, `%}`, `{#`, `#}`, `${`, `[[` or `]]`.
 //!
+//! A whole email is checked by `ContentLock::check`, defined beside the render guard
+//! (`crate::domain::render::guard`) so that this module needs none of the email types; the rules
+//! themselves work on loose parts ([`ContentLock::check_parts`]).
+//!
 //! Owner alerts (audience `Owner`, and a kind whose audience is `Owner`, so a mislabelled client
 //! email stays locked) may carry admin URLs, action links and internal names, but **not**
 //! placeholders: an unrendered template is a bug whoever reads it.
@@ -44,7 +48,6 @@
 //!   templates use inline styles only, so this never hides a real placeholder.
 
 use crate::domain::cut_bytes;
-use crate::domain::email::{Audience, OutgoingEmail};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -66,7 +69,7 @@ const CLOSERS: [&str; 4] = ["}}", "%}", "#}", "]]"];
 const QUOTE_MAX: usize = 120;
 
 /// One reason a client email was refused. The string is the offending URL or text (cut to 120
-/// bytes), or the configured internal name. Stored with an email's [`crate::domain::render::guard::LockVerdict`]
+/// bytes), or the configured internal name. Stored with an email's [`LockVerdict`]
 /// as `{"<snake_case variant>": "<text>"}`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -86,6 +89,22 @@ impl fmt::Display for LockViolation {
             LockViolation::Placeholder(s) => write!(f, "unrendered placeholder: {s}"),
         }
     }
+}
+
+/// The content lock's verdict on an email, made when it was rendered
+/// (`crate::domain::render::guard::guarded`); stored with it
+/// (`OutgoingEmail::lock`).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LockVerdict {
+    /// Violations in the template's own output (every input string neutralised). Non-empty →
+    /// blocked.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub template: Vec<LockViolation>,
+    /// How many input strings carried a link to the engine that was replaced by
+    /// `crate::domain::render::guard::LINK_REMOVED`.
+    #[serde(default)]
+    pub links_removed: u32,
 }
 
 /// All violations on one line (`; `-separated), for `last_error` and the owner alert.
@@ -162,19 +181,6 @@ impl ContentLock {
     /// The normalized internal names.
     pub fn internal_names(&self) -> &[String] {
         &self.internal_names
-    }
-
-    /// Checks an email's subject, text and HTML. `Err` lists every violation once, in the order
-    /// found (subject, then text, then HTML).
-    pub fn check(&self, email: &OutgoingEmail) -> Result<(), Vec<LockViolation>> {
-        let owner = email.audience == Audience::Owner && email.kind.audience() == Audience::Owner;
-        // The calendar parts are text the guest's calendar shows: judged like the text part.
-        let mut text = email.text.clone();
-        for part in email.calendar_parts() {
-            text.push('\n');
-            text.push_str(part.text());
-        }
-        self.check_parts(owner, &email.subject, &text, &email.html)
     }
 
     /// [`ContentLock::check`] on loose parts (previews, tests). `owner_alert` exempts from every

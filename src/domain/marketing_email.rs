@@ -40,8 +40,9 @@
 //! Tokens are deterministic, so every attempt of one dedupe key renders byte-identical mail.
 
 use crate::domain::content_lock::{self, ContentLock};
-use crate::domain::email::{DedupeKey, EmailKind, OutgoingEmail};
+use crate::domain::email::{DedupeKey, EmailKind};
 use crate::domain::event::EmailAddress;
+use crate::domain::outbox::outgoing::OutgoingEmail;
 use crate::domain::parse_error::ParseError;
 use crate::domain::render::{compose, Branding, Envelope, RenderError};
 use crate::domain::unsubscribe;

@@ -62,7 +62,7 @@
 //! again (one wasted request a day). The owner is told of every pause of the main provider (once a
 //! day), so an exhausted plan does not go unnoticed.
 
-use crate::domain::email::OutgoingEmail;
+use crate::domain::outbox::outgoing::OutgoingEmail;
 use crate::domain::outbox::ProviderErrorClass;
 use crate::domain::text::{header_value, HEADER_MAX_CHARS, SUBJECT_MAX_CHARS};
 use serde_json::{json, Map, Value};

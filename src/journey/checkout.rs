@@ -338,7 +338,7 @@ pub async fn payment_updated(
     }
     // A compensation that opened before this payment was known resumes its refund now.
     if p.outcome.is_paid() {
-        let emails: Vec<crate::domain::email::OutgoingEmail> = {
+        let emails: Vec<crate::domain::outbox::outgoing::OutgoingEmail> = {
             let (env, p, claimant) = (env.clone(), p.clone(), params.event_id.to_string());
             step.run(
                 &format!(

@@ -23,11 +23,11 @@ pub mod workflow;
 
 use crate::config::DB_BINDING;
 use crate::domain::booking::{BookingKind, BookingStatus};
-use crate::domain::email::OutgoingEmail;
 use crate::domain::event::{
     Cancellation, FlightBooking, HotelBooking, JourneyParams, SupplierEvent,
 };
 use crate::domain::markup;
+use crate::domain::outbox::outgoing::OutgoingEmail;
 use crate::domain::render::{self, guard::guarded};
 use crate::domain::text::step_part;
 use crate::domain::webhook_events;

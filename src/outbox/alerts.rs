@@ -6,7 +6,8 @@
 use super::queue::Row;
 use super::Outbox;
 use crate::config::Config;
-use crate::domain::email::{Audience, DedupeKey, EmailStatus, OutgoingEmail};
+use crate::domain::email::{Audience, DedupeKey, EmailStatus};
+use crate::domain::outbox::outgoing::OutgoingEmail;
 use crate::domain::outbox::{AfterPause, Provider, ProviderPause};
 use crate::domain::render;
 use crate::platform::rust_err;

@@ -2,8 +2,8 @@
 //! `outbox`): JSON over the stub's `fetch`.
 
 use crate::config::{DB_BINDING, OUTBOX_BINDING, OUTBOX_NAME};
-use crate::domain::email::OutgoingEmail;
 use crate::domain::intent::SkipReason;
+use crate::domain::outbox::outgoing::OutgoingEmail;
 use crate::platform::ErrorBody;
 use crate::store;
 use serde::{Deserialize, Serialize};

@@ -5,8 +5,9 @@
 
 use super::queue::Row;
 use super::Outbox;
-use crate::domain::email::{EmailStatus, OutgoingEmail};
+use crate::domain::email::EmailStatus;
 use crate::domain::intent::{decide, Intent, SendDecision, SkipReason};
+use crate::domain::outbox::outgoing::OutgoingEmail;
 use crate::platform::now_ms;
 use crate::store;
 use serde::{Deserialize, Serialize};

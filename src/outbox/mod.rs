@@ -76,7 +76,7 @@ pub use maintenance::{HeldAnswer, HeldRequest, PruneAnswer, PruneRequest};
 pub use send::SendFailure;
 
 use crate::config::Config;
-use crate::domain::email::OutgoingEmail;
+use crate::domain::outbox::outgoing::OutgoingEmail;
 use crate::platform::{now_ms, ErrorBody};
 use queue::Redrive;
 use serde::{Deserialize, Serialize};

@@ -8,8 +8,8 @@
 //! the first result instead of sending again (see `crate::domain::outbox::status_after_success`).
 
 use super::SendFailure;
-use crate::domain::email::OutgoingEmail;
 use crate::domain::marketing::Suppression;
+use crate::domain::outbox::outgoing::OutgoingEmail;
 use crate::domain::outbox::ProviderErrorClass;
 use crate::domain::render::Branding;
 use crate::domain::resend::{self, IDEMPOTENCY_HEADER};

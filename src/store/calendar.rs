@@ -9,7 +9,7 @@
 //! transaction): two emails of one UID never get the same SEQUENCE.
 
 use super::{n, opt, s};
-use crate::domain::email::OutgoingEmail;
+use crate::domain::outbox::outgoing::OutgoingEmail;
 use worker::{D1Database, Result};
 
 #[derive(serde::Deserialize)]

@@ -1,7 +1,8 @@
 //! `emails`: one row per email ever claimed, keyed by its dedupe key (unique, never expires).
 
 use super::{changes, n, opt, s};
-use crate::domain::email::{EmailStatus, OutgoingEmail};
+use crate::domain::email::EmailStatus;
+use crate::domain::outbox::outgoing::OutgoingEmail;
 use serde::Deserialize;
 use worker::{D1Database, Result};
 

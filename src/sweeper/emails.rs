@@ -6,7 +6,8 @@
 //! idempotent on the dedupe key, so two overlapping ticks hand an email over once.
 
 use super::Tick;
-use crate::domain::email::{EmailStatus, OutgoingEmail};
+use crate::domain::email::EmailStatus;
+use crate::domain::outbox::outgoing::OutgoingEmail;
 use crate::domain::sweep::{unsettled_action, RepairKind, UnsettledAction, UnsettledFacts};
 use crate::outbox::client;
 use crate::store::emails::{self, UnsettledEmail};

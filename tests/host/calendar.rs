@@ -449,7 +449,7 @@ fn every_provider_carries_every_calendar_part_and_the_body_says_what_they_do() {
     legacy.as_object_mut().unwrap().remove("calendars");
     legacy["calendar"] =
         json!({"method": "PUBLISH", "ics": "BEGIN:VCALENDAR\r\nEND:VCALENDAR\r\n"});
-    let legacy: booking_email_engine::domain::email::OutgoingEmail =
+    let legacy: booking_email_engine::domain::outbox::outgoing::OutgoingEmail =
         serde_json::from_value(legacy).unwrap();
     let body = resend::request_body(&legacy, "x <b@mail.example.com>", &[]);
     assert_eq!(body["attachments"][0]["filename"], "invite.ics");

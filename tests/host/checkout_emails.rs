@@ -4,8 +4,9 @@
 
 use booking_email_engine::domain::action_token::{sign, OwnerAction};
 use booking_email_engine::domain::checkout::RiskReason;
-use booking_email_engine::domain::email::{Audience, EmailKind, OutgoingEmail, Rank};
+use booking_email_engine::domain::email::{Audience, EmailKind, Rank};
 use booking_email_engine::domain::event::{CheckoutAttempt, EmailAddress, Money, PersonName};
+use booking_email_engine::domain::outbox::outgoing::OutgoingEmail;
 use booking_email_engine::domain::render::{
     action_confirm_page, action_result_page, checkout_declined, checkout_not_completed,
     owner_checkout_hold, Branding, ConfirmForm, RenderError,

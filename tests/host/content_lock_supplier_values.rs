@@ -5,10 +5,10 @@
 //! defanged, never blocked.
 
 use booking_email_engine::domain::content_lock::{ContentLock, LockViolation};
-use booking_email_engine::domain::email::OutgoingEmail;
 use booking_email_engine::domain::event::{
     EmailAddress, FlightBooking, HotelBooking, Interpretation, Source, SupplierEvent,
 };
+use booking_email_engine::domain::outbox::outgoing::OutgoingEmail;
 use booking_email_engine::domain::render::guard::{
     defang_placeholders, guarded, judge, TextSource, LINK_REMOVED,
 };

@@ -6,12 +6,12 @@
 use booking_email_engine::domain::action_token::OwnerAction;
 use booking_email_engine::domain::compensation::RefundState;
 use booking_email_engine::domain::content_lock::ContentLock;
-use booking_email_engine::domain::email::OutgoingEmail;
 use booking_email_engine::domain::event::{
     Cancellation, CheckoutAttempt, EmailAddress, FlightBooking, HotelBooking, Money,
 };
 use booking_email_engine::domain::i18n::{self, message_ids, source_of, Locale, Tr};
 use booking_email_engine::domain::marketing_email;
+use booking_email_engine::domain::outbox::outgoing::OutgoingEmail;
 use booking_email_engine::domain::render::{self, guard::guarded, Branding, SegmentView};
 use chrono::NaiveDate;
 use serde_json::json;

@@ -2,8 +2,9 @@
 //! or unrendered placeholders; owner alerts are exempt from all but placeholders.
 
 use booking_email_engine::domain::content_lock::{describe, ContentLock, LockViolation};
-use booking_email_engine::domain::email::{Audience, DedupeKey, EmailKind, OutgoingEmail};
+use booking_email_engine::domain::email::{Audience, DedupeKey, EmailKind};
 use booking_email_engine::domain::event::EmailAddress;
+use booking_email_engine::domain::outbox::outgoing::OutgoingEmail;
 use booking_email_engine::domain::unsubscribe;
 
 const BASE: &str = "https://booking-email-engine.example.workers.dev";

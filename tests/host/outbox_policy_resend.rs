@@ -1,8 +1,9 @@
 //! Resend as a main provider: request body, idempotency key, error classification (https://resend.com/docs/api-reference/errors)
 //! and the fixtures `resend-send-email-request.json` / `resend-error-daily-quota.json`.
 
-use booking_email_engine::domain::email::{Audience, DedupeKey, EmailKind, OutgoingEmail};
+use booking_email_engine::domain::email::{Audience, DedupeKey, EmailKind};
 use booking_email_engine::domain::event::EmailAddress;
+use booking_email_engine::domain::outbox::outgoing::OutgoingEmail;
 use booking_email_engine::domain::outbox::{
     after_failure_with_hint, AfterFailure, Backoff, Provider, ProviderErrorClass,
 };

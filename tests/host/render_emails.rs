@@ -2,11 +2,12 @@
 //! audiences, recipients, subjects, the facts in both the text and the HTML part, HTML escaping,
 //! and that guest emails never leak internals or unrendered template syntax.
 
-use booking_email_engine::domain::email::{Audience, EmailKind, OutgoingEmail, Rank};
+use booking_email_engine::domain::email::{Audience, EmailKind, Rank};
 use booking_email_engine::domain::event::{
     Airport, BookingRef, Cancellation, EmailAddress, FlightBooking, FlightSegment, Holder,
     HotelBooking, Money, PersonName,
 };
+use booking_email_engine::domain::outbox::outgoing::OutgoingEmail;
 use booking_email_engine::domain::render::{
     arrival_guide, booking_cancelled, booking_confirmation, booking_updated, checkin_day,
     flight_changed, flight_confirmation, hotel_confirmation_number, owner_booking_cancelled,

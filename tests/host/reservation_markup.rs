@@ -194,7 +194,7 @@ fn every_booking_email_kind_carries_its_markup() {
         cancellation_fee: None,
         refund: None,
     };
-    let one = |e: &booking_email_engine::domain::email::OutgoingEmail| {
+    let one = |e: &booking_email_engine::domain::outbox::outgoing::OutgoingEmail| {
         let found = blocks(&e.html);
         assert_eq!(found.len(), 1, "{}: {}", e.kind.as_str(), e.html);
         assert!(

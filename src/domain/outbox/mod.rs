@@ -12,6 +12,7 @@
 
 mod failure;
 mod handover;
+pub mod outgoing;
 mod probe;
 mod providers;
 mod route_settings;

@@ -4,9 +4,9 @@
 
 use super::{Branding, RenderError};
 use crate::domain::calendar::{self, CalendarPart, Labels, Method, Party};
-use crate::domain::email::OutgoingEmail;
 use crate::domain::event::{FlightBooking, HotelBooking};
 use crate::domain::i18n::Tr;
+use crate::domain::outbox::outgoing::OutgoingEmail;
 use serde::{Deserialize, Serialize};
 
 fn labels(tr: Tr) -> Labels {

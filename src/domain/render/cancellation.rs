@@ -3,9 +3,10 @@
 
 use super::text::{airport_city, greet, trip_destination};
 use super::{compose, Branding, Envelope, RenderError};
-use crate::domain::email::{DedupeKey, EmailKind, OutgoingEmail};
+use crate::domain::email::{DedupeKey, EmailKind};
 use crate::domain::event::{BookingRef, Cancellation, EmailAddress, FlightBooking, HotelBooking};
 use crate::domain::i18n::{Locale, Tr};
+use crate::domain::outbox::outgoing::OutgoingEmail;
 
 /// What a cancellation email says about the cancelled booking, hotel or flight.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -6,9 +6,10 @@
 use super::text::{date_range, greet, long_date, non_empty};
 use super::{compose, Branding, Envelope, RenderError};
 use crate::domain::action_token::OwnerAction;
-use crate::domain::email::{DedupeKey, EmailKind, OutgoingEmail};
+use crate::domain::email::{DedupeKey, EmailKind};
 use crate::domain::event::{CheckoutAttempt, EmailAddress, PersonName};
 use crate::domain::i18n::Tr;
+use crate::domain::outbox::outgoing::OutgoingEmail;
 
 /// What a checkout email calls the trip: `<hotel>, <dates>`, or whichever part is known.
 fn checkout_trip(a: &CheckoutAttempt, tr: Tr) -> Option<String> {

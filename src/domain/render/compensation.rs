@@ -9,9 +9,10 @@ use super::{compose, Branding, Envelope, RenderError};
 use crate::domain::action_token::OwnerAction;
 use crate::domain::calendar::Method;
 use crate::domain::compensation::{CompensationRow, RefundState, StepRow};
-use crate::domain::email::{DedupeKey, EmailKind, OutgoingEmail};
+use crate::domain::email::{DedupeKey, EmailKind};
 use crate::domain::event::EmailAddress;
 use crate::domain::i18n::Tr;
+use crate::domain::outbox::outgoing::OutgoingEmail;
 use serde::{Deserialize, Serialize};
 
 /// What the guest's notice is rendered from (all owned: the content lock rewrites it, see

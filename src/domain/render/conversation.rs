@@ -5,10 +5,11 @@
 //! words, which go out as written.
 
 use super::{compose, Branding, Envelope, RenderError};
-use crate::domain::email::{DedupeKey, EmailKind, OutgoingEmail};
+use crate::domain::email::{DedupeKey, EmailKind};
 use crate::domain::event::{BookingRef, EmailAddress};
 use crate::domain::i18n::Tr;
 use crate::domain::inbound::{Attachment, AuthVerdict};
+use crate::domain::outbox::outgoing::OutgoingEmail;
 use crate::domain::text::header_value;
 
 /// Longest answer the owner may send, characters.

@@ -7,8 +7,9 @@
 use super::{compose, Branding, Envelope, RenderError};
 use crate::domain::backlog::Forecast;
 use crate::domain::digest::{DigestDay, DigestFacts};
-use crate::domain::email::{DedupeKey, EmailKind, OutgoingEmail, Rank};
+use crate::domain::email::{DedupeKey, EmailKind, Rank};
 use crate::domain::event::EmailAddress;
+use crate::domain::outbox::outgoing::OutgoingEmail;
 use crate::domain::text::header_value;
 use crate::domain::timezone::HotelZone;
 

@@ -4,8 +4,9 @@
 //! `owner_foreign_event:<record>:<day>`).
 
 use super::{compose, Branding, Envelope, RenderError};
-use crate::domain::email::{DedupeKey, EmailKind, OutgoingEmail};
+use crate::domain::email::{DedupeKey, EmailKind};
 use crate::domain::event::EmailAddress;
+use crate::domain::outbox::outgoing::OutgoingEmail;
 use crate::domain::ownership::{alert_ref, Owner};
 
 /// Longest reason quoted in the alert, in characters.

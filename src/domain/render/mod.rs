@@ -25,10 +25,11 @@
 //! Rendering is deterministic: the same facts give byte-identical emails (every attempt of one
 //! dedupe key sends the same message).
 
-use crate::domain::email::{DedupeKey, EmailKind, OutgoingEmail};
+use crate::domain::email::{DedupeKey, EmailKind};
 use crate::domain::event::{BookingRef, EmailAddress};
 use crate::domain::i18n::{self, Lang, Locale, Region, Tr};
 use crate::domain::ids::message_id_for;
+use crate::domain::outbox::outgoing::OutgoingEmail;
 use crate::domain::text::{header_value, HEADER_MAX_CHARS, SUBJECT_MAX_CHARS};
 
 /// Declares the HTML and the text template of one email over one view, and implements [`Body`].

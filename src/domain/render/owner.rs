@@ -8,8 +8,9 @@ use super::text::{long_date, money, non_empty};
 use super::{compose, Branding, Envelope, RenderError};
 use crate::domain::action_token::OwnerAction;
 use crate::domain::checkout::{classify_decline, decline_meaning, RiskReason};
-use crate::domain::email::{DedupeKey, EmailKind, OutgoingEmail};
+use crate::domain::email::{DedupeKey, EmailKind};
 use crate::domain::event::{Cancellation, CheckoutAttempt, EmailAddress, HotelBooking, Source};
+use crate::domain::outbox::outgoing::OutgoingEmail;
 use crate::domain::outbox::PauseCause;
 use crate::domain::text::header_value;
 

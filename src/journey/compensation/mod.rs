@@ -303,7 +303,7 @@ async fn refund_then_notify(
             .await?;
         out.failed.push((format!("refund {id}"), e.to_string()));
     }
-    let emails: Vec<crate::domain::email::OutgoingEmail> = {
+    let emails: Vec<crate::domain::outbox::outgoing::OutgoingEmail> = {
         let (env, id) = (env.clone(), id.to_string());
         step.run(
             &format!("compensation notices {}", step_part(&id)),
@@ -522,7 +522,7 @@ pub(crate) async fn resume_waiting(
     intents: &[&str],
     references: &[&str],
     claimant: &str,
-) -> Result<Vec<crate::domain::email::OutgoingEmail>> {
+) -> Result<Vec<crate::domain::outbox::outgoing::OutgoingEmail>> {
     let db = env.d1(DB_BINDING)?;
     let ids = store::compensation::waiting_for_payment(&db, intents, references, claimant).await?;
     let mut emails = Vec::new();

@@ -34,7 +34,7 @@ pub(super) async fn notices(
     confirmation_sent: bool,
     stage: &str,
     now: i64,
-) -> Result<Vec<crate::domain::email::OutgoingEmail>> {
+) -> Result<Vec<crate::domain::outbox::outgoing::OutgoingEmail>> {
     notices_of_generation(env, id, confirmation_sent, stage, now, None).await
 }
 
@@ -61,7 +61,7 @@ async fn notices_of_generation(
     stage: &str,
     now: i64,
     generation: Option<i64>,
-) -> Result<Vec<crate::domain::email::OutgoingEmail>> {
+) -> Result<Vec<crate::domain::outbox::outgoing::OutgoingEmail>> {
     let db = env.d1(DB_BINDING)?;
     let cfg = config(env)?;
     let c = store::compensation::get(&db, id)

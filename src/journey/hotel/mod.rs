@@ -10,10 +10,11 @@ use super::workflow::{Step, StepConfig};
 use super::{config, deliver_once, known_booking, rust_err, JourneyOutput};
 use crate::config::DB_BINDING;
 use crate::domain::calendar::Method;
-use crate::domain::email::{Audience, OutgoingEmail};
+use crate::domain::email::Audience;
 use crate::domain::event::{BookingRef, HotelAmendment, HotelBooking, JourneyParams};
 use crate::domain::ids::InstanceId;
 use crate::domain::intent::{self, Intent, SendDecision};
+use crate::domain::outbox::outgoing::OutgoingEmail;
 use crate::domain::render::{self, guard::guarded};
 use crate::domain::schedule::{
     hotel_plan, sleep_chunks, stay_is_over, within_reach, ScheduledKind,
