@@ -88,7 +88,7 @@ fn queue_line(i: &OutboxItem, at: i64) -> view::QueueLine {
 const WAITING: [&str; 3] = ["queued", "waiting", "sending"];
 
 /// The outbox's forecast (`GET /state`), as the overview and the outbox page show it.
-fn backlog_view(st: &OutboxState) -> crate::domain::render::admin_waiting::BacklogView {
+fn backlog_view(st: &OutboxState) -> crate::domain::render::admin::BacklogView {
     let Some(f) = &st.forecast else {
         return Default::default();
     };
@@ -99,7 +99,7 @@ fn backlog_view(st: &OutboxState) -> crate::domain::render::admin_waiting::Backl
             (h, m) => format!("{h} h {m:02} min"),
         }
     };
-    crate::domain::render::admin_waiting::BacklogView {
+    crate::domain::render::admin::BacklogView {
         drains: f
             .drains
             .iter()
