@@ -4,12 +4,12 @@
 //! Parsing is pure (it takes a lookup function), so its rules are host-tested; the shell passes a
 //! closure over `worker::Env`.
 
+use crate::domain::event::ownership::{parse_partner_secrets, PartnerSecret};
 use crate::domain::event::EmailAddress;
 use crate::domain::marketing::MarketingPolicy;
+use crate::domain::outbox::smtp::{SmtpTimeouts, TlsMode};
 use crate::domain::outbox::{Backoff, Pacing};
-use crate::domain::ownership::{parse_partner_secrets, PartnerSecret};
 use crate::domain::render::Branding;
-use crate::domain::smtp::{SmtpTimeouts, TlsMode};
 
 /// D1 database binding.
 pub const DB_BINDING: &str = "DB";
@@ -108,8 +108,8 @@ pub struct Config {
     /// `OUTBOX_GAP_MIN_MS` / `OUTBOX_GAP_MAX_MS`: client pacing.
     pub pacing: Pacing,
     /// `OUTBOX_CATCHUP_MIN_GAP_MS` (20 000) / `OUTBOX_CATCHUP_MAX_MS` (6 h): the bounds of a
-    /// catch-up the owner may allow ([`crate::domain::backlog::CatchUp`]).
-    pub catch_up: crate::domain::backlog::CatchUpLimits,
+    /// catch-up the owner may allow ([`crate::domain::outbox::backlog::CatchUp`]).
+    pub catch_up: crate::domain::outbox::backlog::CatchUpLimits,
     /// `OUTBOX_MAX_ATTEMPTS`, `OUTBOX_RETRY_BASE_MS`, `OUTBOX_RETRY_CAP_MS`.
     pub backoff: Backoff,
     /// `OWNER_EMAIL`: where owner alerts go.
@@ -132,7 +132,7 @@ pub struct Config {
     /// `GENERIC_WEBHOOK_SECRETS` (secret): the generic source's partners and their Standard
     /// Webhooks secrets, `name=whsec_…` (several per name during rotation) or an unnamed
     /// `whsec_…` (partner `default`), comma or space separated
-    /// ([`crate::domain::ownership::parse_partner_secrets`]). Empty when the list is refused
+    /// ([`crate::domain::event::ownership::parse_partner_secrets`]). Empty when the list is refused
     /// (listed in [`Config::refused`]).
     pub generic_partners: Vec<PartnerSecret>,
     /// `RESEND_WEBHOOK_SECRETS` (secret): Resend's webhook secrets (`whsec_…`), comma or space
@@ -191,7 +191,7 @@ pub struct Config {
     pub marketing: MarketingPolicy,
     /// Compensation (`COMPENSATION_REFUND_POLICY`): who refunds a paid booking the supplier
     /// failed — `owner` (default: one-click links) or `automatic`.
-    pub refund_policy: crate::domain::compensation::RefundPolicy,
+    pub refund_policy: crate::domain::payment::compensation::RefundPolicy,
     /// How long a compensation whose payment is not known yet waits for the payment record
     /// before going on without it (`COMPENSATION_PAYMENT_WAIT_MS`, ms, default 600 000 = 10 min).
     pub compensation_payment_wait_ms: i64,
@@ -383,17 +383,17 @@ impl Config {
             liteapi_webhook_token: text(&get, "LITEAPI_WEBHOOK_TOKEN")?.unwrap_or_default(),
             max_webhook_body_bytes: number(&get, "MAX_WEBHOOK_BODY_BYTES", 262_144usize)?,
             pacing,
-            catch_up: crate::domain::backlog::CatchUpLimits {
+            catch_up: crate::domain::outbox::backlog::CatchUpLimits {
                 min_gap_ms: number(
                     &get,
                     "OUTBOX_CATCHUP_MIN_GAP_MS",
-                    crate::domain::backlog::CatchUpLimits::DEFAULT.min_gap_ms,
+                    crate::domain::outbox::backlog::CatchUpLimits::DEFAULT.min_gap_ms,
                 )?
                 .max(1_000),
                 max_duration_ms: number(
                     &get,
                     "OUTBOX_CATCHUP_MAX_MS",
-                    crate::domain::backlog::CatchUpLimits::DEFAULT.max_duration_ms,
+                    crate::domain::outbox::backlog::CatchUpLimits::DEFAULT.max_duration_ms,
                 )?
                 .max(60_000),
             },
@@ -465,7 +465,7 @@ impl Config {
             },
             refund_policy: match text(&get, "COMPENSATION_REFUND_POLICY")? {
                 None => Default::default(),
-                Some(v) => crate::domain::compensation::RefundPolicy::parse(&v).ok_or_else(|| {
+                Some(v) => crate::domain::payment::compensation::RefundPolicy::parse(&v).ok_or_else(|| {
                     ConfigError::Invalid {
                         name: "COMPENSATION_REFUND_POLICY",
                         reason: format!("{v:?} is neither \"owner\" nor \"automatic\""),
@@ -509,8 +509,8 @@ impl Config {
 
 impl Config {
     /// The content lock of this configuration (`PUBLIC_BASE_URL`, `INTERNAL_NAMES`).
-    pub fn content_lock(&self) -> crate::domain::content_lock::ContentLock {
-        crate::domain::content_lock::ContentLock::from_config(
+    pub fn content_lock(&self) -> crate::domain::email::content_lock::ContentLock {
+        crate::domain::email::content_lock::ContentLock::from_config(
             &self.public_base_url,
             &self.internal_names,
         )

@@ -2,20 +2,20 @@
 //! payment form), so the engine infers it. A checkout attempt (`booking.prebook`) is recorded; the journey sleeps until
 //! `CHECKOUT_FOLLOW_UP_MS` (20 minutes) after *that* attempt — a target computed from the event's
 //! receipt time, never from a clock read after the sleep — then decides once
-//! (`domain::checkout::decide`): booked / paid / a newer attempt → nothing; card-testing pattern →
+//! (`domain::payment::checkout::decide`): booked / paid / a newer attempt → nothing; card-testing pattern →
 //! a hold for the owner with one-click actions, no customer email; no contact → nothing; else one
 //! honest "your booking wasn't completed, nothing was charged" email.
 
 use super::workflow::{Step, StepConfig};
 use super::{config, deliver, rust_err, Delivery, JourneyOutput};
 use crate::config::{Config, DB_BINDING};
-use crate::domain::action_token::{self, OwnerAction};
-use crate::domain::checkout::{
+use crate::domain::basics::text::step_part;
+use crate::domain::event::{CheckoutAttempt, JourneyParams, PaymentOutcome, PaymentUpdate};
+use crate::domain::payment::action_token::{self, OwnerAction};
+use crate::domain::payment::checkout::{
     self, AttemptFacts, CheckoutInput, CheckoutOutcome, RiskReason, Thresholds,
 };
-use crate::domain::event::{CheckoutAttempt, JourneyParams, PaymentOutcome, PaymentUpdate};
 use crate::domain::render::{self, guard::guarded};
-use crate::domain::text::step_part;
 use crate::store;
 use crate::store::checkout::AttemptRow;
 use serde::{Deserialize, Serialize};

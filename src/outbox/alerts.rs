@@ -41,8 +41,10 @@ impl Outbox {
         if row.budget_from > 0 {
             let key = format!("{}#{}", alert.dedupe_key, row.budget_from);
             if let Some(k) = DedupeKey::from_stored(&key) {
-                alert.message_id =
-                    crate::domain::ids::message_id_for(k.as_str(), cfg.branding.from.domain());
+                alert.message_id = crate::domain::event::ids::message_id_for(
+                    k.as_str(),
+                    cfg.branding.from.domain(),
+                );
                 alert.dedupe_key = k;
             }
         }

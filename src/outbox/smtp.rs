@@ -22,12 +22,12 @@ pub use super::smtp_wire::Timer;
 use super::smtp_wire::{SharedTranscript, Wire};
 #[cfg(target_arch = "wasm32")]
 use crate::config::SmtpConfig;
-use crate::domain::outbox::ProviderErrorClass;
 #[cfg(target_arch = "wasm32")]
-use crate::domain::smtp::TlsMode;
-use crate::domain::smtp::{
+use crate::domain::outbox::smtp::TlsMode;
+use crate::domain::outbox::smtp::{
     classify_refusal, fault_name, HandOver, Reply, SmtpCommand, SmtpTimeouts,
 };
+use crate::domain::outbox::ProviderErrorClass;
 use async_smtp::authentication::{Credentials, Mechanism};
 use async_smtp::extension::ClientId;
 use async_smtp::{EmailAddress as SmtpAddress, Envelope, SendableEmail, SmtpClient, SmtpTransport};

@@ -21,7 +21,7 @@
 //!
 //! It holds no worker types, so host tests drive the real library through it.
 
-use crate::domain::smtp::{
+use crate::domain::outbox::smtp::{
     hand_over, normalize_reply_line, HandOver, Reply, ReplyLine, SmtpCommand, SmtpTimeouts,
 };
 use std::cell::RefCell;

@@ -10,7 +10,7 @@ use crate::domain::email::EmailStatus;
 use crate::domain::marketing::Suppression;
 use crate::domain::outbox::outgoing::OutgoingEmail;
 use crate::domain::outbox::Provider;
-use crate::domain::webhook_events::{email_outcome, EmailFact};
+use crate::domain::webhooks::events::{email_outcome, EmailFact};
 use crate::platform::now_ms;
 use crate::store;
 

@@ -93,7 +93,7 @@ pub async fn mark_queued(db: &D1Database, dedupe_key: &str, now_ms: i64) -> Resu
     Ok(())
 }
 
-/// Records the operator's decision on a blocked email (`crate::domain::release`): who, when (ms
+/// Records the operator's decision on a blocked email (`crate::domain::admin::release`): who, when (ms
 /// UTC), why. Writes only a row that has no decision yet; returns `false` otherwise.
 pub async fn record_operator_decision(
     db: &D1Database,

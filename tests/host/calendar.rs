@@ -7,11 +7,11 @@
 //! SEQUENCE and DTSTAMP stamped per UID at hand-over are D1's (checked end to end in
 //! tests/e2e/language-and-calendar.test.mjs); here parts are stamped by hand.
 
-use booking_email_engine::domain::calendar::{self, CalendarPart, Method};
+use booking_email_engine::domain::email::calendar::{self, CalendarPart, Method};
 use booking_email_engine::domain::event::{EmailAddress, FlightBooking, HotelBooking};
 use booking_email_engine::domain::i18n::Locale;
+use booking_email_engine::domain::outbox::resend;
 use booking_email_engine::domain::render::{self, Branding};
-use booking_email_engine::domain::resend;
 use serde_json::json;
 
 fn branding(locale: Locale) -> Branding {
@@ -462,7 +462,7 @@ fn every_provider_carries_every_calendar_part_and_the_body_says_what_they_do() {
 
 #[test]
 fn a_link_to_the_engine_in_a_supplier_value_never_reaches_the_calendar() {
-    use booking_email_engine::domain::content_lock::ContentLock;
+    use booking_email_engine::domain::email::content_lock::ContentLock;
     use booking_email_engine::domain::render::guard::{guarded, judge};
     let lock = ContentLock::from_config("https://engine.example.com", "outbox");
     let br = branding(Locale::En);
@@ -490,8 +490,8 @@ fn a_link_to_the_engine_in_a_supplier_value_never_reaches_the_calendar() {
 /// without a stored booking carry none.
 #[test]
 fn a_cancellation_notice_after_the_confirmation_cancels_its_events() {
-    use booking_email_engine::domain::compensation::RefundState;
-    use booking_email_engine::domain::content_lock::ContentLock;
+    use booking_email_engine::domain::email::content_lock::ContentLock;
+    use booking_email_engine::domain::payment::compensation::RefundState;
     use booking_email_engine::domain::render::calendar::Booked;
     use booking_email_engine::domain::render::guard::{guarded, judge};
     let lock = ContentLock::from_config("https://engine.example.com", "outbox");

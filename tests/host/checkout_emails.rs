@@ -2,11 +2,11 @@
 //! audiences; customer emails carry only the retry link, no action token, no claimed decline;
 //! the owner's alert carries its three links; pages POST and escape.
 
-use booking_email_engine::domain::action_token::{sign, OwnerAction};
-use booking_email_engine::domain::checkout::RiskReason;
 use booking_email_engine::domain::email::{Audience, EmailKind, Rank};
 use booking_email_engine::domain::event::{CheckoutAttempt, EmailAddress, Money, PersonName};
 use booking_email_engine::domain::outbox::outgoing::OutgoingEmail;
+use booking_email_engine::domain::payment::action_token::{sign, OwnerAction};
+use booking_email_engine::domain::payment::checkout::RiskReason;
 use booking_email_engine::domain::render::{
     action_confirm_page, action_result_page, checkout_declined, checkout_not_completed,
     owner_checkout_hold, Branding, ConfirmForm, RenderError,

@@ -4,7 +4,7 @@
 //! mail; the same words and placeholders produced by a template are still caught; owner alerts are
 //! defanged, never blocked.
 
-use booking_email_engine::domain::content_lock::{ContentLock, LockViolation};
+use booking_email_engine::domain::email::content_lock::{ContentLock, LockViolation};
 use booking_email_engine::domain::event::{
     EmailAddress, FlightBooking, HotelBooking, Interpretation, Source, SupplierEvent,
 };

@@ -3,15 +3,15 @@
 //! syntax reaches a guest, the content lock's template verdict holds in every language, and
 //! dates and money are written as CLDR writes them.
 
-use booking_email_engine::domain::action_token::OwnerAction;
-use booking_email_engine::domain::compensation::RefundState;
-use booking_email_engine::domain::content_lock::ContentLock;
+use booking_email_engine::domain::email::content_lock::ContentLock;
 use booking_email_engine::domain::event::{
     Cancellation, CheckoutAttempt, EmailAddress, FlightBooking, HotelBooking, Money,
 };
 use booking_email_engine::domain::i18n::{self, message_ids, source_of, Locale, Tr};
-use booking_email_engine::domain::marketing_email;
+use booking_email_engine::domain::marketing::campaign::parse_send_request;
 use booking_email_engine::domain::outbox::outgoing::OutgoingEmail;
+use booking_email_engine::domain::payment::action_token::OwnerAction;
+use booking_email_engine::domain::payment::compensation::RefundState;
 use booking_email_engine::domain::render::{self, guard::guarded, Branding, SegmentView};
 use chrono::NaiveDate;
 use serde_json::json;
@@ -116,7 +116,7 @@ fn every_guest_email(locale: Locale) -> Vec<OutgoingEmail> {
             "2026-06-12T09:00".to_string(),
         ),
     ];
-    let campaign = marketing_email::parse_send_request(
+    let campaign = parse_send_request(
         json!({"campaign": "spring", "subject": "Spring", "text": "Hello", "recipients": ["guest@example.com"]})
             .to_string()
             .as_bytes(),
@@ -193,7 +193,7 @@ fn every_guest_email(locale: Locale) -> Vec<OutgoingEmail> {
         .unwrap(),
         render::checkout_declined(&attempt(), &to, OwnerAction::SendSecurityCheck, retry, &br)
             .unwrap(),
-        marketing_email::render(
+        render::marketing::render(
             &campaign,
             &to,
             "https://engine.example.com",
@@ -492,7 +492,7 @@ fn bench_render_time_per_language() {
                     render::calendar::hotel_stay(
                         &hotel(),
                         &branding(locale),
-                        booking_email_engine::domain::calendar::Method::Publish,
+                        booking_email_engine::domain::email::calendar::Method::Publish,
                     )
                     .text()
                     .len(),
@@ -515,7 +515,7 @@ fn bench_render_time_per_language() {
 #[test]
 #[ignore = "writes docs/"]
 fn write_docs_renders() {
-    use booking_email_engine::domain::calendar::Method;
+    use booking_email_engine::domain::email::calendar::Method;
     use booking_email_engine::domain::i18n::{Lang, Region};
     let dir = format!("{}/docs/i18n", env!("CARGO_MANIFEST_DIR"));
     std::fs::create_dir_all(format!("{dir}/regions")).unwrap();

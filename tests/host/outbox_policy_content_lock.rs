@@ -1,11 +1,11 @@
 //! Content lock: client email must not carry admin URLs, owner-action links, internal system names
 //! or unrendered placeholders; owner alerts are exempt from all but placeholders.
 
-use booking_email_engine::domain::content_lock::{describe, ContentLock, LockViolation};
+use booking_email_engine::domain::email::content_lock::{describe, ContentLock, LockViolation};
 use booking_email_engine::domain::email::{Audience, DedupeKey, EmailKind};
 use booking_email_engine::domain::event::EmailAddress;
+use booking_email_engine::domain::marketing::unsubscribe;
 use booking_email_engine::domain::outbox::outgoing::OutgoingEmail;
-use booking_email_engine::domain::unsubscribe;
 
 const BASE: &str = "https://booking-email-engine.example.workers.dev";
 const NAMES: &str = "workflow, durable object,liteapi , duffel,outbox,,";

@@ -3,15 +3,15 @@
 
 use booking_email_engine::domain::email::{Audience, DedupeKey, EmailKind};
 use booking_email_engine::domain::event::EmailAddress;
+use booking_email_engine::domain::marketing::unsubscribe;
 use booking_email_engine::domain::outbox::outgoing::OutgoingEmail;
-use booking_email_engine::domain::outbox::{
-    after_failure_with_hint, AfterFailure, Backoff, Provider, ProviderErrorClass,
-};
-use booking_email_engine::domain::resend::{
+use booking_email_engine::domain::outbox::resend::{
     class_of_name, classify, idempotency_key, parse_retry_after_ms, parse_success, request_body,
     tag_value, SuccessParseError, IDEMPOTENCY_HEADER, MESSAGE_MAX,
 };
-use booking_email_engine::domain::unsubscribe;
+use booking_email_engine::domain::outbox::{
+    after_failure_with_hint, AfterFailure, Backoff, Provider, ProviderErrorClass,
+};
 use serde_json::{json, Value};
 
 fn fixture(name: &str) -> Value {
@@ -433,7 +433,7 @@ fn success_body_gives_the_id() {
 
 #[test]
 fn from_field_quotes_display_names_only_when_needed() {
-    use booking_email_engine::domain::resend::from_field;
+    use booking_email_engine::domain::outbox::resend::from_field;
     assert_eq!(
         from_field("Example Trips", "b@mail.example.com"),
         "Example Trips <b@mail.example.com>"

@@ -892,7 +892,7 @@ fn supplier_markup_in_instructions_becomes_plain_text() {
 
 #[test]
 fn owner_provider_paused_alert_names_the_provider_the_time_and_what_to_do() {
-    use booking_email_engine::domain::content_lock::ContentLock;
+    use booking_email_engine::domain::email::content_lock::ContentLock;
     use booking_email_engine::domain::outbox::PauseCause;
     use booking_email_engine::domain::render::{fault_key, owner_provider_paused, ProviderPaused};
     let now = 1_795_961_635_000; // 2026-11-29T…Z

@@ -1,16 +1,16 @@
-//! Reservation markup (schema.org JSON-LD in the HTML part, `domain::markup`): a
+//! Reservation markup (schema.org JSON-LD in the HTML part, `domain::email::markup`): a
 //! `LodgingReservation` or `FlightReservation` in every booking email kind when every property
 //! Gmail's reference pages require is known, with `modifiedTime` on changes and
 //! `reservationStatus` Cancelled on cancellations; none at all when a required property is
 //! unknown; never a way out of the script element; nothing the content lock forbids. (The
 //! end-to-end runs check every block of every email against tests/e2e/reservation-markup.schema.json.)
 
-use booking_email_engine::domain::content_lock::ContentLock;
+use booking_email_engine::domain::email::content_lock::ContentLock;
+use booking_email_engine::domain::email::markup::{self, Status};
 use booking_email_engine::domain::event::{
     Cancellation, EmailAddress, FlightBooking, HotelBooking,
 };
 use booking_email_engine::domain::i18n::{Locale, Region};
-use booking_email_engine::domain::markup::{self, Status};
 use booking_email_engine::domain::render::{self, guard::guarded, Branding, SegmentView};
 use serde_json::{json, Value};
 

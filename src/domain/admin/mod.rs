@@ -8,7 +8,9 @@
 //! - [`timeline`]: a booking's timeline, every entry in time order.
 
 pub mod limiter;
+pub mod operator;
 pub mod password;
+pub mod release;
 pub mod session;
 pub mod timeline;
 

@@ -284,7 +284,7 @@ impl Tr {
     }
 
     /// The label of a traveller-visible snapshot field (`checkin`, `room.2.name`,
-    /// `segment.1.departure`; see `crate::domain::snapshot`), in this language. An unknown field
+    /// `segment.1.departure`; see `crate::domain::journey::snapshot`), in this language. An unknown field
     /// shows its own name.
     pub fn field_label(&self, field: &str) -> String {
         let mut n = None;

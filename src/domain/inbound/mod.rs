@@ -1,5 +1,5 @@
 //! Mail that comes back: a guest's reply to a booking email, read into what the owner needs and
-//! filed by the reply token alone ([`crate::domain::reply_token`]). Pure: the shell (`src/inbound`)
+//! filed by the reply token alone ([`crate::domain::inbound::reply_token`]). Pure: the shell (`src/inbound`)
 //! hands over the raw bytes, the envelope and the counts it read from D1, and carries out the
 //! [`Filing`].
 //!
@@ -21,10 +21,11 @@
 
 pub mod auto;
 pub mod quote;
+pub mod reply_token;
 
 pub use auto::AutoKind;
 
-use crate::domain::text::{cut_chars, header_value, is_unsafe_char};
+use crate::domain::basics::text::{cut_chars, header_value, is_unsafe_char};
 use mail_parser::{HeaderValue, MessageParser, MimeHeaders};
 use serde::{Deserialize, Serialize};
 

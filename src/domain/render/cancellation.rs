@@ -20,7 +20,7 @@ pub struct CancelledBooking {
     /// E.g. `Example Harbour Hotel, Friday, 12 June 2026 – Monday, 15 June 2026` or
     /// `London (LHR) → Barcelona (BCN), Friday, 12 June 2026` (in the guest's language).
     pub title: String,
-    /// The reservation markup of the guest's email (`Cancelled`, [`crate::domain::markup`]);
+    /// The reservation markup of the guest's email (`Cancelled`, [`crate::domain::email::markup`]);
     /// `None` until [`CancelledBooking::marked_up`], and when a required property is unknown.
     pub markup: Option<String>,
 }

@@ -25,11 +25,11 @@
 //! Owner alerts are never blocked: [`defang_placeholders`] breaks template-like markers in them
 //! (`{{` → `{ {`) and they go out.
 
-use crate::domain::content_lock::{
+use crate::domain::basics::json;
+use crate::domain::email::content_lock::{
     self, fold_hiding_characters, ContentLock, LockVerdict, LockViolation,
 };
 use crate::domain::email::Audience;
-use crate::domain::json;
 use crate::domain::outbox::outgoing::OutgoingEmail;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -47,7 +47,7 @@ pub const LINK_REMOVED: &str = "[link removed]";
 const MAX_DEFANG_ROUNDS: usize = 16;
 
 /// The lock on a whole email. Defined here, where the lock meets the rendered email, so that the
-/// lock's rules (`crate::domain::content_lock`) know nothing of the email types.
+/// lock's rules (`crate::domain::email::content_lock`) know nothing of the email types.
 impl ContentLock {
     /// Checks an email's subject, text and HTML. `Err` lists every violation once, in the order
     /// found (subject, then text, then HTML).
@@ -219,7 +219,7 @@ fn defang_links(lock: &ContentLock, s: &str) -> Option<String> {
         if spans.is_empty() {
             break;
         }
-        crate::domain::sort::sort(&mut spans);
+        crate::domain::basics::sort::sort(&mut spans);
         // Replace from the end so earlier offsets stay valid; overlapping spans merge.
         let mut merged: Vec<(usize, usize)> = Vec::new();
         for (s, e) in spans {

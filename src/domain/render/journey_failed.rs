@@ -45,7 +45,7 @@ pub fn owner_journey_failed(
             source: source.as_str(),
             event_id,
             event_name,
-            error: crate::domain::text::header_value(error, ERROR_QUOTE_MAX),
+            error: crate::domain::basics::text::header_value(error, ERROR_QUOTE_MAX),
         },
         branding,
     )

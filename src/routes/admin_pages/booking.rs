@@ -416,7 +416,7 @@ pub async fn email(req: Request, env: &Env) -> Answer {
             )
         })
         .collect();
-    crate::domain::sort::sort_by_key(&mut attempts, |a| a.0);
+    crate::domain::basics::sort::sort_by_key(&mut attempts, |a| a.0);
     let mut facts = vec![
         ("Dedupe key".to_string(), row.dedupe_key.clone()),
         ("Kind".into(), row.kind.clone()),

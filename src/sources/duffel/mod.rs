@@ -34,14 +34,14 @@ use super::json::{is_nonzero_amount, At};
 use super::signature::{verify_t_v1, DUFFEL_SIGNATURE_HEADER};
 use super::{strs, Delivery, Inbound, ParseError, Unauthenticated, Verified, WebhookSource};
 use crate::config::Config;
+use crate::domain::basics::text::{clean, TextKind};
 use crate::domain::event::{
     Airport, BookingRef, Cancellation, EventId, FlightBooking, FlightChange, FlightSegment, Holder,
     Interpretation, Money, Source, SupplierEvent,
 };
 use crate::domain::event::{BookingFailure, EmailAddress, FailedKind};
-use crate::domain::text::{clean, TextKind};
 use crate::domain::timezone::parse_iana;
-use crate::domain::tz_lookup;
+use crate::domain::timezone::tz_lookup;
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 use stays::stays_booking;
@@ -104,7 +104,7 @@ pub struct Envelope {
 
 /// Reads the `id` of a body that may be otherwise malformed (to label a rejected raw row).
 pub fn peek_event_id(body: &[u8]) -> Option<String> {
-    let v: Value = crate::domain::json::parse_body(body).ok()?;
+    let v: Value = crate::domain::basics::json::parse_body(body).ok()?;
     v.get("id")?.as_str().map(str::to_string)
 }
 
@@ -112,7 +112,7 @@ pub fn peek_event_id(body: &[u8]) -> Option<String> {
 /// `created_at` RFC 3339 when present, `data` an object when present. `data.object` is only
 /// required by [`interpret`] for the types it acts on.
 pub fn parse_envelope(body: &[u8]) -> Result<Envelope, ParseError> {
-    let v: Value = crate::domain::json::parse_body(body)?;
+    let v: Value = crate::domain::basics::json::parse_body(body)?;
     if !v.is_object() {
         return Err(ParseError::NotAnObject);
     }
@@ -191,7 +191,7 @@ pub fn interpret(env: &Envelope) -> Result<Interpretation, ParseError> {
 /// flattened into segments (same rules as `order.created`). Changes whose `order_id` names another
 /// order are skipped. Errors name paths like `data[0].added[0].segments[0].departing_at`.
 pub fn parse_aic_list(body: &[u8], order_id: &BookingRef) -> Result<Vec<FlightChange>, ParseError> {
-    let v: Value = crate::domain::json::parse_body(body)?;
+    let v: Value = crate::domain::basics::json::parse_body(body)?;
     if !v.is_object() {
         return Err(ParseError::NotAnObject);
     }
@@ -325,7 +325,7 @@ fn flight_segment(seg: &At<'_>) -> Result<FlightSegment, ParseError> {
 
 /// A Duffel Place of type airport. `name` falls back to the IATA code. The zone is Duffel's
 /// `time_zone` when it is a tz-database name (Duffel documents it for every airport); else the zone
-/// the coordinate lookup (`domain::tz_lookup`) finds at the airport's `latitude`/`longitude`, when
+/// the coordinate lookup (`domain::timezone::tz_lookup`) finds at the airport's `latitude`/`longitude`, when
 /// the payload has them; else the supplier's text as given (unusable: times stay without offset).
 fn airport(place: &At<'_>) -> Result<Airport, ParseError> {
     let iata_code = place.get("iata_code").str_req()?.to_ascii_uppercase();

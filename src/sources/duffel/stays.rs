@@ -79,8 +79,11 @@ pub(super) fn stays_booking(b: &At<'_>, sandbox: bool) -> Result<HotelBooking, P
     .filter(|p| !p.is_empty())
     .collect();
     let address = (!parts.is_empty()).then(|| {
-        crate::domain::text::cut_chars(
-            &crate::domain::text::clean(&parts.join(", "), crate::domain::text::TextKind::Other),
+        crate::domain::basics::text::cut_chars(
+            &crate::domain::basics::text::clean(
+                &parts.join(", "),
+                crate::domain::basics::text::TextKind::Other,
+            ),
             300,
         )
     });
@@ -88,7 +91,7 @@ pub(super) fn stays_booking(b: &At<'_>, sandbox: bool) -> Result<HotelBooking, P
         address_at
             .get(k)
             .str_opt()
-            .map(|p| crate::domain::text::cut_chars(p.trim(), 200).to_string())
+            .map(|p| crate::domain::basics::text::cut_chars(p.trim(), 200).to_string())
             .filter(|p| !p.is_empty())
     };
     let times = acc.get("check_in_information");
