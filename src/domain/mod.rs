@@ -5,8 +5,8 @@
 //! whole core runs under plain `cargo test` on the host. `tests/host/core_is_pure.rs` enforces this.
 //!
 //! The core is grouped by concern, one folder each. A folder may use the folders listed before it,
-//! never one after it (`tests/host/core_is_pure.rs` checks the order, `docs/code-map.md` maps every
-//! file):
+//! never one after it, and only those its `mod.rs` lists on its `May use:` line
+//! (`tests/host/src_layout.rs` checks both; `docs/code-map.md` maps every file):
 //!
 //! | folder | what lives there |
 //! |---|---|

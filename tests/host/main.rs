@@ -36,6 +36,7 @@ mod sources_liteapi_events;
 mod sources_resend;
 mod sources_signatures;
 mod sources_webhooks;
+mod src_layout;
 mod supplier_text;
 mod tz_lookup;
 mod webhooks_core;

@@ -4,6 +4,8 @@
 //! Every closed set here is stored (D1 `emails`, the outbox queue, dedupe keys): its stored names
 //! are the variant names in `snake_case`, derived once by strum (`as_str`, `parse`) and by serde
 //! (JSON) from the same rule; the tests pin that both agree for every variant.
+//!
+//! May use: `basics`, `event`, `timezone`.
 
 pub mod calendar;
 pub mod content_lock;

@@ -10,6 +10,8 @@
 //! (`failure`). Everything is re-exported here, so importers name `crate::domain::event::…` only.
 //! This file holds what ties them together: the one [`SupplierEvent`], a cancellation (hotel or
 //! flight) and the Workflow's [`JourneyParams`].
+//!
+//! May use: `basics`.
 
 use serde::{Deserialize, Serialize};
 

@@ -9,6 +9,8 @@
 //! `render::compose` then refuses the email, so a message id never reaches a guest.
 //!
 //! Owner alerts stay English templates; [`Tr`] is what guest emails and pages use.
+//!
+//! May use: `basics`, `event`.
 
 #[rustfmt::skip]
 mod cldr;

@@ -18,6 +18,8 @@
 //! server, Cloudflare's, last; lower ones may be the sender's own), and the attachments' names,
 //! types and sizes ([`ATTACHMENTS_MAX`]). Attachments themselves are not kept (see README: a
 //! guest's passport scan is not something this engine should hold).
+//!
+//! May use: `basics`.
 
 pub mod auto;
 pub mod quote;

@@ -5,6 +5,8 @@
 //! Marketing is rank 3 ([`Rank::Marketing`]): the outbox's ordering already puts it behind
 //! everything else; [`may_send`] additionally holds it back while any booking mail waits, so a
 //! marketing email never takes the client slot a booking email could have used.
+//!
+//! May use: `basics`, `event`, `i18n`, `email`, `outbox`.
 
 pub mod campaign;
 pub mod unsubscribe;

@@ -9,6 +9,8 @@
 //! - Among eligible client items, the lowest rank number goes first, then the oldest (arrival order).
 //!   That order is SQL in the Durable Object (`crate::outbox::queue`, `ORDER BY rank, seq` through
 //!   the `queue_ready` index); `tests/e2e/outbox-order.test.mjs` checks it against the real queue.
+//!
+//! May use: `basics`, `event`, `email`, `journey`.
 
 pub mod backlog;
 mod failure;

@@ -24,6 +24,9 @@
 //!
 //! Rendering is deterministic: the same facts give byte-identical emails (every attempt of one
 //! dedupe key sends the same message).
+//!
+//! May use: `basics`, `event`, `timezone`, `i18n`, `email`, `payment`, `inbound`, `outbox`, `marketing`,
+//! `sweeper` (it comes last in the order; nothing in `domain` uses it).
 
 use crate::domain::basics::text::{header_value, HEADER_MAX_CHARS, SUBJECT_MAX_CHARS};
 use crate::domain::email::{DedupeKey, EmailKind};

@@ -5,6 +5,8 @@
 //! which Workflow instance states leave a due send orphaned.
 //!
 //! All instants are ms since the Unix epoch, UTC.
+//!
+//! May use: `basics`, `timezone`, `journey`, `outbox`.
 
 pub mod digest;
 pub mod reminders;

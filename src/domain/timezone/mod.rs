@@ -53,6 +53,8 @@
 //! - A **nonexistent** local time (skipped when clocks go forward) maps to the **first valid instant
 //!   after the gap**, i.e. the moment the clocks jump: 02:30 in Paris on 2027-03-28 is 03:00 CEST
 //!   = 01:00Z (not 03:30).
+//!
+//! May use: `basics`, `event`.
 
 pub mod tz_lookup;
 pub mod tzdb;

@@ -16,6 +16,8 @@
 //! it), `webhook-timestamp: <unix seconds of this attempt>`, `webhook-signature: v1,<base64
 //! HMAC-SHA256(key, "<id>.<timestamp>.<body>")>` where `key` is the base64-decoded part of the
 //! subscriber's `whsec_` secret.
+//!
+//! May use: `basics`, `event`.
 
 pub mod events;
 
