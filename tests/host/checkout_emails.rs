@@ -2,6 +2,7 @@
 //! audiences; customer emails carry only the retry link, no action token, no claimed decline;
 //! the owner's alert carries its three links; pages POST and escape.
 
+use crate::fixtures::branding;
 use booking_email_engine::domain::email::{Audience, EmailKind, Rank};
 use booking_email_engine::domain::event::{CheckoutAttempt, EmailAddress, Money, PersonName};
 use booking_email_engine::domain::outbox::outgoing::OutgoingEmail;
@@ -9,7 +10,7 @@ use booking_email_engine::domain::payment::action_token::{sign, OwnerAction};
 use booking_email_engine::domain::payment::checkout::RiskReason;
 use booking_email_engine::domain::render::{
     action_confirm_page, action_result_page, checkout_declined, checkout_not_completed,
-    owner_checkout_hold, Branding, ConfirmForm, RenderError,
+    owner_checkout_hold, ConfirmForm, RenderError,
 };
 use chrono::NaiveDate;
 
@@ -17,15 +18,6 @@ const RETRY: &str = "https://book.example.com/hotels/lp_fake_1001?checkin=2026-0
 const HOLD: &str = "hold-0123456789abcdef0123";
 const KEY: &[u8] = b"test-action-signing-key-32-bytes-long!!";
 const HOSTILE: &str = "<script>alert(1)</script> O'Brien & \"Co\"";
-
-fn branding() -> Branding {
-    Branding {
-        brand: "Example Trips".into(),
-        from: EmailAddress::parse("bookings@mail.example.com").unwrap(),
-        locale: booking_email_engine::domain::i18n::Locale::En,
-        region: booking_email_engine::domain::i18n::Region::DEFAULT,
-    }
-}
 
 fn guest() -> EmailAddress {
     EmailAddress::parse("guest@example.com").unwrap()

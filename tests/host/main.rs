@@ -10,6 +10,7 @@ mod checkout_tokens;
 mod compensation_sources;
 mod content_lock_supplier_values;
 mod core_is_pure;
+mod fixtures;
 mod guest_language;
 mod i18n_emails;
 mod intent_decision;

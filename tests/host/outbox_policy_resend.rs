@@ -1,6 +1,7 @@
 //! Resend as a main provider: request body, idempotency key, error classification (https://resend.com/docs/api-reference/errors)
 //! and the fixtures `resend-send-email-request.json` / `resend-error-daily-quota.json`.
 
+use crate::fixtures::fixture;
 use booking_email_engine::domain::email::{Audience, DedupeKey, EmailKind};
 use booking_email_engine::domain::event::EmailAddress;
 use booking_email_engine::domain::marketing::unsubscribe;
@@ -12,13 +13,7 @@ use booking_email_engine::domain::outbox::resend::{
 use booking_email_engine::domain::outbox::{
     after_failure_with_hint, AfterFailure, Backoff, Provider, ProviderErrorClass,
 };
-use serde_json::{json, Value};
-
-fn fixture(name: &str) -> Value {
-    let path = format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
-
+use serde_json::json;
 fn email() -> OutgoingEmail {
     let kind = EmailKind::BookingConfirmation;
     OutgoingEmail {

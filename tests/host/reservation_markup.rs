@@ -5,25 +5,14 @@
 //! unknown; never a way out of the script element; nothing the content lock forbids. (The
 //! end-to-end runs check every block of every email against tests/e2e/reservation-markup.schema.json.)
 
+use crate::fixtures::branding;
 use booking_email_engine::domain::email::content_lock::ContentLock;
 use booking_email_engine::domain::email::markup::{self, Status};
-use booking_email_engine::domain::event::{
-    Cancellation, EmailAddress, FlightBooking, HotelBooking,
-};
-use booking_email_engine::domain::i18n::{Locale, Region};
-use booking_email_engine::domain::render::{self, guard::guarded, Branding, SegmentView};
+use booking_email_engine::domain::event::{Cancellation, FlightBooking, HotelBooking};
+use booking_email_engine::domain::render::{self, guard::guarded, SegmentView};
 use serde_json::{json, Value};
 
 const AT: i64 = 1_780_000_000_000;
-
-fn branding() -> Branding {
-    Branding {
-        brand: "Example Trips".into(),
-        from: EmailAddress::parse("bookings@mail.example.com").unwrap(),
-        locale: Locale::En,
-        region: Region::DEFAULT,
-    }
-}
 
 /// A stay whose supplier gave everything Gmail requires: address parts, telephone, zone, times.
 fn hotel() -> HotelBooking {
