@@ -1,13 +1,15 @@
 //! The tables the code owns are written in one place each, and the code is their source: these
 //! tests fail when the code reads a configuration variable that `docs/operating.md`'s
 //! configuration reference does not list, sends an owner alert kind (or records a repair kind)
-//! that `docs/runbook.md` does not describe, or has a provider refusal class that
+//! that `docs/runbook.md` does not describe, renders a daily digest line the runbook's digest table
+//! does not have, or has a provider refusal class that
 //! `docs/internals.md`'s classification table does not have — and when a guide describes one the
 //! code no longer has. The lists come from the code itself: the variables from running the
 //! configuration's parsers with a lookup that records every name it is asked for, the kinds from
 //! the enums.
 
 use booking_email_engine::config::Config;
+use booking_email_engine::domain::digest::{DigestDay, DigestFacts};
 use booking_email_engine::domain::email::{Audience, EmailKind};
 use booking_email_engine::domain::outbox::ProviderErrorClass;
 use booking_email_engine::domain::sweep::{RepairKind, SweepConfig};
@@ -55,7 +57,12 @@ fn first_cell_names(lines: &[&str]) -> Vec<String> {
 
 /// Both differences between what the code has and what a guide says, as a failure message
 /// (`None` when they agree).
-fn disagreement(what: &str, guide: &str, code: &BTreeSet<String>, documented: &[String]) -> Option<String> {
+fn disagreement(
+    what: &str,
+    guide: &str,
+    code: &BTreeSet<String>,
+    documented: &[String],
+) -> Option<String> {
     let documented_set: BTreeSet<String> = documented.iter().cloned().collect();
     let missing: Vec<&String> = code.difference(&documented_set).collect();
     let stale: Vec<&String> = documented_set.difference(code).collect();
@@ -178,7 +185,10 @@ fn every_variable_wrangler_toml_and_the_dev_vars_example_set_is_read() {
         .filter(|n| !read_by_code.contains(n))
         .collect();
     assert!(unread.is_empty(), "set but read by no code: {unread:?}");
-    assert!(wrangler_vars().len() > 50, "wrangler.toml's [vars] were not found");
+    assert!(
+        wrangler_vars().len() > 50,
+        "wrangler.toml's [vars] were not found"
+    );
 }
 
 /// The `### `owner_…`` headings of the runbook's owner alerts.
@@ -251,6 +261,81 @@ fn the_runbook_describes_every_repair_kind_of_the_digest() {
     }
 }
 
+/// The section titles of a daily digest in which every section has something to say, each count
+/// written `<n>` (e.g. `Routes paused: <n>`).
+fn digest_lines() -> BTreeSet<String> {
+    use booking_email_engine::domain::event::EmailAddress;
+    use booking_email_engine::domain::i18n::{Locale, Region};
+    use booking_email_engine::domain::render::{owner_digest, Branding};
+    use booking_email_engine::domain::timezone::HotelZone;
+    let facts = DigestFacts {
+        bookings: 1,
+        emails_sent: 1,
+        emails_failed: 1,
+        emails_stale: 1,
+        dead_letters: 1,
+        refunds_waiting: 1,
+        holds_open: 1,
+        webhooks_dead: 1,
+        repairs: 1,
+        routes_paused: vec!["SMTP failover paused until 2027-01-15 10:00 UTC".into()],
+        conversations_waiting: 1,
+        ..DigestFacts::default()
+    };
+    let day = DigestDay {
+        sent_on: "2027-01-15".into(),
+        covers: "2027-01-14".into(),
+        from_ms: 1_799_884_800_000,
+        to_ms: 1_799_971_200_000,
+    };
+    let owner = EmailAddress::parse("owner@example.com").unwrap();
+    let branding = Branding {
+        brand: "Example Trips".into(),
+        from: EmailAddress::parse("bookings@mail.example.com").unwrap(),
+        locale: Locale::En,
+        region: Region::DEFAULT,
+    };
+    let zone = HotelZone::parse("Europe/Madrid").unwrap();
+    let email = owner_digest(&day, &facts, &zone, "https://x.example", &owner, &branding).unwrap();
+    email
+        .text
+        .lines()
+        .filter(|l| !l.starts_with(' ') && l.contains(": 1"))
+        .map(|l| l.replace(": 1", ": <n>").replace(", 1 ", ", <n> "))
+        .collect()
+}
+
+#[test]
+fn the_runbook_describes_every_line_of_the_daily_digest() {
+    let lines = digest_lines();
+    assert!(lines.len() >= 9, "{lines:?}");
+    let doc = read("docs/runbook.md");
+    let documented: Vec<String> = first_cell_names(&section(&doc, "## The daily digest"))
+        .into_iter()
+        .filter(|n| n.contains(": <")) // the repair kinds' table below it names no count
+        .map(|n| {
+            // `<a>`, `<b>`, `<n>`: any count.
+            let mut out = String::new();
+            let mut rest = n.as_str();
+            while let Some(open) = rest.find('<') {
+                let close = rest[open..].find('>').map_or(rest.len(), |c| open + c + 1);
+                out.push_str(&rest[..open]);
+                out.push_str("<n>");
+                rest = &rest[close..];
+            }
+            out + rest
+        })
+        .collect();
+    if let Some(e) = disagreement(
+        "daily digest lines",
+        "docs/runbook.md (The daily digest)",
+        &lines,
+        &documented,
+    ) {
+        panic!("{e}");
+    }
+}
+
 /// Every provider refusal class by its stored (serde) name. The `match` has no wildcard: a class
 /// added to the code stops this file compiling until it is listed here.
 fn refusal_classes() -> BTreeSet<String> {
@@ -291,7 +376,10 @@ fn the_classification_table_has_every_refusal_class() {
         .skip_while(|l| !l.starts_with("| class"))
         .take_while(|l| l.starts_with('|'))
         .collect();
-    assert!(!table.is_empty(), "no table starting `| class` in the outbox section");
+    assert!(
+        !table.is_empty(),
+        "no table starting `| class` in the outbox section"
+    );
     if let Some(e) = disagreement(
         "provider refusal classes",
         "docs/internals.md (the classification table)",
@@ -306,7 +394,10 @@ fn the_classification_table_has_every_refusal_class() {
 fn json_block(lines: &[&str]) -> serde_json::Value {
     let block: Vec<&str> = lines
         .iter()
-        .map(|l| l.strip_prefix("//!").map_or(*l, |d| d.strip_prefix(' ').unwrap_or(d)))
+        .map(|l| {
+            l.strip_prefix("//!")
+                .map_or(*l, |d| d.strip_prefix(' ').unwrap_or(d))
+        })
         .skip_while(|l| l.trim() != "```json")
         .skip(1)
         .take_while(|l| l.trim() != "```")
@@ -322,7 +413,10 @@ fn the_generic_source_example_is_the_one_the_code_documents_and_parses() {
         "## The generic source (suppliers without an adapter)",
     ));
     let source = read("src/sources/generic.rs");
-    let module_docs: Vec<&str> = source.lines().take_while(|l| l.starts_with("//!")).collect();
+    let module_docs: Vec<&str> = source
+        .lines()
+        .take_while(|l| l.starts_with("//!"))
+        .collect();
     assert_eq!(guide_example, json_block(&module_docs));
 }
 
@@ -338,5 +432,7 @@ fn the_helpers_find_what_they_are_for() {
     assert!(e.contains(r#"not in the code: ["THREE"]"#), "{e}");
     assert!(disagreement("x", "g", &code, &["ONE", "TWO", "FIVE"].map(String::from)).is_none());
     let twice = ["ONE", "TWO", "FIVE", "ONE"].map(String::from);
-    assert!(disagreement("x", "g", &code, &twice).unwrap().contains("more than once"));
+    assert!(disagreement("x", "g", &code, &twice)
+        .unwrap()
+        .contains("more than once"));
 }
