@@ -2,7 +2,7 @@
 //! tests fail when the code reads a configuration variable that `docs/operating.md`'s
 //! configuration reference does not list, sends an owner alert kind (or records a repair kind)
 //! that `docs/runbook.md` does not describe, renders a daily digest line the runbook's digest table
-//! does not have, or has a provider refusal class that
+//! does not have, refuses under the production guard a variable its table does not name, or has a provider refusal class that
 //! `docs/internals.md`'s classification table does not have — and when a guide describes one the
 //! code no longer has. The lists come from the code itself: the variables from running the
 //! configuration's parsers with a lookup that records every name it is asked for, the kinds from
@@ -435,4 +435,56 @@ fn the_helpers_find_what_they_are_for() {
     assert!(disagreement("x", "g", &code, &twice)
         .unwrap()
         .contains("more than once"));
+}
+
+/// The variables the production guard refuses when an engine without `ENGINE_ENV` runs on every
+/// value of `.dev.vars.example` (the published ones), with SMTP credentials sent in clear to a
+/// remote relay and a loopback `PUBLIC_BASE_URL`.
+fn guard_refusals() -> BTreeSet<String> {
+    let example = read(".dev.vars.example");
+    let mut given: Vec<(String, String)> = example
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .filter_map(|l| l.split_once('='))
+        .filter(|(n, _)| !n.starts_with("ENGINE_ENV") && !n.starts_with("SMTP_"))
+        .map(|(n, v)| (n.trim().to_string(), v.trim().to_string()))
+        .collect();
+    given.extend(
+        [
+            ("OWNER_EMAIL", "owner@example.com"),
+            ("SENDER_EMAIL", "bookings@example.com"),
+            ("SMTP_HOST", "smtp.example.com"),
+            ("SMTP_TLS", "off"),
+            ("SMTP_USERNAME", "user"),
+            ("SMTP_PASSWORD", "password"),
+        ]
+        .map(|(n, v)| (n.to_string(), v.to_string())),
+    );
+    let config = Config::parse(|name: &str| {
+        given
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.clone())
+    })
+    .expect("the configuration parses");
+    config
+        .refused
+        .iter()
+        .map(|r| r.variable.to_string())
+        .collect()
+}
+
+#[test]
+fn the_production_guard_table_names_every_variable_the_guard_refuses() {
+    let refused = guard_refusals();
+    assert!(refused.contains("PUBLIC_BASE_URL"), "{refused:?}");
+    let doc = read("docs/operating.md");
+    if let Some(e) = disagreement(
+        "variables the production guard refuses",
+        "docs/operating.md (Production guard)",
+        &refused,
+        &first_cell_names(&section(&doc, "## Production guard")),
+    ) {
+        panic!("{e}");
+    }
 }
