@@ -7,6 +7,7 @@ use booking_email_engine::domain::event::{EmailAddress, HotelBooking};
 use booking_email_engine::domain::i18n::{Locale, Region};
 use booking_email_engine::domain::render::Branding;
 use booking_email_engine::sources::liteapi::{hotel_booking, parse_envelope};
+use booking_email_engine::sources::ParseError;
 use serde_json::Value;
 
 /// The bytes of `tests/fixtures/<name>`; panics naming the path when it cannot be read.
@@ -45,4 +46,18 @@ pub fn liteapi_hotel() -> HotelBooking {
     assert_eq!(b.booking_id.as_str(), "BK_fake_7Q2w");
     assert_eq!(b.hotel_name, "Example Harbour Hotel");
     b
+}
+
+/// `err` is "missing" at `path` (a dotted JSON path, as [`ParseError::field`] names it).
+pub fn assert_missing(err: &ParseError, path: &str) {
+    assert_eq!(err, &ParseError::Missing(path.to_string()), "{err}");
+    assert_eq!(err.field(), Some(path));
+}
+
+/// `err` is "invalid" at `path`.
+pub fn assert_invalid(err: &ParseError, path: &str) {
+    assert!(
+        matches!(err, ParseError::Invalid { field, .. } if field == path),
+        "expected Invalid at `{path}`, got {err:?}"
+    );
 }

@@ -1,7 +1,7 @@
 //! Host tests of the liteAPI adapter (`sources::liteapi`): envelope parsing, `booking.book`
 //! interpretation, error variants with their JSON paths, and token verification.
 
-use crate::fixtures::{fixture, fixture_bytes};
+use crate::fixtures::{assert_invalid, assert_missing, fixture, fixture_bytes};
 use booking_email_engine::domain::event::{
     BookedRoom, HotelBooking, Interpretation, Money, PersonName, SupplierEvent,
 };
@@ -62,19 +62,6 @@ fn parse_failure(body: &[u8]) -> ParseError {
             Ok(i) => panic!("expected a parse error, got {i:?}"),
         },
     }
-}
-
-fn assert_missing(err: &ParseError, path: &str) {
-    assert_eq!(err, &ParseError::Missing(path.to_string()), "{err}");
-    assert_eq!(err.field(), Some(path));
-}
-
-fn assert_invalid(err: &ParseError, path: &str) {
-    assert!(
-        matches!(err, ParseError::Invalid { field, .. } if field == path),
-        "expected Invalid at `{path}`, got {err:?}"
-    );
-    assert_eq!(err.field(), Some(path));
 }
 
 // ---------------------------------------------------------------- happy path

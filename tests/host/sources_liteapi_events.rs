@@ -2,7 +2,7 @@
 //! hotel confirmation number, cancellation, check-in instructions, amendments, rebooks and the
 //! `flight.book.*` family — exact canonical events and the JSON paths of errors.
 
-use crate::fixtures::{fixture, fixture_bytes};
+use crate::fixtures::{assert_invalid, assert_missing, fixture, fixture_bytes};
 use booking_email_engine::domain::event::{
     Airport, BookedRoom, BookingRef, Cancellation, EmailAddress, FlightBooking, FlightSegment,
     Holder, HotelAmendment, Interpretation, Money, PersonName, SupplierEvent,
@@ -37,17 +37,6 @@ fn journey(body: &[u8]) -> SupplierEvent {
 
 fn failure(body: &[u8]) -> ParseError {
     interpret(&parse_envelope(body).expect("envelope parses")).expect_err("must fail")
-}
-
-fn assert_missing(err: &ParseError, path: &str) {
-    assert_eq!(err, &ParseError::Missing(path.to_string()), "{err}");
-}
-
-fn assert_invalid(err: &ParseError, path: &str) {
-    assert!(
-        matches!(err, ParseError::Invalid { field, .. } if field == path),
-        "expected Invalid at `{path}`, got {err:?}"
-    );
 }
 
 fn bk() -> BookingRef {

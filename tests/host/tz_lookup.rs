@@ -152,18 +152,9 @@ fn missing_or_unusable_coordinates_fall_back_to_utc() {
         (Some(41.3851), Some(180.5)),
     ] {
         let location = HotelLocation {
-            street_address: None,
-            locality: None,
-            region: None,
-            postal_code: None,
-            country: None,
-            telephone: None,
-            checkin_time: None,
-            checkout_time: None,
-            address: None,
-            time_zone: None,
             latitude: lat,
             longitude: lon,
+            ..Default::default()
         };
         assert_eq!(
             hotel_zone_located(Some(&location)),
