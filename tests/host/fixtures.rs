@@ -3,8 +3,10 @@
 
 #![allow(dead_code)]
 
+use booking_email_engine::domain::email::{Audience, DedupeKey, EmailKind};
 use booking_email_engine::domain::event::{EmailAddress, HotelBooking};
 use booking_email_engine::domain::i18n::{Locale, Region};
+use booking_email_engine::domain::outbox::outgoing::OutgoingEmail;
 use booking_email_engine::domain::render::Branding;
 use booking_email_engine::sources::liteapi::{hotel_booking, parse_envelope};
 use booking_email_engine::sources::ParseError;
@@ -60,4 +62,33 @@ pub fn assert_invalid(err: &ParseError, path: &str) {
         matches!(err, ParseError::Invalid { field, .. } if field == path),
         "expected Invalid at `{path}`, got {err:?}"
     );
+}
+
+/// A booking confirmation of `booking_id` to `guest@example.com` as the outbox receives it, with
+/// the given subject and bodies and nothing else (no headers, intent, lock or calendar).
+pub fn confirmation_email(
+    booking_id: &str,
+    subject: &str,
+    text: &str,
+    html: &str,
+) -> OutgoingEmail {
+    let kind = EmailKind::BookingConfirmation;
+    OutgoingEmail {
+        dedupe_key: DedupeKey::new(kind, booking_id),
+        kind,
+        audience: Audience::Client,
+        rank: kind.rank(),
+        booking_id: Some(booking_id.into()),
+        to: EmailAddress::parse("guest@example.com").unwrap(),
+        subject: subject.into(),
+        text: text.into(),
+        html: html.into(),
+        message_id: "<x@mail.example.com>".into(),
+        headers: Vec::new(),
+        intent: None,
+        lock: None,
+        calendars: Vec::new(),
+        legacy_calendar: None,
+        reply_to: None,
+    }
 }

@@ -1,9 +1,8 @@
 //! Resend as a main provider: request body, idempotency key, error classification (https://resend.com/docs/api-reference/errors)
 //! and the fixtures `resend-send-email-request.json` / `resend-error-daily-quota.json`.
 
-use crate::fixtures::fixture;
-use booking_email_engine::domain::email::{Audience, DedupeKey, EmailKind};
-use booking_email_engine::domain::event::EmailAddress;
+use crate::fixtures::{confirmation_email, fixture};
+use booking_email_engine::domain::email::EmailKind;
 use booking_email_engine::domain::marketing::unsubscribe;
 use booking_email_engine::domain::outbox::outgoing::OutgoingEmail;
 use booking_email_engine::domain::outbox::resend::{
@@ -15,24 +14,14 @@ use booking_email_engine::domain::outbox::{
 };
 use serde_json::json;
 fn email() -> OutgoingEmail {
-    let kind = EmailKind::BookingConfirmation;
     OutgoingEmail {
-        dedupe_key: DedupeKey::new(kind, "BK_fake_7Q2w"),
-        kind,
-        audience: Audience::Client,
-        rank: kind.rank(),
-        booking_id: Some("BK_fake_7Q2w".into()),
-        to: EmailAddress::parse("guest@example.com").unwrap(),
-        subject: "Your stay at Example Harbour Hotel is confirmed".into(),
-        text: "Hi Testa, your booking BK_fake_7Q2w is confirmed.".into(),
-        html: "<p>Hi Testa, your booking BK_fake_7Q2w is confirmed.</p>".into(),
         message_id: "<abc@mail.example.com>".into(),
-        headers: Vec::new(),
-        intent: None,
-        lock: None,
-        calendars: Vec::new(),
-        legacy_calendar: None,
-        reply_to: None,
+        ..confirmation_email(
+            "BK_fake_7Q2w",
+            "Your stay at Example Harbour Hotel is confirmed",
+            "Hi Testa, your booking BK_fake_7Q2w is confirmed.",
+            "<p>Hi Testa, your booking BK_fake_7Q2w is confirmed.</p>",
+        )
     }
 }
 
