@@ -218,24 +218,19 @@ fn retry_url_must_be_a_public_booking_site_link() {
 
 // ---------------------------------------------------------------- declined (owner's choice)
 
+/// The two declined emails of the fixture attempt: (insufficient funds, security check).
+fn declined_pair() -> (OutgoingEmail, OutgoingEmail) {
+    let declined =
+        |action| checkout_declined(&attempt(), &guest(), action, RETRY, &branding()).unwrap();
+    (
+        declined(OwnerAction::SendInsufficientFunds),
+        declined(OwnerAction::SendSecurityCheck),
+    )
+}
+
 #[test]
 fn declined_emails_share_one_key_per_hold() {
-    let funds = checkout_declined(
-        &attempt(),
-        &guest(),
-        OwnerAction::SendInsufficientFunds,
-        RETRY,
-        &branding(),
-    )
-    .unwrap();
-    let security = checkout_declined(
-        &attempt(),
-        &guest(),
-        OwnerAction::SendSecurityCheck,
-        RETRY,
-        &branding(),
-    )
-    .unwrap();
+    let (funds, security) = declined_pair();
     assert_eq!(funds.kind, EmailKind::CheckoutDeclinedFunds);
     assert_eq!(security.kind, EmailKind::CheckoutDeclinedSecurity);
     assert_eq!(funds.dedupe_key, security.dedupe_key);
@@ -256,22 +251,7 @@ fn declined_emails_share_one_key_per_hold() {
 
 #[test]
 fn each_declined_email_explains_its_own_reason_only() {
-    let funds = checkout_declined(
-        &attempt(),
-        &guest(),
-        OwnerAction::SendInsufficientFunds,
-        RETRY,
-        &branding(),
-    )
-    .unwrap();
-    let security = checkout_declined(
-        &attempt(),
-        &guest(),
-        OwnerAction::SendSecurityCheck,
-        RETRY,
-        &branding(),
-    )
-    .unwrap();
+    let (funds, security) = declined_pair();
     for part in [&funds.text, &funds.html] {
         assert!(part.contains("Not enough funds or available credit"));
         assert!(part.contains("use another card"));
