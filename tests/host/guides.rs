@@ -9,10 +9,10 @@
 //! the enums.
 
 use booking_email_engine::config::Config;
-use booking_email_engine::domain::digest::{DigestDay, DigestFacts};
 use booking_email_engine::domain::email::{Audience, EmailKind};
 use booking_email_engine::domain::outbox::ProviderErrorClass;
-use booking_email_engine::domain::sweep::{RepairKind, SweepConfig};
+use booking_email_engine::domain::sweeper::digest::{DigestDay, DigestFacts};
+use booking_email_engine::domain::sweeper::{RepairKind, SweepConfig};
 use std::cell::RefCell;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
