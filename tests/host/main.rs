@@ -11,6 +11,7 @@ mod compensation_sources;
 mod content_lock_supplier_values;
 mod core_is_pure;
 mod guest_language;
+mod hostile_guard;
 mod hostile_inbound;
 mod i18n_emails;
 mod intent_decision;
