@@ -10,8 +10,14 @@ use std::collections::HashMap;
 fn production(pairs: &[(&str, &str)]) -> Config {
     let mut map: HashMap<String, String> = HashMap::from([
         ("OWNER_EMAIL".to_string(), "owner@example.com".to_string()),
-        ("SENDER_EMAIL".to_string(), "bookings@mail.example.com".to_string()),
-        ("PUBLIC_BASE_URL".to_string(), "https://engine.example.com".to_string()),
+        (
+            "SENDER_EMAIL".to_string(),
+            "bookings@mail.example.com".to_string(),
+        ),
+        (
+            "PUBLIC_BASE_URL".to_string(),
+            "https://engine.example.com".to_string(),
+        ),
     ]);
     for (k, v) in pairs {
         map.insert(k.to_string(), v.to_string());
@@ -37,6 +43,26 @@ fn the_published_admin_password_under_a_new_salt_cannot_sign_in_in_production() 
         check(&c.admin.accounts, "admin", "dev-admin-password"),
         None,
         "the published password still signs in (refused: {:?})",
+        c.refused
+    );
+}
+
+/// README: liteAPI's `authorization` header is accepted with or without `Bearer `. A
+/// `LITEAPI_WEBHOOK_TOKEN` stored the way the dashboard shows the header (`Bearer <token>`) with
+/// the published token is not recognised, and the header `Bearer Bearer dev-liteapi-token`
+/// (the published token, which anyone can send) passes.
+#[test]
+fn the_published_liteapi_token_stored_with_its_bearer_prefix_is_refused_in_production() {
+    use booking_email_engine::sources::liteapi::verify_token;
+    let c = production(&[("LITEAPI_WEBHOOK_TOKEN", "Bearer dev-liteapi-token")]);
+    let accepted = verify_token(
+        Some("Bearer Bearer dev-liteapi-token"),
+        &c.liteapi_webhook_token,
+    )
+    .is_ok();
+    assert!(
+        !accepted,
+        "the published token is accepted (refused: {:?})",
         c.refused
     );
 }
