@@ -66,3 +66,24 @@ fn the_published_liteapi_token_stored_with_its_bearer_prefix_is_refused_in_produ
         c.refused
     );
 }
+
+/// "Links are never written to a loopback address outside development": the loopback host in
+/// IPv4-mapped IPv6 form and the unspecified address (which reaches this host) are not seen as
+/// loopback, so owner action links and marketing stay on with them.
+#[test]
+fn a_loopback_public_base_url_in_another_form_is_refused_in_production() {
+    let accepted: Vec<&str> = [
+        "https://[::ffff:127.0.0.1]:8787",
+        "https://0.0.0.0:8787",
+        "https://[::]:8787",
+    ]
+    .into_iter()
+    .filter(|base| {
+        !production(&[("PUBLIC_BASE_URL", base)])
+            .refused
+            .iter()
+            .any(|r| r.variable == "PUBLIC_BASE_URL")
+    })
+    .collect();
+    assert_eq!(accepted, Vec::<&str>::new(), "accepted as public base URLs");
+}
