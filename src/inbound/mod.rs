@@ -31,7 +31,12 @@ pub async fn receive(message: &ForwardableEmailMessage, env: &Env) -> Result<()>
     let envelope_to = crate::domain::text::header_value(&message.to(), 254);
     let raw_size = message.raw_size().max(0.0) as u64;
     let raw = read_at_most(message, replies.limits.read_max_bytes).await?;
-    let read = inbound::read(&raw, &message.from(), raw_size.max(raw.len() as u64));
+    let read = inbound::read_trusting(
+        &raw,
+        &message.from(),
+        raw_size.max(raw.len() as u64),
+        &replies.authserv_id,
+    );
     let db = env.d1(DB_BINDING)?;
 
     let matched = match reply_token::verify(

@@ -14,8 +14,8 @@
 //!
 //! What is kept of a message, each bounded: the guest's words with the quoted history cut off
 //! ([`quote`], [`TEXT_MAX_CHARS`]), the sender, subject, date, Message-ID and thread headers, the
-//! verdicts of the topmost `Authentication-Results` header (RFC 8601: added by the receiving
-//! server, Cloudflare's, last; lower ones may be the sender's own), and the attachments' names,
+//! verdicts of the topmost `Authentication-Results` header whose authserv-id is the receiving
+//! system's ([`trusted_verdicts`]; any other is the sender's to write), and the attachments' names,
 //! types and sizes ([`ATTACHMENTS_MAX`]). Attachments themselves are not kept (see README: a
 //! guest's passport scan is not something this engine should hold).
 
@@ -90,9 +90,21 @@ pub struct Inbound {
     pub note: Option<String>,
 }
 
-/// Reads `raw` (the whole message, or its first bytes when `raw_size`, the size Email Routing
-/// reported, is larger) into what is kept.
+/// The authserv-id Cloudflare Email Routing stamps on the `Authentication-Results` header it adds
+/// (`Authentication-Results: mx.cloudflare.net; dkim=pass …`, with `Received-SPF: … receiver=
+/// mx.cloudflare.net`, as delivered messages show; Cloudflare's documentation names no id, so
+/// `INBOUND_AUTHSERV_ID` can change it).
+pub const CLOUDFLARE_AUTHSERV_ID: &str = "mx.cloudflare.net";
+
+/// [`read_trusting`] with Email Routing's authserv-id, [`CLOUDFLARE_AUTHSERV_ID`].
 pub fn read(raw: &[u8], envelope_from: &str, raw_size: u64) -> Inbound {
+    read_trusting(raw, envelope_from, raw_size, CLOUDFLARE_AUTHSERV_ID)
+}
+
+/// Reads `raw` (the whole message, or its first bytes when `raw_size`, the size Email Routing
+/// reported, is larger) into what is kept; sender checks are read only from an
+/// `Authentication-Results` header of `authserv_id` ([`trusted_verdicts`]).
+pub fn read_trusting(raw: &[u8], envelope_from: &str, raw_size: u64, authserv_id: &str) -> Inbound {
     let envelope_from = header_value(envelope_from, 254)
         .trim_start_matches('<')
         .trim_end_matches('>')
@@ -211,10 +223,13 @@ pub fn read(raw: &[u8], envelope_from: &str, raw_size: u64) -> Inbound {
         references: ids(message.references(), REFERENCES_MAX),
         text,
         quoted_removed: stripped.removed,
-        auth: message
-            .header_raw("Authentication-Results")
-            .map(auth_verdicts)
-            .unwrap_or_default(),
+        auth: trusted_verdicts(
+            message
+                .headers_raw()
+                .filter(|(name, _)| name.eq_ignore_ascii_case("Authentication-Results"))
+                .map(|(_, value)| value),
+            authserv_id,
+        ),
         attachments,
         attachments_more,
         auto,
@@ -245,13 +260,38 @@ fn ids(value: &HeaderValue<'_>, max: usize) -> Vec<String> {
         .collect()
 }
 
-/// `method=result` pairs of one `Authentication-Results` value (RFC 8601 §2.2), for the methods
-/// an owner can read: SPF, DKIM, DMARC, ARC. Comments in parentheses are ignored.
-pub fn auth_verdicts(raw: &str) -> Vec<AuthVerdict> {
-    let mut out = Vec::new();
+/// The verdicts of the topmost `Authentication-Results` header (`values`, top first) whose
+/// authserv-id is `authserv_id` (compared without case), empty when none is: "unverified".
+///
+/// RFC 8601 §5: a receiving system adds its header above those already present, and §7.1: a
+/// consumer ignores results from an authserv-id it does not trust, since anyone can write one
+/// (a sender who writes `Authentication-Results: mx.cloudflare.net.evil.example; dkim=pass`
+/// under a forged `From:` gets nothing shown). Only the topmost header of the trusted id is
+/// read: one further down was there before the receiving system added its own. A message on
+/// which Email Routing stamped nothing while the sender wrote one with its id cannot be told
+/// apart here; RFC 8601 §5 asks the receiving system to remove such forgeries.
+pub fn trusted_verdicts<'a>(
+    values: impl IntoIterator<Item = &'a str>,
+    authserv_id: &str,
+) -> Vec<AuthVerdict> {
+    values
+        .into_iter()
+        .map(without_comments)
+        .find(|clean| {
+            // `authserv-id [version]` before the first `;` (RFC 8601 §2.2).
+            let head = clean.split(';').next().unwrap_or("");
+            head.split_whitespace()
+                .next()
+                .is_some_and(|id| id.eq_ignore_ascii_case(authserv_id.trim()))
+        })
+        .map(|clean| auth_verdicts(&clean))
+        .unwrap_or_default()
+}
+
+/// A header value without its RFC 5322 comments (parenthesised, nested).
+fn without_comments(raw: &str) -> String {
     let mut depth = 0usize;
-    let clean: String = raw
-        .chars()
+    raw.chars()
         .filter(|&c| {
             match c {
                 '(' => depth += 1,
@@ -263,7 +303,15 @@ pub fn auth_verdicts(raw: &str) -> Vec<AuthVerdict> {
             }
             depth == 0
         })
-        .collect();
+        .collect()
+}
+
+/// `method=result` pairs of one `Authentication-Results` value (RFC 8601 §2.2), for the methods
+/// an owner can read: SPF, DKIM, DMARC, ARC. Comments in parentheses are ignored; the
+/// authserv-id is not checked here ([`trusted_verdicts`] does).
+pub fn auth_verdicts(raw: &str) -> Vec<AuthVerdict> {
+    let mut out = Vec::new();
+    let clean = without_comments(raw);
     for clause in clean.split(';').skip(1) {
         let Some((method, rest)) = clause.trim().split_once('=') else {
             continue;

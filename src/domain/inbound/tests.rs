@@ -231,3 +231,72 @@ fn filing_follows_the_token_and_the_bounds() {
     };
     assert!(matches!(file(bad(), &guest, flood, l), Filing::Refuse(r) if r.contains("expired")));
 }
+
+#[test]
+fn only_the_topmost_authentication_results_of_the_receiving_system_is_read() {
+    let verdicts = |values: &[&str], id: &str| -> Vec<String> {
+        trusted_verdicts(values.iter().copied(), id)
+            .into_iter()
+            .map(|v| format!("{}={}", v.method, v.result))
+            .collect()
+    };
+    let cf = "mx.cloudflare.net";
+    // Email Routing's own header above a forged one: Email Routing's verdicts.
+    assert_eq!(
+        verdicts(
+            &[
+                "mx.cloudflare.net;\r\n\tdkim=fail header.d=gmail.com;\r\n\tdmarc=fail header.from=gmail.com",
+                "mx.cloudflare.net; dkim=pass; dmarc=pass",
+            ],
+            cf
+        ),
+        ["dkim=fail", "dmarc=fail"]
+    );
+    // A sender's header under another id, above or alone, is never read.
+    assert_eq!(
+        verdicts(
+            &[
+                "evil.example; dkim=pass; spf=pass; dmarc=pass",
+                "MX.Cloudflare.NET 1; spf=softfail (mx.cloudflare.net: not permitted) smtp.mailfrom=x@y.z",
+            ],
+            cf
+        ),
+        ["spf=softfail"]
+    );
+    for forged in [
+        "mx.cloudflare.net.evil.example; dkim=pass",
+        "evil.example (mx.cloudflare.net); dkim=pass",
+        "(mx.cloudflare.net) evil.example; dkim=pass",
+        "mx-cloudflare.net; dkim=pass",
+    ] {
+        assert_eq!(verdicts(&[forged], cf), Vec::<String>::new(), "{forged}");
+    }
+    assert_eq!(verdicts(&[], cf), Vec::<String>::new());
+    // Another receiving system, by configuration.
+    assert_eq!(
+        verdicts(
+            &["mx.cloudflare.net; dkim=pass", "mx.example.net; dkim=fail"],
+            "mx.example.net"
+        ),
+        ["dkim=fail"]
+    );
+}
+
+#[test]
+fn a_reply_read_through_another_receiving_system_trusts_its_id_only() {
+    let raw = fixture("gmail-reply.eml");
+    let other = read_trusting(
+        &raw,
+        "ana.garcia@gmail.com",
+        raw.len() as u64,
+        "mx.example.net",
+    );
+    assert!(other.auth.is_empty(), "{:?}", other.auth);
+    let cf = read_trusting(
+        &raw,
+        "ana.garcia@gmail.com",
+        raw.len() as u64,
+        CLOUDFLARE_AUTHSERV_ID,
+    );
+    assert_eq!(cf.auth.len(), 4);
+}
