@@ -423,6 +423,61 @@ mod tests {
     }
 
     #[test]
+    fn the_published_admin_password_signs_in_in_development_only() {
+        use crate::domain::admin::password::{check, derive, PasswordHash};
+        let salt = b"fresh-salt-16byt".to_vec();
+        let hash = derive(b"dev-admin-password", &salt, 1_000);
+        let entry = PasswordHash {
+            iterations: 1_000,
+            salt,
+            hash,
+        }
+        .entry("owner");
+        let dev = parse(&[("ENGINE_ENV", "development"), ("ADMIN_ACCOUNTS", &entry)]);
+        assert_eq!(
+            check(&dev.admin.accounts, "owner", "dev-admin-password"),
+            Some("owner")
+        );
+        let prod = parse(&[("ADMIN_ACCOUNTS", &entry)]);
+        assert_eq!(
+            check(&prod.admin.accounts, "owner", "dev-admin-password"),
+            None
+        );
+        // A real password on the same engine signs in.
+        let salt = b"fresh-salt-16byt".to_vec();
+        let hash = derive(b"a real passphrase", &salt, 1_000);
+        let real = PasswordHash {
+            iterations: 1_000,
+            salt,
+            hash,
+        }
+        .entry("owner");
+        let prod = parse(&[("ADMIN_ACCOUNTS", &real)]);
+        assert_eq!(
+            check(&prod.admin.accounts, "owner", "a real passphrase"),
+            Some("owner")
+        );
+    }
+
+    #[test]
+    fn a_published_bearer_token_is_recognised_however_its_scheme_is_written() {
+        for stored in [
+            "Bearer dev-liteapi-token",
+            "bearer  Bearer dev-liteapi-token",
+        ] {
+            let c = parse(&[("LITEAPI_WEBHOOK_TOKEN", stored)]);
+            assert_eq!(refused(&c), ["LITEAPI_WEBHOOK_TOKEN"], "{stored}");
+        }
+        let operator = published("OPERATOR_TOKEN").into_iter().next().unwrap();
+        let c = parse(&[("OPERATOR_TOKEN", &format!("Bearer {operator}"))]);
+        assert_eq!(refused(&c), ["OPERATOR_TOKEN"]);
+        assert!(c.operator_token.is_empty());
+        // A real token stored with its scheme is the token.
+        let c = parse(&[("LITEAPI_WEBHOOK_TOKEN", "Bearer a-real-liteapi-token")]);
+        assert_eq!(c.liteapi_webhook_token, "a-real-liteapi-token");
+    }
+
+    #[test]
     fn a_correct_production_configuration_starts_everything() {
         let c = parse(&[
             ("LITEAPI_WEBHOOK_TOKEN", "a-real-liteapi-token"),
@@ -498,14 +553,26 @@ mod tests {
             "http://localhost:8787",
             "http://[::1]:8787",
             "http://127.1.2.3",
+            "http://127.0.0.2",
             "http://app.localhost",
+            "https://LOCALHOST.",
+            "https://app.localhost.",
+            "https://0.0.0.0:8787",
+            "https://[::]:8787",
+            "https://[::ffff:127.0.0.1]",
+            "https://[::ffff:0.0.0.0]",
+            "https://[::127.0.0.1]",
+            "https://0x7f.1",
         ] {
             assert!(is_loopback(&url::Url::parse(url).unwrap()), "{url}");
         }
         for url in [
             "https://engine.example.com",
             "https://127.0.0.1.example.com",
+            "https://localhost.example.com",
             "http://10.0.0.1",
+            "https://[::ffff:203.0.113.7]",
+            "https://[2001:db8::1]",
         ] {
             assert!(!is_loopback(&url::Url::parse(url).unwrap()), "{url}");
         }

@@ -8,7 +8,8 @@
 //! | `REPLY_TOKEN_TTL_DAYS` | how long a reply address works after its email, days (400) |
 //! | `INBOUND_READ_MAX_BYTES` | bytes of a message read (4 MiB) |
 //! | `INBOUND_ALERTS_PER_BOOKING_PER_DAY` | guest messages alerted per booking and UTC day (5) |
-//! | `INBOUND_MAX_PER_BOOKING` | messages kept per booking (200) |
+//! | `INBOUND_MAX_PER_BOOKING` | messages kept per booking from the guest's own address (200) |
+//! | `INBOUND_MAX_PER_BOOKING_OTHERS` | messages kept per booking from all other senders together (50) |
 //! | `INBOUND_UNMATCHED_PER_DAY` | unmatched messages kept per UTC day (200) |
 //! | `INBOUND_AUTHSERV_ID` | the authserv-id whose `Authentication-Results` are trusted (`mx.cloudflare.net`, Email Routing's) |
 
@@ -90,6 +91,11 @@ pub fn parse(get: &impl Fn(&str) -> Option<String>) -> Result<ReplyConfig, Confi
                 d.alerts_per_booking_per_day,
             )?,
             max_per_booking: number(get, "INBOUND_MAX_PER_BOOKING", d.max_per_booking)?,
+            max_per_booking_others: number(
+                get,
+                "INBOUND_MAX_PER_BOOKING_OTHERS",
+                d.max_per_booking_others,
+            )?,
             unmatched_per_day: number(get, "INBOUND_UNMATCHED_PER_DAY", d.unmatched_per_day)?,
         },
     })

@@ -53,8 +53,12 @@ pub async fn receive(message: &ForwardableEmailMessage, env: &Env) -> Result<()>
         },
     };
     let booking = matched.as_ref().ok().map(|a| a.booking_id.clone());
+    let share = inbound::share_of(
+        &read,
+        matched.as_ref().ok().and_then(|a| a.guest_email.as_deref()),
+    );
     let day = day_of(now);
-    let counts = store::inbound::counts(&db, booking.as_deref(), &day).await?;
+    let counts = store::inbound::counts(&db, booking.as_deref(), share, &day).await?;
     let filing = inbound::file(
         matched.as_ref().map(|_| ()).map_err(Clone::clone),
         &read,
@@ -109,6 +113,7 @@ pub async fn receive(message: &ForwardableEmailMessage, env: &Env) -> Result<()>
             alert,
             at_ms: now,
             day: &day,
+            share,
         },
     )
     .await?

@@ -23,7 +23,11 @@ Please send the refund to my new card instead, details below.\r\n";
 
 #[test]
 fn verdicts_of_an_authentication_results_header_from_an_untrusted_authserv_id_are_not_shown() {
-    let m = read(FORGED.as_bytes(), "bounce@evil.example", FORGED.len() as u64);
+    let m = read(
+        FORGED.as_bytes(),
+        "bounce@evil.example",
+        FORGED.len() as u64,
+    );
     let shown: Vec<(String, String)> = m
         .auth
         .iter()

@@ -21,8 +21,10 @@
 
 pub mod auto;
 pub mod quote;
+pub mod share;
 
 pub use auto::AutoKind;
+pub use share::{share_of, SenderShare};
 
 use crate::domain::text::{cut_chars, header_value, is_unsafe_char};
 use mail_parser::{HeaderValue, MessageParser, MimeHeaders};
@@ -153,7 +155,12 @@ pub fn read_trusting(raw: &[u8], envelope_from: &str, raw_size: u64, authserv_id
         };
     };
     let header = |name: &str| message.header_raw(name).map(str::to_string);
-    let auto = auto::classify(header, &envelope_from);
+    let auto = auto::classify(header, &envelope_from).or_else(|| {
+        message
+            .subject()
+            .filter(|s| auto::is_auto_reply_subject(s))
+            .map(|_| AutoKind::AutoReply)
+    });
     let sender = message.from().and_then(|a| a.first());
     let from = sender
         .and_then(|a| a.address.as_deref())
@@ -164,9 +171,19 @@ pub fn read_trusting(raw: &[u8], envelope_from: &str, raw_size: u64, authserv_id
         .and_then(|a| a.name.as_deref())
         .map(|n| header_value(n, 120))
         .unwrap_or_default();
-    let body = message
-        .body_text(0)
-        .map(|t| t.into_owned())
+    // HTML-only mail: the history is cut where its client's quote element starts, before the
+    // HTML becomes text (the element's attribution and quoted lines carry no `>` marks then).
+    let html_only = message
+        .text_part(0)
+        .and_then(|p| match &p.body {
+            mail_parser::PartType::Html(html) => Some(html.as_ref()),
+            _ => None,
+        })
+        .and_then(quote::cut_html)
+        .map(mail_parser::decoders::html::html_to_text);
+    let html_cut = html_only.is_some();
+    let body = html_only
+        .or_else(|| message.body_text(0).map(|t| t.into_owned()))
         .filter(|t| !t.trim().is_empty())
         .or_else(|| {
             // A text part mail-parser could not decode (broken base64, say) is filed as an
@@ -222,7 +239,7 @@ pub fn read_trusting(raw: &[u8], envelope_from: &str, raw_size: u64, authserv_id
         in_reply_to: ids(message.in_reply_to(), usize::MAX),
         references: ids(message.references(), REFERENCES_MAX),
         text,
-        quoted_removed: stripped.removed,
+        quoted_removed: html_cut || stripped.removed,
         auth: trusted_verdicts(
             message
                 .headers_raw()
@@ -389,10 +406,15 @@ impl Unmatched {
 pub struct InboundLimits {
     /// Bytes of a message read (Email Routing delivers up to 25 MiB); the rest is not read.
     pub read_max_bytes: u64,
-    /// Guest messages alerted per booking per UTC day; more are kept but alert nobody.
+    /// Guest messages alerted per booking per UTC day, in each sender share ([`SenderShare`]);
+    /// more are kept but alert nobody.
     pub alerts_per_booking_per_day: u32,
-    /// Messages kept per booking in all; more are refused back to the sender.
+    /// Messages kept per booking from the guest's own address ([`SenderShare::Guest`]); more
+    /// are refused back to the sender.
     pub max_per_booking: u32,
+    /// Messages kept per booking from any other sender ([`SenderShare::Other`]), all of them
+    /// together; more are refused back to the sender. The guest's share stays free.
+    pub max_per_booking_others: u32,
     /// Unmatched messages kept per UTC day; more are refused back to the sender.
     pub unmatched_per_day: u32,
 }
@@ -402,6 +424,7 @@ impl InboundLimits {
         read_max_bytes: 4 * 1024 * 1024,
         alerts_per_booking_per_day: 5,
         max_per_booking: 200,
+        max_per_booking_others: 50,
         unmatched_per_day: 200,
     };
 }
@@ -409,9 +432,11 @@ impl InboundLimits {
 /// What the counts in D1 say about one message, read by the shell before [`file`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Counts {
-    /// Messages already kept on the matched booking (all days).
+    /// The share the message counts in ([`share_of`]); the next two count that share only.
+    pub share: SenderShare,
+    /// Messages of this share already kept on the matched booking (all days).
     pub on_booking: u32,
-    /// Guest messages of the matched booking alerted this UTC day.
+    /// Guest messages of this share on the matched booking alerted this UTC day.
     pub alerted_today: u32,
     /// Unmatched messages kept this UTC day.
     pub unmatched_today: u32,
@@ -445,10 +470,22 @@ pub fn file(
             why.reason()
         )),
         Err(why) => Filing::Unmatched(why),
-        Ok(()) if counts.on_booking >= limits.max_per_booking => Filing::Refuse(format!(
-            "not delivered: this booking's conversation holds its maximum of {} messages; please write to us from the booking site",
-            limits.max_per_booking
-        )),
+        Ok(()) if counts.share == SenderShare::Guest
+            && counts.on_booking >= limits.max_per_booking =>
+        {
+            Filing::Refuse(format!(
+                "not delivered: this booking's conversation holds its maximum of {} messages; please write to us from the booking site",
+                limits.max_per_booking
+            ))
+        }
+        Ok(()) if counts.share == SenderShare::Other
+            && counts.on_booking >= limits.max_per_booking_others =>
+        {
+            Filing::Refuse(format!(
+                "not delivered: this booking's conversation holds its maximum of {} messages from senders other than the guest; please write from the address the booking email was sent to",
+                limits.max_per_booking_others
+            ))
+        }
         Ok(()) => match message.auto {
             Some(kind) => Filing::Auto(kind),
             None => Filing::Guest {
