@@ -97,9 +97,7 @@ pub struct Config {
     /// `ENGINE_ENV` (`development` | `production`, default production): development is declared in
     /// `.dev.vars`, never in `wrangler.toml`; outside it every guard check applies ([`guard`]).
     pub engine_env: guard::EngineEnv,
-    /// `LITEAPI_WEBHOOK_TOKEN` (secret): the static token liteAPI sends in `authorization`,
-    /// stored with or without `Bearer `; kept without it
-    /// ([`crate::domain::secret::bearer_token`]), so the guard compares the token itself.
+    /// `LITEAPI_WEBHOOK_TOKEN` (secret): the static token liteAPI sends in `authorization`.
     pub liteapi_webhook_token: String,
     /// `MAX_WEBHOOK_BODY_BYTES`: larger bodies get 413. Default 262 144 (256 KiB).
     pub max_webhook_body_bytes: usize,
@@ -179,8 +177,7 @@ pub struct Config {
     /// failure, Resend key errors) stays paused before one probe, ms (1 hour). The owner is alerted.
     pub provider_auth_pause_ms: i64,
     /// `OPERATOR_TOKEN` (secret): bearer token of the operator endpoints (`/admin/…`: redrive,
-    /// marketing sends). Empty = those endpoints answer 503. Stored with or without `Bearer `;
-    /// kept without it ([`crate::domain::secret::bearer_token`]).
+    /// marketing sends). Empty = those endpoints answer 503.
     pub operator_token: String,
     /// `UNSUBSCRIBE_SIGNING_KEY` (secret, ≥ 32 bytes): HMAC key of unsubscribe links. Empty (or
     /// refused, [`guard`]) = marketing sends are refused (no email may go out without a working
@@ -422,9 +419,7 @@ impl Config {
             };
         let mut cfg = Config {
             engine_env,
-            liteapi_webhook_token: text(&get, "LITEAPI_WEBHOOK_TOKEN")?
-                .map(|t| crate::domain::secret::bearer_token(&t).to_string())
-                .unwrap_or_default(),
+            liteapi_webhook_token: text(&get, "LITEAPI_WEBHOOK_TOKEN")?.unwrap_or_default(),
             max_webhook_body_bytes: number(&get, "MAX_WEBHOOK_BODY_BYTES", 262_144usize)?,
             pacing,
             catch_up: crate::domain::backlog::CatchUpLimits {
@@ -496,9 +491,7 @@ impl Config {
                 }
             },
             provider_auth_pause_ms: number(&get, "PROVIDER_AUTH_PAUSE_MS", 3_600_000i64)?,
-            operator_token: text(&get, "OPERATOR_TOKEN")?
-                .map(|t| crate::domain::secret::bearer_token(&t).to_string())
-                .unwrap_or_default(),
+            operator_token: text(&get, "OPERATOR_TOKEN")?.unwrap_or_default(),
             // Shorter than 32 bytes: refused by the guard (marketing stops, nothing else).
             unsubscribe_signing_key: text(&get, "UNSUBSCRIBE_SIGNING_KEY")?.unwrap_or_default(),
             marketing: MarketingPolicy {

@@ -192,8 +192,8 @@ fn public_base_refusal(given: bool, url: &url::Url) -> Option<String> {
     }
     if is_loopback(url) {
         return Some(format!(
-            "is a loopback or unspecified address (it reaches only this machine): links are never \
-             written to one outside development \
+            "is a loopback address (or an unspecified one; either reaches only this machine): \
+             links are never written to one outside development \
              (ENGINE_ENV=development); {OFF}"
         ));
     }
@@ -215,6 +215,12 @@ pub(super) fn apply(cfg: &mut Config, public_base_given: bool) {
             reason: reason.to_string(),
         })
     };
+    // Whatever the environment: bearer tokens are kept without their scheme, so `Bearer <token>`
+    // stored is the token (the published one is recognised below) and a presented
+    // `Bearer Bearer <token>` is no other token (both sides read by `bearer_token`).
+    for token in [&mut cfg.liteapi_webhook_token, &mut cfg.operator_token] {
+        *token = crate::domain::secret::bearer_token(token).to_string();
+    }
     // Whatever the environment: marketing never goes out with a guessable unsubscribe key (the
     // rest of the engine runs on).
     let unsubscribe = cfg.unsubscribe_signing_key.len();

@@ -80,10 +80,18 @@ mod tests {
         m
     }
 
+    /// (From, verdicts, the answered email's address, the share).
+    type Case<'a> = (
+        &'a str,
+        &'a [(&'a str, &'a str)],
+        Option<&'a str>,
+        SenderShare,
+    );
+
     #[test]
     fn the_guest_s_own_is_their_address_unless_the_checks_say_forged() {
         let guest = Some("Ana.Garcia@gmail.com");
-        let cases: &[(&str, &[(&str, &str)], Option<&str>, SenderShare)] = &[
+        let cases: &[Case] = &[
             ("ana.garcia@gmail.com", &[], guest, SenderShare::Guest),
             (
                 "ana.garcia@gmail.com",

@@ -62,7 +62,7 @@ pub fn verify_token(header: Option<&str>, expected: &str) -> Result<(), AuthErro
         .map(str::trim)
         .filter(|h| !h.is_empty())
         .ok_or(AuthError::Missing(TOKEN_HEADER))?;
-    // The configured token is read the same way (`Config::parse`): with or without `Bearer `.
+    // The configured token is read the same way (the production guard strips its scheme).
     let presented = crate::domain::secret::bearer_token(presented);
     if secrets_match(presented, expected) {
         Ok(())
