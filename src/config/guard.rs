@@ -80,6 +80,11 @@ const SECRET_VARIABLES: [&str; 10] = [
     "REPLY_SIGNING_KEY",
 ];
 
+/// The admin passwords `.dev.vars.example` publishes (its comment names the password of its
+/// `ADMIN_ACCOUNTS` entry; a test checks that entry is this password's hash). Outside
+/// development no account signs in with one of them, whatever salt its entry was made with.
+pub const PUBLISHED_ADMIN_PASSWORDS: [&str; 1] = ["dev-admin-password"];
+
 /// The variables holding Standard Webhooks secrets: their key is the base64 after `whsec_`.
 const STANDARD_WEBHOOKS: [&str; 2] = ["GENERIC_WEBHOOK_SECRETS", "RESEND_WEBHOOK_SECRETS"];
 
@@ -111,16 +116,38 @@ pub fn published(name: &str) -> Vec<String> {
     values
 }
 
-/// `true` when `url`'s host is a loopback address (`localhost`, `127.0.0.0/8`, `::1`).
+/// `true` when `url`'s host reaches only the machine it is typed on, so no guest or owner can
+/// follow a link to it: a loopback or unspecified address in any spelling the URL parser
+/// (WHATWG, <https://url.spec.whatwg.org/#host-parsing>) accepts — `127.0.0.0/8`, `0.0.0.0`,
+/// `::1`, `::`, and those written as IPv4-mapped or IPv4-compatible IPv6 (`[::ffff:127.0.0.1]`)
+/// — or the name `localhost`, any `*.localhost` (RFC 6761 §6.3), with or without a final dot.
 pub fn is_loopback(url: &url::Url) -> bool {
     match url.host() {
-        Some(url::Host::Domain(d)) => {
-            let d = d.trim_end_matches('.').to_ascii_lowercase();
-            d == "localhost" || d.ends_with(".localhost")
-        }
-        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
-        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        Some(url::Host::Domain(d)) => name_is_loopback(d),
+        Some(url::Host::Ipv4(ip)) => ip_is_local_only(ip.into()),
+        Some(url::Host::Ipv6(ip)) => ip_is_local_only(ip.into()),
         None => false,
+    }
+}
+
+/// `localhost` or a name under it (RFC 6761 §6.3), any case, final dot or not.
+fn name_is_loopback(name: &str) -> bool {
+    let d = name.trim_end_matches('.').to_ascii_lowercase();
+    d == "localhost" || d.ends_with(".localhost")
+}
+
+/// A loopback or unspecified address, IPv4 also when written inside IPv6 (mapped `::ffff:a.b.c.d`,
+/// RFC 4291 §2.5.5.2, or the deprecated compatible `::a.b.c.d`, §2.5.5.1).
+fn ip_is_local_only(ip: std::net::IpAddr) -> bool {
+    use std::net::IpAddr;
+    match ip {
+        IpAddr::V4(v4) => v4.is_loopback() || v4.is_unspecified(),
+        IpAddr::V6(v6) => {
+            v6.is_loopback()
+                || v6.is_unspecified()
+                // `to_ipv4` reads both the mapped and the compatible form.
+                || v6.to_ipv4().is_some_and(|v4| v4.is_loopback() || v4.is_unspecified())
+        }
     }
 }
 
@@ -129,10 +156,9 @@ pub fn is_loopback(url: &url::Url) -> bool {
 fn host_is_loopback(host: &str) -> bool {
     let h = host.trim().trim_start_matches('[').trim_end_matches(']');
     if let Ok(ip) = h.parse::<std::net::IpAddr>() {
-        return ip.is_loopback();
+        return ip_is_local_only(ip);
     }
-    let d = h.trim_end_matches('.').to_ascii_lowercase();
-    d == "localhost" || d.ends_with(".localhost")
+    name_is_loopback(h)
 }
 
 /// Whether `value` of variable `name` is a published one, by the key it produces: for Standard
@@ -166,7 +192,8 @@ fn public_base_refusal(given: bool, url: &url::Url) -> Option<String> {
     }
     if is_loopback(url) {
         return Some(format!(
-            "is a loopback address: links are never written to one outside development \
+            "is a loopback address (or an unspecified one; either reaches only this machine): \
+             links are never written to one outside development \
              (ENGINE_ENV=development); {OFF}"
         ));
     }
@@ -188,6 +215,12 @@ pub(super) fn apply(cfg: &mut Config, public_base_given: bool) {
             reason: reason.to_string(),
         })
     };
+    // Whatever the environment: bearer tokens are kept without their scheme, so `Bearer <token>`
+    // stored is the token (the published one is recognised below) and a presented
+    // `Bearer Bearer <token>` is no other token (both sides read by `bearer_token`).
+    for token in [&mut cfg.liteapi_webhook_token, &mut cfg.operator_token] {
+        *token = crate::domain::basics::secret::bearer_token(token).to_string();
+    }
     // Whatever the environment: marketing never goes out with a guessable unsubscribe key (the
     // rest of the engine runs on).
     let unsubscribe = cfg.unsubscribe_signing_key.len();
@@ -292,6 +325,9 @@ pub(super) fn apply(cfg: &mut Config, public_base_given: bool) {
         cfg.action_signing_key.clear();
         refuse("PUBLIC_BASE_URL", &why);
     }
+    // The published entry is refused here by its salt and hash; the published password under
+    // any other salt can only be recognised where it is typed, so every account refuses it at
+    // sign-in (`Account::signs_in`) rather than hashing it for each account at every start.
     let example_accounts =
         crate::domain::admin::password::parse_accounts(&published("ADMIN_ACCOUNTS").join(","))
             .unwrap_or_default();
@@ -306,6 +342,9 @@ pub(super) fn apply(cfg: &mut Config, public_base_given: bool) {
             "ADMIN_ACCOUNTS",
             &format!("holds an account {PUBLISHED} (its password is public): that account cannot sign in"),
         );
+    }
+    for account in &mut cfg.admin.accounts {
+        account.refused_passwords = &PUBLISHED_ADMIN_PASSWORDS;
     }
     if let Some(smtp) = &cfg.smtp {
         if smtp.credentials.is_some()
@@ -367,6 +406,81 @@ mod tests {
             assert!(!published(name).is_empty(), "{name} has no published value");
         }
         assert!(published("SMTP_HOST").contains(&"127.0.0.1".to_string()));
+    }
+
+    #[test]
+    fn the_published_admin_passwords_are_those_of_the_published_entries() {
+        let accounts =
+            crate::domain::admin::password::parse_accounts(&published("ADMIN_ACCOUNTS").join(","))
+                .unwrap();
+        assert!(!accounts.is_empty());
+        for a in &accounts {
+            assert!(
+                PUBLISHED_ADMIN_PASSWORDS.iter().any(|p| a.hash.verify(p)),
+                "{a:?}: its password is not listed in PUBLISHED_ADMIN_PASSWORDS"
+            );
+        }
+        for password in PUBLISHED_ADMIN_PASSWORDS {
+            assert!(
+                EXAMPLE.contains(&format!("password `{password}`")),
+                "{password}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_published_admin_password_signs_in_in_development_only() {
+        use crate::domain::admin::password::{check, derive, PasswordHash};
+        let salt = b"fresh-salt-16byt".to_vec();
+        let hash = derive(b"dev-admin-password", &salt, 1_000);
+        let entry = PasswordHash {
+            iterations: 1_000,
+            salt,
+            hash,
+        }
+        .entry("owner");
+        let dev = parse(&[("ENGINE_ENV", "development"), ("ADMIN_ACCOUNTS", &entry)]);
+        assert_eq!(
+            check(&dev.admin.accounts, "owner", "dev-admin-password"),
+            Some("owner")
+        );
+        let prod = parse(&[("ADMIN_ACCOUNTS", &entry)]);
+        assert_eq!(
+            check(&prod.admin.accounts, "owner", "dev-admin-password"),
+            None
+        );
+        // A real password on the same engine signs in.
+        let salt = b"fresh-salt-16byt".to_vec();
+        let hash = derive(b"a real passphrase", &salt, 1_000);
+        let real = PasswordHash {
+            iterations: 1_000,
+            salt,
+            hash,
+        }
+        .entry("owner");
+        let prod = parse(&[("ADMIN_ACCOUNTS", &real)]);
+        assert_eq!(
+            check(&prod.admin.accounts, "owner", "a real passphrase"),
+            Some("owner")
+        );
+    }
+
+    #[test]
+    fn a_published_bearer_token_is_recognised_however_its_scheme_is_written() {
+        for stored in [
+            "Bearer dev-liteapi-token",
+            "bearer  Bearer dev-liteapi-token",
+        ] {
+            let c = parse(&[("LITEAPI_WEBHOOK_TOKEN", stored)]);
+            assert_eq!(refused(&c), ["LITEAPI_WEBHOOK_TOKEN"], "{stored}");
+        }
+        let operator = published("OPERATOR_TOKEN").into_iter().next().unwrap();
+        let c = parse(&[("OPERATOR_TOKEN", &format!("Bearer {operator}"))]);
+        assert_eq!(refused(&c), ["OPERATOR_TOKEN"]);
+        assert!(c.operator_token.is_empty());
+        // A real token stored with its scheme is the token.
+        let c = parse(&[("LITEAPI_WEBHOOK_TOKEN", "Bearer a-real-liteapi-token")]);
+        assert_eq!(c.liteapi_webhook_token, "a-real-liteapi-token");
     }
 
     #[test]
@@ -445,14 +559,26 @@ mod tests {
             "http://localhost:8787",
             "http://[::1]:8787",
             "http://127.1.2.3",
+            "http://127.0.0.2",
             "http://app.localhost",
+            "https://LOCALHOST.",
+            "https://app.localhost.",
+            "https://0.0.0.0:8787",
+            "https://[::]:8787",
+            "https://[::ffff:127.0.0.1]",
+            "https://[::ffff:0.0.0.0]",
+            "https://[::127.0.0.1]",
+            "https://0x7f.1",
         ] {
             assert!(is_loopback(&url::Url::parse(url).unwrap()), "{url}");
         }
         for url in [
             "https://engine.example.com",
             "https://127.0.0.1.example.com",
+            "https://localhost.example.com",
             "http://10.0.0.1",
+            "https://[::ffff:203.0.113.7]",
+            "https://[2001:db8::1]",
         ] {
             assert!(!is_loopback(&url::Url::parse(url).unwrap()), "{url}");
         }

@@ -8,11 +8,13 @@
 //! | `REPLY_TOKEN_TTL_DAYS` | how long a reply address works after its email, days (400) |
 //! | `INBOUND_READ_MAX_BYTES` | bytes of a message read (4 MiB) |
 //! | `INBOUND_ALERTS_PER_BOOKING_PER_DAY` | guest messages alerted per booking and UTC day (5) |
-//! | `INBOUND_MAX_PER_BOOKING` | messages kept per booking (200) |
+//! | `INBOUND_MAX_PER_BOOKING` | messages kept per booking from the guest's own address (200) |
+//! | `INBOUND_MAX_PER_BOOKING_OTHERS` | messages kept per booking from all other senders together (50) |
 //! | `INBOUND_UNMATCHED_PER_DAY` | unmatched messages kept per UTC day (200) |
+//! | `INBOUND_AUTHSERV_ID` | the authserv-id whose `Authentication-Results` are trusted (`mx.cloudflare.net`, Email Routing's) |
 
 use super::{number, text, ConfigError};
-use crate::domain::inbound::InboundLimits;
+use crate::domain::inbound::{InboundLimits, CLOUDFLARE_AUTHSERV_ID};
 
 /// Default lifetime of a reply address, days: a guest may answer a confirmation a year later,
 /// after the stay.
@@ -29,6 +31,9 @@ pub struct ReplyConfig {
     pub token_ttl_ms: i64,
     /// `INBOUND_*`.
     pub limits: InboundLimits,
+    /// `INBOUND_AUTHSERV_ID`, lower case: only an `Authentication-Results` header with this
+    /// authserv-id is read (`crate::domain::inbound::trusted_verdicts`).
+    pub authserv_id: String,
 }
 
 impl ReplyConfig {
@@ -57,8 +62,23 @@ pub fn parse(get: &impl Fn(&str) -> Option<String>) -> Result<ReplyConfig, Confi
             reason: format!("{domain:?} is not a domain name"),
         });
     }
+    let authserv_id = text(get, "INBOUND_AUTHSERV_ID")?
+        .map(|id| id.trim().to_ascii_lowercase())
+        .filter(|id| !id.is_empty())
+        .unwrap_or_else(|| CLOUDFLARE_AUTHSERV_ID.to_string());
+    if authserv_id.len() > 253
+        || !authserv_id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'.')
+    {
+        return Err(ConfigError::Invalid {
+            name: "INBOUND_AUTHSERV_ID",
+            reason: format!("{authserv_id:?} is not a host name"),
+        });
+    }
     let d = InboundLimits::DEFAULT;
     Ok(ReplyConfig {
+        authserv_id,
         domain,
         signing_key: text(get, "REPLY_SIGNING_KEY")?.unwrap_or_default(),
         token_ttl_ms: number(get, "REPLY_TOKEN_TTL_DAYS", DEFAULT_TOKEN_TTL_DAYS)?.max(1)
@@ -71,6 +91,11 @@ pub fn parse(get: &impl Fn(&str) -> Option<String>) -> Result<ReplyConfig, Confi
                 d.alerts_per_booking_per_day,
             )?,
             max_per_booking: number(get, "INBOUND_MAX_PER_BOOKING", d.max_per_booking)?,
+            max_per_booking_others: number(
+                get,
+                "INBOUND_MAX_PER_BOOKING_OTHERS",
+                d.max_per_booking_others,
+            )?,
             unmatched_per_day: number(get, "INBOUND_UNMATCHED_PER_DAY", d.unmatched_per_day)?,
         },
     })
@@ -106,6 +131,11 @@ mod tests {
         assert!(!parse_with(&[("REPLY_DOMAIN", "reply.example.com")])
             .unwrap()
             .enabled());
+        assert_eq!(off.authserv_id, "mx.cloudflare.net");
+        let own = parse_with(&[("INBOUND_AUTHSERV_ID", " MX.Example.net ")]).unwrap();
+        assert_eq!(own.authserv_id, "mx.example.net");
+        let e = parse_with(&[("INBOUND_AUTHSERV_ID", "mx.example.net; dkim=pass")]).unwrap_err();
+        assert!(e.to_string().contains("INBOUND_AUTHSERV_ID"), "{e}");
     }
 
     #[test]

@@ -31,7 +31,12 @@ pub async fn receive(message: &ForwardableEmailMessage, env: &Env) -> Result<()>
     let envelope_to = crate::domain::basics::text::header_value(&message.to(), 254);
     let raw_size = message.raw_size().max(0.0) as u64;
     let raw = read_at_most(message, replies.limits.read_max_bytes).await?;
-    let read = inbound::read(&raw, &message.from(), raw_size.max(raw.len() as u64));
+    let read = inbound::read_trusting(
+        &raw,
+        &message.from(),
+        raw_size.max(raw.len() as u64),
+        &replies.authserv_id,
+    );
     let db = env.d1(DB_BINDING)?;
 
     let matched = match reply_token::verify(
@@ -48,8 +53,12 @@ pub async fn receive(message: &ForwardableEmailMessage, env: &Env) -> Result<()>
         },
     };
     let booking = matched.as_ref().ok().map(|a| a.booking_id.clone());
+    let share = inbound::share_of(
+        &read,
+        matched.as_ref().ok().and_then(|a| a.guest_email.as_deref()),
+    );
     let day = day_of(now);
-    let counts = store::inbound::counts(&db, booking.as_deref(), &day).await?;
+    let counts = store::inbound::counts(&db, booking.as_deref(), share, &day).await?;
     let filing = inbound::file(
         matched.as_ref().map(|_| ()).map_err(Clone::clone),
         &read,
@@ -104,6 +113,7 @@ pub async fn receive(message: &ForwardableEmailMessage, env: &Env) -> Result<()>
             alert,
             at_ms: now,
             day: &day,
+            share,
         },
     )
     .await?

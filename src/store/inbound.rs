@@ -1,8 +1,8 @@
-//! D1 for guests' replies (migration 0025): reply addresses, inbound messages, conversations
-//! waiting for an answer, and the owner's answers.
+//! D1 for guests' replies (migrations 0025, 0028): reply addresses, inbound messages (with the
+//! sender share each counts in), conversations waiting for an answer, and the owner's answers.
 
 use super::{changes, n, opt, s};
-use crate::domain::inbound::{Counts, Inbound};
+use crate::domain::inbound::{Counts, Inbound, SenderShare};
 use serde::Deserialize;
 use worker::{D1Database, D1PreparedStatement, Result};
 
@@ -26,19 +26,30 @@ pub fn reply_address_statement(
 pub struct ReplyAddress {
     pub booking_id: String,
     pub dedupe_key: String,
+    /// The address that email was sent to (the guest's), when the email row is there.
+    pub guest_email: Option<String>,
 }
 
 /// The email of `reply_ref`, if any.
 pub async fn reply_address(db: &D1Database, reply_ref: &str) -> Result<Option<ReplyAddress>> {
-    db.prepare("SELECT booking_id, dedupe_key FROM reply_addresses WHERE reply_ref = ?1")
-        .bind(&[s(reply_ref)])?
-        .first(None)
-        .await
+    db.prepare(
+        "SELECT r.booking_id, r.dedupe_key, e.to_addr AS guest_email FROM reply_addresses r \
+         LEFT JOIN emails e ON e.dedupe_key = r.dedupe_key WHERE r.reply_ref = ?1",
+    )
+    .bind(&[s(reply_ref)])?
+    .first(None)
+    .await
 }
 
-/// The counts [`crate::domain::inbound::file`] needs, in one batch: messages on `booking_id`,
-/// its guest messages alerted on `day` (`YYYY-MM-DD` UTC), unmatched messages of `day`.
-pub async fn counts(db: &D1Database, booking_id: Option<&str>, day: &str) -> Result<Counts> {
+/// The counts [`crate::domain::inbound::file`] needs, in one batch: messages of `share` on
+/// `booking_id`, its guest messages of `share` alerted on `day` (`YYYY-MM-DD` UTC), unmatched
+/// messages of `day`.
+pub async fn counts(
+    db: &D1Database,
+    booking_id: Option<&str>,
+    share: SenderShare,
+    day: &str,
+) -> Result<Counts> {
     #[derive(Deserialize)]
     struct C {
         c: u32,
@@ -46,12 +57,14 @@ pub async fn counts(db: &D1Database, booking_id: Option<&str>, day: &str) -> Res
     let b = booking_id.unwrap_or("");
     let results = db
         .batch(vec![
-            db.prepare("SELECT COUNT(*) AS c FROM inbound_messages WHERE booking_id = ?1")
-                .bind(&[s(b)])?,
             db.prepare(
-                "SELECT COUNT(*) AS c FROM inbound_messages WHERE booking_id = ?1 AND received_day = ?2 AND alerted = 1",
+                "SELECT COUNT(*) AS c FROM inbound_messages WHERE booking_id = ?1 AND sender_share = ?2",
             )
-            .bind(&[s(b), s(day)])?,
+            .bind(&[s(b), s(share.as_str())])?,
+            db.prepare(
+                "SELECT COUNT(*) AS c FROM inbound_messages WHERE booking_id = ?1 AND sender_share = ?2 AND received_day = ?3 AND alerted = 1",
+            )
+            .bind(&[s(b), s(share.as_str()), s(day)])?,
             db.prepare(
                 "SELECT COUNT(*) AS c FROM inbound_messages WHERE kind = 'unmatched' AND received_day = ?1",
             )
@@ -62,6 +75,7 @@ pub async fn counts(db: &D1Database, booking_id: Option<&str>, day: &str) -> Res
         Ok(results[i].results::<C>()?.first().map(|c| c.c).unwrap_or(0))
     };
     Ok(Counts {
+        share,
         on_booking: count(0)?,
         alerted_today: count(1)?,
         unmatched_today: count(2)?,
@@ -100,6 +114,8 @@ pub struct NewMessage<'a> {
     pub alert: bool,
     pub at_ms: i64,
     pub day: &'a str,
+    /// The share it counts in (`sender_share`).
+    pub share: SenderShare,
 }
 
 /// Keeps one message (a redelivery of the same `dedupe` is ignored) and, for a guest's message,
@@ -116,8 +132,8 @@ pub async fn insert(db: &D1Database, m: &NewMessage<'_>) -> Result<Option<i64>> 
         .prepare(
             "INSERT INTO inbound_messages (dedupe, kind, booking_id, answers_key, auto_kind, reason, envelope_from, envelope_to, \
              from_addr, from_name, subject, date_ms, message_id, thread_ids_json, thread_ours, text_body, quoted_removed, note, \
-             auth_json, attachments_json, raw_size, alerted, received_at_ms, received_day) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24) \
+             auth_json, attachments_json, raw_size, alerted, received_at_ms, received_day, sender_share) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25) \
              ON CONFLICT(dedupe) DO NOTHING RETURNING id",
         )
         .bind(&[
@@ -148,6 +164,7 @@ pub async fn insert(db: &D1Database, m: &NewMessage<'_>) -> Result<Option<i64>> 
             n(i64::from(m.alert)),
             n(m.at_ms),
             s(m.day),
+            s(m.share.as_str()),
         ])?;
     let mut batch = vec![insert];
     if m.kind == "guest" {

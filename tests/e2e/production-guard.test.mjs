@@ -213,6 +213,33 @@ describe("production guard", () => {
     });
   });
 
+  it("the published admin password under a fresh salt, and a published token stored with 'Bearer ', are refused", async () => {
+    // What `npm run admin-password` makes from the published password: a new random salt.
+    const salt = crypto.getRandomValues(new Uint8Array(16));
+    const key = await crypto.subtle.importKey("raw", new TextEncoder().encode("dev-admin-password"), "PBKDF2", false, ["deriveBits"]);
+    const hash = new Uint8Array(await crypto.subtle.deriveBits({ name: "PBKDF2", hash: "SHA-256", salt, iterations: 1000 }, key, 256));
+    const b64 = (bytes) => btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+    const entry = `owner:pbkdf2-sha256:1000:${b64(salt)}:${b64(hash)}`;
+    const signIn = (ip) =>
+      SELF.fetch("https://engine.test/admin/login", {
+        method: "POST",
+        redirect: "manual",
+        headers: { "content-type": "application/x-www-form-urlencoded", "cf-connecting-ip": ip },
+        body: new URLSearchParams({ account: "owner", password: "dev-admin-password", next: "/admin" }),
+      });
+    await withBindings({ ADMIN_ACCOUNTS: entry }, async () => {
+      expect((await signIn("198.51.100.251")).status).toBe(401);
+    });
+    // The same entry signs in once development is declared: the refusal is the guard's.
+    await withBindings({ ADMIN_ACCOUNTS: entry, ENGINE_ENV: "development" }, async () => {
+      expect((await signIn("198.51.100.252")).status).toBe(303);
+    });
+    await withBindings({ LITEAPI_WEBHOOK_TOKEN: `Bearer ${published("LITEAPI_WEBHOOK_TOKEN")}` }, async () => {
+      expect((await operatorHealth()).refused).toEqual([{ variable: "LITEAPI_WEBHOOK_TOKEN", reason: expect.stringMatching(/published/) }]);
+      expect(await liteapiWith(`Bearer Bearer ${published("LITEAPI_WEBHOOK_TOKEN")}`)).toEqual({ status: 401, stored: 0 });
+    });
+  });
+
   it("a short unsubscribe key stops marketing only: webhooks and the operator API keep answering", async () => {
     await withBindings({ UNSUBSCRIBE_SIGNING_KEY: "short" }, async () => {
       expect((await health()).status).toBe(503);

@@ -14,6 +14,8 @@ mod doc_links;
 mod fixtures;
 mod guest_language;
 mod guides;
+mod hostile_guard;
+mod hostile_inbound;
 mod i18n_emails;
 mod intent_decision;
 mod liteapi_parsing;

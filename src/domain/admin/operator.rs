@@ -54,7 +54,8 @@ pub fn check_bearer(header: Option<&str>, expected: &str) -> Result<(), Operator
     if !scheme.eq_ignore_ascii_case("bearer") {
         return Err(OperatorAuthError::NotBearer);
     }
-    let token = token.trim();
+    // `Bearer Bearer <token>` is `<token>`, as the configured token is read (the production guard strips its scheme).
+    let token = crate::domain::basics::secret::bearer_token(token);
     if token.is_empty() {
         return Err(OperatorAuthError::NotBearer);
     }

@@ -32,6 +32,19 @@ pub const MAX_PASSWORD_BYTES: usize = 1_024;
 pub struct Account {
     pub name: String,
     pub hash: PasswordHash,
+    /// Passwords this account never signs in with even when its hash matches: the published
+    /// example passwords outside development (set by the production guard,
+    /// `crate::config::guard`); empty as parsed.
+    pub refused_passwords: &'static [&'static str],
+}
+
+impl Account {
+    /// Whether `password`, whose PBKDF2 with this account's salt and iterations is `derived`,
+    /// signs this account in: the hash matches (constant time) and the password is not one of
+    /// [`Account::refused_passwords`].
+    pub fn signs_in(&self, password: &str, derived: &[u8; 32]) -> bool {
+        self.hash.matches(derived) && !self.refused_passwords.contains(&password)
+    }
 }
 
 impl std::fmt::Debug for Account {
@@ -127,6 +140,7 @@ pub fn parse_accounts(raw: &str) -> Result<Vec<Account>, AccountError> {
                 salt,
                 hash,
             },
+            refused_passwords: &[],
         });
     }
     Ok(out)
@@ -204,7 +218,7 @@ pub fn check<'a>(accounts: &'a [Account], name: &str, password: &str) -> Option<
     let (account, salt, iterations) = hash_plan(accounts, name);
     let derived = derive(password.as_bytes(), &salt, iterations);
     account
-        .filter(|a| a.hash.matches(&derived))
+        .filter(|a| a.signs_in(password, &derived))
         .map(|a| a.name.as_str())
 }
 

@@ -29,9 +29,47 @@ pub fn standard_webhooks_key(secret: &str) -> Option<Vec<u8>> {
         .filter(|k| !k.is_empty())
 }
 
+/// A bearer token as written in a header or a setting, without its scheme: trimmed, and every
+/// leading `Bearer` (any case, RFC 9110 §11.1: the scheme is case-insensitive; RFC 6750 §2.1)
+/// followed by whitespace removed, however many times it was written. `Bearer abc`, `bearer  abc`
+/// and `Bearer Bearer abc` are all `abc`, so a token stored or sent with its scheme is the same
+/// token, and a doubled scheme smuggles nothing past a comparison.
+pub fn bearer_token(value: &str) -> &str {
+    let mut token = value.trim();
+    while let Some(rest) = token
+        .get(..6)
+        .filter(|scheme| scheme.eq_ignore_ascii_case("bearer"))
+        .map(|_| &token[6..])
+        .filter(|rest| rest.starts_with(|c: char| c.is_ascii_whitespace()))
+    {
+        token = rest.trim();
+    }
+    token
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_bearer_token_is_read_without_any_number_of_schemes() {
+        for written in [
+            "abc",
+            " abc ",
+            "Bearer abc",
+            "bearer abc",
+            "BEARER\tabc",
+            "Bearer  Bearer abc",
+            "Bearer bearer BEARER abc",
+        ] {
+            assert_eq!(bearer_token(written), "abc", "{written:?}");
+        }
+        // A token that only starts like the scheme is kept whole; the scheme alone is no token.
+        assert_eq!(bearer_token("Bearerabc"), "Bearerabc");
+        assert_eq!(bearer_token("Bearer"), "Bearer");
+        assert_eq!(bearer_token("Bearer "), "Bearer");
+        assert_eq!(bearer_token("Beärer abc"), "Beärer abc");
+    }
 
     #[test]
     fn a_standard_webhooks_key_is_the_same_with_or_without_its_prefix() {

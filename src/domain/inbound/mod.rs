@@ -14,8 +14,8 @@
 //!
 //! What is kept of a message, each bounded: the guest's words with the quoted history cut off
 //! ([`quote`], [`TEXT_MAX_CHARS`]), the sender, subject, date, Message-ID and thread headers, the
-//! verdicts of the topmost `Authentication-Results` header (RFC 8601: added by the receiving
-//! server, Cloudflare's, last; lower ones may be the sender's own), and the attachments' names,
+//! verdicts of the topmost `Authentication-Results` header whose authserv-id is the receiving
+//! system's ([`trusted_verdicts`]; any other is the sender's to write), and the attachments' names,
 //! types and sizes ([`ATTACHMENTS_MAX`]). Attachments themselves are not kept (see README: a
 //! guest's passport scan is not something this engine should hold).
 //!
@@ -24,8 +24,10 @@
 pub mod auto;
 pub mod quote;
 pub mod reply_token;
+pub mod share;
 
 pub use auto::AutoKind;
+pub use share::{share_of, SenderShare};
 
 use crate::domain::basics::text::{cut_chars, header_value, is_unsafe_char};
 use mail_parser::{HeaderValue, MessageParser, MimeHeaders};
@@ -93,9 +95,21 @@ pub struct Inbound {
     pub note: Option<String>,
 }
 
-/// Reads `raw` (the whole message, or its first bytes when `raw_size`, the size Email Routing
-/// reported, is larger) into what is kept.
+/// The authserv-id Cloudflare Email Routing stamps on the `Authentication-Results` header it adds
+/// (`Authentication-Results: mx.cloudflare.net; dkim=pass …`, with `Received-SPF: … receiver=
+/// mx.cloudflare.net`, as delivered messages show; Cloudflare's documentation names no id, so
+/// `INBOUND_AUTHSERV_ID` can change it).
+pub const CLOUDFLARE_AUTHSERV_ID: &str = "mx.cloudflare.net";
+
+/// [`read_trusting`] with Email Routing's authserv-id, [`CLOUDFLARE_AUTHSERV_ID`].
 pub fn read(raw: &[u8], envelope_from: &str, raw_size: u64) -> Inbound {
+    read_trusting(raw, envelope_from, raw_size, CLOUDFLARE_AUTHSERV_ID)
+}
+
+/// Reads `raw` (the whole message, or its first bytes when `raw_size`, the size Email Routing
+/// reported, is larger) into what is kept; sender checks are read only from an
+/// `Authentication-Results` header of `authserv_id` ([`trusted_verdicts`]).
+pub fn read_trusting(raw: &[u8], envelope_from: &str, raw_size: u64, authserv_id: &str) -> Inbound {
     let envelope_from = header_value(envelope_from, 254)
         .trim_start_matches('<')
         .trim_end_matches('>')
@@ -144,7 +158,12 @@ pub fn read(raw: &[u8], envelope_from: &str, raw_size: u64) -> Inbound {
         };
     };
     let header = |name: &str| message.header_raw(name).map(str::to_string);
-    let auto = auto::classify(header, &envelope_from);
+    let auto = auto::classify(header, &envelope_from).or_else(|| {
+        message
+            .subject()
+            .filter(|s| auto::is_auto_reply_subject(s))
+            .map(|_| AutoKind::AutoReply)
+    });
     let sender = message.from().and_then(|a| a.first());
     let from = sender
         .and_then(|a| a.address.as_deref())
@@ -155,9 +174,19 @@ pub fn read(raw: &[u8], envelope_from: &str, raw_size: u64) -> Inbound {
         .and_then(|a| a.name.as_deref())
         .map(|n| header_value(n, 120))
         .unwrap_or_default();
-    let body = message
-        .body_text(0)
-        .map(|t| t.into_owned())
+    // HTML-only mail: the history is cut where its client's quote element starts, before the
+    // HTML becomes text (the element's attribution and quoted lines carry no `>` marks then).
+    let html_only = message
+        .text_part(0)
+        .and_then(|p| match &p.body {
+            mail_parser::PartType::Html(html) => Some(html.as_ref()),
+            _ => None,
+        })
+        .and_then(quote::cut_html)
+        .map(mail_parser::decoders::html::html_to_text);
+    let html_cut = html_only.is_some();
+    let body = html_only
+        .or_else(|| message.body_text(0).map(|t| t.into_owned()))
         .filter(|t| !t.trim().is_empty())
         .or_else(|| {
             // A text part mail-parser could not decode (broken base64, say) is filed as an
@@ -213,11 +242,14 @@ pub fn read(raw: &[u8], envelope_from: &str, raw_size: u64) -> Inbound {
         in_reply_to: ids(message.in_reply_to(), usize::MAX),
         references: ids(message.references(), REFERENCES_MAX),
         text,
-        quoted_removed: stripped.removed,
-        auth: message
-            .header_raw("Authentication-Results")
-            .map(auth_verdicts)
-            .unwrap_or_default(),
+        quoted_removed: html_cut || stripped.removed,
+        auth: trusted_verdicts(
+            message
+                .headers_raw()
+                .filter(|(name, _)| name.eq_ignore_ascii_case("Authentication-Results"))
+                .map(|(_, value)| value),
+            authserv_id,
+        ),
         attachments,
         attachments_more,
         auto,
@@ -248,13 +280,38 @@ fn ids(value: &HeaderValue<'_>, max: usize) -> Vec<String> {
         .collect()
 }
 
-/// `method=result` pairs of one `Authentication-Results` value (RFC 8601 §2.2), for the methods
-/// an owner can read: SPF, DKIM, DMARC, ARC. Comments in parentheses are ignored.
-pub fn auth_verdicts(raw: &str) -> Vec<AuthVerdict> {
-    let mut out = Vec::new();
+/// The verdicts of the topmost `Authentication-Results` header (`values`, top first) whose
+/// authserv-id is `authserv_id` (compared without case), empty when none is: "unverified".
+///
+/// RFC 8601 §5: a receiving system adds its header above those already present, and §7.1: a
+/// consumer ignores results from an authserv-id it does not trust, since anyone can write one
+/// (a sender who writes `Authentication-Results: mx.cloudflare.net.evil.example; dkim=pass`
+/// under a forged `From:` gets nothing shown). Only the topmost header of the trusted id is
+/// read: one further down was there before the receiving system added its own. A message on
+/// which Email Routing stamped nothing while the sender wrote one with its id cannot be told
+/// apart here; RFC 8601 §5 asks the receiving system to remove such forgeries.
+pub fn trusted_verdicts<'a>(
+    values: impl IntoIterator<Item = &'a str>,
+    authserv_id: &str,
+) -> Vec<AuthVerdict> {
+    values
+        .into_iter()
+        .map(without_comments)
+        .find(|clean| {
+            // `authserv-id [version]` before the first `;` (RFC 8601 §2.2).
+            let head = clean.split(';').next().unwrap_or("");
+            head.split_whitespace()
+                .next()
+                .is_some_and(|id| id.eq_ignore_ascii_case(authserv_id.trim()))
+        })
+        .map(|clean| auth_verdicts(&clean))
+        .unwrap_or_default()
+}
+
+/// A header value without its RFC 5322 comments (parenthesised, nested).
+fn without_comments(raw: &str) -> String {
     let mut depth = 0usize;
-    let clean: String = raw
-        .chars()
+    raw.chars()
         .filter(|&c| {
             match c {
                 '(' => depth += 1,
@@ -266,7 +323,15 @@ pub fn auth_verdicts(raw: &str) -> Vec<AuthVerdict> {
             }
             depth == 0
         })
-        .collect();
+        .collect()
+}
+
+/// `method=result` pairs of one `Authentication-Results` value (RFC 8601 §2.2), for the methods
+/// an owner can read: SPF, DKIM, DMARC, ARC. Comments in parentheses are ignored; the
+/// authserv-id is not checked here ([`trusted_verdicts`] does).
+pub fn auth_verdicts(raw: &str) -> Vec<AuthVerdict> {
+    let mut out = Vec::new();
+    let clean = without_comments(raw);
     for clause in clean.split(';').skip(1) {
         let Some((method, rest)) = clause.trim().split_once('=') else {
             continue;
@@ -344,10 +409,15 @@ impl Unmatched {
 pub struct InboundLimits {
     /// Bytes of a message read (Email Routing delivers up to 25 MiB); the rest is not read.
     pub read_max_bytes: u64,
-    /// Guest messages alerted per booking per UTC day; more are kept but alert nobody.
+    /// Guest messages alerted per booking per UTC day, in each sender share ([`SenderShare`]);
+    /// more are kept but alert nobody.
     pub alerts_per_booking_per_day: u32,
-    /// Messages kept per booking in all; more are refused back to the sender.
+    /// Messages kept per booking from the guest's own address ([`SenderShare::Guest`]); more
+    /// are refused back to the sender.
     pub max_per_booking: u32,
+    /// Messages kept per booking from any other sender ([`SenderShare::Other`]), all of them
+    /// together; more are refused back to the sender. The guest's share stays free.
+    pub max_per_booking_others: u32,
     /// Unmatched messages kept per UTC day; more are refused back to the sender.
     pub unmatched_per_day: u32,
 }
@@ -357,6 +427,7 @@ impl InboundLimits {
         read_max_bytes: 4 * 1024 * 1024,
         alerts_per_booking_per_day: 5,
         max_per_booking: 200,
+        max_per_booking_others: 50,
         unmatched_per_day: 200,
     };
 }
@@ -364,9 +435,11 @@ impl InboundLimits {
 /// What the counts in D1 say about one message, read by the shell before [`file`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Counts {
-    /// Messages already kept on the matched booking (all days).
+    /// The share the message counts in ([`share_of`]); the next two count that share only.
+    pub share: SenderShare,
+    /// Messages of this share already kept on the matched booking (all days).
     pub on_booking: u32,
-    /// Guest messages of the matched booking alerted this UTC day.
+    /// Guest messages of this share on the matched booking alerted this UTC day.
     pub alerted_today: u32,
     /// Unmatched messages kept this UTC day.
     pub unmatched_today: u32,
@@ -400,10 +473,22 @@ pub fn file(
             why.reason()
         )),
         Err(why) => Filing::Unmatched(why),
-        Ok(()) if counts.on_booking >= limits.max_per_booking => Filing::Refuse(format!(
-            "not delivered: this booking's conversation holds its maximum of {} messages; please write to us from the booking site",
-            limits.max_per_booking
-        )),
+        Ok(()) if counts.share == SenderShare::Guest
+            && counts.on_booking >= limits.max_per_booking =>
+        {
+            Filing::Refuse(format!(
+                "not delivered: this booking's conversation holds its maximum of {} messages; please write to us from the booking site",
+                limits.max_per_booking
+            ))
+        }
+        Ok(()) if counts.share == SenderShare::Other
+            && counts.on_booking >= limits.max_per_booking_others =>
+        {
+            Filing::Refuse(format!(
+                "not delivered: this booking's conversation holds its maximum of {} messages from senders other than the guest; please write from the address the booking email was sent to",
+                limits.max_per_booking_others
+            ))
+        }
         Ok(()) => match message.auto {
             Some(kind) => Filing::Auto(kind),
             None => Filing::Guest {

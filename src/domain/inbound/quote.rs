@@ -9,7 +9,11 @@
 //! - `-----Original Message-----` and its translations (Outlook, older clients);
 //! - Outlook's header block: a line of underscores or a `From:` line followed within four lines by
 //!   `Sent:`/`Date:` and `To:`/`Subject:` (and their translations);
-//! - a block of `>`-quoted lines that runs to the end of the message.
+//! - a block of `>`-quoted lines that runs to the end of the message;
+//! - in HTML-only mail ([`cut_html`]), the element a client wraps the history in: Gmail's
+//!   `<div class="gmail_quote">`, Apple Mail's and Thunderbird's `<blockquote type="cite">`,
+//!   Thunderbird's `moz-cite-prefix`, Outlook's `divRplyFwdMsg` / `appendonsend`, Yahoo's
+//!   `yahoo_quoted`.
 //!
 //! Inline answers (the guest writing between quoted lines) are kept whole: what would be lost by
 //! cutting is the guest's. When the cut leaves nothing (a guest who wrote below the quote), the
@@ -28,6 +32,19 @@ const WROTE: [&str; 8] = [
 ];
 /// Attribution openings (lower case).
 const ON: [&str; 7] = ["on ", "le ", "am ", "el ", "em ", "il ", "op "];
+/// The verb of an attribution that names the sender's address after it (Gmail in German and
+/// Dutch: `Am 3. März 2026 um 10:00 schrieb Anna <a@b.c>:`, `Op 3 mrt. 2026 om 10:00 schreef
+/// Anna <a@b.c>:`); such a line is an attribution only when it also opens like one and ends
+/// with `>:`, so a guest's own "Am Montag schrieb ich:" is kept.
+const VERB: [&str; 7] = [
+    " wrote ",
+    " schrieb ",
+    " schreef ",
+    " a écrit ",
+    " escribió ",
+    " escreveu ",
+    " ha scritto ",
+];
 const ORIGINAL: [&str; 6] = [
     "original message",
     "ursprüngliche nachricht",
@@ -36,17 +53,48 @@ const ORIGINAL: [&str; 6] = [
     "messaggio originale",
     "mensagem original",
 ];
-const HEADER_FROM: [&str; 4] = ["from:", "de:", "von:", "da:"];
-const HEADER_SENT: [&str; 7] = [
+const HEADER_FROM: [&str; 5] = ["from:", "de:", "von:", "da:", "van:"];
+const HEADER_SENT: [&str; 10] = [
     "sent:",
     "date:",
     "gesendet:",
+    "datum:",
     "envoyé:",
     "enviado:",
     "inviato:",
     "data:",
+    "verzonden:",
+    "fecha:",
 ];
-const HEADER_TO: [&str; 6] = ["to:", "subject:", "an:", "à:", "para:", "betreff:"];
+const HEADER_TO: [&str; 12] = [
+    "to:",
+    "subject:",
+    "an:",
+    "à:",
+    "a:",
+    "para:",
+    "betreff:",
+    "objet:",
+    "oggetto:",
+    "asunto:",
+    "aan:",
+    "onderwerp:",
+];
+/// Where HTML-only mail's quoted history starts (lower case, searched in the lower-cased HTML).
+const HTML_QUOTE: [&str; 12] = [
+    "<div class=\"gmail_quote",
+    "<div class='gmail_quote",
+    "<blockquote type=\"cite\"",
+    "<blockquote type='cite'",
+    "<div class=\"moz-cite-prefix\"",
+    "<div id=\"divrplyfwdmsg\"",
+    "<div id=\"appendonsend\"",
+    "<div class=\"yahoo_quoted",
+    "<div id=\"mail-editor-reference-message-container\"",
+    "<hr id=\"stopspelling\"",
+    "<div class=\"protonmail_quote\"",
+    "<blockquote class=\"gmail_quote",
+];
 
 /// What [`strip`] did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -57,9 +105,26 @@ pub struct Stripped {
     pub removed: bool,
 }
 
-/// Lower case, French spaces before `:` folded (`De :` → `de:`).
+/// Lower case, French spaces before `:` folded (`De :` → `de:`; Outlook writes a no-break
+/// space there).
 fn key(line: &str) -> String {
-    line.trim().to_lowercase().replace(" :", ":")
+    line.trim()
+        .to_lowercase()
+        .replace(['\u{a0}', '\u{202f}'], " ")
+        .replace(" :", ":")
+}
+
+/// The HTML of an HTML-only message before the element its client wrapped the quoted history in
+/// ([`HTML_QUOTE`]), or `None` when there is no such element or nothing but markup before it
+/// (then the whole message is read and [`strip`] looks for the history in its text).
+pub fn cut_html(html: &str) -> Option<&str> {
+    let lower = html.to_ascii_lowercase();
+    let at = HTML_QUOTE.iter().filter_map(|m| lower.find(m)).min()?;
+    let above = &html[..at];
+    let has_text = mail_parser::decoders::html::html_to_text(above)
+        .chars()
+        .any(|c| c.is_alphanumeric());
+    has_text.then_some(above)
 }
 
 fn starts_with_any(s: &str, list: &[&str]) -> bool {
@@ -86,7 +151,11 @@ fn attribution(lines: &[&str], i: usize) -> bool {
                 _ => return false,
             }
         }
-        if WROTE.iter().any(|w| joined.ends_with(w)) {
+        let named = opens
+            && joined.ends_with(">:")
+            && joined.contains('@')
+            && VERB.iter().any(|v| joined.contains(v));
+        if named || WROTE.iter().any(|w| joined.ends_with(w)) {
             let next_quoted = lines[i + extra + 1..]
                 .iter()
                 .find(|l| !l.trim().is_empty())
@@ -260,6 +329,46 @@ mod tests {
             "Is there a lift?",
         ),
         (
+            "german gmail attribution with the address",
+            "Können wir früher einchecken?\n\nAm 3. März 2026 um 10:00 schrieb Anna <a@b.c>:\n\n> Ihr Aufenthalt ist bestätigt.\n",
+            "Können wir früher einchecken?",
+        ),
+        (
+            "german gmail attribution with the address, no quote marks below",
+            "Danke!\n\nAm Di., 3. März 2026 um 10:00 Uhr schrieb Example Trips <reply+abc@reply.example.com>:\nIhr Aufenthalt ist bestätigt.\n",
+            "Danke!",
+        ),
+        (
+            "dutch gmail attribution wrapped over two lines",
+            "Is er een lift?\n\nOp di 3 mrt 2026 om 10:00 schreef Example Trips <\nreply+abc@reply.example.com>:\n\n> Uw verblijf is bevestigd.\n",
+            "Is er een lift?",
+        ),
+        (
+            "a guest's own sentence that opens like an attribution is kept",
+            "Am Montag schrieb ich Ihnen:\nwir kommen zu dritt.\n",
+            "Am Montag schrieb ich Ihnen:\nwir kommen zu dritt.",
+        ),
+        (
+            "italian outlook header block",
+            "Grazie, a presto.\n\nDa: Example Trips <bookings@example.com>\nInviato: sabato 5 dicembre 2026 10:00\nA: Giulia <giulia@example.it>\nOggetto: Il tuo soggiorno è confermato\n\nIl tuo soggiorno è confermato.\n",
+            "Grazie, a presto.",
+        ),
+        (
+            "spanish outlook header block",
+            "¿Hay parking?\n\n________________________________\nDe: Example Trips <bookings@example.com>\nEnviado: sábado, 5 de diciembre de 2026 10:00\nPara: Ana <ana@example.es>\nAsunto: Su estancia está confirmada\n",
+            "¿Hay parking?",
+        ),
+        (
+            "french outlook header block with no-break spaces",
+            "Merci !\n\nDe\u{a0}: Example Trips <bookings@example.com>\nEnvoyé\u{a0}: samedi 5 décembre 2026 10:00\nÀ\u{a0}: Julie <julie@example.fr>\nObjet\u{a0}: Votre séjour est confirmé\n",
+            "Merci !",
+        ),
+        (
+            "dutch outlook header block",
+            "Tot dan.\n\nVan: Example Trips <bookings@example.com>\nVerzonden: zaterdag 5 december 2026 10:00\nAan: jan@example.nl\nOnderwerp: Bevestigd\n",
+            "Tot dan.",
+        ),
+        (
             "nothing quoted",
             "Hello,\nmy friend wrote: we love the place.\nBest\n",
             "Hello,\nmy friend wrote: we love the place.\nBest",
@@ -272,6 +381,25 @@ mod tests {
             assert_eq!(strip(raw).text, *want, "{name}");
         }
         assert!(strip(CASES[0].1).removed);
-        assert!(!strip(CASES[12].1).removed);
+        let last = CASES.len() - 1;
+        assert_eq!(CASES[last].0, "nothing quoted");
+        assert!(!strip(CASES[last].1).removed);
+    }
+
+    #[test]
+    fn html_history_is_cut_at_its_client_s_quote_element() {
+        let gmail = "<div dir=\"ltr\">Can we arrive at 23:00?</div><br><div class=\"gmail_quote gmail_quote_container\"><div dir=\"ltr\" class=\"gmail_attr\">On Sat wrote:</div><blockquote class=\"gmail_quote\">Confirmed</blockquote></div>";
+        assert_eq!(
+            cut_html(gmail),
+            Some("<div dir=\"ltr\">Can we arrive at 23:00?</div><br>")
+        );
+        let apple = "<html><body>Merci<br><blockquote type=\"cite\">Votre séjour</blockquote></body></html>";
+        assert_eq!(cut_html(apple), Some("<html><body>Merci<br>"));
+        // Nothing of the guest's above the quote, or no quote: the whole message is read.
+        assert_eq!(
+            cut_html("<div><br></div><div class=\"gmail_quote\">x</div>"),
+            None
+        );
+        assert_eq!(cut_html("<p>Just a question</p>"), None);
     }
 }

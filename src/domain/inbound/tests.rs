@@ -220,6 +220,31 @@ fn filing_follows_the_token_and_the_bounds() {
     assert!(
         matches!(file(Ok(()), &guest, full, l), Filing::Refuse(r) if r.contains("maximum of 200"))
     );
+    // Another sender's share is smaller and its own: full, it refuses them, not the guest.
+    let others_full = Counts {
+        share: SenderShare::Other,
+        on_booking: l.max_per_booking_others,
+        ..none
+    };
+    assert!(
+        matches!(file(Ok(()), &guest, others_full, l), Filing::Refuse(r) if r.contains("maximum of 50 messages from senders other than the guest"))
+    );
+    let others_room = Counts {
+        on_booking: l.max_per_booking_others - 1,
+        ..others_full
+    };
+    assert_eq!(
+        file(Ok(()), &guest, others_room, l),
+        Filing::Guest { alert: true }
+    );
+    let guest_room = Counts {
+        on_booking: l.max_per_booking_others,
+        ..none
+    };
+    assert_eq!(
+        file(Ok(()), &guest, guest_room, l),
+        Filing::Guest { alert: true }
+    );
     let bad = || Err(Unmatched::Token("the reply token expired".into()));
     assert_eq!(
         file(bad(), &guest, none, l),
@@ -230,4 +255,220 @@ fn filing_follows_the_token_and_the_bounds() {
         ..none
     };
     assert!(matches!(file(bad(), &guest, flood, l), Filing::Refuse(r) if r.contains("expired")));
+}
+
+#[test]
+fn only_the_topmost_authentication_results_of_the_receiving_system_is_read() {
+    let verdicts = |values: &[&str], id: &str| -> Vec<String> {
+        trusted_verdicts(values.iter().copied(), id)
+            .into_iter()
+            .map(|v| format!("{}={}", v.method, v.result))
+            .collect()
+    };
+    let cf = "mx.cloudflare.net";
+    // Email Routing's own header above a forged one: Email Routing's verdicts.
+    assert_eq!(
+        verdicts(
+            &[
+                "mx.cloudflare.net;\r\n\tdkim=fail header.d=gmail.com;\r\n\tdmarc=fail header.from=gmail.com",
+                "mx.cloudflare.net; dkim=pass; dmarc=pass",
+            ],
+            cf
+        ),
+        ["dkim=fail", "dmarc=fail"]
+    );
+    // A sender's header under another id, above or alone, is never read.
+    assert_eq!(
+        verdicts(
+            &[
+                "evil.example; dkim=pass; spf=pass; dmarc=pass",
+                "MX.Cloudflare.NET 1; spf=softfail (mx.cloudflare.net: not permitted) smtp.mailfrom=x@y.z",
+            ],
+            cf
+        ),
+        ["spf=softfail"]
+    );
+    for forged in [
+        "mx.cloudflare.net.evil.example; dkim=pass",
+        "evil.example (mx.cloudflare.net); dkim=pass",
+        "(mx.cloudflare.net) evil.example; dkim=pass",
+        "mx-cloudflare.net; dkim=pass",
+    ] {
+        assert_eq!(verdicts(&[forged], cf), Vec::<String>::new(), "{forged}");
+    }
+    assert_eq!(verdicts(&[], cf), Vec::<String>::new());
+    // Another receiving system, by configuration.
+    assert_eq!(
+        verdicts(
+            &["mx.cloudflare.net; dkim=pass", "mx.example.net; dkim=fail"],
+            "mx.example.net"
+        ),
+        ["dkim=fail"]
+    );
+}
+
+#[test]
+fn a_reply_read_through_another_receiving_system_trusts_its_id_only() {
+    let raw = fixture("gmail-reply.eml");
+    let other = read_trusting(
+        &raw,
+        "ana.garcia@gmail.com",
+        raw.len() as u64,
+        "mx.example.net",
+    );
+    assert!(other.auth.is_empty(), "{:?}", other.auth);
+    let cf = read_trusting(
+        &raw,
+        "ana.garcia@gmail.com",
+        raw.len() as u64,
+        CLOUDFLARE_AUTHSERV_ID,
+    );
+    assert_eq!(cf.auth.len(), 4);
+}
+
+fn read_str(raw: &str, envelope_from: &str) -> Inbound {
+    read(raw.as_bytes(), envelope_from, raw.len() as u64)
+}
+
+#[test]
+fn a_german_gmail_reply_is_cut_at_its_attribution_naming_the_address() {
+    let raw = "Authentication-Results: mx.cloudflare.net; dkim=pass header.d=gmail.com; spf=pass smtp.mailfrom=anna.schmidt@gmail.com; dmarc=pass header.from=gmail.com\r\n\
+MIME-Version: 1.0\r\n\
+From: Anna Schmidt <anna.schmidt@gmail.com>\r\n\
+Date: Tue, 3 Mar 2026 10:12:00 +0100\r\n\
+Message-ID: <CAB7x=Q1w@mail.gmail.com>\r\n\
+Subject: Re: Ihr Aufenthalt im Hotel Hafen ist bestätigt\r\n\
+To: Example Trips <reply+abc@reply.example.com>\r\n\
+Content-Type: multipart/alternative; boundary=\"000000000000a1b2\"\r\n\
+\r\n\
+--000000000000a1b2\r\n\
+Content-Type: text/plain; charset=\"UTF-8\"\r\n\
+Content-Transfer-Encoding: quoted-printable\r\n\
+\r\n\
+K=C3=B6nnen wir schon um 11 Uhr einchecken?\r\n\
+\r\n\
+Am Di., 3. M=C3=A4rz 2026 um 10:00 Uhr schrieb Example Trips <\r\n\
+reply+abc@reply.example.com>:\r\n\
+\r\n\
+> Ihr Aufenthalt ist best=C3=A4tigt.\r\n\
+>\r\n\
+\r\n\
+--000000000000a1b2\r\n\
+Content-Type: text/html; charset=\"UTF-8\"\r\n\
+\r\n\
+<div dir=\"ltr\">K&ouml;nnen wir schon um 11 Uhr einchecken?</div><div class=\"gmail_quote\">Am Di. schrieb</div>\r\n\
+--000000000000a1b2--\r\n";
+    let m = read_str(raw, "anna.schmidt@gmail.com");
+    assert_eq!(m.text, "Können wir schon um 11 Uhr einchecken?");
+    assert!(m.quoted_removed && m.auto.is_none());
+}
+
+#[test]
+fn an_html_only_gmail_reply_is_cut_at_gmail_quote() {
+    // Gmail in Polish: an attribution no text rule knows; the quote element is cut whatever the
+    // language.
+    let raw = "From: Ana Garcia <ana.garcia@gmail.com>\r\n\
+To: reply+abc@reply.example.com\r\n\
+Subject: Re: Your stay is confirmed\r\n\
+Message-ID: <CAH=only-html@mail.gmail.com>\r\n\
+MIME-Version: 1.0\r\n\
+Content-Type: text/html; charset=\"UTF-8\"\r\n\
+Content-Transfer-Encoding: quoted-printable\r\n\
+\r\n\
+<div dir=3D\"ltr\">We arrive after midnight, is the desk open?<div><br></div><=\r\n\
+div>Ana</div></div><br><div class=3D\"gmail_quote gmail_quote_container\"><di=\r\n\
+v dir=3D\"ltr\" class=3D\"gmail_attr\">W dniu sob., 5 gru 2026 o 10:00 =\r\n\
+Example Trips &lt;<a href=3D\"mailto:reply+abc@reply.example.com\">reply+abc@re=\r\n\
+ply.example.com</a>&gt; napisa=C5=82(a):<br></div><blockquote class=3D\"gmail_quote\" s=\r\n\
+tyle=3D\"margin:0px 0px 0px 0.8ex\">Your stay is confirmed. Check-in from 15:0=\r\n\
+0.</blockquote></div>\r\n";
+    let m = read_str(raw, "ana.garcia@gmail.com");
+    assert!(m.quoted_removed);
+    assert!(
+        m.text
+            .starts_with("We arrive after midnight, is the desk open?"),
+        "{:?}",
+        m.text
+    );
+    assert!(m.text.contains("Ana"), "{:?}", m.text);
+    assert!(
+        !m.text.contains("napisał") && !m.text.contains("Check-in"),
+        "{:?}",
+        m.text
+    );
+}
+
+#[test]
+fn outlook_header_blocks_in_italian_spanish_and_french_are_cut() {
+    let cases = [
+        (
+            "Da: Example Trips <bookings@example.com>\r\nInviato: sabato 5 dicembre 2026 10:00\r\nA: Giulia Rossi <giulia@example.it>\r\nOggetto: Il tuo soggiorno =C3=A8 confermato",
+            "C'è un parcheggio?",
+            "C'=C3=A8 un parcheggio?",
+        ),
+        (
+            "________________________________\r\nDe: Example Trips <bookings@example.com>\r\nEnviado: s=C3=A1bado, 5 de diciembre de 2026 10:00\r\nPara: Ana <ana@example.es>\r\nAsunto: Su estancia est=C3=A1 confirmada",
+            "¿Hay cuna para el bebé?",
+            "=C2=BFHay cuna para el beb=C3=A9?",
+        ),
+        (
+            "De=C2=A0: Example Trips <bookings@example.com>\r\nEnvoy=C3=A9=C2=A0: samedi 5 d=C3=A9cembre 2026 10:00\r\n=C3=80=C2=A0: Julie <julie@example.fr>\r\nObjet=C2=A0: Votre s=C3=A9jour est confirm=C3=A9",
+            "Pouvons-nous arriver à 22 h ?",
+            "Pouvons-nous arriver =C3=A0 22 h ?",
+        ),
+    ];
+    for (block, want, written) in cases {
+        let raw = format!(
+            "From: Guest <guest@outlook.com>\r\nTo: reply+abc@reply.example.com\r\nSubject: RE: booking\r\nMIME-Version: 1.0\r\nContent-Type: text/plain; charset=\"utf-8\"\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n{written}\r\n\r\n{block}\r\n\r\nYour stay is confirmed.\r\n"
+        );
+        let m = read_str(&raw, "guest@outlook.com");
+        assert_eq!(m.text, want, "{block}");
+        assert!(m.quoted_removed);
+    }
+}
+
+#[test]
+fn out_of_office_answers_in_each_form_are_automatic() {
+    let message = |headers: &str, subject: &str| {
+        format!(
+            "From: Jan de Vries <jan@example.nl>\r\nTo: reply+abc@reply.example.com\r\nSubject: {subject}\r\n{headers}MIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nIk ben afwezig tot 10 maart.\r\n"
+        )
+    };
+    let cases = [
+        // Exchange, German: both headers and the subject.
+        (
+            "Auto-Submitted: auto-generated\r\nX-Auto-Response-Suppress: All\r\n",
+            "Abwesenheitsnotiz: Ihr Aufenthalt ist bestätigt",
+        ),
+        (
+            "X-Auto-Response-Suppress: DR, OOF, AutoReply\r\n",
+            "Re: booking",
+        ),
+        ("Precedence: auto_reply\r\n", "Re: booking"),
+        ("X-Autogenerated: Reply\r\n", "Re: booking"),
+        ("X-Autoreply: yes\r\n", "Re: booking"),
+        // No header at all, only the subject (RFC 2047 encoded as clients send it).
+        (
+            "",
+            "=?utf-8?q?R=C3=A9ponse_automatique_=3A_Votre_s=C3=A9jour?=",
+        ),
+        ("", "Automatic reply: Your stay is confirmed"),
+        ("", "Out of Office: Your stay is confirmed"),
+        ("", "Risposta automatica: Il tuo soggiorno"),
+        ("", "=?iso-8859-1?q?Respuesta_autom=E1tica=3A_Su_estancia?="),
+    ];
+    for (headers, subject) in cases {
+        let m = read_str(&message(headers, subject), "jan@example.nl");
+        assert_eq!(m.auto, Some(AutoKind::AutoReply), "{headers:?} {subject:?}");
+        assert_eq!(
+            file(Ok(()), &m, Counts::default(), InboundLimits::DEFAULT),
+            Filing::Auto(AutoKind::AutoReply),
+            "kept, never alerted"
+        );
+    }
+    let person = read_str(
+        &message("X-Auto-Response-Suppress: RN, NRN\r\n", "Re: booking"),
+        "jan@example.nl",
+    );
+    assert_eq!(person.auto, None);
 }

@@ -99,10 +99,11 @@ pub fn owner_guest_message(
     )
 }
 
-/// `dkim pass, spf pass, dmarc pass`, or `none reported`.
+/// `dkim pass, spf pass, dmarc pass`, or `unverified` when the receiving server reported no
+/// checks (`crate::domain::inbound::trusted_verdicts`).
 pub fn auth_summary(auth: &[AuthVerdict]) -> String {
     if auth.is_empty() {
-        return "none reported".into();
+        return "unverified (no checks reported by the receiving server)".into();
     }
     auth.iter()
         .map(|v| format!("{} {}", v.method, v.result))

@@ -121,7 +121,7 @@ pub async fn login(mut req: Request, env: &Env) -> Answer {
         let derived =
             crate::platform::pbkdf2_sha256(password.as_bytes(), &salt, iterations).await?;
         known
-            .filter(|a| a.hash.matches(&derived))
+            .filter(|a| a.signs_in(password, &derived))
             .map(|a| a.name.as_str())
     };
     let Some(account) = signed else {

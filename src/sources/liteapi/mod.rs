@@ -51,8 +51,9 @@ pub use hotel::{checkout_attempt, hotel_booking};
 /// Header carrying the static token.
 pub const TOKEN_HEADER: &str = "authorization";
 
-/// Checks the `authorization` header against the configured token (constant time). An optional
-/// `Bearer ` prefix is accepted so the dashboard value can be either form.
+/// Checks the `authorization` header against the configured token (constant time). The token is
+/// read without any `Bearer ` scheme ([`crate::domain::basics::secret::bearer_token`]), so the dashboard
+/// value can be either form and a doubled scheme is no other token.
 pub fn verify_token(header: Option<&str>, expected: &str) -> Result<(), AuthError> {
     if expected.is_empty() {
         return Err(AuthError::NotConfigured);
@@ -61,10 +62,8 @@ pub fn verify_token(header: Option<&str>, expected: &str) -> Result<(), AuthErro
         .map(str::trim)
         .filter(|h| !h.is_empty())
         .ok_or(AuthError::Missing(TOKEN_HEADER))?;
-    let presented = presented
-        .strip_prefix("Bearer ")
-        .or_else(|| presented.strip_prefix("bearer "))
-        .unwrap_or(presented);
+    // The configured token is read the same way (the production guard strips its scheme).
+    let presented = crate::domain::basics::secret::bearer_token(presented);
     if secrets_match(presented, expected) {
         Ok(())
     } else {

@@ -1,0 +1,89 @@
+//! Hostile review of the production guard (`src/config/guard.rs`): published secrets written in
+//! another form than the one `.dev.vars.example` shows must be recognised by what they grant.
+
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine as _;
+use booking_email_engine::config::Config;
+use booking_email_engine::domain::admin::password::{check, derive};
+use std::collections::HashMap;
+
+fn production(pairs: &[(&str, &str)]) -> Config {
+    let mut map: HashMap<String, String> = HashMap::from([
+        ("OWNER_EMAIL".to_string(), "owner@example.com".to_string()),
+        (
+            "SENDER_EMAIL".to_string(),
+            "bookings@mail.example.com".to_string(),
+        ),
+        (
+            "PUBLIC_BASE_URL".to_string(),
+            "https://engine.example.com".to_string(),
+        ),
+    ]);
+    for (k, v) in pairs {
+        map.insert(k.to_string(), v.to_string());
+    }
+    Config::parse(|k| map.get(k).cloned()).unwrap()
+}
+
+/// `.dev.vars.example` publishes account `admin` with password `dev-admin-password` (its comment
+/// says so). An operator who makes "their own" entry with `npm run admin-password` and that
+/// password gets a new random salt: the guard compares entries (salt + hash), not the password,
+/// so the published password signs in to production.
+#[test]
+fn the_published_admin_password_under_a_new_salt_cannot_sign_in_in_production() {
+    let salt = b"another-salt-16b";
+    let hash = derive(b"dev-admin-password", salt, 100_000);
+    let entry = format!(
+        "admin:pbkdf2-sha256:100000:{}:{}",
+        URL_SAFE_NO_PAD.encode(salt),
+        URL_SAFE_NO_PAD.encode(hash)
+    );
+    let c = production(&[("ADMIN_ACCOUNTS", &entry)]);
+    assert_eq!(
+        check(&c.admin.accounts, "admin", "dev-admin-password"),
+        None,
+        "the published password still signs in (refused: {:?})",
+        c.refused
+    );
+}
+
+/// README: liteAPI's `authorization` header is accepted with or without `Bearer `. A
+/// `LITEAPI_WEBHOOK_TOKEN` stored the way the dashboard shows the header (`Bearer <token>`) with
+/// the published token is not recognised, and the header `Bearer Bearer dev-liteapi-token`
+/// (the published token, which anyone can send) passes.
+#[test]
+fn the_published_liteapi_token_stored_with_its_bearer_prefix_is_refused_in_production() {
+    use booking_email_engine::sources::liteapi::verify_token;
+    let c = production(&[("LITEAPI_WEBHOOK_TOKEN", "Bearer dev-liteapi-token")]);
+    let accepted = verify_token(
+        Some("Bearer Bearer dev-liteapi-token"),
+        &c.liteapi_webhook_token,
+    )
+    .is_ok();
+    assert!(
+        !accepted,
+        "the published token is accepted (refused: {:?})",
+        c.refused
+    );
+}
+
+/// "Links are never written to a loopback address outside development": the loopback host in
+/// IPv4-mapped IPv6 form and the unspecified address (which reaches this host) are not seen as
+/// loopback, so owner action links and marketing stay on with them.
+#[test]
+fn a_loopback_public_base_url_in_another_form_is_refused_in_production() {
+    let accepted: Vec<&str> = [
+        "https://[::ffff:127.0.0.1]:8787",
+        "https://0.0.0.0:8787",
+        "https://[::]:8787",
+    ]
+    .into_iter()
+    .filter(|base| {
+        !production(&[("PUBLIC_BASE_URL", base)])
+            .refused
+            .iter()
+            .any(|r| r.variable == "PUBLIC_BASE_URL")
+    })
+    .collect();
+    assert_eq!(accepted, Vec::<&str>::new(), "accepted as public base URLs");
+}
