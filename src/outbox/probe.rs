@@ -10,13 +10,23 @@
 
 use super::storage::StateKey;
 use super::Outbox;
-use crate::config::Config;
+use crate::config::{Config, DB_BINDING};
 use crate::domain::email::{Audience, EmailKind, EmailStatus, OutgoingEmail};
-use crate::domain::outbox::{refused_alone_reason, ProbeVerdict, Provider};
+use crate::domain::outbox::{
+    content_origin, judge_probe, refused_alone_reason, shares_content, ContentOrigin, Probe,
+    ProbeOutcome, ProbeVerdict, Provider, ProviderErrorClass, MAX_PROBES,
+};
+use crate::domain::ownership::Owner;
 use crate::domain::render;
 use crate::platform::rust_err;
 use serde::Deserialize;
 use worker::Result;
+
+/// A probe's verdict on the emails set aside on its route.
+pub(super) struct Judged {
+    pub(super) suspects: Vec<SetAside>,
+    pub(super) verdict: ProbeVerdict,
+}
 
 /// An email set aside on a route, as the probe's verdict needs it.
 #[derive(Debug, Clone, Deserialize)]
@@ -29,21 +39,86 @@ pub(super) struct SetAside {
 }
 
 impl Outbox {
-    /// The email set aside on `provider`'s route other than row `except_seq`, if any (through
-    /// `queue_set_aside`; at most one per route in practice: a second refusal of the kind pauses
-    /// the route).
+    /// The emails set aside on `provider`'s route other than row `except_seq`, oldest first
+    /// (through `queue_set_aside`; at most [`MAX_PROBES`] in one refusal cycle).
     pub(super) fn set_aside_on(
         &self,
         provider: Provider,
         except_seq: i64,
-    ) -> Result<Option<SetAside>> {
-        let rows: Vec<SetAside> = self.rows(
+    ) -> Result<Vec<SetAside>> {
+        self.rows(
             "SELECT seq, email_json, attempts, budget_from, last_error FROM queue \
              WHERE set_aside_on != 0 AND (set_aside_on & ?) != 0 AND seq != ? \
-               AND status IN ('queued', 'waiting') ORDER BY seq LIMIT 1",
-            vec![provider.bit().into(), except_seq.into()],
-        )?;
-        Ok(rows.into_iter().next())
+               AND status IN ('queued', 'waiting') ORDER BY seq LIMIT ?",
+            vec![
+                provider.bit().into(),
+                except_seq.into(),
+                i64::from(MAX_PROBES + 1).into(),
+            ],
+        )
+    }
+
+    /// What the hand-over of `email` on `provider` (its outcome `outcome`) says about the emails
+    /// set aside on that route before it: `None` when there are none. Whether the probe shares
+    /// content with them is read from the bookings' owners in D1 (only while an email is set
+    /// aside); an owner that cannot be read counts as unknown (shared), which sets the probe
+    /// aside rather than pausing the route, within [`MAX_PROBES`].
+    pub(super) async fn judge_set_aside(
+        &self,
+        provider: Provider,
+        seq: i64,
+        email: &OutgoingEmail,
+        outcome: ProbeOutcome,
+    ) -> Result<Option<Judged>> {
+        let suspects = self.set_aside_on(provider, seq)?;
+        if suspects.is_empty() {
+            return Ok(None);
+        }
+        let mut shared = false;
+        if let ProbeOutcome::Refused(ProviderErrorClass::MessageRefused) = outcome {
+            let probe = self.origin(email.kind, email.booking_id.as_deref()).await;
+            for suspect in &suspects {
+                let theirs: OutgoingEmail = serde_json::from_str(&suspect.email_json)?;
+                let theirs = self.origin(theirs.kind, theirs.booking_id.as_deref()).await;
+                shared |= shares_content(&probe, &theirs);
+            }
+        }
+        let verdict = judge_probe(Probe {
+            outcome,
+            shares_content: shared,
+            earlier_probes: u32::try_from(suspects.len() - 1).unwrap_or(u32::MAX),
+        });
+        Ok(Some(Judged { suspects, verdict }))
+    }
+
+    /// The origin of an email's text, its booking's owner read from D1 (unknown on any error).
+    async fn origin(&self, kind: EmailKind, booking_id: Option<&str>) -> ContentOrigin {
+        let owner = match (booking_id, self.env.d1(DB_BINDING)) {
+            (Some(id), Ok(db)) => crate::store::ownership::booking(&db, id)
+                .await
+                .ok()
+                .flatten()
+                .and_then(|row| Owner::stored(&row.source, row.partner.as_deref())),
+            _ => None,
+        };
+        content_origin(kind, booking_id, owner.as_ref())
+    }
+
+    /// Carries out `judged` on every email it judged (see [`Outbox::carry_out_verdict`]).
+    pub(super) fn carry_out(
+        &self,
+        judged: &Option<Judged>,
+        provider: Provider,
+        until_ms: i64,
+        cfg: &Config,
+        at: i64,
+    ) -> Result<()> {
+        if let Some(j) = judged {
+            for suspect in &j.suspects {
+                self.carry_out_verdict(suspect, j.verdict, provider, until_ms, cfg, at)?;
+            }
+        }
+        Ok(())
     }
 
     /// Sets row `seq` aside on `provider`'s route: `waiting` until `retry_at_ms` (ms UTC) with
@@ -84,7 +159,7 @@ impl Outbox {
     ) -> Result<()> {
         let refusal = suspect.last_error.clone().unwrap_or_default();
         match verdict {
-            ProbeVerdict::Undecided => Ok(()),
+            ProbeVerdict::Undecided | ProbeVerdict::SetAsideToo => Ok(()),
             ProbeVerdict::RouteAtFault | ProbeVerdict::RoutePaused => {
                 self.set_budget_from(suspect.seq, suspect.budget_from + 1)?;
                 self.park_for_route(suspect.seq, until_ms.max(at), &refusal, at)?;
