@@ -13,8 +13,8 @@ use super::Outbox;
 use crate::config::{Config, DB_BINDING};
 use crate::domain::email::{Audience, EmailKind, EmailStatus, OutgoingEmail};
 use crate::domain::outbox::{
-    content_origin, judge_probe, refused_alone_reason, shares_content, ContentOrigin, Probe,
-    ProbeOutcome, ProbeVerdict, Provider, ProviderErrorClass, MAX_PROBES,
+    content_origin, judge_probe, probe_number, refused_alone_reason, shares_content, ContentOrigin,
+    Probe, ProbeOutcome, ProbeVerdict, Provider, ProviderErrorClass,
 };
 use crate::domain::ownership::Owner;
 use crate::domain::render;
@@ -40,7 +40,8 @@ pub(super) struct SetAside {
 
 impl Outbox {
     /// The emails set aside on `provider`'s route other than row `except_seq`, oldest first
-    /// (through `queue_set_aside`; at most [`MAX_PROBES`] in one refusal cycle).
+    /// (through `queue_set_aside`; in one refusal cycle at most
+    /// [`crate::domain::outbox::MAX_PROBES`] bookings' emails, read up to 64).
     pub(super) fn set_aside_on(
         &self,
         provider: Provider,
@@ -50,11 +51,7 @@ impl Outbox {
             "SELECT seq, email_json, attempts, budget_from, last_error FROM queue \
              WHERE set_aside_on != 0 AND (set_aside_on & ?) != 0 AND seq != ? \
                AND status IN ('queued', 'waiting') ORDER BY seq LIMIT ?",
-            vec![
-                provider.bit().into(),
-                except_seq.into(),
-                i64::from(MAX_PROBES + 1).into(),
-            ],
+            vec![provider.bit().into(), except_seq.into(), 64.into()],
         )
     }
 
@@ -62,7 +59,7 @@ impl Outbox {
     /// set aside on that route before it: `None` when there are none. Whether the probe shares
     /// content with them is read from the bookings' owners in D1 (only while an email is set
     /// aside); an owner that cannot be read counts as unknown (shared), which sets the probe
-    /// aside rather than pausing the route, within [`MAX_PROBES`].
+    /// aside rather than pausing the route, within [`crate::domain::outbox::MAX_PROBES`].
     pub(super) async fn judge_set_aside(
         &self,
         provider: Provider,
@@ -75,18 +72,21 @@ impl Outbox {
             return Ok(None);
         }
         let mut shared = false;
+        let mut bookings = Vec::with_capacity(suspects.len());
         if let ProbeOutcome::Refused(ProviderErrorClass::MessageRefused) = outcome {
             let probe = self.origin(email.kind, email.booking_id.as_deref()).await;
             for suspect in &suspects {
                 let theirs: OutgoingEmail = serde_json::from_str(&suspect.email_json)?;
-                let theirs = self.origin(theirs.kind, theirs.booking_id.as_deref()).await;
-                shared |= shares_content(&probe, &theirs);
+                let origin = self.origin(theirs.kind, theirs.booking_id.as_deref()).await;
+                shared |= shares_content(&probe, &origin);
+                bookings.push(theirs.booking_id);
             }
         }
+        let set_aside: Vec<Option<&str>> = bookings.iter().map(Option::as_deref).collect();
         let verdict = judge_probe(Probe {
             outcome,
             shares_content: shared,
-            earlier_probes: u32::try_from(suspects.len() - 1).unwrap_or(u32::MAX),
+            probe_number: probe_number(&set_aside, email.booking_id.as_deref()),
         });
         Ok(Some(Judged { suspects, verdict }))
     }

@@ -25,8 +25,13 @@ use crate::domain::outbox::ProviderErrorClass;
 #[cfg(target_arch = "wasm32")]
 use crate::domain::smtp::TlsMode;
 use crate::domain::smtp::{
-    classify_refusal, fault_name, HandOver, Reply, SmtpCommand, SmtpTimeouts,
+    classify_refusal, fault_name, is_certificate_failure, HandOver, Reply, SmtpCommand,
+    SmtpTimeouts,
 };
+use crate::domain::text::header_value;
+
+/// Longest runtime error (a socket's read or write failure) quoted in a failure, characters.
+const RUNTIME_ERROR_MAX_CHARS: usize = 200;
 use async_smtp::authentication::{Credentials, Mechanism};
 use async_smtp::extension::ClientId;
 use async_smtp::{EmailAddress as SmtpAddress, Envelope, SendableEmail, SmtpClient, SmtpTransport};
@@ -297,13 +302,29 @@ fn read_outcome(
             maybe_handed_over: false,
             fault: "STARTTLS not offered".into(),
         }),
+        Some(Err(Stop::Smtp(E::Io(io))))
+            if !log.lost_after_dot() && is_certificate_failure(&io.to_string()) =>
+        {
+            Err(SmtpFailure {
+                class: ProviderErrorClass::Configuration,
+                command: awaited.as_str(),
+                message: format!(
+                    "the server's TLS certificate was refused while waiting for the reply to {}: {} (SMTP_HOST must be the name the certificate is issued for, by a public authority, and still valid)",
+                    awaited.as_str(),
+                    header_value(&io.to_string(), RUNTIME_ERROR_MAX_CHARS)
+                ),
+                maybe_handed_over: false,
+                fault: "TLS certificate".into(),
+            })
+        }
         Some(Err(Stop::Smtp(e))) => {
             let command = log.timed_out.map_or(awaited, |(c, _)| c);
             let message = match &e {
                 E::Io(io) if io.kind() == std::io::ErrorKind::TimedOut => io.to_string(),
-                E::Io(_) => format!(
-                    "connection closed while waiting for the reply to {}",
-                    command.as_str()
+                E::Io(io) => format!(
+                    "connection closed while waiting for the reply to {}: {}",
+                    command.as_str(),
+                    header_value(&io.to_string(), RUNTIME_ERROR_MAX_CHARS)
                 ),
                 other => format!("unreadable reply to {}: {other}", command.as_str()),
             };

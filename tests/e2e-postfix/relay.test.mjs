@@ -30,6 +30,15 @@ async function postfix(path, body) {
   return r.json();
 }
 
+/** Stores the booking of `key` (`booking_confirmation:<booking>`) as `source`'s, for guest `to`. */
+async function storeBooking(key, to, source) {
+  const at = Date.now();
+  await env.DB.prepare("INSERT OR IGNORE INTO contacts (email, created_at_ms, updated_at_ms) VALUES (?1, ?2, ?2)").bind(to, at).run();
+  await env.DB.prepare(
+    "INSERT INTO bookings (booking_id, source, kind, contact_email, status, details_json, created_at_ms, updated_at_ms) VALUES (?1, ?2, 'hotel', ?3, 'CONFIRMED', '{}', ?4, ?4)",
+  ).bind(key.split(":")[1], source, to, at).run();
+}
+
 /** The Message-ID enqueueEmail gives the email of `key` (`booking_confirmation:<booking>`). */
 function messageIdOf(key) {
   return `${key.split(":")[1].toLowerCase()}@example.com`;
@@ -203,6 +212,11 @@ describe("SMTP failover against a real Postfix relay", () => {
     const b = `${unique("spam-b")}@example.com`.toLowerCase();
     const aKey = await enqueueEmail(a, `Hello ${REFUSED_MARKER} a`);
     const bKey = await enqueueEmail(b, `Hello ${REFUSED_MARKER} b`);
+    // Bookings of two different sources, so the second email shares no supplier or guest text
+    // with the first: its refusal is about the route (two emails of one booking or one partner
+    // would only set each other aside: tests/e2e-postfix/hostile-probe.test.mjs).
+    await storeBooking(aKey, a, "liteapi");
+    await storeBooking(bKey, b, "duffel");
     await passClientGap();
     const state = await eventually(async () => {
       await runDurableObjectAlarm(outboxStub());

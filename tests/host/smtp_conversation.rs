@@ -96,6 +96,47 @@ async fn starttls_asked_of_a_server_that_does_not_offer_it_is_our_configuration(
 }
 
 #[tokio::test]
+async fn a_tls_certificate_the_runtime_refuses_is_our_configuration() {
+    // workerd's words for a certificate it does not trust (kj/compat/tls.c++), as the socket's
+    // read fails with them after STARTTLS: self-signed, expired, issued for another name.
+    for error in [
+        "Error: TLS peer's certificate is not trusted; reason = self signed certificate",
+        "TLS peer's certificate is not trusted; reason = certificate has expired",
+        "TLS peer's certificate is not trusted; reason = Hostname mismatch",
+        "kj/compat/tls.c++:221: failed: TLS peer's certificate is not trusted; reason = unable to get local issuer certificate",
+    ] {
+        let script = Script {
+            ehlo: EHLO_STARTTLS,
+            ..Script::default()
+        };
+        let run = converse_starttls_refused(script, error).await;
+        let f = run.failure();
+        assert_eq!(f.class, ProviderErrorClass::Configuration, "{error}: {f:?}");
+        assert_eq!(f.fault, "TLS certificate");
+        assert!(!f.maybe_handed_over);
+        assert!(f.message.contains("certificate was refused"), "{}", f.message);
+        assert!(f.message.contains(error.trim_start_matches("Error: ")), "{}", f.message);
+        assert!(!run.seen.saw("MAIL"), "{error}");
+    }
+}
+
+#[tokio::test]
+async fn a_connection_lost_after_starttls_without_words_about_a_certificate_is_retried() {
+    let script = Script {
+        ehlo: EHLO_STARTTLS,
+        ..Script::default()
+    };
+    let run = converse_starttls_refused(script, "Network connection lost.").await;
+    let f = run.failure();
+    assert_eq!(f.class, ProviderErrorClass::Transient, "{f:?}");
+    assert!(
+        f.message.contains("Network connection lost."),
+        "{}",
+        f.message
+    );
+}
+
+#[tokio::test]
 async fn dot_lines_are_stuffed_on_the_wire() {
     let run = converse(Script::default(), None, message_with_dot_lines(), 5_000).await;
     run.result.as_ref().expect("delivered");

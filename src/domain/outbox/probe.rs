@@ -21,7 +21,8 @@
 //! content filter refuses, or a booking's owner alert quoting the guest's words, would otherwise
 //! be each other's probe and pause the route for every guest. A probe that shares content and is
 //! refused the same way is set aside too ([`ProbeVerdict::SetAsideToo`]) and the next email
-//! probes; at most [`MAX_PROBES`] probes per refusal cycle, then the route pauses as above.
+//! probes; at most [`MAX_PROBES`] probes per refusal cycle (counted by booking, see
+//! [`probe_number`]), then the route pauses as above.
 
 use super::ProviderErrorClass;
 use crate::domain::email::EmailKind;
@@ -61,9 +62,11 @@ pub enum ProbeVerdict {
 }
 
 /// Most probes in one refusal cycle (from the first email set aside on a route until a verdict
-/// clears the route's set-aside emails): the probe that is this many refused the same way pauses
-/// the route even when it shares content with an email set aside, so a route that refuses
-/// everything is still paused after a few tries however one-sided its queue.
+/// clears the route's set-aside emails), counted by booking: emails of a booking already set aside
+/// in the cycle (its guest email, the owner's alert quoting it, an alert about that alert) are no
+/// new probe. The probe of the cycle's third new booking, refused the same way, pauses the route
+/// even when it shares content with an email set aside, so a route that refuses everything is
+/// still paused after a few tries however one-sided its queue.
 pub const MAX_PROBES: u32 = 3;
 
 /// Where an email's untrusted text (supplier's or guest's) comes from, as far as the probe rule
@@ -124,15 +127,33 @@ pub fn content_origin(
     }
 }
 
+/// A probe's number in its refusal cycle ([`Probe::probe_number`]): `set_aside` are the bookings
+/// of the emails set aside on the route (`None` for an email about no booking), `probe` the
+/// probe's. Each distinct booking beyond the first counts once; each email about no booking
+/// counts alone.
+pub fn probe_number(set_aside: &[Option<&str>], probe: Option<&str>) -> u32 {
+    let mut bookings: Vec<&str> = Vec::new();
+    let mut unbooked = 0u32;
+    for key in set_aside.iter().copied().chain(std::iter::once(probe)) {
+        match key {
+            Some(id) if !bookings.contains(&id) => bookings.push(id),
+            Some(_) => {}
+            None => unbooked += 1,
+        }
+    }
+    (u32::try_from(bookings.len()).unwrap_or(u32::MAX) + unbooked).saturating_sub(1)
+}
+
 /// A probe as the verdict needs it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Probe {
     pub outcome: ProbeOutcome,
     /// The probe shares content with an email set aside on the route ([`shares_content`]).
     pub shares_content: bool,
-    /// The probes of this refusal cycle before this one (emails set aside on the route besides
-    /// the first).
-    pub earlier_probes: u32,
+    /// This probe's number in its refusal cycle, counted by booking: how many bookings (each email
+    /// about no booking counted alone) the emails set aside on the route and this probe are
+    /// about, less the first. 0 for an email of a booking already set aside.
+    pub probe_number: u32,
 }
 
 /// Judges a probe (see the module's table): a refusal of the message's kind by a probe that
@@ -143,7 +164,7 @@ pub fn judge_probe(probe: Probe) -> ProbeVerdict {
     match probe.outcome {
         ProbeOutcome::Accepted => ProbeVerdict::SuspectAlone,
         ProbeOutcome::Refused(MessageRefused)
-            if probe.shares_content && probe.earlier_probes + 1 < MAX_PROBES =>
+            if probe.shares_content && probe.probe_number < MAX_PROBES =>
         {
             ProbeVerdict::SetAsideToo
         }
@@ -179,7 +200,7 @@ mod tests {
         Probe {
             outcome,
             shares_content: false,
-            earlier_probes: 0,
+            probe_number: 1,
         }
     }
 
@@ -221,16 +242,19 @@ mod tests {
 
     #[test]
     fn a_probe_sharing_content_is_set_aside_too_until_the_third_probe() {
-        let shared = |outcome, earlier_probes| Probe {
+        let shared = |outcome, probe_number| Probe {
             outcome,
             shares_content: true,
-            earlier_probes,
+            probe_number,
         };
         let refused = ProbeOutcome::Refused(MessageRefused);
+        // Another email of a booking already set aside (the owner's alert quoting the guest's
+        // confirmation): never a new probe, never a pause.
         assert_eq!(judge_probe(shared(refused, 0)), ProbeVerdict::SetAsideToo);
         assert_eq!(judge_probe(shared(refused, 1)), ProbeVerdict::SetAsideToo);
-        // The third probe of the cycle, refused the same way: the route pauses as before.
-        assert_eq!(judge_probe(shared(refused, 2)), ProbeVerdict::RouteAtFault);
+        assert_eq!(judge_probe(shared(refused, 2)), ProbeVerdict::SetAsideToo);
+        // The cycle's third new booking, refused the same way: the route pauses as before.
+        assert_eq!(judge_probe(shared(refused, 3)), ProbeVerdict::RouteAtFault);
         assert_eq!(judge_probe(shared(refused, 7)), ProbeVerdict::RouteAtFault);
         // Shared content changes nothing else: accepted still clears the route, a refusal of ours
         // still pauses, anything else still says nothing.
@@ -257,6 +281,23 @@ mod tests {
             booking_id: id.into(),
             owner: owner.map(Into::into),
         }
+    }
+
+    #[test]
+    fn probes_are_counted_by_booking() {
+        // A partner's two bookings: A1's guest email set aside, its owner alert, then A2's.
+        assert_eq!(probe_number(&[Some("A1")], Some("A1")), 0);
+        assert_eq!(probe_number(&[Some("A1"), Some("A1")], Some("A2")), 1);
+        assert_eq!(probe_number(&[Some("A1"), Some("A2")], Some("A2")), 1);
+        assert_eq!(probe_number(&[Some("A1"), Some("A2")], Some("A3")), 2);
+        assert_eq!(
+            probe_number(&[Some("A1"), Some("A2"), Some("A3")], Some("A4")),
+            3
+        );
+        // Emails about no booking each count alone.
+        assert_eq!(probe_number(&[None], None), 1);
+        assert_eq!(probe_number(&[None, Some("A1")], None), 2);
+        assert_eq!(probe_number(&[], Some("A1")), 0);
     }
 
     #[test]
