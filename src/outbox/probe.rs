@@ -4,9 +4,11 @@
 //! different email is handed to the same route ahead of pacing. Every later hand-over on that route
 //! judges the set-aside email: accepted → it alone was refused (a dead letter with an owner alert
 //! that quotes the route's words and links the email as sent; the guest is not suppressed and the
-//! route never paused); refused the same way → the route is at fault (paused by the caller, the
-//! set-aside email back in line with its attempt not counted); a pause for another cause → back
-//! in line unjudged.
+//! route never paused); refused the same way by an email sharing no untrusted text with them →
+//! the route is at fault (paused by the caller, the set-aside emails back in line with their
+//! attempts not counted); refused so by one that may share it (the same booking or owner, read
+//! from D1) → set aside too, within `MAX_PROBES`; a pause for another cause → back in line
+//! unjudged.
 
 use super::storage::StateKey;
 use super::Outbox;

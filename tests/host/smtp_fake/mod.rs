@@ -395,6 +395,7 @@ pub async fn converse_starttls_refused(script: Script, error: &'static str) -> R
         hello_name: "engine.example.com",
         credentials: None,
         timeouts: timeouts(2_000),
+        implicit_tls: false,
     };
     let mail = Outgoing {
         from: "from@example.com",
@@ -426,6 +427,34 @@ pub async fn converse_starttls_refused(script: Script, error: &'static str) -> R
     }
 }
 
+/// Runs one `send_over` conversation on implicit TLS (`SMTP_TLS=implicit`) whose handshake the
+/// client's runtime refuses: every read and write fails with `error` before any greeting.
+pub async fn converse_implicit_refused(error: &'static str) -> Result<String, SmtpFailure> {
+    let session = Session {
+        hello_name: "engine.example.com",
+        credentials: None,
+        timeouts: timeouts(2_000),
+        implicit_tls: true,
+    };
+    let mail = Outgoing {
+        from: "from@example.com",
+        to: "to@example.com",
+        message: short_message(),
+    };
+    tokio::time::timeout(
+        TEST_DEADLINE,
+        send_over(
+            BufStream::new(RefusedTls { error }),
+            &session,
+            mail,
+            &sleep_ms,
+            true,
+        ),
+    )
+    .await
+    .expect("the conversation must finish within the test deadline")
+}
+
 async fn converse_inner(
     script: Script,
     credentials: Option<(&str, &str)>,
@@ -440,6 +469,7 @@ async fn converse_inner(
         hello_name: "engine.example.com",
         credentials: creds.as_ref(),
         timeouts: limits,
+        implicit_tls: false,
     };
     let mail = Outgoing {
         from: "from@example.com",
