@@ -7,6 +7,7 @@ import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test"
 import { describe, it, expect, beforeEach, afterAll } from "vitest";
 import {
   enqueueEmail,
+  storeBookingOf,
   eventually,
   item,
   operatorRoute,
@@ -28,15 +29,6 @@ async function postfix(path, body) {
   const r = await fetch(`${env.POSTFIX_API}${path}`, body === undefined ? {} : { method: "POST", body: JSON.stringify(body) });
   if (!r.ok) throw new Error(`Postfix control ${path} answered ${r.status}: ${await r.text()}`);
   return r.json();
-}
-
-/** Stores the booking of `key` (`booking_confirmation:<booking>`) as `source`'s, for guest `to`. */
-async function storeBooking(key, to, source) {
-  const at = Date.now();
-  await env.DB.prepare("INSERT OR IGNORE INTO contacts (email, created_at_ms, updated_at_ms) VALUES (?1, ?2, ?2)").bind(to, at).run();
-  await env.DB.prepare(
-    "INSERT INTO bookings (booking_id, source, kind, contact_email, status, details_json, created_at_ms, updated_at_ms) VALUES (?1, ?2, 'hotel', ?3, 'CONFIRMED', '{}', ?4, ?4)",
-  ).bind(key.split(":")[1], source, to, at).run();
 }
 
 /** The Message-ID enqueueEmail gives the email of `key` (`booking_confirmation:<booking>`). */
@@ -215,8 +207,8 @@ describe("SMTP failover against a real Postfix relay", () => {
     // Bookings of two different sources, so the second email shares no supplier or guest text
     // with the first: its refusal is about the route (two emails of one booking or one partner
     // would only set each other aside: tests/e2e-postfix/hostile-probe.test.mjs).
-    await storeBooking(aKey, a, "liteapi");
-    await storeBooking(bKey, b, "duffel");
+    await storeBookingOf(aKey, a, "liteapi");
+    await storeBookingOf(bKey, b, "duffel");
     await passClientGap();
     const state = await eventually(async () => {
       await runDurableObjectAlarm(outboxStub());
