@@ -79,4 +79,37 @@ describe("hostile: a partner's two emails pause the SMTP route for every guest",
     expect(paused, "acme's own two emails paused the SMTP route").toEqual([]);
     expect(victimItem?.status).toBe("sent");
   });
+
+  it("one booking whose guest confirmation and owner alert both carry the refused text: set aside together, the route never paused, the next guest's email goes", async () => {
+    await outboxState();
+    await runInDurableObject(outboxStub(), async (_o, st) => {
+      st.storage.sql.exec("UPDATE queue SET status = 'skipped', set_aside_on = 0 WHERE status IN ('queued', 'waiting')");
+      st.storage.sql.exec("DELETE FROM route_log");
+      st.storage.sql.exec("DELETE FROM state WHERE key LIKE 'smtp_pause_%'");
+    });
+    await setOutboxState("main_paused_until_ms", Date.now() + 86_400_000);
+    await setOutboxState("smtp_paused_until_ms", null);
+    await fetch(`${env.POSTFIX_API}/_test/configure`, { method: "POST", body: JSON.stringify({ refuseSender: false }) });
+
+    const id = unique("ACME_ONE_");
+    const { response } = await postGeneric(JSON.stringify(stay(id, 9)), { secret: PARTNERS.acme[0] });
+    expect(response.status, await response.clone().text()).toBe(202);
+    await handedOver(id);
+    const victim = await book();
+    const key = `booking_confirmation:${victim.bookingId}`;
+
+    let state;
+    for (let slot = 0; slot < 4; slot++) {
+      await passClientGap();
+      for (let i = 0; i < 5; i++) await runDurableObjectAlarm(outboxStub());
+      state = await outboxState();
+      if (state.items.find((x) => x.dedupe_key === key)?.status === "sent") break;
+    }
+    const paused = state.routeHistory.filter((e) => e.route === "smtp" && e.event === "paused");
+    expect(paused, "one booking's two emails paused the SMTP route").toEqual([]);
+    expect(state.items.find((x) => x.dedupe_key === key)?.status).toBe("sent");
+    for (const k of [`owner_new_booking:${id}`, `booking_confirmation:${id}`]) {
+      expect(state.items.find((x) => x.dedupe_key === k)?.status, k).toBe("dead");
+    }
+  });
 });
