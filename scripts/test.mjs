@@ -75,6 +75,7 @@ const runs = [
   ["end-to-end tests inside workerd, automatic refunds (vitest)", "vitest.automatic.config.mjs", "vitest-automatic-report.json"],
   ["end-to-end tests inside workerd, SMTP failover against a scripted server (vitest)", "vitest.smtp.config.mjs", "vitest-smtp-report.json"],
   ["end-to-end tests inside workerd, SMTP failover against a real Postfix relay (vitest)", "vitest.postfix.config.mjs", "vitest-postfix-report.json"],
+  ["end-to-end tests inside workerd, SMTP over STARTTLS to a server whose certificate is not trusted (vitest)", "vitest.tls.config.mjs", "vitest-tls-report.json"],
   ["end-to-end tests inside workerd, what waits for the owner: reminders, backlog, hotel time, digest (vitest)", "vitest.loops.config.mjs", "vitest-loops-report.json"],
   ["query plans inside workerd: no common path scans a growing D1 table (vitest)", "vitest.plans.config.mjs", "vitest-plans-report.json"],
 ];

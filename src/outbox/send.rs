@@ -16,7 +16,7 @@ use crate::domain::marketing::Suppression;
 use crate::domain::outbox::outgoing::OutgoingEmail;
 use crate::domain::outbox::smtp::ALARM_BUDGET_MS;
 use crate::domain::outbox::{
-    after_pause, choose_owner_route, choose_provider, classify_cloudflare_code, judge_probe,
+    after_pause, choose_owner_route, choose_provider, classify_cloudflare_code,
     merge_maybe_handed_over, status_after_success, stop_after_uncertain, AfterFailure, AfterPause,
     Availability, FailurePolicy, PauseCause, ProbeOutcome, ProbeVerdict, Provider, ProviderChoice,
     ProviderErrorClass, ProviderPause, Verdict,
@@ -269,8 +269,10 @@ impl Outbox {
             Outcome::Failed { failure, .. } if failure.maybe_handed_over => ProbeOutcome::Unknown,
             Outcome::Failed { failure, .. } => ProbeOutcome::Refused(failure.class),
         };
-        let suspect = self.set_aside_on(provider, row.seq)?;
-        let verdict = suspect.as_ref().map(|_| judge_probe(probed));
+        let set_aside = self
+            .judge_set_aside(provider, row.seq, email, probed)
+            .await?;
+        let verdict = set_aside.as_ref().map(|j| j.verdict);
         let (failure, Verdict { decision, counts }) = match outcome {
             Outcome::Accepted {
                 status,
@@ -289,9 +291,7 @@ impl Outbox {
                     };
                     self.alert_owner(email, &counted, status, &why, cfg, at)?;
                 }
-                if let (Some(suspect), Some(verdict)) = (&suspect, verdict) {
-                    self.carry_out_verdict(suspect, verdict, provider, at, cfg, at)?;
-                }
+                self.carry_out(&set_aside, provider, at, cfg, at)?;
                 return Ok(Next::Done(Attempted::Sent));
             }
             Outcome::Unconfirmed { failure } => {
@@ -324,8 +324,9 @@ impl Outbox {
                 verdict: mut judged,
             } => {
                 if verdict == Some(ProbeVerdict::RouteAtFault) {
-                    // Two different emails refused the same way in a row: the route, not one
-                    // message. Paused like a refusal of ours; neither email's attempt counts.
+                    // Two emails sharing no content (or the cycle's last probe) refused the same
+                    // way in a row: the route, not one message. Paused like a refusal of ours;
+                    // no email's attempt counts.
                     judged = Verdict {
                         decision: AfterFailure::PauseProvider {
                             until_ms: at.saturating_add(cfg.provider_auth_pause_ms),
@@ -333,8 +334,9 @@ impl Outbox {
                         },
                         counts: false,
                     };
-                    let earlier = suspect
+                    let earlier = set_aside
                         .as_ref()
+                        .and_then(|j| j.suspects.first())
                         .and_then(|s| s.last_error.as_deref())
                         .unwrap_or("");
                     failure.message = format!(
@@ -378,13 +380,11 @@ impl Outbox {
         }
         if let Some(pause) = decision.provider_pause() {
             let next = self.pause_route(provider, pause, email, &failure, cfg, at)?;
-            if let (Some(suspect), Some(verdict)) = (&suspect, verdict) {
-                let until = match next {
-                    AfterPause::FailOverTo(_) => at,
-                    AfterPause::WaitUntil(t) => t,
-                };
-                self.carry_out_verdict(suspect, verdict, provider, until, cfg, at)?;
-            }
+            let until = match next {
+                AfterPause::FailOverTo(_) => at,
+                AfterPause::WaitUntil(t) => t,
+            };
+            self.carry_out(&set_aside, provider, until, cfg, at)?;
             return match next {
                 AfterPause::FailOverTo(p) => Ok(Next::FailOver(p)),
                 AfterPause::WaitUntil(t) => {
@@ -393,9 +393,7 @@ impl Outbox {
                 }
             };
         }
-        if let (Some(suspect), Some(verdict)) = (&suspect, verdict) {
-            self.carry_out_verdict(suspect, verdict, provider, at, cfg, at)?;
-        }
+        self.carry_out(&set_aside, provider, at, cfg, at)?;
         let counted = row.with_counts(progress.attempts, progress.budget_from);
         match decision {
             AfterFailure::RetryAt { at_ms } => {

@@ -24,10 +24,15 @@ use super::smtp_wire::{SharedTranscript, Wire};
 use crate::config::SmtpConfig;
 #[cfg(target_arch = "wasm32")]
 use crate::domain::outbox::smtp::TlsMode;
+use crate::domain::basics::text::header_value;
 use crate::domain::outbox::smtp::{
-    classify_refusal, fault_name, HandOver, Reply, SmtpCommand, SmtpTimeouts,
+    classify_refusal, fault_name, is_certificate_failure, HandOver, Reply, SmtpCommand,
+    SmtpTimeouts,
 };
 use crate::domain::outbox::ProviderErrorClass;
+
+/// Longest runtime error (a socket's read or write failure) quoted in a failure, characters.
+const RUNTIME_ERROR_MAX_CHARS: usize = 200;
 use async_smtp::authentication::{Credentials, Mechanism};
 use async_smtp::extension::ClientId;
 use async_smtp::{EmailAddress as SmtpAddress, Envelope, SendableEmail, SmtpClient, SmtpTransport};
@@ -68,6 +73,9 @@ pub struct Session<'a> {
     /// needs none (local maildev).
     pub credentials: Option<&'a (String, String)>,
     pub timeouts: SmtpTimeouts,
+    /// The stream is TLS from its first byte (`SMTP_TLS=implicit`): a read or write failing
+    /// before the greeting is the TLS handshake refused.
+    pub implicit_tls: bool,
 }
 
 /// One message to deliver.
@@ -196,7 +204,7 @@ where
     let sender = mail.from;
     let conversation = transact(wire, session, mail, timer, expect_greeting);
     let outcome = race(timer, session.timeouts.conversation_ms, conversation).await;
-    read_outcome(outcome, &log, session.timeouts.conversation_ms, sender)
+    read_outcome(outcome, &log, session, sender)
 }
 
 /// [`send_over`] with STARTTLS (RFC 3207): greeting, EHLO and STARTTLS on `stream`, then
@@ -224,7 +232,7 @@ where
         transact(tls, session, mail, timer, false).await
     };
     let outcome = race(timer, session.timeouts.conversation_ms, conversation).await;
-    read_outcome(outcome, &log, session.timeouts.conversation_ms, sender)
+    read_outcome(outcome, &log, session, sender)
 }
 
 /// What the conversation came to, read against its transcript (module docs).
@@ -232,11 +240,21 @@ where
 fn read_outcome(
     outcome: Option<Result<(), Stop>>,
     log: &SharedTranscript,
-    budget_ms: u64,
+    session: &Session<'_>,
     sender: &str,
 ) -> Result<String, SmtpFailure> {
     use async_smtp::error::Error as E;
+    let budget_ms = session.timeouts.conversation_ms;
     let log = log.borrow();
+    // The TLS handshake is the first thing on a TLS stream: right after the server's `220` to
+    // STARTTLS, or before the greeting on implicit TLS. A read or write failing there (not by a
+    // deadline) is the handshake refused — workerd gives JavaScript only `internal error;
+    // reference = …` for a certificate it does not trust, logging the reason itself.
+    let at_handshake = match &log.last_reply {
+        Some((SmtpCommand::StartTls, reply)) => reply.code == 220,
+        None => session.implicit_tls,
+        Some(_) => false,
+    } && log.timed_out.is_none();
     // A positive reply to the final dot is a hand-over, whatever ended the conversation after it:
     // reporting anything else would send the email a second time.
     if let (HandOver::Accepted, Some(reply)) = (log.hand_over(), &log.final_reply) {
@@ -294,13 +312,31 @@ fn read_outcome(
             maybe_handed_over: false,
             fault: "STARTTLS not offered".into(),
         }),
+        Some(Err(Stop::Smtp(E::Io(io))))
+            if !log.lost_after_dot()
+                && io.kind() != std::io::ErrorKind::TimedOut
+                && (at_handshake || is_certificate_failure(&io.to_string())) =>
+        {
+            Err(SmtpFailure {
+                class: ProviderErrorClass::Configuration,
+                command: awaited.as_str(),
+                message: format!(
+                    "the TLS handshake with the server failed (waiting for the reply to {}): {} — most often its certificate is self-signed, expired or issued for another name than SMTP_HOST, or SMTP_TLS is wrong for this port",
+                    awaited.as_str(),
+                    header_value(&io.to_string(), RUNTIME_ERROR_MAX_CHARS)
+                ),
+                maybe_handed_over: false,
+                fault: "TLS handshake".into(),
+            })
+        }
         Some(Err(Stop::Smtp(e))) => {
             let command = log.timed_out.map_or(awaited, |(c, _)| c);
             let message = match &e {
                 E::Io(io) if io.kind() == std::io::ErrorKind::TimedOut => io.to_string(),
-                E::Io(_) => format!(
-                    "connection closed while waiting for the reply to {}",
-                    command.as_str()
+                E::Io(io) => format!(
+                    "connection closed while waiting for the reply to {}: {}",
+                    command.as_str(),
+                    header_value(&io.to_string(), RUNTIME_ERROR_MAX_CHARS)
                 ),
                 other => format!("unreadable reply to {}: {other}", command.as_str()),
             };
@@ -336,6 +372,7 @@ pub async fn send(
         hello_name: &cfg.hello_name,
         credentials: cfg.credentials.as_ref(),
         timeouts,
+        implicit_tls: cfg.tls == TlsMode::Implicit,
     };
     let secure = match cfg.tls {
         TlsMode::Off => SecureTransport::Off,

@@ -7,6 +7,7 @@ import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test"
 import { describe, it, expect, beforeEach, afterAll } from "vitest";
 import {
   enqueueEmail,
+  storeBookingOf,
   eventually,
   item,
   operatorRoute,
@@ -203,6 +204,11 @@ describe("SMTP failover against a real Postfix relay", () => {
     const b = `${unique("spam-b")}@example.com`.toLowerCase();
     const aKey = await enqueueEmail(a, `Hello ${REFUSED_MARKER} a`);
     const bKey = await enqueueEmail(b, `Hello ${REFUSED_MARKER} b`);
+    // Bookings of two different sources, so the second email shares no supplier or guest text
+    // with the first: its refusal is about the route (two emails of one booking or one partner
+    // would only set each other aside: tests/e2e-postfix/hostile-probe.test.mjs).
+    await storeBookingOf(aKey, a, "liteapi");
+    await storeBookingOf(bKey, b, "duffel");
     await passClientGap();
     const state = await eventually(async () => {
       await runDurableObjectAlarm(outboxStub());

@@ -8,6 +8,7 @@ import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test"
 import { describe, it, expect, beforeEach } from "vitest";
 import {
   enqueueEmail,
+  storeBookingOf,
   eventually,
   item,
   outboxState,
@@ -121,6 +122,10 @@ describe("one bad email never stops the next (scripted relay)", () => {
     const b = `${unique("spam-b")}+content-refused@example.com`.toLowerCase();
     const aKey = await enqueueEmail(a);
     const bKey = await enqueueEmail(b);
+    // Bookings of two different sources: the second shares no supplier or guest text with the
+    // first (emails of one booking or one partner would only set each other aside).
+    await storeBookingOf(aKey, a, "liteapi");
+    await storeBookingOf(bKey, b, "duffel");
     // The first is set aside, the probe (the second) meets the same refusal: the route is ours
     // to fix.
     await passClientGap();

@@ -286,6 +286,19 @@ export async function enqueueEmail(to, text = "Hello, your stay is confirmed.", 
 }
 
 /**
+ * Stores the booking of an email `enqueueEmail` queued (`key` = `booking_confirmation:<booking>`)
+ * as `source`'s, for guest `to`: the outbox reads a booking's owner when judging a probe (two
+ * emails share no supplier text only when their bookings have different owners).
+ */
+export async function storeBookingOf(key, to, source) {
+  const at = Date.now();
+  await env.DB.prepare("INSERT OR IGNORE INTO contacts (email, created_at_ms, updated_at_ms) VALUES (?1, ?2, ?2)").bind(to, at).run();
+  await env.DB.prepare(
+    "INSERT INTO bookings (booking_id, source, kind, contact_email, status, details_json, created_at_ms, updated_at_ms) VALUES (?1, ?2, 'hotel', ?3, 'CONFIRMED', '{}', ?4, ?4)",
+  ).bind(key.split(":")[1], source, to, at).run();
+}
+
+/**
  * Gives `key` its client turn and waits until that turn ended (not `queued` or `sending`). The
  * runtime may fire the alarm on its own; an overlapping run is skipped by the outbox, so this
  * retries until the item moved (and, if given, made `attempts` attempts).

@@ -3,7 +3,8 @@
 
 use booking_email_engine::domain::outbox::{
     after_failure, after_failure_with_hint, clamp_retry_after_ms, next_utc_midnight, AfterFailure,
-    Backoff, PauseCause, Provider, ProviderErrorClass, RATE_LIMIT_FLOOR_MS, RETRY_AFTER_MIN_MS,
+    Backoff, FailurePolicy, PauseCause, Provider, ProviderErrorClass, RATE_LIMIT_FLOOR_MS,
+    RETRY_AFTER_MIN_MS, SMTP_DEFERRAL_PAUSE_MS,
 };
 use proptest::prelude::*;
 
@@ -290,6 +291,50 @@ fn daily_limit_on_smtp_pauses_it_until_the_day_turns_whatever_the_hint() {
             cause: PauseCause::DailyLimit,
         }
     );
+}
+
+#[test]
+fn a_deferral_of_our_sender_or_rate_pauses_smtp_briefly_and_costs_no_attempt() {
+    // SMTP's `RateLimited` is a 4xx about our sender, client or IP, or our rate: every email
+    // would meet it, so the route pauses for five minutes, even at the last attempt.
+    let b = Backoff::DEFAULT;
+    let policy = FailurePolicy::DEFAULT;
+    for attempts in [1, b.max_attempts] {
+        let verdict = policy.verdict(
+            ProviderErrorClass::RateLimited,
+            Provider::Smtp,
+            attempts,
+            false,
+            NOW,
+            0,
+            Some(1_000),
+        );
+        assert_eq!(
+            verdict.decision,
+            AfterFailure::PauseProvider {
+                until_ms: NOW + SMTP_DEFERRAL_PAUSE_MS,
+                cause: PauseCause::Configuration,
+            },
+            "{attempts}"
+        );
+        assert!(
+            !verdict.counts,
+            "the route's deferral is not the email's fault"
+        );
+    }
+    assert_eq!(SMTP_DEFERRAL_PAUSE_MS, 300_000);
+    // A main provider's rate limit (HTTP 429) still retries that one email.
+    assert!(matches!(
+        after_failure(
+            ProviderErrorClass::RateLimited,
+            Provider::Resend,
+            1,
+            NOW,
+            b,
+            0
+        ),
+        AfterFailure::RetryAt { .. }
+    ));
 }
 
 proptest! {

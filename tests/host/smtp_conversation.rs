@@ -96,6 +96,61 @@ async fn starttls_asked_of_a_server_that_does_not_offer_it_is_our_configuration(
 }
 
 #[tokio::test]
+async fn a_tls_handshake_the_runtime_refuses_after_starttls_is_our_configuration() {
+    // workerd's words for a certificate it does not trust (kj/compat/tls.c++), and what it gives
+    // JavaScript instead (the reason only in its own log): the socket's read fails right after
+    // the server's 220 to STARTTLS, before the second EHLO is answered.
+    for error in [
+        "Error: internal error; reference = 4b014ldgapjdcn7rblcidhnc",
+        "Error: TLS peer's certificate is not trusted; reason = self signed certificate",
+        "TLS peer's certificate is not trusted; reason = certificate has expired",
+        "TLS peer's certificate is not trusted; reason = Hostname mismatch",
+        "Network connection lost.",
+    ] {
+        let script = Script {
+            ehlo: EHLO_STARTTLS,
+            ..Script::default()
+        };
+        let run = converse_starttls_refused(script, error).await;
+        let f = run.failure();
+        assert_eq!(f.class, ProviderErrorClass::Configuration, "{error}: {f:?}");
+        assert_eq!(f.fault, "TLS handshake");
+        assert!(!f.maybe_handed_over);
+        assert!(f.message.contains("TLS handshake"), "{}", f.message);
+        assert!(
+            f.message.contains(error.trim_start_matches("Error: ")),
+            "{}",
+            f.message
+        );
+        assert!(!run.seen.saw("MAIL"), "{error}");
+    }
+}
+
+#[tokio::test]
+async fn a_tls_handshake_refused_on_implicit_tls_is_our_configuration() {
+    let f = converse_implicit_refused("Error: internal error; reference = x")
+        .await
+        .unwrap_err();
+    assert_eq!(f.class, ProviderErrorClass::Configuration, "{f:?}");
+    assert_eq!(f.command, "greeting");
+    assert_eq!(f.fault, "TLS handshake");
+}
+
+#[tokio::test]
+async fn a_connection_lost_after_the_handshake_is_retried() {
+    // The second EHLO was answered: the TLS session stands; a later loss is transient.
+    let script = Script {
+        ehlo: EHLO_STARTTLS,
+        close_on_data: true,
+        ..Script::default()
+    };
+    let run = converse_starttls(script, 5_000).await;
+    let f = run.failure();
+    assert_eq!(f.class, ProviderErrorClass::Transient, "{f:?}");
+    assert_ne!(f.fault, "TLS handshake");
+}
+
+#[tokio::test]
 async fn dot_lines_are_stuffed_on_the_wire() {
     let run = converse(Script::default(), None, message_with_dot_lines(), 5_000).await;
     run.result.as_ref().expect("delivered");

@@ -39,6 +39,7 @@ const QMAIL: &str = "notqmail qmail-smtpd.c: err_nogateway, err_bmf (checked at 
 const OPENSMTPD: &str = "OpenSMTPD usr.sbin/smtpd/smtp_session.c, lka_session.c, esc.c (github.com/OpenSMTPD/OpenSMTPD)";
 const HARAKA: &str = "Haraka connection.js: connect_respond, rcpt_to_respond when no plugin allowed the recipient, max_bytes and queue refusals (github.com/haraka/Haraka)";
 const GMAIL_BOUNCES: &str = "Gmail's replies in reply to end of DATA, as logged by Postfix and quoted in mailcow/mailcow-dockerized issue #1662 (5.7.1 DMARC), iredmail/iRedMail issue #264 and Mailu/Mailu issue #2599 (IP not authorized), pastebin.com/6UPQYvjk and pastebin.com/Rj7iXShc (unusual rate, PTR)";
+const GMAIL_RELAY_LIMITS: &str = "Google: 'SMTP relay service error messages' (support.google.com/a/answer/6140680) and 'Sending limits for the SMTP relay service' (support.google.com/a/answer/2956491): 550 5.7.1 Daily SMTP relay limit exceeded for customer";
 const GMAIL_RELAY: &str = "Google: 'Gmail SMTP errors and codes' (knowledge.workspace.google.com/admin/support/troubleshooting/gmail-smtp-errors-and-codes): 450 4.2.1 Peak SMTP relay limit exceeded for this customer";
 const SENDGRID: &str = "SendGrid (smtp.sendgrid.net) reply to the message, as reported in LandOfTheRair/LandOfTheRair issue #308 (nodemailer 'Message failed' after DATA) and chatwoot/chatwoot issue #2541";
 const M365_REPORTED: &str = "Microsoft 365 (smtp.office365.com) replies as reported in timeoff-management/timeoff-management-application issue #308 (432 4.3.2 after the data; Microsoft's wording in MicrosoftDocs/OfficeDocs-Support pull request #1991), PHPMailer/PHPMailer issue #992 and jstedfast/MailKit issue #700 (535 5.7.3 to AUTH)";
@@ -89,7 +90,7 @@ const TABLE: &[Case] = &[
     case(POSTFIX, Auth, "535 5.7.8 Error: authentication failed: authentication failure", CredentialsRejected),
     case(POSTFIX, Auth, "504 5.5.4 Encryption required for requested authentication mechanism", CredentialsRejected),
     case(POSTFIX, Data, "554 5.5.1 Error: no valid recipients", Configuration),
-    case(POSTFIX, RcptTo, "450 4.1.8 <bookings@example.com>: Sender address rejected: Domain not found", Transient),
+    case(POSTFIX, RcptTo, "450 4.1.8 <bookings@example.com>: Sender address rejected: Domain not found", RateLimited),
     case(POSTFIX, RcptTo, "452 4.5.3 Error: too many recipients", Transient),
     // Postfix's sender and client restrictions, answered at RCPT TO (smtpd_delay_reject = yes).
     case(POSTFIX_DOCS, RcptTo, "550 5.1.0 <bookings@example.com>: Sender address rejected: User unknown in local recipient table", Configuration),
@@ -152,6 +153,19 @@ const TABLE: &[Case] = &[
     case(GMAIL, MailFrom, "530 5.7.0 Authentication Required.", Configuration),
     case(GMAIL, MailFrom, "550 5.4.5 Daily sending quota exceeded.", DailyLimit),
     case(GMAIL, RcptTo, "550 5.4.5 Daily user sending limit exceeded.", DailyLimit),
+    // Google Workspace's SMTP relay (smtp-relay.gmail.com): the day's relay limit is our
+    // account's quota, never our relaying refused ("relay" is a word about us) nor this message.
+    case(GMAIL, MailFrom, "550 5.4.5 Daily SMTP relay limit exceeded for customer.", DailyLimit),
+    case(GMAIL, RcptTo, "550 5.4.5 Daily SMTP relay limit exceeded for customer.", DailyLimit),
+    case(GMAIL, EndOfData, "550 5.4.5 Daily SMTP relay limit exceeded for customer.", DailyLimit),
+    case(GMAIL, EndOfData, "550 5.4.5 Daily SMTP relay limit exceeded for user.", DailyLimit),
+    case(GMAIL_RELAY_LIMITS, EndOfData, "550 5.7.1 Daily SMTP relay limit exceeded for customer", DailyLimit),
+    case(GMAIL, EndOfData, "550 5.4.5 Daily user sending limit exceeded.", DailyLimit),
+    // A temporary refusal naming our IP, or our rate: the route pauses briefly, not per email.
+    case(GMAIL, RcptTo, "421 4.7.0 Our system has detected an unusual rate of unsolicited mail originating from your IP address. To protect our users from spam, mail sent from your IP address has been temporarily rate limited.", RateLimited),
+    // The recipient domain's own list of allowed IPs: one domain's rule, not the route's.
+    case(GMAIL, RcptTo, "421 4.7.0 IP not in whitelist for RCPT domain, closing connection.", Transient),
+    case(POSTFIX, RcptTo, "451 4.7.1 <bookings@example.com>: Sender address rejected: try again later", RateLimited),
     case(GMAIL, RcptTo, "452 4.2.2 The recipient's inbox is out of storage space.", Transient),
     case(GMAIL, RcptTo, "450 4.2.1 The user you are trying to contact is receiving mail too quickly.", Transient),
     case(GMAIL, Greeting, "421 4.7.0 Try again later, closing connection.", Transient),
@@ -164,7 +178,7 @@ const TABLE: &[Case] = &[
     case(SES, MailFrom, "451 4.4.2 Timeout waiting for data from client.", Transient),
     // Mailgun
     case(MAILGUN, EndOfData, "554 Sandbox subdomains are for test purposes only. Please add your own domain or add the address to authorized recipients in Account Settings.", Configuration),
-    case(MAILGUN, Data, "421 Domain sandbox0123.mailgun.org is not allowed to send: Sandbox subdomains are for test purposes only.", Transient),
+    case(MAILGUN, Data, "421 Domain sandbox0123.mailgun.org is not allowed to send: Sandbox subdomains are for test purposes only.", RateLimited),
     // Postal: authentication asked for at RCPT TO, with no enhanced code: our client's set-up.
     case(POSTAL, RcptTo, "530 Authentication required", Configuration),
     // Sendmail
@@ -176,10 +190,10 @@ const TABLE: &[Case] = &[
     case(SENDMAIL, MailFrom, "530 5.7.0 Authentication required", Configuration),
     case(SENDMAIL, Auth, "535 5.7.0 authentication failed", CredentialsRejected),
     case(SENDMAIL, MailFrom, "552 5.2.3 Message size exceeds fixed maximum message size (10000000)", MessageRefused),
-    case(SENDMAIL, RcptTo, "451 4.1.8 Domain of sender address bookings@example.com does not resolve", Transient),
+    case(SENDMAIL, RcptTo, "451 4.1.8 Domain of sender address bookings@example.com does not resolve", RateLimited),
     // Our sending IP on a blocklist is ours, never the guest's.
     case(POSTFIX_RBL, RcptTo, "554 5.7.1 Service unavailable; Client host [192.0.2.7] blocked using zen.spamhaus.org; https://www.spamhaus.org/query/ip/192.0.2.7", Configuration),
-    case(POSTFIX_RBL, RcptTo, "450 4.7.25 Client host rejected: cannot find your hostname, [192.0.2.7]", Transient),
+    case(POSTFIX_RBL, RcptTo, "450 4.7.25 Client host rejected: cannot find your hostname, [192.0.2.7]", RateLimited),
     case(EXIM_DNSBL, RcptTo, "550-rejected because 192.0.2.7 is in a black list at zen.spamhaus.org\r\n550 https://www.spamhaus.org/query/ip/192.0.2.7", Configuration),
     // Greylisting: try again later.
     case(POSTGREY, RcptTo, "450 4.2.0 <guest@example.com>: Recipient address rejected: Greylisted, see http://postgrey.schweikert.ch/help/example.com.html", Transient),
@@ -212,9 +226,9 @@ const TABLE: &[Case] = &[
     case(GMAIL_BOUNCES, EndOfData, "550-5.7.1 [192.0.2.7] The IP you're using to send mail is not authorized to\r\n550-5.7.1 send email directly to our servers. Please use the SMTP relay at your\r\n550-5.7.1 service provider instead. Learn more at\r\n550 5.7.1  https://support.google.com/mail/?p=NotAuthorizedError d2e1a72fcca58-715e57a0f50si1104d2710b3a.328 - gsmtp", Configuration),
     case(GMAIL_BOUNCES, EndOfData, "550-5.7.1 [192.0.2.7 1] Our system has detected an unusual rate of\r\n550-5.7.1 unsolicited mail originating from your IP address. To protect our\r\n550-5.7.1 users from spam, mail sent from your IP address has been blocked.\r\n550-5.7.1 Please visit\r\n550-5.7.1 https://support.google.com/mail/?p=UnsolicitedIPError to review our\r\n550 5.7.1 Bulk Email Senders Guidelines. k33si11162128pld.22 - gsmtp", Configuration),
     case(GMAIL_BOUNCES, EndOfData, "550-5.7.1 [192.0.2.7] The IP address sending this message does not have a PTR\r\n550-5.7.1 record setup. As a policy, Gmail does not accept messages from IPs\r\n550-5.7.1 with missing PTR records. Please visit\r\n550-5.7.1 https://support.google.com/mail/answer/81126#authentication for more\r\n550 5.7.1 information. u6si3554756pld.336 - gsmtp", Configuration),
-    case(GMAIL_BOUNCES, EndOfData, "421-4.7.0 [192.0.2.7 15] Our system has detected an unusual rate of\r\n421-4.7.0 unsolicited mail originating from your IP address. To protect our\r\n421-4.7.0 users from spam, mail sent from your IP address has been temporarily\r\n421-4.7.0 rate limited. Please visit\r\n421-4.7.0 https://support.google.com/mail/?p=UnsolicitedRateLimitError to\r\n421 4.7.0 review our Bulk Email Senders Guidelines. p4si3522070uam.9 - gsmtp", Transient),
+    case(GMAIL_BOUNCES, EndOfData, "421-4.7.0 [192.0.2.7 15] Our system has detected an unusual rate of\r\n421-4.7.0 unsolicited mail originating from your IP address. To protect our\r\n421-4.7.0 users from spam, mail sent from your IP address has been temporarily\r\n421-4.7.0 rate limited. Please visit\r\n421-4.7.0 https://support.google.com/mail/?p=UnsolicitedRateLimitError to\r\n421 4.7.0 review our Bulk Email Senders Guidelines. p4si3522070uam.9 - gsmtp", RateLimited),
     // A short-term peak of the Workspace relay is not the daily limit.
-    case(GMAIL_RELAY, RcptTo, "450 4.2.1 Peak SMTP relay limit exceeded for this customer.", Transient),
+    case(GMAIL_RELAY, RcptTo, "450 4.2.1 Peak SMTP relay limit exceeded for this customer.", RateLimited),
     // SendGrid: our From address is not a verified sender.
     case(SENDGRID, EndOfData, "550 The from address does not match a verified Sender Identity. Mail cannot be sent until this error is resolved. Visit https://sendgrid.com/docs/for-developers/sending-email/sender-identity/ to see the Sender Identity requirements", Configuration),
     // Zoho Mail: our sender is not one the account may send as; authentication asked for late.
@@ -283,6 +297,7 @@ fn real_server_replies_are_blamed_on_the_right_party() {
         HARAKA,
         GMAIL_BOUNCES,
         GMAIL_RELAY,
+        GMAIL_RELAY_LIMITS,
         SENDGRID,
         ZOHO,
         M365_REPORTED,
@@ -377,6 +392,17 @@ fn an_echoed_recipient_address_never_reads_as_words_about_us() {
             RcptTo,
             "550 5.1.1 <ptr.record@guest.example>: Recipient address rejected: User unknown",
             RecipientRejected,
+        ),
+        // Nor do they pause the route for five minutes through a temporary refusal.
+        (
+            RcptTo,
+            "450 4.2.0 <your.ip.rate.limited@guest.example>: Recipient address rejected: Greylisted",
+            Transient,
+        ),
+        (
+            RcptTo,
+            "451 4.7.1 <sender.address@guest.example>: Recipient address rejected: try again later",
+            Transient,
         ),
     ] {
         assert_eq!(

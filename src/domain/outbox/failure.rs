@@ -19,7 +19,10 @@ pub enum ProviderErrorClass {
     /// UTC midnight and tell the owner; a main provider fails over now. Never the email's fault:
     /// its attempt budget is untouched.
     DailyLimit,
-    /// Too many requests right now: retry later (with a floor).
+    /// Too many requests right now: retry later (with a floor). From the SMTP route, a
+    /// temporary (4xx) refusal about our sender, client or IP, or of our sending rate: the route
+    /// pauses for [`SMTP_DEFERRAL_PAUSE_MS`] (the attempt not counted) instead of every email
+    /// meeting it in turn.
     RateLimited,
     /// The recipient's address is invalid, unknown, disabled or suppressed: drop the email, alert
     /// the owner (and learn a hard bounce where the provider says so).
@@ -296,6 +299,13 @@ impl FailurePolicy {
                 until_ms: now_ms.saturating_add(self.credentials_pause_ms),
                 cause: PauseCause::Configuration,
             },
+            // The relay defers our sender, client or rate for now: every email would meet it.
+            ProviderErrorClass::RateLimited if provider == Provider::Smtp => {
+                AfterFailure::PauseProvider {
+                    until_ms: now_ms.saturating_add(SMTP_DEFERRAL_PAUSE_MS),
+                    cause: PauseCause::Configuration,
+                }
+            }
             ProviderErrorClass::RecipientRejected | ProviderErrorClass::RecipientDeclined => {
                 AfterFailure::Drop
             }
@@ -370,6 +380,12 @@ impl FailurePolicy {
         }
     }
 }
+
+/// How long the SMTP route pauses after a temporary refusal about our sender, client or IP, or
+/// of our sending rate (`451 4.7.1 … Sender address rejected`, Gmail's `421 4.7.0 … temporarily
+/// rate limited`), ms (5 minutes): long enough that the emails behind it do not each meet the
+/// same refusal at the outbox's pace, short enough for a deferral the server lifts by itself.
+pub const SMTP_DEFERRAL_PAUSE_MS: i64 = 300_000;
 
 /// Shortest wait after a `RateLimited` failure, whatever the backoff or the provider's hint says.
 pub const RATE_LIMIT_FLOOR_MS: i64 = 60_000;

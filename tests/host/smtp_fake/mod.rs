@@ -347,6 +347,114 @@ pub async fn converse_starttls(script: Script, timeout_ms: u64) -> Run {
     converse_inner(script, None, short_message(), timeouts(timeout_ms), true).await
 }
 
+/// A TLS stream whose every read and write fails with `error`, as a `cloudflare:sockets` socket
+/// does after `startTls()` when the runtime refuses the handshake (worker's `Socket` turns the
+/// rejected read into `io::Error::other` with the JavaScript error's text).
+pub struct RefusedTls {
+    pub error: &'static str,
+}
+
+impl tokio::io::AsyncRead for RefusedTls {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        _cx: &mut std::task::Context<'_>,
+        _buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::task::Poll::Ready(Err(std::io::Error::other(self.error)))
+    }
+}
+
+impl tokio::io::AsyncWrite for RefusedTls {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        _cx: &mut std::task::Context<'_>,
+        _buf: &[u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        std::task::Poll::Ready(Err(std::io::Error::other(self.error)))
+    }
+    fn poll_flush(
+        self: Pin<&mut Self>,
+        _cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::task::Poll::Ready(Err(std::io::Error::other(self.error)))
+    }
+    fn poll_shutdown(
+        self: Pin<&mut Self>,
+        _cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+}
+
+/// Runs one `send_over_starttls` conversation whose TLS upgrade fails with `error` (the server
+/// answered STARTTLS with `220`; the handshake is refused by the client's runtime).
+pub async fn converse_starttls_refused(script: Script, error: &'static str) -> Run {
+    let (client, server) = tokio::io::duplex(script.pipe_bytes);
+    let server = tokio::spawn(fake_server(BufStream::new(server), script));
+    let session = Session {
+        hello_name: "engine.example.com",
+        credentials: None,
+        timeouts: timeouts(2_000),
+        implicit_tls: false,
+    };
+    let mail = Outgoing {
+        from: "from@example.com",
+        to: "to@example.com",
+        message: short_message(),
+    };
+    let started = Instant::now();
+    let result = tokio::time::timeout(
+        TEST_DEADLINE,
+        send_over_starttls(
+            BufStream::new(client),
+            |_plain| BufStream::new(RefusedTls { error }),
+            &session,
+            mail,
+            &sleep_ms,
+        ),
+    )
+    .await
+    .expect("the conversation must finish within the test deadline");
+    let elapsed = started.elapsed();
+    let seen = tokio::time::timeout(TEST_DEADLINE, server)
+        .await
+        .expect("fake server must finish")
+        .expect("fake server must not panic");
+    Run {
+        result,
+        seen,
+        elapsed,
+    }
+}
+
+/// Runs one `send_over` conversation on implicit TLS (`SMTP_TLS=implicit`) whose handshake the
+/// client's runtime refuses: every read and write fails with `error` before any greeting.
+pub async fn converse_implicit_refused(error: &'static str) -> Result<String, SmtpFailure> {
+    let session = Session {
+        hello_name: "engine.example.com",
+        credentials: None,
+        timeouts: timeouts(2_000),
+        implicit_tls: true,
+    };
+    let mail = Outgoing {
+        from: "from@example.com",
+        to: "to@example.com",
+        message: short_message(),
+    };
+    tokio::time::timeout(
+        TEST_DEADLINE,
+        send_over(
+            BufStream::new(RefusedTls { error }),
+            &session,
+            mail,
+            &sleep_ms,
+            true,
+        ),
+    )
+    .await
+    .expect("the conversation must finish within the test deadline")
+}
+
 async fn converse_inner(
     script: Script,
     credentials: Option<(&str, &str)>,
@@ -361,6 +469,7 @@ async fn converse_inner(
         hello_name: "engine.example.com",
         credentials: creds.as_ref(),
         timeouts: limits,
+        implicit_tls: false,
     };
     let mail = Outgoing {
         from: "from@example.com",

@@ -37,6 +37,20 @@ impl TlsMode {
     }
 }
 
+/// The runtime refused the TLS session with the server over its certificate (self-signed, expired,
+/// issued for another host name, an unknown issuer): `runtime_error` is the error the socket's
+/// read or write failed with. workerd's words come from its TLS layer (`kj/compat/tls.c++`,
+/// <https://github.com/capnproto/capnproto/blob/v2/c%2B%2B/src/kj/compat/tls.c%2B%2B>):
+/// `TLS peer's certificate is not trusted; reason = self signed certificate` (or `certificate has
+/// expired`, `Hostname mismatch`, `unable to get local issuer certificate`). A runtime's message,
+/// never the server's or a guest's text. Such a refusal is our configuration (`SMTP_HOST` not the
+/// name the certificate is for, or a server whose certificate is not publicly trusted), so the
+/// route pauses like refused credentials instead of retrying every email.
+pub fn is_certificate_failure(runtime_error: &str) -> bool {
+    let text = runtime_error.to_ascii_lowercase();
+    text.contains("certificate") || text.contains("hostname mismatch")
+}
+
 /// Wall-clock limit of one Durable Object alarm invocation: 15 minutes
 /// (<https://developers.cloudflare.com/workers/platform/limits/#duration>, "Duration: 15 min Durable
 /// Object Alarm"). The outbox sends from its alarm, so no SMTP conversation may outlast it.

@@ -16,7 +16,8 @@
 //!
 //! | refused | reply | class | what the outbox does |
 //! |---|---|---|---|
-//! | MAIL FROM, RCPT TO, DATA, end of data | our account's quota or suspension, 4xx or 5xx: 5.1.90, 5.7.501–5.7.503, 5.7.700–5.7.749 (Microsoft 365), or the words "daily message quota" (Amazon SES `454`), "daily limit", "submission quota", "sending quota", "sending limit", "outbound spam" | `DailyLimit` | pause SMTP until the next UTC midnight, tell the owner; the email keeps its place and its attempts |
+//! | MAIL FROM, RCPT TO, DATA, end of data | our account's quota or suspension, 4xx or 5xx: 5.1.90, 5.7.501–5.7.503, 5.7.700–5.7.749 (Microsoft 365), or the words "daily message quota" (Amazon SES `454`), "daily limit", "submission quota", "sending quota", "sending limit", "daily SMTP relay limit" (Google Workspace's relay), "outbound spam" | `DailyLimit` | pause SMTP until the next UTC midnight, tell the owner; the email keeps its place and its attempts |
+//! | anything but QUIT | 4xx naming our MAIL FROM address, with the words about us below ("sender address", "client host", "your IP" …), or "rate limited" (Postfix `450 4.1.8 <…>: Sender address rejected: Domain not found`, `450 4.7.25 Client host rejected`, Gmail `421 4.7.0 … your IP address … temporarily rate limited`) | `RateLimited` | pause SMTP for 5 minutes (`SMTP_DEFERRAL_PAUSE_MS`), tell the owner; the email keeps its place and its attempts |
 //! | anything | any other 4xx (421, 450–452, 454 …) | `Transient` | retry with backoff |
 //! | AUTH | 5xx | `CredentialsRejected` | pause the route, tell the owner |
 //! | greeting, EHLO, STARTTLS | 5xx | `Configuration` | pause the route, tell the owner |
@@ -80,6 +81,16 @@ pub fn classify_refusal(
     // quota with a 454, Microsoft 365 with 5xx codes.
     if in_transaction && (400..600).contains(&code) && account_may_not_send(enhanced, &words) {
         return DailyLimit;
+    }
+    if (400..500).contains(&code)
+        && command != Quit
+        && (names_address(&reply.text, our_sender)
+            || ABOUT_US.iter().any(|p| has_phrase(&words, p))
+            || has_phrase(&words, &["rate", "limited"]))
+    {
+        // A temporary refusal of our sender, client or IP, or of our sending rate: every email
+        // would meet it, so the route pauses briefly (`SMTP_DEFERRAL_PAUSE_MS`).
+        return RateLimited;
     }
     if !(500..600).contains(&code) {
         // 4xx and anything unexpected: try again later (RFC 5321 §4.2.1, "4yz").
@@ -266,6 +277,11 @@ fn account_may_not_send(enhanced: Option<EnhancedCode>, words: &[String]) -> boo
         // Gmail `5.4.5 Daily sending quota exceeded`, `Daily user sending limit exceeded`.
         &["sending", "quota"],
         &["sending", "limit"],
+        // Google Workspace's SMTP relay `550 5.4.5 Daily SMTP relay limit exceeded for customer`
+        // (or `for user`; `550 5.7.1 …` on the relay limits page): checked before the words about
+        // us, whose "relay" would read it as our relaying refused. Its `450 4.2.1 Peak SMTP relay
+        // limit exceeded for customer` is a short deferral, not the day's quota: a plain 4xx.
+        &["daily", "smtp", "relay", "limit"],
         // Microsoft 365 `STOREDRV.Submission.Exception:OutboundSpamException` (the account is
         // restricted from sending).
         &["outbound", "spam"],
