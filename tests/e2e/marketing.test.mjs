@@ -13,18 +13,7 @@
 // daily-cap test runs last (it holds marketing for the rest of the UTC day).
 import { env, SELF, runInDurableObject } from "cloudflare:test";
 import { describe, it, expect } from "vitest";
-import {
-  book,
-  endBackoff,
-  item,
-  outboxState,
-  outboxStub,
-  passClientGap,
-  rows,
-  sendThrough,
-  turn,
-  unique,
-} from "./helpers.mjs";
+import { book, endBackoff, item, outboxState, outboxStub, passClientGap, rows, sendThrough, turn, unique } from "./helpers.mjs";
 
 const OPERATOR_TOKEN = "test-operator-token-0123456789abcdef";
 const UNSUBSCRIBE_KEY = "test-unsubscribe-signing-key-0123456789abcdef";

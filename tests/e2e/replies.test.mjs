@@ -10,16 +10,7 @@ import outOfOffice from "../fixtures/inbound/out-of-office.eml?raw";
 import deliveryReport from "../fixtures/inbound/delivery-report.eml?raw";
 import malformed from "../fixtures/inbound/malformed.eml?raw";
 import {
-  adminCookie,
-  adminPage,
-  book,
-  deliverInbound,
-  outboxState,
-  rows,
-  runOutbox,
-  sendThrough,
-  smtpInbox,
-  unique,
+  adminCookie, adminPage, book, deliverInbound, outboxState, rows, runOutbox, sendThrough, smtpInbox, unique,
   eventually,
 } from "./helpers.mjs";
 
