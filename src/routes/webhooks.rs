@@ -9,7 +9,8 @@
 //! 4. parse and normalise its text (`domain::text`; what was cut goes to `raw_events.normalised`);
 //!    malformed → the raw body is stored with `status = 'rejected'`, then 400 naming the field;
 //! 5. store the raw event, unique on `(source, event_id)`; a duplicate of a started event answers
-//!    200 `duplicate`; a duplicate of one whose journey was never started starts it;
+//!    200 `duplicate`; a duplicate of one whose journey was never started (its start failed, or
+//!    the delivery that stored it died) claims the start and starts it;
 //! 6. unknown / not-acted-on names → 200 `ignored`, nothing started;
 //! 7. create the Journey instance with a deterministic id; "already exists" is a duplicate.
 
@@ -187,17 +188,22 @@ pub async fn ingest(
 
     // A duplicate is only "done" once its journey was started (or it needs none): a started
     // one answers `duplicate` after this one D1 call. A row still `received` means the delivery
-    // that stored it has not started its journey — it died in between (a crash, a deploy, a
-    // failed start), or it is starting it right now. Either way this delivery starts it too:
-    // creating a Workflow instance by its id is idempotent ("already exists" is a duplicate), so
-    // a concurrent pair still starts one journey and exactly one of them answers `accepted`, and
-    // a retry seconds after a crash starts what the crash stopped instead of leaving it to the
-    // sweeper's grace.
+    // that stored it has not started its journey: it is starting it right now (it holds the
+    // start for `START_LEASE_MS`), or its start failed (it let go before answering 503), or it
+    // died in between (a crash, a deploy: its lease runs out). A redelivery claims the start with
+    // one conditional UPDATE and starts the journey itself, so a retry seconds after a failure
+    // starts what the failure stopped instead of leaving it to the sweeper's grace, while of
+    // concurrent deliveries exactly one starts it and answers `accepted`.
     let first_received_at_ms = if inserted {
         received_at_ms
     } else {
         match stored {
-            Some(stored) if stored.status == RawEventStatus::Received => stored.received_at_ms,
+            Some(stored)
+                if stored.status == RawEventStatus::Received
+                    && raw_events::claim_start(&db, source, event_id, received_at_ms).await? =>
+            {
+                stored.received_at_ms
+            }
             _ => return duplicate(event_id),
         }
     };
@@ -213,7 +219,7 @@ pub async fn ingest(
         Interpretation::Journey(event) => event,
     };
 
-    let (instance_id, created) = workflow::start_for_event(
+    let started = workflow::start_for_event(
         env,
         &db,
         owner,
@@ -222,7 +228,18 @@ pub async fn ingest(
         first_received_at_ms,
         event,
     )
-    .await?;
+    .await;
+    let (instance_id, created) = match started {
+        Ok(started) => started,
+        Err(e) => {
+            // The supplier is told to retry (503): its retry may start the journey at once. A
+            // failure to let go only delays that retry until the lease runs out.
+            if let Err(release) = raw_events::release_start(&db, source, event_id).await {
+                worker::console_error!("webhook {event_id}: the start was not released: {release}");
+            }
+            return Err(e.into());
+        }
+    };
     if !created {
         return duplicate(event_id);
     }

@@ -66,8 +66,15 @@ pub async fn insert(db: &D1Database, e: &NewRawEvent<'_>) -> Result<bool> {
     Ok(changes(&r) == 1)
 }
 
-const INSERT_SQL: &str = "INSERT INTO raw_events (source, event_id, event_name, status, error, headers_json, body, received_at_ms, normalised, booking_id, partner) \
-     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) ON CONFLICT(source, event_id) DO NOTHING";
+const INSERT_SQL: &str = "INSERT INTO raw_events (source, event_id, event_name, status, error, headers_json, body, received_at_ms, normalised, booking_id, partner, start_lease_until_ms) \
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, CASE WHEN ?4 = 'received' THEN ?8 + ?12 END) \
+     ON CONFLICT(source, event_id) DO NOTHING";
+
+/// How long the delivery that stored an event holds the start of its journey, ms (10 s): it
+/// creates the Workflow instance within milliseconds, or lets go at once when that fails; a
+/// redelivery meanwhile answers `duplicate`, one after it may start the journey
+/// ([`claim_start`]).
+pub const START_LEASE_MS: i64 = 10_000;
 const FIND_SQL: &str =
     "SELECT status, received_at_ms, instance_id FROM raw_events WHERE source = ?1 AND event_id = ?2";
 
@@ -88,7 +95,43 @@ fn insert_statement(db: &D1Database, e: &NewRawEvent<'_>) -> Result<worker::D1Pr
         opt(e.normalised),
         opt(e.booking_id),
         opt(e.partner),
+        n(START_LEASE_MS),
     ])
+}
+
+/// A redelivery claims the start of a stored event's journey: `true` when the event is still
+/// `received` and nobody holds the start (its lease ran out, or the delivery that stored it let
+/// go after a failed start), and this call now holds it for [`START_LEASE_MS`] from `now_ms`.
+/// One conditional UPDATE, so of concurrent redeliveries exactly one gets it.
+pub async fn claim_start(
+    db: &D1Database,
+    source: Source,
+    event_id: &str,
+    now_ms: i64,
+) -> Result<bool> {
+    let r = db
+        .prepare(
+            "UPDATE raw_events SET start_lease_until_ms = ?3 + ?4 \
+             WHERE source = ?1 AND event_id = ?2 AND status = 'received' \
+               AND (start_lease_until_ms IS NULL OR start_lease_until_ms <= ?3)",
+        )
+        .bind(&[s(source.as_str()), s(event_id), n(now_ms), n(START_LEASE_MS)])?
+        .run()
+        .await?;
+    Ok(changes(&r) == 1)
+}
+
+/// Lets go of the start of a stored event's journey after it failed (the supplier is answered
+/// 503 and retries): its redelivery may start it at once.
+pub async fn release_start(db: &D1Database, source: Source, event_id: &str) -> Result<()> {
+    db.prepare(
+        "UPDATE raw_events SET start_lease_until_ms = NULL \
+         WHERE source = ?1 AND event_id = ?2 AND status = 'received'",
+    )
+    .bind(&[s(source.as_str()), s(event_id)])?
+    .run()
+    .await?;
+    Ok(())
 }
 
 /// Stores a delivery that has an event id, or finds the one stored before, in one D1 round trip

@@ -38,7 +38,17 @@ describe("liteAPI webhook", () => {
     };
     const first = await postLiteapi(d.body);
     expect(first.status).toBe(503);
-    expect(await rows("SELECT status FROM raw_events WHERE event_id = ?", d.eventId)).toEqual([{ status: "received" }]);
+    // Stored, and the failed start let go of, so a retry may start it at once.
+    expect(await rows("SELECT status, start_lease_until_ms FROM raw_events WHERE event_id = ?", d.eventId)).toEqual([{ status: "received", start_lease_until_ms: null }]);
+
+    // Had the first delivery died instead (a crash holds the start until its lease runs out), a
+    // redelivery within the lease is a duplicate that creates nothing…
+    await env.DB.prepare("UPDATE raw_events SET start_lease_until_ms = ? WHERE event_id = ?").bind(Date.now() + 60_000, d.eventId).run();
+    const early = await postLiteapi(d.body);
+    expect(early.status).toBe(200);
+    expect(await early.json()).toEqual({ status: "duplicate", eventId: d.eventId });
+    // …and one after it starts the journey (below), like the retry after a failed start.
+    await env.DB.prepare("UPDATE raw_events SET start_lease_until_ms = ? WHERE event_id = ?").bind(Date.now() - 1, d.eventId).run();
 
     // The supplier retries seconds later (no sweeper ran): this delivery starts the journey.
     const instance = await introspectWorkflowInstance(env.JOURNEY, instanceIdFor(d.eventId));
