@@ -4,7 +4,7 @@
 // outbox (vitest.smtp.config.mjs). The main provider is paused for every test, so SMTP carries
 // every email at production pacing (150–160 s, slots passed by the test). The same cases run
 // against a real Postfix in tests/e2e-postfix/.
-import { runDurableObjectAlarm } from "cloudflare:test";
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, it, expect, beforeEach } from "vitest";
 import {
   enqueueEmail, eventually, item, outboxState, outboxStub, passClientGap, queuedEmail, rows, runOutbox,
