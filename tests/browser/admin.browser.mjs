@@ -39,6 +39,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { freePort, nodeBin, root, toolEnv } from "../../scripts/lib.mjs";
 import { startFakeStripe } from "../e2e/fake-stripe.mjs";
+import { dateInDays, replyAddress, unique } from "../e2e/payloads.mjs";
 
 const shots = join(root, "docs", "admin");
 const reportPath = join(root, ".local", "browser-report.json");
@@ -205,39 +206,13 @@ async function waitForHttp(url, ms, child) {
   await Promise.race([up, exited]);
 }
 
-const day = (n) => new Date(Date.now() + n * 86_400_000).toISOString().slice(0, 10);
-const stamp = Date.now().toString(36);
-let n = 0;
-const unique = (prefix) => `${prefix}${stamp}${++n}`;
+const day = dateInDays;
 
 /**
  * A reply address as src/domain/reply_token.rs signs it (its documented format), issued at
  * `issuedMs`: for an expired one.
  */
-async function replyAddressFor(dedupeKey, bookingId, issuedMs) {
-  const { createHash, createHmac } = await import("node:crypto");
-  const signed = Buffer.alloc(17);
-  signed[0] = 1;
-  signed.writeUInt32BE(Math.floor(issuedMs / 3_600_000), 1);
-  createHash("sha256").update(dedupeKey).digest().copy(signed, 5, 0, 8);
-  createHash("sha256").update(bookingId).digest().copy(signed, 13, 0, 4);
-  const mac = createHmac("sha256", REPLY_KEY).update(Buffer.concat([Buffer.from("reply-address\n"), signed])).digest().subarray(0, 10);
-  const bytes = Buffer.concat([signed, mac]);
-  const alphabet = "abcdefghijklmnopqrstuvwxyz234567";
-  let bits = 0;
-  let value = 0;
-  let out = "";
-  for (const b of bytes) {
-    value = (value << 8) | b;
-    bits += 8;
-    while (bits >= 5) {
-      out += alphabet[(value >>> (bits - 5)) & 31];
-      bits -= 5;
-    }
-  }
-  if (bits > 0) out += alphabet[(value << (5 - bits)) & 31];
-  return `reply+${out}@${REPLY_DOMAIN}`;
-}
+const replyAddressFor = (dedupeKey, bookingId, issuedMs) => replyAddress(dedupeKey, bookingId, issuedMs, { key: REPLY_KEY, domain: REPLY_DOMAIN });
 
 /** A message of tests/fixtures/inbound/ addressed to `to` (its placeholder replaced). */
 const inboundFixture = (name, to) => readFileSync(join(root, "tests", "fixtures", "inbound", name), "utf8").replaceAll("reply+TOKEN@reply.example.com", to);

@@ -513,6 +513,14 @@ export async function runGenericAs(partner, secret, payload, { id = unique("msg_
   }
 }
 
+/**
+ * Posts a generic `payload` as partner "default" (GENERIC_SECRET) and runs its journey to
+ * completion with sleeps and retry delays off; returns the journey's output.
+ */
+export async function runGeneric(payload, options) {
+  return (await runGenericAs("default", GENERIC_SECRET, payload, options)).output;
+}
+
 /** Today's date (UTC, `YYYY-MM-DD`): the day in the dedupe key of a once-a-day owner alert. */
 export function today() {
   return new Date().toISOString().slice(0, 10);
