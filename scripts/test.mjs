@@ -6,10 +6,12 @@
 // Where the time goes, and why the runs overlap: the host `cargo test` (debug profile, host target)
 // and the Worker's build (release profile, wasm32) share no artifacts, and the release build ends
 // in a single-threaded LTO link and wasm-opt, so both start at once. The end-to-end runs mostly
-// wait (real SMTP conversations, webhook retries, a new workerd for every test file), so they run
-// TEST_JOBS at a time (default 2), each with its own local servers on free ports; the largest run
-// (tests/e2e) is split in two halves balanced by the last run's durations per file. Every run
-// always runs and reports: one failing run never hides another's results.
+// wait (real SMTP conversations, webhook retries, a new workerd for every test file: a run uses
+// a quarter to a half of one core), so they run side by side, TEST_JOBS jobs at a time (default 3:
+// the two halves of tests/e2e start as soon as the Worker is built, while the host tests may still
+// run), each with its own local servers on free ports. The tests/e2e run is split in two halves
+// balanced by the last run's durations per file. Every run always runs and reports: one failing
+// run never hides another's results.
 import { spawn, spawnSync } from "node:child_process";
 import { createWriteStream, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { loadavg } from "node:os";
@@ -26,7 +28,7 @@ const local = join(root, ".local");
 const logs = join(local, "logs");
 mkdirSync(logs, { recursive: true });
 
-const jobsAtOnce = Math.max(1, Number(process.env.TEST_JOBS) || 2);
+const jobsAtOnce = Math.max(1, Number(process.env.TEST_JOBS) || 3);
 let passed = 0;
 let failed = 0;
 const failures = [];
