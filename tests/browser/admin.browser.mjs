@@ -297,7 +297,9 @@ function wranglerSync(args, config) {
     cwd: root,
     env: toolEnv({ CI: "true", WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" }),
     encoding: "utf8",
-    timeout: 90_000,
+    // A bound on a hung wrangler, not an expectation of speed: applying every migration to a fresh
+    // local D1 took over 90 s on a 2-core machine also running other builds.
+    timeout: 240_000,
   });
   if (r.error || r.status !== 0) throw new Error(`wrangler ${args.slice(0, 3).join(" ")} failed (${r.status ?? r.error?.message}): ${(r.stderr || r.stdout || "").slice(-2000)}`);
   return r.stdout;
