@@ -207,7 +207,12 @@ function runJob(job) {
     children.add(child);
     child.stdout.pipe(out, { end: false });
     child.stderr.pipe(out, { end: false });
+    let ended = false;
+    let lingering;
     const done = (status, error) => {
+      if (ended) return;
+      ended = true;
+      clearTimeout(lingering);
       children.delete(child);
       out.end(() => {
         const log = readFileSync(logPath, "utf8");
@@ -218,6 +223,16 @@ function runJob(job) {
     };
     child.on("error", (e) => done(null, e.message));
     child.on("close", (status, signal) => done(status ?? signal));
+    // A process the job left behind that still holds its output open (a server a global setup
+    // started with inherited stdio) must not keep the job from ending: 10 s after the job's own
+    // process exited, what it wrote is taken as complete.
+    child.on("exit", (status, signal) => {
+      lingering = setTimeout(() => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+        done(status ?? signal);
+      }, 10_000);
+    });
   });
 }
 
