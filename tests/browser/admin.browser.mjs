@@ -161,6 +161,24 @@ for (const signal of ["SIGINT", "SIGTERM"]) {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * `fetch` for what a sender may repeat (a supplier's or Stripe's webhook, identified by its event
+ * id; a read; an inbound message, kept once): a connection the dev server closed while idle
+ * (keep-alive) fails the request before any answer ("fetch failed"), and it is sent again, as
+ * the supplier or mail server would, up to 3 times.
+ */
+async function redelivered(url, init) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fetch(url, init);
+    } catch (e) {
+      const path = new URL(url).pathname;
+      if (attempt >= 3) throw new Error(`${init?.method ?? "GET"} ${path}: ${e.message} (${e.cause?.code ?? e.cause?.message ?? ""})`);
+      await sleep(200);
+    }
+  }
+}
+
 /** Starts a long-running child in its own process group; its output is kept (shown on failure). */
 function background(name, cmd, args, extraEnv = {}) {
   const child = spawn(cmd, args, { cwd: root, env: toolEnv(extraEnv), stdio: ["ignore", "pipe", "pipe"], detached: true });
@@ -394,7 +412,7 @@ async function main() {
   if (failed) return;
 
   const operator = async (query) => {
-    const r = await fetch(`${base}/admin/outbox${query}`, { headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } });
+    const r = await redelivered(`${base}/admin/outbox${query}`, { headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } });
     if (!r.ok) throw new Error(`GET /admin/outbox${query} → ${r.status} ${(await r.text()).slice(0, 300)}`);
     return r.json();
   };
@@ -419,7 +437,7 @@ async function main() {
     await postLiteapi(failure);
   };
   const postLiteapi = async (body) => {
-    const r = await fetch(`${base}/webhooks/liteapi`, {
+    const r = await redelivered(`${base}/webhooks/liteapi`, {
       method: "POST",
       headers: { authorization: LITEAPI_TOKEN, "content-type": "application/json" },
       body: JSON.stringify(body),
@@ -525,7 +543,7 @@ async function main() {
     const t = Math.floor(Date.now() / 1000);
     const { createHmac } = await import("node:crypto");
     const sig = createHmac("sha256", "whsec_browser_test_stripe").update(`${t}.${body}`).digest("hex");
-    const r = await fetch(`${base}/webhooks/stripe`, { method: "POST", headers: { "content-type": "application/json", "stripe-signature": `t=${t},v1=${sig}` }, body });
+    const r = await redelivered(`${base}/webhooks/stripe`, { method: "POST", headers: { "content-type": "application/json", "stripe-signature": `t=${t},v1=${sig}` }, body });
     if (r.status !== 202) throw new Error(`POST /webhooks/stripe → ${r.status} ${(await r.text()).slice(0, 300)}`);
     await eventually("the payment recorded", async () => d1(`SELECT outcome FROM payments WHERE payment_intent = '${paid.pi}'`)[0]?.outcome === "paid", { ms: 60_000, every: 1000 });
     await bookError(paid, paid.pi);
@@ -559,16 +577,7 @@ async function main() {
   const postEmail = async (from, to, raw) => {
     // A connection the dev server closed while idle (keep-alive) fails a POST before it is sent;
     // it is sent again, as a mail server would (the engine keeps a redelivery once).
-    let r;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        r = await fetch(`${base}/cdn-cgi/handler/email?${new URLSearchParams({ from, to })}`, { method: "POST", body: raw });
-        break;
-      } catch (e) {
-        if (attempt >= 3) throw new Error(`POST /cdn-cgi/handler/email (to ${to}): ${e.message} (${e.cause?.code ?? e.cause?.message ?? ""})`);
-        await sleep(200);
-      }
-    }
+    const r = await redelivered(`${base}/cdn-cgi/handler/email?${new URLSearchParams({ from, to })}`, { method: "POST", body: raw });
     const text = await r.text();
     // 200 "Worker successfully processed email"; 400 when the Worker refused it (setReject) or
     // wrangler refused the request (it requires a Message-ID header).
