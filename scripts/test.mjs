@@ -71,11 +71,16 @@ function e2eFiles() {
 
 /**
  * Splits `files` into `parts` lists of about equal duration (largest first, each to the lightest
- * list): a file's weight is its duration in the last run's reports (ms), else its size in bytes
- * scaled by the ms per byte of the files that have one (a new file), else its size alone.
+ * list): a file's weight is its duration in the last run's reports (ms), else in
+ * tests/e2e/durations.json (seconds per file of one whole run, for a fresh clone; a hint only, a
+ * stale figure just balances less well), else its size in bytes scaled by the ms per byte of the
+ * files that have a figure (a new file).
  */
 function balance(files, parts, reports) {
   const ms = new Map();
+  try {
+    for (const [f, secs] of Object.entries(JSON.parse(readFileSync(join(root, "tests", "e2e", "durations.json"), "utf8")))) ms.set(f, secs * 1000);
+  } catch {}
   for (const report of reports) {
     try {
       for (const t of JSON.parse(readFileSync(report, "utf8")).testResults) ms.set(relative(root, t.name), t.endTime - t.startTime);
