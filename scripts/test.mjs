@@ -291,7 +291,7 @@ const cpu = childCpuSeconds();
 const cpuNote = cpu === null || cpuAtStart === null ? "" : `, CPU ${(cpu - cpuAtStart).toFixed(1)} s`;
 console.log(`time: ${wall} s after set-up${cpuNote}, ${jobsAtOnce} jobs at a time (load average ${load()}); logs in ${relative(root, logs)}/`);
 console.log(`tests: ${passed} passed, ${failed} failed`);
-if (failures.length) {
-  for (const f of failures) process.stderr.write(`✗ ${f}\n`);
-  process.exit(1);
-}
+for (const f of failures) process.stderr.write(`✗ ${f}\n`);
+// Not process.exit: into a pipe, the jobs' logs may still be queued behind a full pipe, and exit
+// would drop them with the summary line (seen in a CI-style `npm test | tee`).
+if (failures.length) process.exitCode = 1;
