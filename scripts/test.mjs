@@ -151,6 +151,20 @@ const jobs = [
       else failed += 1;
     },
   },
+  {
+    // The production configuration docs/operating.md tells the operator to deploy (wrangler.toml
+    // with the guide's production values applied), deployed as a dry run: counted as one test,
+    // like the size budget.
+    id: "production-config",
+    title: "the deploy guide's production configuration (wrangler deploy --dry-run)",
+    after: ["build"],
+    cmd: process.execPath,
+    args: [join(root, "scripts", "production-check.mjs")],
+    count(_log, ok) {
+      if (ok) passed += 1;
+      else failed += 1;
+    },
+  },
   // Cloudflare Email Service as the main provider (in two halves), then Resend (a local fake) as
   // the main provider, automatic refunds (COMPENSATION_REFUND_POLICY = automatic; the default,
   // owner, runs in the first), the SMTP failover against a server scripted per case
@@ -190,7 +204,7 @@ const jobs = [
 
 // Which job goes first when a lane frees: the longest expected (the halves of tests/e2e, then the
 // browser, the loops and automatic runs), so no long job starts last and runs alone.
-const ORDER = ["cargo-test", "build", "size", "e2e-1", "e2e-2", "browser", "loops", "automatic", "postfix", "smtp", "plans", "resend"];
+const ORDER = ["cargo-test", "build", "size", "production-config", "e2e-1", "e2e-2", "browser", "loops", "automatic", "postfix", "smtp", "plans", "resend"];
 jobs.sort((a, b) => ORDER.indexOf(a.id) - ORDER.indexOf(b.id));
 
 const children = new Set();

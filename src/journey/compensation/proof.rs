@@ -1,4 +1,4 @@
-//! Proof before any refund (shell of `crate::domain::payment_proof`): the payment intents a
+//! Proof before any refund (shell of `crate::domain::payment::payment_proof`): the payment intents a
 //! compensation's records hint at are looked up at Stripe, and only one whose Checkout Session
 //! names the compensation's own ids is refunded. The journey's refund step and the owner's click
 //! (alert link, reminder link, admin page, JSON API) all come through [`prove`]; what it proved is
@@ -6,8 +6,8 @@
 //! amount.
 
 use super::*;
-use crate::domain::ownership::Owner;
-use crate::domain::payment_proof::{self, Expected, Link, LinkKind, Lookup, Verdict};
+use crate::domain::event::ownership::Owner;
+use crate::domain::payment::payment_proof::{self, Expected, Link, LinkKind, Lookup, Verdict};
 
 /// Looks compensation `c`'s payment up at Stripe and decides ([`payment_proof::judge`]).
 /// `payment` is what the payment records hold for it (its intent is the first hint, its currency
