@@ -38,11 +38,10 @@ import {
   writeFileSync,
   closeSync,
 } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir, totalmem, release, platform, arch } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { gzipSync } from "node:zlib";
-import { root, nodeBin, toolEnv, step } from "../scripts/lib.mjs";
+import { root, nodeBin, toolEnv, step, freePort } from "../scripts/lib.mjs";
 import { load, summarize } from "./load.mjs";
 import { COST_HEADERS, costTable, measureCost, record, sizeLine } from "./cost.mjs";
 
@@ -152,18 +151,6 @@ function runCaptured(cmd, args, { cwd = root, env = {}, logFile, timeoutMs = 300
         const tail = out.trim().split("\n").slice(-15).join("\n");
         reject(new Error(`${basename(cmd)} ${args.join(" ")} exited with ${code}${logFile ? ` (log: ${logFile})` : ""}\n${tail}`));
       }
-    });
-  });
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
     });
   });
 }

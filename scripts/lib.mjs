@@ -1,6 +1,7 @@
 // Small helpers shared by the npm scripts (setup, build, start, test, bench). Node built-ins only,
 // so they run before `npm ci` has installed anything, on the machine's own Node.
 import { spawn, spawnSync } from "node:child_process";
+import { createServer } from "node:net";
 import { join, dirname } from "node:path";
 import { homedir } from "node:os";
 import { fileURLToPath } from "node:url";
@@ -69,4 +70,21 @@ export async function waitForHttp(url, ms) {
     await new Promise((r) => setTimeout(r, 250));
   }
   throw new Error(`${url} did not answer within ${ms / 1000} s`);
+}
+
+/**
+ * A TCP port on 127.0.0.1 that was free a moment ago (the kernel's choice for port 0), for a
+ * server that must be told its port (maildev, Postfix, `wrangler dev`). Runs that overlap each
+ * choose their own, so they never collide on a fixed number.
+ */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
 }

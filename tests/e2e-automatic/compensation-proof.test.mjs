@@ -5,41 +5,10 @@
 // a supplier named. Stripe unreachable during the look-up: the step waits and asks again.
 import { describe, it, expect } from "vitest";
 import {
-  bookErrorBody,
-  checkout,
-  compensationOf,
-  failStripe,
-  paidSession,
-  recordCheckout,
-  refundPosts,
-  runLiteapiEvent,
-  runStripeEvent,
-  stripeLookups,
+  acmeStay, bookErrorBody, checkout, compensationOf, failStripe, paidSession, recordCheckout, refundPosts,
+  runLiteapiEvent, runStripeEvent, stripeLookups,
 } from "../e2e/compensation-helpers.mjs";
-import { PARTNERS, dateInDays, runGenericAs, unique } from "../e2e/helpers.mjs";
-
-/** acme's own `hotel_booked` of checkout `c` (its client reference, 30 days ahead). */
-function acmeStay(c) {
-  return {
-    type: "hotel_booked",
-    data: {
-      booking_id: c.bookingId,
-      client_reference: c.reference,
-      status: "CONFIRMED",
-      hotel_id: null,
-      hotel_name: "Partner Harbour Hotel",
-      checkin: dateInDays(30),
-      checkout: dateInDays(33),
-      rooms: [{ room_name: "Double", board_name: null, adults: 2, children: 0 }],
-      holder: { name: { first_name: "Pat", last_name: "Partner" }, email: c.email, phone: null },
-      guests: [],
-      total: { amount: "540.00", currency: "EUR" },
-      hotel_confirmation_number: null,
-      sandbox: false,
-      location: { time_zone: "Europe/Madrid" },
-    },
-  };
-}
+import { PARTNERS, runGenericAs, unique } from "../e2e/helpers.mjs";
 
 describe("proof before any refund (automatic)", () => {
   it("a partner's failure naming someone else's intent, with a transient Stripe error on the first refund call: the retry refunds the proven intent, never the named one", async () => {

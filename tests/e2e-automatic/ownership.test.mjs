@@ -6,42 +6,20 @@
 // paid booking is refunded as any other. Nor can liteAPI's credential take a partner's payment by
 // flooding the partner's client reference with prebooks of its own: the ownership verdicts read
 // every owner of a reference, not a list cut at some length. Fake Stripe: tests/e2e/fake-stripe.mjs.
-import { env, introspectWorkflowInstance } from "cloudflare:test";
 import { describe, it, expect } from "vitest";
-import { PARTNERS, dateInDays, instanceIdOf, postGeneric, postLiteapi, rows, unique } from "../e2e/helpers.mjs";
+import { PARTNERS, instanceIdOf, postGeneric, postLiteapi, rows, unique } from "../e2e/helpers.mjs";
 import {
-  bookErrorBody,
-  bookedBody,
-  checkout,
-  compensationOf,
-  paidSession,
-  refundPosts,
-  runJourney,
-  runLiteapiEvent,
-  runStripeEvent,
-  stripeRequests,
+  acmeStay, bookErrorBody, bookedBody, checkout, compensationOf, paidSession, recordCheckout, refundPosts,
+  runJourney, runLiteapiEvent, runStripeEvent, stripeRequests,
 } from "../e2e/compensation-helpers.mjs";
+import { liteapiPrebook } from "../e2e/payloads.mjs";
 
 const [ACME] = PARTNERS.acme;
 
 /** A liteAPI booking.prebook of the checkout: its attempt is recorded as liteAPI's. */
 async function prebook(c) {
-  const eventId = unique("evt_pb_");
-  const body = JSON.stringify({
-    event_id: eventId,
-    event_name: "booking.prebook",
-    sandbox: false,
-    request: JSON.stringify({ offerId: "OFFER", usePaymentSdk: true, clientReference: c.reference, holder: { firstName: "Testa", lastName: "Guestington", email: c.email } }),
-    response: JSON.stringify({ data: { prebookId: c.prebookId, hotelId: "lp_fake_1001", checkin: dateInDays(30), checkout: dateInDays(33), currency: "EUR", price: 540, transactionId: c.pi } }),
-  });
-  expect((await postLiteapi(body)).status).toBe(202);
-  // Its journey then waits 20 minutes to decide; the attempt is recorded first.
-  for (let i = 0; i < 200; i++) {
-    const found = await rows("SELECT source FROM checkout_attempts WHERE prebook_id = ?", c.prebookId);
-    if (found.length) return expect(found).toEqual([{ source: "liteapi" }]);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error("the prebook was not recorded");
+  await recordCheckout(c);
+  expect(await rows("SELECT source FROM checkout_attempts WHERE prebook_id = ?", c.prebookId)).toEqual([{ source: "liteapi" }]);
 }
 
 /**
@@ -51,14 +29,9 @@ async function prebook(c) {
  */
 async function prebooksCarrying(reference, pi, n, width = 8) {
   const ids = Array.from({ length: n }, () => unique("PB_FLOOD_"));
+  const flood = (prebookId) => liteapiPrebook({ prebookId, reference, transactionId: pi, first: "Flood", last: "Attacker", email: "flood@example.com" }).body;
   for (let i = 0; i < ids.length; i += width) {
-    await Promise.all(ids.slice(i, i + width).map((prebookId) => postLiteapi(JSON.stringify({
-      event_id: unique("evt_pb_"),
-      event_name: "booking.prebook",
-      sandbox: false,
-      request: JSON.stringify({ offerId: "OFFER", usePaymentSdk: true, clientReference: reference, holder: { firstName: "Flood", lastName: "Attacker", email: "flood@example.com" } }),
-      response: JSON.stringify({ data: { prebookId, hotelId: "lp_fake_1001", checkin: dateInDays(30), checkout: dateInDays(33), currency: "EUR", price: 540, transactionId: pi } }),
-    })).then((r) => expect(r.status).toBe(202))));
+    await Promise.all(ids.slice(i, i + width).map((prebookId) => postLiteapi(flood(prebookId)).then((r) => expect(r.status).toBe(202))));
   }
   for (let i = 0; i < 400; i++) {
     const [{ n: stored }] = await rows("SELECT COUNT(*) AS n FROM checkout_attempts WHERE client_reference = ? AND source = 'liteapi'", reference);
@@ -73,26 +46,6 @@ async function acme(type, data) {
   const id = unique("msg_");
   const eventId = `acme/${id}`;
   return runJourney(await instanceIdOf("generic", eventId), async () => (await postGeneric(JSON.stringify({ type, data }), { id, secret: ACME })).response, { disableSleeps: true });
-}
-
-/** acme's `hotel_booked` data for its own stay paid by checkout `c` (30 days ahead). */
-function acmeStay(bookingId, c) {
-  return {
-    booking_id: bookingId,
-    client_reference: c.reference,
-    status: "CONFIRMED",
-    hotel_id: null,
-    hotel_name: "Partner Harbour Hotel",
-    checkin: dateInDays(30),
-    checkout: dateInDays(33),
-    rooms: [{ room_name: "Double", board_name: null, adults: 2, children: 0 }],
-    holder: { name: { first_name: "Pat", last_name: "Partner" }, email: c.email, phone: null },
-    guests: [],
-    total: { amount: "540.00", currency: "EUR" },
-    hotel_confirmation_number: null,
-    sandbox: false,
-    location: { time_zone: "Europe/Madrid" },
-  };
 }
 
 describe("a partner's failure events never move another source's money", () => {
@@ -145,7 +98,7 @@ describe("a partner's failure events never move another source's money", () => {
     const c = checkout();
     await runStripeEvent(paidSession(c));
     const bookingId = unique("AC_");
-    await acme("hotel_booked", acmeStay(bookingId, c));
+    await acme("hotel_booked", acmeStay(c, bookingId).data);
     await acme("booking_failed", { booking_kind: "hotel", booking_id: bookingId, client_reference: c.reference, reason: "Overbooked" });
     expect(await refundPosts(c.pi)).toHaveLength(1);
     const comp = await compensationOf(c);
@@ -156,7 +109,7 @@ describe("a partner's failure events never move another source's money", () => {
     const c = checkout();
     await runStripeEvent(paidSession(c));
     const bookingId = unique("AC_");
-    await acme("hotel_booked", acmeStay(bookingId, c));
+    await acme("hotel_booked", acmeStay(c, bookingId).data);
     // More liteAPI records of the reference than any cut list of 50 would hold, read before
     // acme's booking.
     const flood = await prebooksCarrying(c.reference, c.pi, 55);

@@ -3,69 +3,23 @@
 // as forms, through the same publisher code.
 import { env, SELF } from "cloudflare:test";
 import { describe, it, expect } from "vitest";
-import { adminCookie, adminPage, eventually, rows, unique } from "../e2e/helpers.mjs";
+import { OPERATOR, adminCookie, adminForm, adminPage, deliveriesOf, deliveriesSettled, emailBounced, eventually, receiverPlan, subscribe, unique } from "../e2e/helpers.mjs";
 
-const AUTH = { authorization: "Bearer test-operator-token-0123456789abcdef", "content-type": "application/json" };
+/** A subscriber to `email.bounced` whose receiver answers 500 to every attempt. */
+const subscribeAlways500 = () => subscribe(["email.bounced"], { always500: true });
 
-async function subscribeAlways500() {
-  const name = unique("sub-").replace(/_/g, "-");
-  const url = `${env.WEBHOOK_RECEIVER}/hook/${name}`;
-  const r = await SELF.fetch("https://engine.test/admin/webhooks/subscribers", { method: "POST", headers: AUTH, body: JSON.stringify({ url, eventTypes: ["email.bounced"] }) });
-  const body = await r.json();
-  expect(r.status, JSON.stringify(body)).toBe(201);
-  await fetch(`${env.WEBHOOK_RECEIVER}/__register`, { method: "POST", body: JSON.stringify({ name, secret: body.secret }) });
-  await plan(name, true);
-  return { name, id: body.subscriberId };
-}
-
-async function plan(name, always500) {
-  await fetch(`${env.WEBHOOK_RECEIVER}/__plan`, { method: "POST", body: JSON.stringify({ name, plan: [], always500 }) });
-}
-
-async function bounce(recipient) {
-  const eventId = crypto.randomUUID();
-  await env.EMAIL_EVENTS.send({
-    type: "cf.email.sending.message.bounced",
-    source: { type: "email.sending", zoneId: "023e105f4ecef8ad9ca31a8372d0c353", domain: "example.com" },
-    payload: {
-      eventId,
-      messageId: `msg-${eventId}`,
-      sender: "bookings@example.com",
-      recipient,
-      subject: "Your stay is confirmed",
-      terminal: true,
-      delivery: { status: "bounced", smtpStatusCode: "550", smtpResponse: "550 5.1.1 User unknown" },
-      bounce: { type: "hard", classification: "permanent_failure", reason: "550 5.1.1 User unknown" },
-    },
-    metadata: { eventSchemaVersion: 1, eventTimestamp: new Date().toISOString() },
-  });
-}
-
+/** The redrive form posted from `page` (303 expected); returns where it led. */
 async function formPost(cookie, page, fields) {
-  const html = await adminPage(page, cookie);
-  const csrf = /name="csrf" value="([^"]+)"/.exec(html)[1];
-  const r = await SELF.fetch("https://engine.test/admin/deliveries/redrive", {
-    method: "POST",
-    redirect: "manual",
-    headers: { cookie, origin: "https://engine.test", "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ csrf, ...fields }),
-  });
+  const r = await adminForm(cookie, page, "/admin/deliveries/redrive", fields);
   expect(r.status, await r.clone().text()).toBe(303);
   return new URL(r.headers.get("location"), "https://engine.test");
 }
 
-const statusOf = async (subId) => rows("SELECT delivery_id, status, attempts FROM webhook_deliveries WHERE subscriber_id = ? ORDER BY created_at_ms", subId);
-
 describe("outbound deliveries page", () => {
   it("lists dead deliveries by subscriber with their attempts; redrive one, by subscriber and by time range from the page", async () => {
     const sub = await subscribeAlways500();
-    for (let i = 0; i < 3; i++) await bounce(`${unique("guest")}@example.net`);
-    const dead = await eventually(async () => {
-      const ds = await statusOf(sub.id);
-      expect(ds).toHaveLength(3);
-      expect(ds.every((d) => d.status === "dead")).toBe(true);
-      return ds;
-    }, { ms: 40_000, every: 200 });
+    for (let i = 0; i < 3; i++) await emailBounced(`${unique("guest")}@example.net`);
+    const dead = await deliveriesSettled(sub.id, 3, "dead");
 
     const cookie = await adminCookie();
     const list = await adminPage("/admin/deliveries", cookie);
@@ -77,17 +31,17 @@ describe("outbound deliveries page", () => {
     expect(one).toContain("HTTP 500 on attempt 4 of 4");
     expect(one).toContain('id="redrive-one"');
 
-    await plan(sub.name, false);
+    await receiverPlan(sub.name, [], false);
     // One, from its own page.
     const back = await formPost(cookie, `/admin/delivery?id=${encodeURIComponent(dead[0].delivery_id)}`, { delivery_id: dead[0].delivery_id });
     expect(back.pathname).toBe("/admin/delivery");
     expect(back.searchParams.get("done")).toBe("deliveries_redriven");
     expect(back.searchParams.get("key")).toBe("1");
-    await eventually(async () => expect((await statusOf(sub.id))[0].status).toBe("delivered"), { ms: 15_000 });
+    await eventually(async () => expect((await deliveriesOf(sub.id))[0].status).toBe("delivered"), { ms: 15_000 });
     // By subscriber: the other two.
     const bySub = await formPost(cookie, "/admin/deliveries", { subscriber_id: sub.id });
     expect(bySub.searchParams.get("key")).toBe("2");
-    await eventually(async () => expect((await statusOf(sub.id)).every((d) => d.status === "delivered")).toBe(true), { ms: 15_000 });
+    await eventually(async () => expect((await deliveriesOf(sub.id)).every((d) => d.status === "delivered")).toBe(true), { ms: 15_000 });
     // By time range: nothing dead is left in it, nothing delivered is sent again.
     const now = new Date();
     const iso = (ms) => new Date(ms).toISOString().slice(0, 16);
@@ -111,14 +65,9 @@ describe("outbound deliveries page", () => {
 
   it("redrive by time range takes only the dead deliveries created inside [from, to): from the page and from the JSON API", async () => {
     const sub = await subscribeAlways500();
-    for (let i = 0; i < 8; i++) await bounce(`${unique("guest")}@example.net`);
-    const dead = await eventually(async () => {
-      const ds = await statusOf(sub.id);
-      expect(ds).toHaveLength(8);
-      expect(ds.every((d) => d.status === "dead")).toBe(true);
-      return ds;
-    }, { ms: 60_000, every: 200 });
-    await plan(sub.name, false);
+    for (let i = 0; i < 8; i++) await emailBounced(`${unique("guest")}@example.net`);
+    const dead = await deliveriesSettled(sub.id, 8, "dead", { ms: 60_000 });
+    await receiverPlan(sub.name, [], false);
 
     // Creation times moved far into the past, where no other test's delivery lives, so a range
     // there selects only these: four around a minute-precise page range, four around an
@@ -141,7 +90,7 @@ describe("outbound deliveries page", () => {
     for (const d of seeded) {
       await env.DB.prepare("UPDATE webhook_deliveries SET created_at_ms = ? WHERE delivery_id = ?").bind(d.createdAt, d.id).run();
     }
-    const statuses = async () => Object.fromEntries((await statusOf(sub.id)).map((d) => [d.delivery_id, d.status]));
+    const statuses = async () => Object.fromEntries((await deliveriesOf(sub.id)).map((d) => [d.delivery_id, d.status]));
     const iso = (ms) => new Date(ms).toISOString().slice(0, 16);
 
     // The page's form: datetime-local minutes, read as UTC.
@@ -161,7 +110,7 @@ describe("outbound deliveries page", () => {
     // The JSON API: ms UTC, the same [from, to).
     const r = await SELF.fetch("https://engine.test/admin/webhooks/redrive", {
       method: "POST",
-      headers: AUTH,
+      headers: OPERATOR,
       body: JSON.stringify({ fromMs: apiFrom, toMs: apiTo }),
     });
     const body = await r.json();

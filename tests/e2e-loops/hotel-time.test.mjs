@@ -4,16 +4,7 @@
 // are recorded as moved (timeline, repair), and are made by the sweeper at their new time.
 import { env, introspectWorkflowInstance } from "cloudflare:test";
 import { describe, it, expect } from "vitest";
-import { adminCookie, adminPage, futureBooking, instanceIdFor, postLiteapi, rows, sweep, unique } from "../e2e/helpers.mjs";
-
-/** The next 15 July at least two weeks away (Madrid is at UTC+02:00 then). */
-function nextSummerDay() {
-  const now = new Date();
-  let year = now.getUTCFullYear();
-  if (Date.UTC(year, 6, 15) - now.getTime() < 14 * 86_400_000) year += 1;
-  const days = Math.round((Date.UTC(year, 6, 15) - Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate())) / 86_400_000);
-  return { year, days };
-}
+import { adminCookie, adminPage, futureBooking, instanceIdFor, nextSummerDay, postLiteapi, rows, sweep, unique } from "../e2e/helpers.mjs";
 
 describe("hotel time repaired", () => {
   it("a failed location lookup plans in UTC and says so; the sweeper retries with back-off and moves the planned sends to 08:00 Europe/Madrid", async () => {

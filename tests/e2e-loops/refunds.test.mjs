@@ -5,22 +5,12 @@
 import { SELF } from "cloudflare:test";
 import { describe, it, expect } from "vitest";
 import {
-  bookErrorBody,
-  checkout,
-  compensationOf,
-  emailsLike,
-  paidSession,
-  postLink,
-  queuedEmail,
-  refundLinks,
-  refundPosts,
-  runLiteapiEvent,
-  runStripeEvent,
+  bookErrorBody, checkout, compensationOf, emailsLike, paidSession, postLink, queuedEmail, refundLinks,
+  refundPosts, runLiteapiEvent, runStripeEvent,
 } from "../e2e/compensation-helpers.mjs";
-import { adminCookie, adminPage, rows, runOutbox, sweep } from "../e2e/helpers.mjs";
+import { OPERATOR, adminCookie, adminForm, adminPage, rows, runOutbox, sweep } from "../e2e/helpers.mjs";
 
 const DAY = 86_400_000;
-const OPERATOR = { authorization: "Bearer test-operator-token-0123456789abcdef", "content-type": "application/json" };
 
 /** A paid checkout the supplier then failed: its refund waits for the owner. */
 async function waitingRefund() {
@@ -39,18 +29,6 @@ async function waitedFor(id, days) {
   const at = Date.now() - days * DAY;
   await rows("UPDATE compensation_steps SET updated_at_ms = ? WHERE compensation_id = ? AND step = 'refund' RETURNING 1", at, id);
   await rows("UPDATE compensations SET owner_told_at_ms = CASE WHEN owner_told_at_ms IS NULL THEN NULL ELSE ? END WHERE compensation_id = ? RETURNING 1", at, id);
-}
-
-/** An admin form post (the session's CSRF token from the page that carries the form). */
-async function adminPost(cookie, page, path, fields) {
-  const html = await adminPage(page, cookie);
-  const csrf = /name="csrf" value="([^"]+)"/.exec(html)[1];
-  return SELF.fetch(`https://engine.test${path}`, {
-    method: "POST",
-    redirect: "manual",
-    headers: { cookie, origin: "https://engine.test", "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ csrf, ...fields }),
-  });
 }
 
 describe("refunds waiting for the owner", () => {
@@ -123,7 +101,7 @@ describe("refunds waiting for the owner", () => {
     expect(page).toContain(c.email);
     expect(page).toContain('value="refund_now"');
 
-    const click = () => adminPost(cookie, "/admin/refunds", "/admin/refunds/act", { compensation_id: id, action: "refund_now" });
+    const click = () => adminForm(cookie, "/admin/refunds", "/admin/refunds/act", { compensation_id: id, action: "refund_now" });
     const [a, b] = await Promise.all([click(), click()]);
     expect([a.status, b.status]).toEqual([303, 303]);
     const outcomes = [a, b].map((r) => new URL(r.headers.get("location"), "https://engine.test").searchParams.get("done")).sort();

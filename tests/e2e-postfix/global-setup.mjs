@@ -2,21 +2,9 @@
 // (tests/e2e-postfix/postfix.mjs) on a free port (postfixPort), and its control API on
 // postfixControlPort: `POST /_test/configure` with `{"refuseSender": bool}`, `GET /_test/report`
 // → what Postfix logged and delivered.
-import { createServer } from "node:net";
 import { createServer as createHttpServer } from "node:http";
+import { freePort } from "../../scripts/lib.mjs";
 import { startPostfix } from "./postfix.mjs";
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 export default async function setup(project) {
   const port = await freePort();

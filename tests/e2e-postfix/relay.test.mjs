@@ -3,22 +3,9 @@
 // case, so SMTP carries every email, at production pacing (slots passed by the test). Each case
 // reads Postfix's own log (DATA commands per session) and maildir (copies delivered), and the run
 // prints the table README's SMTP section gives.
-import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, it, expect, beforeEach, afterAll } from "vitest";
-import {
-  enqueueEmail,
-  storeBookingOf,
-  eventually,
-  item,
-  operatorRoute,
-  outboxState,
-  outboxStub,
-  passClientGap,
-  rows,
-  runOutbox,
-  setOutboxState,
-  unique,
-} from "../e2e/helpers.mjs";
+import { enqueueEmail, eventually, item, operatorRoute, outboxState, outboxStub, passClientGap, rows, runOutbox, setOutboxState, smtpOnlyOutbox, storeBookingOf, unique } from "../e2e/helpers.mjs";
 
 const OWNER = "owner@example.com";
 /** In tests/e2e-postfix/postfix.mjs: a body with it is refused by `body_checks`; the size limit. */
@@ -74,13 +61,7 @@ describe("SMTP failover against a real Postfix relay", () => {
   beforeEach(async () => {
     const s = await outboxState();
     since = Math.max(0, ...s.items.map((i) => i.seq));
-    await runInDurableObject(outboxStub(), async (_o, st) => {
-      st.storage.sql.exec("UPDATE queue SET status = 'skipped', set_aside_on = 0 WHERE status IN ('queued', 'waiting')");
-      st.storage.sql.exec("DELETE FROM route_log");
-      st.storage.sql.exec("DELETE FROM state WHERE key LIKE 'smtp_pause_%'");
-    });
-    await setOutboxState("main_paused_until_ms", Date.now() + 86_400_000);
-    await setOutboxState("smtp_paused_until_ms", null);
+    await smtpOnlyOutbox();
     await postfix("/_test/configure", { refuseSender: false });
   });
 

@@ -3,21 +3,7 @@
 // Object and D1. The SMTP failover server here refuses the engine's password.
 import { env, runDurableObjectAlarm, abortAllDurableObjects } from "cloudflare:test";
 import { describe, it, expect } from "vitest";
-import {
-  endBackoff,
-  enqueueEmail,
-  eventually,
-  item,
-  keyStartingWith,
-  outboxState,
-  outboxStub,
-  rows,
-  runOutbox,
-  setOutboxState,
-  tries,
-  turn,
-  unique,
-} from "../e2e/helpers.mjs";
+import { endBackoff, enqueueEmail, eventually, failUntilDead, item, keyStartingWith, outboxState, outboxStub, queuedEmail, rows, runOutbox, setOutboxState, tries, turn, unique } from "../e2e/helpers.mjs";
 
 async function resendLog() {
   return (await fetch(`${env.RESEND_API}/_test/log`)).json();
@@ -116,22 +102,9 @@ describe("Resend as the main provider", () => {
   it("an error name Resend never documented is retried with backoff, never dead on first sight; the attempt ceiling makes a dead letter the owner hears of", async () => {
     const to = `${unique("new")}+unknown-error@example.com`;
     const key = await enqueueEmail(to);
-    const before = Date.now();
-    let state = await turn(key);
-    let it = item(state, key);
-    expect(it).toMatchObject({ status: "waiting", attempts: 1, provider: "resend" });
-    expect(it.last_error).toMatch(/brand_new_error/);
-    expect(it.not_before_ms).toBeGreaterThan(before);
-    expect(state.mainPausedUntilMs ?? 0).toBeLessThan(Date.now());
-    expect(item(state, `owner_email_failed:${key}`)).toBeUndefined();
-    for (let n = 2; n <= 6; n++) {
-      await endBackoff(key);
-      state = await turn(key, n);
-    }
-    it = item(state, key);
-    expect(it).toMatchObject({ status: "dead", attempts: 6 });
+    await failUntilDead(key, { provider: "resend", error: /brand_new_error/ });
     expect((await resendLog()).requests.filter((r) => r.to === to)).toHaveLength(6);
-    state = await runOutbox();
+    const state = await runOutbox();
     expect(item(state, `owner_email_failed:${key}`)?.status).toBe("sent");
     expect(await rows("SELECT email FROM suppressions WHERE email = ?", to.toLowerCase())).toEqual([]);
   });
@@ -204,7 +177,7 @@ describe("Resend as the main provider", () => {
     expect(item(state, other)).toMatchObject({ status: "sent", provider: "resend", attempts: 1 });
     // The alert went once, by the owner route, never again by Resend.
     expect((await resendLog()).requests.filter((r) => r.to === "owner@example.com" && r.key === alertKey)).toHaveLength(0);
-    const alert = await (await outboxStub().fetch(`https://outbox/email?dedupe_key=${encodeURIComponent(alertKey)}`)).json();
+    const alert = await queuedEmail(alertKey);
     expect(alert.text).toMatch(/refused the engine's credentials/);
   });
 });

@@ -4,47 +4,15 @@
 // outbox (vitest.smtp.config.mjs). The main provider is paused for every test, so SMTP carries
 // every email at production pacing (150–160 s, slots passed by the test). The same cases run
 // against a real Postfix in tests/e2e-postfix/.
-import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, it, expect, beforeEach } from "vitest";
 import {
-  enqueueEmail,
-  storeBookingOf,
-  eventually,
-  item,
-  outboxState,
-  outboxStub,
-  passClientGap,
-  rows,
-  runOutbox,
-  setOutboxState,
-  tries,
-  unique,
+  enqueueEmail, eventually, item, outboxState, outboxStub, passClientGap, queuedEmail, rows, runOutbox,
+  scriptedSmtpCount, smtpOnlyOutbox, scriptedSmtpRefuseSender, setOutboxState, storeBookingOf, today, tries, unique,
 } from "../e2e/helpers.mjs";
 
 const OWNER = "owner@example.com";
 const REFUSAL = "550 5.7.1 Message content rejected by policy";
-
-async function smtpLog() {
-  return (await fetch(`${env.SCRIPTED_SMTP_API}/_test/log`)).json();
-}
-
-async function counted(to) {
-  const log = await smtpLog();
-  return { transactions: log.transactions[to] ?? 0, accepted: log.accepted[to] ?? 0 };
-}
-
-async function refuseSender(reply) {
-  await fetch(`${env.SCRIPTED_SMTP_API}/_test/mail-from`, { method: "POST", body: JSON.stringify({ reply }) });
-}
-
-function today() {
-  return new Date().toISOString().slice(0, 10);
-}
-
-/** The email as queued (its text), read back from the outbox. */
-async function queuedEmail(key) {
-  return (await outboxStub().fetch(`https://outbox/email?dedupe_key=${encodeURIComponent(key)}`)).json();
-}
 
 /** One alarm, without passing the client gap. */
 async function alarm() {
@@ -54,17 +22,10 @@ async function alarm() {
 
 describe("one bad email never stops the next (scripted relay)", () => {
   beforeEach(async () => {
-    await outboxState();
     // Each case starts with an empty line and an empty route history (storage is shared by the
     // cases of a file).
-    await runInDurableObject(outboxStub(), async (_o, st) => {
-      st.storage.sql.exec("UPDATE queue SET status = 'skipped', set_aside_on = 0 WHERE status IN ('queued', 'waiting')");
-      st.storage.sql.exec("DELETE FROM route_log");
-      st.storage.sql.exec("DELETE FROM state WHERE key LIKE 'smtp_pause_%'");
-    });
-    await setOutboxState("main_paused_until_ms", Date.now() + 86_400_000);
-    await setOutboxState("smtp_paused_until_ms", null);
-    await refuseSender(null);
+    await smtpOnlyOutbox();
+    await scriptedSmtpRefuseSender(null);
   });
 
   it("a content verdict on one message: the four guests behind it go in their slots, the refused one is a dead letter with an alert, the guest not suppressed, the route never paused", async () => {
@@ -104,8 +65,8 @@ describe("one bad email never stops the next (scripted relay)", () => {
       state = await passClientGap();
       expect(item(state, g.key).status).toBe("sent");
     }
-    for (const g of good) expect(await counted(g.to)).toEqual({ transactions: 1, accepted: 1 });
-    expect(await counted(bad)).toEqual({ transactions: 1, accepted: 0 });
+    for (const g of good) expect(await scriptedSmtpCount(g.to)).toEqual({ transactions: 1, accepted: 1 });
+    expect(await scriptedSmtpCount(bad)).toEqual({ transactions: 1, accepted: 0 });
     expect(await rows("SELECT email FROM suppressions WHERE email = ?", bad)).toEqual([]);
     expect(state.smtpPausedUntilMs ?? 0).toBeLessThan(Date.now());
     expect(state.routeHistory.filter((e) => e.event === "paused")).toEqual([]);
@@ -159,12 +120,12 @@ describe("one bad email never stops the next (scripted relay)", () => {
       return s;
     });
     expect(state.items.filter((i) => i.dedupe_key.startsWith(`owner_provider_paused:smtp:${today()}:end-of-data`))).toHaveLength(1);
-    expect(await counted(a)).toEqual({ transactions: 2, accepted: 0 });
-    expect(await counted(b)).toEqual({ transactions: 2, accepted: 0 });
+    expect(await scriptedSmtpCount(a)).toEqual({ transactions: 2, accepted: 0 });
+    expect(await scriptedSmtpCount(b)).toEqual({ transactions: 2, accepted: 0 });
   });
 
   it("a configuration pause lifts at the next look once the settings it blamed changed, without a click", async () => {
-    await refuseSender("553 5.7.1 <bookings@example.com>: Sender address rejected: not owned by user engine");
+    await scriptedSmtpRefuseSender("553 5.7.1 <bookings@example.com>: Sender address rejected: not owned by user engine");
     const to = `${unique("lift")}@example.com`.toLowerCase();
     const key = await enqueueEmail(to);
     let state = await eventually(async () => {
@@ -189,7 +150,7 @@ describe("one bad email never stops the next (scripted relay)", () => {
     const flip = (value, bit) => Number(BigInt(value) ^ (1n << BigInt(bit)));
     await setOutboxState("smtp_pause_fingerprint", flip(recorded.smtp_pause_fingerprint, 0));
     await setOutboxState("smtp_pause_settings", flip(recorded.smtp_pause_settings, 32));
-    await refuseSender(null);
+    await scriptedSmtpRefuseSender(null);
     await outboxStub().fetch("https://outbox/rearm", { method: "POST" });
     state = await outboxState();
     expect(state.smtpPausedUntilMs ?? 0).toBeLessThan(Date.now());
@@ -204,7 +165,7 @@ describe("one bad email never stops the next (scripted relay)", () => {
       expect(item(s, key)).toMatchObject({ status: "sent", provider: "smtp" });
       return s;
     });
-    expect(await counted(to)).toEqual({ transactions: 1, accepted: 1 });
+    expect(await scriptedSmtpCount(to)).toEqual({ transactions: 1, accepted: 1 });
   });
 
   it("owner alerts reach the owner by the owner route while every guest route is paused; guest mail waits", async () => {

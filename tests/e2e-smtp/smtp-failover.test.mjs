@@ -3,57 +3,16 @@
 // for every test, so each email goes by SMTP. Each case counts the DATA transactions the server
 // saw for its email: exactly one wherever the server answered the final dot, at most two (recorded
 // `sent_possibly_twice`, the owner told) when the connection was lost after it.
-import { env, runDurableObjectAlarm } from "cloudflare:test";
+import { runDurableObjectAlarm } from "cloudflare:test";
 import { describe, it, expect, beforeEach, afterEach, afterAll } from "vitest";
 import {
-  adminCookie,
-  adminPage,
-  endBackoff,
-  enqueueEmail,
-  eventually,
-  item,
-  operatorRoute,
-  outboxState,
-  outboxStub,
-  rows,
-  runOutbox,
-  setOutboxState,
-  tries,
-  turn,
-  unique,
+  adminCookie, adminPage, endBackoff, enqueueEmail, eventually, item, oneAlarm, operatorRoute, outboxState,
+  outboxStub, queuedEmail, rows, runOutbox, scriptedSmtpCount, scriptedSmtpLog, scriptedSmtpRefuseSender,
+  setOutboxState, today, tries, turn, unique,
 } from "../e2e/helpers.mjs";
 
 const OWNER = "owner@example.com";
 const SENDER_REFUSED = "553 5.7.1 <bookings@example.com>: Sender address rejected: not owned by user engine";
-
-async function smtpLog() {
-  return (await fetch(`${env.SCRIPTED_SMTP_API}/_test/log`)).json();
-}
-
-async function refuseSender(reply) {
-  await fetch(`${env.SCRIPTED_SMTP_API}/_test/mail-from`, { method: "POST", body: JSON.stringify({ reply }) });
-}
-
-/** DATA transactions the server saw for `to`, and how many of them it accepted. */
-async function counted(to) {
-  const log = await smtpLog();
-  return { transactions: log.transactions[to] ?? 0, accepted: log.accepted[to] ?? 0 };
-}
-
-/** One alarm run, until `key` left `queued`/`sending` (runOutbox would wait for owner alerts that cannot go out while every route is paused). */
-async function oneAlarm(key) {
-  await setOutboxState("next_slot_at_ms", 0);
-  return eventually(async () => {
-    await runDurableObjectAlarm(outboxStub());
-    const s = await outboxState();
-    expect(["queued", "sending"]).not.toContain(item(s, key).status);
-    return s;
-  });
-}
-
-function today() {
-  return new Date().toISOString().slice(0, 10);
-}
 
 /** The measured table: case, DATA transactions at the server, accepted by it, outcome. */
 const measured = [];
@@ -67,7 +26,7 @@ describe("SMTP failover, one email, one hand-over", () => {
   });
 
   afterEach(async () => {
-    await refuseSender(null);
+    await scriptedSmtpRefuseSender(null);
   });
 
   afterAll(() => {
@@ -92,7 +51,7 @@ describe("SMTP failover, one email, one hand-over", () => {
       expect(it).toMatchObject({ status: "sent", attempts: 1, provider: "smtp" });
       expect(it.maybe_handed_to).toBeNull();
       expect(tries(state, it)).toEqual([["smtp", "sent"]]);
-      expect(await counted(to)).toEqual({ transactions: 1, accepted: 1 });
+      expect(await scriptedSmtpCount(to)).toEqual({ transactions: 1, accepted: 1 });
       measured.push({ name, transactions: 1, accepted: 1, outcome: "`sent`, 1 attempt" });
     });
   }
@@ -103,7 +62,7 @@ describe("SMTP failover, one email, one hand-over", () => {
     let state = await turn(key);
     expect(item(state, key)).toMatchObject({ status: "waiting", attempts: 1, maybe_handed_to: "smtp" });
     expect(item(state, key).last_error).toMatch(/end of data.*may have the message/);
-    expect(await counted(to)).toEqual({ transactions: 1, accepted: 0 });
+    expect(await scriptedSmtpCount(to)).toEqual({ transactions: 1, accepted: 0 });
 
     await endBackoff(key);
     state = await turn(key, 2);
@@ -113,11 +72,11 @@ describe("SMTP failover, one email, one hand-over", () => {
       ["smtp", "failed"],
       ["smtp", "sent_possibly_twice"],
     ]);
-    const n = await counted(to);
+    const n = await scriptedSmtpCount(to);
     expect(n).toEqual({ transactions: 2, accepted: 1 });
     state = await runOutbox();
     expect(item(state, `owner_email_failed:${key}`)?.status).toBe("sent");
-    const subjects = (await smtpLog()).subjects[OWNER] ?? [];
+    const subjects = (await scriptedSmtpLog()).subjects[OWNER] ?? [];
     expect(subjects.filter((s) => s === "Email sent_possibly_twice: Your stay is confirmed")).toHaveLength(1);
     measured.push({ name: "connection closed after the dot, then `250`", ...n, outcome: "`sent_possibly_twice`, 2 attempts, owner alerted" });
   });
@@ -137,14 +96,14 @@ describe("SMTP failover, one email, one hand-over", () => {
     state = await turn(key, 2);
     state = await runOutbox();
     expect(item(state, key)).toMatchObject({ status: "sent_possibly_twice", attempts: 2 });
-    const n = await counted(to);
+    const n = await scriptedSmtpCount(to);
     expect(n).toEqual({ transactions: 2, accepted: 0 });
     expect(item(state, `owner_email_failed:${key}`)?.status).toBe("sent");
     measured.push({ name: "connection closed after the dot, every time", ...n, outcome: "`sent_possibly_twice` (unconfirmed), 2 attempts, owner alerted" });
   });
 
   it("a refused sender leaves the guest unsuppressed and the email queued, pauses SMTP, tells the owner once; resumed, the mail goes out once", async () => {
-    await refuseSender(SENDER_REFUSED);
+    await scriptedSmtpRefuseSender(SENDER_REFUSED);
     const to = `${unique("sender")}@example.com`.toLowerCase();
     const key = await enqueueEmail(to);
     let state = await oneAlarm(key);
@@ -156,7 +115,7 @@ describe("SMTP failover, one email, one hand-over", () => {
     expect(tries(state, it)).toEqual([["smtp", "failed"]]);
     expect(state.smtpPausedUntilMs).toBeGreaterThan(Date.now() + 3_000_000);
     expect(await rows("SELECT email FROM suppressions WHERE email = ?", to)).toEqual([]);
-    expect(await counted(to)).toEqual({ transactions: 0, accepted: 0 });
+    expect(await scriptedSmtpCount(to)).toEqual({ transactions: 0, accepted: 0 });
     // Every guest route is paused: the owner's alert takes the owner route (a send_email binding
     // restricted to the owner's address); the admin shows that every route is paused.
     // One alert per route, fault and UTC day: the fault is the refused step and its codes.
@@ -171,7 +130,7 @@ describe("SMTP failover, one email, one hand-over", () => {
     expect(await adminPage("/admin", cookie)).toContain('id="all-routes-paused"');
 
     // The owner fixes the sender and resumes SMTP through the operator API.
-    await refuseSender(null);
+    await scriptedSmtpRefuseSender(null);
     const r = await operatorRoute("smtp", "resume");
     expect(r.status).toBe(200);
     const answer = await r.json();
@@ -180,13 +139,13 @@ describe("SMTP failover, one email, one hand-over", () => {
     state = await turn(key, 2);
     it = item(state, key);
     expect(it).toMatchObject({ status: "sent", attempts: 2, provider: "smtp" });
-    const n = await counted(to);
+    const n = await scriptedSmtpCount(to);
     expect(n).toEqual({ transactions: 1, accepted: 1 });
     // The alert went once, by the owner route, not by the paused SMTP relay.
-    const alerts = ((await smtpLog()).subjects[OWNER] ?? []).filter((s) => s === "Email provider paused: smtp");
+    const alerts = ((await scriptedSmtpLog()).subjects[OWNER] ?? []).filter((s) => s === "Email provider paused: smtp");
     expect(alerts).toHaveLength(0);
     expect(state.items.filter((i) => i.dedupe_key === alertKey)).toHaveLength(1);
-    const alertText = await (await outboxStub().fetch(`https://outbox/email?dedupe_key=${encodeURIComponent(alertKey)}`)).json();
+    const alertText = await queuedEmail(alertKey);
     expect(alertText.text).toContain(SENDER_REFUSED);
     expect(alertText.text).toContain("No guest was suppressed");
     expect(await rows("SELECT email FROM suppressions WHERE email = ?", to)).toEqual([]);
@@ -203,7 +162,7 @@ describe("SMTP failover, one email, one hand-over", () => {
     expect(it.last_error).toMatch(/550 5\.7\.26 Unauthenticated email/);
     expect(state.smtpPausedUntilMs).toBeGreaterThan(Date.now());
     expect(await rows("SELECT email FROM suppressions WHERE email = ?", to)).toEqual([]);
-    expect(await counted(to)).toEqual({ transactions: 1, accepted: 0 });
+    expect(await scriptedSmtpCount(to)).toEqual({ transactions: 1, accepted: 0 });
 
     const cookie = await adminCookie();
     const page = await adminPage("/admin/queue", cookie);
@@ -214,7 +173,7 @@ describe("SMTP failover, one email, one hand-over", () => {
     state = await turn(key, 2);
     it = item(state, key);
     expect(it).toMatchObject({ status: "sent", attempts: 2 });
-    const n = await counted(to);
+    const n = await scriptedSmtpCount(to);
     expect(n).toEqual({ transactions: 2, accepted: 1 });
     measured.push({ name: "`550 5.7.26` (DMARC) to the dot, then resumed", ...n, outcome: "refused copy not delivered; `sent` once after the resume" });
   });
@@ -227,7 +186,7 @@ describe("SMTP failover, one email, one hand-over", () => {
     expect(item(state, key).last_error).toMatch(/550 5\.1\.1/);
     expect(state.smtpPausedUntilMs ?? 0).toBeLessThan(Date.now());
     expect(await rows("SELECT reason, source FROM suppressions WHERE email = ?", to)).toEqual([{ reason: "hard_bounce", source: "smtp" }]);
-    const n = await counted(to);
+    const n = await scriptedSmtpCount(to);
     expect(n).toEqual({ transactions: 0, accepted: 0 });
     state = await runOutbox();
     expect(item(state, `owner_email_failed:${key}`)?.status).toBe("sent");

@@ -7,6 +7,7 @@ import { env } from "cloudflare:test";
 import { describe, it, expect } from "vitest";
 import orderCreated from "../fixtures/duffel-order-created.json";
 import { PARTNERS, dateInDays, duffelSignature, postDuffel, rows, runGenericAs, runLiteapi, unique } from "./helpers.mjs";
+import { liteapiPrebook, partnerHotelBooked } from "./payloads.mjs";
 
 const [ACME] = PARTNERS.acme;
 
@@ -61,17 +62,7 @@ async function duffelOrder(orderId) {
 
 /** A liteAPI `booking.prebook` delivery of checkout `prebookId` for `email`. */
 function prebookDelivery(prebookId, email) {
-  const eventId = unique("evt_pb_");
-  return {
-    eventId,
-    body: JSON.stringify({
-      event_id: eventId,
-      event_name: "booking.prebook",
-      sandbox: false,
-      request: JSON.stringify({ offerId: "OFFER", usePaymentSdk: true, clientReference: unique("trip_"), holder: { firstName: "Testa", lastName: "Guestington", email } }),
-      response: JSON.stringify({ data: { prebookId, hotelId: "lp_fake_1001", checkin: dateInDays(30), checkout: dateInDays(33), currency: "EUR", price: 540, transactionId: unique("pi_") } }),
-    }),
-  };
+  return liteapiPrebook({ prebookId, email, transactionId: unique("pi_") });
 }
 
 describe("authority, what the last review left", () => {
@@ -115,25 +106,7 @@ describe("authority, what the last review left", () => {
   it("a checkout start naming a prebook id a partner's booking holds is refused: no attempt recorded, no follow-up, the owner told", async () => {
     const prebookId = unique("PB_TAKEN_");
     const stay = unique("AC_");
-    await runGenericAs("acme", ACME, {
-      type: "hotel_booked",
-      data: {
-        booking_id: stay,
-        prebook_id: prebookId,
-        status: "CONFIRMED",
-        hotel_id: null,
-        hotel_name: "Partner Harbour Hotel",
-        checkin: dateInDays(30),
-        checkout: dateInDays(33),
-        rooms: [{ room_name: "Double", board_name: null, adults: 2, children: 0 }],
-        holder: { name: { first_name: "Pat", last_name: "Partner" }, email: `${stay.toLowerCase()}@example.com`, phone: null },
-        guests: [],
-        total: { amount: "300.00", currency: "EUR" },
-        hotel_confirmation_number: null,
-        sandbox: false,
-        location: { time_zone: "Europe/Madrid" },
-      },
-    });
+    await runGenericAs("acme", ACME, partnerHotelBooked(stay, { prebook_id: prebookId }));
     const guest = `${unique("guest")}@example.com`;
     const d = prebookDelivery(prebookId, guest);
     const out = await runLiteapi(d);

@@ -6,7 +6,10 @@ import { env, introspectWorkflowInstance, SELF } from "cloudflare:test";
 import { expect } from "vitest";
 import bookError from "../fixtures/liteapi-booking-book-error.json";
 import confirmed from "../fixtures/liteapi-booking-confirmed.json";
-import { dateInDays, instanceIdFor, outboxStub, postLiteapi, rows, submitActionForm, unique } from "./helpers.mjs";
+import { dateInDays, instanceIdFor, postLiteapi, queuedEmail, rows, submitActionForm, unique } from "./helpers.mjs";
+import { liteapiBookError, liteapiPrebook, paidSession, partnerHotelBooked, stripeEvent } from "./payloads.mjs";
+
+export { paidSession, queuedEmail };
 
 /** The ids of one paid checkout: prebook, client reference, Stripe payment intent, guest. */
 export function checkout() {
@@ -28,14 +31,7 @@ export function checkout() {
  * is stored.
  */
 export async function recordCheckout(c) {
-  const eventId = unique("evt_pb_");
-  const body = JSON.stringify({
-    event_id: eventId,
-    event_name: "booking.prebook",
-    sandbox: false,
-    request: JSON.stringify({ offerId: "OFFER", usePaymentSdk: true, clientReference: c.reference, holder: { firstName: "Testa", lastName: "Guestington", email: c.email } }),
-    response: JSON.stringify({ data: { prebookId: c.prebookId, hotelId: "lp_fake_1001", checkin: dateInDays(30), checkout: dateInDays(33), currency: "EUR", price: 540, transactionId: c.pi } }),
-  });
+  const { body } = liteapiPrebook({ prebookId: c.prebookId, reference: c.reference, email: c.email, transactionId: c.pi });
   const r = await postLiteapi(body);
   expect(r.status, await r.clone().text()).toBe(202);
   for (let i = 0; i < 400; i++) {
@@ -45,20 +41,17 @@ export async function recordCheckout(c) {
   throw new Error(`the prebook of ${c.prebookId} was not recorded`);
 }
 
-/** A liteAPI `booking.book_error` for the checkout (fixture shape, its ids). */
-export function bookErrorBody(c, { eventId = unique("evt_err_"), message = "Room is no longer available at the hotel" } = {}) {
-  const envelope = structuredClone(bookError);
-  delete envelope._modeled_on;
-  envelope.event_id = eventId;
-  const request = JSON.parse(envelope.request);
-  request.prebookId = c.prebookId;
-  request.clientReference = c.reference;
-  request.holder.email = c.email;
-  request.guests[0].email = c.email;
-  request.payment.transactionId = c.pi;
-  envelope.request = JSON.stringify(request);
-  envelope.response = JSON.stringify({ error: { code: 2013, message } });
-  return { eventId, body: JSON.stringify(envelope) };
+/**
+ * Partner acme's own `hotel_booked` paid by checkout `c`: booking `bookingId` (the checkout's by
+ * default) under the checkout's client reference and guest, EUR 540.00, 30 days ahead.
+ */
+export function acmeStay(c, bookingId = c.bookingId) {
+  return partnerHotelBooked(bookingId, { email: c.email, amount: "540.00", client_reference: c.reference });
+}
+
+/** A liteAPI `booking.book_error` for the checkout (fixture shape, its ids): `{eventId, body}`. */
+export function bookErrorBody(c, options) {
+  return liteapiBookError(bookError, c, options);
 }
 
 /** A liteAPI `booking.book` of the checkout (its prebook id and client reference), 30 days ahead. */
@@ -79,39 +72,9 @@ export function bookedBody(c, { eventId = unique("evt_bk_") } = {}) {
   return { eventId, body: JSON.stringify(envelope) };
 }
 
-/** Stripe `checkout.session.completed` (paid, EUR 540.00) for the checkout. */
-export function paidSession(c, { id = unique("evt_paid_") } = {}) {
-  return {
-    id,
-    object: "event",
-    type: "checkout.session.completed",
-    created: Math.floor(Date.now() / 1000),
-    livemode: false,
-    data: {
-      object: {
-        id: `cs_${c.pi}`,
-        object: "checkout.session",
-        payment_status: "paid",
-        amount_total: 54000,
-        currency: "eur",
-        client_reference_id: c.reference,
-        payment_intent: c.pi,
-        customer_details: { email: c.email, name: "Testa Guestington" },
-      },
-    },
-  };
-}
-
 /** Stripe `refund.updated` for a refund of the checkout's payment. */
 export function refundUpdated(c, refundId, status, { id = unique("evt_ref_"), failure_reason } = {}) {
-  return {
-    id,
-    object: "event",
-    type: "refund.updated",
-    created: Math.floor(Date.now() / 1000),
-    livemode: false,
-    data: { object: { id: refundId, object: "refund", amount: 54000, currency: "eur", payment_intent: c.pi, status, failure_reason } },
-  };
+  return stripeEvent("refund.updated", { id: refundId, object: "refund", amount: 54000, currency: "eur", payment_intent: c.pi, status, failure_reason }, { id });
 }
 
 /**
@@ -202,12 +165,6 @@ export async function compensationOf(c) {
   if (!row) return null;
   const steps = await rows("SELECT * FROM compensation_steps WHERE compensation_id = ? ORDER BY position", row.compensation_id);
   return { ...row, steps: Object.fromEntries(steps.map((s) => [s.step, s])), order: steps.map((s) => s.step) };
-}
-
-/** The outbox's copy of the email `key` (null when the outbox has none). */
-export async function queuedEmail(key) {
-  const r = await outboxStub().fetch(`https://outbox/email?dedupe_key=${encodeURIComponent(key)}`);
-  return r.status === 200 ? r.json() : null;
 }
 
 /** D1 email rows whose key starts with `prefix`. */

@@ -9,58 +9,10 @@
 import { SELF } from "cloudflare:test";
 import { describe, it, expect } from "vitest";
 import {
-  bookErrorBody,
-  checkout,
-  compensationOf,
-  getLink,
-  paidSession,
-  postLink,
-  queuedEmail,
-  recordCheckout,
-  refundLinks,
-  refundPosts,
-  runLiteapiEvent,
-  runStripeEvent,
-  stripeLookups,
+  acmeStay, bookErrorBody, checkout, compensationOf, getLink, paidSession, postLink, queuedEmail, recordCheckout,
+  refundLinks, refundPosts, runLiteapiEvent, runStripeEvent, stripeLookups,
 } from "./compensation-helpers.mjs";
-import { PARTNERS, adminCookie, adminPage, dateInDays, runGenericAs, unique } from "./helpers.mjs";
-
-const OPERATOR = { authorization: "Bearer test-operator-token-0123456789abcdef", "content-type": "application/json" };
-
-/** An admin form post (the session's CSRF token from the page that carries the form). */
-async function adminPost(cookie, page, path, fields) {
-  const html = await adminPage(page, cookie);
-  const csrf = /name="csrf" value="([^"]+)"/.exec(html)[1];
-  return SELF.fetch(`https://engine.test${path}`, {
-    method: "POST",
-    redirect: "manual",
-    headers: { cookie, origin: "https://engine.test", "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ csrf, ...fields }),
-  });
-}
-
-/** acme's own `hotel_booked` of checkout `c` (its client reference, 30 days ahead). */
-function acmeStay(c) {
-  return {
-    type: "hotel_booked",
-    data: {
-      booking_id: c.bookingId,
-      client_reference: c.reference,
-      status: "CONFIRMED",
-      hotel_id: null,
-      hotel_name: "Partner Harbour Hotel",
-      checkin: dateInDays(30),
-      checkout: dateInDays(33),
-      rooms: [{ room_name: "Double", board_name: null, adults: 2, children: 0 }],
-      holder: { name: { first_name: "Pat", last_name: "Partner" }, email: c.email, phone: null },
-      guests: [],
-      total: { amount: "540.00", currency: "EUR" },
-      hotel_confirmation_number: null,
-      sandbox: false,
-      location: { time_zone: "Europe/Madrid" },
-    },
-  };
-}
+import { OPERATOR, PARTNERS, adminCookie, adminForm, adminPage, runGenericAs, unique } from "./helpers.mjs";
 
 /**
  * The scenario: a liteAPI guest paid (Stripe records the session of their reference and its
@@ -91,7 +43,7 @@ describe("proof before any refund (owner policy)", () => {
     const { victim, a, comp } = await hostileFailure();
     // The owner's "refund now" from the refunds page, and the JSON API's: nothing reaches Stripe.
     const cookie = await adminCookie();
-    const forced = await adminPost(cookie, "/admin/refunds", "/admin/refunds/act", { compensation_id: comp.compensation_id, action: "refund_now" });
+    const forced = await adminForm(cookie, "/admin/refunds", "/admin/refunds/act", { compensation_id: comp.compensation_id, action: "refund_now" });
     const api = await SELF.fetch("https://engine.test/admin/compensations/act", { method: "POST", headers: OPERATOR, body: JSON.stringify({ compensationId: comp.compensation_id, action: "refund_now" }) });
     expect(await refundPosts(victim.pi)).toEqual([]);
     expect(new URL(forced.headers.get("location"), "https://engine.test").searchParams.get("done")).toBe("refund_not_proven");

@@ -5,20 +5,8 @@
 import { env, introspectWorkflowInstance, runInDurableObject } from "cloudflare:test";
 import { describe, it, expect } from "vitest";
 import {
-  madridOffsetHours,
-  dateInDays,
-  futureBooking,
-  instanceIdFor,
-  item,
-  liteapiEvent,
-  outboxState,
-  outboxStub,
-  postLiteapi,
-  rows,
-  runOutbox,
-  sendThrough,
-  runLiteapi,
-  utc,
+  madridOffsetHours, dateInDays, futureBooking, instanceIdFor, item, liteapiEvent, outboxState, outboxStub,
+  postLiteapi, rows, runOutbox, sendThrough, runLiteapi, utc,
 } from "./helpers.mjs";
 
 describe("faults", () => {

@@ -4,7 +4,7 @@ import { env, introspectWorkflowInstance } from "cloudflare:test";
 import { describe, it, expect } from "vitest";
 import orderCreated from "../fixtures/duffel-order-created.json";
 import aicEvent from "../fixtures/duffel-order-airline-initiated-change.json";
-import { duffelSignature, outboxState, postDuffel, postGeneric, rows, unique } from "./helpers.mjs";
+import { duffelSignature, outboxState, postDuffel, postGeneric, rows, runGeneric, unique } from "./helpers.mjs";
 
 function duffelInstanceId(eventId) {
   return `e-duffel-x-${eventId}`;
@@ -34,20 +34,6 @@ async function runDuffel(event, { secret } = {}) {
     const signature = secret ? await duffelSignature(body, secret) : undefined;
     const r = await postDuffel(body, { signature });
     expect(r.status, await r.clone().text()).toBe(202);
-    await instance.waitForStatus("complete");
-    return await instance.getOutput();
-  } finally {
-    await instance.dispose();
-  }
-}
-
-async function runGeneric(payload) {
-  const id = unique("msg_");
-  const instance = await introspectWorkflowInstance(env.JOURNEY, `e-generic-x-${id}`);
-  try {
-    await instance.modify(async (m) => { await m.disableSleeps(); await m.disableRetryDelays(); });
-    const { response } = await postGeneric(JSON.stringify(payload), { id });
-    expect(response.status, await response.clone().text()).toBe(202);
     await instance.waitForStatus("complete");
     return await instance.getOutput();
   } finally {

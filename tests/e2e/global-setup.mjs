@@ -24,7 +24,6 @@
 //   `GET /_test/intl?locale=&amount=&currency=` / `&date=` / `&time=` (what Node's `Intl` writes:
 //   the regional formats the e2e tests compare the emails with).
 import { spawn } from "node:child_process";
-import { createServer } from "node:net";
 import { createServer as createHttpServer } from "node:http";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -33,6 +32,7 @@ import { startWebhookReceiver } from "./webhook-receiver.mjs";
 import { startScriptedSmtp } from "./scripted-smtp.mjs";
 import { simpleParser } from "mailparser";
 import { calendarProblems, isCalendarType, markupProblems, readBoth } from "./calendar-check.mjs";
+import { freePort, waitForHttp } from "../../scripts/lib.mjs";
 
 /** Calendar parts the Node-side servers saw: how many were checked, what was wrong (drained). */
 const calendars = { checked: 0, problems: [] };
@@ -145,30 +145,6 @@ function startCalendarCheck(maildevApi) {
     res.end(JSON.stringify({ checked: calendars.checked, problems }));
   });
   return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitFor(url, ms) {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    try {
-      const r = await fetch(url);
-      if (r.ok) return;
-    } catch {}
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`maildev did not answer on ${url} within ${ms} ms`);
 }
 
 /**
@@ -368,7 +344,7 @@ export default async function setup(project) {
     stdio: ["ignore", "inherit", "inherit"],
   });
   const exited = new Promise((_, reject) => child.on("exit", (code) => reject(new Error(`maildev exited with ${code}`))));
-  await Promise.race([waitFor(`http://127.0.0.1:${webPort}/api/email`, 30_000), exited]);
+  await Promise.race([waitForHttp(`http://127.0.0.1:${webPort}/api/email`, 30_000), exited]);
   project.provide("maildevSmtpPort", smtpPort);
   project.provide("maildevWebPort", webPort);
   return async () => {

@@ -10,15 +10,11 @@ import {
 } from "cloudflare:test";
 import Engine from "../../src/entry.mjs";
 import confirmed from "../fixtures/liteapi-booking-confirmed.json";
+import { dateInDays, unique } from "./payloads.mjs";
+
+export { dateInDays, unique };
 
 export const TOKEN = "test-liteapi-token";
-
-let counter = 0;
-/** A unique suffix per call, so tests never collide on event ids, booking ids or addresses. */
-export function unique(prefix) {
-  counter += 1;
-  return `${prefix}${Date.now().toString(36)}${counter}`;
-}
 
 /**
  * A liteAPI `booking.book` delivery built from the fixture, with its own event id, booking id and
@@ -122,11 +118,6 @@ export async function sendThrough(key, max = 20) {
     if (it && !["queued", "waiting", "sending"].includes(it.status)) return state;
   }
   throw new Error(`${key} was not sent within ${max} client slots`);
-}
-
-/** `YYYY-MM-DD` of today + `days` (UTC). */
-export function dateInDays(days, from = Date.now()) {
-  return new Date(from + days * 86_400_000).toISOString().slice(0, 10);
 }
 
 /**
@@ -511,10 +502,11 @@ export async function deliverInbound(from, to, raw) {
 
 /**
  * Posts a generic `payload` signed with `secret` (a key of `partner`) and runs its journey to
- * completion with sleeps and retry delays off. Returns `{output, eventId}`; `eventId` is the id
- * the event is stored under (`<partner>/<webhook-id>`, as sent for partner `default`).
+ * completion with sleeps and retry delays off (`modify` adds instance controls, e.g. step
+ * mocks). Returns `{output, eventId}`; `eventId` is the id the event is stored under
+ * (`<partner>/<webhook-id>`, as sent for partner `default`).
  */
-export async function runGenericAs(partner, secret, payload, { id = unique("msg_") } = {}) {
+export async function runGenericAs(partner, secret, payload, { id = unique("msg_"), modify = async () => {} } = {}) {
   const { introspectWorkflowInstance } = await import("cloudflare:test");
   const { expect } = await import("vitest");
   const eventId = partner === "default" ? id : `${partner}/${id}`;
@@ -523,6 +515,7 @@ export async function runGenericAs(partner, secret, payload, { id = unique("msg_
     await instance.modify(async (m) => {
       await m.disableSleeps();
       await m.disableRetryDelays();
+      await modify(m);
     });
     const { response } = await postGeneric(JSON.stringify(payload), { id, secret });
     expect(response.status, await response.clone().text()).toBe(202);
@@ -531,4 +524,211 @@ export async function runGenericAs(partner, secret, payload, { id = unique("msg_
   } finally {
     await instance.dispose();
   }
+}
+
+/**
+ * Posts a generic `payload` as partner "default" (GENERIC_SECRET) and runs its journey to
+ * completion with sleeps and retry delays off; returns the journey's output.
+ */
+export async function runGeneric(payload, options) {
+  return (await runGenericAs("default", GENERIC_SECRET, payload, options)).output;
+}
+
+/** Today's date (UTC, `YYYY-MM-DD`): the day in the dedupe key of a once-a-day owner alert. */
+export function today() {
+  return new Date().toISOString().slice(0, 10);
+}
+
+/**
+ * Runs `fn` with some bindings of `env` changed (the Worker reads its env on every request), then
+ * puts back what was there (a binding that was absent is deleted again); returns what `fn` returns.
+ */
+export async function withBindings(changes, fn) {
+  const before = Object.fromEntries(Object.keys(changes).map((k) => [k, env[k]]));
+  Object.assign(env, changes);
+  try {
+    return await fn();
+  } finally {
+    for (const [k, v] of Object.entries(before)) {
+      if (v === undefined) delete env[k];
+      else env[k] = v;
+    }
+  }
+}
+
+/**
+ * Posts an admin form as the browser does: the session's CSRF token read from `page` (the admin
+ * page that carries the form), same origin, redirects not followed. Returns the response.
+ */
+export async function adminForm(cookie, page, path, fields) {
+  const html = await adminPage(page, cookie);
+  const csrf = /name="csrf" value="([^"]+)"/.exec(html)[1];
+  return SELF.fetch(`https://engine.test${path}`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { cookie, origin: "https://engine.test", "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ csrf, ...fields }),
+  });
+}
+
+/** The outbox's copy of the email `key` (`{subject, text, html, …}`), or null when it has none. */
+export async function queuedEmail(key) {
+  const r = await outboxStub().fetch(`https://outbox/email?dedupe_key=${encodeURIComponent(key)}`);
+  return r.status === 200 ? r.json() : null;
+}
+
+/**
+ * One alarm with the client slot open, repeated until `key` left `queued`/`sending`; returns the
+ * outbox state. (`runOutbox` would wait for owner alerts that cannot go out while every route is
+ * paused.)
+ */
+export async function oneAlarm(key) {
+  await setOutboxState("next_slot_at_ms", 0);
+  return eventually(async () => {
+    await runDurableObjectAlarm(outboxStub());
+    const s = await outboxState();
+    const status = item(s, key).status;
+    if (["queued", "sending"].includes(status)) throw new Error(`${key} is still ${status}`);
+    return s;
+  });
+}
+
+/**
+ * Sets the outbox up for an SMTP case: every queued or waiting item set aside, no route history,
+ * no SMTP pause, the main provider paused for a day (so SMTP carries every email).
+ */
+export async function smtpOnlyOutbox() {
+  const { runInDurableObject } = await import("cloudflare:test");
+  await outboxState();
+  await runInDurableObject(outboxStub(), async (_o, st) => {
+    st.storage.sql.exec("UPDATE queue SET status = 'skipped', set_aside_on = 0 WHERE status IN ('queued', 'waiting')");
+    st.storage.sql.exec("DELETE FROM route_log");
+    st.storage.sql.exec("DELETE FROM state WHERE key LIKE 'smtp_pause_%'");
+  });
+  await setOutboxState("main_paused_until_ms", Date.now() + 86_400_000);
+  await setOutboxState("smtp_paused_until_ms", null);
+}
+
+/** The scripted SMTP server's log (tests/e2e/scripted-smtp.mjs: transactions, accepted, subjects per recipient). */
+export async function scriptedSmtpLog() {
+  return (await fetch(`${env.SCRIPTED_SMTP_API}/_test/log`)).json();
+}
+
+/** The DATA transactions the scripted SMTP server saw for `to`, and how many of them it accepted. */
+export async function scriptedSmtpCount(to) {
+  const log = await scriptedSmtpLog();
+  return { transactions: log.transactions[to] ?? 0, accepted: log.accepted[to] ?? 0 };
+}
+
+/** Makes the scripted SMTP server answer MAIL FROM with `reply` (null: accept again). */
+export async function scriptedSmtpRefuseSender(reply) {
+  await fetch(`${env.SCRIPTED_SMTP_API}/_test/mail-from`, { method: "POST", body: JSON.stringify({ reply }) });
+}
+
+/** The next 15 July at least two weeks away (Madrid is at UTC+02:00 then): `{year, days}`, days from today. */
+export function nextSummerDay() {
+  const now = new Date();
+  let year = now.getUTCFullYear();
+  if (Date.UTC(year, 6, 15) - now.getTime() < 14 * 86_400_000) year += 1;
+  const days = Math.round((Date.UTC(year, 6, 15) - Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate())) / 86_400_000);
+  return { year, days };
+}
+
+/**
+ * Drives `key`, whose every send fails with an error the outbox retries, to its dead letter: the
+ * first turn leaves it `waiting` (backoff ahead) with `provider`'s error matching `error`, the
+ * main provider not paused and no owner alert yet; each later turn (backoff ended) is one more
+ * attempt, until the ceiling (`attempts`, the runs' OUTBOX_MAX_ATTEMPTS = 6) makes it `dead`.
+ * Returns the outbox state then.
+ */
+export async function failUntilDead(key, { provider, error, attempts = 6 }) {
+  const { expect } = await import("vitest");
+  const before = Date.now();
+  let state = await turn(key);
+  const first = item(state, key);
+  expect(first).toMatchObject({ status: "waiting", attempts: 1, provider });
+  expect(first.last_error).toMatch(error);
+  expect(first.not_before_ms).toBeGreaterThan(before);
+  expect(state.mainPausedUntilMs ?? 0).toBeLessThan(Date.now());
+  expect(item(state, `owner_email_failed:${key}`)).toBeUndefined();
+  for (let n = 2; n <= attempts; n++) {
+    await endBackoff(key);
+    state = await turn(key, n);
+  }
+  expect(item(state, key)).toMatchObject({ status: "dead", attempts });
+  return state;
+}
+
+/** The operator API's headers (the runs' OPERATOR_TOKEN, a JSON body). */
+export const OPERATOR = { authorization: "Bearer test-operator-token-0123456789abcdef", "content-type": "application/json" };
+
+/**
+ * Registers an outbound webhook subscriber at the receiver's `/hook/<name>`
+ * (tests/e2e/webhook-receiver.mjs, which verifies each signature with the secret the engine gave)
+ * for `eventTypes` (empty: every type); `plan` scripts the receiver's answers, `always500` makes it
+ * fail every attempt. Returns `{name, id}`.
+ */
+export async function subscribe(eventTypes, { plan, always500 = false } = {}) {
+  const { expect } = await import("vitest");
+  const name = unique("sub-").replace(/_/g, "-");
+  const url = `${env.WEBHOOK_RECEIVER}/hook/${name}`;
+  const r = await SELF.fetch("https://engine.test/admin/webhooks/subscribers", {
+    method: "POST",
+    headers: OPERATOR,
+    body: JSON.stringify({ url, eventTypes, description: `test ${name}` }),
+  });
+  const body = await r.json();
+  expect(r.status, JSON.stringify(body)).toBe(201);
+  expect(body.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+  await fetch(`${env.WEBHOOK_RECEIVER}/__register`, { method: "POST", body: JSON.stringify({ name, secret: body.secret }) });
+  if (plan || always500) await receiverPlan(name, plan ?? [], always500);
+  return { name, id: body.subscriberId };
+}
+
+/** Scripts the receiver's answers to subscriber `name` (see webhook-receiver.mjs). */
+export async function receiverPlan(name, plan, always500 = false) {
+  await fetch(`${env.WEBHOOK_RECEIVER}/__plan`, { method: "POST", body: JSON.stringify({ name, plan, always500 }) });
+}
+
+/**
+ * Puts an Email Service `message.bounced` for `recipient` on the events queue (the shape of
+ * Cloudflare's email sending events, hard by default); returns the event.
+ */
+export async function emailBounced(recipient, { eventId = crypto.randomUUID(), type = "hard", messageId } = {}) {
+  const event = {
+    type: "cf.email.sending.message.bounced",
+    source: { type: "email.sending", zoneId: "023e105f4ecef8ad9ca31a8372d0c353", domain: "example.com" },
+    payload: {
+      eventId,
+      messageId: messageId ?? `msg-${eventId}`,
+      sender: "bookings@example.com",
+      recipient,
+      subject: "Your stay is confirmed",
+      terminal: true,
+      delivery: { status: "bounced", smtpStatusCode: "550", smtpResponse: "550 5.1.1 User unknown" },
+      bounce: { type, classification: type === "hard" ? "permanent_failure" : "temporary_failure", reason: "550 5.1.1 User unknown" },
+    },
+    metadata: { eventSchemaVersion: 1, eventTimestamp: new Date().toISOString() },
+  };
+  await env.EMAIL_EVENTS.send(event);
+  return event;
+}
+
+/** Subscriber `subId`'s outbound deliveries, oldest first. */
+export function deliveriesOf(subId) {
+  return rows(
+    "SELECT delivery_id, event_id, status, attempts, budget_from, redrives FROM webhook_deliveries WHERE subscriber_id = ? ORDER BY created_at_ms",
+    subId,
+  );
+}
+
+/** Waits (up to `ms`) until subscriber `subId` has `count` deliveries, every one `status`; returns them. */
+export async function deliveriesSettled(subId, count, status, { ms = 40_000 } = {}) {
+  const { expect } = await import("vitest");
+  return eventually(async () => {
+    const ds = await deliveriesOf(subId);
+    expect(ds).toHaveLength(count);
+    expect(ds.every((d) => d.status === status)).toBe(true);
+    return ds;
+  }, { ms, every: 200 });
 }

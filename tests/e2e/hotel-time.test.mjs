@@ -3,16 +3,7 @@
 // and the zone is resolved once per hotel, stored with its source, and re-used by later plans.
 import { env, introspectWorkflowInstance } from "cloudflare:test";
 import { describe, it, expect } from "vitest";
-import { futureBooking, instanceIdFor, postLiteapi, rows, unique } from "./helpers.mjs";
-
-/** The next 15 July at least two weeks away (a summer date: Madrid is at UTC+02:00). */
-function nextSummerDay() {
-  const now = new Date();
-  let year = now.getUTCFullYear();
-  if (Date.UTC(year, 6, 15) - now.getTime() < 14 * 86_400_000) year += 1;
-  const days = Math.round((Date.UTC(year, 6, 15) - Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate())) / 86_400_000);
-  return { year, days };
-}
+import { futureBooking, instanceIdFor, nextSummerDay, postLiteapi, rows, unique } from "./helpers.mjs";
 
 /** Posts a liteAPI booking at `hotelId` for 15 July and waits for its plan step; sleeps stay on. */
 async function planSummerBooking(hotelId) {

@@ -4,17 +4,8 @@
 import { env, introspectWorkflowInstance } from "cloudflare:test";
 import { describe, it, expect } from "vitest";
 import {
-  madridOffsetHours,
-  futureBooking,
-  instanceIdFor,
-  liteapiEvent,
-  outboxState,
-  postLiteapi,
-  rows,
-  sendThrough,
-  unique,
-  runLiteapi,
-  utc,
+  madridOffsetHours, futureBooking, instanceIdFor, liteapiEvent, outboxState, postLiteapi, rows, sendThrough,
+  unique, runLiteapi, utc,
 } from "./helpers.mjs";
 
 describe("hotel journey", () => {

@@ -19,7 +19,7 @@ import { describe, expect, it } from "vitest";
 import ICAL from "ical.js";
 import orderCreated from "../fixtures/duffel-order-created.json";
 import { bookedBody, checkout, paidSession, runLiteapiEvent, runStripeEvent } from "./compensation-helpers.mjs";
-import { adminCookie, adminPage, liteapiEvent, postDuffel, postGeneric, rows, runLiteapi, sendThrough, unique } from "./helpers.mjs";
+import { adminCookie, adminPage, liteapiEvent, postDuffel, postGeneric, rows, runGeneric, runLiteapi, sendThrough, unique } from "./helpers.mjs";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const ORGANIZER = "mailto:bookings@example.com";
@@ -86,20 +86,6 @@ async function intl(query) {
 /** The reservation markup of a message's HTML part: each JSON-LD block, parsed. */
 function markupOf(message) {
   return [...message.html.matchAll(/<script type="application\/ld\+json">([\s\S]*?)<\/script>/g)].map((m) => JSON.parse(m[1]));
-}
-
-async function runGeneric(payload) {
-  const id = unique("msg_");
-  const instance = await introspectWorkflowInstance(env.JOURNEY, `e-generic-x-${id}`);
-  try {
-    await instance.modify(async (m) => { await m.disableSleeps(); await m.disableRetryDelays(); });
-    const { response } = await postGeneric(JSON.stringify(payload), { id });
-    expect(response.status, await response.clone().text()).toBe(202);
-    await instance.waitForStatus("complete");
-    return await instance.getOutput();
-  } finally {
-    await instance.dispose();
-  }
 }
 
 async function runDuffel(event) {

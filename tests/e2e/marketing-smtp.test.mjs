@@ -3,7 +3,7 @@
 // `List-Unsubscribe` and `List-Unsubscribe-Post` headers the main provider is given.
 import { env, SELF } from "cloudflare:test";
 import { describe, it, expect } from "vitest";
-import { eventually, item, outboxState, outboxStub, passClientGap, setOutboxState, smtpInbox, unique } from "./helpers.mjs";
+import { eventually, item, outboxState, passClientGap, queuedEmail, setOutboxState, smtpInbox, unique } from "./helpers.mjs";
 
 const OPERATOR_TOKEN = "test-operator-token-0123456789abcdef";
 
@@ -22,7 +22,7 @@ describe("marketing over SMTP", () => {
     expect(r.status, await r.clone().text()).toBe(202);
     expect((await r.json()).queued).toBe(1);
     const key = `marketing:${campaign}:${to}`;
-    const queuedCopy = await (await outboxStub().fetch(`https://outbox/email?dedupe_key=${encodeURIComponent(key)}`)).json();
+    const queuedCopy = await queuedEmail(key);
     const queuedHeaders = new Map(queuedCopy.headers);
     const sent = await eventually(async () => {
       const state = await passClientGap();

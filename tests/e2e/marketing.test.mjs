@@ -13,18 +13,7 @@
 // daily-cap test runs last (it holds marketing for the rest of the UTC day).
 import { env, SELF, runInDurableObject } from "cloudflare:test";
 import { describe, it, expect } from "vitest";
-import {
-  book,
-  endBackoff,
-  item,
-  outboxState,
-  outboxStub,
-  passClientGap,
-  rows,
-  sendThrough,
-  turn,
-  unique,
-} from "./helpers.mjs";
+import { book, endBackoff, item, outboxState, outboxStub, passClientGap, queuedEmail as outboxCopy, rows, sendThrough, turn, unique, withBindings } from "./helpers.mjs";
 
 const OPERATOR_TOKEN = "test-operator-token-0123456789abcdef";
 const UNSUBSCRIBE_KEY = "test-unsubscribe-signing-key-0123456789abcdef";
@@ -75,21 +64,11 @@ async function send(body, options) {
   return { status: r.status, json: await r.json() };
 }
 
-/** Runs `fn` with some bindings changed (the Worker reads its env on every request). */
-async function withBindings(changes, fn) {
-  const before = Object.fromEntries(Object.keys(changes).map((k) => [k, env[k]]));
-  Object.assign(env, changes);
-  try {
-    return await fn();
-  } finally {
-    Object.assign(env, before);
-  }
-}
-
+/** The outbox's copy of the queued email `key` (it must have one). */
 async function queuedEmail(key) {
-  const r = await outboxStub().fetch(`https://outbox/email?dedupe_key=${encodeURIComponent(key)}`);
-  expect(r.status).toBe(200);
-  return r.json();
+  const email = await outboxCopy(key);
+  expect(email, `the outbox has no copy of ${key}`).not.toBeNull();
+  return email;
 }
 
 /** The List-Unsubscribe URL of a queued marketing email. */

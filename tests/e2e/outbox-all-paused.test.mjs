@@ -6,36 +6,9 @@
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { describe, it, expect } from "vitest";
 import {
-  adminCookie,
-  adminPage,
-  enqueueEmail,
-  eventually,
-  item,
-  operatorRoute,
-  outboxState,
-  outboxStub,
-  runOutbox,
-  setOutboxState,
-  smtpInbox,
-  tries,
-  turn,
-  unique,
+  adminCookie, adminPage, enqueueEmail, eventually, item, oneAlarm, operatorRoute, outboxState, outboxStub,
+  queuedEmail, runOutbox, setOutboxState, smtpInbox, today, tries, turn, unique,
 } from "./helpers.mjs";
-
-function today() {
-  return new Date().toISOString().slice(0, 10);
-}
-
-/** One alarm run, until `key` left `queued`/`sending` (runOutbox would wait for owner alerts that cannot go out while every route is paused). */
-async function oneAlarm(key) {
-  await setOutboxState("next_slot_at_ms", 0);
-  return eventually(async () => {
-    await runDurableObjectAlarm(outboxStub());
-    const s = await outboxState();
-    expect(["queued", "sending"]).not.toContain(item(s, key).status);
-    return s;
-  });
-}
 
 describe("every route paused", () => {
   it("without a working owner route: the owner's one alert waits and goes out once a route is back", async () => {
@@ -56,7 +29,7 @@ describe("every route paused", () => {
     expect(state.mainPausedUntilMs).toBe((Math.floor(Date.now() / dayMs) + 1) * dayMs);
     const alertKey = `owner_provider_paused:cloudflare_email:${today()}:e-daily-limit-exceeded`;
     expect(item(state, alertKey)?.status).toBe("queued");
-    const alert = await (await outboxStub().fetch(`https://outbox/email?dedupe_key=${encodeURIComponent(alertKey)}`)).json();
+    const alert = await queuedEmail(alertKey);
     expect(alert.subject).toBe("cloudflare_email hit its daily limit: no route is sending");
 
     const cookie = await adminCookie();

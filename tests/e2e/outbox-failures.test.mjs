@@ -6,19 +6,8 @@
 import { env, runDurableObjectAlarm, abortAllDurableObjects, SELF } from "cloudflare:test";
 import { describe, it, expect } from "vitest";
 import {
-  book,
-  endBackoff,
-  enqueueEmail,
-  eventually,
-  item,
-  outboxState,
-  outboxStub,
-  rows,
-  runOutbox,
-  setOutboxState,
-  tries,
-  turn,
-  unique,
+  book, endBackoff, enqueueEmail, eventually, item, outboxState, outboxStub, rows, runOutbox, setOutboxState,
+  tries, turn, unique,
 } from "./helpers.mjs";
 
 function redrive(dedupeKey, token = "test-operator-token-0123456789abcdef") {

@@ -2,16 +2,7 @@
 // binding, daily-limit failover to a real SMTP server, records in D1.
 import { env } from "cloudflare:test";
 import { describe, it, expect } from "vitest";
-import {
-  book,
-  item,
-  outboxState,
-  rows,
-  runOutbox,
-  sendThrough,
-  smtpInbox,
-  unique,
-} from "./helpers.mjs";
+import { book, item, outboxState, rows, runOutbox, sendThrough, smtpInbox, unique } from "./helpers.mjs";
 
 describe("outbox", () => {
   it("sends the owner alert at once and the confirmation through EMAIL, recording both in D1", async () => {

@@ -6,64 +6,14 @@
 // its own deliveries (rotation), and partners never share event ids.
 import { env, introspectWorkflowInstance, SELF } from "cloudflare:test";
 import { describe, it, expect } from "vitest";
-import {
-  PARTNERS,
-  bookingDelivery,
-  dateInDays,
-  instanceIdOf,
-  postGeneric,
-  rows,
-  runLiteapi,
-  unique,
-} from "./helpers.mjs";
+import { PARTNERS, bookingDelivery, dateInDays, instanceIdOf, postGeneric, rows, runGenericAs, runLiteapi, today, unique } from "./helpers.mjs";
+import { partnerHotelBooked } from "./payloads.mjs";
 
 const [ACME, ACME_ROTATED] = PARTNERS.acme;
 const [GLOBEX] = PARTNERS.globex;
-const today = () => new Date().toISOString().slice(0, 10);
 
 /** The generic `hotel_booked` payload of a stay 30 days ahead. */
-function hotelBooked(bookingId, email = `${bookingId.toLowerCase()}@example.com`) {
-  return {
-    type: "hotel_booked",
-    data: {
-      booking_id: bookingId,
-      status: "CONFIRMED",
-      hotel_id: null,
-      hotel_name: "Partner Harbour Hotel",
-      checkin: dateInDays(30),
-      checkout: dateInDays(33),
-      rooms: [{ room_name: "Double", board_name: null, adults: 2, children: 0 }],
-      holder: { name: { first_name: "Pat", last_name: "Partner" }, email, phone: null },
-      guests: [],
-      total: { amount: "300.00", currency: "EUR" },
-      hotel_confirmation_number: null,
-      sandbox: false,
-      location: { time_zone: "Europe/Madrid" },
-    },
-  };
-}
-
-/**
- * Posts `payload` signed by `secret` as `partner` and runs its journey to completion (sleeps and
- * retry delays off). Returns `{status, output, eventId}`; `eventId` is the id it is stored under.
- */
-async function runAs(partner, secret, payload, { id = unique("msg_"), modify = async () => {} } = {}) {
-  const eventId = partner === "default" ? id : `${partner}/${id}`;
-  const instance = await introspectWorkflowInstance(env.JOURNEY, await instanceIdOf("generic", eventId));
-  try {
-    await instance.modify(async (m) => {
-      await m.disableSleeps();
-      await m.disableRetryDelays();
-      await modify(m);
-    });
-    const { response } = await postGeneric(JSON.stringify(payload), { id, secret });
-    expect(response.status, await response.clone().text()).toBe(202);
-    await instance.waitForStatus("complete");
-    return { output: await instance.getOutput(), eventId };
-  } finally {
-    await instance.dispose();
-  }
-}
+const hotelBooked = (bookingId, email) => partnerHotelBooked(bookingId, { email });
 
 /** What a foreign event must leave untouched: the booking row and every email about it. */
 async function snapshot(bookingId) {
@@ -106,9 +56,9 @@ describe("a generic partner's credential acts only on its own bookings", () => {
     const lite = bookingDelivery();
     await runLiteapi(lite);
     const globexId = unique("GX_");
-    await runAs("globex", GLOBEX, hotelBooked(globexId));
+    await runGenericAs("globex", GLOBEX, hotelBooked(globexId));
     const acmeId = unique("AC_");
-    await runAs("acme", ACME, hotelBooked(acmeId));
+    await runGenericAs("acme", ACME, hotelBooked(acmeId));
     expect(await rows("SELECT booking_id, source, partner FROM bookings WHERE booking_id IN (?, ?, ?) ORDER BY source, partner", lite.bookingId, globexId, acmeId)).toEqual([
       { booking_id: acmeId, source: "generic", partner: "acme" },
       { booking_id: globexId, source: "generic", partner: "globex" },
@@ -128,7 +78,7 @@ describe("a generic partner's credential acts only on its own bookings", () => {
         ["flight_schedule_changed", { order_id: victim, change_id: "aic_evil" }],
       ];
       for (const [type, data] of events) {
-        const { output, eventId } = await runAs("acme", ACME, { type, data });
+        const { output, eventId } = await runGenericAs("acme", ACME, { type, data });
         expect(output.emails, `${type} on ${victim}`).toEqual([]);
         expect(output.skipped, `${type} on ${victim}`).toEqual([
           [type, `refused: booking ${victim} belongs to ${owner}; this event came from generic partner "acme"`],
@@ -153,10 +103,10 @@ describe("a generic partner's credential acts only on its own bookings", () => {
 
     // Own: each kind acts on acme's booking.
     const own = Object.fromEntries(followUps(acmeId));
-    await runAs("acme", ACME, { type: "hotel_confirmation_number", data: own.hotel_confirmation_number });
-    await runAs("acme", ACME_ROTATED, { type: "checkin_instructions", data: own.checkin_instructions });
-    await runAs("acme", ACME, { type: "hotel_amended", data: own.hotel_amended });
-    const statusMove = await runAs("acme", ACME, { type: "status_changed", data: own.status_changed });
+    await runGenericAs("acme", ACME, { type: "hotel_confirmation_number", data: own.hotel_confirmation_number });
+    await runGenericAs("acme", ACME_ROTATED, { type: "checkin_instructions", data: own.checkin_instructions });
+    await runGenericAs("acme", ACME, { type: "hotel_amended", data: own.hotel_amended });
+    const statusMove = await runGenericAs("acme", ACME, { type: "status_changed", data: own.status_changed });
     // A status-only move is recorded, never emailed.
     expect(statusMove.output.emails).toEqual([]);
     let [mine] = await rows("SELECT status, journey_version, hotel_confirmation_number, checkin, details_json FROM bookings WHERE booking_id = ?", acmeId);
@@ -165,14 +115,14 @@ describe("a generic partner's credential acts only on its own bookings", () => {
     expect((await rows("SELECT dedupe_key FROM emails WHERE booking_id = ?", acmeId)).map((r) => r.dedupe_key)).toEqual(
       expect.arrayContaining([`hotel_confirmation_number:${acmeId}:HCN-TAKEN`, expect.stringMatching(/^booking_updated:/)]),
     );
-    await runAs("acme", ACME, { type: "booking_cancelled", data: own.booking_cancelled });
+    await runGenericAs("acme", ACME, { type: "booking_cancelled", data: own.booking_cancelled });
     [mine] = await rows("SELECT status FROM bookings WHERE booking_id = ?", acmeId);
     expect(mine.status).toBe("CANCELLED");
     expect(await rows("SELECT dedupe_key FROM emails WHERE dedupe_key = ?", `booking_cancelled:${acmeId}`)).toHaveLength(1);
     // acme's own failure of another own booking opens its compensation.
     const failing = unique("AC_");
-    await runAs("acme", ACME, hotelBooked(failing));
-    await runAs("acme", ACME, { type: "booking_failed", data: { booking_kind: "hotel", booking_id: failing, reason: "Overbooked" } });
+    await runGenericAs("acme", ACME, hotelBooked(failing));
+    await runGenericAs("acme", ACME, { type: "booking_failed", data: { booking_kind: "hotel", booking_id: failing, reason: "Overbooked" } });
     expect(await rows("SELECT source, partner, booking_id FROM compensations WHERE booking_id = ?", failing)).toEqual([
       { source: "generic", partner: "acme", booking_id: failing },
     ]);
@@ -196,7 +146,7 @@ describe("a generic partner's credential acts only on its own bookings", () => {
     // The owner check ran before liteAPI's booking was stored (it does not wait for a status
     // change's booking): its step answered "nothing foreign" (`null`, as JSON text: steps return
     // their result serialised).
-    const { output, eventId } = await runAs(
+    const { output, eventId } = await runGenericAs(
       "acme",
       ACME,
       { type: "status_changed", data: { booking_id: lite.bookingId, status: "TICKETED" } },

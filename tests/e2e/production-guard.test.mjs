@@ -9,7 +9,7 @@
 import { env, SELF } from "cloudflare:test";
 import { describe, it, expect, vi } from "vitest";
 import example from "../../.dev.vars.example?raw";
-import { PARTNERS, adminCookie, adminPage, bookingDelivery, duffelSignature, postGeneric, postLiteapi, rows, unique } from "./helpers.mjs";
+import { PARTNERS, adminCookie, adminPage, bookingDelivery, duffelSignature, postGeneric, postLiteapi, rows, unique, withBindings } from "./helpers.mjs";
 import duffelOrder from "../fixtures/duffel-order-created.json";
 
 const OPERATOR = "test-operator-token-0123456789abcdef";
@@ -19,20 +19,6 @@ function published(name) {
   const line = example.split("\n").find((l) => l.startsWith(`${name}=`));
   if (!line) throw new Error(`${name} is not in .dev.vars.example`);
   return line.slice(name.length + 1).trim();
-}
-
-/** Runs `fn` with some bindings changed (the Worker reads its env on every request). */
-async function withBindings(changes, fn) {
-  const before = Object.fromEntries(Object.keys(changes).map((k) => [k, env[k]]));
-  Object.assign(env, changes);
-  try {
-    return await fn();
-  } finally {
-    for (const [k, v] of Object.entries(before)) {
-      if (v === undefined) delete env[k];
-      else env[k] = v;
-    }
-  }
 }
 
 async function health() {

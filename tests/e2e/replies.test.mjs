@@ -10,59 +10,18 @@ import outOfOffice from "../fixtures/inbound/out-of-office.eml?raw";
 import deliveryReport from "../fixtures/inbound/delivery-report.eml?raw";
 import malformed from "../fixtures/inbound/malformed.eml?raw";
 import {
-  adminCookie,
-  adminPage,
-  book,
-  deliverInbound,
-  outboxState,
-  rows,
-  runOutbox,
-  sendThrough,
-  smtpInbox,
-  unique,
+  adminCookie, adminPage, book, deliverInbound, outboxState, rows, runOutbox, sendThrough, smtpInbox, unique,
   eventually,
 } from "./helpers.mjs";
+import { replyAddress as replyAddressFor } from "./payloads.mjs";
 
 const DOMAIN = "reply.engine.test";
 const KEY = "test-reply-signing-key-0123456789abcdef";
 const FIXTURES = { "gmail-reply.eml": gmailReply, "out-of-office.eml": outOfOffice, "delivery-report.eml": deliveryReport, "malformed.eml": malformed };
 const fixture = (name) => FIXTURES[name];
 
-// The reply token as src/domain/reply_token.rs makes it, rebuilt here from its documented format
-// (so an expired one can be made): version 1, the issue hour, SHA-256(dedupe key)[0..8],
-// SHA-256(booking id)[0..4], then HMAC-SHA-256(key, "reply-address\n" + those 17 bytes)[0..10];
-// lower-case RFC 4648 base32 without padding.
-const enc = new TextEncoder();
-async function sha256(text) {
-  return new Uint8Array(await crypto.subtle.digest("SHA-256", enc.encode(text)));
-}
-function base32(bytes) {
-  const alphabet = "abcdefghijklmnopqrstuvwxyz234567";
-  let bits = 0;
-  let value = 0;
-  let out = "";
-  for (const b of bytes) {
-    value = (value << 8) | b;
-    bits += 8;
-    while (bits >= 5) {
-      out += alphabet[(value >>> (bits - 5)) & 31];
-      bits -= 5;
-    }
-  }
-  if (bits > 0) out += alphabet[(value << (5 - bits)) & 31];
-  return out;
-}
-async function replyAddress(dedupeKey, bookingId, issuedMs) {
-  const hour = Math.floor(issuedMs / 3_600_000);
-  const signed = new Uint8Array(17);
-  signed[0] = 1;
-  new DataView(signed.buffer).setUint32(1, hour);
-  signed.set((await sha256(dedupeKey)).slice(0, 8), 5);
-  signed.set((await sha256(bookingId)).slice(0, 4), 13);
-  const key = await crypto.subtle.importKey("raw", enc.encode(KEY), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-  const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, new Uint8Array([...enc.encode("reply-address\n"), ...signed])));
-  return `reply+${base32(new Uint8Array([...signed, ...mac.slice(0, 10)]))}@${DOMAIN}`;
-}
+// A reply address the engine never issued (an expired one), rebuilt from its documented format.
+const replyAddress = (dedupeKey, bookingId, issuedMs) => replyAddressFor(dedupeKey, bookingId, issuedMs, { key: KEY, domain: DOMAIN });
 
 async function messages(where, ...binds) {
   return rows(`SELECT * FROM inbound_messages WHERE ${where} ORDER BY id`, ...binds);

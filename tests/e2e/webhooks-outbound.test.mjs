@@ -6,51 +6,18 @@
 import { env, SELF } from "cloudflare:test";
 import { describe, it, expect } from "vitest";
 import {
-  dateInDays,
-  eventually,
-  futureBooking,
-  instanceIdFor,
-  liteapiEvent,
-  postLiteapi,
-  rows,
-  runLiteapi,
-  sendThrough,
-  sweep,
-  unique,
+  OPERATOR, dateInDays, deliveriesOf, deliveriesSettled, emailBounced, eventually, futureBooking, instanceIdFor,
+  liteapiEvent, postLiteapi, receiverPlan, rows, runLiteapi, sendThrough, subscribe, sweep, unique,
 } from "./helpers.mjs";
 import { introspectWorkflowInstance } from "cloudflare:test";
-
-const AUTH = { authorization: "Bearer test-operator-token-0123456789abcdef", "content-type": "application/json" };
 
 async function api(method, path, body) {
   const r = await SELF.fetch(`https://engine.test${path}`, {
     method,
-    headers: AUTH,
+    headers: OPERATOR,
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   return { status: r.status, body: await r.json() };
-}
-
-/** A subscriber at the receiver's /hook/<name>, registered with the receiver; returns it. */
-async function subscribe(eventTypes, plan) {
-  const name = unique("sub-").replace(/_/g, "-");
-  const url = `${env.WEBHOOK_RECEIVER}/hook/${name}`;
-  const r = await api("POST", "/admin/webhooks/subscribers", { url, eventTypes, description: `test ${name}` });
-  expect(r.status, JSON.stringify(r.body)).toBe(201);
-  expect(r.body.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
-  await fetch(`${env.WEBHOOK_RECEIVER}/__register`, {
-    method: "POST",
-    body: JSON.stringify({ name, secret: r.body.secret }),
-  });
-  if (plan) await command(name, plan);
-  return { name, id: r.body.subscriberId };
-}
-
-async function command(name, plan, always500 = false) {
-  await fetch(`${env.WEBHOOK_RECEIVER}/__plan`, {
-    method: "POST",
-    body: JSON.stringify({ name, plan, always500 }),
-  });
 }
 
 async function received(name) {
@@ -59,34 +26,6 @@ async function received(name) {
 
 async function disable(sub) {
   await api("POST", `/admin/webhooks/subscribers/${sub.id}/disable`, { reason: "test over" });
-}
-
-/** An Email Service `message.bounced` (hard) for `recipient`, put on the events queue. */
-async function bounce(recipient, { eventId = crypto.randomUUID(), type = "hard", messageId } = {}) {
-  const event = {
-    type: "cf.email.sending.message.bounced",
-    source: { type: "email.sending", zoneId: "023e105f4ecef8ad9ca31a8372d0c353", domain: "example.com" },
-    payload: {
-      eventId,
-      messageId: messageId ?? `msg-${eventId}`,
-      sender: "bookings@example.com",
-      recipient,
-      subject: "Your stay is confirmed",
-      terminal: true,
-      delivery: { status: "bounced", smtpStatusCode: "550", smtpResponse: "550 5.1.1 User unknown" },
-      bounce: { type, classification: type === "hard" ? "permanent_failure" : "temporary_failure", reason: "550 5.1.1 User unknown" },
-    },
-    metadata: { eventSchemaVersion: 1, eventTimestamp: new Date().toISOString() },
-  };
-  await env.EMAIL_EVENTS.send(event);
-  return event;
-}
-
-async function deliveriesOf(subId) {
-  return rows(
-    "SELECT delivery_id, event_id, status, attempts, budget_from, redrives FROM webhook_deliveries WHERE subscriber_id = ? ORDER BY created_at_ms",
-    subId,
-  );
 }
 
 async function attemptsOf(deliveryId) {
@@ -171,8 +110,8 @@ describe("outbound webhooks", () => {
 
   it("500 twice then 200: delivered on the third attempt, each attempt recorded, the same webhook-id each time", async () => {
     // The 200 comes with a 3 MB body: only its first bytes are read and kept.
-    const sub = await subscribe(["email.bounced"], ["500", "500", "big"]);
-    await bounce(`${unique("guest")}@example.net`);
+    const sub = await subscribe(["email.bounced"], { plan: ["500", "500", "big"] });
+    await emailBounced(`${unique("guest")}@example.net`);
     const got = await eventually(async () => {
       const list = await received(sub.name);
       expect(list).toHaveLength(3);
@@ -202,15 +141,10 @@ describe("outbound webhooks", () => {
 
   it("always 500: dead after the ceiling, the owner alerted once; a redrive delivers once with the same id; a second redrive is refused", async () => {
     const sub = await subscribe(["email.bounced"]);
-    await command(sub.name, [], true);
-    await bounce(`${unique("guest")}@example.net`);
-    await bounce(`${unique("guest")}@example.net`);
-    const dead = await eventually(async () => {
-      const ds = await deliveriesOf(sub.id);
-      expect(ds).toHaveLength(2);
-      expect(ds.every((x) => x.status === "dead")).toBe(true);
-      return ds;
-    }, { ms: 40_000, every: 200 });
+    await receiverPlan(sub.name, [], true);
+    await emailBounced(`${unique("guest")}@example.net`);
+    await emailBounced(`${unique("guest")}@example.net`);
+    const dead = await deliveriesSettled(sub.id, 2, "dead");
     expect(dead.map((x) => x.attempts)).toEqual([4, 4]);
     const attempts = await attemptsOf(dead[0].delivery_id);
     expect(attempts.map((a) => a.outcome)).toEqual(["retry", "retry", "retry", "dead"]);
@@ -224,7 +158,7 @@ describe("outbound webhooks", () => {
     });
     expect(alerts[0].to_addr).toBe("owner@example.com");
 
-    await command(sub.name, [], false);
+    await receiverPlan(sub.name, [], false);
     const first = dead[0];
     const redriven = await api("POST", "/admin/webhooks/redrive", { deliveryId: first.delivery_id });
     expect(redriven).toEqual({ status: 200, body: { redriven: [first.delivery_id], count: 1, more: false } });
@@ -274,8 +208,8 @@ describe("outbound webhooks", () => {
   }, 90_000);
 
   it("410 Gone: the subscriber is disabled, the owner alerted, nothing more is sent to it", async () => {
-    const sub = await subscribe(["email.bounced"], ["410"]);
-    await bounce(`${unique("guest")}@example.net`);
+    const sub = await subscribe(["email.bounced"], { plan: ["410"] });
+    await emailBounced(`${unique("guest")}@example.net`);
     await eventually(async () => {
       const s = await api("GET", "/admin/webhooks/subscribers");
       const me = s.body.subscribers.find((x) => x.subscriberId === sub.id);
@@ -290,20 +224,16 @@ describe("outbound webhooks", () => {
     });
     const [d] = await deliveriesOf(sub.id);
     expect(d.status).toBe("cancelled");
-    await bounce(`${unique("guest")}@example.net`);
+    await emailBounced(`${unique("guest")}@example.net`);
     await new Promise((r) => setTimeout(r, 2500));
     expect(await received(sub.name)).toHaveLength(1);
     expect(await deliveriesOf(sub.id)).toHaveLength(1);
   }, 40_000);
 
   it("429 with Retry-After, then a receiver slower than the time bound, then 200: both retried, the timeout recorded without a status", async () => {
-    const sub = await subscribe(["email.bounced"], ["429:1", "slow:4000"]);
-    await bounce(`${unique("guest")}@example.net`);
-    const [delivery] = await eventually(async () => {
-      const ds = await deliveriesOf(sub.id);
-      expect(ds[0].status).toBe("delivered");
-      return ds;
-    }, { ms: 25_000, every: 200 });
+    const sub = await subscribe(["email.bounced"], { plan: ["429:1", "slow:4000"] });
+    await emailBounced(`${unique("guest")}@example.net`);
+    const [delivery] = await deliveriesSettled(sub.id, 1, "delivered", { ms: 25_000 });
     const attempts = await attemptsOf(delivery.delivery_id);
     expect(attempts.map((a) => [a.status_code, a.outcome])).toEqual([
       [429, "retry"],
@@ -316,13 +246,9 @@ describe("outbound webhooks", () => {
   }, 60_000);
 
   it("a redirect or another 4xx is not followed or hammered: dead after 3 attempts", async () => {
-    const sub = await subscribe(["email.bounced"], ["302", "400", "400", "400"]);
-    await bounce(`${unique("guest")}@example.net`);
-    const [delivery] = await eventually(async () => {
-      const ds = await deliveriesOf(sub.id);
-      expect(ds[0].status).toBe("dead");
-      return ds;
-    }, { ms: 25_000, every: 200 });
+    const sub = await subscribe(["email.bounced"], { plan: ["302", "400", "400", "400"] });
+    await emailBounced(`${unique("guest")}@example.net`);
+    const [delivery] = await deliveriesSettled(sub.id, 1, "dead", { ms: 25_000 });
     const attempts = await attemptsOf(delivery.delivery_id);
     expect(attempts.map((a) => [a.status_code, a.outcome])).toEqual([
       [302, "retry"],
@@ -401,8 +327,8 @@ describe("outbound webhooks", () => {
 
     // 2. Duplicate: a second message of the same delivery while the first attempt is in progress
     //    (the receiver takes 1 s) waits for it and then finds it delivered: one POST.
-    const slow = await subscribe(["email.bounced"], ["slow:1000"]);
-    await bounce(`${unique("guest")}@example.net`);
+    const slow = await subscribe(["email.bounced"], { plan: ["slow:1000"] });
+    await emailBounced(`${unique("guest")}@example.net`);
     const [pending] = await eventually(async () => {
       const ds = await deliveriesOf(slow.id);
       expect(ds).toHaveLength(1);
@@ -421,8 +347,8 @@ describe("outbound webhooks", () => {
     // 3. Stale dead letter: a delivery dead in budget 0, redriven (budget 1) while the receiver
     //    still fails; a dead letter of budget 0 arriving now changes nothing.
     const failing = await subscribe(["email.bounced"]);
-    await command(failing.name, [], true);
-    await bounce(`${unique("guest")}@example.net`);
+    await receiverPlan(failing.name, [], true);
+    await emailBounced(`${unique("guest")}@example.net`);
     const [dead] = await eventually(async () => {
       const ds = await deliveriesOf(failing.id);
       expect(ds[0]?.status).toBe("dead");
@@ -435,7 +361,7 @@ describe("outbound webhooks", () => {
     await new Promise((r) => setTimeout(r, 1500));
     const [still] = await deliveriesOf(failing.id);
     expect(still).toMatchObject({ status: "pending", redrives: 1 });
-    await command(failing.name, [], false);
+    await receiverPlan(failing.name, [], false);
     await eventually(async () => {
       const [d] = await deliveriesOf(failing.id);
       expect(d).toMatchObject({ status: "delivered", redrives: 1 });
@@ -486,7 +412,7 @@ describe("outbound webhooks", () => {
       body: JSON.stringify({ url: "https://hooks.example.com/in" }),
     });
     expect(noToken.status).toBe(401);
-    const wrongMethod = await SELF.fetch("https://engine.test/admin/webhooks/redrive", { headers: AUTH });
+    const wrongMethod = await SELF.fetch("https://engine.test/admin/webhooks/redrive", { headers: OPERATOR });
     expect(wrongMethod.status).toBe(405);
     const ok = await api("POST", "/admin/webhooks/subscribers", { url: `${env.WEBHOOK_RECEIVER}/hook/nobody`, eventTypes: ["checkout.held", "*"] });
     expect(ok.status).toBe(201);
@@ -508,8 +434,8 @@ describe("outbound webhooks", () => {
     await env.DB.prepare(
       "INSERT INTO emails (dedupe_key, kind, audience, to_addr, subject, rank, status, provider, provider_message_id, message_id, attempts, created_at_ms, updated_at_ms) VALUES (?, 'booking_confirmation', 'client', ?, 's', 1, 'sent', 'cloudflare', ?, '<m@example.com>', 1, 0, 0)",
     ).bind(`booking_confirmation:${unique("BK")}`, who, `<${messageId}>`).run();
-    const e = await bounce(who, { messageId });
-    await bounce(who, { eventId: e.payload.eventId, messageId });
+    const e = await emailBounced(who, { messageId });
+    await emailBounced(who, { eventId: e.payload.eventId, messageId });
     await eventually(async () => {
       const s = await rows("SELECT reason, source, detail FROM suppressions WHERE email = ?", who);
       expect(s).toEqual([{ reason: "hard_bounce", source: "email_service_event", detail: "550 5.1.1 User unknown" }]);
@@ -546,7 +472,7 @@ describe("outbound webhooks", () => {
     expect((await received(sub.name)).map((x) => JSON.parse(x.body).data.reason)).toEqual(["hard_bounce", "complaint"]);
 
     const soft = `${unique("guest")}@example.net`;
-    const s = await bounce(soft, { type: "soft" });
+    const s = await emailBounced(soft, { type: "soft" });
     await env.EMAIL_EVENTS.send({ type: "cf.email.sending.message.bounced", payload: { eventId: "bad", recipient: "not an address" } });
     await eventually(async () => {
       const raw = await rows("SELECT status FROM raw_events WHERE source = 'email_service' AND event_id = ?", s.payload.eventId);
