@@ -58,6 +58,18 @@ describe("liteAPI webhook", () => {
       expect(await retry.json()).toMatchObject({ status: "accepted", instanceId: instanceIdFor(d.eventId) });
       await handedOver(d.bookingId);
       expect(await rows("SELECT status FROM raw_events WHERE event_id = ?", d.eventId)).toEqual([{ status: "started" }]);
+      // The journey this retry started shares the D1 binding the count below watches: let it reach
+      // its first sleep (or its end) so none of its own calls land in the count.
+      // Locally a sleeping instance still reads "running", so "settled" is: its finished steps
+      // (the local runtime's step outputs) unchanged for two seconds.
+      const handle = await env.JOURNEY.get(instanceIdFor(d.eventId));
+      let steps = -1;
+      for (let still = 0; still < 10; ) {
+        const now = ((await handle.status()).__LOCAL_DEV_STEP_OUTPUTS ?? []).length;
+        still = now === steps ? still + 1 : 0;
+        steps = now;
+        await new Promise((r) => setTimeout(r, 200));
+      }
 
       // Another duplicate, now of a started event: "duplicate" after one D1 call (the batch
       // that stores or finds the row), nothing created.
