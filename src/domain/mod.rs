@@ -29,6 +29,7 @@ pub mod outbox;
 pub mod ownership;
 pub mod parse_error;
 pub mod payment_proof;
+pub mod refund_ask;
 pub mod release;
 pub mod reminders;
 pub mod render;

@@ -115,7 +115,12 @@ pub async fn claim_start(
              WHERE source = ?1 AND event_id = ?2 AND status = 'received' \
                AND (start_lease_until_ms IS NULL OR start_lease_until_ms <= ?3)",
         )
-        .bind(&[s(source.as_str()), s(event_id), n(now_ms), n(START_LEASE_MS)])?
+        .bind(&[
+            s(source.as_str()),
+            s(event_id),
+            n(now_ms),
+            n(START_LEASE_MS),
+        ])?
         .run()
         .await?;
     Ok(changes(&r) == 1)
