@@ -239,7 +239,8 @@ pub struct RecordRow {
     pub client_reference: Option<String>,
     pub source: String,
     pub partner: Option<String>,
-    /// When the row was first written (inserts never overwrite), ms UTC.
+    /// When the row was first written (a booking's `created_at_ms`, a checkout attempt's
+    /// `attempted_at_ms`: the arrival of the event that wrote it; inserts never overwrite), ms UTC.
     pub created_at_ms: i64,
 }
 
@@ -256,11 +257,11 @@ pub async fn compensation_records(
         return Ok(Vec::new());
     }
     db.prepare(
-        "SELECT * FROM (SELECT 'checkout' AS kind, client_reference, source, partner, created_at_ms FROM checkout_attempts \
+        "SELECT * FROM (SELECT 'checkout' AS kind, client_reference, source, partner, attempted_at_ms AS created_at_ms FROM checkout_attempts \
          WHERE prebook_id = ?1) \
          UNION ALL SELECT * FROM (SELECT 'booking', client_reference, source, partner, created_at_ms FROM bookings WHERE booking_id = ?2) \
          UNION ALL SELECT * FROM (SELECT 'booking', client_reference, source, partner, created_at_ms FROM bookings WHERE prebook_id = ?1) \
-         UNION ALL SELECT * FROM (SELECT 'checkout', client_reference, source, partner, created_at_ms FROM checkout_attempts \
+         UNION ALL SELECT * FROM (SELECT 'checkout', client_reference, source, partner, attempted_at_ms FROM checkout_attempts \
          WHERE client_reference = ?3 LIMIT 20) \
          UNION ALL SELECT * FROM (SELECT 'booking', client_reference, source, partner, created_at_ms FROM bookings \
          WHERE client_reference = ?3 LIMIT 20)",
