@@ -12,6 +12,7 @@ import {
   paidSession,
   postLink,
   queuedEmail,
+  recordCheckout,
   refundLinks,
   refundPosts,
   runLiteapiEvent,
@@ -22,9 +23,12 @@ import { adminCookie, adminPage, rows, runOutbox, sweep } from "../e2e/helpers.m
 const DAY = 86_400_000;
 const OPERATOR = { authorization: "Bearer test-operator-token-0123456789abcdef", "content-type": "application/json" };
 
-/** A paid checkout the supplier then failed: its refund waits for the owner. */
+/**
+ * A paid checkout (its prebook recorded first, which the payment proof needs) the supplier then
+ * failed: its refund waits for the owner.
+ */
 async function waitingRefund() {
-  const c = checkout();
+  const c = await recordCheckout(checkout());
   await runStripeEvent(paidSession(c));
   const out = await runLiteapiEvent(bookErrorBody(c));
   expect(out.failed).toEqual([]);
