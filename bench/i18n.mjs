@@ -71,7 +71,7 @@ const variants = {
   },
   icalendar: {
     // Measured for the record, not used: the Worker writes its calendar parts itself
-    // (src/domain/calendar.rs says why).
+    // (src/domain/email/calendar.rs says why).
     deps: `icalendar = { version = "=0.17.17", default-features = false }`,
     body: `
       use icalendar::{Component, EventLike};
@@ -160,7 +160,7 @@ function table({ sizes, render }) {
     `| translations (${sizes.locales} files locales/*.ftl, compiled into the Worker as text) | ${kb(sizes.ftlRaw)} | ${kb(sizes.ftlGzip)} |`,
     `| message library (fluent-bundle + unic-langid + CLDR plural rules), alone in a wasm32 cdylib | ${kb(sizes.fluent.raw)} | ${kb(sizes.fluent.gzip)} |`,
     `| for comparison: rust-i18n (YAML lookup, no plurals, no number formats), alone in a wasm32 cdylib | ${kb(sizes.rustI18n.raw)} | ${kb(sizes.rustI18n.gzip)} |`,
-    `| for comparison: the icalendar 0.17.17 crate (no parser), not used — the Worker's own writer is src/domain/calendar.rs | ${kb(sizes.icalendar.raw)} | ${kb(sizes.icalendar.gzip)} |`,
+    `| for comparison: the icalendar 0.17.17 crate (no parser), not used — the Worker's own writer is src/domain/email/calendar.rs | ${kb(sizes.icalendar.raw)} | ${kb(sizes.icalendar.gzip)} |`,
   ];
   lines.push(`| Worker wasm before the guest's language and calendar (c1d9b2b, measured once) | ${kb(BEFORE.raw)} | ${kb(BEFORE.gzip)} |`);
   if (sizes.worker) {

@@ -20,7 +20,7 @@ const KIND_SQL = "CASE r WHEN 0 THEN 'checkin_day' WHEN 1 THEN 'booking_confirma
 const RANK_NAME_SQL = "CASE r WHEN 0 THEN 'urgent' WHEN 1 THEN 'booking' WHEN 2 THEN 'service' ELSE 'marketing' END";
 
 // Rows i = ?1 … ?2; rank (7i + 3) mod 4, so ranks interleave and the first rank-0 item is not the
-// oldest row. email_json has the shape of domain::email::OutgoingEmail (camelCase).
+// oldest row. email_json has the shape of domain::outbox::outgoing::OutgoingEmail (camelCase).
 const FILL = `
 WITH RECURSIVE s(i) AS (SELECT ?1 UNION ALL SELECT i + 1 FROM s WHERE i < ?2),
      t(i, r) AS (SELECT i, (7 * i + 3) % 4 FROM s)

@@ -944,7 +944,7 @@ ${sizeLine(costSize)}.
 
 ## 5. Hotel time zone lookup (coordinates → IANA zone)
 
-\`src/domain/tz_lookup.rs\`, measured by \`node bench/tz.mjs\` (provenance, licence and method:
+\`src/domain/timezone/tz_lookup.rs\`, measured by \`node bench/tz.mjs\` (provenance, licence and method:
 docs/timezone-data.md). Accuracy is against a held-out table (npm \`city-timezones\`, used only here).
 
 ${table(tzHeaders, tzRows)}
@@ -1049,7 +1049,7 @@ ${analysis.join("\n")}
   build/index_bg.wasm, host lookup time from the \`#[ignore]\`d test
   \`bench_lookup_time_and_accuracy\` in tests/host/tz_lookup.rs (release profile, opt-level "z" as in the Worker, LTO off, 500,000
   lookups of fixed pseudo-random points), accuracy on every city of npm \`city-timezones\` with a
-  zone (offsets from src/domain/tzdb.rs on both dates). The wasm "before" is the one-off measurement of
+  zone (offsets from src/domain/timezone/tzdb.rs on both dates). The wasm "before" is the one-off measurement of
   docs/timezone-data.md.
 - **Cost per booking.** Measured, not counted: bench/cost.bench.mjs runs each scenario inside
   workerd against the counting Worker of bench/cost/entry.mjs, which imports the real build and

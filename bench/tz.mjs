@@ -1,4 +1,4 @@
-// `node bench/tz.mjs`: figures for the coordinates → IANA time zone lookup (src/domain/tz_lookup.rs),
+// `node bench/tz.mjs`: figures for the coordinates → IANA time zone lookup (src/domain/timezone/tz_lookup.rs),
 // printed as a table (and as JSON with --json). Measurements only: nothing here is a pass/fail test,
 // though each figure is printed next to the bound the time-zone work set for it.
 //
@@ -28,7 +28,7 @@ const pct = (x) => `${(100 * x).toFixed(2)} %`;
 const mark = (ok) => (ok ? "✓" : "✗");
 
 // 1. Sizes.
-const dataDir = join(root, "src", "domain", "tz_lookup");
+const dataDir = join(root, "src", "domain", "timezone", "tz_lookup");
 const files = ["quadtree.dat", "zones.txt"].map((f) => readFileSync(join(dataDir, f)));
 const data = Buffer.concat(files);
 const sizes = { dataRaw: data.length, dataGzip: gz(data) };

@@ -1,5 +1,5 @@
 // `node scripts/gen-tz-data.mjs`: regenerates the coordinates → IANA time zone data that
-// src/domain/tz_lookup.rs compiles into the Worker (`include_bytes!`). Run it by hand after
+// src/domain/timezone/tz_lookup.rs compiles into the Worker (`include_bytes!`). Run it by hand after
 // updating the devDependency `@photostructure/tz-lookup`; the output is committed, so neither the
 // build nor setup downloads or generates anything.
 //
@@ -7,8 +7,8 @@
 // timezone-boundary-builder, ODbL-1.0 — see docs/timezone-data.md). Its single file `tz.js` holds
 // a quadtree as one string `X` and the zone names as an array `T`; both are copied verbatim:
 //
-//   src/domain/tz_lookup/quadtree.dat  the string X (ASCII, two characters per node code)
-//   src/domain/tz_lookup/zones.txt     the names of T, one per line, in order
+//   src/domain/timezone/tz_lookup/quadtree.dat  the string X (ASCII, two characters per node code)
+//   src/domain/timezone/tz_lookup/zones.txt     the names of T, one per line, in order
 //   tests/fixtures/tz_lookup_golden.csv the package's own answers at 2,000 fixed points (tests)
 //
 // Before writing, the script checks that every code points inside the tree or at a zone, and
@@ -97,7 +97,7 @@ writeFileSync(
   `# latitude,longitude,zone: answers of ${pkg.name}@${pkg.version} (scripts/gen-tz-data.mjs)\n${golden.join("\n")}\n`,
 );
 
-const out = join(root, "src", "domain", "tz_lookup");
+const out = join(root, "src", "domain", "timezone", "tz_lookup");
 mkdirSync(out, { recursive: true });
 writeFileSync(join(out, "quadtree.dat"), X);
 writeFileSync(join(out, "zones.txt"), T.join("\n") + "\n");

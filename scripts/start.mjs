@@ -10,7 +10,7 @@ function portFree(port, what) {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once("error", (e) =>
-      reject(new Error(`port ${port} (${what}) is in use (${e.code}): stop whatever holds it, or choose another port (see README "Two commands")`)),
+      reject(new Error(`port ${port} (${what}) is in use (${e.code}): stop whatever holds it, or choose another port (see README "What runs locally")`)),
     );
     server.listen(port, "127.0.0.1", () => server.close(resolve));
   });

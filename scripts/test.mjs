@@ -7,6 +7,7 @@ import { readFileSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { root, nodeBin, toolEnv, step, run } from "./lib.mjs";
 import { measureUpload } from "./size-check.mjs";
+import { checkHelpers, checkProductionConfig } from "./production-check.mjs";
 
 // Set up whatever is missing first (one Node process, so Ctrl-C / SIGTERM reach this script's own
 // handlers and its children are stopped with it).
@@ -30,7 +31,7 @@ await step("build the Worker", () => run("node", [join(root, "scripts", "build.m
 
 // The upload size budget (bytes, not time): counted as one test, so a Worker grown past it fails
 // `npm test` while every other test still runs and reports.
-const sizeFailures = [];
+const checkFailures = [];
 await step("upload size within its budget (wrangler deploy --dry-run)", () => {
   const s = measureUpload();
   const line = `gzip ${s.gzipKiB.toFixed(2)} KiB of ${s.budgetKiB.toFixed(1)} KiB (upload ${s.totalKiB.toFixed(2)} KiB)`;
@@ -39,9 +40,26 @@ await step("upload size within its budget (wrangler deploy --dry-run)", () => {
     return line;
   }
   failed += 1;
-  sizeFailures.push(`the upload is over its size budget: ${line}`);
+  checkFailures.push(`the upload is over its size budget: ${line}`);
   process.stderr.write(`✗ over budget: ${line}\n`);
   return "over budget";
+});
+
+// The production configuration docs/operating.md tells the operator to deploy (wrangler.toml with
+// the guide's production values applied), deployed as a dry run: counted as one test, like the
+// size budget, so every other test still runs and reports when it fails.
+await step("the deploy guide's production configuration (wrangler deploy --dry-run)", () => {
+  try {
+    checkHelpers();
+    const s = checkProductionConfig();
+    passed += 1;
+    return `${s.settings} production values applied, gzip ${s.gzipKiB.toFixed(2)} KiB`;
+  } catch (e) {
+    failed += 1;
+    checkFailures.push(`the deploy guide's production configuration: ${e.message.split("\n")[0]}`);
+    process.stderr.write(`✗ ${e.message}\n`);
+    return "failed";
+  }
 });
 
 // Seven runs of the same Worker: Cloudflare Email Service as the main provider, then Resend (a
@@ -60,7 +78,7 @@ const runs = [
   ["end-to-end tests inside workerd, what waits for the owner: reminders, backlog, hotel time, digest (vitest)", "vitest.loops.config.mjs", "vitest-loops-report.json"],
   ["query plans inside workerd: no common path scans a growing D1 table (vitest)", "vitest.plans.config.mjs", "vitest-plans-report.json"],
 ];
-const failures = [...sizeFailures];
+const failures = [...checkFailures];
 for (const [title, config, reportName] of runs) {
   // Not `step`: a failing run must not end the script, so the next run still runs and the summary
   // line below counts both.

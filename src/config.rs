@@ -4,12 +4,12 @@
 //! Parsing is pure (it takes a lookup function), so its rules are host-tested; the shell passes a
 //! closure over `worker::Env`.
 
+use crate::domain::event::ownership::{parse_partner_secrets, PartnerSecret};
 use crate::domain::event::EmailAddress;
 use crate::domain::marketing::MarketingPolicy;
+use crate::domain::outbox::smtp::{SmtpTimeouts, TlsMode};
 use crate::domain::outbox::{Backoff, Pacing};
-use crate::domain::ownership::{parse_partner_secrets, PartnerSecret};
 use crate::domain::render::Branding;
-use crate::domain::smtp::{SmtpTimeouts, TlsMode};
 
 /// D1 database binding.
 pub const DB_BINDING: &str = "DB";
@@ -36,9 +36,13 @@ pub const EMAIL_EVENTS_QUEUE: &str = "booking-email-email-events";
 /// Name of the single outbox instance.
 pub const OUTBOX_NAME: &str = "outbox";
 
+mod admin;
 pub mod guard;
 pub mod replies;
+mod routes;
 mod smtp;
+
+pub use admin::MAX_ADMIN_SESSION_TTL_S;
 
 /// A feature the engine refuses to run with its configuration (the production guard,
 /// [`guard::apply`], or a secret list that cannot be used): the feature is off, the rest of the
@@ -104,8 +108,8 @@ pub struct Config {
     /// `OUTBOX_GAP_MIN_MS` / `OUTBOX_GAP_MAX_MS`: client pacing.
     pub pacing: Pacing,
     /// `OUTBOX_CATCHUP_MIN_GAP_MS` (20 000) / `OUTBOX_CATCHUP_MAX_MS` (6 h): the bounds of a
-    /// catch-up the owner may allow ([`crate::domain::backlog::CatchUp`]).
-    pub catch_up: crate::domain::backlog::CatchUpLimits,
+    /// catch-up the owner may allow ([`crate::domain::outbox::backlog::CatchUp`]).
+    pub catch_up: crate::domain::outbox::backlog::CatchUpLimits,
     /// `OUTBOX_MAX_ATTEMPTS`, `OUTBOX_RETRY_BASE_MS`, `OUTBOX_RETRY_CAP_MS`.
     pub backoff: Backoff,
     /// `OWNER_EMAIL`: where owner alerts go.
@@ -128,7 +132,7 @@ pub struct Config {
     /// `GENERIC_WEBHOOK_SECRETS` (secret): the generic source's partners and their Standard
     /// Webhooks secrets, `name=whsec_…` (several per name during rotation) or an unnamed
     /// `whsec_…` (partner `default`), comma or space separated
-    /// ([`crate::domain::ownership::parse_partner_secrets`]). Empty when the list is refused
+    /// ([`crate::domain::event::ownership::parse_partner_secrets`]). Empty when the list is refused
     /// (listed in [`Config::refused`]).
     pub generic_partners: Vec<PartnerSecret>,
     /// `RESEND_WEBHOOK_SECRETS` (secret): Resend's webhook secrets (`whsec_…`), comma or space
@@ -187,7 +191,7 @@ pub struct Config {
     pub marketing: MarketingPolicy,
     /// Compensation (`COMPENSATION_REFUND_POLICY`): who refunds a paid booking the supplier
     /// failed — `owner` (default: one-click links) or `automatic`.
-    pub refund_policy: crate::domain::compensation::RefundPolicy,
+    pub refund_policy: crate::domain::payment::compensation::RefundPolicy,
     /// How long a compensation whose payment is not known yet waits for the payment record
     /// before going on without it (`COMPENSATION_PAYMENT_WAIT_MS`, ms, default 600 000 = 10 min).
     pub compensation_payment_wait_ms: i64,
@@ -296,49 +300,6 @@ fn address(
     })
 }
 
-/// Longest admin session, seconds (30 days); `ADMIN_SESSION_TTL_S` is clamped to 1 s … this.
-pub const MAX_ADMIN_SESSION_TTL_S: i64 = 30 * 86_400;
-
-/// The admin's settings. Never fails the whole configuration: a malformed `ADMIN_ACCOUNTS`,
-/// `ADMIN_LOGIN_*` or `ADMIN_SESSION_TTL_S` turns sign-in off (`accounts_error` says why, for the
-/// log), while webhooks and email keep running.
-fn admin_config(get: &impl Fn(&str) -> Option<String>) -> crate::domain::admin::AdminConfig {
-    use crate::domain::admin::{limiter::LoginLimits, password, AdminConfig};
-    let d = AdminConfig::default();
-    let mut errors: Vec<String> = Vec::new();
-    let mut num = |name: &'static str, default: i64| match number(get, name, default) {
-        Ok(v) => v.max(1),
-        Err(e) => {
-            errors.push(e.to_string());
-            default
-        }
-    };
-    let limits = LoginLimits {
-        max_per_account: num("ADMIN_LOGIN_MAX_PER_ACCOUNT", d.limits.max_per_account),
-        max_per_ip: num("ADMIN_LOGIN_MAX_PER_IP", d.limits.max_per_ip),
-        window_s: num("ADMIN_LOGIN_WINDOW_S", d.limits.window_s),
-    };
-    let session_ttl_s = num("ADMIN_SESSION_TTL_S", d.session_ttl_s).min(MAX_ADMIN_SESSION_TTL_S);
-    let raw = get("ADMIN_ACCOUNTS").unwrap_or_default();
-    let accounts = match password::parse_accounts(raw.trim()) {
-        Ok(a) => a,
-        Err(e) => {
-            errors.push(format!("ADMIN_ACCOUNTS is invalid: {e}"));
-            Vec::new()
-        }
-    };
-    AdminConfig {
-        accounts_error: (!errors.is_empty()).then(|| errors.join("; ")),
-        accounts: if errors.is_empty() {
-            accounts
-        } else {
-            Vec::new()
-        },
-        session_ttl_s,
-        limits,
-    }
-}
-
 impl Config {
     /// Parses the configuration; `get(name)` returns a var or secret by name.
     pub fn parse(get: impl Fn(&str) -> Option<String>) -> Result<Self, ConfigError> {
@@ -422,17 +383,17 @@ impl Config {
             liteapi_webhook_token: text(&get, "LITEAPI_WEBHOOK_TOKEN")?.unwrap_or_default(),
             max_webhook_body_bytes: number(&get, "MAX_WEBHOOK_BODY_BYTES", 262_144usize)?,
             pacing,
-            catch_up: crate::domain::backlog::CatchUpLimits {
+            catch_up: crate::domain::outbox::backlog::CatchUpLimits {
                 min_gap_ms: number(
                     &get,
                     "OUTBOX_CATCHUP_MIN_GAP_MS",
-                    crate::domain::backlog::CatchUpLimits::DEFAULT.min_gap_ms,
+                    crate::domain::outbox::backlog::CatchUpLimits::DEFAULT.min_gap_ms,
                 )?
                 .max(1_000),
                 max_duration_ms: number(
                     &get,
                     "OUTBOX_CATCHUP_MAX_MS",
-                    crate::domain::backlog::CatchUpLimits::DEFAULT.max_duration_ms,
+                    crate::domain::outbox::backlog::CatchUpLimits::DEFAULT.max_duration_ms,
                 )?
                 .max(60_000),
             },
@@ -504,7 +465,7 @@ impl Config {
             },
             refund_policy: match text(&get, "COMPENSATION_REFUND_POLICY")? {
                 None => Default::default(),
-                Some(v) => crate::domain::compensation::RefundPolicy::parse(&v).ok_or_else(|| {
+                Some(v) => crate::domain::payment::compensation::RefundPolicy::parse(&v).ok_or_else(|| {
                     ConfigError::Invalid {
                         name: "COMPENSATION_REFUND_POLICY",
                         reason: format!("{v:?} is neither \"owner\" nor \"automatic\""),
@@ -533,7 +494,7 @@ impl Config {
                 }
             },
             webhook_timeout_ms: number(&get, "WEBHOOK_TIMEOUT_MS", 10_000u64)?,
-            admin: admin_config(&get),
+            admin: admin::settings(&get),
             replies: replies::parse(&get)?,
             webhook_allow_http_loopback: matches!(
                 text(&get, "WEBHOOK_ALLOW_HTTP_LOOPBACK")?.as_deref(),
@@ -547,73 +508,9 @@ impl Config {
 }
 
 impl Config {
-    /// The outbox's routes as its policy sees them: the configured main provider, whether SMTP
-    /// failover is configured, and the pauses on record (ms UTC).
-    pub fn availability(
-        &self,
-        main_paused_until_ms: Option<i64>,
-        smtp_paused_until_ms: Option<i64>,
-    ) -> crate::domain::outbox::Availability {
-        use crate::domain::outbox::{Availability, Provider};
-        Availability {
-            main: match self.main_provider {
-                MainProvider::Cloudflare => Provider::Cloudflare,
-                MainProvider::Resend { .. } => Provider::Resend,
-            },
-            main_paused_until_ms,
-            smtp_configured: self.smtp.is_some(),
-            smtp_paused_until_ms,
-            owner_route: false,
-            owner_route_paused_until_ms: None,
-        }
-    }
-
-    /// The settings a pause of `provider`'s route blames, as `(variable, value)` pairs in a fixed
-    /// order (`crate::domain::outbox::check_pause`): SMTP its host, port, TLS mode, user, password
-    /// and our sender; Resend its key, base URL and our sender; Cloudflare Email Service our sender;
-    /// the owner route the owner's address and our sender. Secrets are passed as they are and
-    /// only ever hashed.
-    pub fn route_settings(
-        &self,
-        provider: crate::domain::outbox::Provider,
-    ) -> crate::domain::outbox::RouteSettings {
-        use crate::domain::outbox::Provider;
-        let sender = ("SENDER_EMAIL", self.branding.from.as_str().to_string());
-        match provider {
-            Provider::Cloudflare => vec![("MAIN_PROVIDER", "cloudflare".into()), sender],
-            Provider::Resend => match &self.main_provider {
-                MainProvider::Resend { api_key, base_url } => vec![
-                    ("MAIN_PROVIDER", "resend".into()),
-                    ("RESEND_API_KEY", api_key.clone()),
-                    ("RESEND_BASE_URL", base_url.clone()),
-                    sender,
-                ],
-                MainProvider::Cloudflare => vec![("MAIN_PROVIDER", "cloudflare".into()), sender],
-            },
-            Provider::Smtp => match &self.smtp {
-                Some(smtp) => {
-                    let (user, password) = smtp.credentials.clone().unwrap_or_default();
-                    vec![
-                        ("SMTP_HOST", smtp.host.clone()),
-                        ("SMTP_PORT", smtp.port.to_string()),
-                        ("SMTP_TLS", format!("{:?}", smtp.tls)),
-                        ("SMTP_USERNAME", user),
-                        ("SMTP_PASSWORD", password),
-                        sender,
-                    ]
-                }
-                None => vec![("SMTP_HOST", String::new()), sender],
-            },
-            Provider::OwnerRoute => vec![
-                ("OWNER_EMAIL", self.owner_email.as_str().to_string()),
-                sender,
-            ],
-        }
-    }
-
     /// The content lock of this configuration (`PUBLIC_BASE_URL`, `INTERNAL_NAMES`).
-    pub fn content_lock(&self) -> crate::domain::content_lock::ContentLock {
-        crate::domain::content_lock::ContentLock::from_config(
+    pub fn content_lock(&self) -> crate::domain::email::content_lock::ContentLock {
+        crate::domain::email::content_lock::ContentLock::from_config(
             &self.public_base_url,
             &self.internal_names,
         )

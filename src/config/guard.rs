@@ -13,7 +13,7 @@
 //! Pure: the shell logs the list and answers from it.
 
 use super::{Config, ConfigError, Refusal};
-use crate::domain::ownership::PartnerSecret;
+use crate::domain::event::ownership::PartnerSecret;
 
 /// Shortest signing key or operator token accepted in production, bytes (256 bits: HMAC-SHA-256
 /// keys shorter than the hash add nothing, and a bearer token must not be guessable).
@@ -140,7 +140,7 @@ fn host_is_loopback(host: &str) -> bool {
 /// the value with or without a `whsec_` prefix (a published Stripe secret stripped of its prefix
 /// is no secret either).
 fn is_published(name: &str, value: &str) -> bool {
-    use crate::domain::secret::standard_webhooks_key;
+    use crate::domain::basics::secret::standard_webhooks_key;
     if value.is_empty() {
         return false;
     }
@@ -309,7 +309,7 @@ pub(super) fn apply(cfg: &mut Config, public_base_given: bool) {
     }
     if let Some(smtp) = &cfg.smtp {
         if smtp.credentials.is_some()
-            && smtp.tls == crate::domain::smtp::TlsMode::Off
+            && smtp.tls == crate::domain::outbox::smtp::TlsMode::Off
             && !host_is_loopback(&smtp.host)
         {
             cfg.smtp = None;

@@ -2,7 +2,7 @@
 //! purpose).
 
 use super::ConfigError;
-use crate::domain::smtp::SmtpTimeouts;
+use crate::domain::outbox::smtp::SmtpTimeouts;
 
 /// The SMTP timeouts, ms, each defaulting to RFC 5321 §4.5.3.2 ([`SmtpTimeouts::DEFAULT`]) and
 /// checked against a Durable Object alarm's wall-clock limit.
@@ -19,9 +19,11 @@ pub(super) fn timeouts(get: &impl Fn(&str) -> Option<String>) -> Result<SmtpTime
     .validated()
     .map_err(|e| ConfigError::Invalid {
         name: match &e {
-            crate::domain::smtp::SmtpTimeoutError::Zero { name }
-            | crate::domain::smtp::SmtpTimeoutError::LongerThanConversation { name, .. } => name,
-            crate::domain::smtp::SmtpTimeoutError::LongerThanAlarm { .. } => {
+            crate::domain::outbox::smtp::SmtpTimeoutError::Zero { name }
+            | crate::domain::outbox::smtp::SmtpTimeoutError::LongerThanConversation {
+                name, ..
+            } => name,
+            crate::domain::outbox::smtp::SmtpTimeoutError::LongerThanAlarm { .. } => {
                 "SMTP_CONVERSATION_MAX_MS"
             }
         },

@@ -3,81 +3,39 @@
 //! Nothing in `domain` (or `sources`) may touch `worker`, `js_sys` or `wasm_bindgen`: every function
 //! takes its inputs — including `now` and any randomness — as arguments and returns a value, so the
 //! whole core runs under plain `cargo test` on the host. `tests/host/core_is_pure.rs` enforces this.
+//!
+//! The core is grouped by concern, one folder each. A folder may use the folders listed before it,
+//! never one after it, and only those its `mod.rs` lists on its `May use:` line
+//! (`tests/host/src_layout.rs` checks both; `docs/code-map.md` maps every file):
+//!
+//! | folder | what lives there |
+//! |---|---|
+//! | [`basics`] | building blocks that know nothing of bookings: JSON reading, the parse error, supplier text, NFC, stable sorting, secret comparison |
+//! | [`event`] | canonical events (what every supplier adapter produces), deterministic ids, who may act on what |
+//! | [`timezone`] | hotel and airport time: the IANA database, coordinates → zone, local wall-clock time → instant |
+//! | [`i18n`] | the guest's language: Fluent messages, CLDR dates and money |
+//! | [`email`] | what an email is: kinds, ranks, audiences, statuses, dedupe keys; its calendar part and reservation markup; the content lock's rules |
+//! | [`journey`] | a booking's journey: stored booking kinds and statuses, when scheduled emails go, change detection |
+//! | [`payment`] | around a guest's payment: unfinished checkouts and card-testing holds, the owner's one-click links, compensation after a supplier failure, the proof of a payment |
+//! | [`webhooks`] | outbound webhooks: event types, envelopes, signing, what each receiver answer means, what each event says |
+//! | [`inbound`] | mail that comes back: a guest's reply read, its reply address signed and checked |
+//! | [`admin`] | the owner's admin and the operator API: passwords, sessions, the sign-in limit, a booking's timeline, operator requests |
+//! | [`outbox`] | sending: pacing, routes and failover, what a refusal means, intent at the send turn, the backlog, the email that travels, Resend and SMTP rules |
+//! | [`marketing`] | marketing rules (caps, suppression), the campaign request, one-click unsubscribe |
+//! | [`sweeper`] | the sweeper's decisions: cut-offs, the owner's daily digest, reminders and recalls, sends moved to hotel time |
+//! | [`render`] | every email and page the engine writes, and the MIME bytes for SMTP |
 
-pub mod action_token;
 pub mod admin;
-pub mod backlog;
-pub mod booking;
-pub mod calendar;
-pub mod checkout;
-pub mod compensation;
-pub mod content_lock;
-pub mod digest;
+pub mod basics;
 pub mod email;
 pub mod event;
 pub mod i18n;
-pub mod ids;
 pub mod inbound;
-pub mod intent;
-pub mod json;
+pub mod journey;
 pub mod marketing;
-pub mod marketing_email;
-pub mod markup;
-pub mod nfc;
-pub mod operator;
 pub mod outbox;
-pub mod ownership;
-pub mod parse_error;
-pub mod payment_proof;
-pub mod refund_ask;
-pub mod release;
-pub mod reminders;
+pub mod payment;
 pub mod render;
-pub mod replan;
-pub mod reply_token;
-pub mod resend;
-pub mod schedule;
-pub mod secret;
-pub mod smtp;
-pub mod snapshot;
-pub mod sort;
-pub mod sweep;
-pub mod text;
+pub mod sweeper;
 pub mod timezone;
-pub mod tz_lookup;
-pub mod tzdb;
-pub mod unsubscribe;
-pub mod webhook_events;
 pub mod webhooks;
-
-/// At most `max` bytes of `s`, cut on a char boundary (for quotes in messages and stored details).
-pub(crate) fn cut_bytes(s: &str, max: usize) -> &str {
-    &s[..s.floor_char_boundary(max)]
-}
-
-/// `as_str` / `parse` / `Display` of a closed set whose stored names strum derives
-/// (`IntoStaticStr` + `EnumString`): the names live in one place, the enum's strum attributes.
-/// `parse` answers `None` for a name this build does not know.
-macro_rules! stored_names {
-    ($name:ident) => {
-        impl $name {
-            /// The stored name (D1 columns, JSON, dedupe keys, step names); never changes once
-            /// released.
-            pub fn as_str(self) -> &'static str {
-                self.into()
-            }
-
-            /// Inverse of `as_str`; `None` for an unknown name.
-            pub fn parse(name: &str) -> Option<Self> {
-                name.parse().ok()
-            }
-        }
-
-        impl std::fmt::Display for $name {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str(self.as_str())
-            }
-        }
-    };
-}
-pub(crate) use stored_names;

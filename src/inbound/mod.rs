@@ -13,9 +13,9 @@
 //! accepted, so the sending server keeps it and tries again instead of it being lost.
 
 use crate::config::DB_BINDING;
+use crate::domain::inbound::reply_token;
 use crate::domain::inbound::{self, Filing, Unmatched};
 use crate::domain::render::conversation::{owner_guest_message, BookingFacts, GuestMessage};
-use crate::domain::reply_token;
 use crate::outbox::client;
 use crate::platform;
 use crate::store;
@@ -28,7 +28,7 @@ pub async fn receive(message: &ForwardableEmailMessage, env: &Env) -> Result<()>
     let cfg = platform::config_or_err(env)?;
     let now = platform::now_ms();
     let replies = &cfg.replies;
-    let envelope_to = crate::domain::text::header_value(&message.to(), 254);
+    let envelope_to = crate::domain::basics::text::header_value(&message.to(), 254);
     let raw_size = message.raw_size().max(0.0) as u64;
     let raw = read_at_most(message, replies.limits.read_max_bytes).await?;
     let read = inbound::read(&raw, &message.from(), raw_size.max(raw.len() as u64));

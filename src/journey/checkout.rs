@@ -2,20 +2,20 @@
 //! payment form), so the engine infers it. A checkout attempt (`booking.prebook`) is recorded; the journey sleeps until
 //! `CHECKOUT_FOLLOW_UP_MS` (20 minutes) after *that* attempt — a target computed from the event's
 //! receipt time, never from a clock read after the sleep — then decides once
-//! (`domain::checkout::decide`): booked / paid / a newer attempt → nothing; card-testing pattern →
+//! (`domain::payment::checkout::decide`): booked / paid / a newer attempt → nothing; card-testing pattern →
 //! a hold for the owner with one-click actions, no customer email; no contact → nothing; else one
 //! honest "your booking wasn't completed, nothing was charged" email.
 
 use super::workflow::{Step, StepConfig};
 use super::{config, deliver, rust_err, Delivery, JourneyOutput};
 use crate::config::{Config, DB_BINDING};
-use crate::domain::action_token::{self, OwnerAction};
-use crate::domain::checkout::{
+use crate::domain::basics::text::step_part;
+use crate::domain::event::{CheckoutAttempt, JourneyParams, PaymentOutcome, PaymentUpdate};
+use crate::domain::payment::action_token::{self, OwnerAction};
+use crate::domain::payment::checkout::{
     self, AttemptFacts, CheckoutInput, CheckoutOutcome, RiskReason, Thresholds,
 };
-use crate::domain::event::{CheckoutAttempt, JourneyParams, PaymentOutcome, PaymentUpdate};
 use crate::domain::render::{self, guard::guarded};
-use crate::domain::text::step_part;
 use crate::store;
 use crate::store::checkout::AttemptRow;
 use serde::{Deserialize, Serialize};
@@ -338,7 +338,7 @@ pub async fn payment_updated(
     }
     // A compensation that opened before this payment was known resumes its refund now.
     if p.outcome.is_paid() {
-        let emails: Vec<crate::domain::email::OutgoingEmail> = {
+        let emails: Vec<crate::domain::outbox::outgoing::OutgoingEmail> = {
             let (env, p, claimant) = (env.clone(), p.clone(), params.event_id.to_string());
             step.run(
                 &format!(

@@ -7,12 +7,12 @@
 use super::workflow::{Step, StepConfig};
 use super::{config, deliver, rust_err, Delivery, JourneyOutput};
 use crate::config::DB_BINDING;
-use crate::domain::cut_bytes;
-use crate::domain::email::OutgoingEmail;
-use crate::domain::intent::utc_day;
+use crate::domain::basics::text::cut_bytes;
+use crate::domain::basics::text::step_part;
+use crate::domain::journey::schedule::ScheduledKind;
+use crate::domain::outbox::intent::utc_day;
+use crate::domain::outbox::outgoing::OutgoingEmail;
 use crate::domain::render::{self, JourneyFailure};
-use crate::domain::schedule::ScheduledKind;
-use crate::domain::text::step_part;
 use crate::platform::now_ms;
 use crate::store;
 use crate::store::schedule::SendStatus;
@@ -134,7 +134,7 @@ async fn record_in_d1(env: &Env, failed: &Failed, error: &str) -> Result<bool> {
                 now,
             )
             .await?;
-            let email_kind = crate::domain::intent::email_kind(*kind);
+            let email_kind = crate::domain::outbox::intent::email_kind(*kind);
             store::emails::mark_failed(&db, None, booking, email_kind.as_str(), error, now).await?;
         }
     }

@@ -5,15 +5,15 @@
 use super::workflow::{Step, StepConfig};
 use super::{config, deliver_once, known_booking, rust_err, JourneyOutput};
 use crate::config::DB_BINDING;
-use crate::domain::calendar::Method;
-use crate::domain::email::OutgoingEmail;
+use crate::domain::basics::text::step_part;
+use crate::domain::email::calendar::Method;
 use crate::domain::event::{BookingRef, FlightBooking, FlightChange, FlightSegment, JourneyParams};
 use crate::domain::i18n::Lang;
-use crate::domain::intent::Intent;
+use crate::domain::journey::schedule::segment_times;
+use crate::domain::journey::snapshot::flight_snapshot;
+use crate::domain::outbox::intent::Intent;
+use crate::domain::outbox::outgoing::OutgoingEmail;
 use crate::domain::render::{self, guard::guarded, SegmentView};
-use crate::domain::schedule::segment_times;
-use crate::domain::snapshot::flight_snapshot;
-use crate::domain::text::step_part;
 use crate::store;
 use crate::store::bookings::FactsUpdate;
 use worker::{Env, Result};
@@ -120,7 +120,7 @@ pub async fn booked(
     // Withdrawn if the order is cancelled before its turn; the version does not matter.
     email.intent = Some(Intent::default());
     deliver_once(step, env, email, params.received_at_ms, &mut out).await;
-    let confirmed = crate::domain::webhook_events::flight_confirmed(
+    let confirmed = crate::domain::webhooks::events::flight_confirmed(
         f,
         params.source,
         params.event_id.as_str(),
@@ -152,7 +152,7 @@ fn apply_change(segments: &[FlightSegment], change: &FlightChange) -> Vec<Flight
     }
     // Travel order is by the real instant of departure: local wall-clock times of different zones
     // do not compare (an airport without a known zone sorts by its local time as if UTC).
-    crate::domain::sort::sort_by_key(&mut next, |s| {
+    crate::domain::basics::sort::sort_by_key(&mut next, |s| {
         segment_times(s)
             .0
             .map(|t| t.naive_utc())
@@ -242,7 +242,9 @@ pub async fn schedule_changed(
                         moment_ms: change
                             .added
                             .iter()
-                            .filter_map(|seg| crate::domain::schedule::segment_times(seg).0)
+                            .filter_map(|seg| {
+                                crate::domain::journey::schedule::segment_times(seg).0
+                            })
                             .map(|t| t.timestamp_millis())
                             .min(),
                         ..Intent::default()

@@ -1,6 +1,6 @@
 //! Least authority in the journeys: an event acts only on bookings (and checkouts, and
 //! compensations) of its own owner — its source and, for the generic source, the partner whose
-//! key signed it (`crate::domain::ownership`).
+//! key signed it (`crate::domain::event::ownership`).
 //!
 //! - Follow-up events (hotel confirmation number, check-in instructions, amendment, cancellation,
 //!   schedule change, status change) are checked by [`follow_up`] in a step of their own before
@@ -20,10 +20,10 @@
 use super::workflow::{Step, StepConfig};
 use super::{config, deliver, rust_err, JourneyOutput};
 use crate::config::DB_BINDING;
+use crate::domain::basics::text::step_part;
+use crate::domain::event::ownership::Verdict;
 use crate::domain::event::{BookingFailure, JourneyParams, SupplierEvent};
-use crate::domain::ownership::Verdict;
 use crate::domain::render;
-use crate::domain::text::step_part;
 use crate::store;
 use worker::{Env, Result};
 
@@ -165,7 +165,7 @@ pub(super) async fn refuse(
                 store::raw_events::mark_refused(&db, p.source, p.event_id.as_str(), &reason2)
                     .await?;
                 let cfg = config(&env2)?;
-                let day = crate::domain::intent::utc_day(p.received_at_ms);
+                let day = crate::domain::outbox::intent::utc_day(p.received_at_ms);
                 let alert = render::owner_foreign_event(
                     &p.owner(),
                     &record2,

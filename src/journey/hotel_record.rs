@@ -1,16 +1,16 @@
 //! Recording a hotel booking event (the first step of `super::hotel::booked`): insert the booking,
 //! or refresh its facts under a new journey version, mark the booking a rebook replaces, settle
 //! its language — and none of it when the booking, the one it replaces or its checkout belongs to
-//! another source or partner (`crate::domain::ownership`). One D1 read and one D1 write on the
+//! another source or partner (`crate::domain::event::ownership`). One D1 read and one D1 write on the
 //! common path.
 
 use super::rust_err;
 use crate::config::DB_BINDING;
-use crate::domain::booking::BookingStatus;
+use crate::domain::event::ownership::{Owner, Verdict};
 use crate::domain::event::HotelBooking;
 use crate::domain::i18n::{locale, Lang};
-use crate::domain::ownership::{Owner, Verdict};
-use crate::domain::snapshot::hotel_snapshot;
+use crate::domain::journey::booking::BookingStatus;
+use crate::domain::journey::snapshot::hotel_snapshot;
 use crate::store;
 use crate::store::bookings::FactsUpdate;
 use serde::{Deserialize, Serialize};

@@ -22,15 +22,15 @@ mod hotel_zone;
 pub mod workflow;
 
 use crate::config::DB_BINDING;
-use crate::domain::booking::{BookingKind, BookingStatus};
-use crate::domain::email::OutgoingEmail;
+use crate::domain::basics::text::step_part;
+use crate::domain::email::markup;
 use crate::domain::event::{
     Cancellation, FlightBooking, HotelBooking, JourneyParams, SupplierEvent,
 };
-use crate::domain::markup;
+use crate::domain::journey::booking::{BookingKind, BookingStatus};
+use crate::domain::outbox::outgoing::OutgoingEmail;
 use crate::domain::render::{self, guard::guarded};
-use crate::domain::text::step_part;
-use crate::domain::webhook_events;
+use crate::domain::webhooks::events;
 use crate::domain::webhooks::Publication;
 pub use crate::outbox::client::{deliver, Delivery};
 use crate::store;
@@ -167,7 +167,7 @@ async fn run(step: &Step, env: &Env, params: &JourneyParams) -> Result<JourneyOu
         params.event_id.as_str(),
     );
     let updated = |id: &str| {
-        vec![webhook_events::booking_updated(
+        vec![events::booking_updated(
             id,
             source,
             event_id,
@@ -183,7 +183,7 @@ async fn run(step: &Step, env: &Env, params: &JourneyParams) -> Result<JourneyOu
         SupplierEvent::CheckoutStarted(_) | SupplierEvent::PaymentUpdated(_) => out
             .emails
             .iter()
-            .filter_map(|(key, _)| webhook_events::checkout_fact(key, at))
+            .filter_map(|(key, _)| events::checkout_fact(key, at))
             .collect(),
         _ => Vec::new(),
     };
@@ -216,7 +216,7 @@ pub(crate) async fn publish(step: &Step, env: &Env, ps: Vec<Publication>, out: &
         return;
     };
     worker::console_error!("journey: {name} failed: {e}");
-    let error = crate::domain::cut_bytes(&e.to_string(), 300).to_string();
+    let error = crate::domain::basics::text::cut_bytes(&e.to_string(), 300).to_string();
     out.failed.push((name, error.clone()));
     let env3 = env.clone();
     let alerted: Result<bool> = step
@@ -233,7 +233,7 @@ pub(crate) async fn publish(step: &Step, env: &Env, ps: Vec<Publication>, out: &
                     event_type.as_str(),
                     &event_id,
                     &error,
-                    &crate::domain::intent::utc_day(now),
+                    &crate::domain::outbox::intent::utc_day(now),
                     &cfg.owner_email,
                     &cfg.branding,
                 )
@@ -284,7 +284,8 @@ pub(crate) async fn guest_branding(
 /// every pending scheduled send skips), then one cancellation email to the guest and one alert to
 /// the owner.
 /// The calendar method of a cancellation's parts.
-const CANCEL: crate::domain::calendar::Method = crate::domain::calendar::Method::Cancel;
+const CANCEL: crate::domain::email::calendar::Method =
+    crate::domain::email::calendar::Method::Cancel;
 
 async fn cancelled(
     step: &Step,
@@ -383,7 +384,7 @@ async fn cancelled(
     for email in emails {
         deliver_once(step, env, email, params.received_at_ms, &mut out).await;
     }
-    let cancelled = webhook_events::booking_cancelled(
+    let cancelled = events::booking_cancelled(
         c,
         params.source,
         params.event_id.as_str(),
@@ -423,7 +424,9 @@ async fn status_changed(
             let Some(row) = store::bookings::get(&db, &id).await? else {
                 return Ok(None);
             };
-            if let crate::domain::ownership::Verdict::Foreign { reason } = row.verdict(&actor) {
+            if let crate::domain::event::ownership::Verdict::Foreign { reason } =
+                row.verdict(&actor)
+            {
                 return Ok(Some(reason));
             }
             if !row.is_closed() {

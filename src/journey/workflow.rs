@@ -7,9 +7,9 @@
 //! retry config, `sleepUntil`): <https://developers.cloudflare.com/workflows/build/workers-api/>.
 
 use crate::config::JOURNEY_BINDING;
+use crate::domain::event::ids::InstanceId;
+use crate::domain::event::ownership::Owner;
 use crate::domain::event::{EventId, JourneyParams, SupplierEvent, PARAMS_VERSION};
-use crate::domain::ids::InstanceId;
-use crate::domain::ownership::Owner;
 use crate::store::raw_events::{self, RawEventStatus};
 use js_sys::{Function, Object, Promise, Reflect};
 use serde::{de::DeserializeOwned, Serialize};
@@ -279,7 +279,7 @@ impl Step {
 
     /// `step.sleepUntil(name, date)`: suspends the instance until `at_ms` (UTC ms since epoch).
     /// The platform caps one sleep at 365 days; callers chunk longer waits
-    /// (`domain::schedule::sleep_chunks`). A target in the past returns at once.
+    /// (`domain::journey::schedule::sleep_chunks`). A target in the past returns at once.
     pub async fn sleep_until(&self, name: &str, at_ms: i64) -> Result<()> {
         let date = js_sys::Date::new(&JsValue::from_f64(at_ms as f64));
         let promise = Promise::resolve(

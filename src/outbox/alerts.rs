@@ -6,7 +6,8 @@
 use super::queue::Row;
 use super::Outbox;
 use crate::config::Config;
-use crate::domain::email::{Audience, DedupeKey, EmailStatus, OutgoingEmail};
+use crate::domain::email::{Audience, DedupeKey, EmailStatus};
+use crate::domain::outbox::outgoing::OutgoingEmail;
 use crate::domain::outbox::{AfterPause, Provider, ProviderPause};
 use crate::domain::render;
 use crate::platform::rust_err;
@@ -40,8 +41,10 @@ impl Outbox {
         if row.budget_from > 0 {
             let key = format!("{}#{}", alert.dedupe_key, row.budget_from);
             if let Some(k) = DedupeKey::from_stored(&key) {
-                alert.message_id =
-                    crate::domain::ids::message_id_for(k.as_str(), cfg.branding.from.domain());
+                alert.message_id = crate::domain::event::ids::message_id_for(
+                    k.as_str(),
+                    cfg.branding.from.domain(),
+                );
                 alert.dedupe_key = k;
             }
         }

@@ -1,4 +1,4 @@
-//! The backlog, seen from the queue: the forecast of `crate::domain::backlog` fed with counts the
+//! The backlog, seen from the queue: the forecast of `crate::domain::outbox::backlog` fed with counts the
 //! indexes give (`queue_ready` per rank, `queue_time_bound` for the emails with a moment), the
 //! owner's alert when time-bound guest email is forecast to miss its moment (one a UTC day), and
 //! the catch-up the owner may allow (`POST /pace`).
@@ -13,8 +13,8 @@
 use super::storage::StateKey;
 use super::Outbox;
 use crate::config::Config;
-use crate::domain::backlog::{self, CatchUp, Forecast, QueueNow, TimeBound};
 use crate::domain::email::{Audience, Rank};
+use crate::domain::outbox::backlog::{self, CatchUp, Forecast, QueueNow, TimeBound};
 use crate::domain::outbox::{choose_provider, ProviderChoice};
 use crate::domain::render;
 use crate::platform::rust_err;
@@ -54,7 +54,7 @@ impl Outbox {
         self.set_state(StateKey::FastSlotAtMs, 0)
     }
 
-    /// The forecast at `now` (see `crate::domain::backlog` for the formula), every rank counted.
+    /// The forecast at `now` (see `crate::domain::outbox::backlog` for the formula), every rank counted.
     pub(super) fn forecast(&self, cfg: &Config, now: i64) -> Result<Forecast> {
         self.forecast_of(cfg, now, Rank::Marketing)
     }
@@ -105,7 +105,7 @@ impl Outbox {
             ),
             vec![],
         )?;
-        crate::domain::sort::sort_by_key(&mut rows, |r| (r.rank, r.seq));
+        crate::domain::basics::sort::sort_by_key(&mut rows, |r| (r.rank, r.seq));
         let mut out = Vec::with_capacity(rows.len());
         // Within one rank: the count up to the previous candidate, carried forward.
         let mut carried: Option<(i64, i64, u64)> = None;

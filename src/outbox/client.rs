@@ -2,8 +2,8 @@
 //! `outbox`): JSON over the stub's `fetch`.
 
 use crate::config::{DB_BINDING, OUTBOX_BINDING, OUTBOX_NAME};
-use crate::domain::email::OutgoingEmail;
-use crate::domain::intent::SkipReason;
+use crate::domain::outbox::intent::SkipReason;
+use crate::domain::outbox::outgoing::OutgoingEmail;
 use crate::platform::ErrorBody;
 use crate::store;
 use serde::{Deserialize, Serialize};
@@ -99,7 +99,7 @@ fn with_reply_address(
     at_ms: i64,
 ) -> Option<(OutgoingEmail, String)> {
     use crate::domain::email::Audience;
-    use crate::domain::reply_token;
+    use crate::domain::inbound::reply_token;
     let booking = email.booking_id.as_deref()?;
     if !replies.enabled() || email.audience != Audience::Client || email.reply_to.is_some() {
         return None;

@@ -1,12 +1,13 @@
-//! Intent at the send turn (`crate::domain::intent`): a booking-bound guest email is re-checked
+//! Intent at the send turn (`crate::domain::outbox::intent`): a booking-bound guest email is re-checked
 //! against the booking in D1 just before it may reach a provider, and a cancellation withdraws a
 //! booking's queued emails at once (`POST /withdraw`). Email without intent (owner alerts, the
 //! cancellation notice, checkout and marketing email) is never held or withdrawn here.
 
 use super::queue::Row;
 use super::Outbox;
-use crate::domain::email::{EmailStatus, OutgoingEmail};
-use crate::domain::intent::{decide, Intent, SendDecision, SkipReason};
+use crate::domain::email::EmailStatus;
+use crate::domain::outbox::intent::{decide, Intent, SendDecision, SkipReason};
+use crate::domain::outbox::outgoing::OutgoingEmail;
 use crate::platform::now_ms;
 use crate::store;
 use serde::{Deserialize, Serialize};

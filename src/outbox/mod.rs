@@ -76,7 +76,7 @@ pub use maintenance::{HeldAnswer, HeldRequest, PruneAnswer, PruneRequest};
 pub use send::SendFailure;
 
 use crate::config::Config;
-use crate::domain::email::OutgoingEmail;
+use crate::domain::outbox::outgoing::OutgoingEmail;
 use crate::platform::{now_ms, ErrorBody};
 use queue::Redrive;
 use serde::{Deserialize, Serialize};
@@ -195,7 +195,7 @@ impl DurableObject for Outbox {
             (Method::Post, "/enqueue") => {
                 // Parsed from the text, not `req.json()`: OutgoingEmail and everything in it is
                 // already deserialised from JSON text elsewhere, and a second (JS-value) parser
-                // for the same types is wasm bytes for nothing (`crate::domain::json`).
+                // for the same types is wasm bytes for nothing (`crate::domain::basics::json`).
                 let email: OutgoingEmail = match serde_json::from_str(&req.text().await?) {
                     Ok(e) => e,
                     Err(e) => return invalid(format!("invalid email: {e}"), None),
@@ -261,7 +261,7 @@ impl DurableObject for Outbox {
             (Method::Post, "/rearm") => {
                 let now = now_ms();
                 let alarm = self.state.storage().get_alarm().await?;
-                let fault = crate::domain::sweep::alarm_fault(alarm, now, self.busy.get());
+                let fault = crate::domain::sweeper::alarm_fault(alarm, now, self.busy.get());
                 let at = self.rearm(now).await?;
                 let repaired = fault.filter(|_| at.is_some());
                 Response::from_json(&serde_json::json!({
@@ -269,7 +269,7 @@ impl DurableObject for Outbox {
                     "alarmAtMs": at,
                     "fault": repaired.map(|f| f.as_str()),
                     "stuckSinceMs": match repaired {
-                        Some(crate::domain::sweep::AlarmFault::Stuck { since_ms }) => Some(since_ms),
+                        Some(crate::domain::sweeper::AlarmFault::Stuck { since_ms }) => Some(since_ms),
                         _ => None,
                     },
                 }))
@@ -372,7 +372,7 @@ impl DurableObject for Outbox {
                 let catch_up = if body.stop {
                     None
                 } else {
-                    match crate::domain::backlog::CatchUp::new(
+                    match crate::domain::outbox::backlog::CatchUp::new(
                         body.gap_ms.unwrap_or(0),
                         body.duration_ms.unwrap_or(0),
                         now,
@@ -382,10 +382,10 @@ impl DurableObject for Outbox {
                         Ok(c) => Some(c),
                         Err(e) => {
                             let field = match e {
-                                crate::domain::backlog::CatchUpError::Gap { .. } => "gapMs",
-                                crate::domain::backlog::CatchUpError::Duration { .. } => {
-                                    "durationMs"
-                                }
+                                crate::domain::outbox::backlog::CatchUpError::Gap { .. } => "gapMs",
+                                crate::domain::outbox::backlog::CatchUpError::Duration {
+                                    ..
+                                } => "durationMs",
                             };
                             return invalid(e.to_string(), Some(field));
                         }

@@ -11,7 +11,8 @@
 use super::storage::StateKey;
 use super::Outbox;
 use crate::config::Config;
-use crate::domain::email::{Audience, EmailKind, EmailStatus, OutgoingEmail};
+use crate::domain::email::{Audience, EmailKind, EmailStatus};
+use crate::domain::outbox::outgoing::OutgoingEmail;
 use crate::domain::outbox::{refused_alone_reason, ProbeVerdict, Provider};
 use crate::domain::render;
 use crate::platform::rust_err;

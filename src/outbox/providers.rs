@@ -2,9 +2,9 @@
 //! (<https://developers.cloudflare.com/email-service/api/send-emails/workers-api/>).
 //! Errors carry a `code` (`E_DAILY_LIMIT_EXCEEDED`, …) that the core classifies.
 
-use crate::domain::email::OutgoingEmail;
+use crate::domain::basics::text::{header_value, HEADER_MAX_CHARS, SUBJECT_MAX_CHARS};
+use crate::domain::outbox::outgoing::OutgoingEmail;
 use crate::domain::render::Branding;
-use crate::domain::text::{header_value, HEADER_MAX_CHARS, SUBJECT_MAX_CHARS};
 use wasm_bindgen::{JsCast, JsValue};
 use worker::{Env, Error};
 

@@ -8,10 +8,11 @@
 
 use super::storage::ValueRow;
 use super::Outbox;
-use crate::domain::email::{Audience, EmailStatus, OutgoingEmail, Rank};
-use crate::domain::intent::{Intent, SkipReason};
+use crate::domain::admin::release::OperatorDecision;
+use crate::domain::email::{Audience, EmailStatus, Rank};
+use crate::domain::outbox::intent::{Intent, SkipReason};
+use crate::domain::outbox::outgoing::OutgoingEmail;
 use crate::domain::outbox::{Provider, QueueFacts};
-use crate::domain::release::OperatorDecision;
 use serde::Deserialize;
 use worker::Result;
 

@@ -1,13 +1,13 @@
 //! `POST /release`: the operator's one decision on an email the content lock blocked
-//! (`crate::domain::release`). `release` → back in line (`queued`), and the gate skips the lock
+//! (`crate::domain::admin::release`). `release` → back in line (`queued`), and the gate skips the lock
 //! for it; `reject` → `skipped` for good. Recorded on the queue row (`operator_*` columns, and
 //! `last_error` naming who and why) and in D1 `emails`. A second decision, or one on an email that
 //! is not `blocked`, is answered 409 with the email's status and earlier decision.
 
 use super::{invalid, no_such_email, Outbox};
 use crate::config::DB_BINDING;
+use crate::domain::admin::release::{parse_release_request, OperatorDecision, ReleaseRequest};
 use crate::domain::email::EmailStatus;
-use crate::domain::release::{parse_release_request, OperatorDecision, ReleaseRequest};
 use crate::platform::{now_ms, ErrorBody};
 use crate::store;
 use serde::{Deserialize, Serialize};

@@ -1,18 +1,18 @@
 //! Resend as the main provider (`MAIN_PROVIDER = "resend"`): `POST {RESEND_BASE_URL}/emails` with
 //! the bearer key and the dedupe key as `Idempotency-Key` (<https://resend.com/docs/api-reference/emails/send-email>,
 //! <https://resend.com/docs/dashboard/emails/idempotency-keys>). Building the request and
-//! reading the answer are pure (`crate::domain::resend`); this file only does the `fetch`.
+//! reading the answer are pure (`crate::domain::outbox::resend`); this file only does the `fetch`.
 //!
 //! A lost answer (timeout, broken connection) is reported as `maybe_handed_over`: Resend may have
 //! taken the email. The outbox retries it with the same key and payload, which Resend answers with
 //! the first result instead of sending again (see `crate::domain::outbox::status_after_success`).
 
 use super::SendFailure;
-use crate::domain::email::OutgoingEmail;
 use crate::domain::marketing::Suppression;
+use crate::domain::outbox::outgoing::OutgoingEmail;
+use crate::domain::outbox::resend::{self, IDEMPOTENCY_HEADER};
 use crate::domain::outbox::ProviderErrorClass;
 use crate::domain::render::Branding;
-use crate::domain::resend::{self, IDEMPOTENCY_HEADER};
 use futures::future::{select, Either};
 use worker::{AbortController, Delay, Fetch, Headers, Method, Request, RequestInit};
 

@@ -223,7 +223,7 @@ impl Outbox {
             if let Err(e) = crate::store::repairs::record(
                 &db,
                 &key,
-                crate::domain::sweep::RepairKind::RouteLifted,
+                crate::domain::sweeper::RepairKind::RouteLifted,
                 provider.as_str(),
                 &reason,
                 now,
@@ -247,7 +247,7 @@ impl Outbox {
         at: i64,
     ) -> Result<()> {
         let event: &'static str = event.into();
-        let detail = crate::domain::text::header_value(detail, 1_000);
+        let detail = crate::domain::basics::text::header_value(detail, 1_000);
         self.exec(
             "INSERT INTO route_log (at_ms, route, event, detail) VALUES (?, ?, ?, ?)",
             vec![

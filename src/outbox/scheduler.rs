@@ -4,7 +4,7 @@
 //! re-arm the alarm for the next thing to do. What to do and when is
 //! decided by the policy (`crate::domain::outbox::{choose_provider, next_wake}`).
 //!
-//! An alarm may run 15 minutes at most (`crate::domain::smtp::ALARM_WALL_LIMIT_MS`): a hand-over
+//! An alarm may run 15 minutes at most (`crate::domain::outbox::smtp::ALARM_WALL_LIMIT_MS`): a hand-over
 //! is started only when its worst case fits in what is left of the alarm's budget; otherwise the
 //! email stays queued and the next alarm (armed a millisecond later) sends it with a fresh budget.
 //! The client pacing is counted from the end of a send, so a slow SMTP conversation postpones the

@@ -68,7 +68,7 @@ const MIGRATIONS: [&str; 15] = [
     "ALTER TABLE queue ADD COLUMN budget_from INTEGER NOT NULL DEFAULT 0",
     "ALTER TABLE queue ADD COLUMN maybe_handed_to TEXT",
     "ALTER TABLE queue ADD COLUMN maybe_handed_at_ms INTEGER",
-    // Intent (`crate::domain::intent`): the booking an email is withdrawn with, its plan version
+    // Intent (`crate::domain::outbox::intent`): the booking an email is withdrawn with, its plan version
     // and the moment it becomes pointless (ms UTC); NULL for email without intent.
     "ALTER TABLE queue ADD COLUMN intent_booking_id TEXT",
     "ALTER TABLE queue ADD COLUMN journey_version INTEGER",
@@ -80,7 +80,7 @@ const MIGRATIONS: [&str; 15] = [
     "ALTER TABLE queue ADD COLUMN operator_reason TEXT",
     // 1 while a row waits only because every route is paused (`queue.rs` `park_for_route`).
     "ALTER TABLE queue ADD COLUMN route_wait INTEGER NOT NULL DEFAULT 0",
-    // The moment a time-bound guest email should be out by, ms UTC (`crate::domain::backlog`).
+    // The moment a time-bound guest email should be out by, ms UTC (`crate::domain::outbox::backlog`).
     "ALTER TABLE queue ADD COLUMN moment_ms INTEGER",
     // The providers (`Provider::bit`) that refused this row for a reason of ours since its
     // attempt budget was last renewed (`send.rs`: a second such refusal counts).

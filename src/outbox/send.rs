@@ -11,8 +11,10 @@ use super::queue::{AttemptOutcome, Row};
 use super::{providers, resend, smtp, Outbox};
 use crate::config::{Config, MainProvider};
 use crate::domain::email::Audience;
-use crate::domain::email::{EmailStatus, OutgoingEmail};
+use crate::domain::email::EmailStatus;
 use crate::domain::marketing::Suppression;
+use crate::domain::outbox::outgoing::OutgoingEmail;
+use crate::domain::outbox::smtp::ALARM_BUDGET_MS;
 use crate::domain::outbox::{
     after_pause, choose_owner_route, choose_provider, classify_cloudflare_code, judge_probe,
     merge_maybe_handed_over, status_after_success, stop_after_uncertain, AfterFailure, AfterPause,
@@ -20,7 +22,6 @@ use crate::domain::outbox::{
     ProviderErrorClass, ProviderPause, Verdict,
 };
 use crate::domain::render;
-use crate::domain::smtp::ALARM_BUDGET_MS;
 use crate::platform::{now_ms, random_u64};
 use worker::Result;
 

@@ -18,20 +18,20 @@
 //! [`send_over`] / [`send_over_starttls`] are generic over the byte stream so host tests drive the
 //! real library against a scripted server; [`send`] connects a `worker::Socket` (wasm only).
 
+pub use super::smtp_wire::Timer;
 use super::smtp_wire::{SharedTranscript, Wire};
 #[cfg(target_arch = "wasm32")]
 use crate::config::SmtpConfig;
-use crate::domain::outbox::ProviderErrorClass;
 #[cfg(target_arch = "wasm32")]
-use crate::domain::smtp::TlsMode;
-use crate::domain::smtp::{
+use crate::domain::outbox::smtp::TlsMode;
+use crate::domain::outbox::smtp::{
     classify_refusal, fault_name, HandOver, Reply, SmtpCommand, SmtpTimeouts,
 };
+use crate::domain::outbox::ProviderErrorClass;
 use async_smtp::authentication::{Credentials, Mechanism};
 use async_smtp::extension::ClientId;
 use async_smtp::{EmailAddress as SmtpAddress, Envelope, SendableEmail, SmtpClient, SmtpTransport};
 use std::future::Future;
-use std::pin::Pin;
 #[cfg(target_arch = "wasm32")]
 use tokio::io::BufStream;
 use tokio::io::{AsyncBufRead, AsyncWrite};
@@ -54,9 +54,6 @@ pub struct SmtpFailure {
     /// that timed out): what the owner is told about once a day.
     pub fault: String,
 }
-
-/// A timer: resolves after the given number of milliseconds.
-pub type Timer = dyn Fn(u64) -> Pin<Box<dyn Future<Output = ()>>>;
 
 /// Longest wait for the reply to QUIT after the message was accepted, ms: the email is the
 /// server's already, so a slow goodbye must not hold the outbox.

@@ -21,8 +21,7 @@
 //!
 //! It holds no worker types, so host tests drive the real library through it.
 
-use super::smtp::Timer;
-use crate::domain::smtp::{
+use crate::domain::outbox::smtp::{
     hand_over, normalize_reply_line, HandOver, Reply, ReplyLine, SmtpCommand, SmtpTimeouts,
 };
 use std::cell::RefCell;
@@ -33,6 +32,10 @@ use std::pin::Pin;
 use std::rc::Rc;
 use std::task::{ready, Context, Poll};
 use tokio::io::{AsyncBufRead, AsyncRead, AsyncWrite, ReadBuf};
+
+/// A timer: resolves after the given number of milliseconds (every deadline on the wire and of
+/// the conversation runs on one).
+pub type Timer = dyn Fn(u64) -> Pin<Box<dyn Future<Output = ()>>>;
 
 /// Longest reply line accepted, bytes (RFC 5321 §4.5.3.1.5 allows 512; servers exceed it).
 pub const MAX_REPLY_LINE: usize = 4_096;

@@ -27,7 +27,7 @@ pub(super) enum StateKey {
     SchemaVersion,
     /// While a catch-up runs: when the fast lane (urgent and booking email) opens again, ms UTC.
     FastSlotAtMs,
-    /// The catch-up's gap, ms (`crate::domain::backlog::CatchUp`); 0 or absent: none.
+    /// The catch-up's gap, ms (`crate::domain::outbox::backlog::CatchUp`); 0 or absent: none.
     CatchUpGapMs,
     /// The catch-up ends then, ms UTC.
     CatchUpUntilMs,

@@ -6,10 +6,11 @@
 use super::view::{ItemView, ITEM_COLUMNS};
 use super::Outbox;
 use crate::config::DB_BINDING;
-use crate::domain::email::{EmailStatus, OutgoingEmail};
+use crate::domain::email::EmailStatus;
 use crate::domain::marketing::Suppression;
+use crate::domain::outbox::outgoing::OutgoingEmail;
 use crate::domain::outbox::Provider;
-use crate::domain::webhook_events::{email_outcome, EmailFact};
+use crate::domain::webhooks::events::{email_outcome, EmailFact};
 use crate::platform::now_ms;
 use crate::store;
 

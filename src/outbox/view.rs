@@ -92,11 +92,11 @@ pub struct OutboxView {
     pub attempts: Vec<AttemptView>,
     /// The catch-up the owner allowed, while it runs.
     #[serde(default)]
-    pub catch_up: Option<crate::domain::backlog::CatchUp>,
+    pub catch_up: Option<crate::domain::outbox::backlog::CatchUp>,
     /// How long the queue takes to drain per rank, and the time-bound emails forecast to miss
-    /// their moment (`crate::domain::backlog`).
+    /// their moment (`crate::domain::outbox::backlog`).
     #[serde(default)]
-    pub forecast: Option<crate::domain::backlog::Forecast>,
+    pub forecast: Option<crate::domain::outbox::backlog::Forecast>,
     /// The routes' history, newest first (pauses and their causes, resumes, pauses lifted by a
     /// settings change, emails a route refused alone): the last [`ROUTE_HISTORY_SHOWN`] lines.
     #[serde(default)]

@@ -4,7 +4,7 @@
 
 use super::ErrorBody;
 use crate::config::ConfigError;
-use crate::domain::parse_error::ParseError;
+use crate::domain::basics::parse_error::ParseError;
 use worker::Response;
 
 /// An error a route answers with. [`AppError::into_response`] maps it to its status and the

@@ -1,7 +1,7 @@
 //! Publishing outbound webhook events: the D1 record of an event and one Cloudflare
 //! Queues message per subscriber that wants it, and redrive of dead deliveries. The consumers that
 //! deliver them are in `src/webhooks/`; the decisions (ids, signing, URL rules, retry schedule)
-//! are pure, in [`crate::domain::webhooks`] and [`crate::domain::webhook_events`].
+//! are pure, in [`crate::domain::webhooks`] and [`crate::domain::webhooks::events`].
 //!
 //! Publishing never happens on the supplier-webhook hot path: journeys publish from their own
 //! Workflow steps and the outbox from its D1 sync, so the answer to a supplier costs nothing more.

@@ -12,11 +12,11 @@
 
 use super::{config, Answer, AppError};
 use crate::config::DB_BINDING;
-use crate::domain::action_token::{self, OwnerAction, TokenError};
-use crate::domain::compensation::{
+use crate::domain::event::{CheckoutAttempt, EmailAddress};
+use crate::domain::payment::action_token::{self, OwnerAction, TokenError};
+use crate::domain::payment::compensation::{
     next_owner_round, parse_link_subject, CompensationRow, StepKind, StepRow, StepStatus,
 };
-use crate::domain::event::{CheckoutAttempt, EmailAddress};
 use crate::domain::render::{self, guard::guarded};
 use crate::journey::compensation::{self, OwnerRefund};
 use crate::outbox::client::deliver;
@@ -360,7 +360,7 @@ async fn refund_check(
         )
         .into());
     }
-    if !crate::domain::reminders::refund_link_current(generation, c.reminders_sent) {
+    if !crate::domain::sweeper::reminders::refund_link_current(generation, c.reminders_sent) {
         return Err(page(
             409,
             "This link is out of date",

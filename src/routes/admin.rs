@@ -1,5 +1,5 @@
 //! The operator API (`/admin/…`), JSON in and out, every route behind
-//! `Authorization: Bearer <OPERATOR_TOKEN>` ([`crate::domain::operator::check_bearer`], constant
+//! `Authorization: Bearer <OPERATOR_TOKEN>` ([`crate::domain::admin::operator::check_bearer`], constant
 //! time). An empty `OPERATOR_TOKEN` answers 503 `unavailable` (the API is off); a missing or wrong
 //! token 401 `unauthorized`.
 //!
@@ -7,10 +7,10 @@
 //!   "service", "environment": "production"|"development", "refused": [{"variable", "reason"}]}`,
 //!   every feature the configuration turned off and why ([`crate::config::guard`]).
 //! - `POST /admin/marketing/send`: one campaign to up to 200 recipients (body and reply in
-//!   [`crate::domain::marketing_email`]). Refused with 503 when `UNSUBSCRIBE_SIGNING_KEY` is empty
+//!   [`crate::domain::marketing::campaign`]). Refused with 503 when `UNSUBSCRIBE_SIGNING_KEY` is empty
 //!   or `PUBLIC_BASE_URL` was refused by the production guard, and with 500 `misconfigured` when
 //!   `PUBLIC_BASE_URL` is not `https://` (in development a loopback `http://` is allowed, see
-//!   [`base_url_allows_marketing`](crate::domain::marketing_email::base_url_allows_marketing)).
+//!   [`base_url_allows_marketing`](crate::domain::marketing::campaign::base_url_allows_marketing)).
 //!   Each recipient is checked against D1 `suppressions` (suppressed → `skipped`, not enqueued),
 //!   rendered with its own unsubscribe link and RFC 8058 headers, content-locked, then claimed in
 //!   D1 and enqueued through [`crate::outbox::client::deliver`] (dedupe key
@@ -23,7 +23,7 @@
 //!   `{"status":"queued","dedupeKey"}`, 404 `not_found`, 409 `conflict` when the email is not a
 //!   dead letter).
 //! - `POST /admin/outbox/release` `{"dedupeKey", "decision": "release"|"reject", "reason", "by"?}`:
-//!   the operator's one decision on an email the content lock blocked (`crate::domain::release`),
+//!   the operator's one decision on an email the content lock blocked (`crate::domain::admin::release`),
 //!   forwarded to the outbox (`POST https://outbox/release`): 200
 //!   `{"dedupeKey","decision","status","by","atMs"}`, 404 `not_found`, 409 `conflict` when the
 //!   email is not blocked or was already decided.
@@ -43,10 +43,12 @@
 use super::webhooks::read_limited;
 use super::{config, Answer, AppError};
 use crate::config::{Config, ConfigError, DB_BINDING, OUTBOX_BINDING, OUTBOX_NAME};
-use crate::domain::content_lock::{self, ContentLock};
+use crate::domain::admin::operator::{self, OperatorAuthError};
+use crate::domain::email::content_lock::{self, ContentLock};
 use crate::domain::email::Rank;
-use crate::domain::marketing_email::{self, Rejected, SendReport, Skipped};
-use crate::domain::operator::{self, OperatorAuthError};
+use crate::domain::marketing;
+use crate::domain::marketing::campaign::{Rejected, SendReport, Skipped};
+use crate::domain::render;
 use crate::outbox::client::{deliver, Delivery};
 use crate::platform::now_ms;
 use crate::store::campaigns::{self, Recorded};
@@ -105,7 +107,7 @@ pub async fn marketing_send(mut req: Request, env: &Env) -> Answer {
                 .into(),
         ));
     }
-    if !marketing_email::base_url_allows_marketing(&cfg.public_base_url) {
+    if !marketing::campaign::base_url_allows_marketing(&cfg.public_base_url) {
         return Err(AppError::Config(ConfigError::Invalid {
             name: "PUBLIC_BASE_URL",
             reason: format!(
@@ -115,10 +117,10 @@ pub async fn marketing_send(mut req: Request, env: &Env) -> Answer {
         }));
     }
     let body = read_limited(&mut req, MAX_SEND_BODY_BYTES).await?;
-    let request = marketing_email::parse_send_request(&body)?;
+    let request = marketing::campaign::parse_send_request(&body)?;
     let campaign = &request.campaign;
     let lock = ContentLock::from_config(&cfg.public_base_url, &cfg.internal_names);
-    marketing_email::check_content(&lock, campaign)?;
+    marketing::campaign::check_content(&lock, campaign)?;
 
     let db = env.d1(DB_BINDING)?;
     let now = now_ms();
@@ -152,7 +154,7 @@ pub async fn marketing_send(mut req: Request, env: &Env) -> Answer {
             });
             continue;
         }
-        let email = marketing_email::render(
+        let email = render::marketing::render(
             campaign,
             to,
             &cfg.public_base_url,
@@ -245,7 +247,7 @@ pub async fn outbox_release(mut req: Request, env: &Env) -> Answer {
     authorize(&req, env, &cfg).await?;
     let body = read_limited(&mut req, MAX_REDRIVE_BODY_BYTES).await?;
     // Parsed here for a clear 400 before the outbox is woken; the outbox parses the same body.
-    crate::domain::release::parse_release_request(&body)?;
+    crate::domain::admin::release::parse_release_request(&body)?;
     let body = String::from_utf8_lossy(&body).into_owned();
     forward(env, Method::Post, "/release", Some(body)).await
 }
@@ -315,7 +317,7 @@ pub async fn outbox_pace(mut req: Request, env: &Env) -> Answer {
     authorize(&req, env, &cfg).await?;
     let body = read_limited(&mut req, MAX_REDRIVE_BODY_BYTES).await?;
     let parsed: serde_json::Value =
-        crate::domain::json::from_body(&body).map_err(|e| AppError::BadRequest {
+        crate::domain::basics::json::from_body(&body).map_err(|e| AppError::BadRequest {
             message: format!("body is not JSON: {e}"),
             field: None,
         })?;
@@ -331,15 +333,15 @@ pub async fn compensations(req: Request, env: &Env) -> Answer {
     let cfg = config(env)?;
     authorize(&req, env, &cfg).await?;
     let url = req.url()?;
-    let group = match url.query_pairs().find(|(k, _)| k == "group") {
-        None => crate::domain::compensation::RefundGroup::Waiting,
-        Some((_, g)) => crate::domain::compensation::RefundGroup::parse(&g).ok_or_else(|| {
-            AppError::BadRequest {
-                message: format!("group {g:?} is not one of waiting, failed, running, done"),
-                field: Some("group".into()),
-            }
-        })?,
-    };
+    let group =
+        match url.query_pairs().find(|(k, _)| k == "group") {
+            None => crate::domain::payment::compensation::RefundGroup::Waiting,
+            Some((_, g)) => crate::domain::payment::compensation::RefundGroup::parse(&g)
+                .ok_or_else(|| AppError::BadRequest {
+                    message: format!("group {g:?} is not one of waiting, failed, running, done"),
+                    field: Some("group".into()),
+                })?,
+        };
     let db = env.d1(DB_BINDING)?;
     let counts = crate::store::refunds::counts(&db).await?;
     let rows = crate::store::refunds::in_group(&db, group, 200).await?;
@@ -384,11 +386,12 @@ pub async fn compensations_act(mut req: Request, env: &Env) -> Answer {
     let cfg = config(env)?;
     authorize(&req, env, &cfg).await?;
     let body = read_limited(&mut req, MAX_REDRIVE_BODY_BYTES).await?;
-    let act: Act = crate::domain::json::from_body(&body).map_err(|e| AppError::BadRequest {
-        message: format!("expected {{\"compensationId\", \"action\"}}: {e}"),
-        field: None,
-    })?;
-    let action = crate::domain::action_token::OwnerAction::parse(&act.action)
+    let act: Act =
+        crate::domain::basics::json::from_body(&body).map_err(|e| AppError::BadRequest {
+            message: format!("expected {{\"compensationId\", \"action\"}}: {e}"),
+            field: None,
+        })?;
+    let action = crate::domain::payment::action_token::OwnerAction::parse(&act.action)
         .filter(|a| a.is_refund())
         .ok_or_else(|| AppError::BadRequest {
             message: "action must be refund_now or refund_handled".into(),
@@ -401,13 +404,13 @@ pub async fn compensations_act(mut req: Request, env: &Env) -> Answer {
     }
     let by = act
         .by
-        .map(|b| crate::domain::text::header_value(&b, 60))
+        .map(|b| crate::domain::basics::text::header_value(&b, 60))
         .filter(|b| !b.is_empty())
         .unwrap_or_else(|| "api".into());
     // One claimant per request (the step's claim lets the same claimant in again while it runs).
     let claimant = format!("operator:{by}:{}", crate::platform::random_u64());
     use crate::journey::compensation::{owner_handled, owner_refund, OwnerRefund};
-    let outcome = if action == crate::domain::action_token::OwnerAction::RefundNow {
+    let outcome = if action == crate::domain::payment::action_token::OwnerAction::RefundNow {
         owner_refund(env, id, &claimant).await?
     } else {
         owner_handled(env, id, &claimant).await?

@@ -150,7 +150,7 @@ pub async fn resend(mut req: Request, env: &Env) -> Answer {
                 kept.push(json!({"email": address.as_str(), "reason": now.as_str()}));
                 // Subscribers hear of it (same event id on a redelivery: nothing twice). A
                 // failure answers 503 and Resend delivers again.
-                let bounced = crate::domain::webhook_events::email_bounced(
+                let bounced = crate::domain::webhooks::events::email_bounced(
                     address.as_str(),
                     reason.as_str(),
                     Source::Resend.as_str(),

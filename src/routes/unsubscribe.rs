@@ -20,10 +20,10 @@ use super::webhooks::read_limited;
 use super::{Answer, AppError};
 use crate::config::DB_BINDING;
 use crate::domain::i18n::{Lang, Tr};
+use crate::domain::marketing::campaign;
+use crate::domain::marketing::unsubscribe::{self, UnsubscribeClaims};
 use crate::domain::marketing::Suppression;
-use crate::domain::marketing_email;
 use crate::domain::render::{unsubscribe_confirm_page_in, unsubscribe_result_page_in};
-use crate::domain::unsubscribe::{self, UnsubscribeClaims};
 use crate::platform::{now_ms, Page};
 use crate::store::suppressions;
 use worker::{Env, Request};
@@ -103,7 +103,7 @@ fn check(
         )
         .into());
     };
-    if claims.list != marketing_email::LIST {
+    if claims.list != campaign::LIST {
         return Err(page(
             400,
             tr,

@@ -43,7 +43,7 @@ fn bad(field: &str, message: impl Into<String>) -> AppError {
 }
 
 fn parse<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, AppError> {
-    crate::domain::json::from_body(body).map_err(|e| AppError::BadRequest {
+    crate::domain::basics::json::from_body(body).map_err(|e| AppError::BadRequest {
         message: format!("body is not the expected JSON: {e}"),
         field: None,
     })
@@ -70,7 +70,7 @@ pub async fn create_subscriber(mut req: Request, env: &Env) -> Answer {
     let types = parse_event_types(&s.event_types).map_err(|e| bad("eventTypes", e))?;
     let description = s
         .description
-        .map(|d| crate::domain::text::header_value(&d, 200))
+        .map(|d| crate::domain::basics::text::header_value(&d, 200))
         .filter(|d| !d.is_empty());
     let mut random = [0u8; 40];
     getrandom::fill(&mut random).map_err(AppError::unavailable)?;
@@ -143,7 +143,7 @@ pub async fn subscriber_state(mut req: Request, env: &Env, rest: &str) -> Answer
     }
     let reason = change
         .reason
-        .map(|r| crate::domain::text::header_value(&r, 200))
+        .map(|r| crate::domain::basics::text::header_value(&r, 200))
         .unwrap_or_else(|| "disabled by the operator".into());
     store::set_enabled(&db, id, enable, Some(&reason), now_ms()).await?;
     let row = store::subscriber(&db, id)

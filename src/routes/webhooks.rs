@@ -6,7 +6,7 @@
 //!    body is read (401);
 //! 2. size, enforced while the body streams in (413, nothing read past the limit);
 //! 3. authenticity of a signed body (401, body not processed or stored);
-//! 4. parse and normalise its text (`domain::text`; what was cut goes to `raw_events.normalised`);
+//! 4. parse and normalise its text (`domain::basics::text`; what was cut goes to `raw_events.normalised`);
 //!    malformed → the raw body is stored with `status = 'rejected'`, then 400 naming the field;
 //! 5. store the raw event, unique on `(source, event_id)`; a duplicate of a started event answers
 //!    200 `duplicate`; a duplicate of one whose journey was never started (its start failed, or
@@ -15,9 +15,9 @@
 //! 7. create the Journey instance with a deterministic id; "already exists" is a duplicate.
 
 use super::{config, Answer, AppError};
+use crate::domain::basics::text::Cut;
+use crate::domain::event::ownership::Owner;
 use crate::domain::event::Interpretation;
-use crate::domain::ownership::Owner;
-use crate::domain::text::Cut;
 use crate::journey::workflow;
 use crate::platform::now_ms;
 use crate::sources::{Delivery, Inbound, ParseError, WebhookSource};
@@ -269,7 +269,10 @@ async fn reject(
 ) -> Answer {
     // The claimed id is whatever the body or a header said: quoted bounded and on one line.
     let message = match &claimed {
-        Some(id) => format!("{error} (event_id {})", crate::domain::text::quoted(id)),
+        Some(id) => format!(
+            "{error} (event_id {})",
+            crate::domain::basics::text::quoted(id)
+        ),
         None => error.to_string(),
     };
     raw_events::insert(

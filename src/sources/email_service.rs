@@ -19,9 +19,9 @@
 
 use super::json::At;
 use super::ParseError;
+use crate::domain::basics::text::{clean, TextKind};
 use crate::domain::event::EmailAddress;
 use crate::domain::marketing::Suppression;
-use crate::domain::text::{clean, TextKind};
 use serde_json::Value;
 
 /// Prefix of every Email Sending event type.
@@ -91,7 +91,7 @@ pub fn parse(body: &Value) -> Result<EmailServiceEvent, ParseError> {
         at.str_opt()
             .map(|d| clean(&d, TextKind::Other))
             .filter(|d| !d.is_empty())
-            .map(|d| crate::domain::cut_bytes(&d, DETAIL_MAX).to_string())
+            .map(|d| crate::domain::basics::text::cut_bytes(&d, DETAIL_MAX).to_string())
     };
     let suppression = match event_type.as_str() {
         "message.complained" => Some((

@@ -6,7 +6,7 @@
 //! `webhook-timestamp` and `webhook-signature` headers, against every partner's secrets
 //! (`GENERIC_WEBHOOK_SECRETS`, `name=whsec_…`): the partner holding the secret that matched is
 //! the delivery's partner, the owner of what it creates and the only partner it may act for
-//! (`crate::domain::ownership`). The event id (dedupe key) is the `webhook-id` header, scoped to
+//! (`crate::domain::event::ownership`). The event id (dedupe key) is the `webhook-id` header, scoped to
 //! the partner (`<partner>/<id>` for a named partner, see `ownership::scoped_event_id`); the
 //! body carries none.
 //!
@@ -157,7 +157,7 @@ impl WebhookSource for Webhook {
 
 /// Parses a generic body (see the module docs) into what the engine does with it.
 pub fn interpret(body: &[u8]) -> Result<Interpretation, ParseError> {
-    let v: Value = crate::domain::json::parse_body(body)?;
+    let v: Value = crate::domain::basics::json::parse_body(body)?;
     let obj = v.as_object().ok_or(ParseError::NotAnObject)?;
 
     let kind = match obj.get("type") {
@@ -209,10 +209,10 @@ pub fn interpret(body: &[u8]) -> Result<Interpretation, ParseError> {
     data.insert("kind".into(), Value::String(kind));
     language_hint(&mut data);
 
-    let event: SupplierEvent =
-        crate::domain::json::from_value(&Value::Object(data)).map_err(|e| ParseError::Invalid {
+    let event: SupplierEvent = crate::domain::basics::json::from_value(&Value::Object(data))
+        .map_err(|e| ParseError::Invalid {
             field: "data".into(),
-            reason: crate::domain::json::message(&e),
+            reason: crate::domain::basics::json::message(&e),
         })?;
     check(&event)?;
     Ok(Interpretation::Journey(event))

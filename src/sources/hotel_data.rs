@@ -16,7 +16,7 @@ use serde_json::Value;
 /// `data.location.longitude` (WGS84 degrees) are both required numbers. Errors name the path
 /// (`data.location`, `data.location.latitude`, …).
 pub fn parse_hotel_location(body: &[u8]) -> Result<HotelLocation, ParseError> {
-    let v: Value = crate::domain::json::parse_body(body)?;
+    let v: Value = crate::domain::basics::json::parse_body(body)?;
     if !v.is_object() {
         return Err(ParseError::NotAnObject);
     }

@@ -24,13 +24,13 @@ pub mod stripe;
 
 pub use signature::SignatureError;
 
-pub use crate::domain::parse_error::ParseError;
-pub use crate::domain::secret::secrets_match;
+pub use crate::domain::basics::parse_error::ParseError;
+pub use crate::domain::basics::secret::secrets_match;
 
 use crate::config::Config;
+use crate::domain::basics::text::{self, Cut, TextKind};
+use crate::domain::event::ownership::{scoped_event_id, Owner};
 use crate::domain::event::{EventId, Interpretation, Source, SupplierEvent};
-use crate::domain::ownership::{scoped_event_id, Owner};
-use crate::domain::text::{self, Cut, TextKind};
 
 /// The supplier webhooks the engine takes at `POST /webhooks/<source>` (`<source>` =
 /// [`Source::as_str`]), one line each. A new source is one file implementing [`WebhookSource`]
@@ -70,7 +70,7 @@ pub struct Delivery {
 }
 
 impl Delivery {
-    /// The delivery with every supplier text normalised once ([`crate::domain::text`]): NFC,
+    /// The delivery with every supplier text normalised once ([`crate::domain::basics::text`]): NFC,
     /// controls folded, each field bounded by its kind. Returns what was changed, for the raw
     /// event. Every route reads deliveries through [`read`], so no adapter can skip this.
     pub fn normalised(self) -> Result<(Delivery, Vec<Cut>), ParseError> {
@@ -95,12 +95,15 @@ impl Delivery {
             Interpretation::Journey(event) => {
                 let invalid = |e: serde_json::Error| ParseError::Invalid {
                     field: "event".into(),
-                    reason: format!("cannot be normalised: {}", crate::domain::json::message(&e)),
+                    reason: format!(
+                        "cannot be normalised: {}",
+                        crate::domain::basics::json::message(&e)
+                    ),
                 };
                 let mut json = serde_json::to_value(&event).map_err(invalid)?;
                 cuts.extend(text::normalise_json(&mut json, "event"));
                 let event: SupplierEvent =
-                    crate::domain::json::from_value(&json).map_err(invalid)?;
+                    crate::domain::basics::json::from_value(&json).map_err(invalid)?;
                 Interpretation::Journey(event)
             }
         };
@@ -118,7 +121,7 @@ impl Delivery {
 /// Parses a delivery with `hook` and normalises its text ([`Delivery::normalised`]): the one way
 /// the shell reads a webhook body. The event id is the one the delivery is stored and
 /// deduplicated under: a generic partner's ids are scoped to it
-/// ([`crate::domain::ownership::scoped_event_id`]), so no partner can take another's ids.
+/// ([`crate::domain::event::ownership::scoped_event_id`]), so no partner can take another's ids.
 pub fn read(
     hook: &dyn WebhookSource,
     inbound: &Inbound<'_>,
@@ -139,7 +142,7 @@ pub fn read(
 pub struct Verified {
     /// The generic source's partner whose secret signed the delivery (`None` for every other
     /// source): the owner of what the delivery creates, and the only partner it may act for
-    /// ([`crate::domain::ownership`]).
+    /// ([`crate::domain::event::ownership`]).
     pub partner: Option<String>,
 }
 

@@ -47,10 +47,10 @@
 
 use super::signature::{self, SignatureError};
 use super::ParseError;
-use crate::domain::cut_bytes;
+use crate::domain::basics::text::cut_bytes;
+use crate::domain::basics::text::{clean, TextKind};
 use crate::domain::event::EmailAddress;
 use crate::domain::marketing::Suppression;
-use crate::domain::text::{clean, TextKind};
 use serde_json::{Map, Value};
 
 /// Svix message id header (stable across retries; the event id of a delivery).
@@ -251,7 +251,7 @@ fn bounce_report(
 
 /// Parses a Resend webhook body (see the module docs).
 pub fn parse_event(body: &[u8]) -> Result<ResendEvent, ParseError> {
-    let v: Value = crate::domain::json::parse_body(body)?;
+    let v: Value = crate::domain::basics::json::parse_body(body)?;
     let obj = v.as_object().ok_or(ParseError::NotAnObject)?;
     let event_type = match obj.get("type") {
         None | Some(Value::Null) => return Err(ParseError::Missing("type".into())),

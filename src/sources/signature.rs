@@ -172,7 +172,7 @@ pub fn verify_t_v1(
 /// Decodes a `whsec_<base64>` secret into its key bytes. A secret without the prefix is decoded
 /// whole (as the Standard Webhooks reference libraries do).
 fn standard_webhook_key(secret: &str) -> Result<Vec<u8>, SignatureError> {
-    crate::domain::secret::standard_webhooks_key(secret).ok_or(SignatureError::BadSecret)
+    crate::domain::basics::secret::standard_webhooks_key(secret).ok_or(SignatureError::BadSecret)
 }
 
 /// Verifies a Standard Webhooks delivery (<https://www.standardwebhooks.com>, symmetric `v1`).

@@ -48,7 +48,7 @@ use crate::domain::event::{
     EmailAddress, EventId, Interpretation, PaymentOutcome, PaymentUpdate, PersonName, RefundUpdate,
     Source, SupplierEvent,
 };
-use crate::domain::payment_proof::{StripeIntent, StripeSession};
+use crate::domain::payment::payment_proof::{StripeIntent, StripeSession};
 use serde_json::Value;
 
 /// Verifies the `Stripe-Signature` header of a delivery: `secrets` are the configured endpoint
@@ -124,7 +124,7 @@ pub struct Envelope {
 
 /// Reads the `id` of a body that may be otherwise malformed (to label a rejected raw row).
 pub fn peek_event_id(body: &[u8]) -> Option<String> {
-    let v: Value = crate::domain::json::parse_body(body).ok()?;
+    let v: Value = crate::domain::basics::json::parse_body(body).ok()?;
     v.get("id")?.as_str().map(str::to_string)
 }
 
@@ -132,7 +132,7 @@ pub fn peek_event_id(body: &[u8]) -> Option<String> {
 /// when present; `livemode` a boolean when present; `created` an integer when present; `data` an
 /// object when present. `data.object` is only required by [`interpret`] for the types it acts on.
 pub fn parse_envelope(body: &[u8]) -> Result<Envelope, ParseError> {
-    let v: Value = crate::domain::json::parse_body(body)?;
+    let v: Value = crate::domain::basics::json::parse_body(body)?;
     if !v.is_object() {
         return Err(ParseError::NotAnObject);
     }
@@ -364,13 +364,13 @@ fn session(s: &At<'_>, outcome: PaymentOutcome) -> Result<PaymentUpdate, ParseEr
 /// A Refund object as Stripe returns it from `POST /v1/refunds` → [`RefundUpdate`] (`status`
 /// required).
 pub fn refund_answer(body: &[u8]) -> Result<RefundUpdate, ParseError> {
-    let v: Value = crate::domain::json::parse_body(body)?;
+    let v: Value = crate::domain::basics::json::parse_body(body)?;
     refund(&At::root(&v, ""))
 }
 
 /// `GET /v1/refunds` → its `data` list (entries without a `status` are left out).
 pub fn refund_list(body: &[u8]) -> Result<Vec<RefundUpdate>, ParseError> {
-    let v: Value = crate::domain::json::parse_body(body)?;
+    let v: Value = crate::domain::basics::json::parse_body(body)?;
     let root = At::root(&v, "");
     Ok(root
         .get("data")
@@ -384,7 +384,7 @@ pub fn refund_list(body: &[u8]) -> Result<Vec<RefundUpdate>, ParseError> {
 /// most 128 characters, as supplier ids are kept; blank reads as absent.
 fn reference(at: &At<'_>) -> Option<String> {
     at.str_opt()
-        .map(|r| crate::domain::text::clean(&r, crate::domain::text::TextKind::Id))
+        .map(|r| crate::domain::basics::text::clean(&r, crate::domain::basics::text::TextKind::Id))
         .filter(|r| !r.is_empty())
 }
 
@@ -394,7 +394,7 @@ fn reference(at: &At<'_>) -> Option<String> {
 /// amount_refunded` (<https://docs.stripe.com/api/charges/object>); without an expanded charge it
 /// is left unknown.
 pub fn payment_intent_answer(body: &[u8]) -> Result<StripeIntent, ParseError> {
-    let v: Value = crate::domain::json::parse_body(body)?;
+    let v: Value = crate::domain::basics::json::parse_body(body)?;
     let pi = At::root(&v, "");
     let charge = pi.get("latest_charge");
     let refundable = match (
@@ -416,9 +416,9 @@ pub fn payment_intent_answer(body: &[u8]) -> Result<StripeIntent, ParseError> {
 /// `GET /v1/checkout/sessions?payment_intent=…`
 /// (<https://docs.stripe.com/api/checkout/sessions/list>) → its `data` list (entries without an
 /// `id` left out), each with its `payment_intent`, `client_reference_id` and the
-/// [`METADATA_KEYS`](crate::domain::payment_proof::METADATA_KEYS) it carries.
+/// [`METADATA_KEYS`](crate::domain::payment::payment_proof::METADATA_KEYS) it carries.
 pub fn session_list(body: &[u8]) -> Result<Vec<StripeSession>, ParseError> {
-    let v: Value = crate::domain::json::parse_body(body)?;
+    let v: Value = crate::domain::basics::json::parse_body(body)?;
     let root = At::root(&v, "");
     Ok(root
         .get("data")
@@ -430,7 +430,7 @@ pub fn session_list(body: &[u8]) -> Result<Vec<StripeSession>, ParseError> {
                 id: stripe_id(&s.get("id"))?,
                 payment_intent: stripe_id(&s.get("payment_intent")),
                 client_reference_id: reference(&s.get("client_reference_id")),
-                metadata: crate::domain::payment_proof::METADATA_KEYS
+                metadata: crate::domain::payment::payment_proof::METADATA_KEYS
                     .iter()
                     .filter_map(|k| reference(&metadata.get(k)).map(|v| (k.to_string(), v)))
                     .collect(),
@@ -444,7 +444,7 @@ pub fn session_list(body: &[u8]) -> Result<Vec<StripeSession>, ParseError> {
 /// `error.code`, else `error.type`. A body that is not Stripe's shape gives `(None, its first
 /// 300 characters on one line)`.
 pub fn api_error(body: &[u8]) -> (Option<String>, String) {
-    let v: Value = crate::domain::json::parse_body(body).unwrap_or(Value::Null);
+    let v: Value = crate::domain::basics::json::parse_body(body).unwrap_or(Value::Null);
     let e = At::root(&v, "").get("error");
     let code = e
         .get("code")
@@ -457,8 +457,11 @@ pub fn api_error(body: &[u8]) -> (Option<String>, String) {
         .unwrap_or_else(|| String::from_utf8_lossy(body).into_owned());
     (
         code,
-        crate::domain::text::cut_chars(
-            &crate::domain::text::clean(&message, crate::domain::text::TextKind::Other),
+        crate::domain::basics::text::cut_chars(
+            &crate::domain::basics::text::clean(
+                &message,
+                crate::domain::basics::text::TextKind::Other,
+            ),
             300,
         ),
     )

@@ -2,9 +2,9 @@
 //! traveller snapshot hash and journey version (the optimistic-concurrency token of its facts).
 
 use super::{n, opt, s};
-use crate::domain::booking::{BookingKind, BookingStatus};
+use crate::domain::event::ownership::Owner;
 use crate::domain::event::{Holder, HotelBooking};
-use crate::domain::ownership::Owner;
+use crate::domain::journey::booking::{BookingKind, BookingStatus};
 use worker::{D1Database, D1PreparedStatement, Result};
 
 /// The statement that upserts a booking's contact (name and phone follow the newest event), only
@@ -122,8 +122,8 @@ pub struct BookingRow {
 
 impl BookingRow {
     /// The verdict on `actor` acting on this booking.
-    pub fn verdict(&self, actor: &Owner) -> crate::domain::ownership::Verdict {
-        crate::domain::ownership::judge(
+    pub fn verdict(&self, actor: &Owner) -> crate::domain::event::ownership::Verdict {
+        crate::domain::event::ownership::judge(
             actor,
             &format!("booking {}", self.booking_id),
             &self.source,
@@ -136,9 +136,9 @@ impl BookingRow {
         self.status.is_cancelled() || self.replaced_by.is_some()
     }
 
-    /// The booking as the send-turn decision sees it (`crate::domain::intent::decide`).
-    pub fn intent_view(&self) -> crate::domain::intent::BookingNow {
-        crate::domain::intent::BookingNow {
+    /// The booking as the send-turn decision sees it (`crate::domain::outbox::intent::decide`).
+    pub fn intent_view(&self) -> crate::domain::outbox::intent::BookingNow {
+        crate::domain::outbox::intent::BookingNow {
             cancelled: self.status.is_cancelled(),
             replaced: self.replaced_by.is_some(),
             journey_version: self.journey_version,

@@ -1,7 +1,7 @@
 //! `calendar_stamps`: the SEQUENCE and DTSTAMP of each calendar event of each email, allocated
 //! when the email is handed over (`crate::outbox::client::deliver_with`), so they rise strictly
 //! per UID across every email of a booking, whatever step or journey sends it (RFC 5546 §2.1.5;
-//! the rule is in `crate::domain::calendar`'s module docs).
+//! the rule is in `crate::domain::email::calendar`'s module docs).
 //!
 //! One row per (UID, dedupe key): the first hand-over of an email allocates, every retry of it
 //! reads the same stamp back (`ON CONFLICT DO NOTHING`), so a re-sent email carries the same
@@ -9,7 +9,7 @@
 //! transaction): two emails of one UID never get the same SEQUENCE.
 
 use super::{n, opt, s};
-use crate::domain::email::OutgoingEmail;
+use crate::domain::outbox::outgoing::OutgoingEmail;
 use worker::{D1Database, Result};
 
 #[derive(serde::Deserialize)]

@@ -7,8 +7,8 @@
 //! case and the route refuses it.
 
 use super::{n, s};
+use crate::domain::marketing::campaign::Campaign;
 use crate::domain::marketing::Suppression;
-use crate::domain::marketing_email::Campaign;
 use serde::Deserialize;
 use std::collections::HashMap;
 use worker::{D1Database, Result};

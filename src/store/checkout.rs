@@ -2,9 +2,9 @@
 //! used one-click tokens. Every lookup here is served by an index from `migrations/0003`.
 
 use super::{changes, n, opt, s};
-use crate::domain::checkout::CheckoutOutcome;
-pub use crate::domain::checkout::HoldStatus;
 use crate::domain::event::PaymentOutcome;
+use crate::domain::payment::checkout::CheckoutOutcome;
+pub use crate::domain::payment::checkout::HoldStatus;
 use serde::Deserialize;
 use worker::{D1Database, Result};
 
@@ -42,7 +42,7 @@ pub struct NewAttempt<'a> {
     pub attempted_at_ms: i64,
     pub details_json: &'a str,
     /// Its owner: the source of the checkout event (and its generic partner, if any).
-    pub owner: &'a crate::domain::ownership::Owner,
+    pub owner: &'a crate::domain::event::ownership::Owner,
 }
 
 /// Records an attempt once (a redelivered prebook changes nothing), and only while no booking of

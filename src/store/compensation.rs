@@ -5,9 +5,9 @@
 
 pub use super::payments::*;
 use super::{changes, n, opt, s};
-use crate::domain::compensation::{Cause, RefundState, StepKind, StepStatus};
-pub use crate::domain::compensation::{CompensationRow, StepRow};
-use crate::domain::ownership::Owner;
+use crate::domain::event::ownership::Owner;
+use crate::domain::payment::compensation::{Cause, RefundState, StepKind, StepStatus};
+pub use crate::domain::payment::compensation::{CompensationRow, StepRow};
 use serde::Deserialize;
 use worker::{D1Database, Result};
 

@@ -1,10 +1,10 @@
-//! What the owner's daily digest reports (`crate::domain::digest`), read in one D1 batch through
+//! What the owner's daily digest reports (`crate::domain::sweeper::digest`), read in one D1 batch through
 //! indexes (`bookings_by_created`, `emails_by_status`, `scheduled_sends_due`,
 //! `compensation_steps_refund`, `holds_by_status`, `webhook_deliveries_by_status`,
 //! `repairs_by_time`), and D1 `owner_digests`: which days are done.
 
 use super::{n, rows_read, s};
-use crate::domain::digest::{
+use crate::domain::sweeper::digest::{
     BookingLine, DigestDay, DigestFacts, RepairLine, WaitingLine, LISTED_MAX,
 };
 use serde::Deserialize;

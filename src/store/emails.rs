@@ -1,7 +1,8 @@
 //! `emails`: one row per email ever claimed, keyed by its dedupe key (unique, never expires).
 
 use super::{changes, n, opt, s};
-use crate::domain::email::{EmailStatus, OutgoingEmail};
+use crate::domain::email::EmailStatus;
+use crate::domain::outbox::outgoing::OutgoingEmail;
 use serde::Deserialize;
 use worker::{D1Database, Result};
 
@@ -92,7 +93,7 @@ pub async fn mark_queued(db: &D1Database, dedupe_key: &str, now_ms: i64) -> Resu
     Ok(())
 }
 
-/// Records the operator's decision on a blocked email (`crate::domain::release`): who, when (ms
+/// Records the operator's decision on a blocked email (`crate::domain::admin::release`): who, when (ms
 /// UTC), why. Writes only a row that has no decision yet; returns `false` otherwise.
 pub async fn record_operator_decision(
     db: &D1Database,

@@ -91,7 +91,7 @@ pub fn set_owned_statement(
     db: &D1Database,
     booking_id: &str,
     new: GuestLocale,
-    owner: &crate::domain::ownership::Owner,
+    owner: &crate::domain::event::ownership::Owner,
 ) -> Result<D1PreparedStatement> {
     db.prepare(format!(
         "UPDATE bookings SET guest_locale = ?2, guest_locale_source = ?3 WHERE booking_id = ?1 AND {}",

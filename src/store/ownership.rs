@@ -1,12 +1,12 @@
 //! Who owns the records an event names (migration 0016: `source` / `partner` of bookings,
 //! checkout attempts and compensations), and what links a payment to them. The verdicts are the
-//! core's (`crate::domain::ownership`); this file only reads. Every lookup is served by an index
+//! core's (`crate::domain::event::ownership`); this file only reads. Every lookup is served by an index
 //! (`bookings` primary key, `bookings_by_prebook`, `bookings_by_reference`,
 //! `checkout_attempts` primary key, `attempts_by_transaction`, `attempts_by_reference`,
 //! `compensations` primary key, `compensations_by_intent`, `compensations_by_reference`).
 
 use super::{opt, s};
-use crate::domain::ownership::{judge, Owner, Verdict};
+use crate::domain::event::ownership::{judge, Owner, Verdict};
 use serde::Deserialize;
 use worker::{D1Database, Result};
 
@@ -35,13 +35,13 @@ async fn one(db: &D1Database, sql: &str, value: &str) -> Result<Option<OwnerRow>
 /// owner's source bound at `?{source}` and its partner column ([`Owner::partner_column`]) at
 /// `?{partner}`. It reads as [`Owner::stored`] compares: same source and, for an owner with a
 /// partner (the generic source), the same partner, a `NULL` or empty stored partner reading as
-/// [`crate::domain::ownership::DEFAULT_PARTNER`] (rows stored before partners existed); sources
+/// [`crate::domain::event::ownership::DEFAULT_PARTNER`] (rows stored before partners existed); sources
 /// without partners match whatever partner is stored. Writes that must not touch another owner's
 /// row carry it in their `WHERE`, so a row stored meanwhile by another owner is never changed.
 pub fn owned_by(source: u8, partner: u8) -> String {
     format!(
         "source = ?{source} AND (?{partner} IS NULL OR COALESCE(NULLIF(partner, ''), '{}') = ?{partner})",
-        crate::domain::ownership::DEFAULT_PARTNER
+        crate::domain::event::ownership::DEFAULT_PARTNER
     )
 }
 
@@ -121,9 +121,9 @@ pub struct ReferenceRow {
 }
 
 impl ReferenceRow {
-    /// As the core's [`crate::domain::ownership::reference_verdict`] reads it.
-    pub fn record(&self) -> crate::domain::ownership::ReferenceRecord<'_> {
-        crate::domain::ownership::ReferenceRecord {
+    /// As the core's [`crate::domain::event::ownership::reference_verdict`] reads it.
+    pub fn record(&self) -> crate::domain::event::ownership::ReferenceRecord<'_> {
+        crate::domain::event::ownership::ReferenceRecord {
             source: &self.source,
             partner: self.partner.as_deref(),
             named_checkout: self.named != 0,
@@ -132,7 +132,7 @@ impl ReferenceRow {
 }
 
 /// The first foreign verdict of `actor` on client reference `reference` as a supplier failure
-/// names it with `prebook_id` (see [`crate::domain::ownership::reference_verdict`]): the checkout
+/// names it with `prebook_id` (see [`crate::domain::event::ownership::reference_verdict`]): the checkout
 /// attempts and bookings that record the reference (`attempts_by_reference`,
 /// `bookings_by_reference`). `None` when the actor may name it.
 ///
@@ -157,7 +157,7 @@ pub async fn foreign_reference(
         .await?
         .results()?;
     Ok(
-        match crate::domain::ownership::reference_verdict(
+        match crate::domain::event::ownership::reference_verdict(
             actor,
             reference,
             rows.iter().map(ReferenceRow::record),

@@ -3,8 +3,8 @@
 //! payment to refund here, by payment intent or client reference.
 
 use super::{changes, n, opt, s};
-use crate::domain::compensation::PaymentFacts;
 use crate::domain::event::{PaymentOutcome, PaymentUpdate};
+use crate::domain::payment::compensation::PaymentFacts;
 use serde::Deserialize;
 use worker::{D1Database, Result};
 
@@ -116,7 +116,7 @@ pub async fn find_payment(
 }
 
 /// [`find_payment`] limited to payments `owner`'s compensation `compensation_id` may refund
-/// (`crate::domain::ownership::payment_link` over [`super::ownership::payment_links`]): one
+/// (`crate::domain::event::ownership::payment_link` over [`super::ownership::payment_links`]): one
 /// another owner's checkout, booking or earlier claim names is left out; one only compensations
 /// of `owner` name is returned with `claim_only` set (the owner decides its refund). A paid one
 /// first, else the newest.
@@ -124,7 +124,7 @@ pub async fn find_payment_for(
     db: &D1Database,
     intents: &[&str],
     references: &[&str],
-    owner: &crate::domain::ownership::Owner,
+    owner: &crate::domain::event::ownership::Owner,
     compensation_id: &str,
 ) -> Result<Option<PaymentFacts>> {
     let mut usable: Vec<PaymentFacts> = Vec::new();
@@ -142,12 +142,12 @@ pub async fn find_payment_for(
                 .collect()
         };
         let (records, claims) = (pairs(&records), pairs(&claims));
-        let link = crate::domain::ownership::payment_link(
+        let link = crate::domain::event::ownership::payment_link(
             owner,
             records.iter().map(|(s, p)| (s.as_str(), p.as_deref())),
             claims.iter().map(|(s, p)| (s.as_str(), p.as_deref())),
         );
-        if link == crate::domain::ownership::PaymentLink::Foreign {
+        if link == crate::domain::event::ownership::PaymentLink::Foreign {
             worker::console_warn!(
                 "compensation {compensation_id}: payment {:?} is linked to another source or partner; not used",
                 row.payment_intent
@@ -155,7 +155,7 @@ pub async fn find_payment_for(
             continue;
         }
         if let Some(mut f) = facts(row) {
-            f.claim_only = link == crate::domain::ownership::PaymentLink::ClaimOnly;
+            f.claim_only = link == crate::domain::event::ownership::PaymentLink::ClaimOnly;
             usable.push(f);
         }
     }

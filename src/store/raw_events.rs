@@ -6,8 +6,8 @@
 //! `ignored`; or `rejected`; a started journey that ended in a fatal error → `errored`.
 
 use super::{changes, n, opt, rows_read, s};
+use crate::domain::basics::stored_names;
 use crate::domain::event::Source;
-use crate::domain::stored_names;
 use serde::{Deserialize, Serialize};
 use worker::{D1Database, Result};
 
@@ -51,7 +51,7 @@ pub struct NewRawEvent<'a> {
     pub headers_json: &'a str,
     pub body: &'a str,
     pub received_at_ms: i64,
-    /// What normalising the delivery's text changed (JSON array of `domain::text::Cut`), if any.
+    /// What normalising the delivery's text changed (JSON array of `domain::basics::text::Cut`), if any.
     pub normalised: Option<&'a str>,
     /// The booking the delivery is about (for the admin's timeline), when it names one.
     pub booking_id: Option<&'a str>,
@@ -88,7 +88,9 @@ fn insert_statement(db: &D1Database, e: &NewRawEvent<'_>) -> Result<worker::D1Pr
         opt(e.event_id),
         opt(e.event_name),
         s(e.status.as_str()),
-        opt(e.error.map(|m| crate::domain::cut_bytes(m, NOTE_MAX_BYTES))),
+        opt(e
+            .error
+            .map(|m| crate::domain::basics::text::cut_bytes(m, NOTE_MAX_BYTES))),
         s(e.headers_json),
         s(e.body),
         n(e.received_at_ms),
@@ -226,7 +228,10 @@ pub async fn mark_errored(
     .bind(&[
         s(source.as_str()),
         s(event_id),
-        s(crate::domain::cut_bytes(error, NOTE_MAX_BYTES)),
+        s(crate::domain::basics::text::cut_bytes(
+            error,
+            NOTE_MAX_BYTES,
+        )),
     ])?
     .run()
     .await?;
@@ -246,7 +251,10 @@ pub async fn mark_refused(
         .bind(&[
             s(source.as_str()),
             s(event_id),
-            s(crate::domain::cut_bytes(reason, NOTE_MAX_BYTES)),
+            s(crate::domain::basics::text::cut_bytes(
+                reason,
+                NOTE_MAX_BYTES,
+            )),
         ])?
         .run()
         .await?;

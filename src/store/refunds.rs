@@ -3,7 +3,7 @@
 //! overview's count, and the sweeper's reminders of the ones that wait for the owner.
 
 use super::{n, rows_read, s};
-use crate::domain::compensation::RefundGroup;
+use crate::domain::payment::compensation::RefundGroup;
 use serde::Deserialize;
 use worker::{D1Database, Result};
 
@@ -28,7 +28,7 @@ pub struct RefundLine {
     /// When the step last changed (for a waiting one: since when it waits), ms UTC.
     pub updated_at_ms: i64,
     pub reminders_sent: i64,
-    /// The proven payment intent and what Stripe said (`crate::domain::payment_proof`).
+    /// The proven payment intent and what Stripe said (`crate::domain::payment::payment_proof`).
     #[serde(default)]
     pub payment_intent: Option<String>,
     #[serde(default)]

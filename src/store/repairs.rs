@@ -2,7 +2,7 @@
 //! on its repair key, so two overlapping ticks record a repair once.
 
 use super::{changes, n, s};
-use crate::domain::sweep::RepairKind;
+use crate::domain::sweeper::RepairKind;
 use worker::{D1Database, Result};
 
 /// Records a repair once. `true` when this call recorded it, `false` when another tick had.

@@ -2,8 +2,8 @@
 //! hotel coordinates used for local time.
 
 use super::{n, opt, s};
-use crate::domain::schedule::{HotelPlan, ScheduledKind};
-use crate::domain::stored_names;
+use crate::domain::basics::stored_names;
+use crate::domain::journey::schedule::{HotelPlan, ScheduledKind};
 use crate::domain::timezone::ZoneSource;
 use serde::{Deserialize, Serialize};
 use worker::{D1Database, Result};
@@ -39,7 +39,7 @@ pub struct PlannedRow<'a> {
     /// `Planned`, `Merged`, `Late` or (too far ahead, stay already over) `Skipped`.
     pub status: SendStatus,
     pub reason: Option<&'a str>,
-    /// When it becomes pointless, ms UTC (`crate::domain::intent::expires_at_ms`); `None` for
+    /// When it becomes pointless, ms UTC (`crate::domain::outbox::intent::expires_at_ms`); `None` for
     /// merged / late rows.
     pub expires_at_ms: Option<i64>,
     /// `due_at_ms` as a wall-clock time in the hotel's zone, RFC 3339 with its offset
@@ -359,7 +359,7 @@ pub async fn utc_planned(db: &D1Database, booking_id: &str) -> Result<Vec<UtcPla
 pub struct Move<'a> {
     pub kind: &'a str,
     pub journey_version: i64,
-    pub replanned: crate::domain::replan::Replanned,
+    pub replanned: crate::domain::sweeper::replan::Replanned,
 }
 
 /// Moves `booking_id`'s sends still planned in UTC to hotel time (`zone`, chosen by `source`),

@@ -1,7 +1,7 @@
 //! Stripe refunds (<https://docs.stripe.com/api/refunds/create>,
 //! <https://docs.stripe.com/api/refunds/list>): the one payment-processor write the engine makes,
 //! for the compensation of a paid booking the supplier failed (`crate::journey::compensation`),
-//! and the two reads that prove the payment first (`crate::domain::payment_proof`):
+//! and the two reads that prove the payment first (`crate::domain::payment::payment_proof`):
 //! [`payment_intent`] (`GET /v1/payment_intents/{id}?expand[]=latest_charge`,
 //! <https://docs.stripe.com/api/payment_intents/retrieve>) and [`checkout_sessions`]
 //! (`GET /v1/checkout/sessions?payment_intent=…`,
@@ -14,7 +14,7 @@
 //! (<https://docs.stripe.com/api/idempotent_requests>): every retry of one refund round sends the
 //! same key, so Stripe creates at most one refund for it. Answers are parsed by
 //! [`crate::sources::stripe`] (pure); classified by
-//! [`crate::domain::compensation::classify_refund_error`].
+//! [`crate::domain::payment::compensation::classify_refund_error`].
 
 use crate::config::Config;
 use crate::domain::event::RefundUpdate;
@@ -138,7 +138,7 @@ fn unreadable(what: &str, e: impl std::fmt::Display) -> RefundError {
 pub async fn payment_intent(
     cfg: &Config,
     id: &str,
-) -> Result<Option<crate::domain::payment_proof::StripeIntent>, RefundError> {
+) -> Result<Option<crate::domain::payment::payment_proof::StripeIntent>, RefundError> {
     let (status, body) = read(
         cfg,
         &["v1", "payment_intents", id],
@@ -158,7 +158,7 @@ pub async fn payment_intent(
 pub async fn checkout_sessions(
     cfg: &Config,
     id: &str,
-) -> Result<Vec<crate::domain::payment_proof::StripeSession>, RefundError> {
+) -> Result<Vec<crate::domain::payment::payment_proof::StripeSession>, RefundError> {
     let (status, body) = read(
         cfg,
         &["v1", "checkout", "sessions"],

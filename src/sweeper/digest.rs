@@ -1,12 +1,12 @@
-//! The owner's daily digest (`crate::domain::digest`): from `DIGEST_HOUR` on the owner's clock,
+//! The owner's daily digest (`crate::domain::sweeper::digest`): from `DIGEST_HOUR` on the owner's clock,
 //! the first tick of the day reads the day before and what waits now, and sends one email
 //! (`owner_digest:<day>`, claimed in D1 like every email, so overlapping ticks send one), or none
 //! when there is nothing to report. Before the hour a tick asks D1 nothing; after it, one read
 //! of D1 `owner_digests` until the day's digest is done.
 
 use super::Tick;
-use crate::domain::digest;
 use crate::domain::render::owner_digest;
+use crate::domain::sweeper::digest;
 use crate::outbox::client;
 use crate::platform::config_or_err;
 use crate::store::digest as store;

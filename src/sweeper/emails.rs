@@ -2,12 +2,13 @@
 //! outbox; `queued`: D1 says the outbox took it), each looked at once per `SWEEP_GRACE_MS`: the
 //! outbox is asked whether it holds them, and the ones it does not — still unsettled at a second
 //! look at least a grace period after the first — are handed over again from the copy D1 kept at
-//! the claim ([`crate::domain::sweep::unsettled_action`] decides). Enqueueing is
+//! the claim ([`crate::domain::sweeper::unsettled_action`] decides). Enqueueing is
 //! idempotent on the dedupe key, so two overlapping ticks hand an email over once.
 
 use super::Tick;
-use crate::domain::email::{EmailStatus, OutgoingEmail};
-use crate::domain::sweep::{unsettled_action, RepairKind, UnsettledAction, UnsettledFacts};
+use crate::domain::email::EmailStatus;
+use crate::domain::outbox::outgoing::OutgoingEmail;
+use crate::domain::sweeper::{unsettled_action, RepairKind, UnsettledAction, UnsettledFacts};
 use crate::outbox::client;
 use crate::store::emails::{self, UnsettledEmail};
 use worker::Result;

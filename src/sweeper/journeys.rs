@@ -2,10 +2,10 @@
 //! delivery, under the same instance id, so a concurrent supplier redelivery starts nothing twice.
 
 use super::Tick;
+use crate::domain::event::ids::InstanceId;
+use crate::domain::event::ownership::Owner;
 use crate::domain::event::{Interpretation, Source};
-use crate::domain::ids::InstanceId;
-use crate::domain::ownership::Owner;
-use crate::domain::sweep::RepairKind;
+use crate::domain::sweeper::RepairKind;
 use crate::journey::workflow;
 use crate::sources::Inbound;
 use crate::store::raw_events::{self, RawEventStatus, StuckEvent};

@@ -1,6 +1,6 @@
 //! The sweeper: a Cron Trigger (`[triggers] crons` in wrangler.toml) that
 //! treats D1 as the authority on due work and does what nobody is doing. Its decisions are pure
-//! ([`crate::domain::sweep`], [`crate::domain::intent`]); this module carries them out, each kind
+//! ([`crate::domain::sweeper`], [`crate::domain::outbox::intent`]); this module carries them out, each kind
 //! of work bounded by `SWEEP_BATCH` rows read through an index, so a tick costs the same with 0 or
 //! 100,000 bookings.
 //!
@@ -44,7 +44,7 @@ mod webhooks;
 mod zones;
 
 use crate::config::{DB_BINDING, OUTBOX_BINDING, OUTBOX_NAME};
-use crate::domain::sweep::{repair_key, Cutoffs, RepairKind, SweepConfig};
+use crate::domain::sweeper::{repair_key, Cutoffs, RepairKind, SweepConfig};
 use crate::store::raw_events;
 use crate::store::repairs;
 use serde::Deserialize;

@@ -1,4 +1,4 @@
-//! What waits for the owner comes back to the owner (`crate::domain::reminders`): refunds waiting
+//! What waits for the owner comes back to the owner (`crate::domain::sweeper::reminders`): refunds waiting
 //! for a decision are reminded with fresh links (the older links go out of date), open
 //! card-testing holds are recalled once, and unanswered holds are closed when the business says
 //! so. Each is bounded by the tick's batch and read through an index; a reminder or a recall is an
@@ -7,7 +7,7 @@
 use super::Tick;
 use crate::domain::event::CheckoutAttempt;
 use crate::domain::render;
-use crate::domain::sweep::RepairKind;
+use crate::domain::sweeper::RepairKind;
 use crate::journey::compensation;
 use crate::outbox::client::{self, Delivery};
 use crate::platform::{config_or_err, rust_err};

@@ -7,10 +7,10 @@
 //! its dedupe key in D1 first, so an instance that wakes up late finds it claimed.
 
 use super::Tick;
-use crate::domain::ids::InstanceId;
-use crate::domain::intent::Intent;
-use crate::domain::schedule::ScheduledKind;
-use crate::domain::sweep::{instance_is_dead, RepairKind};
+use crate::domain::event::ids::InstanceId;
+use crate::domain::journey::schedule::ScheduledKind;
+use crate::domain::outbox::intent::Intent;
+use crate::domain::sweeper::{instance_is_dead, RepairKind};
 use crate::journey::{hotel, workflow};
 use crate::store::schedule::{self, DueSend};
 use std::collections::HashMap;

@@ -4,7 +4,7 @@
 //! that was only late finds the delivery done or leased and does nothing twice.
 
 use super::Tick;
-use crate::domain::sweep::RepairKind;
+use crate::domain::sweeper::RepairKind;
 use crate::store::webhooks as store;
 use worker::Result;
 

@@ -2,7 +2,7 @@
 //! or there was no API key to ask) is looked up again with back-off
 //! (`crate::domain::timezone::lookup_retry_after_ms`: 15 min, doubling, at most a day). Once its
 //! zone is known, its bookings' sends still planned move to hotel time
-//! (`crate::domain::replan`), each recorded on its row (`replanned_from`, `replanned_at_ms`,
+//! (`crate::domain::sweeper::replan`), each recorded on its row (`replanned_from`, `replanned_at_ms`,
 //! shown in the booking's timeline) and as one repair per booking; the sweeper then makes them at
 //! their new time (`sends.rs`).
 //!
@@ -10,9 +10,9 @@
 
 use super::Tick;
 use crate::domain::event::{HotelBooking, HotelLocation};
-use crate::domain::replan::replanned;
-use crate::domain::schedule::ScheduledKind;
-use crate::domain::sweep::RepairKind;
+use crate::domain::journey::schedule::ScheduledKind;
+use crate::domain::sweeper::replan::replanned;
+use crate::domain::sweeper::RepairKind;
 use crate::domain::timezone::{hotel_zone_located, lookup_retry_after_ms, HotelZone, ZoneSource};
 use crate::platform::config_or_err;
 use crate::store;

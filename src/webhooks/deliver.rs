@@ -51,7 +51,7 @@ pub async fn consume_deliveries(batch: MessageBatch<serde_json::Value>, env: &En
 }
 
 async fn one(env: &Env, cfg: &Config, db: &D1Database, body: &serde_json::Value) -> Action {
-    let msg: DeliveryMessage = match crate::domain::json::from_value(body) {
+    let msg: DeliveryMessage = match crate::domain::basics::json::from_value(body) {
         Ok(m) => m,
         Err(e) => {
             worker::console_error!("webhooks: a queue message is not a delivery ({e}); dropped");
@@ -258,7 +258,7 @@ async fn alert(
     reason: &str,
 ) -> Result<()> {
     let now = now_ms();
-    let day = crate::domain::intent::utc_day(now);
+    let day = crate::domain::outbox::intent::utc_day(now);
     let email = owner_webhook_alert(
         what,
         &job.subscriber_id,
@@ -285,7 +285,7 @@ pub async fn consume_dead_letters(batch: MessageBatch<serde_json::Value>, env: &
     let cfg = config_or_err(env)?;
     let db = env.d1(DB_BINDING)?;
     for m in batch.messages()? {
-        let msg: DeliveryMessage = match crate::domain::json::from_value(m.body()) {
+        let msg: DeliveryMessage = match crate::domain::basics::json::from_value(m.body()) {
             Ok(msg) => msg,
             Err(e) => {
                 worker::console_error!("webhooks: a dead letter is not a delivery ({e}); dropped");

@@ -8,7 +8,7 @@
 
 use crate::config::DB_BINDING;
 use crate::domain::event::Source;
-use crate::domain::webhook_events::email_bounced;
+use crate::domain::webhooks::events::email_bounced;
 use crate::platform::now_ms;
 use crate::sources::email_service::{self, EmailServiceEvent};
 use crate::store::raw_events::{self, NewRawEvent, RawEventStatus};

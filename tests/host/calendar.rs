@@ -7,21 +7,13 @@
 //! SEQUENCE and DTSTAMP stamped per UID at hand-over are D1's (checked end to end in
 //! tests/e2e/language-and-calendar.test.mjs); here parts are stamped by hand.
 
-use booking_email_engine::domain::calendar::{self, CalendarPart, Method};
+use crate::fixtures::branding_in;
+use booking_email_engine::domain::email::calendar::{self, CalendarPart, Method};
 use booking_email_engine::domain::event::{EmailAddress, FlightBooking, HotelBooking};
 use booking_email_engine::domain::i18n::Locale;
+use booking_email_engine::domain::outbox::resend;
 use booking_email_engine::domain::render::{self, Branding};
-use booking_email_engine::domain::resend;
 use serde_json::json;
-
-fn branding(locale: Locale) -> Branding {
-    Branding {
-        brand: "Example Trips".into(),
-        from: EmailAddress::parse("bookings@mail.example.com").unwrap(),
-        locale,
-        region: booking_email_engine::domain::i18n::Region::DEFAULT,
-    }
-}
 
 fn hotel(name: &str) -> HotelBooking {
     serde_json::from_value(json!({
@@ -124,7 +116,7 @@ fn ics(part: &CalendarPart, sequence: u32) -> String {
 fn a_stay_is_one_all_day_transparent_event_with_its_organizer_address_and_number() {
     let part = render::calendar::hotel_stay(
         &hotel("Example Harbour Hotel"),
-        &branding(Locale::Es),
+        &branding_in(Locale::Es),
         Method::Publish,
     );
     assert_eq!(part.method, Method::Publish);
@@ -176,9 +168,9 @@ fn a_stay_is_one_all_day_transparent_event_with_its_organizer_address_and_number
 #[test]
 fn the_uid_survives_the_sending_domain_and_french_labels_take_their_no_break_space() {
     let b = hotel("Example Harbour Hotel");
-    let mut other = branding(Locale::Fr);
+    let mut other = branding_in(Locale::Fr);
     other.from = EmailAddress::parse("reservations@another.example.org").unwrap();
-    let a = render::calendar::hotel_stay(&b, &branding(Locale::Fr), Method::Publish);
+    let a = render::calendar::hotel_stay(&b, &branding_in(Locale::Fr), Method::Publish);
     let o = render::calendar::hotel_stay(&b, &other, Method::Publish);
     assert_eq!(a.uid(), o.uid());
     let lines = unfold(&ics(&o, 0));
@@ -199,7 +191,7 @@ fn a_hostile_hotel_name_never_breaks_the_file() {
     }
     let br = Branding {
         brand: "Trips \"R\" Us;\r\nATTENDEE:mailto:x@evil.example".into(),
-        ..branding(Locale::Fr)
+        ..branding_in(Locale::Fr)
     };
     let part = render::calendar::hotel_stay(&hotel(&name), &br, Method::Publish);
     let lines = unfold(&ics(&part, 5));
@@ -225,7 +217,7 @@ fn a_hostile_hotel_name_never_breaks_the_file() {
 #[test]
 fn each_flight_segment_is_its_own_part_in_utc_from_its_airports_zones() {
     let f = flight(true);
-    let parts = render::calendar::flight_segments(&f, &branding(Locale::En), Method::Publish);
+    let parts = render::calendar::flight_segments(&f, &branding_in(Locale::En), Method::Publish);
     assert_eq!(parts.len(), 2, "one calendar object per segment");
     assert_eq!(parts[0].file_name, "flight-1-LHR-BCN.ics");
     assert_eq!(parts[1].file_name, "flight-2-BCN-JFK.ics");
@@ -291,7 +283,7 @@ fn segment_uids_follow_the_flight_not_its_position() {
 
 #[test]
 fn a_segment_without_both_zones_is_floating_at_both_ends_and_never_ends_before_it_starts() {
-    let br = branding(Locale::En);
+    let br = branding_in(Locale::En);
     let parts = render::calendar::flight_segments(&flight(false), &br, Method::Publish);
     let lines = unfold(&ics(&parts[0], 0));
     assert_eq!(value(&lines, "DTSTART").unwrap(), "20260612T071500");
@@ -335,7 +327,7 @@ fn a_segment_without_both_zones_is_floating_at_both_ends_and_never_ends_before_i
 
 #[test]
 fn a_schedule_change_publishes_every_flight_and_cancels_the_one_that_is_gone() {
-    let br = branding(Locale::En);
+    let br = branding_in(Locale::En);
     let before = flight(true);
     // The change: the BCN → JFK flight is replaced by ZZ 0999 BCN → EWR, the LHR flight moves
     // two hours, and the list comes back in another order.
@@ -380,7 +372,7 @@ fn a_schedule_change_publishes_every_flight_and_cancels_the_one_that_is_gone() {
 #[test]
 fn a_cancellation_cancels_the_same_uid_and_is_deterministic() {
     let b = hotel("Example Harbour Hotel");
-    let br = branding(Locale::De);
+    let br = branding_in(Locale::De);
     let first = render::calendar::hotel_stay(&b, &br, Method::Publish);
     let cancel = render::calendar::hotel_stay(&b, &br, Method::Cancel);
     assert_eq!(first.uid(), cancel.uid());
@@ -409,7 +401,7 @@ fn a_cancellation_cancels_the_same_uid_and_is_deterministic() {
 
 #[test]
 fn every_provider_carries_every_calendar_part_and_the_body_says_what_they_do() {
-    let br = branding(Locale::It);
+    let br = branding_in(Locale::It);
     let f = flight(true);
     let email = render::flight_confirmation(&f, &render::SegmentView::list(&f.segments), &br);
     let parts = render::calendar::flight_segments(&f, &br, Method::Publish);
@@ -449,7 +441,7 @@ fn every_provider_carries_every_calendar_part_and_the_body_says_what_they_do() {
     legacy.as_object_mut().unwrap().remove("calendars");
     legacy["calendar"] =
         json!({"method": "PUBLISH", "ics": "BEGIN:VCALENDAR\r\nEND:VCALENDAR\r\n"});
-    let legacy: booking_email_engine::domain::email::OutgoingEmail =
+    let legacy: booking_email_engine::domain::outbox::outgoing::OutgoingEmail =
         serde_json::from_value(legacy).unwrap();
     let body = resend::request_body(&legacy, "x <b@mail.example.com>", &[]);
     assert_eq!(body["attachments"][0]["filename"], "invite.ics");
@@ -462,10 +454,10 @@ fn every_provider_carries_every_calendar_part_and_the_body_says_what_they_do() {
 
 #[test]
 fn a_link_to_the_engine_in_a_supplier_value_never_reaches_the_calendar() {
-    use booking_email_engine::domain::content_lock::ContentLock;
+    use booking_email_engine::domain::email::content_lock::ContentLock;
     use booking_email_engine::domain::render::guard::{guarded, judge};
     let lock = ContentLock::from_config("https://engine.example.com", "outbox");
-    let br = branding(Locale::En);
+    let br = branding_in(Locale::En);
     let b = hotel("Harbour https://engine.example.com/admin/bookings Hotel");
     let e = guarded(&lock, &b, |b| {
         let part = render::calendar::hotel_stay(b, &br, Method::Publish);
@@ -490,12 +482,12 @@ fn a_link_to_the_engine_in_a_supplier_value_never_reaches_the_calendar() {
 /// without a stored booking carry none.
 #[test]
 fn a_cancellation_notice_after_the_confirmation_cancels_its_events() {
-    use booking_email_engine::domain::compensation::RefundState;
-    use booking_email_engine::domain::content_lock::ContentLock;
+    use booking_email_engine::domain::email::content_lock::ContentLock;
+    use booking_email_engine::domain::payment::compensation::RefundState;
     use booking_email_engine::domain::render::calendar::Booked;
     use booking_email_engine::domain::render::guard::{guarded, judge};
     let lock = ContentLock::from_config("https://engine.example.com", "outbox");
-    let br = branding(Locale::En);
+    let br = branding_in(Locale::En);
     let to = EmailAddress::parse("guest@example.com").unwrap();
     let notice = |sent: bool, booked: Option<Booked>| render::CompensationNotice {
         compensation_id: "comp-0123456789abcdef01234567".into(),
@@ -562,7 +554,7 @@ fn a_cancellation_notice_after_the_confirmation_cancels_its_events() {
 /// safe characters (a UUID), the same every time, and the id reads as given in DESCRIPTION.
 #[test]
 fn a_hostile_booking_id_gives_a_safe_stable_uid() {
-    let br = branding(Locale::En);
+    let br = branding_in(Locale::En);
     let mut b = hotel("Example Harbour Hotel");
     b.booking_id = serde_json::from_value(json!("BK,1;2\\3:BEGIN VEVENT é%@x")).unwrap();
     let part = render::calendar::hotel_stay(&b, &br, Method::Publish);

@@ -1,13 +1,13 @@
-//! Host tests of `domain::checkout`: the 20-minute decision table, the card-testing rules at their
+//! Host tests of `domain::payment::checkout`: the 20-minute decision table, the card-testing rules at their
 //! thresholds, the UTC day rule around midnight, and name/email normalization.
 
-use booking_email_engine::domain::action_token::OwnerAction;
-use booking_email_engine::domain::checkout::{
+use booking_email_engine::domain::event::{CheckoutAttempt, EmailAddress, PersonName};
+use booking_email_engine::domain::payment::action_token::OwnerAction;
+use booking_email_engine::domain::payment::checkout::{
     card_testing, classify_decline, day_of, decide, follow_up_at, normalize_email, normalize_name,
     AttemptFacts, CheckoutInput, CheckoutOutcome, DeclineKind, HoldStatus, RiskReason, Thresholds,
     FOLLOW_UP_DELAY_MS,
 };
-use booking_email_engine::domain::event::{CheckoutAttempt, EmailAddress, PersonName};
 use chrono::{NaiveDate, NaiveDateTime};
 
 /// Milliseconds since the epoch of a UTC time `YYYY-MM-DD HH:MM:SS`.

@@ -2,13 +2,15 @@
 //! audiences; customer emails carry only the retry link, no action token, no claimed decline;
 //! the owner's alert carries its three links; pages POST and escape.
 
-use booking_email_engine::domain::action_token::{sign, OwnerAction};
-use booking_email_engine::domain::checkout::RiskReason;
-use booking_email_engine::domain::email::{Audience, EmailKind, OutgoingEmail, Rank};
+use crate::fixtures::branding;
+use booking_email_engine::domain::email::{Audience, EmailKind, Rank};
 use booking_email_engine::domain::event::{CheckoutAttempt, EmailAddress, Money, PersonName};
+use booking_email_engine::domain::outbox::outgoing::OutgoingEmail;
+use booking_email_engine::domain::payment::action_token::{sign, OwnerAction};
+use booking_email_engine::domain::payment::checkout::RiskReason;
 use booking_email_engine::domain::render::{
     action_confirm_page, action_result_page, checkout_declined, checkout_not_completed,
-    owner_checkout_hold, Branding, ConfirmForm, RenderError,
+    owner_checkout_hold, ConfirmForm, RenderError,
 };
 use chrono::NaiveDate;
 
@@ -16,15 +18,6 @@ const RETRY: &str = "https://book.example.com/hotels/lp_fake_1001?checkin=2026-0
 const HOLD: &str = "hold-0123456789abcdef0123";
 const KEY: &[u8] = b"test-action-signing-key-32-bytes-long!!";
 const HOSTILE: &str = "<script>alert(1)</script> O'Brien & \"Co\"";
-
-fn branding() -> Branding {
-    Branding {
-        brand: "Example Trips".into(),
-        from: EmailAddress::parse("bookings@mail.example.com").unwrap(),
-        locale: booking_email_engine::domain::i18n::Locale::En,
-        region: booking_email_engine::domain::i18n::Region::DEFAULT,
-    }
-}
 
 fn guest() -> EmailAddress {
     EmailAddress::parse("guest@example.com").unwrap()
@@ -225,24 +218,19 @@ fn retry_url_must_be_a_public_booking_site_link() {
 
 // ---------------------------------------------------------------- declined (owner's choice)
 
+/// The two declined emails of the fixture attempt: (insufficient funds, security check).
+fn declined_pair() -> (OutgoingEmail, OutgoingEmail) {
+    let declined =
+        |action| checkout_declined(&attempt(), &guest(), action, RETRY, &branding()).unwrap();
+    (
+        declined(OwnerAction::SendInsufficientFunds),
+        declined(OwnerAction::SendSecurityCheck),
+    )
+}
+
 #[test]
 fn declined_emails_share_one_key_per_hold() {
-    let funds = checkout_declined(
-        &attempt(),
-        &guest(),
-        OwnerAction::SendInsufficientFunds,
-        RETRY,
-        &branding(),
-    )
-    .unwrap();
-    let security = checkout_declined(
-        &attempt(),
-        &guest(),
-        OwnerAction::SendSecurityCheck,
-        RETRY,
-        &branding(),
-    )
-    .unwrap();
+    let (funds, security) = declined_pair();
     assert_eq!(funds.kind, EmailKind::CheckoutDeclinedFunds);
     assert_eq!(security.kind, EmailKind::CheckoutDeclinedSecurity);
     assert_eq!(funds.dedupe_key, security.dedupe_key);
@@ -263,22 +251,7 @@ fn declined_emails_share_one_key_per_hold() {
 
 #[test]
 fn each_declined_email_explains_its_own_reason_only() {
-    let funds = checkout_declined(
-        &attempt(),
-        &guest(),
-        OwnerAction::SendInsufficientFunds,
-        RETRY,
-        &branding(),
-    )
-    .unwrap();
-    let security = checkout_declined(
-        &attempt(),
-        &guest(),
-        OwnerAction::SendSecurityCheck,
-        RETRY,
-        &branding(),
-    )
-    .unwrap();
+    let (funds, security) = declined_pair();
     for part in [&funds.text, &funds.html] {
         assert!(part.contains("Not enough funds or available credit"));
         assert!(part.contains("use another card"));

@@ -2,6 +2,7 @@
 //! canonical `PaymentUpdate`, the envelope checks name the field at fault, and the
 //! `Stripe-Signature` golden vector verifies (tampered, expired, rotated, v0-only are refused).
 
+use crate::fixtures::{fixture, fixture_bytes};
 use booking_email_engine::domain::event::{
     EmailAddress, Interpretation, PaymentOutcome, PaymentUpdate, PersonName, SupplierEvent,
 };
@@ -14,16 +15,6 @@ use sha2::Sha256;
 
 const SECRET: &str = "whsec_fake_stripe_endpoint_secret_0001";
 const T: i64 = 1_767_225_600;
-
-fn fixture_bytes(name: &str) -> Vec<u8> {
-    let path = format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
-    std::fs::read(&path).unwrap_or_else(|e| panic!("reading {path}: {e}"))
-}
-
-fn fixture(name: &str) -> Value {
-    serde_json::from_slice(&fixture_bytes(name)).unwrap()
-}
-
 fn update_of(body: &[u8]) -> PaymentUpdate {
     let env = parse_envelope(body).expect("envelope parses");
     match interpret(&env).expect("interprets") {

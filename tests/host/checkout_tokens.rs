@@ -1,9 +1,9 @@
-//! Host tests of `domain::action_token`: signed, expiring one-click owner action links. Every
+//! Host tests of `domain::payment::action_token`: signed, expiring one-click owner action links. Every
 //! alteration is a bad signature, expiry is inclusive, garbage is malformed, tokens are URL-safe.
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64URL;
 use base64::Engine as _;
-use booking_email_engine::domain::action_token::{
+use booking_email_engine::domain::payment::action_token::{
     sign, verify, ActionClaims, OwnerAction, TokenError, DEFAULT_TTL_S,
 };
 use sha2::{Digest, Sha256};

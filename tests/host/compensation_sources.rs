@@ -3,18 +3,13 @@
 //! and from hostile variants: what each adapter makes of them, and the clear error when a failure
 //! names no checkout.
 
+use crate::fixtures::fixture;
 use booking_email_engine::domain::event::{
     BookingFailure, BookingRef, EmailAddress, FailedKind, Interpretation, PersonName, RefundUpdate,
     SupplierEvent,
 };
 use booking_email_engine::sources::{duffel, generic, liteapi, stripe, ParseError};
 use serde_json::{json, Value};
-
-fn fixture(name: &str) -> Value {
-    let path = format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
-
 fn bytes(v: &Value) -> Vec<u8> {
     serde_json::to_vec(v).unwrap()
 }

@@ -4,20 +4,20 @@
 //! mail; the same words and placeholders produced by a template are still caught; owner alerts are
 //! defanged, never blocked.
 
-use booking_email_engine::domain::content_lock::{ContentLock, LockViolation};
-use booking_email_engine::domain::email::OutgoingEmail;
+use crate::fixtures::{branding, liteapi_hotel};
+use booking_email_engine::domain::email::content_lock::{ContentLock, LockViolation};
 use booking_email_engine::domain::event::{
     EmailAddress, FlightBooking, HotelBooking, Interpretation, Source, SupplierEvent,
 };
+use booking_email_engine::domain::outbox::outgoing::OutgoingEmail;
 use booking_email_engine::domain::render::guard::{
     defang_placeholders, guarded, judge, TextSource, LINK_REMOVED,
 };
 use booking_email_engine::domain::render::{
     arrival_guide, booking_confirmation, checkin_day, flight_confirmation,
-    hotel_confirmation_number, owner_new_booking, thank_you, Branding, RenderError, SegmentView,
+    hotel_confirmation_number, owner_new_booking, thank_you, RenderError, SegmentView,
 };
 use booking_email_engine::sources::duffel;
-use booking_email_engine::sources::liteapi::{hotel_booking, parse_envelope};
 
 const ENGINE: &str = "https://engine.example.com";
 const INTERNAL: &str =
@@ -25,24 +25,6 @@ const INTERNAL: &str =
 
 fn lock() -> ContentLock {
     ContentLock::from_config(ENGINE, INTERNAL)
-}
-
-fn branding() -> Branding {
-    Branding {
-        brand: "Example Trips".into(),
-        from: EmailAddress::parse("bookings@mail.example.com").unwrap(),
-        locale: booking_email_engine::domain::i18n::Locale::En,
-        region: booking_email_engine::domain::i18n::Region::DEFAULT,
-    }
-}
-
-fn hotel() -> HotelBooking {
-    let path = format!(
-        "{}/tests/fixtures/liteapi-booking-confirmed.json",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let body = std::fs::read(&path).unwrap();
-    hotel_booking(&parse_envelope(&body).unwrap()).unwrap()
 }
 
 /// Names that are internal words or look like template syntax or admin links.
@@ -90,7 +72,7 @@ fn hotel_emails(b: &HotelBooking) -> Vec<OutgoingEmail> {
 #[test]
 fn guest_and_hotel_names_that_are_internal_words_or_placeholders_pass() {
     for value in ODD_VALUES {
-        let mut b = hotel();
+        let mut b = liteapi_hotel();
         b.hotel_name = format!("{value} Harbour");
         b.holder.name.last_name = (*value).to_string();
         b.holder.name.first_name = (*value).to_string();
@@ -144,7 +126,7 @@ fn admin_and_action_links_in_supplier_values_never_reach_the_guest() {
         "engine.example.com/unsubscribe/../health",
         "https://engine.example.com/x",
     ] {
-        let mut b = hotel();
+        let mut b = liteapi_hotel();
         b.hotel_name = format!("Harbour {link}");
         b.checkin_instructions = Some(format!("Keys: {link}"));
         for email in hotel_emails(&b) {
@@ -164,7 +146,7 @@ fn admin_and_action_links_in_supplier_values_never_reach_the_guest() {
 
 #[test]
 fn the_same_words_and_placeholders_from_a_template_are_caught() {
-    let b = hotel();
+    let b = liteapi_hotel();
     let leaks: &[Leak<'_>] = &[
         ("Sent by our outbox", |v| matches!(v, "outbox")),
         ("via wrangler", |v| v == "wrangler"),
@@ -211,7 +193,7 @@ fn the_same_words_and_placeholders_from_a_template_are_caught() {
 
 #[test]
 fn a_template_word_is_caught_even_when_a_value_says_the_same() {
-    let mut b = hotel();
+    let mut b = liteapi_hotel();
     b.hotel_name = "Outbox".into();
     let email = guarded(&lock(), &b, |b| {
         let mut e = booking_confirmation(b, &branding())?;
@@ -227,7 +209,7 @@ fn a_template_word_is_caught_even_when_a_value_says_the_same() {
 
 #[test]
 fn an_email_without_a_verdict_is_checked_whole() {
-    let mut b = hotel();
+    let mut b = liteapi_hotel();
     b.hotel_name = "Outbox Hotel".into();
     let email = booking_confirmation(&b, &branding()).unwrap();
     assert!(email.lock.is_none());
@@ -237,7 +219,7 @@ fn an_email_without_a_verdict_is_checked_whole() {
 
 #[test]
 fn owner_alerts_with_placeholders_are_defanged_not_blocked() {
-    let mut b = hotel();
+    let mut b = liteapi_hotel();
     b.hotel_name = "{{Outbox}} ${x} [[y]] {%z%} {#c#}\u{200b}{{".into();
     let owner = EmailAddress::parse("owner@example.com").unwrap();
     let mut alert = guarded(&lock(), &b, |b| {

@@ -2,6 +2,7 @@
 //! carry a language, how a tag becomes a shipped language (BCP 47, fallbacks, bad tags), which
 //! source wins, and when a later statement may change a booking's language.
 
+use crate::fixtures::fixture;
 use booking_email_engine::domain::event::{
     HotelBooking, Interpretation, PaymentOutcome, SupplierEvent,
 };
@@ -134,12 +135,6 @@ fn accept_language_picks_the_best_shipped_language() {
         assert_eq!(Locale::from_accept_language(header), want, "{header:?}");
     }
 }
-
-fn fixture(name: &str) -> Value {
-    let path = format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
-    serde_json::from_slice(&std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))).unwrap()
-}
-
 #[test]
 fn a_stripe_checkout_session_carries_its_locale() {
     let mut v = fixture("stripe-checkout-session-completed.json");

@@ -3,27 +3,19 @@
 //! syntax reaches a guest, the content lock's template verdict holds in every language, and
 //! dates and money are written as CLDR writes them.
 
-use booking_email_engine::domain::action_token::OwnerAction;
-use booking_email_engine::domain::compensation::RefundState;
-use booking_email_engine::domain::content_lock::ContentLock;
-use booking_email_engine::domain::email::OutgoingEmail;
+use crate::fixtures::branding_in;
+use booking_email_engine::domain::email::content_lock::ContentLock;
 use booking_email_engine::domain::event::{
     Cancellation, CheckoutAttempt, EmailAddress, FlightBooking, HotelBooking, Money,
 };
 use booking_email_engine::domain::i18n::{self, message_ids, source_of, Locale, Tr};
-use booking_email_engine::domain::marketing_email;
-use booking_email_engine::domain::render::{self, guard::guarded, Branding, SegmentView};
+use booking_email_engine::domain::marketing::campaign::parse_send_request;
+use booking_email_engine::domain::outbox::outgoing::OutgoingEmail;
+use booking_email_engine::domain::payment::action_token::OwnerAction;
+use booking_email_engine::domain::payment::compensation::RefundState;
+use booking_email_engine::domain::render::{self, guard::guarded, SegmentView};
 use chrono::NaiveDate;
 use serde_json::json;
-
-fn branding(locale: Locale) -> Branding {
-    Branding {
-        brand: "Example Trips".into(),
-        from: EmailAddress::parse("bookings@mail.example.com").unwrap(),
-        locale,
-        region: booking_email_engine::domain::i18n::Region::DEFAULT,
-    }
-}
 
 fn hotel() -> HotelBooking {
     serde_json::from_value(json!({
@@ -94,7 +86,7 @@ fn notice(sent: bool) -> render::CompensationNotice {
 
 /// Every guest email kind, rendered in `locale`.
 fn every_guest_email(locale: Locale) -> Vec<OutgoingEmail> {
-    let br = branding(locale);
+    let br = branding_in(locale);
     let (b, f) = (hotel(), flight());
     let to = EmailAddress::parse("guest@example.com").unwrap();
     let retry = "https://book.example.com/retry";
@@ -116,7 +108,7 @@ fn every_guest_email(locale: Locale) -> Vec<OutgoingEmail> {
             "2026-06-12T09:00".to_string(),
         ),
     ];
-    let campaign = marketing_email::parse_send_request(
+    let campaign = parse_send_request(
         json!({"campaign": "spring", "subject": "Spring", "text": "Hello", "recipients": ["guest@example.com"]})
             .to_string()
             .as_bytes(),
@@ -193,7 +185,7 @@ fn every_guest_email(locale: Locale) -> Vec<OutgoingEmail> {
         .unwrap(),
         render::checkout_declined(&attempt(), &to, OwnerAction::SendSecurityCheck, retry, &br)
             .unwrap(),
-        marketing_email::render(
+        render::marketing::render(
             &campaign,
             &to,
             "https://engine.example.com",
@@ -307,14 +299,14 @@ fn each_language_reads_as_that_language() {
         ),
     ];
     for (locale, hi, subject) in greeting {
-        let e = render::booking_confirmation(&hotel(), &branding(locale)).unwrap();
+        let e = render::booking_confirmation(&hotel(), &branding_in(locale)).unwrap();
         assert!(e.text.starts_with(hi), "{locale}: {}", e.text);
         assert_eq!(e.subject, subject);
     }
     // The words of the same email differ between every two languages.
     let texts: Vec<String> = Locale::ALL
         .iter()
-        .map(|l| render::thank_you(&hotel(), &branding(*l)).unwrap().text)
+        .map(|l| render::thank_you(&hotel(), &branding_in(*l)).unwrap().text)
         .collect();
     for (i, a) in texts.iter().enumerate() {
         for b in &texts[i + 1..] {
@@ -327,7 +319,7 @@ fn each_language_reads_as_that_language() {
 fn the_content_lock_verdict_holds_in_every_language() {
     let lock = ContentLock::from_config("https://engine.example.com", "outbox,wrangler,liteapi");
     for locale in Locale::ALL {
-        let br = branding(locale);
+        let br = branding_in(locale);
         let checks: Vec<OutgoingEmail> = vec![
             guarded(&lock, &hotel(), |b| render::booking_confirmation(b, &br)).unwrap(),
             guarded(&lock, &hotel(), |b| render::arrival_guide(b, &br)).unwrap(),
@@ -491,8 +483,8 @@ fn bench_render_time_per_language() {
                 std::hint::black_box(
                     render::calendar::hotel_stay(
                         &hotel(),
-                        &branding(locale),
-                        booking_email_engine::domain::calendar::Method::Publish,
+                        &branding_in(locale),
+                        booking_email_engine::domain::email::calendar::Method::Publish,
                     )
                     .text()
                     .len(),
@@ -515,13 +507,13 @@ fn bench_render_time_per_language() {
 #[test]
 #[ignore = "writes docs/"]
 fn write_docs_renders() {
-    use booking_email_engine::domain::calendar::Method;
+    use booking_email_engine::domain::email::calendar::Method;
     use booking_email_engine::domain::i18n::{Lang, Region};
     let dir = format!("{}/docs/i18n", env!("CARGO_MANIFEST_DIR"));
     std::fs::create_dir_all(format!("{dir}/regions")).unwrap();
     let at = 1_780_000_000_000;
     for locale in Locale::ALL {
-        let br = branding(locale);
+        let br = branding_in(locale);
         let e = render::booking_confirmation(&hotel(), &br).unwrap();
         let tag = locale.as_str();
         std::fs::write(
@@ -533,7 +525,7 @@ fn write_docs_renders() {
     }
     for id in Region::ids() {
         let lang = Lang::from_tag(id).unwrap();
-        let br = branding(lang.locale).in_locale(lang);
+        let br = branding_in(lang.locale).in_locale(lang);
         let e = render::booking_confirmation(&hotel(), &br).unwrap();
         let t = NaiveDate::from_ymd_opt(2026, 6, 12)
             .unwrap()
@@ -554,7 +546,7 @@ fn write_docs_renders() {
         )
         .unwrap();
     }
-    let br = branding(Locale::Es);
+    let br = branding_in(Locale::Es);
     let stay = |method, sequence| {
         render::calendar::hotel_stay(&hotel(), &br, method)
             .stamped(sequence, at)
@@ -569,7 +561,7 @@ fn write_docs_renders() {
     .unwrap();
     let _ = std::fs::remove_file(format!("{dir}/flight.en.ics"));
     for (i, part) in
-        render::calendar::flight_segments(&flight(), &branding(Locale::En), Method::Publish)
+        render::calendar::flight_segments(&flight(), &branding_in(Locale::En), Method::Publish)
             .into_iter()
             .enumerate()
     {
@@ -630,7 +622,7 @@ fn a_guest_without_a_first_name_is_greeted_once_and_without_a_gender() {
     let mut b = hotel();
     b.holder.name.first_name = "  ".into();
     for (locale, hello) in want {
-        let e = render::booking_confirmation(&b, &branding(locale)).unwrap();
+        let e = render::booking_confirmation(&b, &branding_in(locale)).unwrap();
         let first = e.text.lines().next().unwrap();
         assert_eq!(first, hello, "{locale}");
         for gendered in [
@@ -665,7 +657,7 @@ fn board_types_with_known_codes_are_translated() {
     );
     let mut b = hotel();
     b.rooms[0].board_name = Some("HB".into());
-    let e = render::booking_confirmation(&b, &branding(Locale::It)).unwrap();
+    let e = render::booking_confirmation(&b, &branding_in(Locale::It)).unwrap();
     assert!(e.text.contains("Mezza pensione"), "{}", e.text);
 }
 
@@ -690,7 +682,7 @@ fn subjects_name_the_hotel_once_and_sentences_carry_full_dates() {
         .map(|l| l.split('=').next().unwrap().trim())
         .collect::<Vec<_>>();
     assert_eq!(abreise, ["label-checkout", "field-checkout"]);
-    let e = render::arrival_guide(&hotel(), &branding(Locale::Es)).unwrap();
+    let e = render::arrival_guide(&hotel(), &branding_in(Locale::Es)).unwrap();
     assert!(
         e.text.contains("empieza el viernes, 12 de junio de 2026."),
         "{}",

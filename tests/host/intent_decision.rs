@@ -1,11 +1,11 @@
-//! Table tests of the send-turn decision (`domain::intent::decide`) with an explicit clock, and of
-//! the "pointless from" table (`domain::intent::expires_at_ms`). Instants are literals.
+//! Table tests of the send-turn decision (`domain::outbox::intent::decide`) with an explicit clock, and of
+//! the "pointless from" table (`domain::outbox::intent::expires_at_ms`). Instants are literals.
 
 use booking_email_engine::domain::email::{Audience, EmailKind};
-use booking_email_engine::domain::intent::{
+use booking_email_engine::domain::journey::schedule::ScheduledKind;
+use booking_email_engine::domain::outbox::intent::{
     decide, email_kind, expires_at_ms, utc_day, BookingNow, Intent, SendDecision, SkipReason,
 };
-use booking_email_engine::domain::schedule::ScheduledKind;
 use booking_email_engine::domain::timezone::HotelZone;
 use chrono::{DateTime, NaiveDate};
 
@@ -259,7 +259,7 @@ fn pointless_from_table_in_hotel_time() {
 #[test]
 fn every_planned_send_is_in_time_at_its_planned_instant() {
     // Each scheduled send is due before it becomes pointless (08:00 / 08:00 / 10:00 hotel time).
-    use booking_email_engine::domain::schedule::hotel_plan;
+    use booking_email_engine::domain::journey::schedule::hotel_plan;
     let zone = HotelZone::iana("America/New_York").unwrap();
     let (checkin, checkout) = (date("2026-11-01"), date("2026-11-03"));
     let plan = hotel_plan(checkin, checkout, &zone, ms("2026-01-01T00:00:00Z"));

@@ -1,6 +1,7 @@
 //! Host tests of the liteAPI adapter (`sources::liteapi`): envelope parsing, `booking.book`
 //! interpretation, error variants with their JSON paths, and token verification.
 
+use crate::fixtures::{assert_invalid, assert_missing, fixture, fixture_bytes};
 use booking_email_engine::domain::event::{
     BookedRoom, HotelBooking, Interpretation, Money, PersonName, SupplierEvent,
 };
@@ -10,15 +11,6 @@ use booking_email_engine::sources::liteapi::{
 use booking_email_engine::sources::{AuthError, ParseError};
 use chrono::NaiveDate;
 use serde_json::{json, Value};
-
-fn fixture_bytes(name: &str) -> Vec<u8> {
-    let path = format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
-    std::fs::read(&path).unwrap_or_else(|e| panic!("reading {path}: {e}"))
-}
-
-fn fixture(name: &str) -> Value {
-    serde_json::from_slice(&fixture_bytes(name)).expect("fixture is JSON")
-}
 
 fn confirmed() -> Value {
     fixture("liteapi-booking-confirmed.json")
@@ -70,19 +62,6 @@ fn parse_failure(body: &[u8]) -> ParseError {
             Ok(i) => panic!("expected a parse error, got {i:?}"),
         },
     }
-}
-
-fn assert_missing(err: &ParseError, path: &str) {
-    assert_eq!(err, &ParseError::Missing(path.to_string()), "{err}");
-    assert_eq!(err.field(), Some(path));
-}
-
-fn assert_invalid(err: &ParseError, path: &str) {
-    assert!(
-        matches!(err, ParseError::Invalid { field, .. } if field == path),
-        "expected Invalid at `{path}`, got {err:?}"
-    );
-    assert_eq!(err.field(), Some(path));
 }
 
 // ---------------------------------------------------------------- happy path

@@ -1,24 +1,24 @@
-//! Marketing email (`domain::marketing_email`) and the operator API's pure parts
-//! (`domain::operator`): the send request's validation, the rendered email (visible unsubscribe
+//! Marketing email (`domain::marketing::campaign`, `domain::render::marketing`) and the operator API's pure parts
+//! (`domain::admin::operator`): the send request's validation, the rendered email (visible unsubscribe
 //! link, the two RFC 8058 headers, escaping, the content lock), the unsubscribe pages, the bearer
 //! check and the redrive request.
 
 use booking_email_engine::config::Config;
-use booking_email_engine::domain::content_lock::ContentLock;
-use booking_email_engine::domain::email::{Audience, DedupeKey, EmailKind, Rank};
-use booking_email_engine::domain::event::EmailAddress;
-use booking_email_engine::domain::ids::message_id_for;
-use booking_email_engine::domain::marketing_email::{
-    base_url_allows_marketing, check_content, parse_send_request, render, unsubscribe_url,
-    Campaign, CampaignId, Rejected, SendReport, Skipped, CAMPAIGN_ID_MAX, LIST, RECIPIENTS_MAX,
-    SUBJECT_MAX, TEXT_MAX,
-};
-use booking_email_engine::domain::operator::{
+use booking_email_engine::domain::admin::operator::{
     check_bearer, parse_redrive_request, OperatorAuthError,
 };
+use booking_email_engine::domain::email::content_lock::ContentLock;
+use booking_email_engine::domain::email::{Audience, DedupeKey, EmailKind, Rank};
+use booking_email_engine::domain::event::ids::message_id_for;
+use booking_email_engine::domain::event::EmailAddress;
+use booking_email_engine::domain::marketing::campaign::{
+    base_url_allows_marketing, check_content, parse_send_request, Campaign, CampaignId, Rejected,
+    SendReport, Skipped, CAMPAIGN_ID_MAX, LIST, RECIPIENTS_MAX, SUBJECT_MAX, TEXT_MAX,
+};
+use booking_email_engine::domain::marketing::unsubscribe::{self, ONE_CLICK};
+use booking_email_engine::domain::render::marketing::{render, unsubscribe_url};
 use booking_email_engine::domain::render::{unsubscribe_confirm_page, unsubscribe_result_page};
 use booking_email_engine::domain::render::{Branding, RenderError};
-use booking_email_engine::domain::unsubscribe::{self, ONE_CLICK};
 use booking_email_engine::sources::ParseError;
 use serde_json::{json, Value};
 
@@ -52,7 +52,7 @@ fn default_lock() -> ContentLock {
 
 fn request(
     v: Value,
-) -> Result<booking_email_engine::domain::marketing_email::SendRequest, ParseError> {
+) -> Result<booking_email_engine::domain::marketing::campaign::SendRequest, ParseError> {
     parse_send_request(v.to_string().as_bytes())
 }
 

@@ -1,10 +1,12 @@
 //! Content lock: client email must not carry admin URLs, owner-action links, internal system names
 //! or unrendered placeholders; owner alerts are exempt from all but placeholders.
 
-use booking_email_engine::domain::content_lock::{describe, ContentLock, LockViolation};
-use booking_email_engine::domain::email::{Audience, DedupeKey, EmailKind, OutgoingEmail};
+use crate::fixtures::confirmation_email;
+use booking_email_engine::domain::email::content_lock::{describe, ContentLock, LockViolation};
+use booking_email_engine::domain::email::{Audience, EmailKind};
 use booking_email_engine::domain::event::EmailAddress;
-use booking_email_engine::domain::unsubscribe;
+use booking_email_engine::domain::marketing::unsubscribe;
+use booking_email_engine::domain::outbox::outgoing::OutgoingEmail;
 
 const BASE: &str = "https://booking-email-engine.example.workers.dev";
 const NAMES: &str = "workflow, durable object,liteapi , duffel,outbox,,";
@@ -14,25 +16,7 @@ fn lock() -> ContentLock {
 }
 
 fn client(subject: &str, text: &str, html: &str) -> OutgoingEmail {
-    let kind = EmailKind::BookingConfirmation;
-    OutgoingEmail {
-        dedupe_key: DedupeKey::new(kind, "BK1"),
-        kind,
-        audience: Audience::Client,
-        rank: kind.rank(),
-        booking_id: Some("BK1".into()),
-        to: EmailAddress::parse("guest@example.com").unwrap(),
-        subject: subject.into(),
-        text: text.into(),
-        html: html.into(),
-        message_id: "<x@mail.example.com>".into(),
-        headers: Vec::new(),
-        intent: None,
-        lock: None,
-        calendars: Vec::new(),
-        legacy_calendar: None,
-        reply_to: None,
-    }
+    confirmation_email("BK1", subject, text, html)
 }
 
 fn owner(subject: &str, text: &str, html: &str) -> OutgoingEmail {

@@ -1,42 +1,27 @@
 //! Resend as a main provider: request body, idempotency key, error classification (https://resend.com/docs/api-reference/errors)
 //! and the fixtures `resend-send-email-request.json` / `resend-error-daily-quota.json`.
 
-use booking_email_engine::domain::email::{Audience, DedupeKey, EmailKind, OutgoingEmail};
-use booking_email_engine::domain::event::EmailAddress;
-use booking_email_engine::domain::outbox::{
-    after_failure_with_hint, AfterFailure, Backoff, Provider, ProviderErrorClass,
-};
-use booking_email_engine::domain::resend::{
+use crate::fixtures::{confirmation_email, fixture};
+use booking_email_engine::domain::email::EmailKind;
+use booking_email_engine::domain::marketing::unsubscribe;
+use booking_email_engine::domain::outbox::outgoing::OutgoingEmail;
+use booking_email_engine::domain::outbox::resend::{
     class_of_name, classify, idempotency_key, parse_retry_after_ms, parse_success, request_body,
     tag_value, SuccessParseError, IDEMPOTENCY_HEADER, MESSAGE_MAX,
 };
-use booking_email_engine::domain::unsubscribe;
-use serde_json::{json, Value};
-
-fn fixture(name: &str) -> Value {
-    let path = format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
-
+use booking_email_engine::domain::outbox::{
+    after_failure_with_hint, AfterFailure, Backoff, Provider, ProviderErrorClass,
+};
+use serde_json::json;
 fn email() -> OutgoingEmail {
-    let kind = EmailKind::BookingConfirmation;
     OutgoingEmail {
-        dedupe_key: DedupeKey::new(kind, "BK_fake_7Q2w"),
-        kind,
-        audience: Audience::Client,
-        rank: kind.rank(),
-        booking_id: Some("BK_fake_7Q2w".into()),
-        to: EmailAddress::parse("guest@example.com").unwrap(),
-        subject: "Your stay at Example Harbour Hotel is confirmed".into(),
-        text: "Hi Testa, your booking BK_fake_7Q2w is confirmed.".into(),
-        html: "<p>Hi Testa, your booking BK_fake_7Q2w is confirmed.</p>".into(),
         message_id: "<abc@mail.example.com>".into(),
-        headers: Vec::new(),
-        intent: None,
-        lock: None,
-        calendars: Vec::new(),
-        legacy_calendar: None,
-        reply_to: None,
+        ..confirmation_email(
+            "BK_fake_7Q2w",
+            "Your stay at Example Harbour Hotel is confirmed",
+            "Hi Testa, your booking BK_fake_7Q2w is confirmed.",
+            "<p>Hi Testa, your booking BK_fake_7Q2w is confirmed.</p>",
+        )
     }
 }
 
@@ -432,7 +417,7 @@ fn success_body_gives_the_id() {
 
 #[test]
 fn from_field_quotes_display_names_only_when_needed() {
-    use booking_email_engine::domain::resend::from_field;
+    use booking_email_engine::domain::outbox::resend::from_field;
     assert_eq!(
         from_field("Example Trips", "b@mail.example.com"),
         "Example Trips <b@mail.example.com>"

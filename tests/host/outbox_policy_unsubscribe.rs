@@ -2,7 +2,7 @@
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
-use booking_email_engine::domain::unsubscribe::{
+use booking_email_engine::domain::marketing::unsubscribe::{
     headers, is_https, is_one_click_body, sign, url, verify, UnsubscribeClaims, UnsubscribeError,
     ONE_CLICK, TOKEN_MAX,
 };

@@ -1,12 +1,12 @@
-//! Proof before any refund (`booking_email_engine::domain::payment_proof`): which records link a
+//! Proof before any refund (`booking_email_engine::domain::payment::payment_proof`): which records link a
 //! Checkout Session to a compensation, and every way a payment intent fails to be proven, with
 //! the amount fixed by Stripe's figures (never by a payment webhook's body).
 
-use booking_email_engine::domain::payment_proof::{
+use booking_email_engine::domain::payment::payment_proof::{
     intent_to_prove, is_intent_id, judge, links, Expected, Link, LinkKind, Lookup, Record,
     StripeIntent, StripeSession, Verdict,
 };
-use booking_email_engine::domain::refund_ask::RefundAsk;
+use booking_email_engine::domain::payment::refund_ask::RefundAsk;
 
 const FAILURE_AT: i64 = 1_000_000;
 

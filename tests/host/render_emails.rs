@@ -2,47 +2,24 @@
 //! audiences, recipients, subjects, the facts in both the text and the HTML part, HTML escaping,
 //! and that guest emails never leak internals or unrendered template syntax.
 
-use booking_email_engine::domain::email::{Audience, EmailKind, OutgoingEmail, Rank};
+use crate::fixtures::{branding, liteapi_hotel};
+use booking_email_engine::domain::email::{Audience, EmailKind, Rank};
 use booking_email_engine::domain::event::{
     Airport, BookingRef, Cancellation, EmailAddress, FlightBooking, FlightSegment, Holder,
     HotelBooking, Money, PersonName,
 };
+use booking_email_engine::domain::outbox::outgoing::OutgoingEmail;
 use booking_email_engine::domain::render::{
     arrival_guide, booking_cancelled, booking_confirmation, booking_updated, checkin_day,
     flight_changed, flight_confirmation, hotel_confirmation_number, owner_booking_cancelled,
-    plain_instructions, thank_you, to_mime, Branding, CancelledBooking, SegmentView,
+    plain_instructions, thank_you, to_mime, CancelledBooking, SegmentView,
 };
-use booking_email_engine::sources::liteapi::{hotel_booking, parse_envelope};
 use chrono::{NaiveDate, NaiveDateTime};
 
 const HOSTILE: &str = "<script>alert(1)</script> Harbour & Spa";
 
-fn branding() -> Branding {
-    Branding {
-        brand: "Example Trips".into(),
-        from: EmailAddress::parse("bookings@mail.example.com").unwrap(),
-        locale: booking_email_engine::domain::i18n::Locale::En,
-        region: booking_email_engine::domain::i18n::Region::DEFAULT,
-    }
-}
-
 fn owner() -> EmailAddress {
     EmailAddress::parse("owner@example.com").unwrap()
-}
-
-/// The liteAPI `booking.book` fixture as the canonical booking: `BK_fake_7Q2w`, Example Harbour
-/// Hotel, 12–15 June 2026, Testa Guestington <guest@example.com>, sandbox.
-fn hotel() -> HotelBooking {
-    let path = format!(
-        "{}/tests/fixtures/liteapi-booking-confirmed.json",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let body = std::fs::read(&path).unwrap_or_else(|e| panic!("reading {path}: {e}"));
-    let env = parse_envelope(&body).expect("fixture envelope parses");
-    let b = hotel_booking(&env).expect("fixture is a hotel booking");
-    assert_eq!(b.booking_id.as_str(), "BK_fake_7Q2w");
-    assert_eq!(b.hotel_name, "Example Harbour Hotel");
-    b
 }
 
 /// The fixture booking with its hotel confirmation number and check-in instructions known.
@@ -52,7 +29,7 @@ fn hotel_with_extras() -> HotelBooking {
         checkin_instructions: Some(
             "<p>Reception is open 24 hours.</p><ul><li>Key box code 4711</li></ul>".into(),
         ),
-        ..hotel()
+        ..liteapi_hotel()
     }
 }
 
@@ -61,7 +38,7 @@ fn hostile_hotel() -> HotelBooking {
         hotel_name: HOSTILE.into(),
         hotel_confirmation_number: Some("HCN-48213".into()),
         checkin_instructions: Some("Ring the bell <b>twice</b> & wait".into()),
-        ..hotel()
+        ..liteapi_hotel()
     }
 }
 
@@ -250,7 +227,7 @@ fn assert_hostile_name_escaped(e: &OutgoingEmail) {
 
 #[test]
 fn booking_confirmation_without_extras_promises_the_number_later() {
-    let e = booking_confirmation(&hotel(), &branding()).unwrap();
+    let e = booking_confirmation(&liteapi_hotel(), &branding()).unwrap();
     assert_envelope(
         &e,
         EmailKind::BookingConfirmation,
@@ -300,8 +277,13 @@ fn booking_confirmation_merges_the_number_and_the_instructions_when_known() {
 
 #[test]
 fn hotel_confirmation_number_shows_the_number_and_what_it_is_for() {
-    let e =
-        hotel_confirmation_number(&hotel(), " HCN-48213 ", 1_780_000_000_000, &branding()).unwrap();
+    let e = hotel_confirmation_number(
+        &liteapi_hotel(),
+        " HCN-48213 ",
+        1_780_000_000_000,
+        &branding(),
+    )
+    .unwrap();
     assert_envelope(
         &e,
         EmailKind::HotelConfirmationNumber,
@@ -327,8 +309,13 @@ fn hotel_confirmation_number_shows_the_number_and_what_it_is_for() {
     );
     assert_guest_clean(&e);
 
-    let corrected =
-        hotel_confirmation_number(&hotel(), "HCN-99999", 1_780_000_000_000, &branding()).unwrap();
+    let corrected = hotel_confirmation_number(
+        &liteapi_hotel(),
+        "HCN-99999",
+        1_780_000_000_000,
+        &branding(),
+    )
+    .unwrap();
     assert_eq!(
         corrected.dedupe_key.as_str(),
         "hotel_confirmation_number:BK_fake_7Q2w:HCN-99999"
@@ -364,7 +351,7 @@ fn arrival_guide_has_the_stay_the_checklist_and_known_extras() {
     );
     assert_guest_clean(&e);
 
-    let plain = arrival_guide(&hotel(), &branding()).unwrap();
+    let plain = arrival_guide(&liteapi_hotel(), &branding()).unwrap();
     assert_facts(&plain, &["Friday, 12 June 2026", "photo ID or passport"]);
     assert_absent(
         &plain,
@@ -397,7 +384,7 @@ fn checkin_day_is_urgent_with_number_and_instructions() {
     assert_eq!(e.text.matches("HCN-48213").count(), 1, "{}", e.text);
     assert_guest_clean(&e);
 
-    let plain = checkin_day(&hotel(), &branding()).unwrap();
+    let plain = checkin_day(&liteapi_hotel(), &branding()).unwrap();
     assert_absent(
         &plain,
         &["hotel confirmation number", "Check-in instructions"],
@@ -407,7 +394,7 @@ fn checkin_day_is_urgent_with_number_and_instructions() {
 
 #[test]
 fn thank_you_is_short_warm_and_has_no_links_or_marketing() {
-    let e = thank_you(&hotel(), &branding()).unwrap();
+    let e = thank_you(&liteapi_hotel(), &branding()).unwrap();
     assert_envelope(
         &e,
         EmailKind::ThankYou,
@@ -520,7 +507,7 @@ fn every_hotel_email_escapes_a_hostile_hotel_name() {
 
 #[test]
 fn cancellation_without_money_facts_mentions_no_refund_or_fee() {
-    let c = CancelledBooking::for_hotel(&hotel());
+    let c = CancelledBooking::for_hotel(&liteapi_hotel());
     assert_eq!(
         c.title,
         "Example Harbour Hotel, Friday, 12 June 2026 – Monday, 15 June 2026"
@@ -550,7 +537,7 @@ fn cancellation_without_money_facts_mentions_no_refund_or_fee() {
 
 #[test]
 fn cancellation_with_fee_and_refund_states_both_amounts() {
-    let c = CancelledBooking::for_hotel(&hotel());
+    let c = CancelledBooking::for_hotel(&liteapi_hotel());
     let e = booking_cancelled(
         &c,
         &cancellation(true, Some(("180", "EUR")), Some(("360", "EUR"))),
@@ -567,7 +554,7 @@ fn cancellation_with_fee_and_refund_states_both_amounts() {
 
 #[test]
 fn cancellation_with_charges_but_no_amounts_says_a_fee_applies_and_promises_nothing() {
-    let c = CancelledBooking::for_hotel(&hotel());
+    let c = CancelledBooking::for_hotel(&liteapi_hotel());
     let e = booking_cancelled(&c, &cancellation(true, None, None), &branding()).unwrap();
     assert_facts(&e, &["A cancellation fee applies to this booking."]);
     assert_absent(&e, &["refund", "EUR"]);
@@ -607,7 +594,7 @@ fn flight_cancellation_titles_the_route() {
 
 #[test]
 fn owner_cancellation_alert_is_urgent_and_carries_the_money_facts() {
-    let c = CancelledBooking::for_hotel(&hotel());
+    let c = CancelledBooking::for_hotel(&liteapi_hotel());
     let e = owner_booking_cancelled(
         &c,
         &cancellation(true, Some(("180", "EUR")), Some(("360", "EUR"))),
@@ -856,7 +843,7 @@ fn emails_and_pages_share_one_document_shell() {
 
 #[test]
 fn a_guest_without_a_first_name_is_greeted_warmly() {
-    let mut b = hotel();
+    let mut b = liteapi_hotel();
     b.holder.name.first_name = "  ".into();
     for e in [
         booking_confirmation(&b, &branding()).unwrap(),
@@ -891,7 +878,7 @@ fn supplier_markup_in_instructions_becomes_plain_text() {
 
 #[test]
 fn owner_provider_paused_alert_names_the_provider_the_time_and_what_to_do() {
-    use booking_email_engine::domain::content_lock::ContentLock;
+    use booking_email_engine::domain::email::content_lock::ContentLock;
     use booking_email_engine::domain::outbox::PauseCause;
     use booking_email_engine::domain::render::{fault_key, owner_provider_paused, ProviderPaused};
     let now = 1_795_961_635_000; // 2026-11-29T…Z

@@ -1,29 +1,18 @@
-//! Reservation markup (schema.org JSON-LD in the HTML part, `domain::markup`): a
+//! Reservation markup (schema.org JSON-LD in the HTML part, `domain::email::markup`): a
 //! `LodgingReservation` or `FlightReservation` in every booking email kind when every property
 //! Gmail's reference pages require is known, with `modifiedTime` on changes and
 //! `reservationStatus` Cancelled on cancellations; none at all when a required property is
 //! unknown; never a way out of the script element; nothing the content lock forbids. (The
 //! end-to-end runs check every block of every email against tests/e2e/reservation-markup.schema.json.)
 
-use booking_email_engine::domain::content_lock::ContentLock;
-use booking_email_engine::domain::event::{
-    Cancellation, EmailAddress, FlightBooking, HotelBooking,
-};
-use booking_email_engine::domain::i18n::{Locale, Region};
-use booking_email_engine::domain::markup::{self, Status};
-use booking_email_engine::domain::render::{self, guard::guarded, Branding, SegmentView};
+use crate::fixtures::branding;
+use booking_email_engine::domain::email::content_lock::ContentLock;
+use booking_email_engine::domain::email::markup::{self, Status};
+use booking_email_engine::domain::event::{Cancellation, FlightBooking, HotelBooking};
+use booking_email_engine::domain::render::{self, guard::guarded, SegmentView};
 use serde_json::{json, Value};
 
 const AT: i64 = 1_780_000_000_000;
-
-fn branding() -> Branding {
-    Branding {
-        brand: "Example Trips".into(),
-        from: EmailAddress::parse("bookings@mail.example.com").unwrap(),
-        locale: Locale::En,
-        region: Region::DEFAULT,
-    }
-}
 
 /// A stay whose supplier gave everything Gmail requires: address parts, telephone, zone, times.
 fn hotel() -> HotelBooking {
@@ -194,7 +183,7 @@ fn every_booking_email_kind_carries_its_markup() {
         cancellation_fee: None,
         refund: None,
     };
-    let one = |e: &booking_email_engine::domain::email::OutgoingEmail| {
+    let one = |e: &booking_email_engine::domain::outbox::outgoing::OutgoingEmail| {
         let found = blocks(&e.html);
         assert_eq!(found.len(), 1, "{}: {}", e.kind.as_str(), e.html);
         assert!(

@@ -3,7 +3,7 @@
 use booking_email_engine::domain::event::{
     BookingRef, FlightBooking, HotelBooking, Money, PersonName,
 };
-use booking_email_engine::domain::snapshot::{
+use booking_email_engine::domain::journey::snapshot::{
     flight_snapshot, hotel_snapshot, FieldChange, Snapshot, SnapshotKind,
 };
 use serde_json::json;

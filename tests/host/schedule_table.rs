@@ -2,7 +2,7 @@
 //! Every expected instant is written by hand as a literal (RFC 3339 and epoch milliseconds).
 
 use booking_email_engine::domain::event::{Airport, FlightSegment, HotelLocation};
-use booking_email_engine::domain::schedule::{
+use booking_email_engine::domain::journey::schedule::{
     format_local, hotel_plan, local_time_to_utc, segment_times, sleep_chunks, HotelPlan,
     PlannedSend, ScheduleError, ScheduledKind, DAY_MS, MAX_SLEEP_CHUNKS, MAX_SLEEP_MS,
 };
@@ -705,7 +705,7 @@ fn format_local_pads_nothing_but_the_time() {
 fn sends_further_than_a_journey_can_wait_are_too_far_not_planned() {
     // Check-in in a month, check-out in the year 2200: the thank-you cannot be waited for.
     let booked_at_ms = 1_777_629_600_000; // 2026-05-01
-    let plan = booking_email_engine::domain::schedule::within_reach(
+    let plan = booking_email_engine::domain::journey::schedule::within_reach(
         hotel_plan(
             date("2026-06-12"),
             date("2200-01-01"),
@@ -726,7 +726,7 @@ fn sends_further_than_a_journey_can_wait_are_too_far_not_planned() {
 
 #[test]
 fn a_stay_is_over_only_when_check_out_is_before_the_day_the_event_arrived() {
-    use booking_email_engine::domain::schedule::stay_is_over;
+    use booking_email_engine::domain::journey::schedule::stay_is_over;
     let noon_june_15 = 1_781_524_800_000; // 2026-06-15T12:00Z
     assert!(stay_is_over(date("2026-06-14"), noon_june_15));
     assert!(!stay_is_over(date("2026-06-15"), noon_june_15));

@@ -4,8 +4,8 @@
 
 use crate::smtp_fake;
 
+use booking_email_engine::domain::outbox::smtp::SmtpTimeouts;
 use booking_email_engine::domain::outbox::ProviderErrorClass;
-use booking_email_engine::domain::smtp::SmtpTimeouts;
 use smtp_fake::*;
 use std::time::Duration;
 

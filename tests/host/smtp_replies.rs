@@ -1,4 +1,4 @@
-//! Real servers' replies → whose fault (`domain::smtp::classify_refusal`), each with where it comes
+//! Real servers' replies → whose fault (`domain::outbox::smtp::classify_refusal`), each with where it comes
 //! from. The decision reads the command refused, the reply code and the enhanced status code
 //! (RFC 3463); the text only where those leave it open: whether it names our envelope sender, a
 //! few servers' fixed phrases for a refusal of our sender, relaying or client, our account's quota
@@ -8,10 +8,10 @@
 //! sender, relay, policy and message are ours (the route is paused and the owner told);
 //! everything else is retried.
 
-use booking_email_engine::domain::outbox::ProviderErrorClass::{self, *};
-use booking_email_engine::domain::smtp::{
+use booking_email_engine::domain::outbox::smtp::{
     classify_refusal, normalize_reply_line, Reply, ReplyLine, SmtpCommand,
 };
+use booking_email_engine::domain::outbox::ProviderErrorClass::{self, *};
 use SmtpCommand::*;
 
 /// The envelope sender (MAIL FROM) of every case.

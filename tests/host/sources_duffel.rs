@@ -1,6 +1,7 @@
 //! Host tests of the Duffel adapter (`sources::duffel`): every fixture becomes the exact canonical
 //! event, other types are ignored, and malformed payloads name the JSON path at fault.
 
+use crate::fixtures::{assert_invalid, assert_missing, fixture, fixture_bytes};
 use booking_email_engine::domain::event::EmailAddress;
 use booking_email_engine::domain::event::{
     Airport, BookedRoom, BookingRef, Cancellation, FlightBooking, FlightChange, FlightSegment,
@@ -12,15 +13,6 @@ use booking_email_engine::sources::duffel::{
 use booking_email_engine::sources::ParseError;
 use chrono::{NaiveDate, NaiveDateTime, TimeZone, Utc};
 use serde_json::{json, Value};
-
-fn fixture_bytes(name: &str) -> Vec<u8> {
-    let path = format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
-    std::fs::read(&path).unwrap_or_else(|e| panic!("reading {path}: {e}"))
-}
-
-fn fixture(name: &str) -> Value {
-    serde_json::from_slice(&fixture_bytes(name)).unwrap()
-}
 
 fn body(v: &Value) -> Vec<u8> {
     serde_json::to_vec(v).unwrap()
@@ -42,18 +34,6 @@ fn failure(body: &[u8]) -> ParseError {
             Ok(i) => panic!("expected a parse error, got {i:?}"),
         },
     }
-}
-
-fn assert_missing(err: &ParseError, path: &str) {
-    assert_eq!(err, &ParseError::Missing(path.to_string()), "{err}");
-    assert_eq!(err.field(), Some(path));
-}
-
-fn assert_invalid(err: &ParseError, path: &str) {
-    assert!(
-        matches!(err, ParseError::Invalid { field, .. } if field == path),
-        "expected Invalid at `{path}`, got {err:?}"
-    );
 }
 
 fn at(s: &str) -> NaiveDateTime {

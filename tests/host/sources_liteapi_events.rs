@@ -2,6 +2,7 @@
 //! hotel confirmation number, cancellation, check-in instructions, amendments, rebooks and the
 //! `flight.book.*` family — exact canonical events and the JSON paths of errors.
 
+use crate::fixtures::{assert_invalid, assert_missing, fixture, fixture_bytes};
 use booking_email_engine::domain::event::{
     Airport, BookedRoom, BookingRef, Cancellation, EmailAddress, FlightBooking, FlightSegment,
     Holder, HotelAmendment, Interpretation, Money, PersonName, SupplierEvent,
@@ -10,15 +11,6 @@ use booking_email_engine::sources::liteapi::{interpret, parse_envelope};
 use booking_email_engine::sources::ParseError;
 use chrono::{NaiveDate, NaiveDateTime};
 use serde_json::{json, Value};
-
-fn fixture_bytes(name: &str) -> Vec<u8> {
-    let path = format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
-    std::fs::read(&path).unwrap_or_else(|e| panic!("reading {path}: {e}"))
-}
-
-fn fixture(name: &str) -> Value {
-    serde_json::from_slice(&fixture_bytes(name)).unwrap()
-}
 
 /// A liteAPI envelope with string-encoded `request` / `response`.
 fn envelope(name: &str, request: Value, response: Value) -> Vec<u8> {
@@ -45,17 +37,6 @@ fn journey(body: &[u8]) -> SupplierEvent {
 
 fn failure(body: &[u8]) -> ParseError {
     interpret(&parse_envelope(body).expect("envelope parses")).expect_err("must fail")
-}
-
-fn assert_missing(err: &ParseError, path: &str) {
-    assert_eq!(err, &ParseError::Missing(path.to_string()), "{err}");
-}
-
-fn assert_invalid(err: &ParseError, path: &str) {
-    assert!(
-        matches!(err, ParseError::Invalid { field, .. } if field == path),
-        "expected Invalid at `{path}`, got {err:?}"
-    );
 }
 
 fn bk() -> BookingRef {

@@ -1,12 +1,13 @@
 //! Supplier data is data: every adapter, fed arbitrary text in every text field
 //! (control characters, huge lengths, every Unicode plane, template syntax, URLs to our own
-//! admin), never panics, and what comes out is bounded by `domain::text::LIMITS` and one line
+//! admin), never panics, and what comes out is bounded by `domain::basics::text::LIMITS` and one line
 //! wherever one line is meant. Also: the step-name part and the header-value builder.
 
-use booking_email_engine::domain::event::{Interpretation, SupplierEvent};
-use booking_email_engine::domain::text::{
+use crate::fixtures::fixture;
+use booking_email_engine::domain::basics::text::{
     header_value, is_unsafe_char, step_part, TextKind, LIMITS, STEP_PART_MAX, SUBJECT_MAX_CHARS,
 };
+use booking_email_engine::domain::event::{Interpretation, SupplierEvent};
 use booking_email_engine::sources::{self, resend, webhook, Inbound};
 use proptest::prelude::*;
 use serde_json::Value;
@@ -36,12 +37,6 @@ const STRUCTURAL: [&str; 22] = [
     "amount",
     "live_mode",
 ];
-
-fn fixture(name: &str) -> Value {
-    let path = format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
-    serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap()
-}
-
 fn generic_hotel() -> Value {
     serde_json::json!({
         "type": "hotel_booked",

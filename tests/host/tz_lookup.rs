@@ -7,8 +7,8 @@
 //! it is a measurement, not a check (`npm run bench`, never `cargo test`).
 
 use booking_email_engine::domain::event::HotelLocation;
+use booking_email_engine::domain::timezone::tz_lookup::{zone_at, zone_name_at};
 use booking_email_engine::domain::timezone::{hotel_zone_located, HotelZone, ZoneSource};
-use booking_email_engine::domain::tz_lookup::{zone_at, zone_name_at};
 use chrono::{DateTime, NaiveDate, Utc};
 
 fn located(latitude: f64, longitude: f64) -> HotelLocation {
@@ -152,18 +152,9 @@ fn missing_or_unusable_coordinates_fall_back_to_utc() {
         (Some(41.3851), Some(180.5)),
     ] {
         let location = HotelLocation {
-            street_address: None,
-            locality: None,
-            region: None,
-            postal_code: None,
-            country: None,
-            telephone: None,
-            checkin_time: None,
-            checkout_time: None,
-            address: None,
-            time_zone: None,
             latitude: lat,
             longitude: lon,
+            ..Default::default()
         };
         assert_eq!(
             hotel_zone_located(Some(&location)),
@@ -277,7 +268,7 @@ fn bench_lookup_time_and_accuracy() {
     let text = std::fs::read_to_string(&path).expect("TZ_BENCH_CITIES readable");
     let january = Utc.with_ymd_and_hms(2027, 1, 15, 12, 0, 0).unwrap();
     let july = Utc.with_ymd_and_hms(2027, 7, 15, 12, 0, 0).unwrap();
-    let offsets = |tz: booking_email_engine::domain::tzdb::Tz| {
+    let offsets = |tz: booking_email_engine::domain::timezone::tzdb::Tz| {
         [january, july].map(|t| {
             tz.offset_from_utc_datetime(&t.naive_utc())
                 .fix()
@@ -297,7 +288,7 @@ fn bench_lookup_time_and_accuracy() {
         let (Ok(lat), Ok(lon)) = (lat.parse::<f64>(), lon.parse::<f64>()) else {
             continue;
         };
-        let Ok(want_tz) = want.parse::<booking_email_engine::domain::tzdb::Tz>() else {
+        let Ok(want_tz) = want.parse::<booking_email_engine::domain::timezone::tzdb::Tz>() else {
             unknown_reference += 1;
             continue;
         };

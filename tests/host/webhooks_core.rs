@@ -3,7 +3,7 @@
 //! Service delivery events. Host-run, milliseconds.
 
 use booking_email_engine::domain::marketing::Suppression;
-use booking_email_engine::domain::webhook_events::{checkout_fact, email_outcome, EmailFact};
+use booking_email_engine::domain::webhooks::events::{checkout_fact, email_outcome, EmailFact};
 use booking_email_engine::domain::webhooks::{
     ceiling, check_url, decide, event_id, excerpt, new_secret, parse_event_types, publication,
     retry_after_s, sign, stored_types, wants, Answer, Decision, EventType, RetryPolicy, UrlError,

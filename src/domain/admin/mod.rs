@@ -6,9 +6,13 @@
 //! - [`limiter`]: the failed-login limit per client IP and per account (counted in D1);
 //! - [`session`]: session tokens, the `__Host-` cookie, CSRF tokens, safe `next` paths;
 //! - [`timeline`]: a booking's timeline, every entry in time order.
+//!
+//! May use: `basics`, `event`, `timezone`, `email`.
 
 pub mod limiter;
+pub mod operator;
 pub mod password;
+pub mod release;
 pub mod session;
 pub mod timeline;
 

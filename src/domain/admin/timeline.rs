@@ -46,7 +46,7 @@ pub const RAW_EVENT_ROW_MAX_BYTES: usize = ESCAPED_CHAR_MAX_BYTES
         + 2 * NOTE_SHOWN_CHARS
         + 128
         + 100
-        + crate::domain::ownership::MAX_PARTNER_LEN
+        + crate::domain::event::ownership::MAX_PARTNER_LEN
         + 2 * 16)
     + 3 * 128
     + 64
@@ -122,7 +122,7 @@ pub struct Entry {
 /// Sorts entries by time, then kind (a raw event before the booking it created, before its
 /// plans and emails), then title: a stable order for entries of the same millisecond.
 pub fn order(mut entries: Vec<Entry>) -> Vec<Entry> {
-    crate::domain::sort::sort_by(&mut entries, |a, b| {
+    crate::domain::basics::sort::sort_by(&mut entries, |a, b| {
         (a.at_ms, a.kind, &a.title).cmp(&(b.at_ms, b.kind, &b.title))
     });
     entries

@@ -2,7 +2,7 @@
 //! word on it.
 
 use super::{EmailAddress, Money, PersonName};
-use crate::domain::stored_names;
+use crate::domain::basics::stored_names;
 use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 

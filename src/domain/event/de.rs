@@ -1,5 +1,5 @@
 //! Reading a [`SupplierEvent`] from JSON: `{"kind": "<kind>", …the kind's fields}`, the form its
-//! derived `Serialize` writes, through [`crate::domain::json::internally_tagged`] rather than
+//! derived `Serialize` writes, through [`crate::domain::basics::json::internally_tagged`] rather than
 //! serde's derive for internally tagged enums (which compiles a second deserializer for every
 //! event type; see there). Same JSON in, same errors out.
 
@@ -57,7 +57,7 @@ struct StatusChanged {
 impl<'de> Deserialize<'de> for SupplierEvent {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use SupplierEvent as E;
-        crate::domain::json::internally_tagged(deserializer, "kind", KINDS, |kind, text| {
+        crate::domain::basics::json::internally_tagged(deserializer, "kind", KINDS, |kind, text| {
             Some(match kind {
                 "hotel_booked" => from_str::<Box<HotelBooking>>(text).map(E::HotelBooked),
                 "hotel_confirmation_number" => {
@@ -102,7 +102,7 @@ mod tests {
     use super::*;
 
     fn read(text: &str) -> Result<SupplierEvent, String> {
-        serde_json::from_str(text).map_err(|e| crate::domain::json::message(&e))
+        serde_json::from_str(text).map_err(|e| crate::domain::basics::json::message(&e))
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! The canonical events of the compensation saga (`crate::domain::compensation`): a supplier's
+//! The canonical events of the compensation saga (`crate::domain::payment::compensation`): a supplier's
 //! failure after payment, and the payment processor's word on a refund.
 
 use super::{BookingRef, EmailAddress, Money, PersonName};

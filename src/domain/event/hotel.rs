@@ -15,7 +15,7 @@ pub struct BookedRoom {
 }
 
 /// Where a hotel is, as far as the supplier says. Used to find its local time zone: the IANA zone
-/// when given, else the coordinates (see `domain::schedule`).
+/// when given, else the coordinates (see `domain::journey::schedule`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(default)]
 pub struct HotelLocation {
@@ -31,7 +31,7 @@ pub struct HotelLocation {
     /// The hotel's address in parts, when the supplier gives them (Duffel Stays
     /// `accommodation.location.address`; the generic source's `location` fields of the same
     /// names), as schema.org's `PostalAddress` names them (<https://schema.org/PostalAddress>):
-    /// what the reservation markup of the emails needs (`crate::domain::markup`).
+    /// what the reservation markup of the emails needs (`crate::domain::email::markup`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub street_address: Option<String>,
     /// The city.

@@ -1,7 +1,7 @@
 //! The values every canonical event is built from: where it came from, the checked text newtypes
 //! (event id, booking reference, email address), a person's name, money, the booking's holder.
 
-use crate::domain::stored_names;
+use crate::domain::basics::stored_names;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 

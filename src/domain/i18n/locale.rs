@@ -33,7 +33,7 @@ pub enum Locale {
     Pt,
     It,
 }
-crate::domain::stored_names!(Locale);
+crate::domain::basics::stored_names!(Locale);
 
 /// Longest tag read from a source (RFC 5646 §4.4.1 asks for at least 35 characters).
 const TAG_MAX_CHARS: usize = 64;
@@ -139,7 +139,7 @@ impl Lang {
                 Some((q, i, Lang::from_tag(tag)?))
             })
             .collect();
-        crate::domain::sort::sort_by(&mut ranked, |a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        crate::domain::basics::sort::sort_by(&mut ranked, |a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
         ranked.first().map(|r| r.2)
     }
 
@@ -192,7 +192,7 @@ pub enum LocaleSource {
     /// Nobody stated one: `DEFAULT_GUEST_LOCALE`.
     Default,
 }
-crate::domain::stored_names!(LocaleSource);
+crate::domain::basics::stored_names!(LocaleSource);
 
 /// A booking's language (with its regional formats) and where it came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

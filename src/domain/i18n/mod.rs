@@ -9,6 +9,8 @@
 //! `render::compose` then refuses the email, so a message id never reaches a guest.
 //!
 //! Owner alerts stay English templates; [`Tr`] is what guest emails and pages use.
+//!
+//! May use: `basics`, `event`.
 
 #[rustfmt::skip]
 mod cldr;
@@ -284,7 +286,7 @@ impl Tr {
     }
 
     /// The label of a traveller-visible snapshot field (`checkin`, `room.2.name`,
-    /// `segment.1.departure`; see `crate::domain::snapshot`), in this language. An unknown field
+    /// `segment.1.departure`; see `crate::domain::journey::snapshot`), in this language. An unknown field
     /// shows its own name.
     pub fn field_label(&self, field: &str) -> String {
         let mut n = None;

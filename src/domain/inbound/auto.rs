@@ -27,7 +27,7 @@ pub enum AutoKind {
     Bulk,
 }
 
-crate::domain::stored_names!(AutoKind);
+crate::domain::basics::stored_names!(AutoKind);
 
 impl AutoKind {
     /// A short phrase for the owner's pages.

@@ -1,5 +1,5 @@
 //! Mail that comes back: a guest's reply to a booking email, read into what the owner needs and
-//! filed by the reply token alone ([`crate::domain::reply_token`]). Pure: the shell (`src/inbound`)
+//! filed by the reply token alone ([`crate::domain::inbound::reply_token`]). Pure: the shell (`src/inbound`)
 //! hands over the raw bytes, the envelope and the counts it read from D1, and carries out the
 //! [`Filing`].
 //!
@@ -18,13 +18,16 @@
 //! server, Cloudflare's, last; lower ones may be the sender's own), and the attachments' names,
 //! types and sizes ([`ATTACHMENTS_MAX`]). Attachments themselves are not kept (see README: a
 //! guest's passport scan is not something this engine should hold).
+//!
+//! May use: `basics`.
 
 pub mod auto;
 pub mod quote;
+pub mod reply_token;
 
 pub use auto::AutoKind;
 
-use crate::domain::text::{cut_chars, header_value, is_unsafe_char};
+use crate::domain::basics::text::{cut_chars, header_value, is_unsafe_char};
 use mail_parser::{HeaderValue, MessageParser, MimeHeaders};
 use serde::{Deserialize, Serialize};
 

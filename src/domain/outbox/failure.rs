@@ -387,7 +387,7 @@ pub fn clamp_retry_after_ms(retry_after_ms: i64, backoff: Backoff) -> i64 {
 }
 
 /// [`after_failure`] that also honours the provider's `Retry-After` (already converted to ms, e.g.
-/// by `crate::domain::resend::parse_retry_after_ms`).
+/// by `crate::domain::outbox::resend::parse_retry_after_ms`).
 ///
 /// - Drop / dead letter / fail-over decisions are exactly those of [`after_failure`]: a hint never
 ///   rescues a permanent failure, never adds attempts beyond `backoff.max_attempts`, and a main

@@ -9,12 +9,19 @@
 //! - Among eligible client items, the lowest rank number goes first, then the oldest (arrival order).
 //!   That order is SQL in the Durable Object (`crate::outbox::queue`, `ORDER BY rank, seq` through
 //!   the `queue_ready` index); `tests/e2e/outbox-order.test.mjs` checks it against the real queue.
+//!
+//! May use: `basics`, `event`, `email`, `journey`.
 
+pub mod backlog;
 mod failure;
 mod handover;
+pub mod intent;
+pub mod outgoing;
 mod probe;
 mod providers;
+pub mod resend;
 mod route_settings;
+pub mod smtp;
 
 pub use failure::*;
 pub use handover::*;
@@ -95,7 +102,7 @@ pub struct QueueFacts {
     /// Earliest `not_before_ms` among `waiting` items (backoff), if any.
     pub earliest_waiting_ms: Option<i64>,
     /// While a catch-up runs and urgent or booking client email is queued: when the catch-up
-    /// lane opens (ms UTC; `crate::domain::backlog`).
+    /// lane opens (ms UTC; `crate::domain::outbox::backlog`).
     pub fast_lane_at_ms: Option<i64>,
 }
 

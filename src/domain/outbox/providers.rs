@@ -30,7 +30,7 @@ pub enum Provider {
     OwnerRoute,
 }
 
-crate::domain::stored_names!(Provider);
+crate::domain::basics::stored_names!(Provider);
 
 impl Provider {
     /// `true` for a main provider (Cloudflare Email Service or Resend).

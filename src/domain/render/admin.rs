@@ -78,7 +78,7 @@ pub struct OverviewPage {
     /// Guest emails skipped as stale this UTC day and the one before.
     pub stale_today: i64,
     pub stale_yesterday: i64,
-    pub backlog: super::admin_waiting::BacklogView,
+    pub backlog: BacklogView,
     /// `ENGINE_ENV` as the engine reads it (`production` or `development`).
     pub environment: &'static str,
     /// (variable, why) of every feature the configuration turned off (the production guard).
@@ -166,7 +166,7 @@ pub struct BookingPage {
     /// Raw events read.
     pub max_raw_events: u32,
     /// Guests' replies: the answer form (`#conversation`).
-    pub conversation: super::admin_conversations::ConversationForm,
+    pub conversation: ConversationForm,
 }
 
 #[derive(Template)]
@@ -207,7 +207,7 @@ pub struct QueuePage {
     pub dead: Vec<QueueLine>,
     pub queued: Vec<QueueLine>,
     pub recent: Vec<QueueLine>,
-    pub backlog: super::admin_waiting::BacklogView,
+    pub backlog: BacklogView,
     /// The catch-up form's choices: gaps (s) and durations (h) within the configured bounds.
     pub catch_up_gaps: Vec<i64>,
     pub catch_up_hours: Vec<i64>,
@@ -293,6 +293,38 @@ pub struct SuppressionsPage {
     pub reasons: Vec<(&'static str, &'static str)>,
     pub rows: Vec<SuppressionLine>,
     pub log: Vec<SuppressionLogLine>,
+}
+
+/// The answer form of one booking (`#conversation` on its page).
+#[derive(Debug, Clone, Default)]
+pub struct ConversationForm {
+    pub booking_id: String,
+    /// The form's one-time id (the answer's dedupe key part: a second submit sends nothing).
+    pub form_id: String,
+    /// Guest and automatic messages kept on the booking.
+    pub messages: usize,
+    /// The newest guest message has no answer yet.
+    pub waiting: bool,
+    /// Who the answer goes to (the booking's guest address) and in which language.
+    pub to: String,
+    pub language: String,
+    /// The subject the answer will carry.
+    pub subject: String,
+    /// Replies are off (`REPLY_DOMAIN` / `REPLY_SIGNING_KEY`): the answer still goes, without a
+    /// reply address, and the page says so.
+    pub replies_off: bool,
+}
+
+/// The backlog forecast as the overview and the outbox page show it.
+#[derive(Debug, Clone, Default)]
+pub struct BacklogView {
+    /// (rank, queued, drained by (UTC), in)
+    pub drains: Vec<(String, u64, String, String)>,
+    /// (email, booking, moment (UTC), forecast (UTC))
+    pub misses: Vec<(String, String, String, String)>,
+    pub gap_s: i64,
+    /// The catch-up in force, in words.
+    pub catch_up: Option<String>,
 }
 
 /// Renders a page; a template error (which askama reports only for a broken template) becomes a

@@ -1,6 +1,6 @@
 //! The admin pages of what waits for the owner (`templates/admin/refunds.html`,
-//! `deliveries.html`, `delivery.html`) and the outbox's backlog as the overview and the outbox
-//! page show it: pure view models, every value escaped by askama.
+//! `deliveries.html`, `delivery.html`): pure view models, every value escaped by askama. The
+//! outbox's backlog as the overview and the outbox page show it is [`super::admin::BacklogView`].
 
 use super::admin::Chrome;
 use askama::Template;
@@ -101,16 +101,4 @@ pub struct DeliveryPage {
     pub redrives: i64,
     pub dead: bool,
     pub attempts: Vec<DeliveryAttemptLine>,
-}
-
-/// The backlog forecast as the overview and the outbox page show it.
-#[derive(Debug, Clone, Default)]
-pub struct BacklogView {
-    /// (rank, queued, drained by (UTC), in)
-    pub drains: Vec<(String, u64, String, String)>,
-    /// (email, booking, moment (UTC), forecast (UTC))
-    pub misses: Vec<(String, String, String, String)>,
-    pub gap_s: i64,
-    /// The catch-up in force, in words.
-    pub catch_up: Option<String>,
 }

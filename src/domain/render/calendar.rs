@@ -1,12 +1,12 @@
-//! The calendar parts of guest emails in the guest's language: [`crate::domain::calendar`] with
+//! The calendar parts of guest emails in the guest's language: [`crate::domain::email::calendar`] with
 //! its labels translated and the brand as organizer, and the line under the email that says what
 //! the attached files do ([`attach`]).
 
 use super::{Branding, RenderError};
-use crate::domain::calendar::{self, CalendarPart, Labels, Method, Party};
-use crate::domain::email::OutgoingEmail;
+use crate::domain::email::calendar::{self, CalendarPart, Labels, Method, Party};
 use crate::domain::event::{FlightBooking, HotelBooking};
 use crate::domain::i18n::Tr;
+use crate::domain::outbox::outgoing::OutgoingEmail;
 use serde::{Deserialize, Serialize};
 
 fn labels(tr: Tr) -> Labels {
@@ -63,7 +63,7 @@ pub enum Booked {
 /// Read by hand: serde's derive for adjacently tagged enums also compiles a reader of its
 /// private `Content` tree for each variant's type (for `details` before `kind`); here `details`
 /// is read as a `Value` and its text parsed with the `serde_json::from_str` those types already
-/// have ([`crate::domain::json`]). Same JSON, same error messages.
+/// have ([`crate::domain::basics::json`]). Same JSON, same error messages.
 impl<'de> Deserialize<'de> for Booked {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use serde::de::Error;
@@ -79,7 +79,7 @@ impl<'de> Deserialize<'de> for Booked {
             "flight" => serde_json::from_str(&details).map(Booked::Flight),
             other => return Err(D::Error::unknown_variant(other, &["hotel", "flight"])),
         };
-        parsed.map_err(|e| D::Error::custom(crate::domain::json::message(&e)))
+        parsed.map_err(|e| D::Error::custom(crate::domain::basics::json::message(&e)))
     }
 }
 
@@ -156,7 +156,7 @@ mod tests {
     #[test]
     fn booked_errors_name_the_problem() {
         let error = |text: &str| {
-            crate::domain::json::message(&serde_json::from_str::<Booked>(text).unwrap_err())
+            crate::domain::basics::json::message(&serde_json::from_str::<Booked>(text).unwrap_err())
         };
         assert_eq!(
             error(r#"{"kind":"train","details":{}}"#),

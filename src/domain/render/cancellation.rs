@@ -3,9 +3,10 @@
 
 use super::text::{airport_city, greet, trip_destination};
 use super::{compose, Branding, Envelope, RenderError};
-use crate::domain::email::{DedupeKey, EmailKind, OutgoingEmail};
+use crate::domain::email::{DedupeKey, EmailKind};
 use crate::domain::event::{BookingRef, Cancellation, EmailAddress, FlightBooking, HotelBooking};
 use crate::domain::i18n::{Locale, Tr};
+use crate::domain::outbox::outgoing::OutgoingEmail;
 
 /// What a cancellation email says about the cancelled booking, hotel or flight.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -19,7 +20,7 @@ pub struct CancelledBooking {
     /// E.g. `Example Harbour Hotel, Friday, 12 June 2026 – Monday, 15 June 2026` or
     /// `London (LHR) → Barcelona (BCN), Friday, 12 June 2026` (in the guest's language).
     pub title: String,
-    /// The reservation markup of the guest's email (`Cancelled`, [`crate::domain::markup`]);
+    /// The reservation markup of the guest's email (`Cancelled`, [`crate::domain::email::markup`]);
     /// `None` until [`CancelledBooking::marked_up`], and when a required property is unknown.
     pub markup: Option<String>,
 }

@@ -1,14 +1,15 @@
-//! Unfinished checkouts ([`crate::domain::checkout`]), the customer's side: the follow-up after
+//! Unfinished checkouts ([`crate::domain::payment::checkout`]), the customer's side: the follow-up after
 //! an unpaid checkout and the decline emails the owner sends with one click. Customer emails
 //! carry a retry link (the booking site) and never an action link; no booking exists yet, so
 //! they carry no booking id.
 
 use super::text::{date_range, greet, long_date, non_empty};
 use super::{compose, Branding, Envelope, RenderError};
-use crate::domain::action_token::OwnerAction;
-use crate::domain::email::{DedupeKey, EmailKind, OutgoingEmail};
+use crate::domain::email::{DedupeKey, EmailKind};
 use crate::domain::event::{CheckoutAttempt, EmailAddress, PersonName};
 use crate::domain::i18n::Tr;
+use crate::domain::outbox::outgoing::OutgoingEmail;
+use crate::domain::payment::action_token::OwnerAction;
 
 /// What a checkout email calls the trip: `<hotel>, <dates>`, or whichever part is known.
 fn checkout_trip(a: &CheckoutAttempt, tr: Tr) -> Option<String> {

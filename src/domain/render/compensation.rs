@@ -1,4 +1,4 @@
-//! The compensation's two emails (`crate::domain::compensation`): the guest's honest notice that a
+//! The compensation's two emails (`crate::domain::payment::compensation`): the guest's honest notice that a
 //! paid booking could not be confirmed (or, when the confirmation already went out, that it is
 //! cancelled), with the refund's real state in plain words; and the owner's alert with the facts,
 //! every step as recorded and, when the owner must act, one-click refund links.
@@ -6,12 +6,13 @@
 use super::calendar::Booked;
 use super::text::greet;
 use super::{compose, Branding, Envelope, RenderError};
-use crate::domain::action_token::OwnerAction;
-use crate::domain::calendar::Method;
-use crate::domain::compensation::{CompensationRow, RefundState, StepRow};
-use crate::domain::email::{DedupeKey, EmailKind, OutgoingEmail};
+use crate::domain::email::calendar::Method;
+use crate::domain::email::{DedupeKey, EmailKind};
 use crate::domain::event::EmailAddress;
 use crate::domain::i18n::Tr;
+use crate::domain::outbox::outgoing::OutgoingEmail;
+use crate::domain::payment::action_token::OwnerAction;
+use crate::domain::payment::compensation::{CompensationRow, RefundState, StepRow};
 use serde::{Deserialize, Serialize};
 
 /// What the guest's notice is rendered from (all owned: the content lock rewrites it, see
@@ -117,7 +118,7 @@ pub fn booking_not_confirmed(
     envelope.booking_id = n.booking_id.clone();
     let (parts, markup) = match n.calendar.as_ref().filter(|_| n.confirmation_sent) {
         Some(cal) => {
-            use crate::domain::markup::{flight, lodging, Status};
+            use crate::domain::email::markup::{flight, lodging, Status};
             let markup = match &cal.booked {
                 Booked::Hotel(b) => lodging(b, Status::Cancelled, None),
                 Booked::Flight(f) => flight(f, Status::Cancelled, None),
@@ -230,10 +231,10 @@ pub fn owner_compensation(
         ),
         (_, s) if s.starts_with("refund_failed") => "Refund failed at Stripe".to_string(),
         (_, "payment") => "Payment found for a failed booking".to_string(),
-        (crate::domain::compensation::Cause::SupplierFailed, _) => {
+        (crate::domain::payment::compensation::Cause::SupplierFailed, _) => {
             "Paid booking failed at the supplier".to_string()
         }
-        (crate::domain::compensation::Cause::BookingCancelled, _) => {
+        (crate::domain::payment::compensation::Cause::BookingCancelled, _) => {
             "Paid booking cancelled by the supplier".to_string()
         }
     };
@@ -278,7 +279,7 @@ pub fn owner_compensation(
 mod tests {
     use super::super::tests::branding;
     use super::*;
-    use crate::domain::compensation::{Cause, StepKind, StepStatus};
+    use crate::domain::payment::compensation::{Cause, StepKind, StepStatus};
 
     fn notice(state: RefundState, sent: bool) -> CompensationNotice {
         CompensationNotice {

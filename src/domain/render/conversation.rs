@@ -5,11 +5,12 @@
 //! words, which go out as written.
 
 use super::{compose, Branding, Envelope, RenderError};
-use crate::domain::email::{DedupeKey, EmailKind, OutgoingEmail};
+use crate::domain::basics::text::header_value;
+use crate::domain::email::{DedupeKey, EmailKind};
 use crate::domain::event::{BookingRef, EmailAddress};
 use crate::domain::i18n::Tr;
 use crate::domain::inbound::{Attachment, AuthVerdict};
-use crate::domain::text::header_value;
+use crate::domain::outbox::outgoing::OutgoingEmail;
 
 /// Longest answer the owner may send, characters.
 pub const ANSWER_MAX_CHARS: usize = 8_000;
@@ -152,7 +153,7 @@ pub fn conversation_answer(
         .text
         .replace("\r\n", "\n")
         .chars()
-        .filter(|&c| c == '\n' || !crate::domain::text::is_unsafe_char(c))
+        .filter(|&c| c == '\n' || !crate::domain::basics::text::is_unsafe_char(c))
         .collect();
     let words = words.trim();
     if words.is_empty() {

@@ -1,15 +1,16 @@
-//! The owner's overviews: the daily digest (`crate::domain::digest`: the day before, and what
+//! The owner's overviews: the daily digest (`crate::domain::sweeper::digest`: the day before, and what
 //! waits now, each line linking to its admin page) and the backlog alert
-//! (`crate::domain::backlog`: how long the outbox takes to drain per rank, and the time-bound
+//! (`crate::domain::outbox::backlog`: how long the outbox takes to drain per rank, and the time-bound
 //! emails forecast to miss their moment). Both are owner email, so they may link the admin; every
 //! value from a supplier or a guest is put on one line and cut.
 
 use super::{compose, Branding, Envelope, RenderError};
-use crate::domain::backlog::Forecast;
-use crate::domain::digest::{DigestDay, DigestFacts};
-use crate::domain::email::{DedupeKey, EmailKind, OutgoingEmail, Rank};
+use crate::domain::basics::text::header_value;
+use crate::domain::email::{DedupeKey, EmailKind, Rank};
 use crate::domain::event::EmailAddress;
-use crate::domain::text::header_value;
+use crate::domain::outbox::backlog::Forecast;
+use crate::domain::outbox::outgoing::OutgoingEmail;
+use crate::domain::sweeper::digest::{DigestDay, DigestFacts};
 use crate::domain::timezone::HotelZone;
 
 /// `YYYY-MM-DD HH:MM` of `ms` (UTC) on the clock of `zone`.
@@ -101,7 +102,7 @@ pub fn owner_digest(
     });
     let waiting = |title: String,
                    path: &str,
-                   lines: &[crate::domain::digest::WaitingLine],
+                   lines: &[crate::domain::sweeper::digest::WaitingLine],
                    total: u64,
                    item: &dyn Fn(&str) -> String| Section {
         title,
@@ -332,8 +333,8 @@ pub fn owner_backlog(
 mod tests {
     use super::super::tests::branding;
     use super::*;
-    use crate::domain::backlog::{Miss, RankDrain};
-    use crate::domain::digest::{BookingLine, RepairLine, WaitingLine};
+    use crate::domain::outbox::backlog::{Miss, RankDrain};
+    use crate::domain::sweeper::digest::{BookingLine, RepairLine, WaitingLine};
 
     fn owner() -> EmailAddress {
         EmailAddress::parse("owner@example.com").unwrap()

@@ -3,10 +3,11 @@
 
 use super::text::{airport_city, airport_label, greet, local_time, non_empty, trip_destination};
 use super::{compose, Branding, Envelope, RenderError};
-use crate::domain::email::{DedupeKey, EmailKind, OutgoingEmail};
+use crate::domain::email::markup::{self, Status};
+use crate::domain::email::{DedupeKey, EmailKind};
 use crate::domain::event::{FlightBooking, FlightSegment, PersonName};
 use crate::domain::i18n::Tr;
-use crate::domain::markup::{self, Status};
+use crate::domain::outbox::outgoing::OutgoingEmail;
 use chrono::NaiveDateTime;
 
 /// One flight segment as a guest reads it. Times are preformatted in the local time of the airport

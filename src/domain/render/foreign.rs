@@ -4,9 +4,10 @@
 //! `owner_foreign_event:<record>:<day>`).
 
 use super::{compose, Branding, Envelope, RenderError};
-use crate::domain::email::{DedupeKey, EmailKind, OutgoingEmail};
+use crate::domain::email::{DedupeKey, EmailKind};
+use crate::domain::event::ownership::{alert_ref, Owner};
 use crate::domain::event::EmailAddress;
-use crate::domain::ownership::{alert_ref, Owner};
+use crate::domain::outbox::outgoing::OutgoingEmail;
 
 /// Longest reason quoted in the alert, in characters.
 pub const REASON_MAX: usize = 500;
@@ -40,7 +41,7 @@ pub fn owner_foreign_event(
     branding: &Branding,
 ) -> Result<OutgoingEmail, RenderError> {
     let kind = EmailKind::OwnerForeignEvent;
-    let one_line = |v: &str, max: usize| crate::domain::text::header_value(v, max);
+    let one_line = |v: &str, max: usize| crate::domain::basics::text::header_value(v, max);
     let record = one_line(record, 200);
     compose(
         Envelope::unbooked(

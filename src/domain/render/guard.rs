@@ -25,11 +25,14 @@
 //! Owner alerts are never blocked: [`defang_placeholders`] breaks template-like markers in them
 //! (`{{` → `{ {`) and they go out.
 
-use crate::domain::content_lock::{self, fold_hiding_characters, ContentLock, LockViolation};
-use crate::domain::email::{Audience, OutgoingEmail};
-use crate::domain::json;
+use crate::domain::basics::json;
+use crate::domain::email::content_lock::{
+    self, fold_hiding_characters, ContentLock, LockVerdict, LockViolation,
+};
+use crate::domain::email::Audience;
+use crate::domain::outbox::outgoing::OutgoingEmail;
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 
 use super::RenderError;
@@ -43,18 +46,21 @@ pub const LINK_REMOVED: &str = "[link removed]";
 /// Most rounds of link removal in one string (each round removes at least one token).
 const MAX_DEFANG_ROUNDS: usize = 16;
 
-/// The content lock's verdict on an email, made when it was rendered ([`guarded`]); stored with it
-/// (`OutgoingEmail::lock`).
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct LockVerdict {
-    /// Violations in the template's own output (every input string neutralised). Non-empty →
-    /// blocked.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub template: Vec<LockViolation>,
-    /// How many input strings carried a link to the engine that was replaced by [`LINK_REMOVED`].
-    #[serde(default)]
-    pub links_removed: u32,
+/// The lock on a whole email. Defined here, where the lock meets the rendered email, so that the
+/// lock's rules (`crate::domain::email::content_lock`) know nothing of the email types.
+impl ContentLock {
+    /// Checks an email's subject, text and HTML. `Err` lists every violation once, in the order
+    /// found (subject, then text, then HTML).
+    pub fn check(&self, email: &OutgoingEmail) -> Result<(), Vec<LockViolation>> {
+        let owner = email.audience == Audience::Owner && email.kind.audience() == Audience::Owner;
+        // The calendar parts are text the guest's calendar shows: judged like the text part.
+        let mut text = email.text.clone();
+        for part in email.calendar_parts() {
+            text.push('\n');
+            text.push_str(part.text());
+        }
+        self.check_parts(owner, &email.subject, &text, &email.html)
+    }
 }
 
 /// Where the text that tripped the lock came from.
@@ -213,7 +219,7 @@ fn defang_links(lock: &ContentLock, s: &str) -> Option<String> {
         if spans.is_empty() {
             break;
         }
-        crate::domain::sort::sort(&mut spans);
+        crate::domain::basics::sort::sort(&mut spans);
         // Replace from the end so earlier offsets stay valid; overlapping spans merge.
         let mut merged: Vec<(usize, usize)> = Vec::new();
         for (s, e) in spans {

@@ -4,10 +4,11 @@
 
 use super::text::{greet, guest_list, non_empty, plain_instructions};
 use super::{compose, Branding, Envelope, RenderError};
-use crate::domain::email::{DedupeKey, EmailKind, OutgoingEmail};
+use crate::domain::email::markup::{self, Status};
+use crate::domain::email::{DedupeKey, EmailKind};
 use crate::domain::event::{BookedRoom, HotelBooking};
 use crate::domain::i18n::Tr;
-use crate::domain::markup::{self, Status};
+use crate::domain::outbox::outgoing::OutgoingEmail;
 
 /// The facts of one stay, shared by the hotel emails (`_stay_details.*`).
 struct StayView<'a> {

@@ -2,8 +2,9 @@
 //! answered 202 and will not resend, so the owner must hear of it.
 
 use super::{compose, Branding, Envelope, RenderError};
-use crate::domain::email::{DedupeKey, EmailKind, OutgoingEmail};
+use crate::domain::email::{DedupeKey, EmailKind};
 use crate::domain::event::{EmailAddress, Source};
+use crate::domain::outbox::outgoing::OutgoingEmail;
 
 /// Longest error text quoted in the alert, in characters.
 pub const ERROR_QUOTE_MAX: usize = 1000;
@@ -44,7 +45,7 @@ pub fn owner_journey_failed(
             source: source.as_str(),
             event_id,
             event_name,
-            error: crate::domain::text::header_value(error, ERROR_QUOTE_MAX),
+            error: crate::domain::basics::text::header_value(error, ERROR_QUOTE_MAX),
         },
         branding,
     )

@@ -3,8 +3,8 @@
 //! extra headers (RFC 8058 one-click unsubscribe on marketing email), as on every other route.
 
 use super::{Branding, RenderError};
-use crate::domain::email::OutgoingEmail;
-use crate::domain::text::{header_value, HEADER_MAX_CHARS, SUBJECT_MAX_CHARS};
+use crate::domain::basics::text::{header_value, HEADER_MAX_CHARS, SUBJECT_MAX_CHARS};
+use crate::domain::outbox::outgoing::OutgoingEmail;
 
 /// Builds the RFC 5322 message for SMTP: multipart/alternative (text + HTML), encoded UTF-8
 /// headers (the subject through [`header_value`]: one line, bounded), the email's own

@@ -24,12 +24,16 @@
 //!
 //! Rendering is deterministic: the same facts give byte-identical emails (every attempt of one
 //! dedupe key sends the same message).
+//!
+//! May use: `basics`, `event`, `timezone`, `i18n`, `email`, `payment`, `inbound`, `outbox`, `marketing`,
+//! `sweeper` (it comes last in the order; nothing in `domain` uses it).
 
-use crate::domain::email::{DedupeKey, EmailKind, OutgoingEmail};
+use crate::domain::basics::text::{header_value, HEADER_MAX_CHARS, SUBJECT_MAX_CHARS};
+use crate::domain::email::{DedupeKey, EmailKind};
+use crate::domain::event::ids::message_id_for;
 use crate::domain::event::{BookingRef, EmailAddress};
 use crate::domain::i18n::{self, Lang, Locale, Region, Tr};
-use crate::domain::ids::message_id_for;
-use crate::domain::text::{header_value, HEADER_MAX_CHARS, SUBJECT_MAX_CHARS};
+use crate::domain::outbox::outgoing::OutgoingEmail;
 
 /// Declares the HTML and the text template of one email over one view, and implements [`Body`].
 ///
@@ -96,6 +100,7 @@ pub mod foreign;
 pub mod guard;
 pub mod hotel;
 pub mod journey_failed;
+pub mod marketing;
 pub mod mime;
 pub mod owner;
 pub mod pages;
@@ -217,7 +222,7 @@ pub struct Envelope<'a> {
     /// Extra headers every provider sends, e.g. the RFC 8058 `List-Unsubscribe` pair of a
     /// marketing email; empty for booking mail.
     pub headers: Vec<(String, String)>,
-    /// The schema.org reservation markup of a booking email (JSON-LD, [`crate::domain::markup`]),
+    /// The schema.org reservation markup of a booking email (JSON-LD, [`crate::domain::email::markup`]),
     /// written at the top of the HTML body by [`compose`]; `None` for every other email.
     pub markup: Option<String>,
 }
@@ -256,7 +261,7 @@ impl<'a> Envelope<'a> {
     }
 
     /// The same envelope with reservation markup, JSON text (`None`: none, see
-    /// [`crate::domain::markup`]).
+    /// [`crate::domain::email::markup`]).
     pub fn with_markup(self, markup: Option<String>) -> Self {
         Self { markup, ..self }
     }
@@ -291,7 +296,7 @@ pub fn compose(
         markup,
     } = envelope;
     let html = match markup {
-        Some(m) => crate::domain::markup::embed(&html, &m),
+        Some(m) => crate::domain::email::markup::embed(&html, &m),
         None => html,
     };
     Ok(OutgoingEmail {

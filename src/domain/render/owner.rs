@@ -6,12 +6,13 @@ use super::cancellation::{Cancelled, CancelledBooking};
 use super::checkout::{checkout_dates, checkout_hotel, checkout_name};
 use super::text::{long_date, money, non_empty};
 use super::{compose, Branding, Envelope, RenderError};
-use crate::domain::action_token::OwnerAction;
-use crate::domain::checkout::{classify_decline, decline_meaning, RiskReason};
-use crate::domain::email::{DedupeKey, EmailKind, OutgoingEmail};
+use crate::domain::basics::text::header_value;
+use crate::domain::email::{DedupeKey, EmailKind};
 use crate::domain::event::{Cancellation, CheckoutAttempt, EmailAddress, HotelBooking, Source};
+use crate::domain::outbox::outgoing::OutgoingEmail;
 use crate::domain::outbox::PauseCause;
-use crate::domain::text::header_value;
+use crate::domain::payment::action_token::OwnerAction;
+use crate::domain::payment::checkout::{classify_decline, decline_meaning, RiskReason};
 
 struct NewBooking<'a> {
     brand: &'a str,
@@ -318,7 +319,7 @@ pub fn owner_provider_paused(
             brand: &branding.brand,
             provider: p.provider,
             until: utc_minute(p.until_ms),
-            reason: crate::domain::text::header_value(p.reason, PAUSE_REASON_MAX_CHARS),
+            reason: crate::domain::basics::text::header_value(p.reason, PAUSE_REASON_MAX_CHARS),
             smtp_or_main_left: p.fallback.is_some(),
             other: p.fallback.unwrap_or(""),
             waits_until: p.wait_until_ms.map(utc_minute).unwrap_or_default(),

@@ -6,10 +6,10 @@
 
 use super::checkout::{checkout_dates, checkout_hotel, checkout_name};
 use super::text::{money, non_empty};
-use crate::domain::action_token::OwnerAction;
-use crate::domain::compensation::{CompensationRow, StepRow};
 use crate::domain::event::{CheckoutAttempt, EmailAddress};
-use crate::domain::unsubscribe;
+use crate::domain::marketing::unsubscribe;
+use crate::domain::payment::action_token::OwnerAction;
+use crate::domain::payment::compensation::{CompensationRow, StepRow};
 use askama::filters::{escape, Html};
 use askama::Template;
 
@@ -86,7 +86,7 @@ fn effect(action: OwnerAction, email: Option<&str>) -> String {
 }
 
 /// The form of a link's confirmation page: where it posts, the nonce of this render
-/// ([`crate::domain::action_token::form_nonce`]), and a notice when the page is shown again
+/// ([`crate::domain::payment::action_token::form_nonce`]), and a notice when the page is shown again
 /// because a post was refused (it did not come from this page, or its form had expired).
 #[derive(Debug, Clone, Copy)]
 pub struct ConfirmForm<'a> {
@@ -123,7 +123,9 @@ pub fn refund_confirm_page(
         c,
         refund_status: refund.status.as_str(),
         amount: match (refund.amount_minor, refund.currency.as_deref()) {
-            (Some(a), Some(cur)) => Some(crate::domain::compensation::format_minor(a, cur)),
+            (Some(a), Some(cur)) => {
+                Some(crate::domain::payment::compensation::format_minor(a, cur))
+            }
             _ => None,
         },
         error: refund.error.as_deref(),

@@ -4,9 +4,10 @@
 //! could not be published at all (`owner_webhook_alert:<event id>-unpublished-<day>`).
 
 use super::{compose, Branding, Envelope, RenderError};
-use crate::domain::email::{DedupeKey, EmailKind, OutgoingEmail};
+use crate::domain::basics::text::header_value;
+use crate::domain::email::{DedupeKey, EmailKind};
 use crate::domain::event::EmailAddress;
-use crate::domain::text::header_value;
+use crate::domain::outbox::outgoing::OutgoingEmail;
 
 /// What the alert is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

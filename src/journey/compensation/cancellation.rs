@@ -71,7 +71,7 @@ pub(super) async fn open_for_cancellation(
     }
     // A compensation of these ids opened by another owner is not this cancellation's to take.
     if let Some(row) = store::ownership::compensation(&db, &id).await? {
-        if let crate::domain::ownership::Verdict::Foreign { reason } =
+        if let crate::domain::event::ownership::Verdict::Foreign { reason } =
             row.verdict(&owner, &format!("compensation {id}"))
         {
             worker::console_warn!(

@@ -1,4 +1,4 @@
-//! Compensation journeys (shell of `crate::domain::compensation`): a paid booking the supplier
+//! Compensation journeys (shell of `crate::domain::payment::compensation`): a paid booking the supplier
 //! failed is undone step by step, each step a named Workflow step that records itself in D1
 //! (`compensations`, `compensation_steps`), so a replay or a duplicate event repeats nothing.
 //!
@@ -15,20 +15,20 @@
 use super::workflow::{Step, StepConfig};
 use super::{config, deliver, deliver_once, rust_err, JourneyOutput};
 use crate::config::{Config, DB_BINDING};
-use crate::domain::action_token::{self, OwnerAction};
-use crate::domain::booking::BookingStatus;
-use crate::domain::compensation::{
+use crate::domain::basics::text::step_part;
+use crate::domain::email::EmailKind;
+use crate::domain::event::ownership::Verdict;
+use crate::domain::event::{
+    BookingFailure, Cancellation, EmailAddress, JourneyParams, Money, RefundUpdate,
+};
+use crate::domain::journey::booking::BookingStatus;
+use crate::domain::payment::action_token::{self, OwnerAction};
+use crate::domain::payment::compensation::{
     self, classify_refund_error, compensation_id, format_minor, plan_refund,
     refund_idempotency_key, Cause, PaymentFacts, RefundErrorClass, RefundPlan, RefundState,
     StepKind, StepStatus,
 };
-use crate::domain::email::EmailKind;
-use crate::domain::event::{
-    BookingFailure, Cancellation, EmailAddress, JourneyParams, Money, RefundUpdate,
-};
-use crate::domain::ownership::Verdict;
 use crate::domain::render::{self, guard::guarded};
-use crate::domain::text::step_part;
 use crate::platform::now_ms;
 use crate::store;
 use crate::store::bookings::FactsUpdate;
@@ -224,7 +224,8 @@ async fn payment_of(db: &D1Database, c: &CompensationRow) -> Result<Option<Payme
         .into_iter()
         .flatten()
         .collect();
-    let Some(owner) = crate::domain::ownership::Owner::stored(&c.source, c.partner.as_deref())
+    let Some(owner) =
+        crate::domain::event::ownership::Owner::stored(&c.source, c.partner.as_deref())
     else {
         return Ok(None);
     };
@@ -303,7 +304,7 @@ async fn refund_then_notify(
             .await?;
         out.failed.push((format!("refund {id}"), e.to_string()));
     }
-    let emails: Vec<crate::domain::email::OutgoingEmail> = {
+    let emails: Vec<crate::domain::outbox::outgoing::OutgoingEmail> = {
         let (env, id) = (env.clone(), id.to_string());
         step.run(
             &format!("compensation notices {}", step_part(&id)),
@@ -334,7 +335,7 @@ async fn close_and_withdraw(env: &Env, id: &str, at: i64) -> Result<bool> {
     let now = now_or(at);
     // The booking event may have been recorded since the compensation opened (the two journeys
     // ran side by side): look again by prebook id before deciding there is none.
-    let owner = crate::domain::ownership::Owner::stored(&c.source, c.partner.as_deref());
+    let owner = crate::domain::event::ownership::Owner::stored(&c.source, c.partner.as_deref());
     let booking_id = match c.booking_id.clone() {
         // Recorded when the compensation opened; closed only while it is still this owner's
         // (a booking is never re-owned, but an id recorded before partners existed may be).
@@ -467,7 +468,7 @@ async fn confirmation_sent(db: &D1Database, booking_id: &str) -> Result<bool> {
 /// source's or partner's compensation never closes it (a client reference alone is no proof).
 pub(crate) async fn closed_by_compensation(
     db: &D1Database,
-    owner: &crate::domain::ownership::Owner,
+    owner: &crate::domain::event::ownership::Owner,
     booking_id: &str,
     prebook_id: Option<&str>,
     client_reference: Option<&str>,
@@ -488,7 +489,7 @@ pub(crate) async fn closed_by_compensation(
 /// [`store::compensation::find_for_booking_statement`] in the caller's own batch).
 pub(crate) async fn closed_by_found_compensation(
     db: &D1Database,
-    owner: &crate::domain::ownership::Owner,
+    owner: &crate::domain::event::ownership::Owner,
     booking_id: &str,
     found: Option<CompensationRow>,
     at: i64,
@@ -499,7 +500,7 @@ pub(crate) async fn closed_by_found_compensation(
     if c.cause != Cause::SupplierFailed {
         return Ok(None);
     }
-    if crate::domain::ownership::Owner::stored(&c.source, c.partner.as_deref()).as_ref()
+    if crate::domain::event::ownership::Owner::stored(&c.source, c.partner.as_deref()).as_ref()
         != Some(owner)
     {
         worker::console_warn!(
@@ -522,7 +523,7 @@ pub(crate) async fn resume_waiting(
     intents: &[&str],
     references: &[&str],
     claimant: &str,
-) -> Result<Vec<crate::domain::email::OutgoingEmail>> {
+) -> Result<Vec<crate::domain::outbox::outgoing::OutgoingEmail>> {
     let db = env.d1(DB_BINDING)?;
     let ids = store::compensation::waiting_for_payment(&db, intents, references, claimant).await?;
     let mut emails = Vec::new();
@@ -557,7 +558,7 @@ pub(crate) async fn publish_if_final(env: &Env, id: &str, state: RefundState) ->
     let booking = store::compensation::get(&db, id)
         .await?
         .and_then(|c| c.booking_id);
-    let p = crate::domain::webhook_events::booking_compensated(
+    let p = crate::domain::webhooks::events::booking_compensated(
         id,
         booking.as_deref(),
         state.as_str(),

@@ -34,7 +34,7 @@ pub(super) async fn notices(
     confirmation_sent: bool,
     stage: &str,
     now: i64,
-) -> Result<Vec<crate::domain::email::OutgoingEmail>> {
+) -> Result<Vec<crate::domain::outbox::outgoing::OutgoingEmail>> {
     notices_of_generation(env, id, confirmation_sent, stage, now, None).await
 }
 
@@ -61,7 +61,7 @@ async fn notices_of_generation(
     stage: &str,
     now: i64,
     generation: Option<i64>,
-) -> Result<Vec<crate::domain::email::OutgoingEmail>> {
+) -> Result<Vec<crate::domain::outbox::outgoing::OutgoingEmail>> {
     let db = env.d1(DB_BINDING)?;
     let cfg = config(env)?;
     let c = store::compensation::get(&db, id)
@@ -210,8 +210,8 @@ async fn calendar_cancel(
     db: &D1Database,
     c: &CompensationRow,
 ) -> Result<Option<render::CalendarCancel>> {
-    use crate::domain::booking::BookingKind;
     use crate::domain::event::{FlightBooking, HotelBooking};
+    use crate::domain::journey::booking::BookingKind;
     use render::calendar::Booked;
     let Some(booking_id) = c.booking_id.as_deref() else {
         return Ok(None);
@@ -239,7 +239,7 @@ async fn calendar_cancel(
 
 /// The owner's one-click links of a compensation's refund round `round` and link generation
 /// `generation`, signed like card-testing holds (subject [`compensation::link_subject`]) for
-/// [`crate::domain::reminders::REFUND_LINK_TTL_S`]: the newest links work until someone acts.
+/// [`crate::domain::sweeper::reminders::REFUND_LINK_TTL_S`]: the newest links work until someone acts.
 /// Without `refund_now` (a payment Stripe's record does not tie to the compensation) only
 /// "already handled" is offered.
 pub fn refund_links(
@@ -260,7 +260,7 @@ pub fn refund_links(
             let token = action_token::sign(
                 &compensation::link_subject(id, round, generation),
                 action,
-                now_s + crate::domain::reminders::REFUND_LINK_TTL_S,
+                now_s + crate::domain::sweeper::reminders::REFUND_LINK_TTL_S,
                 cfg.action_signing_key.as_bytes(),
             );
             (

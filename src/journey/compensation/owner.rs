@@ -2,7 +2,7 @@
 //! called by the one-click action route (`/actions/{token}`).
 
 use super::*;
-use crate::domain::payment_proof::Verdict as Proof;
+use crate::domain::payment::payment_proof::Verdict as Proof;
 
 /// What the owner's POST on a refund link did.
 #[derive(Debug, Clone)]

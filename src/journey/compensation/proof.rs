@@ -1,4 +1,4 @@
-//! Proof before any refund (shell of `crate::domain::payment_proof`): the one payment intent the
+//! Proof before any refund (shell of `crate::domain::payment::payment_proof`): the one payment intent the
 //! refund plan judged is looked up at Stripe, and refunded only when its Checkout Session names
 //! the client reference of a checkout attempt or booking recorded for the compensation's own
 //! owner before the failure arrived; the amount is fixed by what Stripe says was captured. The
@@ -7,9 +7,9 @@
 //! later request names exactly that intent and amount.
 
 use super::*;
-use crate::domain::ownership::Owner;
-use crate::domain::payment_proof::{self, Expected, LinkKind, Lookup, Record, Verdict};
-use crate::domain::refund_ask::RefundAsk;
+use crate::domain::event::ownership::Owner;
+use crate::domain::payment::payment_proof::{self, Expected, LinkKind, Lookup, Record, Verdict};
+use crate::domain::payment::refund_ask::RefundAsk;
 
 /// The refund plan of compensation `c` and the verdict on the one payment intent it judged.
 pub(super) struct Decided {
@@ -27,9 +27,8 @@ pub(super) struct Decided {
 /// act on it.
 pub(super) async fn decide(db: &D1Database, cfg: &Config, c: &CompensationRow) -> Result<Decided> {
     let payment = payment_of(db, c).await?;
-    let fee = super::refund::money(c.fee_amount.as_deref(), c.fee_currency.as_deref());
-    let supplier_refund =
-        super::refund::money(c.supplier_refund.as_deref(), c.fee_currency.as_deref());
+    let fee = money(c.fee_amount.as_deref(), c.fee_currency.as_deref());
+    let supplier_refund = money(c.supplier_refund.as_deref(), c.fee_currency.as_deref());
     let plan = plan_refund(
         cfg.refund_policy,
         c.cause,
@@ -159,3 +158,11 @@ pub(super) async fn keep(
 /// (what Stripe said follows it, from the step's `proof`).
 pub(super) const NOT_PROVEN: &str = "not refunded by the engine: Stripe's record does not tie \
      this payment to this compensation; settle it yourself, then use \u{201c}already handled\u{201d}";
+
+/// A supplier's figure as stored (decimal text and currency), when both are there.
+fn money(amount: Option<&str>, currency: Option<&str>) -> Option<Money> {
+    Some(Money {
+        amount: amount?.to_string(),
+        currency: currency?.to_string(),
+    })
+}

@@ -1,9 +1,9 @@
-//! The refund step (`crate::domain::compensation::plan_refund`, Stripe through
+//! The refund step (`crate::domain::payment::compensation::plan_refund`, Stripe through
 //! `crate::suppliers::stripe`): claimed by one actor at a time, one idempotency key per round,
 //! every write guarded by its claimant.
 
 use super::*;
-use crate::domain::payment_proof::Verdict as Proof;
+use crate::domain::payment::payment_proof::Verdict as Proof;
 
 /// Retries of the refund step: 6 from 5 s, exponential (5 s … 160 s, about 5 minutes in all),
 /// for rate limits, 5xx and no answer, always with the same idempotency key. Past them the step
@@ -489,7 +489,7 @@ pub(super) async fn record_made(
 pub(super) async fn gave_up(env: &Env, id: &str, claimant: &str, error: &str) -> Result<bool> {
     let db = env.d1(DB_BINDING)?;
     let now = now_ms();
-    let error = crate::domain::text::cut_chars(error, 500);
+    let error = crate::domain::basics::text::cut_chars(error, 500);
     let moved = store::compensation::update_step(
         &db,
         id,
@@ -513,13 +513,6 @@ pub(super) async fn gave_up(env: &Env, id: &str, claimant: &str, error: &str) ->
         store::compensation::set_state(&db, id, RefundState::Arranging, None, now).await?;
     }
     Ok(moved)
-}
-
-pub(super) fn money(amount: Option<&str>, currency: Option<&str>) -> Option<Money> {
-    Some(Money {
-        amount: amount?.to_string(),
-        currency: currency?.to_string(),
-    })
 }
 
 /// The outcome a recorded refund step stands for.

@@ -21,7 +21,7 @@ pub async fn refund_updated(
         ),
         step_part(&r.status)
     );
-    let emails: Vec<crate::domain::email::OutgoingEmail> = {
+    let emails: Vec<crate::domain::outbox::outgoing::OutgoingEmail> = {
         let (env, r) = (env.clone(), r.clone());
         let at = params.received_at_ms;
         step.run(&name, StepConfig::STORAGE, async move || {
@@ -45,7 +45,7 @@ pub(super) async fn apply_refund_update(
     env: &Env,
     r: &RefundUpdate,
     at: i64,
-) -> Result<Vec<crate::domain::email::OutgoingEmail>> {
+) -> Result<Vec<crate::domain::outbox::outgoing::OutgoingEmail>> {
     let db = env.d1(DB_BINDING)?;
     let Some(id) = store::compensation::find_by_refund(
         &db,

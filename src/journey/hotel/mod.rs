@@ -9,17 +9,18 @@ use super::hotel_zone::plan_zone;
 use super::workflow::{Step, StepConfig};
 use super::{config, deliver_once, known_booking, rust_err, JourneyOutput};
 use crate::config::DB_BINDING;
-use crate::domain::calendar::Method;
-use crate::domain::email::{Audience, OutgoingEmail};
+use crate::domain::basics::text::step_part;
+use crate::domain::email::calendar::Method;
+use crate::domain::email::Audience;
+use crate::domain::event::ids::InstanceId;
 use crate::domain::event::{BookingRef, HotelAmendment, HotelBooking, JourneyParams};
-use crate::domain::ids::InstanceId;
-use crate::domain::intent::{self, Intent, SendDecision};
-use crate::domain::render::{self, guard::guarded};
-use crate::domain::schedule::{
+use crate::domain::journey::schedule::{
     hotel_plan, sleep_chunks, stay_is_over, within_reach, ScheduledKind,
 };
-use crate::domain::snapshot::hotel_snapshot;
-use crate::domain::text::step_part;
+use crate::domain::journey::snapshot::hotel_snapshot;
+use crate::domain::outbox::intent::{self, Intent, SendDecision};
+use crate::domain::outbox::outgoing::OutgoingEmail;
+use crate::domain::render::{self, guard::guarded};
 use crate::store;
 use crate::store::bookings::FactsUpdate;
 use crate::store::schedule::{PlannedRow, SendStatus};
@@ -39,7 +40,7 @@ struct Plan {
     /// What to send, and when (ms since the epoch, UTC).
     sends: Vec<(ScheduledKind, i64)>,
     zone: String,
-    /// When each send becomes pointless (ms UTC, `domain::intent::expires_at_ms`); empty in plans
+    /// When each send becomes pointless (ms UTC, `domain::outbox::intent::expires_at_ms`); empty in plans
     /// cached before intent existed (their sends then never go stale).
     #[serde(default)]
     expires: Vec<(ScheduledKind, i64)>,
@@ -147,7 +148,7 @@ pub async fn booked(
     )
     .map_err(rust_err)?;
     deliver_once(step, env, alert, params.received_at_ms, &mut out).await;
-    let confirmed = crate::domain::webhook_events::hotel_confirmed(
+    let confirmed = crate::domain::webhooks::events::hotel_confirmed(
         b,
         params.source,
         params.event_id.as_str(),

@@ -16,7 +16,7 @@ const MOVED: &str =
     "moved to hotel time after it was planned: the sweeper makes it at its new time";
 
 /// One scheduled send, decided against the booking as it is now and the clock
-/// (`domain::intent::decide`: cancelled, replaced, superseded, stale → skipped). Returns
+/// (`domain::outbox::intent::decide`: cancelled, replaced, superseded, stale → skipped). Returns
 /// `(dedupe key, delivery)` when sent, `(reason, None)` when skipped. The email carries `intent`,
 /// so the outbox decides again at its turn. A send moved to hotel time belongs to the sweeper:
 /// the journey, waking at the old time, leaves it (`by`).

@@ -213,7 +213,7 @@ pub async fn amended(
         moment_ms: None,
     });
     deliver_once(step, env, email, params.received_at_ms, &mut out).await;
-    let updated = crate::domain::webhook_events::booking_updated(
+    let updated = crate::domain::webhooks::events::booking_updated(
         booking_id.as_str(),
         params.source,
         params.event_id.as_str(),

@@ -96,7 +96,7 @@ pub fn timeline_entries(t: &db::TimelineRows) -> Vec<Entry> {
         });
     }
     for e in &t.raw_events {
-        let id = super::lists::shown(e.event_id.as_deref(), ID_SHOWN_CHARS);
+        let id = shown(e.event_id.as_deref(), ID_SHOWN_CHARS);
         let mut facts = vec![format!(
             "event id {}",
             if id.is_empty() { "-" } else { &id }
@@ -108,11 +108,11 @@ pub fn timeline_entries(t: &db::TimelineRows) -> Vec<Entry> {
             facts.push(format!("journey instance {i}"));
         }
         if e.error.is_some() {
-            let err = super::lists::shown(e.error.as_deref(), NOTE_SHOWN_CHARS);
+            let err = shown(e.error.as_deref(), NOTE_SHOWN_CHARS);
             facts.push(format!("error: {err}"));
         }
         if e.refused_reason.is_some() {
-            let why = super::lists::shown(e.refused_reason.as_deref(), NOTE_SHOWN_CHARS);
+            let why = shown(e.refused_reason.as_deref(), NOTE_SHOWN_CHARS);
             facts.push(format!("refused, nothing changed: {why}"));
         }
         out.push(Entry {
@@ -123,7 +123,7 @@ pub fn timeline_entries(t: &db::TimelineRows) -> Vec<Entry> {
                 e.source,
                 e.event_name
                     .as_deref()
-                    .map(|n| super::lists::shown(Some(n), NAME_SHOWN_CHARS))
+                    .map(|n| shown(Some(n), NAME_SHOWN_CHARS))
                     .unwrap_or_else(|| "(no name)".into())
             ),
             facts,
@@ -416,7 +416,7 @@ pub async fn email(req: Request, env: &Env) -> Answer {
             )
         })
         .collect();
-    crate::domain::sort::sort_by_key(&mut attempts, |a| a.0);
+    crate::domain::basics::sort::sort_by_key(&mut attempts, |a| a.0);
     let mut facts = vec![
         ("Dedupe key".to_string(), row.dedupe_key.clone()),
         ("Kind".into(), row.kind.clone()),
@@ -520,20 +520,6 @@ pub async fn email_html(req: Request, env: &Env) -> Answer {
         .with_header("content-security-policy", EMAIL_CSP)
         .with_header("x-content-type-options", "nosniff")
         .into_response()?)
-}
-
-/// A raw body's excerpt as a page shows it: the characters SQL cut, and a note of how many more
-/// the whole body (its own link) has.
-pub(super) fn excerpt(body: &str, total_chars: i64) -> String {
-    let shown = body.chars().count() as i64;
-    if total_chars > shown {
-        format!(
-            "{body}… ({} more characters: open the whole body)",
-            total_chars - shown
-        )
-    } else {
-        body.to_string()
-    }
 }
 
 /// The booking's guest language as the admin reads it: `es (from stripe_checkout)`, or

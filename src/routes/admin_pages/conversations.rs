@@ -7,9 +7,8 @@
 use super::*;
 use crate::domain::admin::timeline::{Entry, EntryKind};
 use crate::domain::inbound::{AuthVerdict, ATTACHMENTS_MAX};
-use crate::domain::render::admin_conversations::{
-    ConversationForm, ConversationsPage, UnmatchedLine, WaitingLine,
-};
+use crate::domain::render::admin::ConversationForm;
+use crate::domain::render::admin_conversations::{ConversationsPage, UnmatchedLine, WaitingLine};
 use crate::domain::render::conversation::{self as render, auth_summary};
 use crate::store::inbound::{self as inbox, MessageRow};
 

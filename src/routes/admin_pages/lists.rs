@@ -229,7 +229,7 @@ pub async fn events(req: Request, env: &Env) -> Answer {
                 event_id: shown(e.event_id.as_deref(), ID_SHOWN_CHARS),
                 status: e.status,
                 error: shown(e.error.as_deref(), NOTE_SHOWN_CHARS),
-                body: super::booking::excerpt(&e.body, e.body_chars),
+                body: excerpt(&e.body, e.body_chars),
                 body_link: format!("/admin/events/body?id={}", e.id),
                 refused: shown(e.refused_reason.as_deref(), NOTE_SHOWN_CHARS),
                 booking: e.booking_id,
@@ -446,11 +446,4 @@ pub async fn event_body(req: Request, env: &Env) -> Answer {
     h.set("cache-control", "no-store")?;
     h.set("referrer-policy", "no-referrer")?;
     Ok(resp)
-}
-
-/// A raw event's stored text as a page shows it: one line, at most `max` characters (the bounds
-/// the page's byte budget is worked out from, `crate::domain::admin::timeline`); empty if none.
-pub(super) fn shown(text: Option<&str>, max: usize) -> String {
-    text.map(|t| crate::domain::text::header_value(t, max))
-        .unwrap_or_default()
 }

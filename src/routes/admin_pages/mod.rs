@@ -27,12 +27,12 @@
 use super::webhooks::read_limited;
 use super::{config, Answer, AppError};
 use crate::config::{Config, DB_BINDING};
-use crate::domain::action_token::OwnerAction;
 use crate::domain::admin::limiter::{limit_key, Scope, Verdict};
 use crate::domain::admin::password;
 use crate::domain::admin::session::{self as sess, CookieMode};
 use crate::domain::admin::timeline;
 use crate::domain::event::{EmailAddress, Source};
+use crate::domain::payment::action_token::OwnerAction;
 use crate::domain::render::admin::{self as view, Chrome};
 use crate::platform::{now_ms, Page};
 use crate::store::admin as db;
@@ -337,3 +337,24 @@ pub use lists::{
 pub use outbox::{overview, queue, queue_pace, queue_provider, queue_redrive};
 pub use signin::{login, login_form, logout};
 pub use waiting::{deliveries, deliveries_redrive, delivery, refunds, refunds_act};
+
+/// A raw event's stored text as a page shows it: one line, at most `max` characters (the bounds
+/// the page's byte budget is worked out from, `crate::domain::admin::timeline`); empty if none.
+fn shown(text: Option<&str>, max: usize) -> String {
+    text.map(|t| crate::domain::basics::text::header_value(t, max))
+        .unwrap_or_default()
+}
+
+/// A raw body's excerpt as a page shows it: the characters SQL cut, and a note of how many more
+/// the whole body (its own link) has.
+fn excerpt(body: &str, total_chars: i64) -> String {
+    let shown = body.chars().count() as i64;
+    if total_chars > shown {
+        format!(
+            "{body}… ({} more characters: open the whole body)",
+            total_chars - shown
+        )
+    } else {
+        body.to_string()
+    }
+}

@@ -88,7 +88,7 @@ fn queue_line(i: &OutboxItem, at: i64) -> view::QueueLine {
 const WAITING: [&str; 3] = ["queued", "waiting", "sending"];
 
 /// The outbox's forecast (`GET /state`), as the overview and the outbox page show it.
-fn backlog_view(st: &OutboxState) -> crate::domain::render::admin_waiting::BacklogView {
+fn backlog_view(st: &OutboxState) -> crate::domain::render::admin::BacklogView {
     let Some(f) = &st.forecast else {
         return Default::default();
     };
@@ -99,7 +99,7 @@ fn backlog_view(st: &OutboxState) -> crate::domain::render::admin_waiting::Backl
             (h, m) => format!("{h} h {m:02} min"),
         }
     };
-    crate::domain::render::admin_waiting::BacklogView {
+    crate::domain::render::admin::BacklogView {
         drains: f
             .drains
             .iter()
@@ -216,7 +216,7 @@ pub async fn queue(req: Request, env: &Env) -> Answer {
         .iter()
         .filter(|i| WAITING.contains(&i.status.as_str()))
         .collect();
-    crate::domain::sort::sort_by_key(&mut queued, |i| (i.rank, i.not_before_ms, i.seq));
+    crate::domain::basics::sort::sort_by_key(&mut queued, |i| (i.rank, i.not_before_ms, i.seq));
     let page = view::QueuePage {
         chrome: chrome(&cfg, Some(&s), flash(&q)),
         backlog: backlog_view(&st),
@@ -328,7 +328,7 @@ pub async fn queue_provider(mut req: Request, env: &Env) -> Answer {
 }
 
 /// `POST /admin/queue/pace` (`gap_s` and `hours`, or `stop`): the owner's bounded catch-up of
-/// urgent and booking email (`crate::domain::backlog`), through the outbox's `POST /pace` as the
+/// urgent and booking email (`crate::domain::outbox::backlog`), through the outbox's `POST /pace` as the
 /// operator API does. Marketing never speeds up.
 pub async fn queue_pace(mut req: Request, env: &Env) -> Answer {
     let (s, f) = form(&mut req, env).await?;

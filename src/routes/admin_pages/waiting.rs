@@ -4,7 +4,7 @@
 //! link or JSON operator route uses.
 
 use super::*;
-use crate::domain::compensation::RefundGroup;
+use crate::domain::payment::compensation::RefundGroup;
 use crate::domain::render::admin_waiting::{
     DeliveriesPage, DeliveryAttemptLine, DeliveryLine, DeliveryPage, RefundLine, RefundsPage,
     SubscriberLine,
@@ -84,7 +84,7 @@ pub async fn refunds(req: Request, env: &Env) -> Answer {
                 status: r.status,
                 round: r.round,
                 amount: match (r.amount_minor, r.currency.as_deref()) {
-                    (Some(a), Some(c)) => crate::domain::compensation::format_minor(a, c),
+                    (Some(a), Some(c)) => crate::domain::payment::compensation::format_minor(a, c),
                     _ => "the whole payment".into(),
                 },
                 since: when(r.updated_at_ms),

@@ -1,6 +1,6 @@
 //! liteAPI failures after payment: `booking.book_error` (a hotel booking request the supplier
 //! refused) and `flight.book.failed` (a flight booking that could not be completed). Both start
-//! the compensation (`crate::domain::compensation`).
+//! the compensation (`crate::domain::payment::compensation`).
 //!
 //! The inner documents are unpublished. Read tolerantly:
 //! - `request` is the `POST /rates/book` (or flight book) request: `prebookId`, `clientReference`,
@@ -14,8 +14,8 @@
 
 use super::super::json::At;
 use super::{flight::flight_booking_at, response_data, Envelope, ParseError};
+use crate::domain::basics::text::{clean, cut_chars, TextKind};
 use crate::domain::event::{BookingFailure, BookingRef, EmailAddress, FailedKind};
-use crate::domain::text::{clean, cut_chars, TextKind};
 
 /// Longest supplier reason kept, in characters (one line).
 pub const REASON_MAX_CHARS: usize = 300;

@@ -38,7 +38,7 @@ pub(super) fn flight_booking_id(env: &Envelope) -> Result<BookingRef, ParseError
 /// `pricing{totalAmount,currency}` / `journey.price{total,currency}`, airline PNRs.
 ///
 /// liteAPI gives no airport time zones (`Airport.time_zone` is `None`), coordinates or city names:
-/// segment times stay local without an offset (see `domain::schedule::airport_zone`).
+/// segment times stay local without an offset (see `domain::journey::schedule::airport_zone`).
 /// Required: `bookingId`, a contact email (`contact.email`, else a passenger's `email`), and at
 /// least one segment with its codes, flight number and times.
 pub(super) fn flight_booking(env: &Envelope) -> Result<FlightBooking, ParseError> {

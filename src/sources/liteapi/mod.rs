@@ -118,7 +118,7 @@ pub struct Envelope {
 
 /// Reads the `event_id` of a body that may be otherwise malformed (to label a rejected raw row).
 pub fn peek_event_id(body: &[u8]) -> Option<String> {
-    let v: Value = crate::domain::json::parse_body(body).ok()?;
+    let v: Value = crate::domain::basics::json::parse_body(body).ok()?;
     v.get("event_id")?.as_str().map(str::to_string)
 }
 
@@ -156,7 +156,7 @@ fn json_string_field(obj: &Map<String, Value>, field: &str) -> Result<Value, Par
 /// Parses and checks the envelope: `event_id` and `event_name` non-empty strings; `request` and
 /// `response` strings holding JSON; `sandbox` a boolean (or 0/1) when present.
 pub fn parse_envelope(body: &[u8]) -> Result<Envelope, ParseError> {
-    let v: Value = crate::domain::json::parse_body(body)?;
+    let v: Value = crate::domain::basics::json::parse_body(body)?;
     let obj = v.as_object().ok_or(ParseError::NotAnObject)?;
     let event_id =
         EventId::parse(required_str(obj, "event_id")?).map_err(|e| ParseError::Invalid {

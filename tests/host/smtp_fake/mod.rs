@@ -5,7 +5,7 @@
 
 #![allow(dead_code)]
 
-use booking_email_engine::domain::smtp::SmtpTimeouts;
+use booking_email_engine::domain::outbox::smtp::SmtpTimeouts;
 use booking_email_engine::outbox::smtp::{
     send_over, send_over_starttls, Outgoing, Session, SmtpFailure,
 };

@@ -1,0 +1,94 @@
+//! Shared test inputs: the supplier payloads under `tests/fixtures/`, the brand the rendering
+//! tests send as, and the liteAPI fixture booking the email tests start from.
+
+#![allow(dead_code)]
+
+use booking_email_engine::domain::email::{Audience, DedupeKey, EmailKind};
+use booking_email_engine::domain::event::{EmailAddress, HotelBooking};
+use booking_email_engine::domain::i18n::{Locale, Region};
+use booking_email_engine::domain::outbox::outgoing::OutgoingEmail;
+use booking_email_engine::domain::render::Branding;
+use booking_email_engine::sources::liteapi::{hotel_booking, parse_envelope};
+use booking_email_engine::sources::ParseError;
+use serde_json::Value;
+
+/// The bytes of `tests/fixtures/<name>`; panics naming the path when it cannot be read.
+pub fn fixture_bytes(name: &str) -> Vec<u8> {
+    let path = format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read(&path).unwrap_or_else(|e| panic!("reading {path}: {e}"))
+}
+
+/// `tests/fixtures/<name>` parsed as JSON.
+pub fn fixture(name: &str) -> Value {
+    serde_json::from_slice(&fixture_bytes(name)).expect("fixture is JSON")
+}
+
+/// "Example Trips", sending from `bookings@mail.example.com`, in `locale` (default region).
+pub fn branding_in(locale: Locale) -> Branding {
+    Branding {
+        brand: "Example Trips".into(),
+        from: EmailAddress::parse("bookings@mail.example.com").unwrap(),
+        locale,
+        region: Region::DEFAULT,
+    }
+}
+
+/// [`branding_in`] English.
+pub fn branding() -> Branding {
+    branding_in(Locale::En)
+}
+
+/// The liteAPI `booking.book` fixture (`liteapi-booking-confirmed.json`) as the canonical booking:
+/// `BK_fake_7Q2w`, Example Harbour Hotel, 12–15 June 2026, Testa Guestington
+/// <guest@example.com>, sandbox.
+pub fn liteapi_hotel() -> HotelBooking {
+    let env = parse_envelope(&fixture_bytes("liteapi-booking-confirmed.json"))
+        .expect("fixture envelope parses");
+    let b = hotel_booking(&env).expect("fixture is a hotel booking");
+    assert_eq!(b.booking_id.as_str(), "BK_fake_7Q2w");
+    assert_eq!(b.hotel_name, "Example Harbour Hotel");
+    b
+}
+
+/// `err` is "missing" at `path` (a dotted JSON path, as [`ParseError::field`] names it).
+pub fn assert_missing(err: &ParseError, path: &str) {
+    assert_eq!(err, &ParseError::Missing(path.to_string()), "{err}");
+    assert_eq!(err.field(), Some(path));
+}
+
+/// `err` is "invalid" at `path`.
+pub fn assert_invalid(err: &ParseError, path: &str) {
+    assert!(
+        matches!(err, ParseError::Invalid { field, .. } if field == path),
+        "expected Invalid at `{path}`, got {err:?}"
+    );
+}
+
+/// A booking confirmation of `booking_id` to `guest@example.com` as the outbox receives it, with
+/// the given subject and bodies and nothing else (no headers, intent, lock or calendar).
+pub fn confirmation_email(
+    booking_id: &str,
+    subject: &str,
+    text: &str,
+    html: &str,
+) -> OutgoingEmail {
+    let kind = EmailKind::BookingConfirmation;
+    OutgoingEmail {
+        dedupe_key: DedupeKey::new(kind, booking_id),
+        kind,
+        audience: Audience::Client,
+        rank: kind.rank(),
+        booking_id: Some(booking_id.into()),
+        to: EmailAddress::parse("guest@example.com").unwrap(),
+        subject: subject.into(),
+        text: text.into(),
+        html: html.into(),
+        message_id: "<x@mail.example.com>".into(),
+        headers: Vec::new(),
+        intent: None,
+        lock: None,
+        calendars: Vec::new(),
+        legacy_calendar: None,
+        reply_to: None,
+    }
+}
