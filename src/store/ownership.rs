@@ -236,30 +236,37 @@ pub async fn payment_links(
 pub struct RecordRow {
     /// `checkout` or `booking`.
     pub kind: String,
-    /// The attempt's transaction id (a payment intent hint); `None` for a booking.
-    pub transaction_id: Option<String>,
     pub client_reference: Option<String>,
     pub source: String,
     pub partner: Option<String>,
+    /// When the row was first written (a booking's `created_at_ms`, a checkout attempt's
+    /// `attempted_at_ms`: the arrival of the event that wrote it; inserts never overwrite), ms UTC.
+    pub created_at_ms: i64,
 }
 
-/// The checkout attempt of `prebook_id` and the bookings of `booking_id` or `prebook_id` (each
-/// through its own index), whoever's: the caller keeps its owner's.
+/// The checkout attempt of `prebook_id`, the bookings of `booking_id` or `prebook_id`, and the
+/// checkout attempts and bookings recording `client_reference` (each through its own index, at
+/// most 20 per index), whoever's: the caller keeps its owner's.
 pub async fn compensation_records(
     db: &D1Database,
     prebook_id: Option<&str>,
     booking_id: Option<&str>,
+    client_reference: Option<&str>,
 ) -> Result<Vec<RecordRow>> {
-    if prebook_id.is_none() && booking_id.is_none() {
+    if prebook_id.is_none() && booking_id.is_none() && client_reference.is_none() {
         return Ok(Vec::new());
     }
     db.prepare(
-        "SELECT 'checkout' AS kind, transaction_id, client_reference, source, partner FROM checkout_attempts \
-         WHERE prebook_id = ?1 \
-         UNION ALL SELECT 'booking', NULL, client_reference, source, partner FROM bookings WHERE booking_id = ?2 \
-         UNION ALL SELECT 'booking', NULL, client_reference, source, partner FROM bookings WHERE prebook_id = ?1",
+        "SELECT * FROM (SELECT 'checkout' AS kind, client_reference, source, partner, attempted_at_ms AS created_at_ms FROM checkout_attempts \
+         WHERE prebook_id = ?1) \
+         UNION ALL SELECT * FROM (SELECT 'booking', client_reference, source, partner, created_at_ms FROM bookings WHERE booking_id = ?2) \
+         UNION ALL SELECT * FROM (SELECT 'booking', client_reference, source, partner, created_at_ms FROM bookings WHERE prebook_id = ?1) \
+         UNION ALL SELECT * FROM (SELECT 'checkout', client_reference, source, partner, attempted_at_ms FROM checkout_attempts \
+         WHERE client_reference = ?3 LIMIT 20) \
+         UNION ALL SELECT * FROM (SELECT 'booking', client_reference, source, partner, created_at_ms FROM bookings \
+         WHERE client_reference = ?3 LIMIT 20)",
     )
-    .bind(&[opt(prebook_id), opt(booking_id)])?
+    .bind(&[opt(prebook_id), opt(booking_id), opt(client_reference)])?
     .all()
     .await?
     .results()

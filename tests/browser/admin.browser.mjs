@@ -546,6 +546,16 @@ async function main() {
     const r = await redelivered(`${base}/webhooks/stripe`, { method: "POST", headers: { "content-type": "application/json", "stripe-signature": `t=${t},v1=${sig}` }, body });
     if (r.status !== 202) throw new Error(`POST /webhooks/stripe → ${r.status} ${(await r.text()).slice(0, 300)}`);
     await eventually("the payment recorded", async () => d1(`SELECT outcome FROM payments WHERE payment_intent = '${paid.pi}'`)[0]?.outcome === "paid", { ms: 60_000, every: 1000 });
+    // liteAPI's prebook of it first: a refund goes only to a payment whose Stripe session names a
+    // checkout or booking recorded for the failing supplier before the failure.
+    await postLiteapi({
+      event_id: unique("evt_pb_paid_"),
+      event_name: "booking.prebook",
+      sandbox: false,
+      request: JSON.stringify({ offerId: "OFFER", usePaymentSdk: true, clientReference: paid.reference, holder: { firstName: "Paula", lastName: "Paid", email: paid.email } }),
+      response: JSON.stringify({ data: { prebookId: paid.prebookId, hotelId: "lp_fake_1001", checkin: day(20), checkout: day(23), currency: "EUR", price: 540, transactionId: paid.pi } }),
+    });
+    await eventually("the prebook recorded", async () => d1(`SELECT 1 AS n FROM checkout_attempts WHERE prebook_id = '${paid.prebookId}'`).length === 1, { ms: 60_000, every: 1000 });
     await bookError(paid, paid.pi);
     await eventually("the refund waiting for the owner, its payment proven", async () =>
       d1(`SELECT s.status, s.payment_intent FROM compensation_steps s JOIN compensations c ON c.compensation_id = s.compensation_id WHERE c.client_reference = '${paid.reference}' AND s.step = 'refund'`)[0]?.payment_intent === paid.pi,

@@ -290,7 +290,11 @@ describe("compensation, automatic refunds", () => {
     expect(await stripeRequests(c.pi)).toEqual([]);
   });
 
-  it("Duffel order.creation_failed opens the compensation by its client reference; no checkout records the payment in its metadata, so the refund waits for the owner's click, then refunds once", async () => {
+  // A refund goes only to a payment whose Stripe session names the client reference of a
+  // checkout or booking recorded for the failing supplier before the failure: here nothing of
+  // Duffel's records the reference (the failure's own metadata only names it), so the engine
+  // refunds nothing, not even on the owner's click, and says why.
+  it("Duffel order.creation_failed opens the compensation by its client reference; no Duffel checkout or booking recorded it before the failure, so the engine refunds nothing and the owner gets \u201calready handled\u201d only", async () => {
     const c = checkout();
     await runStripeEvent(paidSession(c));
     const body = structuredClone(duffelFailed);
@@ -306,12 +310,16 @@ describe("compensation, automatic refunds", () => {
     expect(comp.source).toBe("duffel");
     expect(comp.reason).toBe("The airline could not confirm the fare");
     expect(comp.steps.refund.status).toBe("awaiting_owner");
-    expect(comp.steps.refund.detail).toMatch(/no checkout or booking of this supplier records this payment/);
+    expect(comp.steps.refund.payment_intent).toBeNull();
+    expect(comp.steps.refund.detail).toMatch(/^not refunded by the engine: Stripe's record does not tie this payment to this compensation/);
+    expect(comp.steps.refund.proof).toContain(`names client_reference_id ${c.reference} of payment intent ${c.pi}: none of this compensation's client references (none recorded for its owner before the failure)`);
     expect((await notice(c)).to).toBe(c.email);
     const owner = await queuedEmail(`owner_compensation:${comp.compensation_id}`);
-    const acted = await postLink(refundLinks(owner.text).now);
-    expect(acted.status, await acted.clone().text()).toBe(200);
-    expect(await refundPosts(c.pi)).toHaveLength(1);
+    const links = refundLinks(owner.text);
+    expect(links.now).toBeUndefined();
+    expect((await postLink(links.handled)).status).toBe(200);
+    expect((await compensationOf(c)).state).toBe("handled");
+    expect(await refundPosts(c.pi)).toHaveLength(0);
   });
 
   it("a late failure of an earlier card attempt never turns a captured payment into \u201cnot charged\u201d", async () => {

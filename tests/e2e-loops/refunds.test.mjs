@@ -5,16 +5,19 @@
 import { SELF } from "cloudflare:test";
 import { describe, it, expect } from "vitest";
 import {
-  bookErrorBody, checkout, compensationOf, emailsLike, paidSession, postLink, queuedEmail, refundLinks,
-  refundPosts, runLiteapiEvent, runStripeEvent,
+  bookErrorBody, checkout, compensationOf, emailsLike, paidSession, postLink, queuedEmail, recordCheckout,
+  refundLinks, refundPosts, runLiteapiEvent, runStripeEvent,
 } from "../e2e/compensation-helpers.mjs";
 import { OPERATOR, adminCookie, adminForm, adminPage, rows, runOutbox, sweep } from "../e2e/helpers.mjs";
 
 const DAY = 86_400_000;
 
-/** A paid checkout the supplier then failed: its refund waits for the owner. */
+/**
+ * A paid checkout (its prebook recorded first, which the payment proof needs) the supplier then
+ * failed: its refund waits for the owner.
+ */
 async function waitingRefund() {
-  const c = checkout();
+  const c = await recordCheckout(checkout());
   await runStripeEvent(paidSession(c));
   const out = await runLiteapiEvent(bookErrorBody(c));
   expect(out.failed).toEqual([]);

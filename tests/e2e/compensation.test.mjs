@@ -31,9 +31,13 @@ import {
 import { PARTNERS, formNonce, instanceIdOf, postGeneric, rows, sendThrough, submitActionForm, unique } from "./helpers.mjs";
 import { SELF, env } from "cloudflare:test";
 
-/** A paid checkout the supplier then failed; returns its ids, compensation and owner links. */
+/**
+ * A paid checkout the supplier then failed; returns its ids, compensation and owner links. Its
+ * prebook is recorded first (liteAPI's `booking.prebook`): a refund goes only to a payment whose
+ * Stripe session names a checkout or booking recorded for the failing supplier before the failure.
+ */
 async function failedAfterPayment() {
-  const c = checkout();
+  const c = await recordCheckout(checkout());
   await runStripeEvent(paidSession(c));
   const out = await runLiteapiEvent(bookErrorBody(c));
   expect(out.failed).toEqual([]);

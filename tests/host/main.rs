@@ -26,6 +26,7 @@ mod outbox_policy_marketing;
 mod outbox_policy_resend;
 mod outbox_policy_retry;
 mod outbox_policy_unsubscribe;
+mod payment_proof;
 mod regional_formats;
 mod render_emails;
 mod reservation_markup;

@@ -21,6 +21,7 @@
 
 use crate::domain::basics::stored_names;
 use crate::domain::event::{Money, PaymentOutcome};
+use crate::domain::payment::refund_ask::RefundAsk;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -234,15 +235,16 @@ pub enum RefundPlan {
     NotCharged,
     /// No payment is known for this checkout (yet): nothing can be refunded now.
     PaymentUnknown,
-    /// Refund now: `amount_minor` `None` = everything captured (Stripe's default).
+    /// Refund now: the payment intent the plan judged (the proof looks up exactly this one) and
+    /// what to ask of it.
     Refund {
         payment_intent: String,
-        amount_minor: Option<i64>,
+        ask: RefundAsk,
     },
     /// The owner decides; `why` names what the engine could not settle by itself (or the policy).
     AwaitOwner {
         payment_intent: Option<String>,
-        amount_minor: Option<i64>,
+        ask: RefundAsk,
         why: String,
     },
 }
@@ -252,11 +254,13 @@ pub enum RefundPlan {
 /// - no payment, or only a failed card attempt (a customer may retry another card on the same
 ///   payment intent, and a late failure event says nothing about the capture) →
 ///   [`RefundPlan::PaymentUnknown`]; an expired checkout → [`RefundPlan::NotCharged`];
-/// - paid or processing: the amount is `supplier_refund` when the supplier reported one (capped at
-///   what was captured), else what was captured minus `fee` when the supplier reported a fee, else
-///   everything captured (no amount sent). A fee in another currency, a fee with no captured
-///   amount to subtract from, a fee that covers the whole payment, or a payment without a payment
-///   intent → [`RefundPlan::AwaitOwner`] whatever the policy (a human must look);
+/// - paid or processing: the [`RefundAsk`] is `supplier_refund` when the supplier reported one
+///   ([`RefundAsk::UpTo`]), else what was captured minus `fee` when the supplier reported a non-zero
+///   fee ([`RefundAsk::LessFee`]), else [`RefundAsk::All`]. The figures are the supplier's only:
+///   what was captured is read from Stripe's API by the proof (`crate::domain::payment_proof`),
+///   never from `payment.amount_minor`, which a payment webhook's body wrote. An amount that does
+///   not parse, or a payment without a payment intent → [`RefundPlan::AwaitOwner`] whatever the
+///   policy (a human must look);
 /// - a cancellation ([`Cause::BookingCancelled`]) → [`RefundPlan::AwaitOwner`] whatever the
 ///   policy: the event does not say who cancelled, and the booking site may have refunded already;
 /// - otherwise [`RefundPolicy::Automatic`] → [`RefundPlan::Refund`], [`RefundPolicy::Owner`] →
@@ -276,30 +280,24 @@ pub fn plan_refund(
         PaymentOutcome::Failed => return RefundPlan::PaymentUnknown,
         PaymentOutcome::Paid | PaymentOutcome::Processing => {}
     }
-    let owner = |amount_minor: Option<i64>, why: String| RefundPlan::AwaitOwner {
+    let owner = |ask: RefundAsk, why: String| RefundPlan::AwaitOwner {
         payment_intent: p.payment_intent.clone(),
-        amount_minor,
+        ask,
         why,
     };
     let Some(pi) = p.payment_intent.clone() else {
         return owner(
-            None,
+            RefundAsk::All,
             "the payment has no Stripe payment intent to refund".into(),
         );
     };
-    let amount = match refund_amount(p, fee, supplier_refund) {
+    let ask = match refund_ask(fee, supplier_refund) {
         Ok(a) => a,
-        Err(why) => return owner(None, why),
+        Err(why) => return owner(RefundAsk::All, why),
     };
-    if amount == Some(0) {
-        return owner(
-            Some(0),
-            "the supplier's fee covers the whole payment: nothing would be refunded".into(),
-        );
-    }
     if cause == Cause::BookingCancelled {
         return owner(
-            amount,
+            ask,
             "a cancellation: the event does not say who cancelled (the booking site may have \
              refunded already), so the refund waits for your click"
                 .into(),
@@ -307,66 +305,42 @@ pub fn plan_refund(
     }
     match policy {
         RefundPolicy::Automatic if p.claim_only => owner(
-            amount,
+            ask,
             "no checkout or booking of this supplier records this payment (only the failure's \
              ids name it), so the refund waits for your click"
                 .into(),
         ),
         RefundPolicy::Automatic => RefundPlan::Refund {
             payment_intent: pi,
-            amount_minor: amount,
+            ask,
         },
         RefundPolicy::Owner => owner(
-            amount,
+            ask,
             "COMPENSATION_REFUND_POLICY is owner: the refund waits for your click".into(),
         ),
     }
 }
 
-/// The amount to refund in minor units (`None` = everything captured), or why it cannot be
-/// computed.
-fn refund_amount(
-    p: &PaymentFacts,
-    fee: Option<&Money>,
-    supplier_refund: Option<&Money>,
-) -> Result<Option<i64>, String> {
-    let same_currency = |m: &Money| {
-        p.currency
-            .as_deref()
-            .is_some_and(|c| c.eq_ignore_ascii_case(&m.currency))
-    };
+/// What to ask of the payment from the supplier's figures alone, or why they cannot be read.
+fn refund_ask(fee: Option<&Money>, supplier_refund: Option<&Money>) -> Result<RefundAsk, String> {
+    let currency = |m: &Money| m.currency.trim().to_ascii_uppercase();
     if let Some(r) = supplier_refund {
-        if !same_currency(r) {
-            return Err(format!(
-                "the supplier's refund is in {}, the payment in {}",
-                r.currency,
-                p.currency.as_deref().unwrap_or("an unknown currency")
-            ));
-        }
         let minor = to_minor(&r.amount, &r.currency)?;
-        return Ok(Some(match p.amount_minor {
-            Some(captured) => minor.min(captured),
-            None => minor,
-        }));
+        return Ok(RefundAsk::UpTo {
+            minor,
+            currency: currency(r),
+        });
     }
-    let Some(f) = fee else {
-        return Ok(None);
-    };
-    let fee_minor = to_minor(&f.amount, &f.currency)?;
-    if fee_minor == 0 {
-        return Ok(None);
+    match fee {
+        Some(f) => match to_minor(&f.amount, &f.currency)? {
+            0 => Ok(RefundAsk::All),
+            minor => Ok(RefundAsk::LessFee {
+                minor,
+                currency: currency(f),
+            }),
+        },
+        None => Ok(RefundAsk::All),
     }
-    if !same_currency(f) {
-        return Err(format!(
-            "the supplier's fee is in {}, the payment in {}",
-            f.currency,
-            p.currency.as_deref().unwrap_or("an unknown currency")
-        ));
-    }
-    let captured = p
-        .amount_minor
-        .ok_or("the captured amount is unknown, so the supplier's fee cannot be subtracted")?;
-    Ok(Some((captured - fee_minor).max(0)))
 }
 
 /// Digits after the decimal point of a currency's minor unit in Stripe's API: 0 for Stripe's
@@ -723,7 +697,7 @@ mod tests {
             ),
             RefundPlan::Refund {
                 payment_intent: "pi_1".into(),
-                amount_minor: None
+                ask: RefundAsk::All
             }
         );
         assert!(matches!(
@@ -735,76 +709,84 @@ mod tests {
                 None
             ),
             RefundPlan::AwaitOwner {
-                amount_minor: None,
+                ask: RefundAsk::All,
                 ..
             }
         ));
     }
 
     #[test]
-    fn a_fee_is_subtracted_and_a_supplier_refund_is_capped() {
-        let p = paid(54_000);
+    fn the_plan_asks_from_the_suppliers_figures_never_from_the_webhooks_captured_amount() {
+        // `amount_minor` is what a payment webhook's body wrote: the ask never reads it (Stripe's
+        // API fixes the figure, `crate::domain::payment_proof`).
+        for p in [
+            paid(54_000),
+            paid(100),
+            PaymentFacts {
+                amount_minor: None,
+                ..paid(1)
+            },
+        ] {
+            let plan = |fee: Option<&Money>, refund: Option<&Money>| {
+                plan_refund(
+                    RefundPolicy::Automatic,
+                    Cause::SupplierFailed,
+                    Some(&p),
+                    fee,
+                    refund,
+                )
+            };
+            let refund = |ask: RefundAsk| RefundPlan::Refund {
+                payment_intent: "pi_1".into(),
+                ask,
+            };
+            assert_eq!(
+                plan(Some(&eur("40.50")), None),
+                refund(RefundAsk::LessFee {
+                    minor: 4_050,
+                    currency: "EUR".into()
+                })
+            );
+            assert_eq!(
+                plan(None, Some(&eur("499.50"))),
+                refund(RefundAsk::UpTo {
+                    minor: 49_950,
+                    currency: "EUR".into()
+                })
+            );
+            assert_eq!(plan(Some(&eur("0.00")), None), refund(RefundAsk::All));
+            assert_eq!(plan(None, None), refund(RefundAsk::All));
+        }
+        // A fee in another currency than the payment is the proof's to refuse (Stripe's currency).
+        let usd = Money {
+            amount: "10".into(),
+            currency: "usd".into(),
+        };
         assert_eq!(
             plan_refund(
                 RefundPolicy::Automatic,
                 Cause::SupplierFailed,
-                Some(&p),
-                Some(&eur("40.50")),
+                Some(&paid(100)),
+                Some(&usd),
                 None
             ),
             RefundPlan::Refund {
                 payment_intent: "pi_1".into(),
-                amount_minor: Some(49_950)
-            }
-        );
-        assert_eq!(
-            plan_refund(
-                RefundPolicy::Automatic,
-                Cause::SupplierFailed,
-                Some(&p),
-                None,
-                Some(&eur("600"))
-            ),
-            RefundPlan::Refund {
-                payment_intent: "pi_1".into(),
-                amount_minor: Some(54_000)
-            }
-        );
-        assert_eq!(
-            plan_refund(
-                RefundPolicy::Automatic,
-                Cause::SupplierFailed,
-                Some(&p),
-                Some(&eur("0.00")),
-                None
-            ),
-            RefundPlan::Refund {
-                payment_intent: "pi_1".into(),
-                amount_minor: None
+                ask: RefundAsk::LessFee {
+                    minor: 1_000,
+                    currency: "USD".into()
+                }
             }
         );
     }
 
     #[test]
     fn what_a_human_must_settle_goes_to_the_owner_whatever_the_policy() {
-        let usd = Money {
-            amount: "10".into(),
-            currency: "USD".into(),
-        };
         let no_pi = PaymentFacts {
             payment_intent: None,
             ..paid(100)
         };
-        let no_amount = PaymentFacts {
-            amount_minor: None,
-            ..paid(100)
-        };
-        for (p, fee) in [
-            (paid(100), Some(&usd)),
-            (paid(100), Some(&eur("1.00"))),
-            (no_pi, None),
-            (no_amount, Some(&eur("5"))),
-        ] {
+        for (p, fee) in [(no_pi, None), (paid(100), Some(&eur("ten")))] {
             let plan = plan_refund(
                 RefundPolicy::Automatic,
                 Cause::SupplierFailed,

@@ -10,3 +10,4 @@ pub mod action_token;
 pub mod checkout;
 pub mod compensation;
 pub mod payment_proof;
+pub mod refund_ask;

@@ -1,31 +1,38 @@
-//! Proof before any refund: which payment a compensation may refund is decided from Stripe's own
-//! record, never from what a supplier's event says.
+//! Proof before any refund: which payment a compensation may refund, and how much, is decided
+//! from Stripe's own record, never from what a supplier's event or a payment webhook's body says.
 //!
-//! A failure's `transaction_id`, a payment webhook, a client reference: each is only a *hint* to
-//! look up. Before asking Stripe for a refund the shell reads the PaymentIntent
-//! (`GET /v1/payment_intents/{id}?expand[]=latest_charge`,
-//! <https://docs.stripe.com/api/payment_intents/retrieve>) and the Checkout Session that created
-//! it (`GET /v1/checkout/sessions?payment_intent=…`,
-//! <https://docs.stripe.com/api/checkout/sessions/list>), and [`judge`] decides: the payment is
-//! this compensation's only when the session's `client_reference_id`, or one of its
-//! [`METADATA_KEYS`], names one of the compensation's own ids ([`Link`]), the payment succeeded,
-//! its currency is the one expected and what remains refundable (the charge's `amount_captured −
-//! amount_refunded`, <https://docs.stripe.com/api/charges/object>) covers the amount. The proven
-//! payment intent, amount and currency are kept with the refund step, and every retry, claim and
-//! owner click uses exactly those. Stripe not answering is never a verdict: the caller waits and
-//! asks again ([`Verdict::Retry`]), it never falls back to an intent Stripe did not vouch for.
+//! The rule. A refund goes only to the one payment intent the refund plan judged
+//! (`crate::domain::payment::compensation::plan_refund`: the same value is looked up here and named in
+//! the refund request), and only when Stripe's API says:
+//! - the intent succeeded (`GET /v1/payment_intents/{id}?expand[]=latest_charge`,
+//!   <https://docs.stripe.com/api/payment_intents/retrieve>);
+//! - a Checkout Session created it (`GET /v1/checkout/sessions?payment_intent=…`,
+//!   <https://docs.stripe.com/api/checkout/sessions/list>) whose `client_reference_id`, or
+//!   metadata `trip_id` / `client_reference` ([`REFERENCE_KEYS`]), is the client reference of a
+//!   checkout attempt or booking that the engine recorded for the compensation's own owner (its
+//!   source and partner) **before** the failure arrived, and that no other owner's checkout or
+//!   booking records ([`links`]). The failure's own ids (booking id, prebook id, client reference,
+//!   `transaction_id`) only find those records; they never link a payment themselves;
+//! - the amount fits what Stripe says was captured: `amount_received`, less what was refunded
+//!   already (the charge's `amount_captured − amount_refunded`,
+//!   <https://docs.stripe.com/api/charges/object>) — see [`RefundAsk`].
+//!
+//! Stripe not answering is never a verdict: the caller waits and asks again
+//! ([`Verdict::Retry`]), it never falls back to another intent.
 //!
 //! Pure: the shell fetches, this module decides.
 
 use crate::domain::payment::compensation::format_minor;
+use crate::domain::payment::refund_ask::RefundAsk;
 
-/// The Checkout Session metadata keys a booking site may name its reference under (besides
-/// `client_reference_id`): the ones the Stripe webhook adapter reads (`trip_id`,
-/// `client_reference`), and the engine's own ids (`booking_id`, `prebook_id`).
+/// The Checkout Session metadata keys read from Stripe (besides `client_reference_id`): the ones
+/// the Stripe webhook adapter reads (`trip_id`, `client_reference`) and the engine's own ids.
 pub const METADATA_KEYS: [&str; 4] = ["trip_id", "client_reference", "booking_id", "prebook_id"];
 
-/// Most payment intents looked up for one compensation (each costs two Stripe reads).
-pub const MAX_HINTS: usize = 3;
+/// The metadata keys whose value is a client reference and so may link a session to a record
+/// ([`links`]). A booking id or prebook id is the supplier's choice and may equal another
+/// booking's client reference, so those keys never link.
+pub const REFERENCE_KEYS: [&str; 2] = ["trip_id", "client_reference"];
 
 impl crate::domain::payment::compensation::StepRow {
     /// A refund step whose payment Stripe's record did not tie to the compensation: the engine
@@ -44,7 +51,7 @@ pub struct StripeIntent {
     pub status: String,
     /// ISO 4217, upper case.
     pub currency: Option<String>,
-    /// `amount_received`, minor units.
+    /// `amount_received`, minor units: what Stripe says was captured.
     pub amount_received: i64,
     /// The expanded `latest_charge`'s `amount_captured − amount_refunded`, minor units; `None`
     /// when Stripe returned no charge (then `amount_received` is the bound).
@@ -63,10 +70,10 @@ pub struct StripeSession {
     pub metadata: Vec<(String, String)>,
 }
 
-/// What Stripe answered about one hinted payment intent.
+/// What Stripe answered about the payment intent looked up.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Lookup {
-    /// The hint looked up (a `pi_…` id).
+    /// The intent looked up (a `pi_…` id).
     pub hint: String,
     /// `None`: Stripe has no such payment intent (404).
     pub intent: Option<StripeIntent>,
@@ -74,70 +81,100 @@ pub struct Lookup {
     pub sessions: Vec<StripeSession>,
 }
 
-/// Which of the compensation's own records an id comes from.
+/// Which record a client reference comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LinkKind {
-    /// The compensation's client reference.
-    ClientReference,
-    /// Its prebook id (the checkout).
-    Prebook,
-    /// Its booking id.
+    /// A checkout attempt (`checkout_attempts`).
+    Checkout,
+    /// A booking (`bookings`).
     Booking,
-    /// The client reference of its checkout attempt, recorded for the same owner.
-    CheckoutReference,
-    /// The client reference of its booking, recorded for the same owner.
-    BookingReference,
 }
 
 impl LinkKind {
     fn words(self) -> &'static str {
         match self {
-            LinkKind::ClientReference => "client reference",
-            LinkKind::Prebook => "prebook id",
-            LinkKind::Booking => "booking id",
-            LinkKind::CheckoutReference => "checkout's client reference (same owner)",
-            LinkKind::BookingReference => "booking's client reference (same owner)",
+            LinkKind::Checkout => "its checkout attempt",
+            LinkKind::Booking => "its booking",
         }
     }
 }
 
-/// One id of the compensation a session may name.
+/// A client reference that may link a session to the compensation ([`links`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Link<'a> {
     pub id: &'a str,
     pub kind: LinkKind,
 }
 
+/// A checkout attempt or booking the store found for a compensation's ids (whoever's).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Record<'a> {
+    pub kind: LinkKind,
+    pub client_reference: Option<&'a str>,
+    /// Its source and partner are the compensation's (`crate::domain::ownership::Owner`).
+    pub same_owner: bool,
+    /// When it was first recorded, ms UTC.
+    pub created_at_ms: i64,
+    /// A checkout attempt or booking of another owner records the same client reference.
+    pub reference_shared: bool,
+}
+
+/// The client references that may link a Checkout Session to a compensation whose failure
+/// arrived at `failure_at_ms` (ms UTC): those of `records` of the compensation's own owner,
+/// recorded strictly before the failure, that no other owner's record shares. A record the
+/// failure's own event (or a later one) wrote links nothing: an owner cannot name a reference in
+/// the same breath as the failure that claims its payment.
+pub fn links<'a>(records: &[Record<'a>], failure_at_ms: i64) -> Vec<Link<'a>> {
+    let mut out: Vec<Link<'a>> = Vec::new();
+    for r in records {
+        if !r.same_owner || r.reference_shared || r.created_at_ms >= failure_at_ms {
+            continue;
+        }
+        let Some(id) = r.client_reference.map(str::trim).filter(|i| !i.is_empty()) else {
+            continue;
+        };
+        if !out.iter().any(|l| l.id == id) {
+            out.push(Link { id, kind: r.kind });
+        }
+    }
+    out
+}
+
 /// What the refund must match.
 #[derive(Debug, Clone, Copy)]
 pub struct Expected<'a> {
-    /// The compensation's own ids (empty ones are ignored).
+    /// The client references that may link a session ([`links`]).
     pub links: &'a [Link<'a>],
-    /// The payment's currency as recorded (or the supplier's fee's), when known.
-    pub currency: Option<&'a str>,
-    /// The amount the plan chose (a fee subtracted, the supplier's refund), minor units; `None`
-    /// = everything that remains refundable.
-    pub amount_minor: Option<i64>,
+    /// What the plan asks for; Stripe's figures fix the amount.
+    pub ask: &'a RefundAsk,
 }
 
 /// The payment a compensation may refund, as Stripe's record proved it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Proven {
     pub payment_intent: String,
-    /// What the refund request names, minor units (> 0).
+    /// What the refund request names, minor units (> 0, ≤ what remains refundable).
     pub amount_minor: i64,
-    /// ISO 4217, upper case.
+    /// ISO 4217, upper case (Stripe's).
     pub currency: String,
     /// What Stripe said, one line (for the refund step, the owner's alert and the admin).
     pub evidence: String,
 }
 
-/// The decision over every hint looked up.
+/// The decision over the payment intent the plan judged.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Verdict {
     Proven(Proven),
-    /// Nothing Stripe returned links a payment to this compensation: the engine refunds nothing,
-    /// the owner settles it. `why` says what Stripe returned, one line.
+    /// The payment is this compensation's, but the supplier's fee covers everything Stripe says
+    /// was captured (or the supplier refunds nothing): nothing to refund, the owner looks.
+    Covered {
+        why: String,
+        /// ISO 4217, upper case (Stripe's).
+        currency: String,
+    },
+    /// Nothing Stripe returned links a payment to this compensation, or the amount does not fit
+    /// what Stripe holds: the engine refunds nothing, the owner settles it. `why` says what
+    /// Stripe returned, one line.
     NotProven {
         why: String,
     },
@@ -148,7 +185,7 @@ pub enum Verdict {
 }
 
 /// A Stripe payment intent id as the API writes them (`pi_` and letters, digits, `_`): anything
-/// else a supplier names is no hint at all, and never reaches a URL.
+/// else is no intent at all, and never reaches a URL.
 pub fn is_intent_id(id: &str) -> bool {
     id.len() <= 255
         && id.starts_with("pi_")
@@ -156,23 +193,50 @@ pub fn is_intent_id(id: &str) -> bool {
         && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
 
-/// The distinct payment intent ids among `hints`, in order, at most [`MAX_HINTS`].
-pub fn hints<'a>(hints: impl IntoIterator<Item = Option<&'a str>>) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for h in hints.into_iter().flatten().map(str::trim) {
-        if is_intent_id(h) && !out.iter().any(|o| o == h) && out.len() < MAX_HINTS {
-            out.push(h.to_string());
-        }
+/// The one payment intent to look up: the plan's (`plan_intent`), else — only when the plan
+/// judged no intent (a payment recorded without one; the owner decides then, never the engine
+/// alone) — the one the failure named. `None` when neither is a Stripe intent id.
+pub fn intent_to_prove(plan_intent: Option<&str>, failure_named: Option<&str>) -> Option<String> {
+    match plan_intent.map(str::trim) {
+        Some(pi) => is_intent_id(pi).then(|| pi.to_string()),
+        None => failure_named
+            .map(str::trim)
+            .filter(|pi| is_intent_id(pi))
+            .map(str::to_string),
     }
-    out
 }
 
-/// Decides one looked-up payment intent.
-pub fn judge_one(expected: &Expected<'_>, lookup: &Lookup) -> Result<Proven, String> {
+/// Decides the looked-up payment intent (`None`: there was none to look up; `Err`: what the
+/// look-up came to when Stripe could not be asked → [`Verdict::Retry`]).
+pub fn judge(expected: &Expected<'_>, lookup: Option<&Result<Lookup, String>>) -> Verdict {
+    let lookup =
+        match lookup {
+            None => return Verdict::NotProven {
+                why: "no Stripe payment intent is known for it (nothing recorded or named is one)"
+                    .into(),
+            },
+            Some(Err(why)) => return Verdict::Retry { why: why.clone() },
+            Some(Ok(l)) => l,
+        };
+    match judge_one(expected, lookup) {
+        Ok(v) => v,
+        Err(why) => Verdict::NotProven {
+            why: crate::domain::basics::text::cut_chars(&why, 600),
+        },
+    }
+}
+
+fn judge_one(expected: &Expected<'_>, lookup: &Lookup) -> Result<Verdict, String> {
     let hint = &lookup.hint;
     let Some(intent) = &lookup.intent else {
         return Err(format!("Stripe has no payment intent {hint}"));
     };
+    if intent.id != *hint {
+        return Err(format!(
+            "Stripe answered payment intent {} for {hint}",
+            intent.id
+        ));
+    }
     if intent.status != "succeeded" {
         return Err(format!(
             "Stripe says payment intent {} is {}, not succeeded: nothing captured to refund",
@@ -190,18 +254,20 @@ pub fn judge_one(expected: &Expected<'_>, lookup: &Lookup) -> Result<Proven, Str
             intent.id
         ));
     }
-    let links: Vec<&Link> = expected
-        .links
-        .iter()
-        .filter(|l| !l.id.trim().is_empty())
-        .collect();
-    let named = |value: &str| links.iter().find(|l| l.id.trim() == value.trim()).copied();
+    let named = |value: &str| {
+        expected
+            .links
+            .iter()
+            .find(|l| !l.id.is_empty() && l.id == value.trim())
+            .copied()
+    };
     let linked = sessions.iter().find_map(|s| {
         if let Some(l) = s.client_reference_id.as_deref().and_then(named) {
             return Some((s, "client_reference_id".to_string(), l));
         }
         s.metadata
             .iter()
+            .filter(|(k, _)| REFERENCE_KEYS.contains(&k.as_str()))
             .find_map(|(k, v)| named(v).map(|l| (s, format!("metadata.{k}"), l)))
     });
     let Some((session, field, link)) = linked else {
@@ -220,23 +286,27 @@ pub fn judge_one(expected: &Expected<'_>, lookup: &Lookup) -> Result<Proven, Str
                 format!("Checkout Session {} names {}", s.id, named.join(", "))
             })
             .collect();
-        let ours: Vec<&str> = links.iter().map(|l| l.id).collect();
+        let ours: Vec<&str> = expected.links.iter().map(|l| l.id).collect();
         return Err(format!(
-            "{} of payment intent {}: none of this compensation's ids ({})",
+            "{} of payment intent {}: none of this compensation's client references ({})",
             said.join("; "),
             intent.id,
             if ours.is_empty() {
-                "none".to_string()
+                "none recorded for its owner before the failure".to_string()
             } else {
                 ours.join(", ")
             }
         ));
     };
-    let currency = intent.currency.clone().unwrap_or_default();
-    if let Some(want) = expected.currency {
+    let currency = intent
+        .currency
+        .clone()
+        .unwrap_or_default()
+        .to_ascii_uppercase();
+    if let Some(want) = expected.ask.currency() {
         if !want.eq_ignore_ascii_case(&currency) {
             return Err(format!(
-                "payment intent {} is in {}, this compensation's payment in {}",
+                "payment intent {} is in {}, the supplier's figure in {}",
                 intent.id,
                 if currency.is_empty() {
                     "no currency"
@@ -247,305 +317,53 @@ pub fn judge_one(expected: &Expected<'_>, lookup: &Lookup) -> Result<Proven, Str
             ));
         }
     }
-    let refundable = intent
+    let captured = intent.amount_received.max(0);
+    let remaining = intent
         .refundable_minor
-        .unwrap_or(intent.amount_received)
+        .unwrap_or(captured)
+        .min(captured)
         .max(0);
-    let amount = expected.amount_minor.unwrap_or(refundable);
-    if refundable == 0 {
+    let amount = match expected.ask {
+        RefundAsk::All => remaining,
+        RefundAsk::UpTo { minor, .. } => (*minor).min(captured),
+        RefundAsk::LessFee { minor, .. } => captured - minor,
+    };
+    if amount <= 0 && *expected.ask != RefundAsk::All {
+        return Ok(Verdict::Covered {
+            why: format!(
+                "the supplier's figure leaves nothing to refund of the {} Stripe says payment intent {} captured",
+                format_minor(captured, &currency),
+                intent.id
+            ),
+            currency,
+        });
+    }
+    if remaining == 0 {
         return Err(format!(
             "nothing remains refundable on payment intent {} (refunded already)",
             intent.id
         ));
     }
-    if amount <= 0 || amount > refundable {
+    if amount > remaining {
         return Err(format!(
             "the refund of {} is above what remains refundable on payment intent {} ({})",
             format_minor(amount, &currency),
             intent.id,
-            format_minor(refundable, &currency)
+            format_minor(remaining, &currency)
         ));
     }
-    Ok(Proven {
+    Ok(Verdict::Proven(Proven {
         payment_intent: intent.id.clone(),
         amount_minor: amount,
         evidence: format!(
-            "Stripe: payment intent {} succeeded, {} refundable; Checkout Session {} {field} is this compensation's {} {}",
+            "Stripe: payment intent {} succeeded, {} captured, {} refundable; Checkout Session {} {field} is this compensation's client reference {} ({}, recorded for the same owner before the failure)",
             intent.id,
-            format_minor(refundable, &currency),
+            format_minor(captured, &currency),
+            format_minor(remaining, &currency),
             session.id,
-            link.kind.words(),
-            link.id
+            link.id,
+            link.kind.words()
         ),
         currency,
-    })
-}
-
-/// The verdict over the hints looked up in order: the first proven one; a lookup that failed
-/// (`Err`, what the request came to) stops everything as [`Verdict::Retry`] — never a fall back
-/// to another intent, proven or not; else [`Verdict::NotProven`] with what Stripe said of each.
-/// No hint at all is not provable either.
-pub fn judge(expected: &Expected<'_>, lookups: &[Result<Lookup, String>]) -> Verdict {
-    let mut said: Vec<String> = Vec::new();
-    for l in lookups {
-        match l {
-            Err(why) => return Verdict::Retry { why: why.clone() },
-            Ok(lookup) => match judge_one(expected, lookup) {
-                Ok(p) => return Verdict::Proven(p),
-                Err(why) => said.push(why),
-            },
-        }
-    }
-    if said.is_empty() {
-        said.push(
-            "no Stripe payment intent is known for it (nothing a supplier named is one)".into(),
-        );
-    }
-    Verdict::NotProven {
-        why: crate::domain::basics::text::cut_chars(&said.join("; "), 600),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn intent(id: &str) -> StripeIntent {
-        StripeIntent {
-            id: id.into(),
-            status: "succeeded".into(),
-            currency: Some("EUR".into()),
-            amount_received: 54_000,
-            refundable_minor: Some(54_000),
-        }
-    }
-
-    fn session(pi: &str, reference: Option<&str>, metadata: &[(&str, &str)]) -> StripeSession {
-        StripeSession {
-            id: format!("cs_{pi}"),
-            payment_intent: Some(pi.into()),
-            client_reference_id: reference.map(str::to_string),
-            metadata: metadata
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect(),
-        }
-    }
-
-    fn lookup(intent: Option<StripeIntent>, sessions: Vec<StripeSession>) -> Lookup {
-        Lookup {
-            hint: "pi_1".into(),
-            intent,
-            sessions,
-        }
-    }
-
-    const LINKS: [Link; 3] = [
-        Link {
-            id: "trip_1",
-            kind: LinkKind::ClientReference,
-        },
-        Link {
-            id: "PB1",
-            kind: LinkKind::Prebook,
-        },
-        Link {
-            id: "trip_checkout",
-            kind: LinkKind::CheckoutReference,
-        },
-    ];
-
-    fn expected(amount: Option<i64>) -> Expected<'static> {
-        Expected {
-            links: &LINKS,
-            currency: Some("eur"),
-            amount_minor: amount,
-        }
-    }
-
-    fn proven(v: Verdict) -> Proven {
-        match v {
-            Verdict::Proven(p) => p,
-            other => panic!("not proven: {other:?}"),
-        }
-    }
-
-    fn not_proven(v: Verdict) -> String {
-        match v {
-            Verdict::NotProven { why } => why,
-            other => panic!("expected not proven: {other:?}"),
-        }
-    }
-
-    #[test]
-    fn linked_by_client_reference_id_names_every_refund_amount() {
-        let l = lookup(
-            Some(intent("pi_1")),
-            vec![session("pi_1", Some("trip_1"), &[])],
-        );
-        let p = proven(judge(&expected(None), &[Ok(l.clone())]));
-        assert_eq!(
-            (
-                p.payment_intent.as_str(),
-                p.amount_minor,
-                p.currency.as_str()
-            ),
-            ("pi_1", 54_000, "EUR"),
-            "everything refundable is named, never left to Stripe's default"
-        );
-        assert!(
-            p.evidence
-                .contains("client_reference_id is this compensation's client reference trip_1"),
-            "{}",
-            p.evidence
-        );
-        assert_eq!(
-            proven(judge(&expected(Some(49_950)), &[Ok(l)])).amount_minor,
-            49_950
-        );
-    }
-
-    #[test]
-    fn linked_by_metadata() {
-        let l = lookup(
-            Some(intent("pi_1")),
-            vec![session("pi_1", Some("cart-9"), &[("prebook_id", "PB1")])],
-        );
-        let p = proven(judge(&expected(None), &[Ok(l)]));
-        assert!(p
-            .evidence
-            .contains("metadata.prebook_id is this compensation's prebook id PB1"));
-    }
-
-    #[test]
-    fn linked_by_a_checkout_of_the_same_owner() {
-        let l = lookup(
-            Some(intent("pi_1")),
-            vec![session("pi_1", None, &[("trip_id", "trip_checkout")])],
-        );
-        let p = proven(judge(&expected(None), &[Ok(l)]));
-        assert!(p
-            .evidence
-            .contains("checkout's client reference (same owner) trip_checkout"));
-    }
-
-    #[test]
-    fn a_session_of_another_reference_proves_nothing_and_says_what_stripe_returned() {
-        let l = lookup(
-            Some(intent("pi_victim")),
-            vec![session(
-                "pi_victim",
-                Some("trip_victim"),
-                &[("trip_id", "trip_victim")],
-            )],
-        );
-        let why = not_proven(judge(&expected(None), &[Ok(l)]));
-        assert!(
-            why.contains("Checkout Session cs_pi_victim names client_reference_id trip_victim, metadata.trip_id trip_victim of payment intent pi_victim: none of this compensation's ids (trip_1, PB1, trip_checkout)"),
-            "{why}"
-        );
-    }
-
-    #[test]
-    fn no_session_no_intent_or_an_unfinished_payment_proves_nothing() {
-        let why = not_proven(judge(
-            &expected(None),
-            &[Ok(lookup(Some(intent("pi_1")), vec![]))],
-        ));
-        assert!(
-            why.starts_with("no Checkout Session created payment intent pi_1"),
-            "{why}"
-        );
-        let why = not_proven(judge(&expected(None), &[Ok(lookup(None, vec![]))]));
-        assert_eq!(why, "Stripe has no payment intent pi_1");
-        let mut processing = intent("pi_1");
-        processing.status = "processing".into();
-        let l = lookup(Some(processing), vec![session("pi_1", Some("trip_1"), &[])]);
-        assert!(not_proven(judge(&expected(None), &[Ok(l)])).contains("is processing"));
-        // A session listed for another intent (Stripe filters by intent; checked again) is none.
-        let l = lookup(
-            Some(intent("pi_1")),
-            vec![session("pi_2", Some("trip_1"), &[])],
-        );
-        assert!(not_proven(judge(&expected(None), &[Ok(l)])).starts_with("no Checkout Session"));
-        assert!(not_proven(judge(&expected(None), &[])).contains("no Stripe payment intent"));
-    }
-
-    #[test]
-    fn a_currency_mismatch_proves_nothing() {
-        let mut usd = intent("pi_1");
-        usd.currency = Some("USD".into());
-        let l = lookup(Some(usd), vec![session("pi_1", Some("trip_1"), &[])]);
-        let why = not_proven(judge(&expected(None), &[Ok(l)]));
-        assert_eq!(
-            why,
-            "payment intent pi_1 is in USD, this compensation's payment in EUR"
-        );
-    }
-
-    #[test]
-    fn an_amount_above_what_remains_refundable_proves_nothing() {
-        let mut partly = intent("pi_1");
-        partly.refundable_minor = Some(20_000);
-        let l = lookup(Some(partly), vec![session("pi_1", Some("trip_1"), &[])]);
-        let why = not_proven(judge(&expected(Some(49_950)), &[Ok(l.clone())]));
-        assert!(
-            why.contains("the refund of EUR 499.50 is above what remains refundable on payment intent pi_1 (EUR 200.00)"),
-            "{why}"
-        );
-        // Everything: what remains.
-        assert_eq!(
-            proven(judge(&expected(None), &[Ok(l)])).amount_minor,
-            20_000
-        );
-        let mut spent = intent("pi_1");
-        spent.refundable_minor = Some(0);
-        let l = lookup(Some(spent), vec![session("pi_1", Some("trip_1"), &[])]);
-        assert!(not_proven(judge(&expected(None), &[Ok(l)])).contains("nothing remains refundable"));
-    }
-
-    #[test]
-    fn stripe_unreachable_is_a_retry_never_a_fall_back() {
-        let good = lookup(
-            Some(intent("pi_1")),
-            vec![session("pi_1", Some("trip_1"), &[])],
-        );
-        // The first hint could not be looked up: the second (provable) one is not used.
-        assert_eq!(
-            judge(
-                &expected(None),
-                &[Err("Stripe did not answer".into()), Ok(good.clone())]
-            ),
-            Verdict::Retry {
-                why: "Stripe did not answer".into()
-            }
-        );
-        // A not-proven first hint, then a proven one: the proven one (both are Stripe's word).
-        let other = lookup(
-            Some(intent("pi_x")),
-            vec![session("pi_x", Some("nope"), &[])],
-        );
-        assert_eq!(
-            proven(judge(&expected(None), &[Ok(other), Ok(good)])).payment_intent,
-            "pi_1"
-        );
-    }
-
-    #[test]
-    fn only_stripe_intent_ids_are_hints() {
-        assert_eq!(
-            hints([
-                Some("pi_1"),
-                None,
-                Some(" pi_1 "),
-                Some("pi_2/../../v1/refunds"),
-                Some("ch_3"),
-                Some("pi_"),
-                Some("pi_4"),
-                Some("pi_5"),
-                Some("pi_6"),
-            ]),
-            ["pi_1", "pi_4", "pi_5"]
-        );
-    }
+    }))
 }

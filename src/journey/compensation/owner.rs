@@ -25,7 +25,7 @@ pub enum OwnerRefund {
 /// The owner's "refund now" (`claimant` = `owner:<token id>`, or the admin's): claims the step
 /// from `awaiting_owner` or `failed` (a new round), refunds once, records. Only the payment intent
 /// Stripe's record proved this compensation's is refunded, for the amount proven with it: the
-/// one the step holds, else the one proven now ([`super::proof::prove`]); a payment Stripe does
+/// one the step holds, else the one proven now ([`super::proof::decide`]); a payment Stripe does
 /// not tie to the compensation is refused, and Stripe not answering changes nothing (try again).
 pub async fn owner_refund(env: &Env, id: &str, claimant: &str) -> Result<OwnerRefund> {
     let db = env.d1(DB_BINDING)?;
@@ -49,11 +49,20 @@ pub async fn owner_refund(env: &Env, id: &str, claimant: &str) -> Result<OwnerRe
                 before.status
             )));
         }
-        let payment = payment_of(&db, &c).await?;
-        let verdict =
-            super::proof::prove(&db, &cfg, &c, payment.as_ref(), before.amount_minor).await?;
+        // The same plan and proof as the journey's refund step: one intent, Stripe's figures.
+        let Some(verdict) = super::proof::decide(&db, &cfg, &c).await?.verdict else {
+            return Ok(OwnerRefund::AlreadyDecided(
+                "no captured payment is known for this compensation".into(),
+            ));
+        };
         match &verdict {
             Proof::Retry { why } => return Ok(OwnerRefund::TryAgain(why.clone())),
+            Proof::Covered { why, .. } => {
+                return Ok(OwnerRefund::Refused(format!(
+                    "{why}; if you decide otherwise, refund from the Stripe dashboard, then use \
+                     \u{201c}already handled\u{201d}"
+                )))
+            }
             Proof::NotProven { why } => {
                 let update = StepUpdate {
                     proof: Some(why),

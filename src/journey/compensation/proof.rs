@@ -1,102 +1,116 @@
-//! Proof before any refund (shell of `crate::domain::payment::payment_proof`): the payment intents a
-//! compensation's records hint at are looked up at Stripe, and only one whose Checkout Session
-//! names the compensation's own ids is refunded. The journey's refund step and the owner's click
-//! (alert link, reminder link, admin page, JSON API) all come through [`prove`]; what it proved is
-//! kept with the refund step ([`keep`]), so every later request names exactly that intent and
-//! amount.
+//! Proof before any refund (shell of `crate::domain::payment::payment_proof`): the one payment intent the
+//! refund plan judged is looked up at Stripe, and refunded only when its Checkout Session names
+//! the client reference of a checkout attempt or booking recorded for the compensation's own
+//! owner before the failure arrived; the amount is fixed by what Stripe says was captured. The
+//! journey's refund step and the owner's click (alert link, reminder link, admin page, JSON API)
+//! all come through [`decide`]; what it proved is kept with the refund step ([`keep`]), so every
+//! later request names exactly that intent and amount.
 
 use super::*;
 use crate::domain::event::ownership::Owner;
-use crate::domain::payment::payment_proof::{self, Expected, Link, LinkKind, Lookup, Verdict};
+use crate::domain::payment::payment_proof::{self, Expected, LinkKind, Lookup, Record, Verdict};
+use crate::domain::payment::refund_ask::RefundAsk;
 
-/// Looks compensation `c`'s payment up at Stripe and decides ([`payment_proof::judge`]).
-/// `payment` is what the payment records hold for it (its intent is the first hint, its currency
-/// the one expected); `amount_minor` the amount the plan chose (`None` = what remains refundable).
-///
-/// Hints, in order: the recorded payment's intent, the transaction id of the compensation's own
-/// checkout attempt, the intent the failure named. Links: the compensation's client reference,
-/// prebook id and booking id, and the client references its own owner's checkout attempt and
-/// booking record — a reference that a checkout or booking of another owner also records links
-/// nothing (a partner that recorded a booking under a liteAPI checkout's reference cannot prove
-/// that checkout's payment its own).
-pub(super) async fn prove(
+/// The refund plan of compensation `c` and the verdict on the one payment intent it judged.
+pub(super) struct Decided {
+    /// The payment the records hold for it ([`payment_of`]).
+    pub payment: Option<PaymentFacts>,
+    pub plan: RefundPlan,
+    /// `None` when the plan moves no money (not charged, payment unknown).
+    pub verdict: Option<Verdict>,
+}
+
+/// Plans compensation `c`'s refund ([`plan_refund`] over the payment its records hold and the
+/// supplier's figures) and, when the plan refunds or leaves it to the owner, proves the plan's
+/// own payment intent at Stripe ([`prove`]); when the plan judged no intent (a payment recorded
+/// without one) the intent the failure named is looked up instead, and then only the owner can
+/// act on it.
+pub(super) async fn decide(db: &D1Database, cfg: &Config, c: &CompensationRow) -> Result<Decided> {
+    let payment = payment_of(db, c).await?;
+    let fee = money(c.fee_amount.as_deref(), c.fee_currency.as_deref());
+    let supplier_refund = money(c.supplier_refund.as_deref(), c.fee_currency.as_deref());
+    let plan = plan_refund(
+        cfg.refund_policy,
+        c.cause,
+        payment.as_ref(),
+        fee.as_ref(),
+        supplier_refund.as_ref(),
+    );
+    let verdict = match &plan {
+        RefundPlan::NotCharged | RefundPlan::PaymentUnknown => None,
+        RefundPlan::Refund {
+            payment_intent,
+            ask,
+        } => Some(prove(db, cfg, c, Some(payment_intent), ask).await?),
+        RefundPlan::AwaitOwner {
+            payment_intent,
+            ask,
+            ..
+        } => {
+            let intent = payment_proof::intent_to_prove(
+                payment_intent.as_deref(),
+                c.payment_intent.as_deref(),
+            );
+            Some(prove(db, cfg, c, intent.as_deref(), ask).await?)
+        }
+    };
+    Ok(Decided {
+        payment,
+        plan,
+        verdict,
+    })
+}
+
+/// Looks payment intent `intent` up at Stripe and decides ([`payment_proof::judge`]) whether
+/// it is compensation `c`'s and how much of `ask` it can refund. The links are the client
+/// references of the checkout attempts and bookings its prebook id, booking id or client
+/// reference find, kept when recorded for `c`'s own owner before `c` was opened (the failure's
+/// arrival, `c.created_at_ms`) and recorded by no other owner ([`payment_proof::links`]).
+async fn prove(
     db: &D1Database,
     cfg: &Config,
     c: &CompensationRow,
-    payment: Option<&PaymentFacts>,
-    amount_minor: Option<i64>,
+    intent: Option<&str>,
+    ask: &RefundAsk,
 ) -> Result<Verdict> {
     let owner = Owner::stored(&c.source, c.partner.as_deref());
-    let records = store::ownership::compensation_records(
+    let rows = store::ownership::compensation_records(
         db,
         c.prebook_id.as_deref(),
         c.booking_id.as_deref(),
+        c.client_reference.as_deref(),
     )
     .await?;
-    let own: Vec<&store::ownership::RecordRow> = records
-        .iter()
-        .filter(|r| owner.is_some() && Owner::stored(&r.source, r.partner.as_deref()) == owner)
-        .collect();
-    let mut named: Vec<(Option<&str>, LinkKind)> = vec![
-        (c.client_reference.as_deref(), LinkKind::ClientReference),
-        (c.prebook_id.as_deref(), LinkKind::Prebook),
-        (c.booking_id.as_deref(), LinkKind::Booking),
-    ];
-    named.extend(own.iter().map(|r| {
-        let kind = if r.kind == "checkout" {
-            LinkKind::CheckoutReference
-        } else {
-            LinkKind::BookingReference
-        };
-        (r.client_reference.as_deref(), kind)
-    }));
-    let mut candidates: Vec<Link> = Vec::new();
-    for (id, kind) in named {
-        if let Some(id) = id.map(str::trim).filter(|i| !i.is_empty()) {
-            if !candidates.iter().any(|l| l.id == id) {
-                candidates.push(Link { id, kind });
-            }
-        }
-    }
-    let mut links: Vec<Link> = Vec::new();
-    for l in candidates {
-        let shared = match l.kind {
-            LinkKind::Prebook | LinkKind::Booking => false,
-            _ => store::ownership::reference_owners(db, l.id)
+    let mut records: Vec<Record> = Vec::new();
+    for r in &rows {
+        let same_owner = owner.is_some() && Owner::stored(&r.source, r.partner.as_deref()) == owner;
+        let reference = r.client_reference.as_deref().map(str::trim);
+        let reference_shared = match reference.filter(|r| !r.is_empty()) {
+            Some(reference) if same_owner => store::ownership::reference_owners(db, reference)
                 .await?
                 .iter()
                 .any(|o| Owner::stored(&o.source, o.partner.as_deref()) != owner),
+            _ => false,
         };
-        if !shared {
-            links.push(l);
-        }
+        records.push(Record {
+            kind: if r.kind == "checkout" {
+                LinkKind::Checkout
+            } else {
+                LinkKind::Booking
+            },
+            client_reference: reference,
+            same_owner,
+            created_at_ms: r.created_at_ms,
+            reference_shared,
+        });
     }
-    let hints = payment_proof::hints(
-        [payment.and_then(|p| p.payment_intent.as_deref())]
-            .into_iter()
-            .chain(own.iter().map(|r| r.transaction_id.as_deref()))
-            .chain([c.payment_intent.as_deref()]),
-    );
-    let expected = Expected {
-        links: &links,
-        currency: payment
-            .and_then(|p| p.currency.as_deref())
-            .or(c.fee_currency.as_deref()),
-        amount_minor,
+    let links = payment_proof::links(&records, c.created_at_ms);
+    let expected = Expected { links: &links, ask };
+    let looked = match intent.filter(|pi| payment_proof::is_intent_id(pi)) {
+        Some(pi) => Some(look_up(cfg, pi).await.map_err(|e| e.to_string())),
+        None => None,
     };
-    let mut lookups: Vec<std::result::Result<Lookup, String>> = Vec::new();
-    for hint in hints {
-        let looked = look_up(cfg, &hint).await.map_err(|e| e.to_string());
-        // Stop at the first proven intent, and at the first look-up that failed (no fall back).
-        let done = looked
-            .as_ref()
-            .map_or(true, |l| payment_proof::judge_one(&expected, l).is_ok());
-        lookups.push(looked);
-        if done {
-            break;
-        }
-    }
-    Ok(payment_proof::judge(&expected, &lookups))
+    Ok(payment_proof::judge(&expected, looked.as_ref()))
 }
 
 /// The PaymentIntent `hint` and, when Stripe has it, the Checkout Sessions it lists for it.
@@ -135,7 +149,7 @@ pub(super) async fn keep(
             proof: Some(why),
             ..Default::default()
         },
-        Verdict::Retry { .. } => return Ok(false),
+        Verdict::Covered { .. } | Verdict::Retry { .. } => return Ok(false),
     };
     store::compensation::update_step(db, id, StepKind::Refund, &update, open, now).await
 }
@@ -144,3 +158,11 @@ pub(super) async fn keep(
 /// (what Stripe said follows it, from the step's `proof`).
 pub(super) const NOT_PROVEN: &str = "not refunded by the engine: Stripe's record does not tie \
      this payment to this compensation; settle it yourself, then use \u{201c}already handled\u{201d}";
+
+/// A supplier's figure as stored (decimal text and currency), when both are there.
+fn money(amount: Option<&str>, currency: Option<&str>) -> Option<Money> {
+    Some(Money {
+        amount: amount?.to_string(),
+        currency: currency?.to_string(),
+    })
+}

@@ -92,16 +92,12 @@ async fn refund_step(env: &Env, id: &str, claimant: &str) -> Result<RefundOutcom
     if !not_charged && !matches!(row.status, StepStatus::Pending | StepStatus::WaitingPayment) {
         return Ok(outcome_of(&c, &row));
     }
-    let payment = payment_of(&db, &c).await?;
-    let fee = money(c.fee_amount.as_deref(), c.fee_currency.as_deref());
-    let supplier_refund = money(c.supplier_refund.as_deref(), c.fee_currency.as_deref());
-    let plan = plan_refund(
-        cfg.refund_policy,
-        c.cause,
-        payment.as_ref(),
-        fee.as_ref(),
-        supplier_refund.as_ref(),
-    );
+    // The plan and the proof judge one payment intent: the plan's (see `super::proof::decide`).
+    let super::proof::Decided {
+        payment,
+        plan,
+        verdict,
+    } = super::proof::decide(&db, &cfg, &c).await?;
     let currency = payment.as_ref().and_then(|p| p.currency.as_deref());
     let open = [
         StepStatus::Pending,
@@ -146,7 +142,7 @@ async fn refund_step(env: &Env, id: &str, claimant: &str) -> Result<RefundOutcom
             })
         }
     };
-    let (automatic, amount_minor, why) =
+    let (automatic, why) =
         match plan {
             RefundPlan::NotCharged => {
                 return decided(
@@ -170,31 +166,31 @@ async fn refund_step(env: &Env, id: &str, claimant: &str) -> Result<RefundOutcom
                 None,
             )
             .await,
-            RefundPlan::AwaitOwner {
-                amount_minor, why, ..
-            } => (false, amount_minor, why),
-            RefundPlan::Refund { amount_minor, .. } => (true, amount_minor, String::new()),
+            RefundPlan::AwaitOwner { why, .. } => (false, why),
+            RefundPlan::Refund { .. } => (true, String::new()),
         };
-    if amount_minor == Some(0) {
-        // The supplier's fee covers the payment: nothing to prove, nothing to refund.
-        return decided(
-            StepStatus::AwaitingOwner,
-            RefundState::Arranging,
-            why,
-            Some(0),
-            currency,
-            None,
-        )
-        .await;
-    }
     // Proof before any refund, whatever the policy: the owner's alert says whether the engine
     // can refund at all. Stripe not answering fails the step (retried, never a fall back).
-    let verdict = super::proof::prove(&db, &cfg, &c, payment.as_ref(), amount_minor).await?;
+    let Some(verdict) = verdict else {
+        return Err(rust_err("a refund plan without a proof"));
+    };
     let proven = match &verdict {
         Proof::Retry { why } => {
             return Err(rust_err(format!(
                 "Stripe could not be asked to prove the payment, retrying: {why}"
             )))
+        }
+        Proof::Covered { why, currency } => {
+            // The supplier's fee covers what Stripe says was captured: nothing to refund.
+            return decided(
+                StepStatus::AwaitingOwner,
+                RefundState::Arranging,
+                why.clone(),
+                Some(0),
+                Some(currency),
+                None,
+            )
+            .await;
         }
         Proof::NotProven { .. } => {
             super::proof::keep(&db, id, &verdict, &open, now).await?;
@@ -517,13 +513,6 @@ pub(super) async fn gave_up(env: &Env, id: &str, claimant: &str, error: &str) ->
         store::compensation::set_state(&db, id, RefundState::Arranging, None, now).await?;
     }
     Ok(moved)
-}
-
-pub(super) fn money(amount: Option<&str>, currency: Option<&str>) -> Option<Money> {
-    Some(Money {
-        amount: amount?.to_string(),
-        currency: currency?.to_string(),
-    })
 }
 
 /// The outcome a recorded refund step stands for.

@@ -1,0 +1,73 @@
+// What a compensation refunds is Stripe's figure: the supplier's fee is subtracted from what
+// Stripe's API says the payment intent captured, never from an amount a payment webhook's body
+// wrote (a forged `checkout.session.completed` above the real capture would otherwise refund the
+// supplier's fee to the guest), and a fee that covers Stripe's capture refunds nothing.
+import { env, introspectWorkflowInstance } from "cloudflare:test";
+import { describe, it, expect } from "vitest";
+import { bookedBody, checkout, compensationOf, paidSession, postLink, queuedEmail, recordCheckout, refundLinks, refundPosts, runLiteapiEvent, runStripeEvent } from "./compensation-helpers.mjs";
+import { eventually, handedOver, postLiteapi, rows, unique } from "./helpers.mjs";
+
+async function bookCheckout(c) {
+  const booked = bookedBody(c);
+  const instance = await introspectWorkflowInstance(env.JOURNEY, `e-liteapi-x-${booked.eventId}`);
+  try {
+    expect((await postLiteapi(booked.body)).status).toBe(202);
+    await handedOver(c.bookingId);
+    await eventually(async () => expect((await rows("SELECT 1 FROM scheduled_sends WHERE booking_id = ?", c.bookingId)).length).toBeGreaterThan(0), { ms: 30_000 });
+  } finally {
+    await instance.dispose();
+  }
+}
+
+/** liteAPI's cancellation of checkout `c` with a fee (EUR) and no refund amount. */
+async function cancelledWithFee(c, fee) {
+  const id = unique("evt_cx_");
+  await runLiteapiEvent({
+    eventId: id,
+    body: JSON.stringify({
+      event_id: id,
+      event_name: "booking.cancel",
+      sandbox: false,
+      request: JSON.stringify({ bookingId: c.bookingId }),
+      response: JSON.stringify({ data: { bookingId: c.bookingId, status: "CANCELLED_WITH_CHARGES", cancellation_fee: fee, currency: "EUR" } }),
+    }),
+  });
+  return compensationOf(c);
+}
+
+describe("a compensation's amount is Stripe's figure", () => {
+  it("a forged higher amount_total does not make the supplier's fee refunded: the fee comes off what Stripe captured", async () => {
+    const c = await recordCheckout(checkout());
+    await runStripeEvent(paidSession(c)); // EUR 540.00 at Stripe
+    await bookCheckout(c);
+    const forged = paidSession(c, { id: unique("evt_forged_") });
+    forged.data.object.amount_total = 99_900;
+    await runStripeEvent(forged, { recordAtStripe: false });
+
+    const comp = await cancelledWithFee(c, 40.5);
+    expect(comp.steps.refund).toMatchObject({ status: "awaiting_owner", payment_intent: c.pi, amount_minor: 49_950, currency: "EUR" });
+    expect(comp.steps.refund.proof).toContain("EUR 540.00 captured");
+    const owner = await queuedEmail(`owner_compensation:${comp.compensation_id}`);
+    const acted = await postLink(refundLinks(owner.text).now);
+    expect(acted.status, await acted.clone().text()).toBe(200);
+    expect((await refundPosts(c.pi)).map((p) => p.params.amount)).toEqual(["49950"]);
+  });
+
+  it("a fee covering what Stripe captured refunds nothing, whatever a webhook said was paid", async () => {
+    const c = await recordCheckout(checkout());
+    await runStripeEvent(paidSession(c)); // EUR 540.00 at Stripe
+    await bookCheckout(c);
+    const forged = paidSession(c, { id: unique("evt_forged_") });
+    forged.data.object.amount_total = 99_900;
+    await runStripeEvent(forged, { recordAtStripe: false });
+
+    const comp = await cancelledWithFee(c, 540);
+    expect(comp.steps.refund).toMatchObject({ status: "awaiting_owner", amount_minor: 0, payment_intent: null });
+    expect(comp.steps.refund.detail).toContain("leaves nothing to refund of the EUR 540.00 Stripe says payment intent");
+    const owner = await queuedEmail(`owner_compensation:${comp.compensation_id}`);
+    // The owner's "refund now" is refused with the reason; nothing reaches Stripe.
+    const acted = await postLink(refundLinks(owner.text).now);
+    expect(await acted.text()).toContain("fee covers the whole payment");
+    expect(await refundPosts(c.pi)).toEqual([]);
+  });
+});

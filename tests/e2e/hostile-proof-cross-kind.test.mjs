@@ -1,0 +1,79 @@
+// Hostile review: the payment proof matches a Checkout Session's reference against ANY of the
+// compensation's ids (client reference, prebook id, booking id), and a failure's booking id and
+// prebook id are the partner's free choice (only checked against other owners' booking ids and
+// prebook ids, never against the client references other owners' checkouts record).
+//
+// Credential: one generic partner's webhook secret (acme). Steps: acme books its own stay with
+// its own client reference and pays nothing for it (a session with no payment intent), then
+// reports it failed with `booking_id` = the victim's client reference (what the victim's Stripe
+// session names in `client_reference_id`) and `transaction_id` = the victim's payment intent.
+// Stripe's record "proves" the victim's intent is acme's compensation's ("Checkout Session …
+// client_reference_id is this compensation's booking id trip_…"), the step holds the victim's
+// intent and full amount, and the owner's "refund now" refunds the victim's payment in full while
+// the victim's booking stands.
+import { SELF } from "cloudflare:test";
+import { describe, it, expect } from "vitest";
+import { checkout, compensationOf, paidSession, recordCheckout, refundPosts, runStripeEvent } from "./compensation-helpers.mjs";
+import { PARTNERS, dateInDays, runGenericAs } from "./helpers.mjs";
+
+const OPERATOR = { authorization: "Bearer test-operator-token-0123456789abcdef", "content-type": "application/json" };
+
+function acmeStay(c) {
+  return {
+    type: "hotel_booked",
+    data: {
+      booking_id: c.bookingId,
+      client_reference: c.reference,
+      status: "CONFIRMED",
+      hotel_id: null,
+      hotel_name: "Partner Harbour Hotel",
+      checkin: dateInDays(30),
+      checkout: dateInDays(33),
+      rooms: [{ room_name: "Double", board_name: null, adults: 2, children: 0 }],
+      holder: { name: { first_name: "Pat", last_name: "Partner" }, email: c.email, phone: null },
+      guests: [],
+      total: { amount: "540.00", currency: "EUR" },
+      hotel_confirmation_number: null,
+      sandbox: false,
+      location: { time_zone: "Europe/Madrid" },
+    },
+  };
+}
+
+describe("hostile: the proof links a session's reference to a booking id the partner chose", () => {
+  it("a partner naming the victim's client reference as its failure's booking id cannot get the victim's payment refunded", async () => {
+    // The victim: a liteAPI checkout, paid through Stripe (session client_reference_id = its reference).
+    const victim = await recordCheckout(checkout());
+    await runStripeEvent(paidSession(victim));
+
+    // acme: its own stay and a session for it that charges nothing.
+    const a = checkout();
+    await runGenericAs("acme", PARTNERS.acme[0], acmeStay(a));
+    const free = paidSession(a);
+    Object.assign(free.data.object, { payment_intent: null, payment_status: "no_payment_required", amount_total: 0 });
+    await runStripeEvent(free);
+
+    // The failure: booking_id is the victim's client reference, transaction_id the victim's intent.
+    const failed = await runGenericAs("acme", PARTNERS.acme[0], {
+      type: "booking_failed",
+      data: { booking_kind: "hotel", booking_id: victim.reference, client_reference: a.reference, transaction_id: victim.pi, reason: "Overbooked" },
+    });
+    expect(failed.output.failed).toEqual([]);
+    const comp = await compensationOf(a);
+    expect(comp).toMatchObject({ source: "generic", partner: "acme" });
+
+    // The owner clicks "refund now" (JSON API; the refunds page and the alert's link do the same).
+    const api = await SELF.fetch("https://engine.test/admin/compensations/act", {
+      method: "POST",
+      headers: OPERATOR,
+      body: JSON.stringify({ compensationId: comp.compensation_id, action: "refund_now" }),
+    });
+    const answer = await api.json();
+    const step = (await compensationOf(a)).steps.refund;
+    const posts = await refundPosts(victim.pi);
+    // Evidence of the hole, printed for the report.
+    console.log("hostile cross-kind:", JSON.stringify({ answer, proof: step.proof, payment_intent: step.payment_intent, amount_minor: step.amount_minor, posts: posts.map((p) => p.params) }));
+    expect(step.payment_intent, "the victim's intent must never be kept as acme's proven payment").not.toBe(victim.pi);
+    expect(posts, "no refund of the victim's payment may reach Stripe").toEqual([]);
+  });
+});

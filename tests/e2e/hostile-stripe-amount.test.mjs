@@ -1,0 +1,57 @@
+// Hostile review: a holder of the Stripe endpoint secret sets how much a compensation refunds.
+// README says which intent a compensation refunds "and how much, is read from Stripe's API …
+// never from a webhook body". But the captured amount the refund plan caps a supplier's refund
+// at (and subtracts a supplier's fee from) is `payments.amount_minor`, which any signed
+// `checkout.session.completed` overwrites (`amount_total`). The proof only checks the amount is
+// not ABOVE what Stripe says remains refundable, so a forged lower amount goes through: the owner's
+// click refunds EUR 1.00 of a EUR 540.00 payment the supplier said was EUR 499.50 refundable, and
+// the guest is told their payment "has been refunded". (Forging a higher amount instead makes a
+// supplier's fee refunded to the guest: captured − fee is then everything Stripe holds.)
+import { env, introspectWorkflowInstance } from "cloudflare:test";
+import { describe, it, expect } from "vitest";
+import { bookedBody, checkout, compensationOf, paidSession, postLink, queuedEmail, recordCheckout, refundLinks, refundPosts, runLiteapiEvent, runStripeEvent } from "./compensation-helpers.mjs";
+import { eventually, handedOver, postLiteapi, rows, unique } from "./helpers.mjs";
+
+async function bookCheckout(c) {
+  const booked = bookedBody(c);
+  const instance = await introspectWorkflowInstance(env.JOURNEY, `e-liteapi-x-${booked.eventId}`);
+  try {
+    expect((await postLiteapi(booked.body)).status).toBe(202);
+    await handedOver(c.bookingId);
+    await eventually(async () => expect((await rows("SELECT 1 FROM scheduled_sends WHERE booking_id = ?", c.bookingId)).length).toBeGreaterThan(0), { ms: 30_000 });
+  } finally {
+    await instance.dispose();
+  }
+}
+
+describe("hostile: the Stripe endpoint secret sets the refund's amount", () => {
+  it("a forged checkout.session.completed cannot lower what a supplier cancellation refunds", async () => {
+    const c = await recordCheckout(checkout());
+    await runStripeEvent(paidSession(c)); // the real payment: EUR 540.00, on Stripe's record
+    await bookCheckout(c);
+
+    // The forgery: the same session and intent, "amount_total": 100 — Stripe never said so.
+    const forged = paidSession(c, { id: unique("evt_forged_") });
+    forged.data.object.amount_total = 100;
+    await runStripeEvent(forged, { recordAtStripe: false });
+
+    const id = unique("evt_cx_");
+    await runLiteapiEvent({
+      eventId: id,
+      body: JSON.stringify({
+        event_id: id,
+        event_name: "booking.cancel",
+        sandbox: false,
+        request: JSON.stringify({ bookingId: c.bookingId }),
+        response: JSON.stringify({ data: { bookingId: c.bookingId, status: "CANCELLED_WITH_CHARGES", cancellation_fee: 40.5, refund_amount: 499.5, currency: "EUR" } }),
+      }),
+    });
+    const comp = await compensationOf(c);
+    const owner = await queuedEmail(`owner_compensation:${comp.compensation_id}`);
+    const acted = await postLink(refundLinks(owner.text).now);
+    expect(acted.status, await acted.clone().text()).toBe(200);
+    const posts = await refundPosts(c.pi);
+    console.log(`hostile stripe amount: step amount_minor ${comp.steps.refund.amount_minor}; refund requested ${posts.map((p) => p.params.amount).join(", ")} (supplier said 49950 of 54000 captured)`);
+    expect(posts.map((p) => p.params.amount)).toEqual(["49950"]);
+  });
+});
