@@ -1,4 +1,4 @@
--- Guests' replies (README "Guests' replies"; src/domain/reply_token.rs, src/domain/inbound/).
+-- Guests' replies (docs/internals.md "Guests' replies"; src/domain/inbound/reply_token.rs, src/domain/inbound/).
 
 -- The reply address of each guest email about a booking: its token carries `reply_ref`
 -- (the first 8 bytes of SHA-256 of the email's dedupe key, hex); written in the same D1 batch as

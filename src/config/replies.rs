@@ -1,5 +1,5 @@
 //! Guests' replies: the reply address every guest email about a booking carries, and the bounds on
-//! inbound mail (README "Guests' replies").
+//! inbound mail (docs/internals.md "Guests' replies").
 //!
 //! | variable | meaning |
 //! |---|---|

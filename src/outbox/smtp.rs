@@ -22,9 +22,9 @@ pub use super::smtp_wire::Timer;
 use super::smtp_wire::{SharedTranscript, Wire};
 #[cfg(target_arch = "wasm32")]
 use crate::config::SmtpConfig;
+use crate::domain::basics::text::header_value;
 #[cfg(target_arch = "wasm32")]
 use crate::domain::outbox::smtp::TlsMode;
-use crate::domain::basics::text::header_value;
 use crate::domain::outbox::smtp::{
     classify_refusal, fault_name, is_certificate_failure, HandOver, Reply, SmtpCommand,
     SmtpTimeouts,

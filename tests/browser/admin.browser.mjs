@@ -352,7 +352,7 @@ async function main() {
 
   const vars = {
     // A local run: its engine is reached at a plain-http loopback address, which only a declared
-    // development engine writes links to (README "Production guard"); its secrets are its own.
+    // development engine writes links to (docs/operating.md "Production guard"); its secrets are its own.
     ENGINE_ENV: "development",
     LITEAPI_WEBHOOK_TOKEN: LITEAPI_TOKEN,
     OPERATOR_TOKEN,

@@ -2,7 +2,7 @@
 // the real outbox Durable Object (vitest.postfix.config.mjs). The main provider is paused for every
 // case, so SMTP carries every email, at production pacing (slots passed by the test). Each case
 // reads Postfix's own log (DATA commands per session) and maildir (copies delivered), and the run
-// prints the table README's SMTP section gives.
+// prints the table docs/internals.md's SMTP section gives.
 import { env, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, it, expect, beforeEach, afterAll } from "vitest";
 import { enqueueEmail, eventually, item, operatorRoute, outboxState, outboxStub, passClientGap, rows, runOutbox, setOutboxState, smtpOnlyOutbox, storeBookingOf, unique } from "../e2e/helpers.mjs";

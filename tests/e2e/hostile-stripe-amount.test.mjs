@@ -1,5 +1,5 @@
 // Hostile review: a holder of the Stripe endpoint secret sets how much a compensation refunds.
-// README says which intent a compensation refunds "and how much, is read from Stripe's API …
+// docs/internals.md says which intent a compensation refunds "and how much, is read from Stripe's API …
 // never from a webhook body". But the captured amount the refund plan caps a supplier's refund
 // at (and subtracts a supplier's fee from) is `payments.amount_minor`, which any signed
 // `checkout.session.completed` overwrites (`amount_total`). The proof only checks the amount is

@@ -93,7 +93,7 @@ export function liteapiBookError(fixture, c, { eventId = unique("evt_err_"), mes
 }
 
 /**
- * A generic partner's `hotel_booked` (README, "The generic source") of a stay 30 to 33 days ahead
+ * A generic partner's `hotel_booked` (docs/suppliers.md, "The generic source") of a stay 30 to 33 days ahead
  * in Madrid's time zone for `email`; `extra` adds or overrides fields of `data` (a client
  * reference, a prebook id).
  */

@@ -47,7 +47,7 @@ fn the_published_admin_password_under_a_new_salt_cannot_sign_in_in_production() 
     );
 }
 
-/// README: liteAPI's `authorization` header is accepted with or without `Bearer `. A
+/// docs/suppliers.md: liteAPI's `authorization` header is accepted with or without `Bearer `. A
 /// `LITEAPI_WEBHOOK_TOKEN` stored the way the dashboard shows the header (`Bearer <token>`) with
 /// the published token is not recognised, and the header `Bearer Bearer dev-liteapi-token`
 /// (the published token, which anyone can send) passes.

@@ -499,7 +499,7 @@ fn bench_render_time_per_language() {
     }
 }
 
-/// Writes the sample renders of the README: the booking confirmation in each shipped language
+/// Writes the sample renders in docs/: the booking confirmation in each shipped language
 /// (`docs/i18n/booking-confirmation.<tag>.txt|html`), its text in every regional form of the
 /// CLDR table (`docs/i18n/regions/booking-confirmation.<form>.txt`: dates, times and money as
 /// that region writes them) and sample calendar parts (`docs/i18n/*.ics`, stamped as the first

@@ -12,7 +12,7 @@ use chrono::NaiveDate;
 use serde_json::{json, Value};
 
 /// The ```json block of the module docs of `src/sources/generic.rs`, with the `//! ` prefixes
-/// removed: the README copies this example, so the test parses exactly that text.
+/// removed: docs/suppliers.md copies this example, so the test parses exactly that text.
 fn documented_example() -> String {
     let path = format!("{}/src/sources/generic.rs", env!("CARGO_MANIFEST_DIR"));
     let source = std::fs::read_to_string(path).unwrap();

@@ -59,7 +59,7 @@ pub struct Limit {
     pub multi_line: bool,
 }
 
-/// The documented maximum of every kind of supplier text (README "Text limits").
+/// The documented maximum of every kind of supplier text (docs/suppliers.md "Text limits").
 pub const LIMITS: [Limit; 9] = [
     limit(TextKind::PersonName, 100, false),
     limit(TextKind::PlaceName, 200, false),

@@ -16,7 +16,7 @@
 //! ([`quote`], [`TEXT_MAX_CHARS`]), the sender, subject, date, Message-ID and thread headers, the
 //! verdicts of the topmost `Authentication-Results` header whose authserv-id is the receiving
 //! system's ([`trusted_verdicts`]; any other is the sender's to write), and the attachments' names,
-//! types and sizes ([`ATTACHMENTS_MAX`]). Attachments themselves are not kept (see README: a
+//! types and sizes ([`ATTACHMENTS_MAX`]). Attachments themselves are not kept (see docs/internals.md: a
 //! guest's passport scan is not something this engine should hold).
 //!
 //! May use: `basics`.

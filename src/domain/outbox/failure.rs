@@ -5,7 +5,7 @@ use super::*;
 use serde::{Deserialize, Serialize};
 
 /// Classification of one provider failure; decides failover, retry, drop or dead letter. Three
-/// questions, in the words of the README's classification table: is it the recipient's fault
+/// questions, in the words of the classification table in docs/internals.md: is it the recipient's fault
 /// (`RecipientRejected`), ours — our account, sender, message or configuration
 /// (`CredentialsRejected`, `Configuration`, and the quota classes) — or nobody's yet
 /// (`Transient`, `RateLimited`)? Anything a provider says that this build does not know is

@@ -469,7 +469,7 @@ mod tests {
         assert!(later.text.contains("Nothing is waiting for you"));
     }
 
-    /// Writes the sample renders of the README (`cargo test -- --ignored write_docs_renders`).
+    /// Writes the sample renders in docs/ (`cargo test -- --ignored write_docs_renders`).
     #[test]
     #[ignore]
     fn write_docs_renders() {

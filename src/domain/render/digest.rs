@@ -427,7 +427,7 @@ mod tests {
         assert!(!e.text.contains("/admin/deliveries"));
     }
 
-    /// Writes the digest as rendered for the README
+    /// Writes the digest as rendered for docs/
     /// (`cargo test --lib -- --ignored write_digest_docs`): `docs/owner-digest.{txt,html}`.
     #[test]
     #[ignore]

@@ -154,7 +154,7 @@ mod tests {
             .contains("/admin/webhooks/subscribers/sub_0123456789abcdef/enable"));
     }
 
-    /// Writes the sample renders of the README (`cargo test -- --ignored write_webhook_docs_renders`).
+    /// Writes the sample renders in docs/ (`cargo test -- --ignored write_webhook_docs_renders`).
     #[test]
     #[ignore]
     fn write_webhook_docs_renders() {

@@ -9,7 +9,7 @@
 //! {"id":"evt_…","type":"booking.confirmed","version":1,"createdAt":"2026-12-02T10:00:00.000Z",
 //!  "data":{…}}
 //! ```
-//! `data` per type is documented in README "Outbound webhooks".
+//! `data` per type is documented in docs/suppliers.md "Outbound webhooks".
 //!
 //! # Headers
 //! `webhook-id: evt_…` (the event id: the same on every attempt and redrive; receivers dedupe on
