@@ -312,20 +312,15 @@ pub async fn stuck_received(
     limit: u32,
 ) -> Result<(Vec<StuckEvent>, u64)> {
     const COLUMNS: &str = "source, event_id, headers_json, body, received_at_ms, partner";
-    let again = format!(
-        "SELECT {COLUMNS} FROM raw_events INDEXED BY raw_events_stuck \
-         WHERE status = 'received' AND swept_at_ms > 0 AND swept_at_ms < ?1 \
-         AND event_id IS NOT NULL ORDER BY swept_at_ms LIMIT ?2"
-    );
-    let new = format!(
-        "SELECT {COLUMNS} FROM raw_events INDEXED BY raw_events_stuck \
-         WHERE status = 'received' AND swept_at_ms = 0 AND received_at_ms < ?1 \
-         AND event_id IS NOT NULL ORDER BY received_at_ms LIMIT ?2"
-    );
-    super::again_then_new(
+    super::swept_then_new(
         db,
-        (&again, &[n(checked_before_ms)]),
-        (&new, &[n(before_ms)]),
+        &format!(
+            "SELECT {COLUMNS} FROM raw_events INDEXED BY raw_events_stuck \
+             WHERE status = 'received' AND event_id IS NOT NULL"
+        ),
+        "received_at_ms",
+        before_ms,
+        checked_before_ms,
         limit,
     )
     .await
