@@ -113,6 +113,27 @@ pub(crate) async fn swept_then_new<T: serde::de::DeserializeOwned>(
     .await
 }
 
+/// The rows of one statement's result in a batch (none when the batch has no such result).
+pub(crate) fn rows<T: serde::de::DeserializeOwned>(
+    r: Option<&worker::D1Result>,
+) -> worker::Result<Vec<T>> {
+    match r {
+        Some(r) => r.results::<T>(),
+        None => Ok(Vec::new()),
+    }
+}
+
+/// Runs one write; `true` when it changed exactly one row (a row inserted once, a state moved
+/// by this call and not by a racing one).
+pub(crate) async fn changed_one(
+    db: &worker::D1Database,
+    sql: &str,
+    binds: &[JsValue],
+) -> worker::Result<bool> {
+    let r = db.prepare(sql).bind(binds)?.run().await?;
+    Ok(changes(&r) == 1)
+}
+
 /// Runs `sql` once per bind row, all in one D1 batch (one round trip; nothing when `rows` is
 /// empty).
 pub(crate) async fn run_each(

@@ -111,21 +111,19 @@ pub async fn claim_start(
     event_id: &str,
     now_ms: i64,
 ) -> Result<bool> {
-    let r = db
-        .prepare(
-            "UPDATE raw_events SET start_lease_until_ms = ?3 + ?4 \
-             WHERE source = ?1 AND event_id = ?2 AND status = 'received' \
-               AND (start_lease_until_ms IS NULL OR start_lease_until_ms <= ?3)",
-        )
-        .bind(&[
+    super::changed_one(
+        db,
+        "UPDATE raw_events SET start_lease_until_ms = ?3 + ?4 \
+         WHERE source = ?1 AND event_id = ?2 AND status = 'received' \
+           AND (start_lease_until_ms IS NULL OR start_lease_until_ms <= ?3)",
+        &[
             s(source.as_str()),
             s(event_id),
             n(now_ms),
             n(START_LEASE_MS),
-        ])?
-        .run()
-        .await?;
-    Ok(changes(&r) == 1)
+        ],
+    )
+    .await
 }
 
 /// Lets go of the start of a stored event's journey after it failed (the supplier is answered
