@@ -194,15 +194,13 @@ pub async fn open_hold(
     prebook_id: &str,
     at_ms: i64,
 ) -> Result<bool> {
-    let r = db
-        .prepare(
-            "INSERT INTO holds (hold_id, status, reason, prebook_id, created_at_ms) VALUES (?1, ?5, ?2, ?3, ?4) \
-             ON CONFLICT(hold_id) DO NOTHING",
-        )
-        .bind(&[s(hold_id), s(reason), s(prebook_id), n(at_ms), s(HoldStatus::Held.as_str())])?
-        .run()
-        .await?;
-    Ok(changes(&r) == 1)
+    super::changed_one(
+        db,
+        "INSERT INTO holds (hold_id, status, reason, prebook_id, created_at_ms) VALUES (?1, ?5, ?2, ?3, ?4) \
+         ON CONFLICT(hold_id) DO NOTHING",
+        &[s(hold_id), s(reason), s(prebook_id), n(at_ms), s(HoldStatus::Held.as_str())],
+    )
+    .await
 }
 
 pub async fn get_hold(db: &D1Database, hold_id: &str) -> Result<Option<HoldRow>> {
@@ -240,14 +238,12 @@ pub async fn open_holds_made_before(
 /// Notes that an open hold was recalled to the owner at `at_ms` (once: a later call changes
 /// nothing). `true` when this call noted it.
 pub async fn mark_recalled(db: &D1Database, hold_id: &str, at_ms: i64) -> Result<bool> {
-    let r = db
-        .prepare(
-            "UPDATE holds SET recalled_at_ms = ?2 WHERE hold_id = ?1 AND recalled_at_ms IS NULL",
-        )
-        .bind(&[s(hold_id), n(at_ms)])?
-        .run()
-        .await?;
-    Ok(changes(&r) == 1)
+    super::changed_one(
+        db,
+        "UPDATE holds SET recalled_at_ms = ?2 WHERE hold_id = ?1 AND recalled_at_ms IS NULL",
+        &[s(hold_id), n(at_ms)],
+    )
+    .await
 }
 
 /// `true` if this token was used before.
@@ -269,15 +265,13 @@ pub async fn use_token(
     at_ms: i64,
     from: Option<&str>,
 ) -> Result<bool> {
-    let r = db
-        .prepare(
-            "INSERT INTO owner_actions (token_id, hold_id, action, used_at_ms, used_from) VALUES (?1, ?2, ?3, ?4, ?5) \
-             ON CONFLICT(token_id) DO NOTHING",
-        )
-        .bind(&[s(token_id), s(hold_id), s(action), n(at_ms), opt(from)])?
-        .run()
-        .await?;
-    Ok(changes(&r) == 1)
+    super::changed_one(
+        db,
+        "INSERT INTO owner_actions (token_id, hold_id, action, used_at_ms, used_from) VALUES (?1, ?2, ?3, ?4, ?5) \
+         ON CONFLICT(token_id) DO NOTHING",
+        &[s(token_id), s(hold_id), s(action), n(at_ms), opt(from)],
+    )
+    .await
 }
 
 /// Closes a held hold with `status` (`Acted` / `Dismissed`): `true` for exactly one caller.
@@ -289,14 +283,12 @@ pub async fn close_hold(
     at_ms: i64,
     from: Option<&str>,
 ) -> Result<bool> {
-    let r = db
-        .prepare(
-            "UPDATE holds SET status = ?2, action = ?3, acted_at_ms = ?4, acted_from = ?5 WHERE hold_id = ?1 AND status = ?6",
-        )
-        .bind(&[s(hold_id), s(status.as_str()), s(action), n(at_ms), opt(from), s(HoldStatus::Held.as_str())])?
-        .run()
-        .await?;
-    Ok(changes(&r) == 1)
+    super::changed_one(
+        db,
+        "UPDATE holds SET status = ?2, action = ?3, acted_at_ms = ?4, acted_from = ?5 WHERE hold_id = ?1 AND status = ?6",
+        &[s(hold_id), s(status.as_str()), s(action), n(at_ms), opt(from), s(HoldStatus::Held.as_str())],
+    )
+    .await
 }
 
 /// Undoes [`use_token`] + [`close_hold`] when the action could not be carried out (nothing was

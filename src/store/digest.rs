@@ -162,13 +162,7 @@ pub async fn facts(db: &D1Database, day: &DigestDay) -> Result<(DigestFacts, u64
             .and_then(|v| v.first().map(|c| c.n))
             .unwrap_or(0))
     };
-    let list = |i: usize| -> Result<Vec<Waiting>> {
-        Ok(results
-            .get(i)
-            .map(|r| r.results())
-            .transpose()?
-            .unwrap_or_default())
-    };
+    let list = |i: usize| -> Result<Vec<Waiting>> { super::rows(results.get(i)) };
     let waiting = |rows: Vec<Waiting>| -> Vec<WaitingLine> {
         rows.into_iter()
             .map(|w| WaitingLine {
@@ -178,11 +172,7 @@ pub async fn facts(db: &D1Database, day: &DigestDay) -> Result<(DigestFacts, u64
             })
             .collect()
     };
-    let outcomes: Vec<StatusCount> = results
-        .get(2)
-        .map(|r| r.results())
-        .transpose()?
-        .unwrap_or_default();
+    let outcomes: Vec<StatusCount> = super::rows(results.get(2))?;
     let outcome = |names: &[&str]| -> u64 {
         outcomes
             .iter()
@@ -190,16 +180,8 @@ pub async fn facts(db: &D1Database, day: &DigestDay) -> Result<(DigestFacts, u64
             .map(|c| c.n)
             .sum()
     };
-    let bookings: Vec<BookingRow> = results
-        .get(1)
-        .map(|r| r.results())
-        .transpose()?
-        .unwrap_or_default();
-    let repairs: Vec<Repair> = results
-        .get(12)
-        .map(|r| r.results())
-        .transpose()?
-        .unwrap_or_default();
+    let bookings: Vec<BookingRow> = super::rows(results.get(1))?;
+    let repairs: Vec<Repair> = super::rows(results.get(12))?;
     let facts = DigestFacts {
         bookings: count(0)?,
         booking_lines: bookings

@@ -103,15 +103,13 @@ pub async fn record_operator_decision(
     at_ms: i64,
     reason: &str,
 ) -> Result<bool> {
-    let r = db
-        .prepare(
-            "UPDATE emails SET operator_decision = ?2, operator_by = ?3, operator_at_ms = ?4, operator_reason = ?5 \
-             WHERE dedupe_key = ?1 AND operator_decision IS NULL",
-        )
-        .bind(&[s(dedupe_key), s(decision), s(by), n(at_ms), s(reason)])?
-        .run()
-        .await?;
-    Ok(changes(&r) == 1)
+    super::changed_one(
+        db,
+        "UPDATE emails SET operator_decision = ?2, operator_by = ?3, operator_at_ms = ?4, operator_reason = ?5 \
+         WHERE dedupe_key = ?1 AND operator_decision IS NULL",
+        &[s(dedupe_key), s(decision), s(by), n(at_ms), s(reason)],
+    )
+    .await
 }
 
 /// What the outbox learned about one email; written back to D1 after each attempt.

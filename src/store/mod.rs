@@ -88,6 +88,52 @@ pub(crate) async fn again_then_new<T: serde::de::DeserializeOwned>(
     Ok((rows, read))
 }
 
+/// [`again_then_new`] over a sweeper's partial index: `select` is the `SELECT … FROM … INDEXED BY
+/// … WHERE …` that repeats the index's own condition; `again` is what it left before
+/// `checked_before_ms` (ms UTC, `swept_at_ms` set), least recently looked at first; `new` is what
+/// it never looked at (`swept_at_ms = 0`) whose `since` column is before `before_ms` (ms UTC),
+/// oldest first.
+pub(crate) async fn swept_then_new<T: serde::de::DeserializeOwned>(
+    db: &worker::D1Database,
+    select: &str,
+    since: &str,
+    before_ms: i64,
+    checked_before_ms: i64,
+    limit: u32,
+) -> worker::Result<(Vec<T>, u64)> {
+    let again =
+        format!("{select} AND swept_at_ms > 0 AND swept_at_ms < ?1 ORDER BY swept_at_ms LIMIT ?2");
+    let new = format!("{select} AND swept_at_ms = 0 AND {since} < ?1 ORDER BY {since} LIMIT ?2");
+    again_then_new(
+        db,
+        (&again, &[n(checked_before_ms)]),
+        (&new, &[n(before_ms)]),
+        limit,
+    )
+    .await
+}
+
+/// The rows of one statement's result in a batch (none when the batch has no such result).
+pub(crate) fn rows<T: serde::de::DeserializeOwned>(
+    r: Option<&worker::D1Result>,
+) -> worker::Result<Vec<T>> {
+    match r {
+        Some(r) => r.results::<T>(),
+        None => Ok(Vec::new()),
+    }
+}
+
+/// Runs one write; `true` when it changed exactly one row (a row inserted once, a state moved
+/// by this call and not by a racing one).
+pub(crate) async fn changed_one(
+    db: &worker::D1Database,
+    sql: &str,
+    binds: &[JsValue],
+) -> worker::Result<bool> {
+    let r = db.prepare(sql).bind(binds)?.run().await?;
+    Ok(changes(&r) == 1)
+}
+
 /// Runs `sql` once per bind row, all in one D1 batch (one round trip; nothing when `rows` is
 /// empty).
 pub(crate) async fn run_each(

@@ -2,7 +2,7 @@
 //! checkout attempt was known when it arrived (webhooks are unordered). A compensation finds the
 //! payment to refund here, by payment intent or client reference.
 
-use super::{changes, n, opt, s};
+use super::{n, opt, s};
 use crate::domain::event::{PaymentOutcome, PaymentUpdate};
 use crate::domain::payment::compensation::PaymentFacts;
 use serde::Deserialize;
@@ -17,22 +17,21 @@ pub async fn record_payment(db: &D1Database, p: &PaymentUpdate, at_ms: i64) -> R
     let Some(key) = p.payment_intent.as_deref().or(p.session_id.as_deref()) else {
         return Ok(false);
     };
-    let r = db
-        .prepare(
-            "INSERT INTO payments (payment_key, payment_intent, session_id, client_reference, outcome, amount_minor, currency, updated_at_ms, locale) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) \
-             ON CONFLICT(payment_key) DO UPDATE SET \
-             outcome = CASE WHEN payments.outcome IN ('paid', 'processing') AND excluded.outcome IN ('failed', 'expired') \
-               THEN payments.outcome ELSE excluded.outcome END, \
-             payment_intent = COALESCE(excluded.payment_intent, payment_intent), \
-             session_id = COALESCE(excluded.session_id, session_id), \
-             client_reference = COALESCE(excluded.client_reference, client_reference), \
-             amount_minor = COALESCE(NULLIF(excluded.amount_minor, 0), amount_minor), \
-             currency = COALESCE(excluded.currency, currency), locale = COALESCE(excluded.locale, locale), \
-             updated_at_ms = excluded.updated_at_ms \
-             WHERE excluded.updated_at_ms >= payments.updated_at_ms",
-        )
-        .bind(&[
+    super::changed_one(
+        db,
+        "INSERT INTO payments (payment_key, payment_intent, session_id, client_reference, outcome, amount_minor, currency, updated_at_ms, locale) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) \
+         ON CONFLICT(payment_key) DO UPDATE SET \
+         outcome = CASE WHEN payments.outcome IN ('paid', 'processing') AND excluded.outcome IN ('failed', 'expired') \
+           THEN payments.outcome ELSE excluded.outcome END, \
+         payment_intent = COALESCE(excluded.payment_intent, payment_intent), \
+         session_id = COALESCE(excluded.session_id, session_id), \
+         client_reference = COALESCE(excluded.client_reference, client_reference), \
+         amount_minor = COALESCE(NULLIF(excluded.amount_minor, 0), amount_minor), \
+         currency = COALESCE(excluded.currency, currency), locale = COALESCE(excluded.locale, locale), \
+         updated_at_ms = excluded.updated_at_ms \
+         WHERE excluded.updated_at_ms >= payments.updated_at_ms",
+        &[
             s(key),
             opt(p.payment_intent.as_deref()),
             opt(p.session_id.as_deref()),
@@ -42,10 +41,9 @@ pub async fn record_payment(db: &D1Database, p: &PaymentUpdate, at_ms: i64) -> R
             opt(p.currency.as_deref()),
             n(at_ms),
             opt(p.locale.as_deref()),
-        ])?
-        .run()
-        .await?;
-    Ok(changes(&r) == 1)
+        ],
+    )
+    .await
 }
 
 #[derive(Debug, Deserialize)]

@@ -111,21 +111,19 @@ pub async fn claim_start(
     event_id: &str,
     now_ms: i64,
 ) -> Result<bool> {
-    let r = db
-        .prepare(
-            "UPDATE raw_events SET start_lease_until_ms = ?3 + ?4 \
-             WHERE source = ?1 AND event_id = ?2 AND status = 'received' \
-               AND (start_lease_until_ms IS NULL OR start_lease_until_ms <= ?3)",
-        )
-        .bind(&[
+    super::changed_one(
+        db,
+        "UPDATE raw_events SET start_lease_until_ms = ?3 + ?4 \
+         WHERE source = ?1 AND event_id = ?2 AND status = 'received' \
+           AND (start_lease_until_ms IS NULL OR start_lease_until_ms <= ?3)",
+        &[
             s(source.as_str()),
             s(event_id),
             n(now_ms),
             n(START_LEASE_MS),
-        ])?
-        .run()
-        .await?;
-    Ok(changes(&r) == 1)
+        ],
+    )
+    .await
 }
 
 /// Lets go of the start of a stored event's journey after it failed (the supplier is answered
@@ -312,20 +310,15 @@ pub async fn stuck_received(
     limit: u32,
 ) -> Result<(Vec<StuckEvent>, u64)> {
     const COLUMNS: &str = "source, event_id, headers_json, body, received_at_ms, partner";
-    let again = format!(
-        "SELECT {COLUMNS} FROM raw_events INDEXED BY raw_events_stuck \
-         WHERE status = 'received' AND swept_at_ms > 0 AND swept_at_ms < ?1 \
-         AND event_id IS NOT NULL ORDER BY swept_at_ms LIMIT ?2"
-    );
-    let new = format!(
-        "SELECT {COLUMNS} FROM raw_events INDEXED BY raw_events_stuck \
-         WHERE status = 'received' AND swept_at_ms = 0 AND received_at_ms < ?1 \
-         AND event_id IS NOT NULL ORDER BY received_at_ms LIMIT ?2"
-    );
-    super::again_then_new(
+    super::swept_then_new(
         db,
-        (&again, &[n(checked_before_ms)]),
-        (&new, &[n(before_ms)]),
+        &format!(
+            "SELECT {COLUMNS} FROM raw_events INDEXED BY raw_events_stuck \
+             WHERE status = 'received' AND event_id IS NOT NULL"
+        ),
+        "received_at_ms",
+        before_ms,
+        checked_before_ms,
         limit,
     )
     .await

@@ -1,7 +1,7 @@
 //! D1 `repairs` (migration 0006): one row per repair the sweeper made (what, why, when), unique
 //! on its repair key, so two overlapping ticks record a repair once.
 
-use super::{changes, n, s};
+use super::{n, s};
 use crate::domain::sweeper::RepairKind;
 use worker::{D1Database, Result};
 
@@ -15,15 +15,13 @@ pub async fn record(
     reason: &str,
     now_ms: i64,
 ) -> Result<bool> {
-    let r = db
-        .prepare(
-            "INSERT INTO repairs (repair_key, kind, subject, reason, at_ms) VALUES (?1, ?2, ?3, ?4, ?5) \
-             ON CONFLICT(repair_key) DO NOTHING",
-        )
-        .bind(&[s(key), s(kind.as_str()), s(subject), s(reason), n(now_ms)])?
-        .run()
-        .await?;
-    Ok(changes(&r) == 1)
+    super::changed_one(
+        db,
+        "INSERT INTO repairs (repair_key, kind, subject, reason, at_ms) VALUES (?1, ?2, ?3, ?4, ?5) \
+         ON CONFLICT(repair_key) DO NOTHING",
+        &[s(key), s(kind.as_str()), s(subject), s(reason), n(now_ms)],
+    )
+    .await
 }
 
 /// One recorded repair (D1 `repairs`).

@@ -162,20 +162,15 @@ pub async fn past_due(
 ) -> Result<(Vec<DueSend>, u64)> {
     const COLUMNS: &str =
         "booking_id, kind, journey_version, due_at_ms, expires_at_ms, instance_id";
-    let again = format!(
-        "SELECT {COLUMNS} FROM scheduled_sends INDEXED BY scheduled_sends_sweep \
-         WHERE status = 'planned' AND swept_at_ms > 0 AND swept_at_ms < ?1 \
-         ORDER BY swept_at_ms LIMIT ?2"
-    );
-    let new = format!(
-        "SELECT {COLUMNS} FROM scheduled_sends INDEXED BY scheduled_sends_sweep \
-         WHERE status = 'planned' AND swept_at_ms = 0 AND due_at_ms < ?1 \
-         ORDER BY due_at_ms LIMIT ?2"
-    );
-    super::again_then_new(
+    super::swept_then_new(
         db,
-        (&again, &[n(checked_before_ms)]),
-        (&new, &[n(before_ms)]),
+        &format!(
+            "SELECT {COLUMNS} FROM scheduled_sends INDEXED BY scheduled_sends_sweep \
+             WHERE status = 'planned'"
+        ),
+        "due_at_ms",
+        before_ms,
+        checked_before_ms,
         limit,
     )
     .await

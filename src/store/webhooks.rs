@@ -153,11 +153,7 @@ pub async fn insert_event(
         .bind(&[s(&p.event_id), n(now_ms)])?,
     );
     let results = db.batch(statements).await?;
-    Ok(results
-        .last()
-        .map(|r| r.results())
-        .transpose()?
-        .unwrap_or_default())
+    super::rows(results.last())
 }
 
 /// Enabled subscribers with their stored types (at most 500).
@@ -359,16 +355,14 @@ pub async fn cancel(
     reason: &str,
     now_ms: i64,
 ) -> Result<bool> {
-    let r = db
-        .prepare(
-            "UPDATE webhook_deliveries SET status = 'cancelled', last_error = ?2, updated_at_ms = ?3 \
-             WHERE delivery_id = ?1 AND status = 'pending' AND claim_gen = ?4 \
-             AND (lease_until_ms IS NULL OR lease_until_ms <= ?3)",
-        )
-        .bind(&[s(delivery_id), s(reason), n(now_ms), n(i64::from(gen))])?
-        .run()
-        .await?;
-    Ok(changes(&r) == 1)
+    super::changed_one(
+        db,
+        "UPDATE webhook_deliveries SET status = 'cancelled', last_error = ?2, updated_at_ms = ?3 \
+         WHERE delivery_id = ?1 AND status = 'pending' AND claim_gen = ?4 \
+         AND (lease_until_ms IS NULL OR lease_until_ms <= ?3)",
+        &[s(delivery_id), s(reason), n(now_ms), n(i64::from(gen))],
+    )
+    .await
 }
 
 /// Marks a pending delivery of claim generation `gen` dead (the dead letter queue's consumer; a
@@ -380,15 +374,13 @@ pub async fn mark_dead(
     reason: &str,
     now_ms: i64,
 ) -> Result<bool> {
-    let r = db
-        .prepare(
-            "UPDATE webhook_deliveries SET status = 'dead', last_error = ?2, dead_at_ms = ?3, updated_at_ms = ?3, \
-             lease_until_ms = NULL WHERE delivery_id = ?1 AND status = 'pending' AND claim_gen = ?4",
-        )
-        .bind(&[s(delivery_id), s(reason), n(now_ms), n(i64::from(gen))])?
-        .run()
-        .await?;
-    Ok(changes(&r) == 1)
+    super::changed_one(
+        db,
+        "UPDATE webhook_deliveries SET status = 'dead', last_error = ?2, dead_at_ms = ?3, updated_at_ms = ?3, \
+         lease_until_ms = NULL WHERE delivery_id = ?1 AND status = 'pending' AND claim_gen = ?4",
+        &[s(delivery_id), s(reason), n(now_ms), n(i64::from(gen))],
+    )
+    .await
 }
 
 /// Which dead deliveries a redrive takes.

@@ -272,10 +272,7 @@ pub async fn booking(req: Request, env: &Env) -> Answer {
     let s = signed_in(&req, env).await?;
     let cfg = config(env)?;
     let q = query(&req)?;
-    let id = q
-        .get("id")
-        .map(|v| v.trim().to_string())
-        .unwrap_or_default();
+    let id = trimmed(&q, "id");
     if id.is_empty() || id.len() > 200 {
         return message(
             &cfg,
@@ -288,14 +285,7 @@ pub async fn booking(req: Request, env: &Env) -> Answer {
     }
     let d1 = env.d1(DB_BINDING)?;
     let Some(rows) = db::timeline(&d1, &id).await? else {
-        return message(
-            &cfg,
-            Some(&s),
-            404,
-            "No such booking",
-            &format!("No booking {id} on record."),
-        )
-        .answer();
+        return no_booking(&cfg, &s, &id);
     };
     let b = &rows.booking;
     let cut = rows.raw_events.len() >= MAX_RAW_EVENTS as usize

@@ -240,14 +240,7 @@ pub async fn booking_answer(mut req: Request, env: &Env) -> Answer {
     }
     let d1 = env.d1(DB_BINDING)?;
     let Some(facts) = inbox::booking_facts(&d1, &id).await? else {
-        return message(
-            &cfg,
-            Some(&s),
-            404,
-            "No such booking",
-            &format!("No booking {id} on record."),
-        )
-        .answer();
+        return no_booking(&cfg, &s, &id);
     };
     let Ok(to) = EmailAddress::parse(&facts.guest_email) else {
         return bad("Not sent", "The booking has no usable guest address.");
@@ -291,10 +284,7 @@ pub async fn booking_answer(mut req: Request, env: &Env) -> Answer {
 /// the guest writes again).
 pub async fn booking_done(mut req: Request, env: &Env) -> Answer {
     let (_s, f) = form(&mut req, env).await?;
-    let id = f
-        .get("id")
-        .map(|v| v.trim().to_string())
-        .unwrap_or_default();
+    let id = trimmed(&f, "id");
     let d1 = env.d1(DB_BINDING)?;
     inbox::mark_done(&d1, &id, now_ms()).await?;
     back(&booking_path(&id), "conversation_done", Some(&id))

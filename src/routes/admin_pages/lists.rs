@@ -54,10 +54,7 @@ pub async fn holds(req: Request, env: &Env) -> Answer {
 pub async fn holds_act(mut req: Request, env: &Env) -> Answer {
     let (s, f) = form(&mut req, env).await?;
     let cfg = config(env)?;
-    let hold_id = f
-        .get("hold_id")
-        .map(|h| h.trim().to_string())
-        .unwrap_or_default();
+    let hold_id = trimmed(&f, "hold_id");
     let Some(action) = f
         .get("action")
         .and_then(|a| OwnerAction::parse(a))

@@ -215,6 +215,31 @@ fn message(cfg: &Config, s: Option<&Session>, status: u16, title: &str, text: &s
     )
 }
 
+/// The 400 page for a form or query the page cannot use, saying why (`text`).
+fn not_understood(cfg: &Config, s: &Session, text: &str) -> Answer {
+    message(cfg, Some(s), 400, "Not understood", text).answer()
+}
+
+/// The 404 page for a booking id with no booking on record.
+fn no_booking(cfg: &Config, s: &Session, id: &str) -> Answer {
+    message(
+        cfg,
+        Some(s),
+        404,
+        "No such booking",
+        &format!("No booking {id} on record."),
+    )
+    .answer()
+}
+
+/// A parameter's value with the white space around it cut (empty when absent).
+fn trimmed(params: &HashMap<String, String>, name: &str) -> String {
+    params
+        .get(name)
+        .map(|v| v.trim().to_string())
+        .unwrap_or_default()
+}
+
 /// The query parameters of a request (first value of each name).
 fn query(req: &Request) -> Result<HashMap<String, String>, AppError> {
     let url = req.url()?;

@@ -264,10 +264,7 @@ pub async fn queue(req: Request, env: &Env) -> Answer {
 /// `POST /admin/queue/redrive` (`dedupe_key`): the same outbox route as the API's redrive.
 pub async fn queue_redrive(mut req: Request, env: &Env) -> Answer {
     let (_, f) = form(&mut req, env).await?;
-    let key = f
-        .get("dedupe_key")
-        .map(|k| k.trim().to_string())
-        .unwrap_or_default();
+    let key = trimmed(&f, "dedupe_key");
     if key.is_empty() || key.len() > 500 {
         return back("/admin/queue", "not_found", Some(&key));
     }
@@ -342,16 +339,7 @@ pub async fn queue_pace(mut req: Request, env: &Env) -> Answer {
                 "gapMs": gap_s.saturating_mul(1000),
                 "durationMs": hours.saturating_mul(3_600_000),
             }),
-            _ => {
-                return message(
-                    &cfg,
-                    Some(&s),
-                    400,
-                    "Not understood",
-                    "gap_s and hours must be numbers.",
-                )
-                .answer()
-            }
+            _ => return not_understood(&cfg, &s, "gap_s and hours must be numbers."),
         }
     };
     let stop = f.contains_key("stop");

@@ -113,10 +113,7 @@ pub async fn refunds(req: Request, env: &Env) -> Answer {
 pub async fn refunds_act(mut req: Request, env: &Env) -> Answer {
     let (s, f) = form(&mut req, env).await?;
     let cfg = config(env)?;
-    let id = f
-        .get("compensation_id")
-        .map(|v| v.trim().to_string())
-        .unwrap_or_default();
+    let id = trimmed(&f, "compensation_id");
     let action = match f.get("action").and_then(|a| OwnerAction::parse(a)) {
         Some(a) if a.is_refund() => a,
         _ => {
@@ -274,10 +271,7 @@ pub async fn delivery(req: Request, env: &Env) -> Answer {
     let s = signed_in(&req, env).await?;
     let cfg = config(env)?;
     let q = query(&req)?;
-    let id = q
-        .get("id")
-        .map(|v| v.trim().to_string())
-        .unwrap_or_default();
+    let id = trimmed(&q, "id");
     let d1 = env.d1(DB_BINDING)?;
     let Some(row) = crate::store::webhooks::delivery(&d1, &id).await? else {
         return message(
@@ -344,25 +338,19 @@ pub async fn deliveries_redrive(mut req: Request, env: &Env) -> Answer {
         (None, None, Some(from), Some(to)) => match (parse_input(&from), parse_input(&to)) {
             (Some(from_ms), Some(to_ms)) if from_ms < to_ms => Selection::Range { from_ms, to_ms },
             _ => {
-                return message(
+                return not_understood(
                     &cfg,
-                    Some(&s),
-                    400,
-                    "Not understood",
+                    &s,
                     "from and to must be date-times (UTC) with from before to.",
                 )
-                .answer()
             }
         },
         _ => {
-            return message(
+            return not_understood(
                 &cfg,
-                Some(&s),
-                400,
-                "Not understood",
+                &s,
                 "Give one delivery, one subscriber, or a time range.",
             )
-            .answer()
         }
     };
     let redriven = crate::publisher::redrive(env, &sel).await?;

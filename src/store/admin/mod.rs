@@ -1,12 +1,12 @@
 //! D1 for the owner's admin: sessions, the failed-login limiter, and the reads behind each page.
 //! Every query is bound (no text is ever spliced into SQL) and bounded by a `LIMIT`.
 
-use super::{changes, n, opt, s};
+use super::{changes, n, opt, rows, s};
 use crate::domain::admin::limiter::{Scope, Slot};
 use crate::domain::admin::timeline::{MAX_PER_KIND, MAX_RAW_EVENTS};
-use serde::{de::DeserializeOwned, Deserialize, Serialize};
+use serde::{Deserialize, Serialize};
 use wasm_bindgen::JsValue;
-use worker::{D1Database, D1PreparedStatement, D1Result, Result};
+use worker::{D1Database, D1PreparedStatement, Result};
 
 /// Rows listed on a list page.
 pub const PAGE_ROWS: u32 = 100;
@@ -165,13 +165,6 @@ pub async fn end_session(db: &D1Database, session_hash: &str) -> Result<()> {
         .run()
         .await?;
     Ok(())
-}
-
-fn rows<T: DeserializeOwned>(r: Option<&D1Result>) -> Result<Vec<T>> {
-    match r {
-        Some(r) => r.results::<T>(),
-        None => Ok(Vec::new()),
-    }
 }
 
 fn stmt(db: &D1Database, sql: &str, binds: &[JsValue]) -> Result<D1PreparedStatement> {
