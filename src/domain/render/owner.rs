@@ -347,6 +347,19 @@ struct LinkView<'a> {
     dismiss: bool,
 }
 
+/// The owner's one-click links as the templates show them: an action that sends no email only
+/// dismisses the alert.
+fn link_views(links: &[(OwnerAction, String)]) -> Vec<LinkView<'_>> {
+    links
+        .iter()
+        .map(|(action, url)| LinkView {
+            label: action.label(),
+            url: url.as_str(),
+            dismiss: !action.sends_email(),
+        })
+        .collect()
+}
+
 struct OwnerHold<'a> {
     brand: &'a str,
     hold_id: &'a str,
@@ -442,14 +455,7 @@ pub fn owner_checkout_hold(
             transaction_id: non_empty(a.transaction_id.as_deref()),
             client_reference: non_empty(a.client_reference.as_deref()),
             declines: decline_views(decline_codes),
-            links: links
-                .iter()
-                .map(|(action, url)| LinkView {
-                    label: action.label(),
-                    url: url.as_str(),
-                    dismiss: !action.sends_email(),
-                })
-                .collect(),
+            links: link_views(links),
         },
         branding,
     )
@@ -509,14 +515,7 @@ pub fn owner_hold_recall(
             name: checkout_name(a),
             hotel: checkout_hotel(a),
             dates: checkout_dates(a),
-            links: links
-                .iter()
-                .map(|(action, url)| LinkView {
-                    label: action.label(),
-                    url: url.as_str(),
-                    dismiss: !action.sends_email(),
-                })
-                .collect(),
+            links: link_views(links),
         },
         branding,
     )

@@ -320,6 +320,36 @@ impl Run {
             Ok(reply) => panic!("expected a failure, got Ok({reply:?}); saw {:?}", self.seen),
         }
     }
+
+    /// The message was handed over with `reply` as the server's answer, in exactly one DATA
+    /// transaction, and the session still said QUIT (`case` names the case in a failure).
+    pub fn assert_handed_over_once(&self, reply: &str, case: &str) {
+        assert_eq!(self.result.as_deref(), Ok(reply), "{case}");
+        assert_eq!(self.seen.transactions, 1, "{case}: one DATA transaction");
+        assert_eq!(self.seen.verbs().last(), Some(&"QUIT"), "{case}");
+    }
+
+    /// The step `command` got no reply within `limit_ms`, and the failure names it.
+    pub fn assert_no_reply_within(&self, command: &str, limit_ms: u64) -> &SmtpFailure {
+        let f = self.failure();
+        assert_eq!(f.command, command);
+        assert!(
+            f.message
+                .contains(&format!("no reply to {command} within {limit_ms} ms")),
+            "{}",
+            f.message
+        );
+        f
+    }
+
+    /// The conversation took less than `ms`.
+    pub fn assert_ended_before(&self, ms: u64) {
+        assert!(
+            self.elapsed < Duration::from_millis(ms),
+            "{:?}",
+            self.elapsed
+        );
+    }
 }
 
 /// Runs one `send_over` conversation against the scripted server.
