@@ -142,13 +142,13 @@ pub fn owner_email_failed(
     let kind = EmailKind::OwnerEmailFailed;
     compose(
         Envelope {
-            kind,
-            dedupe_key: DedupeKey::new(kind, failed.dedupe_key.as_str()),
             booking_id: failed.booking_id.clone(),
-            to: owner,
-            subject: format!("Email {outcome}: {}", failed.subject),
-            headers: Vec::new(),
-            markup: None,
+            ..Envelope::unbooked(
+                kind,
+                DedupeKey::new(kind, failed.dedupe_key.as_str()),
+                owner,
+                format!("Email {outcome}: {}", failed.subject),
+            )
         },
         &EmailFailed {
             brand: &branding.brand,
@@ -187,15 +187,12 @@ pub fn owner_sends_failed(
 ) -> Result<OutgoingEmail, RenderError> {
     let kind = EmailKind::OwnerEmailFailed;
     compose(
-        Envelope {
+        Envelope::unbooked(
             kind,
-            dedupe_key: DedupeKey::new(kind, &format!("journey:{}:{}", f.about, f.day)),
-            booking_id: None,
-            to: owner,
-            subject: format!("Email failed: {} for {}", f.what, f.about),
-            headers: Vec::new(),
-            markup: None,
-        },
+            DedupeKey::new(kind, &format!("journey:{}:{}", f.about, f.day)),
+            owner,
+            format!("Email failed: {} for {}", f.what, f.about),
+        ),
         &EmailFailed {
             brand: &branding.brand,
             outcome: "failed",
