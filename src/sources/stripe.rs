@@ -370,13 +370,19 @@ pub fn refund_answer(body: &[u8]) -> Result<RefundUpdate, ParseError> {
 
 /// `GET /v1/refunds` → its `data` list (entries without a `status` are left out).
 pub fn refund_list(body: &[u8]) -> Result<Vec<RefundUpdate>, ParseError> {
+    list_data(body, |r| refund(r).ok())
+}
+
+/// A Stripe list object's `data` (required, an array), each entry read by `row`; the entries it
+/// reads as `None` are left out.
+fn list_data<T>(body: &[u8], row: impl Fn(&At<'_>) -> Option<T>) -> Result<Vec<T>, ParseError> {
     let v: Value = crate::domain::basics::json::parse_body(body)?;
     let root = At::root(&v, "");
     Ok(root
         .get("data")
         .array_req()?
         .iter()
-        .filter_map(|r| refund(r).ok())
+        .filter_map(row)
         .collect())
 }
 
@@ -418,25 +424,18 @@ pub fn payment_intent_answer(body: &[u8]) -> Result<StripeIntent, ParseError> {
 /// `id` left out), each with its `payment_intent`, `client_reference_id` and the
 /// [`METADATA_KEYS`](crate::domain::payment::payment_proof::METADATA_KEYS) it carries.
 pub fn session_list(body: &[u8]) -> Result<Vec<StripeSession>, ParseError> {
-    let v: Value = crate::domain::basics::json::parse_body(body)?;
-    let root = At::root(&v, "");
-    Ok(root
-        .get("data")
-        .array_req()?
-        .iter()
-        .filter_map(|s| {
-            let metadata = s.get("metadata");
-            Some(StripeSession {
-                id: stripe_id(&s.get("id"))?,
-                payment_intent: stripe_id(&s.get("payment_intent")),
-                client_reference_id: reference(&s.get("client_reference_id")),
-                metadata: crate::domain::payment::payment_proof::METADATA_KEYS
-                    .iter()
-                    .filter_map(|k| reference(&metadata.get(k)).map(|v| (k.to_string(), v)))
-                    .collect(),
-            })
+    list_data(body, |s| {
+        let metadata = s.get("metadata");
+        Some(StripeSession {
+            id: stripe_id(&s.get("id"))?,
+            payment_intent: stripe_id(&s.get("payment_intent")),
+            client_reference_id: reference(&s.get("client_reference_id")),
+            metadata: crate::domain::payment::payment_proof::METADATA_KEYS
+                .iter()
+                .filter_map(|k| reference(&metadata.get(k)).map(|v| (k.to_string(), v)))
+                .collect(),
         })
-        .collect())
+    })
 }
 
 /// Stripe's error body `{error: {type, code, message, decline_code}}`

@@ -38,6 +38,35 @@ fn testa() -> Option<PersonName> {
     })
 }
 
+/// An update that says nothing but its `outcome`.
+fn bare(outcome: PaymentOutcome) -> PaymentUpdate {
+    PaymentUpdate {
+        outcome,
+        payment_intent: None,
+        session_id: None,
+        client_reference: None,
+        email: None,
+        name: None,
+        decline_code: None,
+        amount_minor: None,
+        currency: None,
+        locale: None,
+    }
+}
+
+/// What every checkout fixture says of its guest and trip, with its own `outcome` and payment
+/// intent.
+fn fixture_guest(outcome: PaymentOutcome, payment_intent: &str) -> PaymentUpdate {
+    PaymentUpdate {
+        payment_intent: Some(payment_intent.into()),
+        client_reference: Some("trip_fake_0001".into()),
+        email: email("guest@example.com"),
+        name: testa(),
+        currency: Some("EUR".into()),
+        ..bare(outcome)
+    }
+}
+
 // ---------------------------------------------------------------- fixtures → exact updates
 
 #[test]
@@ -51,16 +80,8 @@ fn payment_failed_fixture_records_the_decline_code() {
     assert_eq!(
         update_of(&body),
         PaymentUpdate {
-            outcome: PaymentOutcome::Failed,
-            payment_intent: Some("pi_3FAKEpaymentintent0001".into()),
-            session_id: None,
-            client_reference: Some("trip_fake_0001".into()),
-            email: email("guest@example.com"),
-            name: testa(),
             decline_code: Some("insufficient_funds".into()),
-            amount_minor: None,
-            currency: Some("EUR".into()),
-            locale: None,
+            ..fixture_guest(PaymentOutcome::Failed, "pi_3FAKEpaymentintent0001")
         }
     );
 }
@@ -70,16 +91,9 @@ fn completed_paid_session_fixture_is_paid() {
     assert_eq!(
         update_of(&fixture_bytes("stripe-checkout-session-completed.json")),
         PaymentUpdate {
-            outcome: PaymentOutcome::Paid,
-            payment_intent: Some("pi_3FAKEpaymentintent0002".into()),
             session_id: Some("cs_test_FAKEcompleted0001".into()),
-            client_reference: Some("trip_fake_0001".into()),
-            email: email("guest@example.com"),
-            name: testa(),
-            decline_code: None,
             amount_minor: Some(54_000),
-            currency: Some("EUR".into()),
-            locale: None,
+            ..fixture_guest(PaymentOutcome::Paid, "pi_3FAKEpaymentintent0002")
         }
     );
 }
@@ -89,16 +103,9 @@ fn expired_session_fixture_is_expired() {
     assert_eq!(
         update_of(&fixture_bytes("stripe-checkout-session-expired.json")),
         PaymentUpdate {
-            outcome: PaymentOutcome::Expired,
-            payment_intent: Some("pi_3FAKEpaymentintent0001".into()),
             session_id: Some("cs_test_FAKEexpired0001".into()),
-            client_reference: Some("trip_fake_0001".into()),
-            email: email("guest@example.com"),
-            name: testa(),
-            decline_code: None,
             amount_minor: Some(54_000),
-            currency: Some("EUR".into()),
-            locale: None,
+            ..fixture_guest(PaymentOutcome::Expired, "pi_3FAKEpaymentintent0001")
         }
     );
 }
@@ -115,16 +122,8 @@ fn signature_vector_body_is_a_minimal_expired_session() {
     assert_eq!(
         update_of(&body),
         PaymentUpdate {
-            outcome: PaymentOutcome::Expired,
-            payment_intent: None,
             session_id: Some("cs_test_FAKE0001".into()),
-            client_reference: None,
-            email: None,
-            name: None,
-            decline_code: None,
-            amount_minor: None,
-            currency: None,
-            locale: None,
+            ..bare(PaymentOutcome::Expired)
         }
     );
 }
@@ -202,16 +201,8 @@ fn failed_without_an_error_or_metadata_still_names_the_payment_intent() {
         Interpretation::Journey(SupplierEvent::PaymentUpdated(p)) => assert_eq!(
             *p,
             PaymentUpdate {
-                outcome: PaymentOutcome::Failed,
                 payment_intent: Some("pi_min".into()),
-                session_id: None,
-                client_reference: None,
-                email: None,
-                name: None,
-                decline_code: None,
-                amount_minor: None,
-                currency: None,
-                locale: None,
+                ..bare(PaymentOutcome::Failed)
             }
         ),
         other => panic!("{other:?}"),

@@ -1,6 +1,7 @@
 //! The failover step of a send: which failures pause the provider (and for how long, from the one
 //! configured value), and where the email goes once its provider is paused.
 
+use crate::outbox_policy_retry::ALL_CLASSES;
 use booking_email_engine::domain::outbox::{
     after_failure_with_hint, after_pause, AfterFailure, AfterPause, Backoff, FailurePolicy,
     PauseCause, Provider, ProviderChoice, ProviderErrorClass, ProviderPause, Verdict,
@@ -57,16 +58,10 @@ fn the_default_policy_is_the_hint_function_with_a_one_hour_pause() {
         FailurePolicy::DEFAULT.credentials_pause_ms,
         CREDENTIALS_PAUSE_MS
     );
-    let classes = [
-        ProviderErrorClass::DailyLimit,
-        ProviderErrorClass::RateLimited,
-        ProviderErrorClass::RecipientRejected,
-        ProviderErrorClass::RecipientDeclined,
-        ProviderErrorClass::Transient,
-        ProviderErrorClass::Permanent,
+    let classes = ALL_CLASSES.into_iter().chain([
         ProviderErrorClass::CredentialsRejected,
         ProviderErrorClass::Configuration,
-    ];
+    ]);
     for class in classes {
         for provider in [Provider::Cloudflare, Provider::Resend, Provider::Smtp] {
             for attempts in [1, 3, 6, 9] {

@@ -312,7 +312,7 @@ fn daily_quota_fixture() {
 
     // Wired into the outbox decision: pause the main provider until the next UTC day, fail over.
     let now = 1_767_225_600_000 + 13 * 3_600_000; // 2026-01-01T13:00Z
-    assert_eq!(
+    let first_try = |hint| {
         after_failure_with_hint(
             f.class,
             Provider::Cloudflare,
@@ -320,27 +320,15 @@ fn daily_quota_fixture() {
             now,
             Backoff::DEFAULT,
             7,
-            f.retry_after_ms
-        ),
-        AfterFailure::FailOver {
-            pause_main_until_ms: 1_767_225_600_000 + 86_400_000
-        }
-    );
+            hint,
+        )
+    };
+    let next_utc_day = AfterFailure::FailOver {
+        pause_main_until_ms: 1_767_225_600_000 + 86_400_000,
+    };
+    assert_eq!(first_try(f.retry_after_ms), next_utc_day);
     // Even with a retry-after hint, the pause is the next UTC midnight.
-    assert_eq!(
-        after_failure_with_hint(
-            f.class,
-            Provider::Cloudflare,
-            1,
-            now,
-            Backoff::DEFAULT,
-            7,
-            Some(1_000)
-        ),
-        AfterFailure::FailOver {
-            pause_main_until_ms: 1_767_225_600_000 + 86_400_000
-        }
-    );
+    assert_eq!(first_try(Some(1_000)), next_utc_day);
 }
 
 #[test]

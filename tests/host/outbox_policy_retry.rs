@@ -19,7 +19,9 @@ fn seeded(mut seed: u64) -> impl FnMut() -> u64 {
     }
 }
 
-const ALL_CLASSES: [ProviderErrorClass; 6] = [
+/// The refusal classes these tests go through: every class but those that blame our own
+/// credentials or configuration and `MessageRefused` (`outbox_policy_failover` adds the first two).
+pub(crate) const ALL_CLASSES: [ProviderErrorClass; 6] = [
     ProviderErrorClass::DailyLimit,
     ProviderErrorClass::RateLimited,
     ProviderErrorClass::RecipientRejected,

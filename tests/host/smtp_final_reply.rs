@@ -41,9 +41,7 @@ async fn every_2xx_reply_to_the_final_dot_is_one_hand_over() {
             ..Script::default()
         };
         let run = converse(script, None, short_message(), 2_000).await;
-        assert_eq!(run.result.as_deref(), Ok(*want), "{name}");
-        assert_eq!(run.seen.transactions, 1, "{name}: one DATA transaction");
-        assert_eq!(run.seen.verbs().last(), Some(&"QUIT"), "{name}");
+        run.assert_handed_over_once(want, name);
     }
 }
 
@@ -109,9 +107,7 @@ async fn the_2xx_forms_real_servers_send_are_each_one_hand_over() {
             ..Script::default()
         };
         let run = converse(script, None, short_message(), 2_000).await;
-        assert_eq!(run.result.as_deref(), Ok(*want), "{name}");
-        assert_eq!(run.seen.transactions, 1, "{name}: one DATA transaction");
-        assert_eq!(run.seen.verbs().last(), Some(&"QUIT"), "{name}");
+        run.assert_handed_over_once(want, name);
     }
 }
 
@@ -146,9 +142,7 @@ async fn a_final_reply_split_across_reads_is_one_hand_over() {
             ..Script::default()
         };
         let run = converse(script, None, short_message(), 2_000).await;
-        assert_eq!(run.result.as_deref(), Ok(*want), "{name}");
-        assert_eq!(run.seen.transactions, 1, "{name}: one DATA transaction");
-        assert_eq!(run.seen.verbs().last(), Some(&"QUIT"), "{name}");
+        run.assert_handed_over_once(want, name);
     }
 }
 
@@ -185,21 +179,11 @@ async fn a_final_reply_later_than_its_limit_is_an_uncertain_hand_over() {
         ..Script::default()
     };
     let run = converse_with(script, None, short_message(), limits).await;
-    let f = run.failure();
+    let f = run.assert_no_reply_within("end of data", 300);
     assert!(f.maybe_handed_over, "{f:?}");
     assert_eq!(f.class, ProviderErrorClass::Transient);
-    assert_eq!(f.command, "end of data");
-    assert!(
-        f.message.contains("no reply to end of data within 300 ms"),
-        "{}",
-        f.message
-    );
     assert!(f.message.contains("may have the message"), "{}", f.message);
-    assert!(
-        run.elapsed < Duration::from_millis(1_400),
-        "{:?}",
-        run.elapsed
-    );
+    run.assert_ended_before(1_400);
     assert_eq!(run.seen.transactions, 1);
 }
 
@@ -251,14 +235,8 @@ async fn a_slow_reply_to_mail_from_beyond_its_limit_hands_nothing_over() {
         ..Script::default()
     };
     let run = converse_with(script, None, short_message(), limits).await;
-    let f = run.failure();
+    let f = run.assert_no_reply_within("MAIL FROM", 300);
     assert!(!f.maybe_handed_over, "{f:?}");
-    assert_eq!(f.command, "MAIL FROM");
-    assert!(
-        f.message.contains("no reply to MAIL FROM within 300 ms"),
-        "{}",
-        f.message
-    );
     assert_eq!(run.seen.transactions, 0);
 }
 
@@ -277,22 +255,12 @@ async fn a_greeting_later_than_its_limit_hands_nothing_over() {
         ..Script::default()
     };
     let run = converse_with(script, None, short_message(), limits).await;
-    let f = run.failure();
-    assert_eq!(f.command, "greeting");
-    assert!(
-        f.message.contains("no reply to greeting within 300 ms"),
-        "{}",
-        f.message
-    );
+    let f = run.assert_no_reply_within("greeting", 300);
     assert!(!f.maybe_handed_over, "{f:?}");
     assert_eq!(f.class, ProviderErrorClass::Transient);
     assert!(run.seen.commands.is_empty(), "{:?}", run.seen.commands);
     assert_eq!(run.seen.transactions, 0);
-    assert!(
-        run.elapsed < Duration::from_millis(1_400),
-        "{:?}",
-        run.elapsed
-    );
+    run.assert_ended_before(1_400);
 }
 
 #[tokio::test]
@@ -303,22 +271,12 @@ async fn a_354_later_than_the_data_limit_hands_nothing_over() {
         ..Script::default()
     };
     let run = converse_with(script, None, short_message(), limits).await;
-    let f = run.failure();
-    assert_eq!(f.command, "DATA");
-    assert!(
-        f.message.contains("no reply to DATA within 300 ms"),
-        "{}",
-        f.message
-    );
+    let f = run.assert_no_reply_within("DATA", 300);
     assert!(!f.maybe_handed_over, "{f:?}");
     assert_eq!(f.class, ProviderErrorClass::Transient);
     assert!(run.seen.body.is_empty(), "no message data before the 354");
     assert_eq!(run.seen.transactions, 0);
-    assert!(
-        run.elapsed < Duration::from_millis(1_400),
-        "{:?}",
-        run.elapsed
-    );
+    run.assert_ended_before(1_400);
 }
 
 #[tokio::test]
@@ -347,11 +305,7 @@ async fn a_message_write_that_stalls_beyond_the_data_block_limit_hands_nothing_o
     assert!(!f.maybe_handed_over, "the final dot never went out: {f:?}");
     assert_eq!(f.class, ProviderErrorClass::Transient);
     assert_eq!(run.seen.transactions, 0);
-    assert!(
-        run.elapsed < Duration::from_millis(1_400),
-        "{:?}",
-        run.elapsed
-    );
+    run.assert_ended_before(1_400);
 }
 
 #[tokio::test]
@@ -377,11 +331,7 @@ async fn the_whole_conversation_is_bounded_too() {
         "{}",
         f.message
     );
-    assert!(
-        run.elapsed < Duration::from_millis(1_900),
-        "{:?}",
-        run.elapsed
-    );
+    run.assert_ended_before(1_900);
 }
 
 /// Once the server answered the final dot with a 2xx the message is its (RFC 5321 §4.1.1.4):
@@ -408,13 +358,7 @@ async fn whatever_happens_to_quit_after_a_positive_final_reply_the_email_was_han
             ..Script::default()
         };
         let run = converse_with(script, None, short_message(), limits).await;
-        assert_eq!(
-            run.result.as_deref(),
-            Ok("250 2.0.0 Ok: queued as ABC"),
-            "{name}"
-        );
-        assert_eq!(run.seen.transactions, 1, "{name}: one DATA transaction");
-        assert_eq!(run.seen.verbs().last(), Some(&"QUIT"), "{name}");
+        run.assert_handed_over_once("250 2.0.0 Ok: queued as ABC", name);
         assert!(
             run.elapsed < Duration::from_millis(4_000),
             "{name}: {:?}",

@@ -243,6 +243,17 @@ const TABLE: &[Case] = &[
     case(SES_SANDBOX, EndOfData, "554 Message rejected: Email address is not verified. The following identities failed the check in region EU-WEST-1: guest@example.com", Configuration),
 ];
 
+/// The refusal `r` of case `c`, given to MAIL FROM instead, is our sender's problem, never the
+/// guest's.
+fn assert_ours_at_mail_from(r: &Reply, c: &Case) {
+    assert_eq!(
+        classify_refusal(MailFrom, r, SENDER),
+        Configuration,
+        "{}",
+        c.reply
+    );
+}
+
 /// The reply read as the engine reads it: each line through the normalizer, then joined.
 fn read(raw: &str) -> Reply {
     let mut code = 0;
@@ -322,12 +333,7 @@ fn only_a_refused_address_is_the_recipients_fault() {
             c.reply
         );
         // The same refusal to MAIL FROM is our sender's problem, never the guest's.
-        assert_eq!(
-            classify_refusal(MailFrom, &r, SENDER),
-            Configuration,
-            "{}",
-            c.reply
-        );
+        assert_ours_at_mail_from(&r, c);
     }
 }
 
@@ -430,12 +436,7 @@ fn a_recipients_policy_drops_the_email_but_never_blames_the_address_or_the_route
     for c in declined {
         assert_eq!(c.command, RcptTo, "{}", c.reply);
         let r = read(c.reply);
-        assert_eq!(
-            classify_refusal(MailFrom, &r, SENDER),
-            Configuration,
-            "{}",
-            c.reply
-        );
+        assert_ours_at_mail_from(&r, c);
     }
 }
 

@@ -40,21 +40,37 @@ fn at(s: &str) -> NaiveDateTime {
     NaiveDateTime::parse_from_str(s, "%Y-%m-%d %H:%M").unwrap()
 }
 
-fn lhr() -> Airport {
+fn airport(iata_code: &str, name: &str, city_name: &str, time_zone: &str) -> Airport {
     Airport {
-        iata_code: "LHR".into(),
-        name: "Heathrow Airport".into(),
-        city_name: Some("London".into()),
-        time_zone: Some("Europe/London".into()),
+        iata_code: iata_code.into(),
+        name: name.into(),
+        city_name: Some(city_name.into()),
+        time_zone: Some(time_zone.into()),
     }
 }
 
+fn lhr() -> Airport {
+    airport("LHR", "Heathrow Airport", "London", "Europe/London")
+}
+
 fn bcn() -> Airport {
-    Airport {
-        iata_code: "BCN".into(),
-        name: "Barcelona-El Prat Airport".into(),
-        city_name: Some("Barcelona".into()),
-        time_zone: Some("Europe/Madrid".into()),
+    airport(
+        "BCN",
+        "Barcelona-El Prat Airport",
+        "Barcelona",
+        "Europe/Madrid",
+    )
+}
+
+/// The fixtures' Example Air flight `flight_number` from London to Barcelona, at local times.
+fn lhr_to_bcn(flight_number: &str, departing_at: &str, arriving_at: &str) -> FlightSegment {
+    FlightSegment {
+        flight_number: flight_number.into(),
+        origin: lhr(),
+        destination: bcn(),
+        departing_at: at(departing_at),
+        arriving_at: at(arriving_at),
+        airline: Some("Example Air".into()),
     }
 }
 
@@ -174,14 +190,11 @@ fn order_created_becomes_the_exact_flight_booking() {
             phone: Some("+15550100001".into()),
         },
         passengers: vec![testa()],
-        segments: vec![FlightSegment {
-            flight_number: "ZZ 0472".into(),
-            origin: lhr(),
-            destination: bcn(),
-            departing_at: at("2026-06-12 07:15"),
-            arriving_at: at("2026-06-12 10:25"),
-            airline: Some("Example Air".into()),
-        }],
+        segments: vec![lhr_to_bcn(
+            "ZZ 0472",
+            "2026-06-12 07:15",
+            "2026-06-12 10:25",
+        )],
         total: Some(Money {
             amount: "212.40".into(),
             currency: "GBP".into(),
@@ -459,22 +472,16 @@ fn aic_list_gives_removed_and_added_segments_with_local_times() {
         vec![FlightChange {
             change_id: "aic_0000FAKEAIC00001".into(),
             order_id: order_id(),
-            removed: vec![FlightSegment {
-                flight_number: "ZZ 0472".into(),
-                origin: lhr(),
-                destination: bcn(),
-                departing_at: at("2026-06-12 07:15"),
-                arriving_at: at("2026-06-12 10:25"),
-                airline: Some("Example Air".into()),
-            }],
-            added: vec![FlightSegment {
-                flight_number: "ZZ 0476".into(),
-                origin: lhr(),
-                destination: bcn(),
-                departing_at: at("2026-06-12 09:40"),
-                arriving_at: at("2026-06-12 12:50"),
-                airline: Some("Example Air".into()),
-            }],
+            removed: vec![lhr_to_bcn(
+                "ZZ 0472",
+                "2026-06-12 07:15",
+                "2026-06-12 10:25"
+            )],
+            added: vec![lhr_to_bcn(
+                "ZZ 0476",
+                "2026-06-12 09:40",
+                "2026-06-12 12:50"
+            )],
         }]
     );
 }

@@ -58,28 +58,39 @@ fn standard(id: &str, body: &[u8]) -> String {
     format!("v1,{}", BASE64.encode(mac.finalize().into_bytes()))
 }
 
-/// Runs verify then parse as the route does; headers are matched case-insensitively.
-fn run(
-    hook: &dyn WebhookSource,
+/// `then` with the request as the route hands it over at NOW: `body`, and `headers` matched by
+/// name case-insensitively.
+fn with_request<R>(
     headers: &[(&str, String)],
     body: &[u8],
-) -> Result<Result<(String, String, bool), ParseError>, Unauthenticated> {
+    then: impl FnOnce(&Inbound<'_>) -> R,
+) -> R {
     let get = |name: &str| {
         headers
             .iter()
             .find(|(k, _)| k.eq_ignore_ascii_case(name))
             .map(|(_, v)| v.clone())
     };
-    let inbound = Inbound {
+    then(&Inbound {
         body,
         header: &get,
         now_s: NOW,
-    };
-    hook.verify(&config(), &inbound)?;
-    Ok(hook.parse(&inbound).map(|d| {
-        let journey = matches!(d.interpretation, Interpretation::Journey(_));
-        (d.event_id.as_str().to_string(), d.event_name, journey)
-    }))
+    })
+}
+
+/// Runs verify then parse as the route does; headers are matched case-insensitively.
+fn run(
+    hook: &dyn WebhookSource,
+    headers: &[(&str, String)],
+    body: &[u8],
+) -> Result<Result<(String, String, bool), ParseError>, Unauthenticated> {
+    with_request(headers, body, |inbound| {
+        hook.verify(&config(), inbound)?;
+        Ok(hook.parse(inbound).map(|d| {
+            let journey = matches!(d.interpretation, Interpretation::Journey(_));
+            (d.event_id.as_str().to_string(), d.event_name, journey)
+        }))
+    })
 }
 
 #[test]
@@ -152,11 +163,8 @@ fn generic_delivery_takes_its_event_id_from_webhook_id() {
         Ok(("msg_1".into(), "loyalty.points".into(), false))
     );
     assert_eq!(
-        hook.claimed_id(&Inbound {
-            body,
-            header: &|n: &str| (n == "webhook-id").then(|| "msg_1".to_string()),
-            now_s: NOW,
-        }),
+        with_request(&[("webhook-id", "msg_1".into())], body, |i| hook
+            .claimed_id(i)),
         Some("msg_1".into())
     );
 }
@@ -168,11 +176,7 @@ fn malformed_bodies_are_parse_errors_after_verification() {
     let parsed = run(hook, &[("authorization", LITEAPI_TOKEN.into())], body).unwrap();
     assert_eq!(parsed, Err(ParseError::Missing("event_name".into())));
     assert_eq!(
-        hook.claimed_id(&Inbound {
-            body,
-            header: &|_: &str| None,
-            now_s: NOW
-        }),
+        with_request(&[], body, |i| hook.claimed_id(i)),
         Some("ev_1".into())
     );
 }
@@ -224,49 +228,36 @@ fn each_partner_key_verifies_only_its_own_deliveries_and_scopes_their_ids() {
             ("webhook-timestamp", NOW.to_string()),
             ("webhook-signature", standard_with(key, "msg_1", body)),
         ];
-        let get = |name: &str| {
-            headers
-                .iter()
-                .find(|(k, _)| k.eq_ignore_ascii_case(name))
-                .map(|(_, v)| v.clone())
-        };
-        let inbound = Inbound {
-            body,
-            header: &get,
-            now_s: NOW,
-        };
-        let verified = hook.verify(&cfg, &inbound);
-        match partner {
-            None => assert!(
-                matches!(
-                    verified,
-                    Err(Unauthenticated::Signature(SignatureError::Mismatch))
+        with_request(&headers, body, |inbound| {
+            let verified = hook.verify(&cfg, inbound);
+            match partner {
+                None => assert!(
+                    matches!(
+                        verified,
+                        Err(Unauthenticated::Signature(SignatureError::Mismatch))
+                    ),
+                    "{verified:?}"
                 ),
-                "{verified:?}"
-            ),
-            Some(p) => {
-                let verified = verified.unwrap();
-                assert_eq!(verified.partner.as_deref(), Some(p));
-                let (delivery, _) = read(hook, &inbound, &verified).unwrap();
-                let want = if p == "default" {
-                    "msg_1".to_string()
-                } else {
-                    format!("{p}/msg_1")
-                };
-                assert_eq!(delivery.event_id.as_str(), want);
+                Some(p) => {
+                    let verified = verified.unwrap();
+                    assert_eq!(verified.partner.as_deref(), Some(p));
+                    let (delivery, _) = read(hook, inbound, &verified).unwrap();
+                    let want = if p == "default" {
+                        "msg_1".to_string()
+                    } else {
+                        format!("{p}/msg_1")
+                    };
+                    assert_eq!(delivery.event_id.as_str(), want);
+                }
             }
-        }
+        });
     }
     // Other sources have no partners.
     let lite = webhook("liteapi").unwrap();
-    let get = |name: &str| (name == "authorization").then(|| LITEAPI_TOKEN.to_string());
-    let inbound = Inbound {
-        body: b"",
-        header: &get,
-        now_s: NOW,
-    };
     assert_eq!(
-        lite.verify(&config(), &inbound).unwrap(),
+        with_request(&[("authorization", LITEAPI_TOKEN.into())], b"", |i| lite
+            .verify(&config(), i)
+            .unwrap()),
         Verified::default()
     );
 }

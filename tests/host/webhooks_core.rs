@@ -206,54 +206,42 @@ fn the_production_schedule_grows_by_three_with_equal_jitter_up_to_twelve_hours()
 
 #[test]
 fn each_answer_has_its_decision() {
-    assert_eq!(
-        decide(&P, 1, Answer::Status(200), None, 0.5),
-        Decision::Delivered
-    );
-    assert_eq!(
-        decide(&P, 8, Answer::Status(204), None, 0.5),
-        Decision::Delivered
-    );
-    assert_eq!(
-        decide(&P, 1, Answer::Status(410), None, 0.5),
-        Decision::Disable
-    );
-    // Retry-After is honoured for 429 and 503 when longer than the schedule, at most the cap.
-    assert_eq!(
-        decide(&P, 1, Answer::Status(429), Some(120), 0.5),
-        Decision::Retry { delay_s: 120 }
-    );
-    assert_eq!(
-        decide(&P, 1, Answer::Status(429), Some(1), 0.0),
-        Decision::Retry { delay_s: 30 }
-    );
-    assert_eq!(
-        decide(&P, 3, Answer::Status(429), Some(1), 0.0),
-        Decision::Retry { delay_s: 270 }
-    );
     // A cap below the base (a misconfiguration) never panics: the base wins.
     let odd = RetryPolicy {
         base_s: 100,
         cap_s: 10,
         ..P
     };
-    assert_eq!(
-        decide(&odd, 2, Answer::Status(500), Some(5), 0.999_999),
-        Decision::Retry { delay_s: 100 }
-    );
-    assert_eq!(
-        decide(&odd, 2, Answer::Status(429), Some(5_000), 0.0),
-        Decision::Retry { delay_s: 100 }
-    );
-    assert_eq!(
-        decide(&P, 1, Answer::Status(503), Some(999_999), 0.5),
-        Decision::Retry { delay_s: 43_200 }
-    );
-    // Not for a 500.
-    assert_eq!(
-        decide(&P, 1, Answer::Status(500), Some(600), 0.0),
-        Decision::Retry { delay_s: 30 }
-    );
+    let retry = |delay_s| Decision::Retry { delay_s };
+    // (policy, attempt, answer, Retry-After, jitter) → decision
+    let cases = [
+        (&P, 1, Answer::Status(200), None, 0.5, Decision::Delivered),
+        (&P, 8, Answer::Status(204), None, 0.5, Decision::Delivered),
+        (&P, 1, Answer::Status(410), None, 0.5, Decision::Disable),
+        // Retry-After is honoured for 429 and 503 when longer than the schedule, at most the cap.
+        (&P, 1, Answer::Status(429), Some(120), 0.5, retry(120)),
+        (&P, 1, Answer::Status(429), Some(1), 0.0, retry(30)),
+        (&P, 3, Answer::Status(429), Some(1), 0.0, retry(270)),
+        (&odd, 2, Answer::Status(500), Some(5), 0.999_999, retry(100)),
+        (&odd, 2, Answer::Status(429), Some(5_000), 0.0, retry(100)),
+        (
+            &P,
+            1,
+            Answer::Status(503),
+            Some(999_999),
+            0.5,
+            retry(43_200),
+        ),
+        // Not for a 500.
+        (&P, 1, Answer::Status(500), Some(600), 0.0, retry(30)),
+    ];
+    for (policy, attempt, answer, retry_after, jitter, want) in cases {
+        assert_eq!(
+            decide(policy, attempt, answer, retry_after, jitter),
+            want,
+            "attempt {attempt}, {answer:?}, Retry-After {retry_after:?}, jitter {jitter}"
+        );
+    }
     // A redirect or another 4xx: three attempts, then dead.
     for s in [301, 302, 400, 401, 403, 404, 422] {
         assert!(
@@ -271,20 +259,6 @@ fn each_answer_has_its_decision() {
             "{s}"
         );
     }
-    // A cap below the base (a misconfiguration) never panics: the base wins.
-    let odd = RetryPolicy {
-        base_s: 100,
-        cap_s: 10,
-        ..P
-    };
-    assert_eq!(
-        decide(&odd, 2, Answer::Status(500), Some(5), 0.999_999),
-        Decision::Retry { delay_s: 100 }
-    );
-    assert_eq!(
-        decide(&odd, 2, Answer::Status(429), Some(5_000), 0.0),
-        Decision::Retry { delay_s: 100 }
-    );
     // The ceiling of each answer (also what stops a re-sent delivery without another POST).
     assert_eq!(ceiling(&P, Answer::Status(503)), 8);
     assert_eq!(ceiling(&P, Answer::Timeout), 8);

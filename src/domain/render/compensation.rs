@@ -411,21 +411,16 @@ mod tests {
         assert!(!cancelled.text.contains("could not confirm"));
     }
 
-    #[test]
-    fn the_owner_alert_shows_the_steps_and_the_links() {
+    /// The owner's first alert about [`row`] with [`steps`]: arranging, no amount yet, a
+    /// "refund now" link at `refund_now` and a "handled" link at `handled`.
+    fn opened_alert(refund_now: &str, handled: &str) -> OutgoingEmail {
         let owner = EmailAddress::parse("owner@example.com").unwrap();
-        let links = vec![
-            (
-                OwnerAction::RefundNow,
-                "https://engine.example/actions/aaa".to_string(),
-            ),
-            (
-                OwnerAction::RefundHandled,
-                "https://engine.example/actions/bbb".to_string(),
-            ),
+        let links = [
+            (OwnerAction::RefundNow, refund_now.to_string()),
+            (OwnerAction::RefundHandled, handled.to_string()),
         ];
         let (c, steps) = (row(), steps());
-        let e = owner_compensation(
+        owner_compensation(
             &OwnerCompensation {
                 compensation: &c,
                 steps: &steps,
@@ -437,7 +432,17 @@ mod tests {
             &owner,
             &branding(),
         )
-        .unwrap();
+        .unwrap()
+    }
+
+    #[test]
+    fn the_owner_alert_shows_the_steps_and_the_links() {
+        let owner = EmailAddress::parse("owner@example.com").unwrap();
+        let e = opened_alert(
+            "https://engine.example/actions/aaa",
+            "https://engine.example/actions/bbb",
+        );
+        let (c, steps) = (row(), steps());
         assert_eq!(
             e.dedupe_key.as_str(),
             "owner_compensation:comp-0123456789abcdef01234567"
@@ -480,33 +485,8 @@ mod tests {
         let e = booking_not_confirmed(&n, &guest(), &branding()).unwrap();
         std::fs::write(format!("{root}/docs/booking-not-confirmed.txt"), &e.text).unwrap();
         std::fs::write(format!("{root}/docs/booking-not-confirmed.html"), &e.html).unwrap();
-        let owner = EmailAddress::parse("owner@example.com").unwrap();
-        let links = vec![
-            (
-                OwnerAction::RefundNow,
-                "https://booking-email-engine.example.workers.dev/actions/<signed-token>"
-                    .to_string(),
-            ),
-            (
-                OwnerAction::RefundHandled,
-                "https://booking-email-engine.example.workers.dev/actions/<signed-token>"
-                    .to_string(),
-            ),
-        ];
-        let (c, steps) = (row(), steps());
-        let a = owner_compensation(
-            &OwnerCompensation {
-                compensation: &c,
-                steps: &steps,
-                state: RefundState::Arranging,
-                amount: None,
-                links: &links,
-                stage: "opened",
-            },
-            &owner,
-            &branding(),
-        )
-        .unwrap();
+        let signed = "https://booking-email-engine.example.workers.dev/actions/<signed-token>";
+        let a = opened_alert(signed, signed);
         std::fs::write(format!("{root}/docs/owner-compensation.txt"), &a.text).unwrap();
         std::fs::write(format!("{root}/docs/owner-compensation.html"), &a.html).unwrap();
     }

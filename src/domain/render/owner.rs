@@ -142,13 +142,13 @@ pub fn owner_email_failed(
     let kind = EmailKind::OwnerEmailFailed;
     compose(
         Envelope {
-            kind,
-            dedupe_key: DedupeKey::new(kind, failed.dedupe_key.as_str()),
             booking_id: failed.booking_id.clone(),
-            to: owner,
-            subject: format!("Email {outcome}: {}", failed.subject),
-            headers: Vec::new(),
-            markup: None,
+            ..Envelope::unbooked(
+                kind,
+                DedupeKey::new(kind, failed.dedupe_key.as_str()),
+                owner,
+                format!("Email {outcome}: {}", failed.subject),
+            )
         },
         &EmailFailed {
             brand: &branding.brand,
@@ -187,15 +187,12 @@ pub fn owner_sends_failed(
 ) -> Result<OutgoingEmail, RenderError> {
     let kind = EmailKind::OwnerEmailFailed;
     compose(
-        Envelope {
+        Envelope::unbooked(
             kind,
-            dedupe_key: DedupeKey::new(kind, &format!("journey:{}:{}", f.about, f.day)),
-            booking_id: None,
-            to: owner,
-            subject: format!("Email failed: {} for {}", f.what, f.about),
-            headers: Vec::new(),
-            markup: None,
-        },
+            DedupeKey::new(kind, &format!("journey:{}:{}", f.about, f.day)),
+            owner,
+            format!("Email failed: {} for {}", f.what, f.about),
+        ),
         &EmailFailed {
             brand: &branding.brand,
             outcome: "failed",
@@ -347,6 +344,19 @@ struct LinkView<'a> {
     dismiss: bool,
 }
 
+/// The owner's one-click links as the templates show them: an action that sends no email only
+/// dismisses the alert.
+fn link_views(links: &[(OwnerAction, String)]) -> Vec<LinkView<'_>> {
+    links
+        .iter()
+        .map(|(action, url)| LinkView {
+            label: action.label(),
+            url: url.as_str(),
+            dismiss: !action.sends_email(),
+        })
+        .collect()
+}
+
 struct OwnerHold<'a> {
     brand: &'a str,
     hold_id: &'a str,
@@ -442,14 +452,7 @@ pub fn owner_checkout_hold(
             transaction_id: non_empty(a.transaction_id.as_deref()),
             client_reference: non_empty(a.client_reference.as_deref()),
             declines: decline_views(decline_codes),
-            links: links
-                .iter()
-                .map(|(action, url)| LinkView {
-                    label: action.label(),
-                    url: url.as_str(),
-                    dismiss: !action.sends_email(),
-                })
-                .collect(),
+            links: link_views(links),
         },
         branding,
     )
@@ -509,14 +512,7 @@ pub fn owner_hold_recall(
             name: checkout_name(a),
             hotel: checkout_hotel(a),
             dates: checkout_dates(a),
-            links: links
-                .iter()
-                .map(|(action, url)| LinkView {
-                    label: action.label(),
-                    url: url.as_str(),
-                    dismiss: !action.sends_email(),
-                })
-                .collect(),
+            links: link_views(links),
         },
         branding,
     )

@@ -155,12 +155,7 @@ impl DigestFacts {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn ms(s: &str) -> i64 {
-        chrono::DateTime::parse_from_rfc3339(s)
-            .unwrap()
-            .timestamp_millis()
-    }
+    use crate::domain::sweeper::tests::ms;
 
     #[test]
     fn due_from_the_hour_of_the_owners_day_covering_the_day_before() {

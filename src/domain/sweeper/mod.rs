@@ -327,6 +327,14 @@ pub fn unsettled_action(f: UnsettledFacts, outbox_before_ms: i64) -> UnsettledAc
 mod tests {
     use super::*;
 
+    /// An RFC 3339 instant as ms since the Unix epoch (shared with the tests of `digest` and
+    /// `replan`).
+    pub(super) fn ms(s: &str) -> i64 {
+        chrono::DateTime::parse_from_rfc3339(s)
+            .unwrap()
+            .timestamp_millis()
+    }
+
     #[test]
     fn a_missing_or_stuck_alarm_is_a_fault_a_running_or_future_one_is_not() {
         let now = 1_800_000_000_000;

@@ -39,12 +39,7 @@ pub fn replanned(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn ms(s: &str) -> i64 {
-        chrono::DateTime::parse_from_rfc3339(s)
-            .unwrap()
-            .timestamp_millis()
-    }
+    use crate::domain::sweeper::tests::ms;
 
     #[test]
     fn a_utc_plan_moves_to_eight_in_the_morning_hotel_time() {

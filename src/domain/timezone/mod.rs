@@ -323,7 +323,8 @@ mod tests {
     use super::*;
     use chrono::NaiveDate;
 
-    fn at(y: i32, m: u32, d: u32, h: u32, min: u32) -> NaiveDateTime {
+    /// `y-m-d h:min:00`, the local or UTC time a test reads from (shared with `tzdb`'s tests).
+    pub(super) fn at(y: i32, m: u32, d: u32, h: u32, min: u32) -> NaiveDateTime {
         NaiveDate::from_ymd_opt(y, m, d)
             .unwrap()
             .and_hms_opt(h, min, 0)

@@ -242,14 +242,8 @@ impl TimeZone for Tz {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::timezone::tests::at;
     use chrono::Utc;
-
-    fn at(y: i32, m: u32, d: u32, h: u32, min: u32) -> NaiveDateTime {
-        NaiveDate::from_ymd_opt(y, m, d)
-            .unwrap()
-            .and_hms_opt(h, min, 0)
-            .unwrap()
-    }
 
     fn offset_at(zone: &str, utc: NaiveDateTime) -> i32 {
         let tz: Tz = zone.parse().unwrap();

@@ -7,6 +7,7 @@ use crate::domain::event::{
     BookedRoom, BookingRef, Cancellation, CheckoutAttempt, EmailAddress, Holder, HotelAmendment,
     HotelBooking, Money, PersonName, SupplierEvent,
 };
+use chrono::NaiveDate;
 use serde_json::Value;
 
 /// `bookedRooms[]` → the canonical rooms, and the distinct named guests across them.
@@ -56,6 +57,19 @@ fn person(v: &Value) -> PersonName {
         first_name: s("firstName"),
         last_name: s("lastName"),
     }
+}
+
+/// `checkin` and `checkout` of `d`, each `YYYY-MM-DD` when present; checkout ≥ checkin when both.
+fn optional_stay(d: &At<'_>) -> Result<(Option<NaiveDate>, Option<NaiveDate>), ParseError> {
+    let checkin = d.get("checkin").date_opt()?;
+    let checkout_at = d.get("checkout");
+    let checkout = checkout_at.date_opt()?;
+    if let (Some(i), Some(o)) = (checkin, checkout) {
+        if o < i {
+            return Err(checkout_at.invalid("is before checkin"));
+        }
+    }
+    Ok((checkin, checkout))
 }
 
 /// Builds the canonical hotel booking from a `booking.book` envelope.
@@ -222,14 +236,7 @@ fn request_language(request: &Value) -> Option<String> {
 pub fn checkout_attempt(env: &Envelope) -> Result<CheckoutAttempt, ParseError> {
     let d = response_data(env);
     let prebook_id = d.get("prebookId").str_req()?;
-    let checkin = d.get("checkin").date_opt()?;
-    let checkout_at = d.get("checkout");
-    let checkout = checkout_at.date_opt()?;
-    if let (Some(i), Some(o)) = (checkin, checkout) {
-        if o < i {
-            return Err(checkout_at.invalid("is before checkin"));
-        }
-    }
+    let (checkin, checkout) = optional_stay(&d)?;
     let price = match (d.get("price").amount_opt(), d.get("currency").str_opt()) {
         (Some(amount), Some(currency)) => Some(Money {
             amount,
@@ -346,14 +353,7 @@ pub(super) fn checkin_instructions(env: &Envelope) -> Result<SupplierEvent, Pars
 pub(super) fn amendment(env: &Envelope, relocation: bool) -> Result<HotelAmendment, ParseError> {
     let d = response_data(env);
     let booking_id = hotel_booking_id(env)?;
-    let checkin = d.get("checkin").date_opt()?;
-    let checkout_at = d.get("checkout");
-    let checkout = checkout_at.date_opt()?;
-    if let (Some(i), Some(o)) = (checkin, checkout) {
-        if o < i {
-            return Err(checkout_at.invalid("is before checkin"));
-        }
-    }
+    let (checkin, checkout) = optional_stay(&d)?;
     let (rooms, mut guests) = match d.get("bookedRooms").value().and_then(Value::as_array) {
         Some(list) => {
             let (rooms, guests) = rooms_and_guests(list);

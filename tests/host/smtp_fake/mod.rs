@@ -320,6 +320,36 @@ impl Run {
             Ok(reply) => panic!("expected a failure, got Ok({reply:?}); saw {:?}", self.seen),
         }
     }
+
+    /// The message was handed over with `reply` as the server's answer, in exactly one DATA
+    /// transaction, and the session still said QUIT (`case` names the case in a failure).
+    pub fn assert_handed_over_once(&self, reply: &str, case: &str) {
+        assert_eq!(self.result.as_deref(), Ok(reply), "{case}");
+        assert_eq!(self.seen.transactions, 1, "{case}: one DATA transaction");
+        assert_eq!(self.seen.verbs().last(), Some(&"QUIT"), "{case}");
+    }
+
+    /// The step `command` got no reply within `limit_ms`, and the failure names it.
+    pub fn assert_no_reply_within(&self, command: &str, limit_ms: u64) -> &SmtpFailure {
+        let f = self.failure();
+        assert_eq!(f.command, command);
+        assert!(
+            f.message
+                .contains(&format!("no reply to {command} within {limit_ms} ms")),
+            "{}",
+            f.message
+        );
+        f
+    }
+
+    /// The conversation took less than `ms`.
+    pub fn assert_ended_before(&self, ms: u64) {
+        assert!(
+            self.elapsed < Duration::from_millis(ms),
+            "{:?}",
+            self.elapsed
+        );
+    }
 }
 
 /// Runs one `send_over` conversation against the scripted server.
@@ -391,17 +421,7 @@ impl tokio::io::AsyncWrite for RefusedTls {
 pub async fn converse_starttls_refused(script: Script, error: &'static str) -> Run {
     let (client, server) = tokio::io::duplex(script.pipe_bytes);
     let server = tokio::spawn(fake_server(BufStream::new(server), script));
-    let session = Session {
-        hello_name: "engine.example.com",
-        credentials: None,
-        timeouts: timeouts(2_000),
-        implicit_tls: false,
-    };
-    let mail = Outgoing {
-        from: "from@example.com",
-        to: "to@example.com",
-        message: short_message(),
-    };
+    let session = session(None, timeouts(2_000), false);
     let started = Instant::now();
     let result = tokio::time::timeout(
         TEST_DEADLINE,
@@ -409,44 +429,25 @@ pub async fn converse_starttls_refused(script: Script, error: &'static str) -> R
             BufStream::new(client),
             |_plain| BufStream::new(RefusedTls { error }),
             &session,
-            mail,
+            mail(short_message()),
             &sleep_ms,
         ),
     )
     .await
     .expect("the conversation must finish within the test deadline");
-    let elapsed = started.elapsed();
-    let seen = tokio::time::timeout(TEST_DEADLINE, server)
-        .await
-        .expect("fake server must finish")
-        .expect("fake server must not panic");
-    Run {
-        result,
-        seen,
-        elapsed,
-    }
+    finished(result, started, server).await
 }
 
 /// Runs one `send_over` conversation on implicit TLS (`SMTP_TLS=implicit`) whose handshake the
 /// client's runtime refuses: every read and write fails with `error` before any greeting.
 pub async fn converse_implicit_refused(error: &'static str) -> Result<String, SmtpFailure> {
-    let session = Session {
-        hello_name: "engine.example.com",
-        credentials: None,
-        timeouts: timeouts(2_000),
-        implicit_tls: true,
-    };
-    let mail = Outgoing {
-        from: "from@example.com",
-        to: "to@example.com",
-        message: short_message(),
-    };
+    let session = session(None, timeouts(2_000), true);
     tokio::time::timeout(
         TEST_DEADLINE,
         send_over(
             BufStream::new(RefusedTls { error }),
             &session,
-            mail,
+            mail(short_message()),
             &sleep_ms,
             true,
         ),
@@ -465,17 +466,8 @@ async fn converse_inner(
     let (client, server) = tokio::io::duplex(script.pipe_bytes);
     let server = tokio::spawn(fake_server(BufStream::new(server), script));
     let creds = credentials.map(|(u, p)| (u.to_string(), p.to_string()));
-    let session = Session {
-        hello_name: "engine.example.com",
-        credentials: creds.as_ref(),
-        timeouts: limits,
-        implicit_tls: false,
-    };
-    let mail = Outgoing {
-        from: "from@example.com",
-        to: "to@example.com",
-        message,
-    };
+    let session = session(creds.as_ref(), limits, false);
+    let mail = mail(message);
     let started = Instant::now();
     let result = if starttls {
         tokio::time::timeout(
@@ -491,6 +483,39 @@ async fn converse_inner(
         .await
     }
     .expect("the conversation must finish within the test deadline");
+    finished(result, started, server).await
+}
+
+/// The engine's session with the fake server, as `engine.example.com`.
+fn session(
+    credentials: Option<&(String, String)>,
+    timeouts: SmtpTimeouts,
+    implicit_tls: bool,
+) -> Session<'_> {
+    Session {
+        hello_name: "engine.example.com",
+        credentials,
+        timeouts,
+        implicit_tls,
+    }
+}
+
+/// `message` from `from@example.com` to `to@example.com`.
+fn mail(message: Vec<u8>) -> Outgoing<'static> {
+    Outgoing {
+        from: "from@example.com",
+        to: "to@example.com",
+        message,
+    }
+}
+
+/// The run of a conversation that began at `started` and ended with `result`, once the fake
+/// server has finished too.
+async fn finished(
+    result: Result<String, SmtpFailure>,
+    started: Instant,
+    server: tokio::task::JoinHandle<Seen>,
+) -> Run {
     let elapsed = started.elapsed();
     let seen = tokio::time::timeout(TEST_DEADLINE, server)
         .await
