@@ -2,10 +2,10 @@
 // workerd with the fake Stripe API of tests/e2e/fake-stripe.mjs: a paid booking the supplier
 // failed is refunded once, whatever the order or number of the events and whatever Stripe answers;
 // the guest gets one honest notice, the owner one alert.
-import { env, introspectWorkflowInstance } from "cloudflare:test";
 import { describe, it, expect } from "vitest";
-import { eventually, handedOver, postDuffel, postLiteapi, rows, sendThrough, unique } from "../e2e/helpers.mjs";
+import { postDuffel, postLiteapi, rows, sendThrough, unique } from "../e2e/helpers.mjs";
 import {
+  bookCheckout,
   bookedBody,
   bookErrorBody,
   checkout,
@@ -372,17 +372,3 @@ describe("compensation, automatic refunds", () => {
   });
 });
 
-/** Posts the checkout's booking.book and waits until its confirmation is handed over. */
-async function bookCheckout(c) {
-  const booked = bookedBody(c);
-  const instance = await introspectWorkflowInstance(env.JOURNEY, `e-liteapi-x-${booked.eventId}`);
-  try {
-    expect((await postLiteapi(booked.body)).status).toBe(202);
-    await handedOver(c.bookingId);
-    // The journey plans its later sends after handing the confirmation over: wait for the plan
-    // before letting the instance go.
-    await eventually(async () => expect((await rows("SELECT 1 FROM scheduled_sends WHERE booking_id = ?", c.bookingId)).length).toBeGreaterThan(0), { ms: 30_000 });
-  } finally {
-    await instance.dispose();
-  }
-}

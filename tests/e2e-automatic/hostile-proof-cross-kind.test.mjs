@@ -6,30 +6,9 @@
 // the victim's intent the failure named — and "proves" it through the failure's booking id, which
 // is the victim's client reference. The journey refunds the victim's payment in full by itself.
 import { describe, it, expect } from "vitest";
-import { checkout, compensationOf, paidSession, recordCheckout, refundPosts, runStripeEvent } from "../e2e/compensation-helpers.mjs";
-import { PARTNERS, dateInDays, runGenericAs } from "../e2e/helpers.mjs";
+import { acmeStay, checkout, compensationOf, paidSession, recordCheckout, refundPosts, runStripeEvent } from "../e2e/compensation-helpers.mjs";
+import { PARTNERS, runGenericAs } from "../e2e/helpers.mjs";
 
-function acmeStay(c) {
-  return {
-    type: "hotel_booked",
-    data: {
-      booking_id: c.bookingId,
-      client_reference: c.reference,
-      status: "CONFIRMED",
-      hotel_id: null,
-      hotel_name: "Partner Harbour Hotel",
-      checkin: dateInDays(30),
-      checkout: dateInDays(33),
-      rooms: [{ room_name: "Double", board_name: null, adults: 2, children: 0 }],
-      holder: { name: { first_name: "Pat", last_name: "Partner" }, email: c.email, phone: null },
-      guests: [],
-      total: { amount: "540.00", currency: "EUR" },
-      hotel_confirmation_number: null,
-      sandbox: false,
-      location: { time_zone: "Europe/Madrid" },
-    },
-  };
-}
 
 describe("hostile (automatic): the proof falls through to a supplier-named intent linked by a chosen booking id", () => {
   it("a partner whose own payment is still processing cannot make the journey refund the victim's payment", async () => {

@@ -2,22 +2,10 @@
 // Stripe's API says the payment intent captured, never from an amount a payment webhook's body
 // wrote (a forged `checkout.session.completed` above the real capture would otherwise refund the
 // supplier's fee to the guest), and a fee that covers Stripe's capture refunds nothing.
-import { env, introspectWorkflowInstance } from "cloudflare:test";
 import { describe, it, expect } from "vitest";
-import { bookedBody, checkout, compensationOf, paidSession, postLink, queuedEmail, recordCheckout, refundLinks, refundPosts, runLiteapiEvent, runStripeEvent } from "./compensation-helpers.mjs";
-import { eventually, handedOver, postLiteapi, rows, unique } from "./helpers.mjs";
+import { bookCheckout, checkout, compensationOf, paidSession, postLink, queuedEmail, recordCheckout, refundLinks, refundPosts, runLiteapiEvent, runStripeEvent } from "./compensation-helpers.mjs";
+import { unique } from "./helpers.mjs";
 
-async function bookCheckout(c) {
-  const booked = bookedBody(c);
-  const instance = await introspectWorkflowInstance(env.JOURNEY, `e-liteapi-x-${booked.eventId}`);
-  try {
-    expect((await postLiteapi(booked.body)).status).toBe(202);
-    await handedOver(c.bookingId);
-    await eventually(async () => expect((await rows("SELECT 1 FROM scheduled_sends WHERE booking_id = ?", c.bookingId)).length).toBeGreaterThan(0), { ms: 30_000 });
-  } finally {
-    await instance.dispose();
-  }
-}
 
 /** liteAPI's cancellation of checkout `c` with a fee (EUR) and no refund amount. */
 async function cancelledWithFee(c, fee) {

@@ -6,7 +6,7 @@ import { env, introspectWorkflowInstance, SELF } from "cloudflare:test";
 import { expect } from "vitest";
 import bookError from "../fixtures/liteapi-booking-book-error.json";
 import confirmed from "../fixtures/liteapi-booking-confirmed.json";
-import { dateInDays, instanceIdFor, postLiteapi, queuedEmail, rows, submitActionForm, unique } from "./helpers.mjs";
+import { dateInDays, eventually, handedOver, instanceIdFor, postLiteapi, queuedEmail, rows, submitActionForm, unique } from "./helpers.mjs";
 import { liteapiBookError, liteapiPrebook, paidSession, partnerHotelBooked, stripeEvent } from "./payloads.mjs";
 
 export { paidSession, queuedEmail };
@@ -47,6 +47,22 @@ export async function recordCheckout(c) {
  */
 export function acmeStay(c, bookingId = c.bookingId) {
   return partnerHotelBooked(bookingId, { email: c.email, amount: "540.00", client_reference: c.reference });
+}
+
+/**
+ * Posts checkout `c`'s liteAPI `booking.book` and waits until its confirmation is handed over and
+ * the journey has planned its later sends (so the instance can be let go).
+ */
+export async function bookCheckout(c) {
+  const booked = bookedBody(c);
+  const instance = await introspectWorkflowInstance(env.JOURNEY, `e-liteapi-x-${booked.eventId}`);
+  try {
+    expect((await postLiteapi(booked.body)).status).toBe(202);
+    await handedOver(c.bookingId);
+    await eventually(async () => expect((await rows("SELECT 1 FROM scheduled_sends WHERE booking_id = ?", c.bookingId)).length).toBeGreaterThan(0), { ms: 30_000 });
+  } finally {
+    await instance.dispose();
+  }
 }
 
 /** A liteAPI `booking.book_error` for the checkout (fixture shape, its ids): `{eventId, body}`. */

@@ -13,32 +13,10 @@
 // the victim's booking stands.
 import { SELF } from "cloudflare:test";
 import { describe, it, expect } from "vitest";
-import { checkout, compensationOf, paidSession, recordCheckout, refundPosts, runStripeEvent } from "./compensation-helpers.mjs";
-import { PARTNERS, dateInDays, runGenericAs } from "./helpers.mjs";
+import { acmeStay, checkout, compensationOf, paidSession, recordCheckout, refundPosts, runStripeEvent } from "./compensation-helpers.mjs";
+import { OPERATOR, PARTNERS, runGenericAs } from "./helpers.mjs";
 
-const OPERATOR = { authorization: "Bearer test-operator-token-0123456789abcdef", "content-type": "application/json" };
 
-function acmeStay(c) {
-  return {
-    type: "hotel_booked",
-    data: {
-      booking_id: c.bookingId,
-      client_reference: c.reference,
-      status: "CONFIRMED",
-      hotel_id: null,
-      hotel_name: "Partner Harbour Hotel",
-      checkin: dateInDays(30),
-      checkout: dateInDays(33),
-      rooms: [{ room_name: "Double", board_name: null, adults: 2, children: 0 }],
-      holder: { name: { first_name: "Pat", last_name: "Partner" }, email: c.email, phone: null },
-      guests: [],
-      total: { amount: "540.00", currency: "EUR" },
-      hotel_confirmation_number: null,
-      sandbox: false,
-      location: { time_zone: "Europe/Madrid" },
-    },
-  };
-}
 
 describe("hostile: the proof links a session's reference to a booking id the partner chose", () => {
   it("a partner naming the victim's client reference as its failure's booking id cannot get the victim's payment refunded", async () => {

@@ -7,22 +7,10 @@
 // click refunds EUR 1.00 of a EUR 540.00 payment the supplier said was EUR 499.50 refundable, and
 // the guest is told their payment "has been refunded". (Forging a higher amount instead makes a
 // supplier's fee refunded to the guest: captured − fee is then everything Stripe holds.)
-import { env, introspectWorkflowInstance } from "cloudflare:test";
 import { describe, it, expect } from "vitest";
-import { bookedBody, checkout, compensationOf, paidSession, postLink, queuedEmail, recordCheckout, refundLinks, refundPosts, runLiteapiEvent, runStripeEvent } from "./compensation-helpers.mjs";
-import { eventually, handedOver, postLiteapi, rows, unique } from "./helpers.mjs";
+import { bookCheckout, checkout, compensationOf, paidSession, postLink, queuedEmail, recordCheckout, refundLinks, refundPosts, runLiteapiEvent, runStripeEvent } from "./compensation-helpers.mjs";
+import { unique } from "./helpers.mjs";
 
-async function bookCheckout(c) {
-  const booked = bookedBody(c);
-  const instance = await introspectWorkflowInstance(env.JOURNEY, `e-liteapi-x-${booked.eventId}`);
-  try {
-    expect((await postLiteapi(booked.body)).status).toBe(202);
-    await handedOver(c.bookingId);
-    await eventually(async () => expect((await rows("SELECT 1 FROM scheduled_sends WHERE booking_id = ?", c.bookingId)).length).toBeGreaterThan(0), { ms: 30_000 });
-  } finally {
-    await instance.dispose();
-  }
-}
 
 describe("hostile: the Stripe endpoint secret sets the refund's amount", () => {
   it("a forged checkout.session.completed cannot lower what a supplier cancellation refunds", async () => {
