@@ -430,15 +430,9 @@ mod tests {
 
     #[test]
     fn the_published_admin_password_signs_in_in_development_only() {
-        use crate::domain::admin::password::{check, derive, PasswordHash};
+        use crate::domain::admin::password::{check, PasswordHash};
         let salt = b"fresh-salt-16byt".to_vec();
-        let hash = derive(b"dev-admin-password", &salt, 1_000);
-        let entry = PasswordHash {
-            iterations: 1_000,
-            salt,
-            hash,
-        }
-        .entry("owner");
+        let entry = PasswordHash::of("dev-admin-password", salt, 1_000).entry("owner");
         let dev = parse(&[("ENGINE_ENV", "development"), ("ADMIN_ACCOUNTS", &entry)]);
         assert_eq!(
             check(&dev.admin.accounts, "owner", "dev-admin-password"),
@@ -451,13 +445,7 @@ mod tests {
         );
         // A real password on the same engine signs in.
         let salt = b"fresh-salt-16byt".to_vec();
-        let hash = derive(b"a real passphrase", &salt, 1_000);
-        let real = PasswordHash {
-            iterations: 1_000,
-            salt,
-            hash,
-        }
-        .entry("owner");
+        let real = PasswordHash::of("a real passphrase", salt, 1_000).entry("owner");
         let prod = parse(&[("ADMIN_ACCOUNTS", &real)]);
         assert_eq!(
             check(&prod.admin.accounts, "owner", "a real passphrase"),

@@ -154,6 +154,17 @@ pub fn derive(password: &[u8], salt: &[u8], iterations: u32) -> [u8; 32] {
 }
 
 impl PasswordHash {
+    /// The hash of `password` under `salt` and `iterations` (PBKDF2-HMAC-SHA-256, [`derive`]): what
+    /// `npm run admin-password` writes, here for tests and docs.
+    pub fn of(password: &str, salt: Vec<u8>, iterations: u32) -> PasswordHash {
+        let hash = derive(password.as_bytes(), &salt, iterations);
+        PasswordHash {
+            iterations,
+            salt,
+            hash,
+        }
+    }
+
     /// Whether `derived` (PBKDF2 of the typed password with this hash's salt and iterations) is
     /// this hash, compared in constant time.
     pub fn matches(&self, derived: &[u8; 32]) -> bool {
@@ -239,13 +250,7 @@ mod tests {
     #[test]
     fn parses_and_checks_an_account() {
         let salt = b"0123456789abcdef".to_vec();
-        let hash = derive(b"correct horse", &salt, 1_000);
-        let entry = PasswordHash {
-            iterations: 1_000,
-            salt,
-            hash,
-        }
-        .entry("Owner");
+        let entry = PasswordHash::of("correct horse", salt, 1_000).entry("Owner");
         let accounts = parse_accounts(&format!(" {entry} , ")).unwrap();
         assert_eq!(accounts[0].name, "owner");
         assert_eq!(check(&accounts, "owner", "correct horse"), Some("owner"));
@@ -258,7 +263,7 @@ mod tests {
         let other = PasswordHash {
             iterations: 1_000,
             salt: b"0123456789abcdeg".to_vec(),
-            hash,
+            hash: accounts[0].hash.hash,
         };
         assert_ne!(other.tag(), tag, "a new salt or hash is a new tag");
     }
