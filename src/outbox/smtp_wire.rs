@@ -230,6 +230,22 @@ impl<'t, S> Wire<'t, S> {
             (SmtpCommand::Other, self.timeouts.command_ms)
         }
     }
+
+    /// Bounds a write (or flush) that cannot make progress: polls the write deadline, started
+    /// at the limit of the command the write belongs to ([`Self::write_limit`]);
+    /// `Err(TimedOut)` once it fired.
+    #[inline]
+    fn check_write_deadline(&mut self, cx: &mut Context<'_>) -> io::Result<()> {
+        let (command, ms) = self.write_limit();
+        check_deadline(
+            &mut self.write_deadline,
+            self.timer,
+            &self.log,
+            (Waiting::Write, command),
+            ms,
+            cx,
+        )
+    }
 }
 
 /// Which way a deadline bounds the stream.
@@ -351,15 +367,7 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for Wire<'_, S> {
             }
             Poll::Ready(Err(e)) => Poll::Ready(Err(e)),
             Poll::Pending => {
-                let (command, ms) = this.write_limit();
-                check_deadline(
-                    &mut this.write_deadline,
-                    this.timer,
-                    &this.log,
-                    (Waiting::Write, command),
-                    ms,
-                    cx,
-                )?;
+                this.check_write_deadline(cx)?;
                 Poll::Pending
             }
         }
@@ -373,15 +381,7 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for Wire<'_, S> {
                 Poll::Ready(r)
             }
             Poll::Pending => {
-                let (command, ms) = this.write_limit();
-                check_deadline(
-                    &mut this.write_deadline,
-                    this.timer,
-                    &this.log,
-                    (Waiting::Write, command),
-                    ms,
-                    cx,
-                )?;
+                this.check_write_deadline(cx)?;
                 Poll::Pending
             }
         }
