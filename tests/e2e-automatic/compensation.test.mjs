@@ -7,6 +7,7 @@ import { postDuffel, postLiteapi, rows, sendThrough, unique } from "../e2e/helpe
 import {
   bookCheckout,
   bookedBody,
+  cancelledWithCharges,
   bookErrorBody,
   checkout,
   compensationOf,
@@ -342,18 +343,7 @@ describe("compensation, automatic refunds", () => {
   it("a supplier cancellation of a paid, confirmed booking: the refund waits for the owner whatever the policy (who cancelled is unknown), then refunds what the supplier says is refundable", async () => {
     const c = await paid();
     await bookCheckout(c);
-    const cancel = {
-      eventId: unique("evt_cx_"),
-      body: JSON.stringify({
-        event_id: unique("evt_cx_"),
-        event_name: "booking.cancel",
-        sandbox: false,
-        request: JSON.stringify({ bookingId: c.bookingId }),
-        response: JSON.stringify({ data: { bookingId: c.bookingId, status: "CANCELLED_WITH_CHARGES", cancellation_fee: 40.5, refund_amount: 499.5, currency: "EUR" } }),
-      }),
-    };
-    cancel.eventId = JSON.parse(cancel.body).event_id;
-    const out = await runLiteapiEvent(cancel);
+    const out = await runLiteapiEvent(cancelledWithCharges(c, { fee: 40.5, refund: 499.5 }));
     expect(out.kind).toBe("booking_cancelled");
     expect(await refundPosts(c.pi)).toHaveLength(0);
     const comp = await compensationOf(c);
