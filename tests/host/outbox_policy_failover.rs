@@ -111,38 +111,34 @@ fn only_a_daily_limit_refused_credentials_or_configuration_pause_a_provider() {
 #[test]
 fn a_paused_provider_hands_the_email_to_the_other_one_or_it_waits() {
     let until = NOW + 60_000;
-    // Main paused, SMTP available: the same email goes by SMTP now.
-    assert_eq!(
-        after_pause(
+    for (case, failed, choice, expected) in [
+        (
+            "main paused, SMTP available: the same email goes by SMTP now",
             Provider::Cloudflare,
-            until,
-            ProviderChoice::Send(Provider::Smtp)
+            ProviderChoice::Send(Provider::Smtp),
+            AfterPause::FailOverTo(Provider::Smtp),
         ),
-        AfterPause::FailOverTo(Provider::Smtp)
-    );
-    // SMTP paused on the way, main back: main again.
-    assert_eq!(
-        after_pause(
+        (
+            "SMTP paused on the way, main back: main again",
             Provider::Smtp,
-            until,
-            ProviderChoice::Send(Provider::Resend)
+            ProviderChoice::Send(Provider::Resend),
+            AfterPause::FailOverTo(Provider::Resend),
         ),
-        AfterPause::FailOverTo(Provider::Resend)
-    );
-    // The choice is still the failed provider (its pause already over): wait for the pause.
-    assert_eq!(
-        after_pause(Provider::Smtp, until, ProviderChoice::Send(Provider::Smtp)),
-        AfterPause::WaitUntil(until)
-    );
-    // No provider before t: wait until t.
-    assert_eq!(
-        after_pause(
+        (
+            "the choice is still the failed provider (its pause already over): wait for the pause",
+            Provider::Smtp,
+            ProviderChoice::Send(Provider::Smtp),
+            AfterPause::WaitUntil(until),
+        ),
+        (
+            "no provider before t: wait until t",
             Provider::Cloudflare,
-            until,
-            ProviderChoice::WaitUntil(NOW + 5)
+            ProviderChoice::WaitUntil(NOW + 5),
+            AfterPause::WaitUntil(NOW + 5),
         ),
-        AfterPause::WaitUntil(NOW + 5)
-    );
+    ] {
+        assert_eq!(after_pause(failed, until, choice), expected, "{case}");
+    }
 }
 
 #[test]
