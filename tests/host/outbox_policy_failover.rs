@@ -1,11 +1,10 @@
 //! The failover step of a send: which failures pause the provider (and for how long, from the one
 //! configured value), and where the email goes once its provider is paused.
 
-use crate::outbox_policy_retry::ALL_CLASSES;
+use crate::outbox_policy_retry::{with_hint, ALL_CLASSES};
 use booking_email_engine::domain::outbox::{
-    after_failure_with_hint, after_pause, AfterFailure, AfterPause, Backoff, FailurePolicy,
-    PauseCause, Provider, ProviderChoice, ProviderErrorClass, ProviderPause, Verdict,
-    CREDENTIALS_PAUSE_MS,
+    after_pause, AfterFailure, AfterPause, Backoff, FailurePolicy, PauseCause, Provider,
+    ProviderChoice, ProviderErrorClass, ProviderPause, Verdict, CREDENTIALS_PAUSE_MS,
 };
 
 const NOW: i64 = 1_767_225_600_000 + 13 * 3_600_000; // 2026-01-01T13:00Z
@@ -69,15 +68,7 @@ fn the_default_policy_is_the_hint_function_with_a_one_hour_pause() {
                     assert_eq!(
                         FailurePolicy::DEFAULT
                             .after_failure(class, provider, attempts, NOW, 11, hint),
-                        after_failure_with_hint(
-                            class,
-                            provider,
-                            attempts,
-                            NOW,
-                            Backoff::DEFAULT,
-                            11,
-                            hint
-                        ),
+                        with_hint(class, provider, attempts, 11, hint),
                         "{class:?} {provider:?} {attempts} {hint:?}"
                     );
                 }

@@ -49,7 +49,7 @@ fn full(b: Backoff, attempts: u32) -> i64 {
 /// `after_failure_with_hint` at `NOW` with the default backoff: a failure of `class` on
 /// `provider` at attempt `attempts`, the jitter draw `random` and the provider's Retry-After hint
 /// (ms).
-fn with_hint(
+pub(crate) fn with_hint(
     class: ProviderErrorClass,
     provider: Provider,
     attempts: u32,
@@ -154,10 +154,40 @@ fn a_hint_never_changes_the_kind_of_decision() {
     );
 }
 
+/// For every attempt before the last, every hint of `hints` and `draws` jitter draws (seeded by
+/// `seed`) each: `check(attempts, hint, got, d, h)` with `got` the delay (ms) a `class` failure on
+/// the main provider is retried after, `d` the un-jittered backoff and `h` the hint as honoured
+/// (clamped to [1 s, cap]; 0 without one).
+fn each_hinted_retry(
+    class: ProviderErrorClass,
+    seed: u64,
+    hints: &[Option<i64>],
+    draws: usize,
+    mut check: impl FnMut(u32, Option<i64>, i64, i64, i64),
+) {
+    let b = Backoff::DEFAULT;
+    let mut rng = seeded(seed);
+    for attempts in 1..b.max_attempts {
+        let d = full(b, attempts);
+        for &hint in hints {
+            for _ in 0..draws {
+                let got = delay(with_hint(
+                    class,
+                    Provider::Cloudflare,
+                    attempts,
+                    rng(),
+                    hint,
+                ));
+                let h = hint.map_or(0, |h| h.clamp(1_000, b.cap_ms));
+                check(attempts, hint, got, d, h);
+            }
+        }
+    }
+}
+
 #[test]
 fn transient_with_seeded_jitter_and_hints_stays_in_bounds() {
     let b = Backoff::DEFAULT;
-    let mut rng = seeded(42);
     let hints = [
         None,
         Some(-10),
@@ -169,27 +199,20 @@ fn transient_with_seeded_jitter_and_hints_stays_in_bounds() {
         Some(1_800_000),
         Some(b.cap_ms * 10),
     ];
-    for attempts in 1..b.max_attempts {
-        let d = full(b, attempts);
-        for hint in hints {
-            for _ in 0..500 {
-                let got = delay(with_hint(
-                    ProviderErrorClass::Transient,
-                    Provider::Cloudflare,
-                    attempts,
-                    rng(),
-                    hint,
-                ));
-                let h = hint.map_or(0, |h| h.clamp(1_000, b.cap_ms));
-                assert!(
-                    got >= (d / 2).max(h) && got <= d.max(h),
-                    "attempt {attempts} hint {hint:?}: {got} vs d={d} h={h}"
-                );
-                assert!(got <= b.cap_ms, "never beyond the cap: {got}");
-                assert!(got >= RETRY_AFTER_MIN_MS.min(b.cap_ms));
-            }
-        }
-    }
+    each_hinted_retry(
+        ProviderErrorClass::Transient,
+        42,
+        &hints,
+        500,
+        |attempts, hint, got, d, h| {
+            assert!(
+                got >= (d / 2).max(h) && got <= d.max(h),
+                "attempt {attempts} hint {hint:?}: {got} vs d={d} h={h}"
+            );
+            assert!(got <= b.cap_ms, "never beyond the cap: {got}");
+            assert!(got >= RETRY_AFTER_MIN_MS.min(b.cap_ms));
+        },
+    );
 }
 
 #[test]
@@ -232,32 +255,25 @@ fn a_long_hint_is_honoured_up_to_the_cap() {
 #[test]
 fn rate_limited_waits_at_least_a_minute() {
     let b = Backoff::DEFAULT;
-    let mut rng = seeded(7);
-    for attempts in 1..b.max_attempts {
-        for hint in [
-            None,
-            Some(0),
-            Some(1_000),
-            Some(59_999),
-            Some(61_000),
-            Some(b.cap_ms * 2),
-        ] {
-            for _ in 0..200 {
-                let got = delay(with_hint(
-                    ProviderErrorClass::RateLimited,
-                    Provider::Cloudflare,
-                    attempts,
-                    rng(),
-                    hint,
-                ));
-                let d = full(b, attempts);
-                let h = hint.map_or(0, |h| h.clamp(1_000, b.cap_ms));
-                assert!(got >= RATE_LIMIT_FLOOR_MS, "{got}");
-                assert!(got >= h);
-                assert!(got <= d.max(h).max(RATE_LIMIT_FLOOR_MS));
-            }
-        }
-    }
+    let hints = [
+        None,
+        Some(0),
+        Some(1_000),
+        Some(59_999),
+        Some(61_000),
+        Some(b.cap_ms * 2),
+    ];
+    each_hinted_retry(
+        ProviderErrorClass::RateLimited,
+        7,
+        &hints,
+        200,
+        |_, _, got, d, h| {
+            assert!(got >= RATE_LIMIT_FLOOR_MS, "{got}");
+            assert!(got >= h);
+            assert!(got <= d.max(h).max(RATE_LIMIT_FLOOR_MS));
+        },
+    );
     // Exact: attempt 1, random 0 → backoff 15 s, hint 61 s → 61 s; hint 2 s → floor 60 s.
     for (hint, expected) in [(61_000, 61_000), (2_000, 60_000)] {
         let got = with_hint(
