@@ -1,6 +1,8 @@
 //! Host tests of the webhook table (`sources::WEBHOOKS`): every supplier route's verify → parse
 //! path, exactly as `POST /webhooks/<source>` runs it, with the configuration parsed from vars.
 
+use crate::fixtures::fixture_bytes;
+use crate::sources_signatures::sign_sw;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine as _;
 use booking_email_engine::config::Config;
@@ -36,11 +38,6 @@ fn config() -> Config {
     Config::parse(|k| map.get(k).cloned()).unwrap()
 }
 
-fn fixture(name: &str) -> Vec<u8> {
-    let path = format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
-    std::fs::read(&path).unwrap_or_else(|e| panic!("reading {path}: {e}"))
-}
-
 fn t_v1(secret: &str, body: &[u8]) -> String {
     let mut mac = Hmac::<Sha256>::new_from_slice(secret.as_bytes()).unwrap();
     mac.update(format!("{NOW}.").as_bytes());
@@ -48,14 +45,9 @@ fn t_v1(secret: &str, body: &[u8]) -> String {
     format!("t={NOW},v1={}", hex::encode(mac.finalize().into_bytes()))
 }
 
+/// A Standard Webhooks signature of `id`/`body` at NOW with the generic source's secret.
 fn standard(id: &str, body: &[u8]) -> String {
-    let key = BASE64
-        .decode(generic_secret().strip_prefix("whsec_").unwrap())
-        .unwrap();
-    let mut mac = Hmac::<Sha256>::new_from_slice(&key).unwrap();
-    mac.update(format!("{id}.{NOW}.").as_bytes());
-    mac.update(body);
-    format!("v1,{}", BASE64.encode(mac.finalize().into_bytes()))
+    standard_with(&generic_secret(), id, body)
 }
 
 /// `then` with the request as the route hands it over at NOW: `body`, and `headers` matched by
@@ -105,7 +97,7 @@ fn the_table_names_each_source_by_its_path_segment() {
 
 #[test]
 fn liteapi_delivery_with_the_token_parses() {
-    let body = fixture("liteapi-booking-confirmed.json");
+    let body = fixture_bytes("liteapi-booking-confirmed.json");
     let hook = webhook("liteapi").unwrap();
     let (_, name, journey) = run(hook, &[("Authorization", LITEAPI_TOKEN.into())], &body)
         .unwrap()
@@ -119,7 +111,7 @@ fn liteapi_delivery_with_the_token_parses() {
 
 #[test]
 fn duffel_delivery_signed_with_any_configured_secret_parses() {
-    let body = fixture("duffel-order-created.json");
+    let body = fixture_bytes("duffel-order-created.json");
     let hook = webhook("duffel").unwrap();
     let sig = t_v1(DUFFEL_SECRET, &body);
     let (_, name, journey) = run(hook, &[("x-duffel-signature", sig)], &body)
@@ -134,7 +126,7 @@ fn duffel_delivery_signed_with_any_configured_secret_parses() {
 
 #[test]
 fn stripe_delivery_signed_with_the_endpoint_secret_parses() {
-    let body = fixture("stripe-checkout-session-expired.json");
+    let body = fixture_bytes("stripe-checkout-session-expired.json");
     let hook = webhook("stripe").unwrap();
     let sig = t_v1(STRIPE_SECRET, &body);
     let (id, name, _) = run(hook, &[("Stripe-Signature", sig)], &body)
@@ -183,13 +175,7 @@ fn malformed_bodies_are_parse_errors_after_verification() {
 
 /// A Standard Webhooks signature of `id`/`body` at NOW with the `whsec_` secret `secret`.
 fn standard_with(secret: &str, id: &str, body: &[u8]) -> String {
-    let key = BASE64
-        .decode(secret.strip_prefix("whsec_").unwrap())
-        .unwrap();
-    let mut mac = Hmac::<Sha256>::new_from_slice(&key).unwrap();
-    mac.update(format!("{id}.{NOW}.").as_bytes());
-    mac.update(body);
-    format!("v1,{}", BASE64.encode(mac.finalize().into_bytes()))
+    sign_sw(secret, id, &NOW.to_string(), body)
 }
 
 #[test]
