@@ -25,6 +25,7 @@ import {
   runStripeEvent,
   stripeRequests,
 } from "../e2e/compensation-helpers.mjs";
+import { stripeEvent } from "../e2e/payloads.mjs";
 import duffelFailed from "../fixtures/duffel-order-creation-failed.json";
 
 /** A checkout whose payment Stripe has reported paid. */
@@ -325,14 +326,7 @@ describe("compensation, automatic refunds", () => {
 
   it("a late failure of an earlier card attempt never turns a captured payment into \u201cnot charged\u201d", async () => {
     const c = await paid();
-    const declined = {
-      id: unique("evt_pf_"),
-      object: "event",
-      type: "payment_intent.payment_failed",
-      created: Math.floor(Date.now() / 1000),
-      livemode: false,
-      data: { object: { id: c.pi, object: "payment_intent", amount: 54000, amount_received: 0, currency: "eur", last_payment_error: { code: "card_declined", decline_code: "insufficient_funds" } } },
-    };
+    const declined = stripeEvent("payment_intent.payment_failed", { id: c.pi, object: "payment_intent", amount: 54000, amount_received: 0, currency: "eur", last_payment_error: { code: "card_declined", decline_code: "insufficient_funds" } }, { id: unique("evt_pf_") });
     await runStripeEvent(declined);
     expect(await rows("SELECT outcome, amount_minor FROM payments WHERE payment_key = ?", c.pi)).toEqual([{ outcome: "paid", amount_minor: 54000 }]);
     await runLiteapiEvent(bookErrorBody(c));
