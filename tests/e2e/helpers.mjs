@@ -1,6 +1,7 @@
 // Shared helpers for the end-to-end tests. Everything goes through the Worker's public surface
 // (SELF.fetch), its bindings (env.DB, env.OUTBOX) and the local SMTP server's REST API.
 import {
+  abortAllDurableObjects,
   env,
   SELF,
   runDurableObjectAlarm,
@@ -231,6 +232,23 @@ export async function book(options) {
     await instance.dispose();
   }
   return d;
+}
+
+/**
+ * The outbox killed while it hands email `key` over (its alarm hangs after the hand-over: `key`
+ * must be `sending`), then its alarm run again on a fresh instance, as the platform retries an
+ * interrupted alarm (at-least-once), until `key` is `status`. Returns the outbox's state then.
+ */
+export async function killMidSendThenRetry(key, status) {
+  const { expect } = await import("vitest");
+  expect(item(await outboxState(), key).status).toBe("sending");
+  await abortAllDurableObjects();
+  return eventually(async () => {
+    await runDurableObjectAlarm(outboxStub());
+    const s = await outboxState();
+    expect(item(s, key).status).toBe(status);
+    return s;
+  });
 }
 
 /** The queue item of `key` in an outbox state. */
