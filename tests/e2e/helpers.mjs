@@ -680,6 +680,11 @@ export async function failUntilDead(key, { provider, error, attempts = 6 }) {
 /** The operator API's headers (the runs' OPERATOR_TOKEN, a JSON body). */
 export const OPERATOR = { authorization: "Bearer test-operator-token-0123456789abcdef", "content-type": "application/json" };
 
+/** POST /admin/marketing/send as the operator, `campaign` (`{campaign, subject, text, recipients}`) its body: the response. */
+export function sendCampaign(campaign) {
+  return SELF.fetch("https://engine.test/admin/marketing/send", { method: "POST", headers: OPERATOR, body: JSON.stringify(campaign) });
+}
+
 /**
  * Registers an outbound webhook subscriber at the receiver's `/hook/<name>`
  * (tests/e2e/webhook-receiver.mjs, which verifies each signature with the secret the engine gave)
