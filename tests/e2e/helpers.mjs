@@ -251,6 +251,21 @@ export async function killMidSendThenRetry(key, status) {
   });
 }
 
+/**
+ * Posts liteAPI `body`, whose journey is workflow `instance`, with the journey's sleeps skipped
+ * and its step `held` failing three times first (the engine retries it with backoff: 2 s, 4 s,
+ * 8 s), then waits for the result of step `reached`: the test acts while `held` is held back.
+ */
+export async function startHeldBack(instance, body, { held, reached }) {
+  const { expect } = await import("vitest");
+  await instance.modify(async (m) => {
+    await m.disableSleeps();
+    await m.mockStepError({ name: held }, new Error("held back by the test"), 3);
+  });
+  expect((await postLiteapi(body)).status).toBe(202);
+  await instance.waitForStepResult({ name: reached });
+}
+
 /** The queue item of `key` in an outbox state. */
 export function item(state, key) {
   return state.items.find((i) => i.dedupe_key === key);
