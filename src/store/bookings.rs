@@ -340,16 +340,10 @@ pub async fn upsert_flight_booking(
 
 /// The booking id recorded for a checkout's prebook id (a hotel booking), if any.
 pub async fn by_prebook(db: &D1Database, prebook_id: &str) -> Result<Option<String>> {
-    #[derive(serde::Deserialize)]
-    struct Id {
-        booking_id: String,
-    }
-    Ok(db
-        .prepare("SELECT booking_id FROM bookings WHERE prebook_id = ?1 LIMIT 1")
+    db.prepare("SELECT booking_id FROM bookings WHERE prebook_id = ?1 LIMIT 1")
         .bind(&[s(prebook_id)])?
-        .first::<Id>(None)
-        .await?
-        .map(|i| i.booking_id))
+        .first(Some("booking_id"))
+        .await
 }
 
 /// What a cancelled booking's compensation needs to find its payment and write to the guest.

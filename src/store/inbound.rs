@@ -287,15 +287,11 @@ pub async fn waiting(db: &D1Database, limit: u32) -> Result<Vec<WaitingRow>> {
 
 /// How many conversations wait for an answer (the digest's count).
 pub async fn waiting_count(db: &D1Database) -> Result<u32> {
-    #[derive(Deserialize)]
-    struct C {
-        c: u32,
-    }
     Ok(db
         .prepare("SELECT COUNT(*) AS c FROM conversations WHERE waiting = 1")
-        .first::<C>(None)
+        .first(Some("c"))
         .await?
-        .map_or(0, |c| c.c))
+        .unwrap_or(0))
 }
 
 /// Whether `booking_id`'s conversation waits for an answer.

@@ -323,16 +323,9 @@ pub async fn booking(req: Request, env: &Env) -> Answer {
     entries.extend(said);
     let entries = timeline::order(entries)
         .into_iter()
-        .map(|e| view::EntryLine {
-            class: e.kind.class(),
-            label: e.kind.label(),
-            utc: when(e.at_ms),
-            title: e.title,
-            facts: e.facts,
-            link: e.link,
-            body: e.body,
-            body_link: e.body_link,
-            status: e.status,
+        .map(|entry| view::EntryLine {
+            utc: when(entry.at_ms),
+            entry,
         })
         .collect();
     let page = view::BookingPage {
