@@ -500,32 +500,27 @@ pub async fn find_by_refund(
     refund_id: Option<&str>,
     payment_intent: Option<&str>,
 ) -> Result<Option<String>> {
-    #[derive(Deserialize)]
-    struct Id {
-        compensation_id: String,
-    }
     if let Some(re) = refund_id.filter(|r| !r.is_empty()) {
         let found = db
             .prepare(
                 "SELECT compensation_id FROM compensation_steps WHERE provider_id = ?1 LIMIT 1",
             )
             .bind(&[s(re)])?
-            .first::<Id>(None)
+            .first(Some("compensation_id"))
             .await?;
-        if let Some(f) = found {
-            return Ok(Some(f.compensation_id));
+        if found.is_some() {
+            return Ok(found);
         }
     }
     if let Some(pi) = payment_intent.filter(|p| !p.is_empty()) {
-        return Ok(db
+        return db
             .prepare(
                 "SELECT compensation_id FROM compensation_steps WHERE payment_intent = ?1 \
                  AND step = 'refund' LIMIT 1",
             )
             .bind(&[s(pi)])?
-            .first::<Id>(None)
-            .await?
-            .map(|i| i.compensation_id));
+            .first(Some("compensation_id"))
+            .await;
     }
     Ok(None)
 }

@@ -25,7 +25,7 @@
 //! Rendering is deterministic: the same facts give byte-identical emails (every attempt of one
 //! dedupe key sends the same message).
 //!
-//! May use: `basics`, `event`, `timezone`, `i18n`, `email`, `payment`, `inbound`, `outbox`, `marketing`,
+//! May use: `basics`, `event`, `timezone`, `i18n`, `email`, `payment`, `inbound`, `outbox`, `marketing`, `admin`,
 //! `sweeper` (it comes last in the order; nothing in `domain` uses it).
 
 use crate::domain::basics::text::{header_value, HEADER_MAX_CHARS, SUBJECT_MAX_CHARS};
