@@ -372,12 +372,12 @@ pub struct BookingSummary {
 
 /// The [`BookingSummary`] of one booking; `None` when the booking is unknown.
 pub async fn summary(db: &D1Database, booking_id: &str) -> Result<Option<BookingSummary>> {
-    db.prepare(
+    super::row_by(
+        db,
         "SELECT prebook_id, contact_email, status, hotel_name, checkin, checkout, details_json \
          FROM bookings WHERE booking_id = ?1",
+        booking_id,
     )
-    .bind(&[s(booking_id)])?
-    .first(None)
     .await
 }
 

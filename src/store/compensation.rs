@@ -99,11 +99,11 @@ pub async fn open(db: &D1Database, c: &NewCompensation<'_>) -> Result<Compensati
 
 /// One compensation by id.
 pub async fn get(db: &D1Database, id: &str) -> Result<Option<CompensationRow>> {
-    db.prepare(format!(
-        "SELECT {COLUMNS} FROM compensations WHERE compensation_id = ?1"
-    ))
-    .bind(&[s(id)])?
-    .first::<CompensationRow>(None)
+    super::row_by::<CompensationRow>(
+        db,
+        &format!("SELECT {COLUMNS} FROM compensations WHERE compensation_id = ?1"),
+        id,
+    )
     .await
 }
 
@@ -479,11 +479,12 @@ pub async fn claim_refund(
     let results = db.batch(batch).await?;
     if results.last().map(changes) != Some(1) {
         if let Some(pi) = payment_intent {
-            let owner = db
-                .prepare("SELECT compensation_id FROM refund_claims WHERE payment_intent = ?1")
-                .bind(&[s(pi)])?
-                .first::<Owner>(None)
-                .await?;
+            let owner = super::row_by::<Owner>(
+                db,
+                "SELECT compensation_id FROM refund_claims WHERE payment_intent = ?1",
+                pi,
+            )
+            .await?;
             if let Some(o) = owner.filter(|o| o.compensation_id != id) {
                 return Ok(Err(o.compensation_id));
             }

@@ -32,12 +32,12 @@ pub struct ReplyAddress {
 
 /// The email of `reply_ref`, if any.
 pub async fn reply_address(db: &D1Database, reply_ref: &str) -> Result<Option<ReplyAddress>> {
-    db.prepare(
+    super::row_by(
+        db,
         "SELECT r.booking_id, r.dedupe_key, e.to_addr AS guest_email FROM reply_addresses r \
          LEFT JOIN emails e ON e.dedupe_key = r.dedupe_key WHERE r.reply_ref = ?1",
+        reply_ref,
     )
-    .bind(&[s(reply_ref)])?
-    .first(None)
     .await
 }
 

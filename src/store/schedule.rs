@@ -253,12 +253,12 @@ impl CachedLocation {
 }
 
 pub async fn cached_location(db: &D1Database, hotel_id: &str) -> Result<Option<CachedLocation>> {
-    db.prepare(
+    super::row_by::<CachedLocation>(
+        db,
         "SELECT latitude, longitude, time_zone, error, fetched_at_ms, lookup_failures, retry_at_ms \
          FROM hotel_locations WHERE hotel_id = ?1",
+        hotel_id,
     )
-    .bind(&[s(hotel_id)])?
-    .first::<CachedLocation>(None)
     .await
 }
 
