@@ -4,10 +4,9 @@
 //! emails forecast to miss their moment). Both are owner email, so they may link the admin; every
 //! value from a supplier or a guest is put on one line and cut.
 
-use super::{compose, Branding, Envelope, RenderError};
+use super::{OwnerInbox, RenderError};
 use crate::domain::basics::text::header_value;
-use crate::domain::email::{DedupeKey, EmailKind, Rank};
-use crate::domain::event::EmailAddress;
+use crate::domain::email::{EmailKind, Rank};
 use crate::domain::outbox::backlog::Forecast;
 use crate::domain::outbox::outgoing::OutgoingEmail;
 use crate::domain::sweeper::digest::{DigestDay, DigestFacts};
@@ -57,10 +56,8 @@ pub fn owner_digest(
     facts: &DigestFacts,
     zone: &HotelZone,
     base_url: &str,
-    owner: &EmailAddress,
-    branding: &Branding,
+    owner: OwnerInbox<'_>,
 ) -> Result<OutgoingEmail, RenderError> {
-    let kind = EmailKind::OwnerDigest;
     let link = |path: &str| format!("{base_url}{path}");
     let enc = |v: &str| -> String { form_urlencoded::byte_serialize(v.as_bytes()).collect() };
     let more = |total: u64, listed: usize| total.saturating_sub(listed as u64);
@@ -219,15 +216,16 @@ pub fn owner_digest(
     } else {
         format!("Daily digest {}: {} bookings", day.covers, f.bookings)
     };
-    compose(
-        Envelope::unbooked(kind, DedupeKey::new(kind, &day.sent_on), owner, subject),
+    owner.alert(
+        EmailKind::OwnerDigest,
+        &day.sent_on,
+        subject,
         &Digest {
-            brand: &branding.brand,
+            brand: owner.brand(),
             covers: &day.covers,
             zone: zone.to_string(),
             sections,
         },
-        branding,
     )
 }
 
@@ -268,10 +266,8 @@ pub fn owner_backlog(
     forecast: &Forecast,
     day: &str,
     queue_link: &str,
-    owner: &EmailAddress,
-    branding: &Branding,
+    owner: OwnerInbox<'_>,
 ) -> Result<OutgoingEmail, RenderError> {
-    let kind = EmailKind::OwnerBacklog;
     let utc = HotelZone::UTC;
     let rank = |r: i64| match Rank::from_i64(r) {
         Some(Rank::Urgent) => "urgent",
@@ -303,15 +299,12 @@ pub fn owner_backlog(
         })
         .collect();
     let n = forecast.misses.len();
-    compose(
-        Envelope::unbooked(
-            kind,
-            DedupeKey::new(kind, day),
-            owner,
-            format!("Outbox backlog: {n} time-bound guest emails forecast to miss their moment"),
-        ),
+    owner.alert(
+        EmailKind::OwnerBacklog,
+        day,
+        format!("Outbox backlog: {n} time-bound guest emails forecast to miss their moment"),
         &Backlog {
-            brand: &branding.brand,
+            brand: owner.brand(),
             gap_s: forecast.gap_ms / 1000,
             catch_up: forecast.catch_up.map(|c| {
                 format!(
@@ -325,7 +318,6 @@ pub fn owner_backlog(
             more: n.saturating_sub(BACKLOG_LISTED_MAX),
             queue_link,
         },
-        branding,
     )
 }
 
@@ -333,6 +325,7 @@ pub fn owner_backlog(
 mod tests {
     use super::super::tests::branding;
     use super::*;
+    use crate::domain::event::EmailAddress;
     use crate::domain::outbox::backlog::{Miss, RankDrain};
     use crate::domain::sweeper::digest::{BookingLine, RepairLine, WaitingLine};
 
@@ -396,8 +389,7 @@ mod tests {
             &sample_facts(),
             &zone,
             "https://engine.example.com",
-            &owner(),
-            &branding(),
+            OwnerInbox::new(&owner(), &branding()),
         )
         .unwrap();
         assert_eq!(e.kind, EmailKind::OwnerDigest);
@@ -451,8 +443,7 @@ mod tests {
             &facts,
             &HotelZone::parse("Europe/Madrid").unwrap(),
             "https://booking-email-engine.example.workers.dev",
-            &owner(),
-            &branding(),
+            OwnerInbox::new(&owner(), &branding()),
         )
         .unwrap();
         std::fs::write(
@@ -493,8 +484,7 @@ mod tests {
             &f,
             "2027-01-14",
             "https://e.example/admin/queue",
-            &owner(),
-            &branding(),
+            OwnerInbox::new(&owner(), &branding()),
         )
         .unwrap();
         assert_eq!(e.dedupe_key.as_str(), "owner_backlog:2027-01-14");

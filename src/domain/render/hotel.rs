@@ -69,7 +69,7 @@ fn to_holder(
     dedupe_key: DedupeKey,
     subject: String,
 ) -> Envelope<'_> {
-    Envelope::about(&b.booking_id, kind, dedupe_key, &b.holder.email, subject)
+    Envelope::new(kind, dedupe_key, &b.holder.email, subject).about(&b.booking_id)
 }
 
 struct Confirmation<'a> {
