@@ -29,6 +29,14 @@ pub struct BookingFacts {
     pub status: String,
 }
 
+impl BookingFacts {
+    /// The booking id as a [`BookingRef`]; refused when the stored id is not one.
+    fn booking_ref(&self) -> Result<BookingRef, RenderError> {
+        BookingRef::parse(&self.booking_id)
+            .map_err(|e| RenderError::Refused(format!("booking id: {e}")))
+    }
+}
+
 /// One guest message as the owner's alert shows it.
 #[derive(Debug, Clone)]
 pub struct GuestMessage<'a> {
@@ -70,8 +78,7 @@ pub fn owner_guest_message(
     } else {
         m.from_name
     };
-    let booking = BookingRef::parse(&b.booking_id)
-        .map_err(|e| RenderError::Refused(format!("booking id: {e}")))?;
+    let booking = b.booking_ref()?;
     let subject = format!(
         "Guest message from {who} about {} ({})",
         b.booking_id, b.hotel_name
@@ -162,8 +169,7 @@ pub fn conversation_answer(
     }
     let kind = EmailKind::ConversationAnswer;
     let tr = branding.tr();
-    let booking = BookingRef::parse(&b.booking_id)
-        .map_err(|e| RenderError::Refused(format!("booking id: {e}")))?;
+    let booking = b.booking_ref()?;
     let subject = match a.guest_subject.map(str::trim).filter(|s| !s.is_empty()) {
         Some(s) => format!("Re: {}", strip_reply_prefixes(s)),
         None => tr.t1("answer-subject", "ref", b.booking_id.as_str()),

@@ -9,7 +9,7 @@ use crate::domain::basics::text::header_value;
 use crate::domain::email::{EmailKind, Rank};
 use crate::domain::outbox::backlog::Forecast;
 use crate::domain::outbox::outgoing::OutgoingEmail;
-use crate::domain::sweeper::digest::{DigestDay, DigestFacts};
+use crate::domain::sweeper::digest::{DigestDay, DigestFacts, WaitingLine};
 use crate::domain::timezone::HotelZone;
 
 /// `YYYY-MM-DD HH:MM` of `ms` (UTC) on the clock of `zone`.
@@ -40,6 +40,20 @@ struct Section {
     more: u64,
 }
 
+/// One kind of thing waiting for the owner, listed in the digest when any waits.
+struct Waiting<'a> {
+    /// The section's title, before `: <count>`.
+    title: &'static str,
+    /// Its admin page.
+    path: &'static str,
+    /// The oldest ones, listed.
+    lines: &'a [WaitingLine],
+    /// How many wait in all.
+    total: u64,
+    /// The link of one listed line, from its id.
+    item: &'a dyn Fn(&str) -> String,
+}
+
 struct Digest<'a> {
     brand: &'a str,
     covers: &'a str,
@@ -61,6 +75,13 @@ pub fn owner_digest(
     let link = |path: &str| format!("{base_url}{path}");
     let enc = |v: &str| -> String { form_urlencoded::byte_serialize(v.as_bytes()).collect() };
     let more = |total: u64, listed: usize| total.saturating_sub(listed as u64);
+    // A count with a link and no lines under it.
+    let bare = |title: String, path: &str| Section {
+        title,
+        link: link(path),
+        lines: Vec::new(),
+        more: 0,
+    };
     let f = facts;
     let mut sections = Vec::new();
     sections.push(Section {
@@ -88,87 +109,79 @@ pub fn owner_digest(
             .collect(),
         more: more(f.bookings, f.booking_lines.len()),
     });
-    sections.push(Section {
-        title: format!(
+    sections.push(bare(
+        format!(
             "Guest emails: {} sent, {} failed (dead, dropped or blocked), {} skipped as stale",
             f.emails_sent, f.emails_failed, f.emails_stale
         ),
-        link: link("/admin"),
-        lines: Vec::new(),
-        more: 0,
-    });
-    let waiting = |title: String,
-                   path: &str,
-                   lines: &[crate::domain::sweeper::digest::WaitingLine],
-                   total: u64,
-                   item: &dyn Fn(&str) -> String| Section {
+        "/admin",
+    ));
+    let waiting = [
+        Waiting {
+            title: "Guests waiting for your answer",
+            path: "/admin/conversations",
+            lines: &f.conversation_lines,
+            total: f.conversations_waiting,
+            item: &|id| link(&format!("/admin/booking?id={}#conversation", enc(id))),
+        },
+        Waiting {
+            title: "Refunds waiting for your decision",
+            path: "/admin/refunds",
+            lines: &f.refund_lines,
+            total: f.refunds_waiting,
+            item: &|_| link("/admin/refunds"),
+        },
+        Waiting {
+            title: "Card-testing holds open",
+            path: "/admin/holds",
+            lines: &f.hold_lines,
+            total: f.holds_open,
+            item: &|_| link("/admin/holds"),
+        },
+    ];
+    for Waiting {
         title,
-        link: link(path),
-        lines: lines
-            .iter()
-            .map(|w| Line {
-                text: header_value(
-                    &format!(
-                        "{} — waiting since {} — {}",
-                        w.id,
-                        at(w.since_ms, zone),
-                        w.words
+        path,
+        lines,
+        total,
+        item,
+    } in waiting.into_iter().filter(|w| w.total > 0)
+    {
+        sections.push(Section {
+            title: format!("{title}: {total}"),
+            link: link(path),
+            lines: lines
+                .iter()
+                .map(|w| Line {
+                    text: header_value(
+                        &format!(
+                            "{} — waiting since {} — {}",
+                            w.id,
+                            at(w.since_ms, zone),
+                            w.words
+                        ),
+                        300,
                     ),
-                    300,
-                ),
-                link: Some(item(&w.id)),
-            })
-            .collect(),
-        more: total.saturating_sub(lines.len() as u64),
-    };
-    if f.conversations_waiting > 0 {
-        sections.push(waiting(
-            format!(
-                "Guests waiting for your answer: {}",
-                f.conversations_waiting
-            ),
-            "/admin/conversations",
-            &f.conversation_lines,
-            f.conversations_waiting,
-            &|id| link(&format!("/admin/booking?id={}#conversation", enc(id))),
-        ));
-    }
-    if f.refunds_waiting > 0 {
-        sections.push(waiting(
-            format!("Refunds waiting for your decision: {}", f.refunds_waiting),
-            "/admin/refunds",
-            &f.refund_lines,
-            f.refunds_waiting,
-            &|_| link("/admin/refunds"),
-        ));
-    }
-    if f.holds_open > 0 {
-        sections.push(waiting(
-            format!("Card-testing holds open: {}", f.holds_open),
-            "/admin/holds",
-            &f.hold_lines,
-            f.holds_open,
-            &|_| link("/admin/holds"),
-        ));
+                    link: Some(item(&w.id)),
+                })
+                .collect(),
+            more: more(total, lines.len()),
+        });
     }
     if f.dead_letters > 0 {
-        sections.push(Section {
-            title: format!(
+        sections.push(bare(
+            format!(
                 "Dead letters in the outbox: {} (redrive from the outbox page)",
                 f.dead_letters
             ),
-            link: link("/admin/queue"),
-            lines: Vec::new(),
-            more: 0,
-        });
+            "/admin/queue",
+        ));
     }
     if f.webhooks_dead > 0 {
-        sections.push(Section {
-            title: format!("Outbound webhook deliveries dead: {}", f.webhooks_dead),
-            link: link("/admin/deliveries"),
-            lines: Vec::new(),
-            more: 0,
-        });
+        sections.push(bare(
+            format!("Outbound webhook deliveries dead: {}", f.webhooks_dead),
+            "/admin/deliveries",
+        ));
     }
     if !f.routes_paused.is_empty() {
         sections.push(Section {
