@@ -292,7 +292,7 @@ impl<'a> OwnerInbox<'a> {
     pub fn send(
         &self,
         envelope: Envelope<'_>,
-        body: &impl Body,
+        body: &dyn Body,
     ) -> Result<OutgoingEmail, RenderError> {
         compose(envelope, body, self.branding)
     }
@@ -303,7 +303,7 @@ impl<'a> OwnerInbox<'a> {
         kind: EmailKind,
         reference: &str,
         subject: String,
-        body: &impl Body,
+        body: &dyn Body,
     ) -> Result<OutgoingEmail, RenderError> {
         self.send(self.envelope(kind, reference, subject), body)
     }
@@ -317,7 +317,7 @@ impl<'a> OwnerInbox<'a> {
 /// no language file, English included (it would otherwise render as nothing).
 pub fn compose(
     envelope: Envelope<'_>,
-    body: &impl Body,
+    body: &dyn Body,
     branding: &Branding,
 ) -> Result<OutgoingEmail, RenderError> {
     let Parts { html, text } = body.parts()?;
