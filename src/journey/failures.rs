@@ -148,8 +148,7 @@ async fn record_in_d1(env: &Env, failed: &Failed, error: &str) -> Result<bool> {
             error,
             day: &day,
         },
-        &cfg.owner_email,
-        &cfg.branding,
+        render::OwnerInbox::new(&cfg.owner_email, &cfg.branding),
     )
     .map_err(rust_err)?;
     deliver(env, &alert, now).await?;

@@ -297,7 +297,14 @@ fn digest_lines() -> BTreeSet<String> {
         region: Region::DEFAULT,
     };
     let zone = HotelZone::parse("Europe/Madrid").unwrap();
-    let email = owner_digest(&day, &facts, &zone, "https://x.example", &owner, &branding).unwrap();
+    let email = owner_digest(
+        &day,
+        &facts,
+        &zone,
+        "https://x.example",
+        booking_email_engine::domain::render::OwnerInbox::new(&owner, &branding),
+    )
+    .unwrap();
     email
         .text
         .lines()
