@@ -2,15 +2,11 @@
 // scenario: p50 / p90 / min wall ms of the sign-in (with and without the PBKDF2 hash) and of a
 // booking's timeline page with 10 and 200 rows of each kind.
 // Runnable alone: `node bench/admin.mjs` (after a build; BENCH_ADMIN_RUNS=20 by default).
-import { runVitestBench } from "./vitest-bench.mjs";
+import { printRows, runVitestBench } from "./vitest-bench.mjs";
 
 const rows = runVitestBench("vitest.admin.config.mjs", "BENCH_ADMIN");
-if (process.argv.includes("--json")) {
-  console.log(JSON.stringify(rows, null, 1));
-} else {
-  console.log("| scenario | runs | entries | HTML KiB | p50 ms | p90 ms | min ms |");
-  console.log("|---|---:|---:|---:|---:|---:|---:|");
-  for (const r of rows) {
-    console.log(`| ${r.scenario} | ${r.runs} | ${r.entries ?? ""} | ${r.html_kb ?? ""} | ${r.p50_ms} | ${r.p90_ms ?? ""} | ${r.min_ms ?? ""} |`);
-  }
-}
+printRows(
+  rows,
+  ["scenario", "runs", "entries", "HTML KiB", "p50 ms", "p90 ms", "min ms"],
+  (r) => [r.scenario, r.runs, r.entries ?? "", r.html_kb ?? "", r.p50_ms, r.p90_ms ?? "", r.min_ms ?? ""],
+);

@@ -2,24 +2,30 @@
 // bench/sweeper.bench.mjs inside workerd and prints one row per (bookings, due) pair — D1 rows
 // read by the tick's own queries and its wall time. Runnable alone: `node bench/sweeper.mjs`
 // (after a build; BENCH_SWEEPER_SIZES=0,10000,100000 BENCH_SWEEPER_DUE=0,10 by default).
-import { runVitestBench } from "./vitest-bench.mjs";
+import { printRows, runVitestBench } from "./vitest-bench.mjs";
 
 const rows = runVitestBench("vitest.sweeper.config.mjs", "BENCH_SWEEPER");
-if (process.argv.includes("--json")) {
-  console.log(JSON.stringify(rows, null, 1));
-} else {
-  for (const line of sweeperTable(rows)) console.log(line);
-}
-
-/** The markdown table of the measurements. */
-function sweeperTable(rows) {
-  const out = [
-    "| bookings, scheduled sends, emails, raw events (each) | due (of each kind) | D1 rows read | wall ms | journeys started | sends decided | emails handed over | bodies pruned |",
-    "|---:|---:|---:|---:|---:|---:|---:|---:|",
-  ];
-  for (const r of rows) {
-    const decided = (r.scheduled_sent ?? 0) + (r.scheduled_skipped ?? 0);
-    out.push(`| ${r.n.toLocaleString("en")} | ${r.due} | ${r.rows_read} | ${r.ms} | ${r.journeys_started} | ${decided} | ${r.emails_enqueued ?? 0} | ${r.raw_bodies_pruned} |`);
-  }
-  return out;
-}
+printRows(
+  rows,
+  [
+    "bookings, scheduled sends, emails, raw events (each)",
+    "due (of each kind)",
+    "D1 rows read",
+    "wall ms",
+    "journeys started",
+    "sends decided",
+    "emails handed over",
+    "bodies pruned",
+  ],
+  (r) => [
+    r.n.toLocaleString("en"),
+    r.due,
+    r.rows_read,
+    r.ms,
+    r.journeys_started,
+    (r.scheduled_sent ?? 0) + (r.scheduled_skipped ?? 0),
+    r.emails_enqueued ?? 0,
+    r.raw_bodies_pruned,
+  ],
+  "|---:|---:|---:|---:|---:|---:|---:|---:|",
+);

@@ -1,6 +1,7 @@
 // Runs one of the in-workerd benchmarks (a vitest config under bench/) and returns its
 // measurements: every `<TAG> {json}` line it printed, parsed. Exits the process with the run's
-// tail when vitest fails or prints none. Shared by bench/sweeper.mjs and bench/webhooks.mjs.
+// tail when vitest fails or prints none. printRows prints them, as a table or JSON. Shared by
+// bench/admin.mjs, bench/cost.mjs, bench/sweeper.mjs and bench/webhooks.mjs.
 import { spawnSync } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -40,4 +41,21 @@ export function runVitestBenchTags(config, tags) {
     process.exit(1);
   }
   return out;
+}
+
+/**
+ * Prints a benchmark's rows: as JSON with `--json`, else as a markdown table.
+ * @param {object[]} rows the measurements
+ * @param {string[]} header the column names
+ * @param {(row: object) => unknown[]} cells one row's cells, in the header's order
+ * @param {string} [separator] the markdown alignment line (default: first column left, the others right)
+ */
+export function printRows(rows, header, cells, separator = `|---|${"---:|".repeat(header.length - 1)}`) {
+  if (process.argv.includes("--json")) {
+    console.log(JSON.stringify(rows, null, 1));
+    return;
+  }
+  console.log(`| ${header.join(" | ")} |`);
+  console.log(separator);
+  for (const r of rows) console.log(`| ${cells(r).join(" | ")} |`);
 }

@@ -6,42 +6,17 @@
 // bench/run.mjs points BENCH_WRANGLER_CONFIG at its snapshot of the build (so a rebuild by someone
 // else during the run changes nothing); alone, `vitest run --config bench/vitest.bench.config.mjs`
 // uses ./wrangler.toml and build/ as they are.
-import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
-import { defineConfig } from "vitest/config";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { benchConfig } from "./bench-config.mjs";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const configPath = process.env.BENCH_WRANGLER_CONFIG ?? join(root, "wrangler.toml");
-
-export default defineConfig(async () => {
-  const migrations = await readD1Migrations(join(dirname(configPath), "migrations"));
-  return {
-    root,
-    plugins: [
-      cloudflareTest({
-        wrangler: { configPath },
-        miniflare: {
-          bindings: {
-            TEST_MIGRATIONS: migrations,
-            BENCH_OUTBOX_SIZES: process.env.BENCH_OUTBOX_SIZES ?? "0,1000,10000,100000",
-            BENCH_OUTBOX_REPEATS: process.env.BENCH_OUTBOX_REPEATS ?? "3",
-            LITEAPI_WEBHOOK_TOKEN: "bench-token",
-            OWNER_EMAIL: "owner@example.com",
-            SENDER_EMAIL: "bookings@example.com",
-            // No SMTP failover: every measured send goes through the EMAIL binding.
-            SMTP_HOST: "",
-            // Production pacing: after the measured send the client slot stays closed.
-            OUTBOX_GAP_MIN_MS: "150000",
-            OUTBOX_GAP_MAX_MS: "160000",
-          },
-        },
-      }),
-    ],
-    test: {
-      include: ["bench/outbox.bench.mjs"],
-      testTimeout: 240_000,
-      hookTimeout: 120_000,
-    },
-  };
+export default benchConfig({
+  include: "bench/outbox.bench.mjs",
+  configPath: process.env.BENCH_WRANGLER_CONFIG,
+  bindings: () => ({
+    BENCH_OUTBOX_SIZES: process.env.BENCH_OUTBOX_SIZES ?? "0,1000,10000,100000",
+    BENCH_OUTBOX_REPEATS: process.env.BENCH_OUTBOX_REPEATS ?? "3",
+    // Production pacing: after the measured send the client slot stays closed.
+    OUTBOX_GAP_MIN_MS: "150000",
+    OUTBOX_GAP_MAX_MS: "160000",
+  }),
+  test: { testTimeout: 240_000 },
 });

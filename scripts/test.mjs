@@ -122,6 +122,21 @@ function vitestJob(id, title, config, files = []) {
   };
 }
 
+/** A check after the build that counts as one test, passed when `script` (under scripts/) exits 0. */
+function oneTestJob(id, title, script) {
+  return {
+    id,
+    title,
+    after: ["build"],
+    cmd: process.execPath,
+    args: [join(root, "scripts", script)],
+    count(_log, ok) {
+      if (ok) passed += 1;
+      else failed += 1;
+    },
+  };
+}
+
 const halves = balance(e2eFiles(), 2, [1, 2].map((n) => vitestReport(`e2e-${n}`)));
 
 const jobs = [
@@ -138,33 +153,13 @@ const jobs = [
     },
   },
   { id: "build", title: "build the Worker", cmd: process.execPath, args: [join(root, "scripts", "build.mjs")] },
-  {
-    // The upload size budget (bytes, not time): counted as one test, so a Worker grown past it
-    // fails `npm test` while every other test still runs and reports.
-    id: "size",
-    title: "upload size within its budget (wrangler deploy --dry-run)",
-    after: ["build"],
-    cmd: process.execPath,
-    args: [join(root, "scripts", "size-check.mjs")],
-    count(_log, ok) {
-      if (ok) passed += 1;
-      else failed += 1;
-    },
-  },
-  {
-    // The production configuration docs/operating.md tells the operator to deploy (wrangler.toml
-    // with the guide's production values applied), deployed as a dry run: counted as one test,
-    // like the size budget.
-    id: "production-config",
-    title: "the deploy guide's production configuration (wrangler deploy --dry-run)",
-    after: ["build"],
-    cmd: process.execPath,
-    args: [join(root, "scripts", "production-check.mjs")],
-    count(_log, ok) {
-      if (ok) passed += 1;
-      else failed += 1;
-    },
-  },
+  // The upload size budget (bytes, not time): counted as one test, so a Worker grown past it
+  // fails `npm test` while every other test still runs and reports.
+  oneTestJob("size", "upload size within its budget (wrangler deploy --dry-run)", "size-check.mjs"),
+  // The production configuration docs/operating.md tells the operator to deploy (wrangler.toml
+  // with the guide's production values applied), deployed as a dry run: counted as one test,
+  // like the size budget.
+  oneTestJob("production-config", "the deploy guide's production configuration (wrangler deploy --dry-run)", "production-check.mjs"),
   // Cloudflare Email Service as the main provider (in two halves), then Resend (a local fake) as
   // the main provider, automatic refunds (COMPENSATION_REFUND_POLICY = automatic; the default,
   // owner, runs in the first), the SMTP failover against a server scripted per case

@@ -275,6 +275,16 @@ fn text(
         .filter(|v| !v.is_empty()))
 }
 
+/// The URL in `name`, else `default`, without a trailing `/` (paths are appended to it).
+fn base_url(
+    get: &impl Fn(&str) -> Option<String>,
+    name: &'static str,
+    default: &str,
+) -> Result<String, ConfigError> {
+    let url = text(get, name)?.unwrap_or_else(|| default.into());
+    Ok(url.trim_end_matches('/').to_string())
+}
+
 fn number<T: std::str::FromStr>(
     get: &impl Fn(&str) -> Option<String>,
     name: &'static str,
@@ -355,10 +365,7 @@ impl Config {
         };
         let engine_env = guard::EngineEnv::parse(text(&get, "ENGINE_ENV")?.as_deref())?;
         let public_base_given = text(&get, "PUBLIC_BASE_URL")?.is_some();
-        let public_base_url = text(&get, "PUBLIC_BASE_URL")?
-            .unwrap_or_else(|| "http://127.0.0.1:8787".into())
-            .trim_end_matches('/')
-            .to_string();
+        let public_base_url = base_url(&get, "PUBLIC_BASE_URL", "http://127.0.0.1:8787")?;
         let public_base = url::Url::parse(&public_base_url)
             .ok()
             .filter(|u| u.has_host())
@@ -411,15 +418,9 @@ impl Config {
             generic_partners,
             resend_webhook_secrets: list(&get, "RESEND_WEBHOOK_SECRETS"),
             webhook_tolerance_s: number(&get, "WEBHOOK_TOLERANCE_S", 300i64)?,
-            duffel_api_base_url: text(&get, "DUFFEL_API_BASE_URL")?
-                .unwrap_or_else(|| "https://api.duffel.com".into())
-                .trim_end_matches('/')
-                .to_string(),
+            duffel_api_base_url: base_url(&get, "DUFFEL_API_BASE_URL", "https://api.duffel.com")?,
             duffel_api_token: text(&get, "DUFFEL_API_TOKEN")?.unwrap_or_default(),
-            liteapi_data_base_url: text(&get, "LITEAPI_DATA_BASE_URL")?
-                .unwrap_or_else(|| "https://api.liteapi.travel/v3.0".into())
-                .trim_end_matches('/')
-                .to_string(),
+            liteapi_data_base_url: base_url(&get, "LITEAPI_DATA_BASE_URL", "https://api.liteapi.travel/v3.0")?,
             liteapi_api_key: text(&get, "LITEAPI_API_KEY")?.unwrap_or_default(),
             stripe_webhook_secrets: list(&get, "STRIPE_WEBHOOK_SECRETS"),
             action_signing_key: text(&get, "ACTION_SIGNING_KEY")?.unwrap_or_default(),
@@ -439,10 +440,7 @@ impl Config {
                 Some("resend") => MainProvider::Resend {
                     api_key: text(&get, "RESEND_API_KEY")?
                         .ok_or(ConfigError::Missing("RESEND_API_KEY"))?,
-                    base_url: text(&get, "RESEND_BASE_URL")?
-                        .unwrap_or_else(|| "https://api.resend.com".into())
-                        .trim_end_matches('/')
-                        .to_string(),
+                    base_url: base_url(&get, "RESEND_BASE_URL", "https://api.resend.com")?,
                 },
                 Some(other) => {
                     return Err(ConfigError::Invalid {
@@ -473,10 +471,7 @@ impl Config {
                 })?,
             },
             compensation_payment_wait_ms: number(&get, "COMPENSATION_PAYMENT_WAIT_MS", 600_000i64)?,
-            stripe_api_base_url: text(&get, "STRIPE_API_BASE_URL")?
-                .unwrap_or_else(|| "https://api.stripe.com".into())
-                .trim_end_matches('/')
-                .to_string(),
+            stripe_api_base_url: base_url(&get, "STRIPE_API_BASE_URL", "https://api.stripe.com")?,
             stripe_secret_key: text(&get, "STRIPE_SECRET_KEY")?.unwrap_or_default(),
             webhook_retry: {
                 let d = crate::domain::webhooks::RetryPolicy::default();

@@ -52,6 +52,16 @@ export function stepTag(name) {
 const realStatement = new WeakMap();
 
 function countedStatement(stmt, tagOf) {
+  /** Runs one round trip of this statement (`call` returns D1's result) and counts it. */
+  const roundTrip = async (call) => {
+    const tag = tagOf();
+    bump(tag, "d1_calls");
+    const entry = traced(tag, [sqlOf.get(wrapped)]);
+    const r = await call();
+    noteMeta(tag, r?.meta);
+    rowsOf(entry, r);
+    return r;
+  };
   const wrapped = new Proxy(stmt, {
     get(target, prop) {
       if (prop === "bind") {
@@ -62,25 +72,12 @@ function countedStatement(stmt, tagOf) {
         };
       }
       if (prop === "run" || prop === "all") {
-        return async (...args) => {
-          const tag = tagOf();
-          bump(tag, "d1_calls");
-          const entry = traced(tag, [sqlOf.get(wrapped)]);
-          const r = await target[prop](...args);
-          noteMeta(tag, r?.meta);
-          rowsOf(entry, r);
-          return r;
-        };
+        return (...args) => roundTrip(() => target[prop](...args));
       }
       if (prop === "first") {
         // One query, as first() runs it (D1 does not add a LIMIT); all() also returns its meta.
         return async (column) => {
-          const tag = tagOf();
-          bump(tag, "d1_calls");
-          const entry = traced(tag, [sqlOf.get(wrapped)]);
-          const r = await target.all();
-          noteMeta(tag, r?.meta);
-          rowsOf(entry, r);
+          const r = await roundTrip(() => target.all());
           const row = r.results?.[0] ?? null;
           if (row === null || column === undefined || column === null) return row;
           if (!(column in row)) throw new Error(`D1_COLUMN_NOTFOUND: Column not found (${column})`);
@@ -92,12 +89,7 @@ function countedStatement(stmt, tagOf) {
         // in column order (the engine's SQL names no column twice nor like an integer, which an
         // object would merge or reorder; such a column fails the benchmark rather than mislead).
         return async ({ columnNames = false } = {}) => {
-          const tag = tagOf();
-          bump(tag, "d1_calls");
-          const entry = traced(tag, [sqlOf.get(wrapped)]);
-          const r = await target.all();
-          noteMeta(tag, r?.meta);
-          rowsOf(entry, r);
+          const r = await roundTrip(() => target.all());
           const results = r.results ?? [];
           const names = results.length ? Object.keys(results[0]) : [];
           if (names.some((n) => /^\d+$/.test(n))) throw new Error(`bench wrapper: raw() of a column named like an integer (${names})`);

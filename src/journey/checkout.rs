@@ -249,8 +249,7 @@ async fn decide_and_act(env: &Env, prebook: &str, decide_at: i64) -> Result<Deci
                 risk,
                 &decline_codes,
                 &links,
-                &cfg.owner_email,
-                &cfg.branding,
+                render::OwnerInbox::new(&cfg.owner_email, &cfg.branding),
             )
             .map_err(rust_err)?;
             let key = alert.dedupe_key.to_string();

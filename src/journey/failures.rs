@@ -132,7 +132,8 @@ async fn record_in_d1(env: &Env, failed: &Failed, error: &str) -> Result<bool> {
                 SendStatus::Failed,
                 Some(error),
                 now,
-            )
+            )?
+            .run()
             .await?;
             let email_kind = crate::domain::outbox::intent::email_kind(*kind);
             store::emails::mark_failed(&db, None, booking, email_kind.as_str(), error, now).await?;
@@ -147,8 +148,7 @@ async fn record_in_d1(env: &Env, failed: &Failed, error: &str) -> Result<bool> {
             error,
             day: &day,
         },
-        &cfg.owner_email,
-        &cfg.branding,
+        render::OwnerInbox::new(&cfg.owner_email, &cfg.branding),
     )
     .map_err(rust_err)?;
     deliver(env, &alert, now).await?;

@@ -114,8 +114,7 @@ async fn failed(step: &Step, env: &Env, params: &JourneyParams, error: &str) {
                 event_id,
                 &params.event_name,
                 &error,
-                &cfg.owner_email,
-                &cfg.branding,
+                render::OwnerInbox::new(&cfg.owner_email, &cfg.branding),
             )
             .map_err(rust_err)?;
             deliver(&env, &alert, params.received_at_ms).await
@@ -234,8 +233,7 @@ pub(crate) async fn publish(step: &Step, env: &Env, ps: Vec<Publication>, out: &
                     &event_id,
                     &error,
                     &crate::domain::outbox::intent::utc_day(now),
-                    &cfg.owner_email,
-                    &cfg.branding,
+                    render::OwnerInbox::new(&cfg.owner_email, &cfg.branding),
                 )
                 .map_err(rust_err)?;
                 deliver(&env3, &alert, now).await?;
@@ -356,9 +354,12 @@ async fn cancelled(
                     }
                 }
                 .map_err(rust_err)?;
-                let owner =
-                    render::owner_booking_cancelled(&summary, &c, &cfg.owner_email, &cfg.branding)
-                        .map_err(rust_err)?;
+                let owner = render::owner_booking_cancelled(
+                    &summary,
+                    &c,
+                    render::OwnerInbox::new(&cfg.owner_email, &cfg.branding),
+                )
+                .map_err(rust_err)?;
                 Ok(vec![guest, owner])
             },
         )

@@ -34,8 +34,7 @@ impl Outbox {
             outcome.as_str(),
             row.attempts,
             reason,
-            &cfg.owner_email,
-            &cfg.branding,
+            render::OwnerInbox::new(&cfg.owner_email, &cfg.branding),
         )
         .map_err(rust_err)?;
         if row.budget_from > 0 {
@@ -81,8 +80,7 @@ impl Outbox {
                 cause: pause.cause,
                 now_ms: now,
             },
-            &cfg.owner_email,
-            &cfg.branding,
+            render::OwnerInbox::new(&cfg.owner_email, &cfg.branding),
         )
         .map_err(rust_err)?;
         self.enqueue(&alert, now)?;

@@ -168,8 +168,7 @@ impl Outbox {
             &f,
             &backlog::alert_day(now),
             cfg.public_link("/admin/queue").as_ref(),
-            &cfg.owner_email,
-            &cfg.branding,
+            render::OwnerInbox::new(&cfg.owner_email, &cfg.branding),
         )
         .map_err(rust_err)?;
         debug_assert_eq!(alert.audience, Audience::Owner);

@@ -232,8 +232,7 @@ impl Outbox {
                 EmailStatus::Dead.as_str(),
                 suspect.attempts,
                 &with_link,
-                &cfg.owner_email,
-                &cfg.branding,
+                render::OwnerInbox::new(&cfg.owner_email, &cfg.branding),
             )
             .map_err(rust_err)?;
             self.enqueue(&alert, at)?;

@@ -340,16 +340,10 @@ pub async fn upsert_flight_booking(
 
 /// The booking id recorded for a checkout's prebook id (a hotel booking), if any.
 pub async fn by_prebook(db: &D1Database, prebook_id: &str) -> Result<Option<String>> {
-    #[derive(serde::Deserialize)]
-    struct Id {
-        booking_id: String,
-    }
-    Ok(db
-        .prepare("SELECT booking_id FROM bookings WHERE prebook_id = ?1 LIMIT 1")
+    db.prepare("SELECT booking_id FROM bookings WHERE prebook_id = ?1 LIMIT 1")
         .bind(&[s(prebook_id)])?
-        .first::<Id>(None)
-        .await?
-        .map(|i| i.booking_id))
+        .first(Some("booking_id"))
+        .await
 }
 
 /// What a cancelled booking's compensation needs to find its payment and write to the guest.
@@ -363,26 +357,33 @@ pub struct PaymentKeys {
     pub trip: Option<String>,
 }
 
+/// What a booking says about its guest and stay, as stored (D1 `bookings`): the contact's address,
+/// status, hotel and dates (hotels only), and the details as JSON text.
+#[derive(Debug, Clone, serde::Deserialize)]
+pub struct BookingSummary {
+    pub prebook_id: Option<String>,
+    pub contact_email: String,
+    pub status: String,
+    pub hotel_name: Option<String>,
+    pub checkin: Option<String>,
+    pub checkout: Option<String>,
+    pub details_json: String,
+}
+
+/// The [`BookingSummary`] of one booking; `None` when the booking is unknown.
+pub async fn summary(db: &D1Database, booking_id: &str) -> Result<Option<BookingSummary>> {
+    super::row_by(
+        db,
+        "SELECT prebook_id, contact_email, status, hotel_name, checkin, checkout, details_json \
+         FROM bookings WHERE booking_id = ?1",
+        booking_id,
+    )
+    .await
+}
+
 /// [`PaymentKeys`] of one booking; `None` when the booking is unknown.
 pub async fn payment_keys(db: &D1Database, booking_id: &str) -> Result<Option<PaymentKeys>> {
-    #[derive(serde::Deserialize)]
-    struct Row {
-        prebook_id: Option<String>,
-        contact_email: String,
-        hotel_name: Option<String>,
-        checkin: Option<String>,
-        checkout: Option<String>,
-        details_json: String,
-    }
-    let Some(r) = db
-        .prepare(
-            "SELECT prebook_id, contact_email, hotel_name, checkin, checkout, details_json \
-             FROM bookings WHERE booking_id = ?1",
-        )
-        .bind(&[s(booking_id)])?
-        .first::<Row>(None)
-        .await?
-    else {
+    let Some(r) = summary(db, booking_id).await? else {
         return Ok(None);
     };
     let details: serde_json::Value = serde_json::from_str(&r.details_json).unwrap_or_default();

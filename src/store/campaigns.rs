@@ -52,11 +52,12 @@ pub async fn record(db: &D1Database, campaign: &Campaign, now_ms: i64) -> Result
     if super::changes(&inserted) == 1 {
         return Ok(Recorded::New);
     }
-    let stored = db
-        .prepare("SELECT subject, body_text FROM campaigns WHERE campaign_id = ?1")
-        .bind(&[s(campaign.id.as_str())])?
-        .first::<ContentRow>(None)
-        .await?;
+    let stored = super::row_by::<ContentRow>(
+        db,
+        "SELECT subject, body_text FROM campaigns WHERE campaign_id = ?1",
+        campaign.id.as_str(),
+    )
+    .await?;
     Ok(match stored {
         Some(r) if r.subject == campaign.subject && r.body_text == campaign.text => Recorded::Same,
         Some(_) => Recorded::Different,

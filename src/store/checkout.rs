@@ -80,11 +80,11 @@ pub async fn record(db: &D1Database, a: &NewAttempt<'_>) -> Result<()> {
 }
 
 pub async fn get(db: &D1Database, prebook_id: &str) -> Result<Option<AttemptRow>> {
-    db.prepare(format!(
-        "SELECT {ATTEMPT_COLUMNS} FROM checkout_attempts WHERE prebook_id = ?1"
-    ))
-    .bind(&[s(prebook_id)])?
-    .first::<AttemptRow>(None)
+    super::row_by::<AttemptRow>(
+        db,
+        &format!("SELECT {ATTEMPT_COLUMNS} FROM checkout_attempts WHERE prebook_id = ?1"),
+        prebook_id,
+    )
     .await
 }
 
@@ -204,11 +204,11 @@ pub async fn open_hold(
 }
 
 pub async fn get_hold(db: &D1Database, hold_id: &str) -> Result<Option<HoldRow>> {
-    db.prepare(
+    super::row_by::<HoldRow>(
+        db,
         "SELECT hold_id, status, reason, prebook_id, created_at_ms, action, acted_at_ms FROM holds WHERE hold_id = ?1",
+        hold_id,
     )
-    .bind(&[s(hold_id)])?
-    .first::<HoldRow>(None)
     .await
 }
 
@@ -248,11 +248,12 @@ pub async fn mark_recalled(db: &D1Database, hold_id: &str, at_ms: i64) -> Result
 
 /// `true` if this token was used before.
 pub async fn token_used(db: &D1Database, token_id: &str) -> Result<bool> {
-    let row: Option<serde_json::Value> = db
-        .prepare("SELECT 1 AS x FROM owner_actions WHERE token_id = ?1")
-        .bind(&[s(token_id)])?
-        .first(None)
-        .await?;
+    let row: Option<serde_json::Value> = super::row_by(
+        db,
+        "SELECT 1 AS x FROM owner_actions WHERE token_id = ?1",
+        token_id,
+    )
+    .await?;
     Ok(row.is_some())
 }
 
@@ -315,14 +316,13 @@ pub async fn get_ids(
         transaction_id: Option<String>,
         client_reference: Option<String>,
     }
-    Ok(db
-        .prepare(
-            "SELECT transaction_id, client_reference FROM checkout_attempts WHERE prebook_id = ?1",
-        )
-        .bind(&[s(prebook_id)])?
-        .first::<Ids>(None)
-        .await?
-        .map(|i| (i.transaction_id, i.client_reference)))
+    Ok(super::row_by::<Ids>(
+        db,
+        "SELECT transaction_id, client_reference FROM checkout_attempts WHERE prebook_id = ?1",
+        prebook_id,
+    )
+    .await?
+    .map(|i| (i.transaction_id, i.client_reference)))
 }
 
 /// Gives a used token back (its action could not be carried out, nothing changed).

@@ -99,11 +99,11 @@ pub async fn open(db: &D1Database, c: &NewCompensation<'_>) -> Result<Compensati
 
 /// One compensation by id.
 pub async fn get(db: &D1Database, id: &str) -> Result<Option<CompensationRow>> {
-    db.prepare(format!(
-        "SELECT {COLUMNS} FROM compensations WHERE compensation_id = ?1"
-    ))
-    .bind(&[s(id)])?
-    .first::<CompensationRow>(None)
+    super::row_by::<CompensationRow>(
+        db,
+        &format!("SELECT {COLUMNS} FROM compensations WHERE compensation_id = ?1"),
+        id,
+    )
     .await
 }
 
@@ -479,11 +479,12 @@ pub async fn claim_refund(
     let results = db.batch(batch).await?;
     if results.last().map(changes) != Some(1) {
         if let Some(pi) = payment_intent {
-            let owner = db
-                .prepare("SELECT compensation_id FROM refund_claims WHERE payment_intent = ?1")
-                .bind(&[s(pi)])?
-                .first::<Owner>(None)
-                .await?;
+            let owner = super::row_by::<Owner>(
+                db,
+                "SELECT compensation_id FROM refund_claims WHERE payment_intent = ?1",
+                pi,
+            )
+            .await?;
             if let Some(o) = owner.filter(|o| o.compensation_id != id) {
                 return Ok(Err(o.compensation_id));
             }
@@ -500,32 +501,27 @@ pub async fn find_by_refund(
     refund_id: Option<&str>,
     payment_intent: Option<&str>,
 ) -> Result<Option<String>> {
-    #[derive(Deserialize)]
-    struct Id {
-        compensation_id: String,
-    }
     if let Some(re) = refund_id.filter(|r| !r.is_empty()) {
         let found = db
             .prepare(
                 "SELECT compensation_id FROM compensation_steps WHERE provider_id = ?1 LIMIT 1",
             )
             .bind(&[s(re)])?
-            .first::<Id>(None)
+            .first(Some("compensation_id"))
             .await?;
-        if let Some(f) = found {
-            return Ok(Some(f.compensation_id));
+        if found.is_some() {
+            return Ok(found);
         }
     }
     if let Some(pi) = payment_intent.filter(|p| !p.is_empty()) {
-        return Ok(db
+        return db
             .prepare(
                 "SELECT compensation_id FROM compensation_steps WHERE payment_intent = ?1 \
                  AND step = 'refund' LIMIT 1",
             )
             .bind(&[s(pi)])?
-            .first::<Id>(None)
-            .await?
-            .map(|i| i.compensation_id));
+            .first(Some("compensation_id"))
+            .await;
     }
     Ok(None)
 }

@@ -22,40 +22,19 @@ struct StatusCount {
 }
 
 #[derive(Deserialize)]
-struct BookingRow {
-    booking_id: String,
-    kind: String,
-    source: String,
-    hotel_name: Option<String>,
-}
-
-#[derive(Deserialize)]
 struct Waiting {
     id: String,
     since_ms: i64,
     words: Option<String>,
 }
 
-#[derive(Deserialize)]
-struct Repair {
-    kind: String,
-    subject: String,
-    reason: String,
-    at_ms: i64,
-}
-
 /// Whether the digest due on `sent_on` (owner-local `YYYY-MM-DD`) was already sent or found
 /// empty.
 pub async fn done(db: &D1Database, sent_on: &str) -> Result<bool> {
-    #[derive(Deserialize)]
-    struct Row {
-        #[allow(dead_code)]
-        status: String,
-    }
     Ok(db
         .prepare("SELECT status FROM owner_digests WHERE sent_on = ?1")
         .bind(&[s(sent_on)])?
-        .first::<Row>(None)
+        .first::<String>(Some("status"))
         .await?
         .is_some())
 }
@@ -94,7 +73,7 @@ pub async fn facts(db: &D1Database, day: &DigestDay) -> Result<(DigestFacts, u64
             &window,
         )?,
         q(
-            "SELECT booking_id, kind, source, hotel_name FROM bookings \
+            "SELECT booking_id, kind, source, hotel_name AS what FROM bookings \
              WHERE created_at_ms >= ?1 AND created_at_ms < ?2 ORDER BY created_at_ms LIMIT ?3",
             &[n(day.from_ms), n(day.to_ms), limit.clone()],
         )?,
@@ -180,19 +159,10 @@ pub async fn facts(db: &D1Database, day: &DigestDay) -> Result<(DigestFacts, u64
             .map(|c| c.n)
             .sum()
     };
-    let bookings: Vec<BookingRow> = super::rows(results.get(1))?;
-    let repairs: Vec<Repair> = super::rows(results.get(12))?;
+
     let facts = DigestFacts {
         bookings: count(0)?,
-        booking_lines: bookings
-            .into_iter()
-            .map(|b| BookingLine {
-                booking_id: b.booking_id,
-                kind: b.kind,
-                source: b.source,
-                what: b.hotel_name,
-            })
-            .collect(),
+        booking_lines: super::rows::<BookingLine>(results.get(1))?,
         emails_sent: outcome(&["sent", "sent_possibly_twice"]),
         emails_failed: outcome(&["dead", "dropped", "blocked"]),
         emails_stale: count(3)? + count(4)?,
@@ -203,15 +173,7 @@ pub async fn facts(db: &D1Database, day: &DigestDay) -> Result<(DigestFacts, u64
         hold_lines: waiting(list(9)?),
         webhooks_dead: count(10)?,
         repairs: count(11)?,
-        repair_lines: repairs
-            .into_iter()
-            .map(|r| RepairLine {
-                at_ms: r.at_ms,
-                kind: r.kind,
-                subject: r.subject,
-                reason: r.reason,
-            })
-            .collect(),
+        repair_lines: super::rows::<RepairLine>(results.get(12))?,
         routes_paused: Vec::new(),
         conversations_waiting: count(13)?,
         conversation_lines: waiting(list(14)?),

@@ -71,10 +71,12 @@ pub async fn claim_with(
 
 /// The row for a dedupe key.
 pub async fn find(db: &D1Database, dedupe_key: &str) -> Result<Option<EmailRow>> {
-    db.prepare("SELECT status, last_error FROM emails WHERE dedupe_key = ?1")
-        .bind(&[s(dedupe_key)])?
-        .first::<EmailRow>(None)
-        .await
+    super::row_by::<EmailRow>(
+        db,
+        "SELECT status, last_error FROM emails WHERE dedupe_key = ?1",
+        dedupe_key,
+    )
+    .await
 }
 
 /// Marks a claimed row as handed to the outbox (never moves a row backwards from a later state).

@@ -32,12 +32,12 @@ pub struct ReplyAddress {
 
 /// The email of `reply_ref`, if any.
 pub async fn reply_address(db: &D1Database, reply_ref: &str) -> Result<Option<ReplyAddress>> {
-    db.prepare(
+    super::row_by(
+        db,
         "SELECT r.booking_id, r.dedupe_key, e.to_addr AS guest_email FROM reply_addresses r \
          LEFT JOIN emails e ON e.dedupe_key = r.dedupe_key WHERE r.reply_ref = ?1",
+        reply_ref,
     )
-    .bind(&[s(reply_ref)])?
-    .first(None)
     .await
 }
 
@@ -285,19 +285,6 @@ pub async fn waiting(db: &D1Database, limit: u32) -> Result<Vec<WaitingRow>> {
     .results()
 }
 
-/// How many conversations wait for an answer (the digest's count).
-pub async fn waiting_count(db: &D1Database) -> Result<u32> {
-    #[derive(Deserialize)]
-    struct C {
-        c: u32,
-    }
-    Ok(db
-        .prepare("SELECT COUNT(*) AS c FROM conversations WHERE waiting = 1")
-        .first::<C>(None)
-        .await?
-        .map_or(0, |c| c.c))
-}
-
 /// Whether `booking_id`'s conversation waits for an answer.
 pub async fn is_waiting(db: &D1Database, booking_id: &str) -> Result<bool> {
     Ok(db
@@ -377,23 +364,7 @@ pub async fn booking_facts(
     db: &D1Database,
     booking_id: &str,
 ) -> Result<Option<crate::domain::render::conversation::BookingFacts>> {
-    #[derive(Deserialize)]
-    struct Row {
-        contact_email: String,
-        status: String,
-        hotel_name: Option<String>,
-        checkin: Option<String>,
-        checkout: Option<String>,
-        details_json: String,
-    }
-    let Some(r) = db
-        .prepare(
-            "SELECT contact_email, status, hotel_name, checkin, checkout, details_json FROM bookings WHERE booking_id = ?1",
-        )
-        .bind(&[s(booking_id)])?
-        .first::<Row>(None)
-        .await?
-    else {
+    let Some(r) = super::bookings::summary(db, booking_id).await? else {
         return Ok(None);
     };
     let details: serde_json::Value = serde_json::from_str(&r.details_json).unwrap_or_default();

@@ -113,6 +113,16 @@ pub(crate) async fn swept_then_new<T: serde::de::DeserializeOwned>(
     .await
 }
 
+/// The first row `sql` finds with its `?1` bound to `key` (`None` when it finds none): the
+/// reads of one row by its id.
+pub(crate) async fn row_by<T: serde::de::DeserializeOwned>(
+    db: &worker::D1Database,
+    sql: &str,
+    key: &str,
+) -> worker::Result<Option<T>> {
+    db.prepare(sql).bind(&[s(key)])?.first(None).await
+}
+
 /// The rows of one statement's result in a batch (none when the batch has no such result).
 pub(crate) fn rows<T: serde::de::DeserializeOwned>(
     r: Option<&worker::D1Result>,

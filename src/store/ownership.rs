@@ -25,10 +25,7 @@ impl OwnerRow {
 }
 
 async fn one(db: &D1Database, sql: &str, value: &str) -> Result<Option<OwnerRow>> {
-    db.prepare(sql)
-        .bind(&[s(value)])?
-        .first::<OwnerRow>(None)
-        .await
+    super::row_by::<OwnerRow>(db, sql, value).await
 }
 
 /// The SQL condition "this row is the owner's" over a row's `source` / `partner` columns, the

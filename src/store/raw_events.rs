@@ -168,11 +168,6 @@ pub async fn find(db: &D1Database, source: Source, event_id: &str) -> Result<Opt
         .await
 }
 
-#[derive(Deserialize)]
-struct Same {
-    same: i64,
-}
-
 /// `true` when the stored delivery `(source, event_id)` has exactly `body` (a true redelivery),
 /// `false` when it differs or is not stored.
 pub async fn same_body(
@@ -184,9 +179,9 @@ pub async fn same_body(
     let row = db
         .prepare("SELECT body = ?3 AS same FROM raw_events WHERE source = ?1 AND event_id = ?2")
         .bind(&[s(source.as_str()), s(event_id), s(body)])?
-        .first::<Same>(None)
+        .first::<i64>(Some("same"))
         .await?;
-    Ok(row.is_some_and(|r| r.same == 1))
+    Ok(row == Some(1))
 }
 
 /// Moves a `received` row to `status` (`started` / `ignored`), recording the instance id.

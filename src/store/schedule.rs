@@ -195,25 +195,10 @@ pub async fn mark_swept(db: &D1Database, sends: &[&DueSend], now_ms: i64) -> Res
     .await
 }
 
-/// Records what became of a planned send (`Sent` / `Skipped`, with the reason).
-pub async fn decide(
-    db: &D1Database,
-    booking_id: &str,
-    kind: ScheduledKind,
-    version: i64,
-    status: SendStatus,
-    reason: Option<&str>,
-    now_ms: i64,
-) -> Result<()> {
-    decide_statement(db, booking_id, kind, version, status, reason, now_ms)?
-        .run()
-        .await?;
-    Ok(())
-}
-
-/// The statement of [`decide`], for a caller's own batch (it changes only a row still planned,
-/// so it may run again).
-pub fn decide_statement(
+/// The statement that records what became of a planned send (`Sent` / `Skipped` / `Failed`,
+/// with the reason), to run alone or in a caller's own batch. It changes only a row still
+/// planned, so it may run again.
+pub fn decide(
     db: &D1Database,
     booking_id: &str,
     kind: ScheduledKind,
@@ -268,12 +253,12 @@ impl CachedLocation {
 }
 
 pub async fn cached_location(db: &D1Database, hotel_id: &str) -> Result<Option<CachedLocation>> {
-    db.prepare(
+    super::row_by::<CachedLocation>(
+        db,
         "SELECT latitude, longitude, time_zone, error, fetched_at_ms, lookup_failures, retry_at_ms \
          FROM hotel_locations WHERE hotel_id = ?1",
+        hotel_id,
     )
-    .bind(&[s(hotel_id)])?
-    .first::<CachedLocation>(None)
     .await
 }
 

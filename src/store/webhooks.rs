@@ -62,11 +62,11 @@ pub async fn subscribers(db: &D1Database) -> Result<Vec<SubscriberRow>> {
 
 /// One subscriber.
 pub async fn subscriber(db: &D1Database, subscriber_id: &str) -> Result<Option<SubscriberRow>> {
-    db.prepare(format!(
-        "SELECT {SUBSCRIBER_COLUMNS} FROM webhook_subscribers WHERE subscriber_id = ?1"
-    ))
-    .bind(&[s(subscriber_id)])?
-    .first(None)
+    super::row_by(
+        db,
+        &format!("SELECT {SUBSCRIBER_COLUMNS} FROM webhook_subscribers WHERE subscriber_id = ?1"),
+        subscriber_id,
+    )
     .await
 }
 
@@ -236,14 +236,14 @@ pub struct DeliveryJob {
 
 /// The job of `delivery_id`, if it exists.
 pub async fn job(db: &D1Database, delivery_id: &str) -> Result<Option<DeliveryJob>> {
-    db.prepare(
+    super::row_by(
+        db,
         "SELECT d.delivery_id, d.event_id, e.event_type, d.subscriber_id, d.status, e.body, s.url, s.secret, s.enabled, \
          d.claim_gen, d.attempts, d.budget_from, d.lease_until_ms, d.last_status_code \
          FROM webhook_deliveries d JOIN webhook_events e ON e.event_id = d.event_id \
          JOIN webhook_subscribers s ON s.subscriber_id = d.subscriber_id WHERE d.delivery_id = ?1",
+        delivery_id,
     )
-    .bind(&[s(delivery_id)])?
-    .first(None)
     .await
 }
 
@@ -491,10 +491,12 @@ pub async fn deliveries(
 
 /// One delivery, by id.
 pub async fn delivery(db: &D1Database, delivery_id: &str) -> Result<Option<DeliveryRow>> {
-    db.prepare(format!("{DELIVERY_SELECT} WHERE d.delivery_id = ?1"))
-        .bind(&[s(delivery_id)])?
-        .first(None)
-        .await
+    super::row_by(
+        db,
+        &format!("{DELIVERY_SELECT} WHERE d.delivery_id = ?1"),
+        delivery_id,
+    )
+    .await
 }
 
 /// The attempts of one delivery, in order.

@@ -35,8 +35,7 @@ pub(super) async fn send_daily(t: &mut Tick<'_>) -> Result<()> {
         &facts,
         &schedule.zone,
         base,
-        &cfg.owner_email,
-        &cfg.branding,
+        crate::domain::render::OwnerInbox::new(&cfg.owner_email, &cfg.branding),
     )
     .map_err(crate::platform::rust_err)?;
     if client::deliver(t.env, &email, t.now_ms).await? == client::Delivery::Enqueued {

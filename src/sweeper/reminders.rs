@@ -99,8 +99,7 @@ pub(super) async fn holds(t: &mut Tick<'_>) -> Result<()> {
             loops.hold_unanswered.words(),
             &attempt,
             &links,
-            &cfg.owner_email,
-            &cfg.branding,
+            render::OwnerInbox::new(&cfg.owner_email, &cfg.branding),
         )
         .map_err(rust_err)?;
         if client::deliver(t.env, &email, t.now_ms).await? == Delivery::Enqueued {

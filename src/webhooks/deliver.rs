@@ -267,8 +267,7 @@ async fn alert(
         &job.event_id,
         reason,
         &day,
-        &cfg.owner_email,
-        &cfg.branding,
+        crate::domain::render::OwnerInbox::new(&cfg.owner_email, &cfg.branding),
     )
     .map_err(rust_err)?;
     deliver(env, &email, now).await?;

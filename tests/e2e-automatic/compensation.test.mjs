@@ -7,6 +7,7 @@ import { postDuffel, postLiteapi, rows, sendThrough, unique } from "../e2e/helpe
 import {
   bookCheckout,
   bookedBody,
+  cancelledWithCharges,
   bookErrorBody,
   checkout,
   compensationOf,
@@ -24,6 +25,7 @@ import {
   runStripeEvent,
   stripeRequests,
 } from "../e2e/compensation-helpers.mjs";
+import { stripeEvent } from "../e2e/payloads.mjs";
 import duffelFailed from "../fixtures/duffel-order-creation-failed.json";
 
 /** A checkout whose payment Stripe has reported paid. */
@@ -324,14 +326,7 @@ describe("compensation, automatic refunds", () => {
 
   it("a late failure of an earlier card attempt never turns a captured payment into \u201cnot charged\u201d", async () => {
     const c = await paid();
-    const declined = {
-      id: unique("evt_pf_"),
-      object: "event",
-      type: "payment_intent.payment_failed",
-      created: Math.floor(Date.now() / 1000),
-      livemode: false,
-      data: { object: { id: c.pi, object: "payment_intent", amount: 54000, amount_received: 0, currency: "eur", last_payment_error: { code: "card_declined", decline_code: "insufficient_funds" } } },
-    };
+    const declined = stripeEvent("payment_intent.payment_failed", { id: c.pi, object: "payment_intent", amount: 54000, amount_received: 0, currency: "eur", last_payment_error: { code: "card_declined", decline_code: "insufficient_funds" } }, { id: unique("evt_pf_") });
     await runStripeEvent(declined);
     expect(await rows("SELECT outcome, amount_minor FROM payments WHERE payment_key = ?", c.pi)).toEqual([{ outcome: "paid", amount_minor: 54000 }]);
     await runLiteapiEvent(bookErrorBody(c));
@@ -342,18 +337,7 @@ describe("compensation, automatic refunds", () => {
   it("a supplier cancellation of a paid, confirmed booking: the refund waits for the owner whatever the policy (who cancelled is unknown), then refunds what the supplier says is refundable", async () => {
     const c = await paid();
     await bookCheckout(c);
-    const cancel = {
-      eventId: unique("evt_cx_"),
-      body: JSON.stringify({
-        event_id: unique("evt_cx_"),
-        event_name: "booking.cancel",
-        sandbox: false,
-        request: JSON.stringify({ bookingId: c.bookingId }),
-        response: JSON.stringify({ data: { bookingId: c.bookingId, status: "CANCELLED_WITH_CHARGES", cancellation_fee: 40.5, refund_amount: 499.5, currency: "EUR" } }),
-      }),
-    };
-    cancel.eventId = JSON.parse(cancel.body).event_id;
-    const out = await runLiteapiEvent(cancel);
+    const out = await runLiteapiEvent(cancelledWithCharges(c, { fee: 40.5, refund: 499.5 }));
     expect(out.kind).toBe("booking_cancelled");
     expect(await refundPosts(c.pi)).toHaveLength(0);
     const comp = await compensationOf(c);

@@ -7,45 +7,52 @@
 // behind the other, so each is the other's probe — and the SMTP route, which carries all mail
 // while the main provider is out of quota, pauses for everyone. The pair keeps its place and
 // budget, so it pauses the route again after each pause; two fresh bookings start over.
-import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, it, expect } from "vitest";
-import { PARTNERS, book, dateInDays, handedOver, outboxState, outboxStub, passClientGap, postGeneric, setOutboxState, unique } from "../e2e/helpers.mjs";
+import { PARTNERS, book, dateInDays, handedOver, outboxState, outboxStub, passClientGap, postGeneric, smtpOnlyOutbox, unique } from "../e2e/helpers.mjs";
+import { partnerHotelBooked } from "../e2e/payloads.mjs";
 
 const REFUSED_MARKER = "REFUSE-THIS-CONTENT";
 
+/** Partner acme's stay whose hotel name carries the text the relay refuses; `i` tells its guests apart. */
 function stay(bookingId, i) {
-  return {
-    type: "hotel_booked",
-    data: {
-      booking_id: bookingId,
-      status: "CONFIRMED",
-      hotel_id: null,
-      hotel_name: `Harbour ${REFUSED_MARKER} Hotel`,
-      checkin: dateInDays(40),
-      checkout: dateInDays(42),
-      rooms: [{ room_name: "Double", board_name: null, adults: 2, children: 0 }],
-      holder: { name: { first_name: `Probe${i}`, last_name: "Partner" }, email: `probe${i}.${bookingId.toLowerCase()}@example.com`, phone: null },
-      guests: [],
-      total: { amount: "100.00", currency: "EUR" },
-      hotel_confirmation_number: null,
-      sandbox: false,
-      location: { time_zone: "Europe/Madrid" },
-    },
-  };
+  return partnerHotelBooked(bookingId, {
+    amount: "100.00",
+    hotel_name: `Harbour ${REFUSED_MARKER} Hotel`,
+    checkin: dateInDays(40),
+    checkout: dateInDays(42),
+    holder: { name: { first_name: `Probe${i}`, last_name: "Partner" }, email: `probe${i}.${bookingId.toLowerCase()}@example.com`, phone: null },
+  });
+}
+
+/**
+ * The main provider out of its daily quota, so SMTP (the private Postfix, which accepts our
+ * sender) carries every email; nothing queued before, no route history, no SMTP pause.
+ */
+async function smtpThroughPostfixOnly() {
+  await smtpOnlyOutbox();
+  await fetch(`${env.POSTFIX_API}/_test/configure`, { method: "POST", body: JSON.stringify({ refuseSender: false }) });
+}
+
+/**
+ * Opens up to four client slots, running the outbox's alarm five times in each, until the email
+ * `key` is sent; returns the outbox's state after.
+ */
+async function slotsUntilSent(key) {
+  let state;
+  for (let slot = 0; slot < 4; slot++) {
+    await passClientGap();
+    for (let i = 0; i < 5; i++) await runDurableObjectAlarm(outboxStub());
+    state = await outboxState();
+    if (state.items.find((x) => x.dedupe_key === key)?.status === "sent") break;
+  }
+  return state;
 }
 
 describe("hostile: a partner's two emails pause the SMTP route for every guest", () => {
   it("a liteAPI guest's confirmation still goes by SMTP when one partner's two bookings carry text the relay refuses", async () => {
-    await outboxState();
-    await runInDurableObject(outboxStub(), async (_o, st) => {
-      st.storage.sql.exec("UPDATE queue SET status = 'skipped', set_aside_on = 0 WHERE status IN ('queued', 'waiting')");
-      st.storage.sql.exec("DELETE FROM route_log");
-      st.storage.sql.exec("DELETE FROM state WHERE key LIKE 'smtp_pause_%'");
-    });
     // The main provider is out of its daily quota: SMTP carries every email.
-    await setOutboxState("main_paused_until_ms", Date.now() + 86_400_000);
-    await setOutboxState("smtp_paused_until_ms", null);
-    await fetch(`${env.POSTFIX_API}/_test/configure`, { method: "POST", body: JSON.stringify({ refuseSender: false }) });
+    await smtpThroughPostfixOnly();
 
     const ids = [unique("ACME_PROBE_"), unique("ACME_PROBE_")];
     for (const [i, id] of ids.entries()) {
@@ -56,15 +63,7 @@ describe("hostile: a partner's two emails pause the SMTP route for every guest",
     const victim = await book();
     const key = `booking_confirmation:${victim.bookingId}`;
 
-    let state;
-    for (let slot = 0; slot < 4; slot++) {
-      state = await passClientGap();
-      for (let i = 0; i < 5; i++) {
-        await runDurableObjectAlarm(outboxStub());
-      }
-      state = await outboxState();
-      if (state.items.find((x) => x.dedupe_key === key)?.status === "sent") break;
-    }
+    const state = await slotsUntilSent(key);
     const victimItem = state.items.find((x) => x.dedupe_key === key);
     const paused = state.routeHistory.filter((e) => e.route === "smtp" && e.event === "paused");
     console.log(
@@ -81,15 +80,7 @@ describe("hostile: a partner's two emails pause the SMTP route for every guest",
   });
 
   it("one booking whose guest confirmation and owner alert both carry the refused text: set aside together, the route never paused, the next guest's email goes", async () => {
-    await outboxState();
-    await runInDurableObject(outboxStub(), async (_o, st) => {
-      st.storage.sql.exec("UPDATE queue SET status = 'skipped', set_aside_on = 0 WHERE status IN ('queued', 'waiting')");
-      st.storage.sql.exec("DELETE FROM route_log");
-      st.storage.sql.exec("DELETE FROM state WHERE key LIKE 'smtp_pause_%'");
-    });
-    await setOutboxState("main_paused_until_ms", Date.now() + 86_400_000);
-    await setOutboxState("smtp_paused_until_ms", null);
-    await fetch(`${env.POSTFIX_API}/_test/configure`, { method: "POST", body: JSON.stringify({ refuseSender: false }) });
+    await smtpThroughPostfixOnly();
 
     const id = unique("ACME_ONE_");
     const { response } = await postGeneric(JSON.stringify(stay(id, 9)), { secret: PARTNERS.acme[0] });
@@ -98,13 +89,7 @@ describe("hostile: a partner's two emails pause the SMTP route for every guest",
     const victim = await book();
     const key = `booking_confirmation:${victim.bookingId}`;
 
-    let state;
-    for (let slot = 0; slot < 4; slot++) {
-      await passClientGap();
-      for (let i = 0; i < 5; i++) await runDurableObjectAlarm(outboxStub());
-      state = await outboxState();
-      if (state.items.find((x) => x.dedupe_key === key)?.status === "sent") break;
-    }
+    const state = await slotsUntilSent(key);
     const paused = state.routeHistory.filter((e) => e.route === "smtp" && e.event === "paused");
     expect(paused, "one booking's two emails paused the SMTP route").toEqual([]);
     expect(state.items.find((x) => x.dedupe_key === key)?.status).toBe("sent");

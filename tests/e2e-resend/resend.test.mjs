@@ -1,9 +1,9 @@
 // Resend as the main provider (vitest.resend.config.mjs: MAIN_PROVIDER = "resend", RESEND_BASE_URL
 // = the fake Resend API of tests/e2e/global-setup.mjs), inside workerd with the real outbox Durable
 // Object and D1. The SMTP failover server here refuses the engine's password.
-import { env, runDurableObjectAlarm, abortAllDurableObjects } from "cloudflare:test";
+import { env, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, it, expect } from "vitest";
-import { endBackoff, enqueueEmail, eventually, failUntilDead, item, keyStartingWith, outboxState, outboxStub, queuedEmail, rows, runOutbox, setOutboxState, tries, turn, unique } from "../e2e/helpers.mjs";
+import { endBackoff, enqueueEmail, eventually, failUntilDead, item, killMidSendThenRetry, keyStartingWith, outboxState, outboxStub, queuedEmail, rows, runOutbox, setOutboxState, tries, turn, unique } from "../e2e/helpers.mjs";
 
 async function resendLog() {
   return (await fetch(`${env.RESEND_API}/_test/log`)).json();
@@ -71,15 +71,8 @@ describe("Resend as the main provider", () => {
     const key = await enqueueEmail(to);
     // The enqueue armed the alarm; the runtime runs it, and it hangs after the hand-over.
     await eventually(async () => expect((await resendLog()).deliveries.filter((d) => d.to === to)).toHaveLength(1));
-    expect(item(await outboxState(), key).status).toBe("sending");
-    await abortAllDurableObjects();
-    // The platform retries the interrupted alarm (at-least-once) on a fresh instance.
-    const state = await eventually(async () => {
-      await runDurableObjectAlarm(outboxStub());
-      const s = await outboxState();
-      expect(item(s, key).status).toBe("sent");
-      return s;
-    });
+    // Killed mid-alarm; the platform retries the interrupted alarm on a fresh instance.
+    const state = await killMidSendThenRetry(key, "sent");
     expect(tries(state, item(state, key))).toEqual([
       ["resend", "interrupted"],
       ["resend", "sent"],

@@ -2,20 +2,8 @@
 // that offers STARTTLS with a certificate no client trusts (the package's own self-signed
 // `localhost` certificate), on a free port (tlsSmtpPort); its control API on tlsSmtpControlPort:
 // `GET /_test/report` → how many connections asked for STARTTLS and how many messages arrived.
-import { createServer } from "node:net";
 import { createServer as createHttpServer } from "node:http";
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
+import { freePort } from "../../scripts/lib.mjs";
 
 export default async function setup(project) {
   const { SMTPServer } = await import("smtp-server");

@@ -4,6 +4,7 @@ import { env, introspectWorkflowInstance, SELF } from "cloudflare:test";
 import { describe, it, expect } from "vitest";
 import { dateInDays, formNonce, instanceIdFor, outboxStub, postLiteapi, rows, submitActionForm, unique } from "./helpers.mjs";
 import { postStripe } from "./compensation-helpers.mjs";
+import { stripeEvent } from "./payloads.mjs";
 
 /** A liteAPI booking.prebook with a guest (request.holder) and a transaction id. */
 function prebook({ email, first = "Testa", last = unique("Guest"), hotelId = "lp_fake_1001", checkin = dateInDays(20), reference = unique("trip_") } = {}) {
@@ -270,14 +271,7 @@ describe("Stripe", () => {
     const email = `${unique("guest")}@example.com`;
     const p = prebook({ email });
     const instance = await startCheckout(p, { hold: true });
-    const failed = {
-      id: unique("evt_"),
-      object: "event",
-      type: "payment_intent.payment_failed",
-      created: Math.floor(Date.now() / 1000),
-      livemode: false,
-      data: { object: { id: unique("pi_"), object: "payment_intent", metadata: { trip_id: p.reference }, last_payment_error: { type: "card_error", code: "card_declined", decline_code: "insufficient_funds" } } },
-    };
+    const failed = stripeEvent("payment_intent.payment_failed", { id: unique("pi_"), object: "payment_intent", metadata: { trip_id: p.reference }, last_payment_error: { type: "card_error", code: "card_declined", decline_code: "insufficient_funds" } });
     expect((await runStripe(failed)).skipped).toEqual([]);
     const out = await finish(instance);
     expect(out.emails).toEqual([[`checkout_not_completed:${p.prebookId}`, "enqueued"]]);
@@ -291,14 +285,7 @@ describe("Stripe", () => {
   it("a completed, paid checkout session means no follow-up; a wrong signature gets 401", async () => {
     const p = prebook({ email: `${unique("guest")}@example.com` });
     const instance = await startCheckout(p, { hold: true });
-    const completed = {
-      id: unique("evt_"),
-      object: "event",
-      type: "checkout.session.completed",
-      created: Math.floor(Date.now() / 1000),
-      livemode: false,
-      data: { object: { id: unique("cs_"), object: "checkout.session", status: "complete", payment_status: "paid", client_reference_id: p.reference, payment_intent: unique("pi_") } },
-    };
+    const completed = stripeEvent("checkout.session.completed", { id: unique("cs_"), object: "checkout.session", status: "complete", payment_status: "paid", client_reference_id: p.reference, payment_intent: unique("pi_") });
     const bad = await postStripe(completed, { secret: "whsec_wrong" });
     expect(bad.status).toBe(401);
     await runStripe(completed);

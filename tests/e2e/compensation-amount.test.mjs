@@ -3,34 +3,18 @@
 // wrote (a forged `checkout.session.completed` above the real capture would otherwise refund the
 // supplier's fee to the guest), and a fee that covers Stripe's capture refunds nothing.
 import { describe, it, expect } from "vitest";
-import { bookCheckout, checkout, compensationOf, paidSession, postLink, queuedEmail, recordCheckout, refundLinks, refundPosts, runLiteapiEvent, runStripeEvent } from "./compensation-helpers.mjs";
-import { unique } from "./helpers.mjs";
+import { bookedThenAmountForged, cancelledWithCharges, compensationOf, postLink, queuedEmail, refundLinks, refundPosts, runLiteapiEvent } from "./compensation-helpers.mjs";
 
 
 /** liteAPI's cancellation of checkout `c` with a fee (EUR) and no refund amount. */
 async function cancelledWithFee(c, fee) {
-  const id = unique("evt_cx_");
-  await runLiteapiEvent({
-    eventId: id,
-    body: JSON.stringify({
-      event_id: id,
-      event_name: "booking.cancel",
-      sandbox: false,
-      request: JSON.stringify({ bookingId: c.bookingId }),
-      response: JSON.stringify({ data: { bookingId: c.bookingId, status: "CANCELLED_WITH_CHARGES", cancellation_fee: fee, currency: "EUR" } }),
-    }),
-  });
+  await runLiteapiEvent(cancelledWithCharges(c, { fee }));
   return compensationOf(c);
 }
 
 describe("a compensation's amount is Stripe's figure", () => {
   it("a forged higher amount_total does not make the supplier's fee refunded: the fee comes off what Stripe captured", async () => {
-    const c = await recordCheckout(checkout());
-    await runStripeEvent(paidSession(c)); // EUR 540.00 at Stripe
-    await bookCheckout(c);
-    const forged = paidSession(c, { id: unique("evt_forged_") });
-    forged.data.object.amount_total = 99_900;
-    await runStripeEvent(forged, { recordAtStripe: false });
+    const c = await bookedThenAmountForged(99_900); // EUR 540.00 at Stripe
 
     const comp = await cancelledWithFee(c, 40.5);
     expect(comp.steps.refund).toMatchObject({ status: "awaiting_owner", payment_intent: c.pi, amount_minor: 49_950, currency: "EUR" });
@@ -42,12 +26,7 @@ describe("a compensation's amount is Stripe's figure", () => {
   });
 
   it("a fee covering what Stripe captured refunds nothing, whatever a webhook said was paid", async () => {
-    const c = await recordCheckout(checkout());
-    await runStripeEvent(paidSession(c)); // EUR 540.00 at Stripe
-    await bookCheckout(c);
-    const forged = paidSession(c, { id: unique("evt_forged_") });
-    forged.data.object.amount_total = 99_900;
-    await runStripeEvent(forged, { recordAtStripe: false });
+    const c = await bookedThenAmountForged(99_900); // EUR 540.00 at Stripe
 
     const comp = await cancelledWithFee(c, 540);
     expect(comp.steps.refund).toMatchObject({ status: "awaiting_owner", amount_minor: 0, payment_intent: null });

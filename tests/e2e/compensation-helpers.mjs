@@ -6,7 +6,7 @@ import { env, introspectWorkflowInstance, SELF } from "cloudflare:test";
 import { expect } from "vitest";
 import bookError from "../fixtures/liteapi-booking-book-error.json";
 import confirmed from "../fixtures/liteapi-booking-confirmed.json";
-import { dateInDays, eventually, handedOver, instanceIdFor, postLiteapi, queuedEmail, rows, submitActionForm, unique } from "./helpers.mjs";
+import { PARTNERS, dateInDays, eventually, handedOver, instanceIdFor, liteapiEvent, postLiteapi, queuedEmail, rows, runGenericAs, submitActionForm, unique } from "./helpers.mjs";
 import { liteapiBookError, liteapiPrebook, paidSession, partnerHotelBooked, stripeEvent } from "./payloads.mjs";
 
 export { paidSession, queuedEmail };
@@ -47,6 +47,58 @@ export async function recordCheckout(c) {
  */
 export function acmeStay(c, bookingId = c.bookingId) {
   return partnerHotelBooked(bookingId, { email: c.email, amount: "540.00", client_reference: c.reference });
+}
+
+/**
+ * Partner acme's failure naming a victim's payment: a liteAPI checkout (the victim) is paid through
+ * Stripe; acme books its own stay for checkout `a` and sends its own Checkout Session, edited by
+ * `ownSession` (its `data.object`), then reports the booking failed with `transaction_id` = the
+ * victim's payment intent and `booking_id` = `bookingId(victim, a)`. Returns the victim's and acme's
+ * checkouts and acme's compensation.
+ */
+export async function acmeFailsNamingVictim({ ownSession, bookingId }) {
+  const victim = await recordCheckout(checkout());
+  await runStripeEvent(paidSession(victim));
+  const a = checkout();
+  await runGenericAs("acme", PARTNERS.acme[0], acmeStay(a));
+  const own = paidSession(a);
+  ownSession(own.data.object);
+  await runStripeEvent(own);
+  const failed = await runGenericAs("acme", PARTNERS.acme[0], {
+    type: "booking_failed",
+    data: { booking_kind: "hotel", booking_id: bookingId(victim, a), client_reference: a.reference, transaction_id: victim.pi, reason: "Overbooked" },
+  });
+  expect(failed.output.failed).toEqual([]);
+  return { victim, a, comp: await compensationOf(a) };
+}
+
+/** A Checkout Session edit: it charges nothing (no payment intent, EUR 0). */
+export function chargesNothing(session) {
+  Object.assign(session, { payment_intent: null, payment_status: "no_payment_required", amount_total: 0 });
+}
+
+/**
+ * A paid and booked checkout (EUR 540.00 on Stripe's record) whose Checkout Session a holder of the
+ * Stripe endpoint secret then re-sends with a forged `amount_total` (minor units), which Stripe's
+ * own record never holds. Returns the checkout.
+ */
+export async function bookedThenAmountForged(amountTotal) {
+  const c = await recordCheckout(checkout());
+  await runStripeEvent(paidSession(c));
+  await bookCheckout(c);
+  const forged = paidSession(c, { id: unique("evt_forged_") });
+  forged.data.object.amount_total = amountTotal;
+  await runStripeEvent(forged, { recordAtStripe: false });
+  return c;
+}
+
+/**
+ * liteAPI's `booking.cancel` of checkout `c`, `CANCELLED_WITH_CHARGES`: `fee` and `refund` in EUR
+ * (units, not minor; no `refund_amount` when `refund` is undefined). `{eventId, body}`.
+ */
+export function cancelledWithCharges(c, { fee, refund }) {
+  const data = { bookingId: c.bookingId, status: "CANCELLED_WITH_CHARGES", cancellation_fee: fee, refund_amount: refund, currency: "EUR" };
+  return liteapiEvent("booking.cancel", data, { eventId: unique("evt_cx_") });
 }
 
 /**

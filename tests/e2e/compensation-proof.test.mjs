@@ -9,10 +9,10 @@
 import { SELF } from "cloudflare:test";
 import { describe, it, expect } from "vitest";
 import {
-  acmeStay, bookErrorBody, checkout, compensationOf, getLink, paidSession, postLink, queuedEmail, recordCheckout,
-  refundLinks, refundPosts, runLiteapiEvent, runStripeEvent, stripeLookups,
+  acmeFailsNamingVictim, bookErrorBody, chargesNothing, checkout, compensationOf, getLink, paidSession, postLink, queuedEmail,
+  recordCheckout, refundLinks, refundPosts, runLiteapiEvent, runStripeEvent, stripeLookups,
 } from "./compensation-helpers.mjs";
-import { OPERATOR, PARTNERS, adminCookie, adminForm, adminPage, runGenericAs, unique } from "./helpers.mjs";
+import { OPERATOR, adminCookie, adminForm, adminPage, unique } from "./helpers.mjs";
 
 /**
  * The scenario: a liteAPI guest paid (Stripe records the session of their reference and its
@@ -21,21 +21,9 @@ import { OPERATOR, PARTNERS, adminCookie, adminForm, adminPage, runGenericAs, un
  * `transaction_id`. Returns the victim's and acme's checkouts and acme's compensation.
  */
 async function hostileFailure() {
-  const victim = await recordCheckout(checkout());
-  await runStripeEvent(paidSession(victim));
-  const a = checkout();
-  await runGenericAs("acme", PARTNERS.acme[0], acmeStay(a));
-  const free = paidSession(a);
-  Object.assign(free.data.object, { payment_intent: null, payment_status: "no_payment_required", amount_total: 0 });
-  await runStripeEvent(free);
-  const failed = await runGenericAs("acme", PARTNERS.acme[0], {
-    type: "booking_failed",
-    data: { booking_kind: "hotel", booking_id: a.bookingId, client_reference: a.reference, transaction_id: victim.pi, reason: "Overbooked" },
-  });
-  expect(failed.output.failed).toEqual([]);
-  const comp = await compensationOf(a);
-  expect(comp).toMatchObject({ source: "generic", partner: "acme", payment_intent: victim.pi });
-  return { victim, a, comp };
+  const failure = await acmeFailsNamingVictim({ ownSession: chargesNothing, bookingId: (_victim, a) => a.bookingId });
+  expect(failure.comp).toMatchObject({ source: "generic", partner: "acme", payment_intent: failure.victim.pi });
+  return failure;
 }
 
 describe("proof before any refund (owner policy)", () => {

@@ -6,7 +6,7 @@ import { env, introspectWorkflowInstance, runInDurableObject } from "cloudflare:
 import { describe, it, expect } from "vitest";
 import {
   madridOffsetHours, dateInDays, futureBooking, instanceIdFor, item, liteapiEvent, outboxState, outboxStub,
-  postLiteapi, rows, runOutbox, sendThrough, runLiteapi, utc,
+  rows, runOutbox, sendThrough, runLiteapi, startHeldBack, utc,
 } from "./helpers.mjs";
 
 describe("faults", () => {
@@ -126,12 +126,7 @@ describe("faults", () => {
     const amend = liteapiEvent("booking.amendment", { bookingId: id, checkin: newCheckin, checkout: newCheckout });
     const instance = await introspectWorkflowInstance(env.JOURNEY, instanceIdFor(amend.eventId));
     try {
-      await instance.modify(async (m) => {
-        await m.disableSleeps();
-        await m.mockStepError({ name: `send thank_you ${id} v2` }, new Error("held back by the test"), 3);
-      });
-      expect((await postLiteapi(amend.body)).status).toBe(202);
-      await instance.waitForStepResult({ name: `send checkin_day ${id} v2` });
+      await startHeldBack(instance, amend.body, { held: `send thank_you ${id} v2`, reached: `send checkin_day ${id} v2` });
 
       // The old plan's guide (its key names the old check-in) and thank-you meet their turn.
       for (const key of [oldGuide, thanks]) {

@@ -5,25 +5,27 @@ import { describe, it, expect } from "vitest";
 import orderCreated from "../fixtures/duffel-order-created.json";
 import aicEvent from "../fixtures/duffel-order-airline-initiated-change.json";
 import { duffelSignature, outboxState, postDuffel, postGeneric, rows, runGeneric, unique } from "./helpers.mjs";
+import { partnerHotelBooked } from "./payloads.mjs";
 
 function duffelInstanceId(eventId) {
   return `e-duffel-x-${eventId}`;
 }
 
-function orderEvent(orderId) {
-  const e = structuredClone(orderCreated);
+/** A copy of a Duffel webhook fixture with a fresh event id, about order `orderId`. */
+function duffelEvent(fixture, orderId) {
+  const e = structuredClone(fixture);
   delete e._modeled_on;
   e.id = unique("wev_");
   e.data.object.id = orderId;
   return e;
 }
 
+function orderEvent(orderId) {
+  return duffelEvent(orderCreated, orderId);
+}
+
 function changeEvent(orderId) {
-  const e = structuredClone(aicEvent);
-  delete e._modeled_on;
-  e.id = unique("wev_");
-  e.data.object.id = orderId;
-  return e;
+  return duffelEvent(aicEvent, orderId);
 }
 
 async function runDuffel(event, { secret } = {}) {
@@ -119,23 +121,14 @@ describe("signed endpoints", () => {
     const checkin = new Date(Date.now() + 25 * 86_400_000).toISOString().slice(0, 10);
     const checkout = new Date(Date.now() + 27 * 86_400_000).toISOString().slice(0, 10);
     const payload = {
-      type: "hotel_booked",
       timestamp: new Date().toISOString(),
-      data: {
-        booking_id: bookingId,
-        status: "CONFIRMED",
-        hotel_id: null,
+      ...partnerHotelBooked(bookingId, {
+        email: "gena@example.com",
         hotel_name: "Generic Harbour Hotel",
         checkin,
         checkout,
-        rooms: [{ room_name: "Double", board_name: null, adults: 2, children: 0 }],
         holder: { name: { first_name: "Gena", last_name: "Rick" }, email: "gena@example.com", phone: null },
-        guests: [],
-        total: { amount: "300.00", currency: "EUR" },
-        hotel_confirmation_number: null,
-        sandbox: false,
-        location: { time_zone: "Europe/Madrid" },
-      },
+      }),
     };
     const out = await runGeneric(payload);
     expect(out.emails.map(([k]) => k)).toEqual([

@@ -1,6 +1,7 @@
 // Shared helpers for the end-to-end tests. Everything goes through the Worker's public surface
 // (SELF.fetch), its bindings (env.DB, env.OUTBOX) and the local SMTP server's REST API.
 import {
+  abortAllDurableObjects,
   env,
   SELF,
   runDurableObjectAlarm,
@@ -231,6 +232,38 @@ export async function book(options) {
     await instance.dispose();
   }
   return d;
+}
+
+/**
+ * The outbox killed while it hands email `key` over (its alarm hangs after the hand-over: `key`
+ * must be `sending`), then its alarm run again on a fresh instance, as the platform retries an
+ * interrupted alarm (at-least-once), until `key` is `status`. Returns the outbox's state then.
+ */
+export async function killMidSendThenRetry(key, status) {
+  const { expect } = await import("vitest");
+  expect(item(await outboxState(), key).status).toBe("sending");
+  await abortAllDurableObjects();
+  return eventually(async () => {
+    await runDurableObjectAlarm(outboxStub());
+    const s = await outboxState();
+    expect(item(s, key).status).toBe(status);
+    return s;
+  });
+}
+
+/**
+ * Posts liteAPI `body`, whose journey is workflow `instance`, with the journey's sleeps skipped
+ * and its step `held` failing three times first (the engine retries it with backoff: 2 s, 4 s,
+ * 8 s), then waits for the result of step `reached`: the test acts while `held` is held back.
+ */
+export async function startHeldBack(instance, body, { held, reached }) {
+  const { expect } = await import("vitest");
+  await instance.modify(async (m) => {
+    await m.disableSleeps();
+    await m.mockStepError({ name: held }, new Error("held back by the test"), 3);
+  });
+  expect((await postLiteapi(body)).status).toBe(202);
+  await instance.waitForStepResult({ name: reached });
 }
 
 /** The queue item of `key` in an outbox state. */
@@ -661,6 +694,11 @@ export async function failUntilDead(key, { provider, error, attempts = 6 }) {
 
 /** The operator API's headers (the runs' OPERATOR_TOKEN, a JSON body). */
 export const OPERATOR = { authorization: "Bearer test-operator-token-0123456789abcdef", "content-type": "application/json" };
+
+/** POST /admin/marketing/send as the operator, `campaign` (`{campaign, subject, text, recipients}`) its body: the response. */
+export function sendCampaign(campaign) {
+  return SELF.fetch("https://engine.test/admin/marketing/send", { method: "POST", headers: OPERATOR, body: JSON.stringify(campaign) });
+}
 
 /**
  * Registers an outbound webhook subscriber at the receiver's `/hook/<name>`

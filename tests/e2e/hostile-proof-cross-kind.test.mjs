@@ -13,31 +13,17 @@
 // the victim's booking stands.
 import { SELF } from "cloudflare:test";
 import { describe, it, expect } from "vitest";
-import { acmeStay, checkout, compensationOf, paidSession, recordCheckout, refundPosts, runStripeEvent } from "./compensation-helpers.mjs";
-import { OPERATOR, PARTNERS, runGenericAs } from "./helpers.mjs";
+import { acmeFailsNamingVictim, chargesNothing, compensationOf, refundPosts } from "./compensation-helpers.mjs";
+import { OPERATOR } from "./helpers.mjs";
 
 
 
 describe("hostile: the proof links a session's reference to a booking id the partner chose", () => {
   it("a partner naming the victim's client reference as its failure's booking id cannot get the victim's payment refunded", async () => {
     // The victim: a liteAPI checkout, paid through Stripe (session client_reference_id = its reference).
-    const victim = await recordCheckout(checkout());
-    await runStripeEvent(paidSession(victim));
-
     // acme: its own stay and a session for it that charges nothing.
-    const a = checkout();
-    await runGenericAs("acme", PARTNERS.acme[0], acmeStay(a));
-    const free = paidSession(a);
-    Object.assign(free.data.object, { payment_intent: null, payment_status: "no_payment_required", amount_total: 0 });
-    await runStripeEvent(free);
-
     // The failure: booking_id is the victim's client reference, transaction_id the victim's intent.
-    const failed = await runGenericAs("acme", PARTNERS.acme[0], {
-      type: "booking_failed",
-      data: { booking_kind: "hotel", booking_id: victim.reference, client_reference: a.reference, transaction_id: victim.pi, reason: "Overbooked" },
-    });
-    expect(failed.output.failed).toEqual([]);
-    const comp = await compensationOf(a);
+    const { victim, a, comp } = await acmeFailsNamingVictim({ ownSession: chargesNothing, bookingId: (victim) => victim.reference });
     expect(comp).toMatchObject({ source: "generic", partner: "acme" });
 
     // The owner clicks "refund now" (JSON API; the refunds page and the alert's link do the same).

@@ -8,32 +8,16 @@
 // the guest is told their payment "has been refunded". (Forging a higher amount instead makes a
 // supplier's fee refunded to the guest: captured − fee is then everything Stripe holds.)
 import { describe, it, expect } from "vitest";
-import { bookCheckout, checkout, compensationOf, paidSession, postLink, queuedEmail, recordCheckout, refundLinks, refundPosts, runLiteapiEvent, runStripeEvent } from "./compensation-helpers.mjs";
-import { unique } from "./helpers.mjs";
+import { bookedThenAmountForged, cancelledWithCharges, compensationOf, postLink, queuedEmail, refundLinks, refundPosts, runLiteapiEvent } from "./compensation-helpers.mjs";
 
 
 describe("hostile: the Stripe endpoint secret sets the refund's amount", () => {
   it("a forged checkout.session.completed cannot lower what a supplier cancellation refunds", async () => {
-    const c = await recordCheckout(checkout());
-    await runStripeEvent(paidSession(c)); // the real payment: EUR 540.00, on Stripe's record
-    await bookCheckout(c);
+    // The real payment: EUR 540.00, on Stripe's record. The forgery: the same session and intent,
+    // "amount_total": 100 — Stripe never said so.
+    const c = await bookedThenAmountForged(100);
 
-    // The forgery: the same session and intent, "amount_total": 100 — Stripe never said so.
-    const forged = paidSession(c, { id: unique("evt_forged_") });
-    forged.data.object.amount_total = 100;
-    await runStripeEvent(forged, { recordAtStripe: false });
-
-    const id = unique("evt_cx_");
-    await runLiteapiEvent({
-      eventId: id,
-      body: JSON.stringify({
-        event_id: id,
-        event_name: "booking.cancel",
-        sandbox: false,
-        request: JSON.stringify({ bookingId: c.bookingId }),
-        response: JSON.stringify({ data: { bookingId: c.bookingId, status: "CANCELLED_WITH_CHARGES", cancellation_fee: 40.5, refund_amount: 499.5, currency: "EUR" } }),
-      }),
-    });
+    await runLiteapiEvent(cancelledWithCharges(c, { fee: 40.5, refund: 499.5 }));
     const comp = await compensationOf(c);
     const owner = await queuedEmail(`owner_compensation:${comp.compensation_id}`);
     const acted = await postLink(refundLinks(owner.text).now);

@@ -5,7 +5,7 @@ import { env, introspectWorkflowInstance } from "cloudflare:test";
 import { describe, it, expect } from "vitest";
 import {
   madridOffsetHours, futureBooking, instanceIdFor, liteapiEvent, outboxState, postLiteapi, rows, sendThrough,
-  unique, runLiteapi, utc,
+  unique, runLiteapi, startHeldBack, utc,
 } from "./helpers.mjs";
 
 describe("hotel journey", () => {
@@ -90,12 +90,7 @@ describe("hotel journey", () => {
     const d = futureBooking({ checkinInDays: 30, nights: 3 });
     const instance = await introspectWorkflowInstance(env.JOURNEY, instanceIdFor(d.eventId));
     try {
-      await instance.modify(async (m) => {
-        await m.disableSleeps();
-        await m.mockStepError({ name: `send checkin_day ${d.bookingId} v1` }, new Error("held back by the test"), 3);
-      });
-      expect((await postLiteapi(d.body)).status).toBe(202);
-      await instance.waitForStepResult({ name: `send arrival_guide ${d.bookingId} v1` });
+      await startHeldBack(instance, d.body, { held: `send checkin_day ${d.bookingId} v1`, reached: `send arrival_guide ${d.bookingId} v1` });
 
       const cancel = liteapiEvent("booking.cancel", {
         bookingId: d.bookingId,
@@ -140,12 +135,7 @@ describe("hotel journey", () => {
     const d = futureBooking({ checkinInDays: 40, nights: 2 });
     const first = await introspectWorkflowInstance(env.JOURNEY, instanceIdFor(d.eventId));
     try {
-      await first.modify(async (m) => {
-        await m.disableSleeps();
-        await m.mockStepError({ name: `send arrival_guide ${d.bookingId} v1` }, new Error("held back by the test"), 3);
-      });
-      expect((await postLiteapi(d.body)).status).toBe(202);
-      await first.waitForStepResult({ name: `plan ${d.bookingId} v1` });
+      await startHeldBack(first, d.body, { held: `send arrival_guide ${d.bookingId} v1`, reached: `plan ${d.bookingId} v1` });
 
       const newCheckin = futureBooking({ checkinInDays: 47 }).checkin;
       const newCheckout = futureBooking({ checkinInDays: 49 }).checkin;

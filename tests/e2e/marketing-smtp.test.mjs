@@ -1,11 +1,9 @@
 // RFC 8058 on every route, inside workerd: a marketing email that goes out over SMTP (the main
 // provider paused, as after its daily limit) reaches the SMTP server (maildev) with the same
 // `List-Unsubscribe` and `List-Unsubscribe-Post` headers the main provider is given.
-import { env, SELF } from "cloudflare:test";
+import { env } from "cloudflare:test";
 import { describe, it, expect } from "vitest";
-import { eventually, item, outboxState, passClientGap, queuedEmail, setOutboxState, smtpInbox, unique } from "./helpers.mjs";
-
-const OPERATOR_TOKEN = "test-operator-token-0123456789abcdef";
+import { eventually, item, outboxState, passClientGap, queuedEmail, sendCampaign, setOutboxState, smtpInbox, unique } from "./helpers.mjs";
 
 describe("marketing over SMTP", () => {
   it("the message at the SMTP server carries both RFC 8058 headers, as queued", async () => {
@@ -14,11 +12,7 @@ describe("marketing over SMTP", () => {
     await setOutboxState("main_paused_until_ms", Date.now() + 3_600_000);
     const to = `${unique("mkt")}@example.com`;
     const campaign = unique("smtp-");
-    const r = await SELF.fetch("https://engine.test/admin/marketing/send", {
-      method: "POST",
-      headers: { "content-type": "application/json", authorization: `Bearer ${OPERATOR_TOKEN}` },
-      body: JSON.stringify({ campaign, subject: "Spring offers", text: "Our spring offers are here.", recipients: [to] }),
-    });
+    const r = await sendCampaign({ campaign, subject: "Spring offers", text: "Our spring offers are here.", recipients: [to] });
     expect(r.status, await r.clone().text()).toBe(202);
     expect((await r.json()).queued).toBe(1);
     const key = `marketing:${campaign}:${to}`;

@@ -3,11 +3,11 @@
 // a transient failure retried then sent once; the attempt ceiling → dead letter → redrive → sent
 // once; a kill between the provider's acceptance and our record; resume of the main provider
 // after its daily-limit reset.
-import { env, runDurableObjectAlarm, abortAllDurableObjects, SELF } from "cloudflare:test";
+import { env, SELF } from "cloudflare:test";
 import { describe, it, expect } from "vitest";
 import {
-  book, endBackoff, enqueueEmail, eventually, item, outboxState, outboxStub, rows, runOutbox, setOutboxState,
-  tries, turn, unique,
+  book, endBackoff, enqueueEmail, eventually, item, killMidSendThenRetry, rows, runOutbox, setOutboxState, tries,
+  turn, unique,
 } from "./helpers.mjs";
 
 function redrive(dedupeKey, token = "test-operator-token-0123456789abcdef") {
@@ -93,16 +93,9 @@ describe("outbox failures", () => {
     const key = await enqueueEmail(to);
     // The enqueue armed the alarm; the runtime runs it, and it hangs after the hand-over.
     await eventually(async () => expect((await env.EMAIL.accepted(to)).accepted).toBe(1));
-    expect(item(await outboxState(), key).status).toBe("sending");
-    // Kill the Durable Object mid-alarm: the outcome of the hand-over was never recorded.
-    await abortAllDurableObjects();
-    // The platform retries the interrupted alarm (at-least-once) on a fresh instance.
-    const state = await eventually(async () => {
-      await runDurableObjectAlarm(outboxStub());
-      const s = await outboxState();
-      expect(item(s, key).status).toBe("sent_possibly_twice");
-      return s;
-    });
+    // Kill the Durable Object mid-alarm: the outcome of the hand-over was never recorded. The
+    // platform retries the interrupted alarm (at-least-once) on a fresh instance.
+    const state = await killMidSendThenRetry(key, "sent_possibly_twice");
     const it = item(state, key);
     expect(it).toMatchObject({ provider: "cloudflare_email", maybe_handed_to: "cloudflare_email", attempts: 2 });
     expect(tries(state, it)).toEqual([

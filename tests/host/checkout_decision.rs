@@ -31,6 +31,11 @@ fn attempt(id: &str, email: Option<&str>, name: Option<&str>, at_ms: i64) -> Att
     }
 }
 
+/// An attempt `ms_before_noon` ms before noon that gave both an email and a name.
+fn tried(id: &str, email: &str, name: &str, ms_before_noon: i64) -> AttemptFacts {
+    attempt(id, Some(email), Some(name), noon() - ms_before_noon)
+}
+
 fn input() -> CheckoutInput {
     CheckoutInput {
         booked: false,
@@ -199,24 +204,14 @@ fn hold_statuses_are_stored_by_name_and_follow_the_owner_action() {
 #[test]
 fn one_email_under_two_names_is_risky_one_name_is_not() {
     let t = Thresholds::default();
-    let me = attempt("pb3", Some("a@example.com"), Some("Bob Jones"), noon());
+    let me = tried("pb3", "a@example.com", "Bob Jones", 0);
     let one_name = [
-        attempt(
-            "pb1",
-            Some("a@example.com"),
-            Some("Bob Jones"),
-            noon() - 60_000,
-        ),
+        tried("pb1", "a@example.com", "Bob Jones", 60_000),
         attempt("pb2", Some("a@example.com"), None, noon() - 30_000),
     ];
     assert_eq!(card_testing(&me, &one_name, &t), None);
 
-    let two_names = [attempt(
-        "pb1",
-        Some("A@Example.com"),
-        Some("Anna Smith"),
-        noon() - 60_000,
-    )];
+    let two_names = [tried("pb1", "A@Example.com", "Anna Smith", 60_000)];
     assert_eq!(
         card_testing(&me, &two_names, &t),
         Some(RiskReason::EmailUnderNames {
@@ -229,28 +224,13 @@ fn one_email_under_two_names_is_risky_one_name_is_not() {
 #[test]
 fn one_name_with_three_emails_is_risky_two_is_not() {
     let t = Thresholds::default();
-    let me = attempt(
-        "pb3",
-        Some("c@example.com"),
-        Some("Testa Guestington"),
-        noon(),
-    );
-    let two = [attempt(
-        "pb1",
-        Some("a@example.com"),
-        Some("Testa Guestington"),
-        noon() - 60_000,
-    )];
+    let me = tried("pb3", "c@example.com", "Testa Guestington", 0);
+    let two = [tried("pb1", "a@example.com", "Testa Guestington", 60_000)];
     assert_eq!(card_testing(&me, &two, &t), None);
 
     let three = [
         two[0].clone(),
-        attempt(
-            "pb2",
-            Some("b@example.com"),
-            Some("Testa Guestington"),
-            noon() - 30_000,
-        ),
+        tried("pb2", "b@example.com", "Testa Guestington", 30_000),
     ];
     assert_eq!(
         card_testing(&me, &three, &t),
@@ -268,18 +248,8 @@ fn one_name_with_three_emails_is_risky_two_is_not() {
 #[test]
 fn same_name_with_other_case_and_spacing_counts_once() {
     let t = Thresholds::default();
-    let me = attempt(
-        "pb2",
-        Some("a@example.com"),
-        Some("  testa   GUESTINGTON "),
-        noon(),
-    );
-    let same = [attempt(
-        "pb1",
-        Some("a@example.com"),
-        Some("Testa Guestington"),
-        noon() - 60_000,
-    )];
+    let me = tried("pb2", "a@example.com", "  testa   GUESTINGTON ", 0);
+    let same = [tried("pb1", "a@example.com", "Testa Guestington", 60_000)];
     assert_eq!(card_testing(&me, &same, &t), None);
     assert_eq!(
         normalize_name("  testa \t  GUESTINGTON "),
@@ -292,25 +262,10 @@ fn same_name_with_other_case_and_spacing_counts_once() {
 #[test]
 fn the_same_email_in_other_case_is_one_email() {
     let t = Thresholds::default();
-    let me = attempt(
-        "pb3",
-        Some("A@EXAMPLE.COM"),
-        Some("Testa Guestington"),
-        noon(),
-    );
+    let me = tried("pb3", "A@EXAMPLE.COM", "Testa Guestington", 0);
     let others = [
-        attempt(
-            "pb1",
-            Some("a@example.com"),
-            Some("Testa Guestington"),
-            noon() - 1,
-        ),
-        attempt(
-            "pb2",
-            Some("b@example.com"),
-            Some("testa guestington"),
-            noon() - 2,
-        ),
+        tried("pb1", "a@example.com", "Testa Guestington", 1),
+        tried("pb2", "b@example.com", "testa guestington", 2),
     ];
     // Two distinct emails only.
     assert_eq!(card_testing(&me, &others, &t), None);
@@ -319,32 +274,17 @@ fn the_same_email_in_other_case_is_one_email() {
 #[test]
 fn the_attempt_itself_is_counted_once_even_when_listed() {
     let t = Thresholds::default();
-    let me = attempt("pb2", Some("a@example.com"), Some("Bob Jones"), noon());
+    let me = tried("pb2", "a@example.com", "Bob Jones", 0);
     let listed = [me.clone(), me.clone()];
     assert_eq!(card_testing(&me, &listed, &t), None);
 }
 
 #[test]
 fn thresholds_come_from_configuration() {
-    let me = attempt(
-        "pb3",
-        Some("c@example.com"),
-        Some("Testa Guestington"),
-        noon(),
-    );
+    let me = tried("pb3", "c@example.com", "Testa Guestington", 0);
     let others = [
-        attempt(
-            "pb1",
-            Some("a@example.com"),
-            Some("Testa Guestington"),
-            noon() - 1,
-        ),
-        attempt(
-            "pb2",
-            Some("b@example.com"),
-            Some("Testa Guestington"),
-            noon() - 2,
-        ),
+        tried("pb1", "a@example.com", "Testa Guestington", 1),
+        tried("pb2", "b@example.com", "Testa Guestington", 2),
     ];
     let strict = Thresholds {
         names_per_email: 2,
@@ -373,10 +313,10 @@ fn email_rule_is_checked_first() {
         names_per_email: 2,
         emails_per_name: 2,
     };
-    let me = attempt("pb3", Some("a@example.com"), Some("Anna Smith"), noon());
+    let me = tried("pb3", "a@example.com", "Anna Smith", 0);
     let others = [
-        attempt("pb1", Some("a@example.com"), Some("Bob Jones"), noon() - 1),
-        attempt("pb2", Some("b@example.com"), Some("Anna Smith"), noon() - 2),
+        tried("pb1", "a@example.com", "Bob Jones", 1),
+        tried("pb2", "b@example.com", "Anna Smith", 2),
     ];
     assert!(matches!(
         card_testing(&me, &others, &t),
@@ -399,22 +339,18 @@ fn attempts_without_email_or_name_are_never_risky() {
 
 #[test]
 fn day_is_the_utc_calendar_day() {
-    assert_eq!(
-        day_of(utc_ms("2026-03-02 23:59:00")),
-        NaiveDate::from_ymd_opt(2026, 3, 2).unwrap()
-    );
-    assert_eq!(
-        day_of(utc_ms("2026-03-03 00:01:00")),
-        NaiveDate::from_ymd_opt(2026, 3, 3).unwrap()
-    );
-    assert_eq!(
-        day_of(utc_ms("2026-03-02 23:59:59") + 999),
-        NaiveDate::from_ymd_opt(2026, 3, 2).unwrap()
-    );
-    assert_eq!(
-        day_of(utc_ms("2026-03-03 00:00:00")),
-        NaiveDate::from_ymd_opt(2026, 3, 3).unwrap()
-    );
+    for (at_ms, day) in [
+        (utc_ms("2026-03-02 23:59:00"), 2),
+        (utc_ms("2026-03-03 00:01:00"), 3),
+        (utc_ms("2026-03-02 23:59:59") + 999, 2),
+        (utc_ms("2026-03-03 00:00:00"), 3),
+    ] {
+        assert_eq!(
+            day_of(at_ms),
+            NaiveDate::from_ymd_opt(2026, 3, day).unwrap(),
+            "{at_ms}"
+        );
+    }
 }
 
 #[test]

@@ -10,7 +10,7 @@ use booking_email_engine::domain::payment::action_token::{sign, OwnerAction};
 use booking_email_engine::domain::payment::checkout::RiskReason;
 use booking_email_engine::domain::render::{
     action_confirm_page, action_result_page, checkout_declined, checkout_not_completed,
-    owner_checkout_hold, ConfirmForm, RenderError,
+    owner_checkout_hold, ConfirmForm, OwnerInbox, RenderError,
 };
 use chrono::NaiveDate;
 
@@ -295,8 +295,7 @@ fn owner_hold_alert_goes_to_the_owner_at_once_with_three_links() {
         &risk(),
         &codes,
         &links(),
-        &owner(),
-        &branding(),
+        OwnerInbox::new(&owner(), &branding()),
     )
     .unwrap();
     assert_eq!(e.kind, EmailKind::OwnerCheckoutHold);
@@ -358,8 +357,7 @@ fn owner_hold_alert_without_codes_or_links_says_so() {
         },
         &[],
         &[],
-        &owner(),
-        &branding(),
+        OwnerInbox::new(&owner(), &branding()),
     )
     .unwrap();
     assert!(e.text.contains("None seen for this checkout"));

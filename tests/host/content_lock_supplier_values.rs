@@ -15,7 +15,7 @@ use booking_email_engine::domain::render::guard::{
 };
 use booking_email_engine::domain::render::{
     arrival_guide, booking_confirmation, checkin_day, flight_confirmation,
-    hotel_confirmation_number, owner_new_booking, thank_you, RenderError, SegmentView,
+    hotel_confirmation_number, owner_new_booking, thank_you, OwnerInbox, RenderError, SegmentView,
 };
 use booking_email_engine::sources::duffel;
 
@@ -223,7 +223,14 @@ fn owner_alerts_with_placeholders_are_defanged_not_blocked() {
     b.hotel_name = "{{Outbox}} ${x} [[y]] {%z%} {#c#}\u{200b}{{".into();
     let owner = EmailAddress::parse("owner@example.com").unwrap();
     let mut alert = guarded(&lock(), &b, |b| {
-        owner_new_booking(b, Source::Liteapi, "ev1", None, false, &owner, &branding())
+        owner_new_booking(
+            b,
+            Source::Liteapi,
+            "ev1",
+            None,
+            false,
+            OwnerInbox::new(&owner, &branding()),
+        )
     })
     .unwrap();
     assert!(alert.lock.is_none(), "owner alerts carry no verdict");

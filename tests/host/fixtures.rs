@@ -4,12 +4,15 @@
 #![allow(dead_code)]
 
 use booking_email_engine::domain::email::{Audience, DedupeKey, EmailKind};
-use booking_email_engine::domain::event::{EmailAddress, HotelBooking};
+use booking_email_engine::domain::event::{
+    BookedRoom, BookingRef, EmailAddress, Holder, HotelBooking, PersonName,
+};
 use booking_email_engine::domain::i18n::{Locale, Region};
 use booking_email_engine::domain::outbox::outgoing::OutgoingEmail;
 use booking_email_engine::domain::render::Branding;
 use booking_email_engine::sources::liteapi::{hotel_booking, parse_envelope};
 use booking_email_engine::sources::ParseError;
+use chrono::NaiveDate;
 use serde_json::Value;
 
 /// The bytes of `tests/fixtures/<name>`; panics naming the path when it cannot be read.
@@ -48,6 +51,70 @@ pub fn liteapi_hotel() -> HotelBooking {
     assert_eq!(b.booking_id.as_str(), "BK_fake_7Q2w");
     assert_eq!(b.hotel_name, "Example Harbour Hotel");
     b
+}
+
+/// Testa Guestington, the guest of the example payloads.
+pub fn testa() -> PersonName {
+    PersonName {
+        first_name: "Testa".into(),
+        last_name: "Guestington".into(),
+    }
+}
+
+/// The stay the Duffel and generic example payloads both describe, under their ids: Example
+/// Harbour Hotel, 12–15 June 2026, CONFIRMED, held by Testa Guestington <guest@example.com>
+/// (+15550100001) with check-in instructions; as it stands one adult in one "Room", no other
+/// guest, no total, no location, no hotel confirmation number, live. Each source's test sets
+/// what its payload says besides.
+pub fn example_harbour_stay(
+    booking_id: &str,
+    client_reference: &str,
+    hotel_id: &str,
+) -> HotelBooking {
+    HotelBooking {
+        booking_id: BookingRef::parse(booking_id).unwrap(),
+        client_reference: Some(client_reference.into()),
+        prebook_id: None,
+        status: "CONFIRMED".into(),
+        hotel_id: Some(hotel_id.into()),
+        hotel_name: "Example Harbour Hotel".into(),
+        checkin: NaiveDate::from_ymd_opt(2026, 6, 12).unwrap(),
+        checkout: NaiveDate::from_ymd_opt(2026, 6, 15).unwrap(),
+        rooms: vec![BookedRoom {
+            room_name: "Room".into(),
+            board_name: None,
+            adults: 1,
+            children: 0,
+        }],
+        holder: Holder {
+            name: testa(),
+            email: EmailAddress::parse("guest@example.com").unwrap(),
+            phone: Some("+15550100001".into()),
+        },
+        guests: vec![],
+        total: None,
+        hotel_confirmation_number: None,
+        sandbox: false,
+        location: None,
+        checkin_instructions: Some("Check-in from 15:00; check-out by 11:00".into()),
+        replaces: None,
+        locale: None,
+    }
+}
+
+/// The error of a supplier body that must fail somewhere: `envelope` (its parsed envelope) when
+/// that failed, else what `interpret` makes of the envelope, which must be an error too.
+pub fn first_error<E, I: std::fmt::Debug>(
+    envelope: Result<E, ParseError>,
+    interpret: impl FnOnce(&E) -> Result<I, ParseError>,
+) -> ParseError {
+    match envelope {
+        Err(e) => e,
+        Ok(env) => match interpret(&env) {
+            Err(e) => e,
+            Ok(i) => panic!("expected a parse error, got {i:?}"),
+        },
+    }
 }
 
 /// `err` is "missing" at `path` (a dotted JSON path, as [`ParseError::field`] names it).

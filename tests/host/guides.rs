@@ -55,6 +55,13 @@ fn first_cell_names(lines: &[&str]) -> Vec<String> {
     names
 }
 
+/// Panics with `disagreement`'s message when the guide and the code disagree.
+fn assert_agree(what: &str, guide: &str, code: &BTreeSet<String>, documented: &[String]) {
+    if let Some(e) = disagreement(what, guide, code, documented) {
+        panic!("{e}");
+    }
+}
+
 /// Both differences between what the code has and what a guide says, as a failure message
 /// (`None` when they agree).
 fn disagreement(
@@ -108,14 +115,12 @@ fn variables_read() -> BTreeSet<String> {
 fn the_configuration_reference_lists_every_variable_the_code_reads() {
     let doc = read("docs/operating.md");
     let documented = first_cell_names(&section(&doc, "## Configuration reference"));
-    if let Some(e) = disagreement(
+    assert_agree(
         "configuration variables",
         "docs/operating.md (Configuration reference)",
         &variables_read(),
         &documented,
-    ) {
-        panic!("{e}");
-    }
+    );
 }
 
 /// Source files that read the Worker's environment (`env.var`, `env.secret`): the configuration
@@ -210,14 +215,12 @@ fn the_runbook_describes_every_owner_alert_kind() {
         .collect();
     assert!(owner_kinds.len() >= 10, "{owner_kinds:?}");
     let doc = read("docs/runbook.md");
-    if let Some(e) = disagreement(
+    assert_agree(
         "owner alert kinds",
         "docs/runbook.md (Owner alerts)",
         &owner_kinds,
         &runbook_alerts(&doc),
-    ) {
-        panic!("{e}");
-    }
+    );
 }
 
 /// Every repair kind. `RepairKind` lists no variants of itself: the `match` below has no
@@ -251,14 +254,12 @@ fn repair_kinds() -> BTreeSet<String> {
 fn the_runbook_describes_every_repair_kind_of_the_digest() {
     let doc = read("docs/runbook.md");
     let documented = first_cell_names(&section(&doc, "### Repairs the engine made by itself"));
-    if let Some(e) = disagreement(
+    assert_agree(
         "repair kinds",
         "docs/runbook.md (Repairs the engine made by itself)",
         &repair_kinds(),
         &documented,
-    ) {
-        panic!("{e}");
-    }
+    );
 }
 
 /// The section titles of a daily digest in which every section has something to say, each count
@@ -296,7 +297,14 @@ fn digest_lines() -> BTreeSet<String> {
         region: Region::DEFAULT,
     };
     let zone = HotelZone::parse("Europe/Madrid").unwrap();
-    let email = owner_digest(&day, &facts, &zone, "https://x.example", &owner, &branding).unwrap();
+    let email = owner_digest(
+        &day,
+        &facts,
+        &zone,
+        "https://x.example",
+        booking_email_engine::domain::render::OwnerInbox::new(&owner, &branding),
+    )
+    .unwrap();
     email
         .text
         .lines()
@@ -326,14 +334,12 @@ fn the_runbook_describes_every_line_of_the_daily_digest() {
             out + rest
         })
         .collect();
-    if let Some(e) = disagreement(
+    assert_agree(
         "daily digest lines",
         "docs/runbook.md (The daily digest)",
         &lines,
         &documented,
-    ) {
-        panic!("{e}");
-    }
+    );
 }
 
 /// Every provider refusal class by its stored (serde) name. The `match` has no wildcard: a class
@@ -380,14 +386,12 @@ fn the_classification_table_has_every_refusal_class() {
         !table.is_empty(),
         "no table starting `| class` in the outbox section"
     );
-    if let Some(e) = disagreement(
+    assert_agree(
         "provider refusal classes",
         "docs/internals.md (the classification table)",
         &refusal_classes(),
         &first_cell_names(&table),
-    ) {
-        panic!("{e}");
-    }
+    );
 }
 
 /// The first ```json block of `lines` (Markdown, or Rust module docs: `//! ` is dropped first).
@@ -479,12 +483,10 @@ fn the_production_guard_table_names_every_variable_the_guard_refuses() {
     let refused = guard_refusals();
     assert!(refused.contains("PUBLIC_BASE_URL"), "{refused:?}");
     let doc = read("docs/operating.md");
-    if let Some(e) = disagreement(
+    assert_agree(
         "variables the production guard refuses",
         "docs/operating.md (Production guard)",
         &refused,
         &first_cell_names(&section(&doc, "## Production guard")),
-    ) {
-        panic!("{e}");
-    }
+    );
 }

@@ -1,7 +1,7 @@
 //! Host tests of the liteAPI adapter (`sources::liteapi`): envelope parsing, `booking.book`
 //! interpretation, error variants with their JSON paths, and token verification.
 
-use crate::fixtures::{assert_invalid, assert_missing, fixture, fixture_bytes};
+use crate::fixtures::{assert_invalid, assert_missing, first_error, fixture, fixture_bytes};
 use booking_email_engine::domain::event::{
     BookedRoom, HotelBooking, Interpretation, Money, PersonName, SupplierEvent,
 };
@@ -55,13 +55,7 @@ fn booked(body: &[u8]) -> HotelBooking {
 
 /// Parses and interprets a body that must fail somewhere (envelope or inner document).
 fn parse_failure(body: &[u8]) -> ParseError {
-    match parse_envelope(body) {
-        Err(e) => e,
-        Ok(env) => match interpret(&env) {
-            Err(e) => e,
-            Ok(i) => panic!("expected a parse error, got {i:?}"),
-        },
-    }
+    first_error(parse_envelope(body), interpret)
 }
 
 // ---------------------------------------------------------------- happy path

@@ -1,11 +1,10 @@
 //! The failover step of a send: which failures pause the provider (and for how long, from the one
 //! configured value), and where the email goes once its provider is paused.
 
-use crate::outbox_policy_retry::ALL_CLASSES;
+use crate::outbox_policy_retry::{with_hint, ALL_CLASSES};
 use booking_email_engine::domain::outbox::{
-    after_failure_with_hint, after_pause, AfterFailure, AfterPause, Backoff, FailurePolicy,
-    PauseCause, Provider, ProviderChoice, ProviderErrorClass, ProviderPause, Verdict,
-    CREDENTIALS_PAUSE_MS,
+    after_pause, AfterFailure, AfterPause, Backoff, FailurePolicy, PauseCause, Provider,
+    ProviderChoice, ProviderErrorClass, ProviderPause, Verdict, CREDENTIALS_PAUSE_MS,
 };
 
 const NOW: i64 = 1_767_225_600_000 + 13 * 3_600_000; // 2026-01-01T13:00Z
@@ -69,15 +68,7 @@ fn the_default_policy_is_the_hint_function_with_a_one_hour_pause() {
                     assert_eq!(
                         FailurePolicy::DEFAULT
                             .after_failure(class, provider, attempts, NOW, 11, hint),
-                        after_failure_with_hint(
-                            class,
-                            provider,
-                            attempts,
-                            NOW,
-                            Backoff::DEFAULT,
-                            11,
-                            hint
-                        ),
+                        with_hint(class, provider, attempts, 11, hint),
                         "{class:?} {provider:?} {attempts} {hint:?}"
                     );
                 }
@@ -111,38 +102,34 @@ fn only_a_daily_limit_refused_credentials_or_configuration_pause_a_provider() {
 #[test]
 fn a_paused_provider_hands_the_email_to_the_other_one_or_it_waits() {
     let until = NOW + 60_000;
-    // Main paused, SMTP available: the same email goes by SMTP now.
-    assert_eq!(
-        after_pause(
+    for (case, failed, choice, expected) in [
+        (
+            "main paused, SMTP available: the same email goes by SMTP now",
             Provider::Cloudflare,
-            until,
-            ProviderChoice::Send(Provider::Smtp)
+            ProviderChoice::Send(Provider::Smtp),
+            AfterPause::FailOverTo(Provider::Smtp),
         ),
-        AfterPause::FailOverTo(Provider::Smtp)
-    );
-    // SMTP paused on the way, main back: main again.
-    assert_eq!(
-        after_pause(
+        (
+            "SMTP paused on the way, main back: main again",
             Provider::Smtp,
-            until,
-            ProviderChoice::Send(Provider::Resend)
+            ProviderChoice::Send(Provider::Resend),
+            AfterPause::FailOverTo(Provider::Resend),
         ),
-        AfterPause::FailOverTo(Provider::Resend)
-    );
-    // The choice is still the failed provider (its pause already over): wait for the pause.
-    assert_eq!(
-        after_pause(Provider::Smtp, until, ProviderChoice::Send(Provider::Smtp)),
-        AfterPause::WaitUntil(until)
-    );
-    // No provider before t: wait until t.
-    assert_eq!(
-        after_pause(
+        (
+            "the choice is still the failed provider (its pause already over): wait for the pause",
+            Provider::Smtp,
+            ProviderChoice::Send(Provider::Smtp),
+            AfterPause::WaitUntil(until),
+        ),
+        (
+            "no provider before t: wait until t",
             Provider::Cloudflare,
-            until,
-            ProviderChoice::WaitUntil(NOW + 5)
+            ProviderChoice::WaitUntil(NOW + 5),
+            AfterPause::WaitUntil(NOW + 5),
         ),
-        AfterPause::WaitUntil(NOW + 5)
-    );
+    ] {
+        assert_eq!(after_pause(failed, until, choice), expected, "{case}");
+    }
 }
 
 #[test]

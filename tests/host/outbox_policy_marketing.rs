@@ -21,6 +21,25 @@ const POLICY: MarketingPolicy = MarketingPolicy {
     per_person_per_day: 1,
 };
 
+/// `may_send` for a person nobody suppressed, with no booking mail waiting: `total` marketing
+/// emails sent today, `to_person` of them to this person.
+fn unsuppressed(
+    now_ms: i64,
+    total: u32,
+    to_person: u32,
+    policy: MarketingPolicy,
+) -> MarketingDecision {
+    may_send(now_ms, total, to_person, Suppression::None, false, policy)
+}
+
+/// Deferred to the next UTC midnight (after June 12) for `reason`.
+fn until_midnight(reason: DeferReason) -> MarketingDecision {
+    MarketingDecision::Defer {
+        until_ms: MIDNIGHT,
+        reason,
+    }
+}
+
 const ALL_RANKS: [Rank; 4] = [Rank::Urgent, Rank::Booking, Rank::Service, Rank::Marketing];
 
 #[test]
@@ -62,30 +81,21 @@ fn the_daily_cap_defers_to_the_next_utc_day() {
     let total = count_on_utc_day(LAST_SECOND, &sends);
     assert_eq!(total, 3);
     assert_eq!(
-        may_send(LAST_SECOND, total, 0, Suppression::None, false, POLICY),
-        MarketingDecision::Defer {
-            until_ms: MIDNIGHT,
-            reason: DeferReason::DailyCap
-        }
+        unsuppressed(LAST_SECOND, total, 0, POLICY),
+        until_midnight(DeferReason::DailyCap)
     );
     // At 00:00:00 those sends are yesterday's: send.
     let total = count_on_utc_day(MIDNIGHT, &sends);
     assert_eq!(total, 0);
     assert_eq!(
-        may_send(MIDNIGHT, total, 0, Suppression::None, false, POLICY),
+        unsuppressed(MIDNIGHT, total, 0, POLICY),
         MarketingDecision::Send
     );
     // Below the cap: send; above (a race): still deferred.
+    assert_eq!(unsuppressed(JUNE_12, 2, 0, POLICY), MarketingDecision::Send);
     assert_eq!(
-        may_send(JUNE_12, 2, 0, Suppression::None, false, POLICY),
-        MarketingDecision::Send
-    );
-    assert_eq!(
-        may_send(JUNE_12, 9, 0, Suppression::None, false, POLICY),
-        MarketingDecision::Defer {
-            until_ms: MIDNIGHT,
-            reason: DeferReason::DailyCap
-        }
+        unsuppressed(JUNE_12, 9, 0, POLICY),
+        until_midnight(DeferReason::DailyCap)
     );
     // A cap of 0 pauses marketing.
     let paused = MarketingPolicy {
@@ -93,11 +103,8 @@ fn the_daily_cap_defers_to_the_next_utc_day() {
         ..POLICY
     };
     assert_eq!(
-        may_send(JUNE_12, 0, 0, Suppression::None, false, paused),
-        MarketingDecision::Defer {
-            until_ms: MIDNIGHT,
-            reason: DeferReason::DailyCap
-        }
+        unsuppressed(JUNE_12, 0, 0, paused),
+        until_midnight(DeferReason::DailyCap)
     );
 }
 
@@ -105,27 +112,20 @@ fn the_daily_cap_defers_to_the_next_utc_day() {
 fn one_per_person_per_day() {
     let person_sends = [LAST_SECOND];
     assert_eq!(
-        may_send(
+        unsuppressed(
             LAST_SECOND,
             1,
             count_on_utc_day(LAST_SECOND, &person_sends),
-            Suppression::None,
-            false,
             POLICY
         ),
-        MarketingDecision::Defer {
-            until_ms: MIDNIGHT,
-            reason: DeferReason::PersonAlreadyServed
-        }
+        until_midnight(DeferReason::PersonAlreadyServed)
     );
     // The second one waits for the next UTC day (not lost); that day they may get one again.
     assert_eq!(
-        may_send(
+        unsuppressed(
             MIDNIGHT,
             0,
             count_on_utc_day(MIDNIGHT, &person_sends),
-            Suppression::None,
-            false,
             POLICY
         ),
         MarketingDecision::Send
@@ -134,16 +134,10 @@ fn one_per_person_per_day() {
         per_person_per_day: 2,
         ..POLICY
     };
+    assert_eq!(unsuppressed(JUNE_12, 1, 1, two), MarketingDecision::Send);
     assert_eq!(
-        may_send(JUNE_12, 1, 1, Suppression::None, false, two),
-        MarketingDecision::Send
-    );
-    assert_eq!(
-        may_send(JUNE_12, 2, 2, Suppression::None, false, two),
-        MarketingDecision::Defer {
-            until_ms: MIDNIGHT,
-            reason: DeferReason::PersonAlreadyServed
-        }
+        unsuppressed(JUNE_12, 2, 2, two),
+        until_midnight(DeferReason::PersonAlreadyServed)
     );
     assert_eq!(MarketingPolicy::default().per_person_per_day, 1);
 }
@@ -210,18 +204,12 @@ fn marketing_never_goes_ahead_of_booking_mail() {
     // Cap reached and booking mail waiting: the longer wait (next day) wins.
     assert_eq!(
         may_send(JUNE_12, 3, 0, Suppression::None, true, POLICY),
-        MarketingDecision::Defer {
-            until_ms: MIDNIGHT,
-            reason: DeferReason::DailyCap
-        }
+        until_midnight(DeferReason::DailyCap)
     );
     // The person already got one today: theirs waits for the next UTC day, booking mail or not.
     assert_eq!(
         may_send(JUNE_12, 0, 1, Suppression::None, true, POLICY),
-        MarketingDecision::Defer {
-            until_ms: MIDNIGHT,
-            reason: DeferReason::PersonAlreadyServed
-        }
+        until_midnight(DeferReason::PersonAlreadyServed)
     );
 }
 

@@ -46,6 +46,27 @@ fn full(b: Backoff, attempts: u32) -> i64 {
         .min(b.cap_ms)
 }
 
+/// `after_failure_with_hint` at `NOW` with the default backoff: a failure of `class` on
+/// `provider` at attempt `attempts`, the jitter draw `random` and the provider's Retry-After hint
+/// (ms).
+pub(crate) fn with_hint(
+    class: ProviderErrorClass,
+    provider: Provider,
+    attempts: u32,
+    random: u64,
+    hint: Option<i64>,
+) -> AfterFailure {
+    after_failure_with_hint(
+        class,
+        provider,
+        attempts,
+        NOW,
+        Backoff::DEFAULT,
+        random,
+        hint,
+    )
+}
+
 #[test]
 fn clamping_bounds() {
     let b = Backoff::DEFAULT;
@@ -110,24 +131,20 @@ fn a_hint_never_changes_the_kind_of_decision() {
     }
     // In particular: no retry after the last attempt, whatever the hint.
     assert_eq!(
-        after_failure_with_hint(
+        with_hint(
             ProviderErrorClass::Transient,
             Provider::Cloudflare,
             b.max_attempts,
-            NOW,
-            b,
             0,
             Some(1_000)
         ),
         AfterFailure::DeadLetter
     );
     assert_eq!(
-        after_failure_with_hint(
+        with_hint(
             ProviderErrorClass::DailyLimit,
             Provider::Cloudflare,
             1,
-            NOW,
-            b,
             0,
             Some(5_000)
         ),
@@ -137,10 +154,40 @@ fn a_hint_never_changes_the_kind_of_decision() {
     );
 }
 
+/// For every attempt before the last, every hint of `hints` and `draws` jitter draws (seeded by
+/// `seed`) each: `check(attempts, hint, got, d, h)` with `got` the delay (ms) a `class` failure on
+/// the main provider is retried after, `d` the un-jittered backoff and `h` the hint as honoured
+/// (clamped to [1 s, cap]; 0 without one).
+fn each_hinted_retry(
+    class: ProviderErrorClass,
+    seed: u64,
+    hints: &[Option<i64>],
+    draws: usize,
+    mut check: impl FnMut(u32, Option<i64>, i64, i64, i64),
+) {
+    let b = Backoff::DEFAULT;
+    let mut rng = seeded(seed);
+    for attempts in 1..b.max_attempts {
+        let d = full(b, attempts);
+        for &hint in hints {
+            for _ in 0..draws {
+                let got = delay(with_hint(
+                    class,
+                    Provider::Cloudflare,
+                    attempts,
+                    rng(),
+                    hint,
+                ));
+                let h = hint.map_or(0, |h| h.clamp(1_000, b.cap_ms));
+                check(attempts, hint, got, d, h);
+            }
+        }
+    }
+}
+
 #[test]
 fn transient_with_seeded_jitter_and_hints_stays_in_bounds() {
     let b = Backoff::DEFAULT;
-    let mut rng = seeded(42);
     let hints = [
         None,
         Some(-10),
@@ -152,139 +199,103 @@ fn transient_with_seeded_jitter_and_hints_stays_in_bounds() {
         Some(1_800_000),
         Some(b.cap_ms * 10),
     ];
-    for attempts in 1..b.max_attempts {
-        let d = full(b, attempts);
-        for hint in hints {
-            for _ in 0..500 {
-                let got = delay(after_failure_with_hint(
-                    ProviderErrorClass::Transient,
-                    Provider::Cloudflare,
-                    attempts,
-                    NOW,
-                    b,
-                    rng(),
-                    hint,
-                ));
-                let h = hint.map_or(0, |h| h.clamp(1_000, b.cap_ms));
-                assert!(
-                    got >= (d / 2).max(h) && got <= d.max(h),
-                    "attempt {attempts} hint {hint:?}: {got} vs d={d} h={h}"
-                );
-                assert!(got <= b.cap_ms, "never beyond the cap: {got}");
-                assert!(got >= RETRY_AFTER_MIN_MS.min(b.cap_ms));
-            }
-        }
-    }
+    each_hinted_retry(
+        ProviderErrorClass::Transient,
+        42,
+        &hints,
+        500,
+        |attempts, hint, got, d, h| {
+            assert!(
+                got >= (d / 2).max(h) && got <= d.max(h),
+                "attempt {attempts} hint {hint:?}: {got} vs d={d} h={h}"
+            );
+            assert!(got <= b.cap_ms, "never beyond the cap: {got}");
+            assert!(got >= RETRY_AFTER_MIN_MS.min(b.cap_ms));
+        },
+    );
 }
 
 #[test]
 fn a_long_hint_is_honoured_up_to_the_cap() {
     let b = Backoff::DEFAULT;
-    // Attempt 1: backoff 15–30 s; the provider asks for 20 min → 20 min.
-    let got = delay(after_failure_with_hint(
-        ProviderErrorClass::Transient,
-        Provider::Cloudflare,
-        1,
-        NOW,
-        b,
-        0,
-        Some(1_200_000),
-    ));
-    assert_eq!(got, 1_200_000);
-    // A day is clamped to the cap (1 h).
-    let got = delay(after_failure_with_hint(
-        ProviderErrorClass::Transient,
-        Provider::Smtp,
-        1,
-        NOW,
-        b,
-        0,
-        Some(86_400_000),
-    ));
-    assert_eq!(got, b.cap_ms);
-    // A short hint never makes us retry sooner than our own backoff.
-    let got = delay(after_failure_with_hint(
-        ProviderErrorClass::Transient,
-        Provider::Cloudflare,
-        4,
-        NOW,
-        b,
-        0,
-        Some(1_000),
-    ));
-    assert_eq!(got, full(b, 4) / 2);
+    for (case, provider, attempts, hint, expected) in [
+        (
+            "attempt 1: backoff 15–30 s; the provider asks for 20 min → 20 min",
+            Provider::Cloudflare,
+            1,
+            1_200_000,
+            1_200_000,
+        ),
+        (
+            "a day is clamped to the cap (1 h)",
+            Provider::Smtp,
+            1,
+            86_400_000,
+            b.cap_ms,
+        ),
+        (
+            "a short hint never makes us retry sooner than our own backoff",
+            Provider::Cloudflare,
+            4,
+            1_000,
+            full(b, 4) / 2,
+        ),
+    ] {
+        let got = delay(with_hint(
+            ProviderErrorClass::Transient,
+            provider,
+            attempts,
+            0,
+            Some(hint),
+        ));
+        assert_eq!(got, expected, "{case}");
+    }
 }
 
 #[test]
 fn rate_limited_waits_at_least_a_minute() {
     let b = Backoff::DEFAULT;
-    let mut rng = seeded(7);
-    for attempts in 1..b.max_attempts {
-        for hint in [
-            None,
-            Some(0),
-            Some(1_000),
-            Some(59_999),
-            Some(61_000),
-            Some(b.cap_ms * 2),
-        ] {
-            for _ in 0..200 {
-                let got = delay(after_failure_with_hint(
-                    ProviderErrorClass::RateLimited,
-                    Provider::Cloudflare,
-                    attempts,
-                    NOW,
-                    b,
-                    rng(),
-                    hint,
-                ));
-                let d = full(b, attempts);
-                let h = hint.map_or(0, |h| h.clamp(1_000, b.cap_ms));
-                assert!(got >= RATE_LIMIT_FLOOR_MS, "{got}");
-                assert!(got >= h);
-                assert!(got <= d.max(h).max(RATE_LIMIT_FLOOR_MS));
-            }
-        }
-    }
+    let hints = [
+        None,
+        Some(0),
+        Some(1_000),
+        Some(59_999),
+        Some(61_000),
+        Some(b.cap_ms * 2),
+    ];
+    each_hinted_retry(
+        ProviderErrorClass::RateLimited,
+        7,
+        &hints,
+        200,
+        |_, _, got, d, h| {
+            assert!(got >= RATE_LIMIT_FLOOR_MS, "{got}");
+            assert!(got >= h);
+            assert!(got <= d.max(h).max(RATE_LIMIT_FLOOR_MS));
+        },
+    );
     // Exact: attempt 1, random 0 → backoff 15 s, hint 61 s → 61 s; hint 2 s → floor 60 s.
-    assert_eq!(
-        delay(after_failure_with_hint(
+    for (hint, expected) in [(61_000, 61_000), (2_000, 60_000)] {
+        let got = with_hint(
             ProviderErrorClass::RateLimited,
             Provider::Cloudflare,
             1,
-            NOW,
-            b,
             0,
-            Some(61_000)
-        )),
-        61_000
-    );
-    assert_eq!(
-        delay(after_failure_with_hint(
-            ProviderErrorClass::RateLimited,
-            Provider::Cloudflare,
-            1,
-            NOW,
-            b,
-            0,
-            Some(2_000)
-        )),
-        60_000
-    );
+            Some(hint),
+        );
+        assert_eq!(delay(got), expected, "{hint}");
+    }
 }
 
 #[test]
 fn daily_limit_on_smtp_pauses_it_until_the_day_turns_whatever_the_hint() {
     // Our SMTP account's quota or suspension: every email would fail on it, so the route waits
     // (a hint of 10 minutes does not bring the quota back).
-    let b = Backoff::DEFAULT;
     assert_eq!(
-        after_failure_with_hint(
+        with_hint(
             ProviderErrorClass::DailyLimit,
             Provider::Smtp,
             1,
-            NOW,
-            b,
             0,
             Some(600_000)
         ),

@@ -171,24 +171,28 @@ fn header_exact_strings() {
         ]
     );
     assert_eq!(ONE_CLICK, "List-Unsubscribe=One-Click");
-    // A trailing slash or a path on the base.
-    assert_eq!(
-        headers("https://engine.example.com/", "T")[0].1,
-        "<https://engine.example.com/unsubscribe/T>"
-    );
-    assert_eq!(
-        headers("https://example.com/engine/", "T")[0].1,
-        "<https://example.com/engine/unsubscribe/T>"
-    );
-    // https only: an http (or scheme-less) base is upgraded, never emitted.
-    assert_eq!(
-        headers("http://localhost:8787", "T")[0].1,
-        "<https://localhost:8787/unsubscribe/T>"
-    );
-    assert_eq!(
-        headers("engine.example.com", "T")[0].1,
-        "<https://engine.example.com/unsubscribe/T>"
-    );
+    for (base, list_unsubscribe) in [
+        // A trailing slash or a path on the base.
+        (
+            "https://engine.example.com/",
+            "<https://engine.example.com/unsubscribe/T>",
+        ),
+        (
+            "https://example.com/engine/",
+            "<https://example.com/engine/unsubscribe/T>",
+        ),
+        // https only: an http (or scheme-less) base is upgraded, never emitted.
+        (
+            "http://localhost:8787",
+            "<https://localhost:8787/unsubscribe/T>",
+        ),
+        (
+            "engine.example.com",
+            "<https://engine.example.com/unsubscribe/T>",
+        ),
+    ] {
+        assert_eq!(headers(base, "T")[0].1, list_unsubscribe, "{base}");
+    }
     assert_eq!(
         url("HTTPS://engine.example.com", "T"),
         "https://engine.example.com/unsubscribe/T"

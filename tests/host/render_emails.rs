@@ -12,7 +12,7 @@ use booking_email_engine::domain::outbox::outgoing::OutgoingEmail;
 use booking_email_engine::domain::render::{
     arrival_guide, booking_cancelled, booking_confirmation, booking_updated, checkin_day,
     flight_changed, flight_confirmation, hotel_confirmation_number, owner_booking_cancelled,
-    plain_instructions, thank_you, to_mime, CancelledBooking, SegmentView,
+    plain_instructions, thank_you, to_mime, CancelledBooking, OwnerInbox, SegmentView,
 };
 use chrono::{NaiveDate, NaiveDateTime};
 
@@ -479,7 +479,7 @@ fn every_hotel_email_escapes_a_hostile_hotel_name() {
         thank_you(&b, &branding()).unwrap(),
         booking_updated(&b, "abc", &[], 1_780_000_000_000, &branding()).unwrap(),
         booking_cancelled(&c, &cancel, &branding()).unwrap(),
-        owner_booking_cancelled(&c, &cancel, &owner(), &branding()).unwrap(),
+        owner_booking_cancelled(&c, &cancel, OwnerInbox::new(&owner(), &branding())).unwrap(),
     ];
     for e in &emails {
         assert_hostile_name_escaped(e);
@@ -598,8 +598,7 @@ fn owner_cancellation_alert_is_urgent_and_carries_the_money_facts() {
     let e = owner_booking_cancelled(
         &c,
         &cancellation(true, Some(("180", "EUR")), Some(("360", "EUR"))),
-        &owner(),
-        &branding(),
+        OwnerInbox::new(&owner(), &branding()),
     )
     .unwrap();
     assert_envelope(
@@ -623,8 +622,12 @@ fn owner_cancellation_alert_is_urgent_and_carries_the_money_facts() {
     );
     assert_absent(&e, &["{{", "{%"]);
 
-    let bare = owner_booking_cancelled(&c, &cancellation(false, None, None), &owner(), &branding())
-        .unwrap();
+    let bare = owner_booking_cancelled(
+        &c,
+        &cancellation(false, None, None),
+        OwnerInbox::new(&owner(), &branding()),
+    )
+    .unwrap();
     assert_facts(&bare, &["not given"]);
     assert_eq!(bare.dedupe_key, e.dedupe_key);
     assert_eq!(bare.message_id, e.message_id);
@@ -762,7 +765,7 @@ fn every_email() -> Vec<OutgoingEmail> {
         .unwrap(),
         flight_confirmation(&f, &segs, &branding()).unwrap(),
         flight_changed(&f, "aic_1", &segs, &segs, 1_780_000_000_000, &branding()).unwrap(),
-        owner_booking_cancelled(&c, &cancel, &owner(), &branding()).unwrap(),
+        owner_booking_cancelled(&c, &cancel, OwnerInbox::new(&owner(), &branding())).unwrap(),
     ]
 }
 
@@ -892,7 +895,7 @@ fn owner_provider_paused_alert_names_the_provider_the_time_and_what_to_do() {
         cause: PauseCause::Credentials,
         now_ms: now,
     };
-    let e = owner_provider_paused(&p, &owner(), &branding()).unwrap();
+    let e = owner_provider_paused(&p, OwnerInbox::new(&owner(), &branding())).unwrap();
     assert_eq!(e.kind, EmailKind::OwnerProviderPaused);
     assert_eq!(e.audience, Audience::Owner);
     assert_eq!(e.rank, Rank::Urgent);
@@ -910,8 +913,7 @@ fn owner_provider_paused_alert_names_the_provider_the_time_and_what_to_do() {
             reason: "SMTP AUTH: 535 other words, id 77",
             ..p.clone()
         },
-        &owner(),
-        &branding(),
+        OwnerInbox::new(&owner(), &branding()),
     )
     .unwrap();
     assert_eq!(again.dedupe_key, e.dedupe_key);
@@ -921,8 +923,7 @@ fn owner_provider_paused_alert_names_the_provider_the_time_and_what_to_do() {
             cause: PauseCause::Configuration,
             ..p.clone()
         },
-        &owner(),
-        &branding(),
+        OwnerInbox::new(&owner(), &branding()),
     )
     .unwrap();
     assert_eq!(
@@ -938,8 +939,7 @@ fn owner_provider_paused_alert_names_the_provider_the_time_and_what_to_do() {
             fault: "",
             ..p.clone()
         },
-        &owner(),
-        &branding(),
+        OwnerInbox::new(&owner(), &branding()),
     )
     .unwrap();
     assert_eq!(
@@ -951,8 +951,7 @@ fn owner_provider_paused_alert_names_the_provider_the_time_and_what_to_do() {
             now_ms: now + 86_400_000,
             ..p.clone()
         },
-        &owner(),
-        &branding(),
+        OwnerInbox::new(&owner(), &branding()),
     )
     .unwrap();
     assert_eq!(
@@ -977,8 +976,7 @@ fn owner_provider_paused_alert_names_the_provider_the_time_and_what_to_do() {
             cause: PauseCause::DailyLimit,
             ..p.clone()
         },
-        &owner(),
-        &branding(),
+        OwnerInbox::new(&owner(), &branding()),
     )
     .unwrap();
     assert!(with_fallback
@@ -1004,8 +1002,7 @@ fn owner_provider_paused_alert_names_the_provider_the_time_and_what_to_do() {
             cause: PauseCause::DailyLimit,
             ..p.clone()
         },
-        &owner(),
-        &branding(),
+        OwnerInbox::new(&owner(), &branding()),
     )
     .unwrap();
     assert_eq!(
@@ -1024,8 +1021,7 @@ fn owner_provider_paused_alert_names_the_provider_the_time_and_what_to_do() {
             cause: PauseCause::Configuration,
             ..p
         },
-        &owner(),
-        &branding(),
+        OwnerInbox::new(&owner(), &branding()),
     )
     .unwrap();
     assert!(

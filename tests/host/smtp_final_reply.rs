@@ -9,6 +9,19 @@ use booking_email_engine::domain::outbox::ProviderErrorClass;
 use smtp_fake::*;
 use std::time::Duration;
 
+/// For each `(case, reply to the final dot, the reply the engine reports)`: one conversation that
+/// hands the message over exactly once.
+async fn each_is_one_hand_over(cases: &[(&str, &'static [u8], &str)]) {
+    for (name, reply, want) in cases {
+        let script = Script {
+            after_body: Some(reply),
+            ..Script::default()
+        };
+        let run = converse(script, None, short_message(), 2_000).await;
+        run.assert_handed_over_once(want, name);
+    }
+}
+
 /// Every reply to the final dot that means "handed over", and what the engine reports as the reply.
 #[tokio::test]
 async fn every_2xx_reply_to_the_final_dot_is_one_hand_over() {
@@ -35,14 +48,7 @@ async fn every_2xx_reply_to_the_final_dot_is_one_hand_over() {
             "251 2.1.5 will forward",
         ),
     ];
-    for (name, reply, want) in cases {
-        let script = Script {
-            after_body: Some(reply),
-            ..Script::default()
-        };
-        let run = converse(script, None, short_message(), 2_000).await;
-        run.assert_handed_over_once(want, name);
-    }
+    each_is_one_hand_over(cases).await;
 }
 
 /// The accepting replies real servers send to the final dot, as their sources write them: lower
@@ -101,14 +107,7 @@ async fn the_2xx_forms_real_servers_send_are_each_one_hand_over() {
             "250 2.0.0 Ok queued as 4F2B1 see you",
         ),
     ];
-    for (name, reply, want) in cases {
-        let script = Script {
-            after_body: Some(reply),
-            ..Script::default()
-        };
-        let run = converse(script, None, short_message(), 2_000).await;
-        run.assert_handed_over_once(want, name);
-    }
+    each_is_one_hand_over(cases).await;
 }
 
 /// A reply to the final dot that arrives in several TCP reads — cut inside a line, between its

@@ -1,17 +1,20 @@
 //! Host tests of the Duffel adapter (`sources::duffel`): every fixture becomes the exact canonical
 //! event, other types are ignored, and malformed payloads name the JSON path at fault.
 
-use crate::fixtures::{assert_invalid, assert_missing, fixture, fixture_bytes};
+use crate::fixtures::{
+    assert_invalid, assert_missing, example_harbour_stay, first_error, fixture, fixture_bytes,
+    testa,
+};
 use booking_email_engine::domain::event::EmailAddress;
 use booking_email_engine::domain::event::{
-    Airport, BookedRoom, BookingRef, Cancellation, FlightBooking, FlightChange, FlightSegment,
-    Holder, HotelBooking, HotelLocation, Interpretation, Money, PersonName, SupplierEvent,
+    Airport, BookingRef, Cancellation, FlightBooking, FlightChange, FlightSegment, Holder,
+    HotelBooking, HotelLocation, Interpretation, Money, PersonName, SupplierEvent,
 };
 use booking_email_engine::sources::duffel::{
     interpret, parse_aic_list, parse_envelope, peek_event_id,
 };
 use booking_email_engine::sources::ParseError;
-use chrono::{NaiveDate, NaiveDateTime, TimeZone, Utc};
+use chrono::{NaiveDateTime, TimeZone, Utc};
 use serde_json::{json, Value};
 
 fn body(v: &Value) -> Vec<u8> {
@@ -27,13 +30,7 @@ fn journey(body: &[u8]) -> SupplierEvent {
 }
 
 fn failure(body: &[u8]) -> ParseError {
-    match parse_envelope(body) {
-        Err(e) => e,
-        Ok(env) => match interpret(&env) {
-            Err(e) => e,
-            Ok(i) => panic!("expected a parse error, got {i:?}"),
-        },
-    }
+    first_error(parse_envelope(body), interpret)
 }
 
 fn at(s: &str) -> NaiveDateTime {
@@ -71,13 +68,6 @@ fn lhr_to_bcn(flight_number: &str, departing_at: &str, arriving_at: &str) -> Fli
         departing_at: at(departing_at),
         arriving_at: at(arriving_at),
         airline: Some("Example Air".into()),
-    }
-}
-
-fn testa() -> PersonName {
-    PersonName {
-        first_name: "Testa".into(),
-        last_name: "Guestington".into(),
     }
 }
 
@@ -611,28 +601,7 @@ fn stays_booking_cancelled_cancels_the_booking() {
 #[test]
 fn stays_booking_becomes_the_exact_hotel_booking() {
     let expected = HotelBooking {
-        booking_id: BookingRef::parse("bok_0000FAKEBOOKING01").unwrap(),
-        client_reference: Some("FAKEREF991".into()),
-        prebook_id: None,
-        status: "CONFIRMED".into(),
-        hotel_id: Some("acc_0000FAKEACC00001".into()),
-        hotel_name: "Example Harbour Hotel".into(),
-        checkin: NaiveDate::from_ymd_opt(2026, 6, 12).unwrap(),
-        checkout: NaiveDate::from_ymd_opt(2026, 6, 15).unwrap(),
-        rooms: vec![BookedRoom {
-            room_name: "Room".into(),
-            board_name: None,
-            adults: 1,
-            children: 0,
-        }],
-        holder: Holder {
-            name: testa(),
-            email: EmailAddress::parse("guest@example.com").unwrap(),
-            phone: Some("+15550100001".into()),
-        },
         guests: vec![testa()],
-        total: None,
-        hotel_confirmation_number: None,
         sandbox: true,
         location: Some(HotelLocation {
             street_address: Some("1 Example Street".into()),
@@ -648,9 +617,11 @@ fn stays_booking_becomes_the_exact_hotel_booking() {
             latitude: Some(41.38),
             longitude: Some(2.18),
         }),
-        checkin_instructions: Some("Check-in from 15:00; check-out by 11:00".into()),
-        replaces: None,
-        locale: None,
+        ..example_harbour_stay(
+            "bok_0000FAKEBOOKING01",
+            "FAKEREF991",
+            "acc_0000FAKEACC00001",
+        )
     };
     let SupplierEvent::HotelBooked(b) =
         journey(&fixture_bytes("duffel-stays-booking-created.json"))

@@ -1,6 +1,7 @@
 //! Host tests of the generic source (`sources::generic`): the documented example body parses to the
 //! exact canonical event, every canonical kind round-trips, and bad bodies name the field.
 
+use crate::fixtures::{example_harbour_stay, testa};
 use booking_email_engine::domain::event::{
     Airport, BookedRoom, BookingRef, Cancellation, EmailAddress, FlightBooking, FlightSegment,
     Holder, HotelAmendment, HotelBooking, HotelLocation, Interpretation, Money, PersonName,
@@ -42,13 +43,6 @@ fn body(v: &Value) -> Vec<u8> {
     serde_json::to_vec(v).unwrap()
 }
 
-fn testa() -> PersonName {
-    PersonName {
-        first_name: "Testa".into(),
-        last_name: "Guestington".into(),
-    }
-}
-
 fn booking_ref(s: &str) -> BookingRef {
     BookingRef::parse(s).unwrap()
 }
@@ -56,25 +50,12 @@ fn booking_ref(s: &str) -> BookingRef {
 #[test]
 fn documented_hotel_booked_example_parses_to_the_exact_booking() {
     let expected = HotelBooking {
-        booking_id: booking_ref("gen_bk_0001"),
-        client_reference: Some("trip_fake_0001".into()),
-        prebook_id: None,
-        status: "CONFIRMED".into(),
-        hotel_id: Some("gen_hotel_42".into()),
-        hotel_name: "Example Harbour Hotel".into(),
-        checkin: NaiveDate::from_ymd_opt(2026, 6, 12).unwrap(),
-        checkout: NaiveDate::from_ymd_opt(2026, 6, 15).unwrap(),
         rooms: vec![BookedRoom {
             room_name: "Standard Double".into(),
             board_name: Some("Breakfast included".into()),
             adults: 2,
             children: 0,
         }],
-        holder: Holder {
-            name: testa(),
-            email: EmailAddress::parse("guest@example.com").unwrap(),
-            phone: Some("+15550100001".into()),
-        },
         guests: vec![
             testa(),
             PersonName {
@@ -86,17 +67,13 @@ fn documented_hotel_booked_example_parses_to_the_exact_booking() {
             amount: "540.00".into(),
             currency: "EUR".into(),
         }),
-        hotel_confirmation_number: None,
-        sandbox: false,
         location: Some(HotelLocation {
             time_zone: Some("Europe/Madrid".into()),
             latitude: Some(41.38),
             longitude: Some(2.18),
             ..Default::default()
         }),
-        checkin_instructions: Some("Check-in from 15:00; check-out by 11:00".into()),
-        replaces: None,
-        locale: None,
+        ..example_harbour_stay("gen_bk_0001", "trip_fake_0001", "gen_hotel_42")
     };
     assert_eq!(
         journey(documented_example().as_bytes()),

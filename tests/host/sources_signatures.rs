@@ -103,7 +103,7 @@ fn verify_sw(sw: &Sw, secrets: &[&str], now: i64) -> Result<(), SignatureError> 
 }
 
 /// `v1,<base64>` of `id.ts.body` with a `whsec_` secret.
-fn sign_sw(secret: &str, id: &str, ts: &str, body: &[u8]) -> String {
+pub(crate) fn sign_sw(secret: &str, id: &str, ts: &str, body: &[u8]) -> String {
     let key = BASE64
         .decode(secret.strip_prefix("whsec_").unwrap())
         .unwrap();

@@ -1,6 +1,8 @@
 //! Host tests of the webhook table (`sources::WEBHOOKS`): every supplier route's verify → parse
 //! path, exactly as `POST /webhooks/<source>` runs it, with the configuration parsed from vars.
 
+use crate::fixtures::fixture_bytes;
+use crate::sources_signatures::sign_sw;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine as _;
 use booking_email_engine::config::Config;
@@ -36,11 +38,6 @@ fn config() -> Config {
     Config::parse(|k| map.get(k).cloned()).unwrap()
 }
 
-fn fixture(name: &str) -> Vec<u8> {
-    let path = format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
-    std::fs::read(&path).unwrap_or_else(|e| panic!("reading {path}: {e}"))
-}
-
 fn t_v1(secret: &str, body: &[u8]) -> String {
     let mut mac = Hmac::<Sha256>::new_from_slice(secret.as_bytes()).unwrap();
     mac.update(format!("{NOW}.").as_bytes());
@@ -48,14 +45,9 @@ fn t_v1(secret: &str, body: &[u8]) -> String {
     format!("t={NOW},v1={}", hex::encode(mac.finalize().into_bytes()))
 }
 
+/// A Standard Webhooks signature of `id`/`body` at NOW with the generic source's secret.
 fn standard(id: &str, body: &[u8]) -> String {
-    let key = BASE64
-        .decode(generic_secret().strip_prefix("whsec_").unwrap())
-        .unwrap();
-    let mut mac = Hmac::<Sha256>::new_from_slice(&key).unwrap();
-    mac.update(format!("{id}.{NOW}.").as_bytes());
-    mac.update(body);
-    format!("v1,{}", BASE64.encode(mac.finalize().into_bytes()))
+    standard_with(&generic_secret(), id, body)
 }
 
 /// `then` with the request as the route hands it over at NOW: `body`, and `headers` matched by
@@ -93,6 +85,31 @@ fn run(
     })
 }
 
+/// `run` of a delivery that must be verified and parse: its event id, name and whether it is a
+/// journey.
+fn accepted(
+    hook: &dyn WebhookSource,
+    headers: &[(&str, String)],
+    body: &[u8],
+) -> (String, String, bool) {
+    run(hook, headers, body).unwrap().unwrap()
+}
+
+/// A delivery of `source` (its path segment) with the fixture `name` as body, signed
+/// `t=…,v1=…` with `secret` in header `header`: the source's hook, the body, and what the hook
+/// accepted (`accepted`).
+fn t_v1_delivery(
+    source: &str,
+    name: &str,
+    secret: &str,
+    header: &'static str,
+) -> (&'static dyn WebhookSource, Vec<u8>, (String, String, bool)) {
+    let body = fixture_bytes(name);
+    let hook = webhook(source).unwrap();
+    let parsed = accepted(hook, &[(header, t_v1(secret, &body))], &body);
+    (hook, body, parsed)
+}
+
 #[test]
 fn the_table_names_each_source_by_its_path_segment() {
     let names: Vec<&str> = WEBHOOKS.iter().map(|w| w.source().as_str()).collect();
@@ -105,11 +122,9 @@ fn the_table_names_each_source_by_its_path_segment() {
 
 #[test]
 fn liteapi_delivery_with_the_token_parses() {
-    let body = fixture("liteapi-booking-confirmed.json");
+    let body = fixture_bytes("liteapi-booking-confirmed.json");
     let hook = webhook("liteapi").unwrap();
-    let (_, name, journey) = run(hook, &[("Authorization", LITEAPI_TOKEN.into())], &body)
-        .unwrap()
-        .unwrap();
+    let (_, name, journey) = accepted(hook, &[("Authorization", LITEAPI_TOKEN.into())], &body);
     assert_eq!((name.as_str(), journey), ("booking.book", true));
     assert!(matches!(
         run(hook, &[("authorization", "wrong".into())], &body),
@@ -119,12 +134,12 @@ fn liteapi_delivery_with_the_token_parses() {
 
 #[test]
 fn duffel_delivery_signed_with_any_configured_secret_parses() {
-    let body = fixture("duffel-order-created.json");
-    let hook = webhook("duffel").unwrap();
-    let sig = t_v1(DUFFEL_SECRET, &body);
-    let (_, name, journey) = run(hook, &[("x-duffel-signature", sig)], &body)
-        .unwrap()
-        .unwrap();
+    let (hook, body, (_, name, journey)) = t_v1_delivery(
+        "duffel",
+        "duffel-order-created.json",
+        DUFFEL_SECRET,
+        "x-duffel-signature",
+    );
     assert_eq!((name.as_str(), journey), ("order.created", true));
     assert_eq!(
         run(hook, &[], &body).unwrap_err(),
@@ -134,12 +149,12 @@ fn duffel_delivery_signed_with_any_configured_secret_parses() {
 
 #[test]
 fn stripe_delivery_signed_with_the_endpoint_secret_parses() {
-    let body = fixture("stripe-checkout-session-expired.json");
-    let hook = webhook("stripe").unwrap();
-    let sig = t_v1(STRIPE_SECRET, &body);
-    let (id, name, _) = run(hook, &[("Stripe-Signature", sig)], &body)
-        .unwrap()
-        .unwrap();
+    let (hook, body, (id, name, _)) = t_v1_delivery(
+        "stripe",
+        "stripe-checkout-session-expired.json",
+        STRIPE_SECRET,
+        "Stripe-Signature",
+    );
     assert!(id.starts_with("evt_"), "{id}");
     assert_eq!(name, "checkout.session.expired");
     let wrong = t_v1("whsec_other", &body);
@@ -183,13 +198,7 @@ fn malformed_bodies_are_parse_errors_after_verification() {
 
 /// A Standard Webhooks signature of `id`/`body` at NOW with the `whsec_` secret `secret`.
 fn standard_with(secret: &str, id: &str, body: &[u8]) -> String {
-    let key = BASE64
-        .decode(secret.strip_prefix("whsec_").unwrap())
-        .unwrap();
-    let mut mac = Hmac::<Sha256>::new_from_slice(&key).unwrap();
-    mac.update(format!("{id}.{NOW}.").as_bytes());
-    mac.update(body);
-    format!("v1,{}", BASE64.encode(mac.finalize().into_bytes()))
+    sign_sw(secret, id, &NOW.to_string(), body)
 }
 
 #[test]

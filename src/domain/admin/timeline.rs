@@ -119,6 +119,41 @@ pub struct Entry {
     pub status: String,
 }
 
+impl Entry {
+    /// An entry at `at_ms` (ms UTC) with its title, facts and status word, no link and no body.
+    pub fn new(
+        at_ms: i64,
+        kind: EntryKind,
+        title: String,
+        facts: Vec<String>,
+        status: String,
+    ) -> Entry {
+        Entry {
+            at_ms,
+            kind,
+            title,
+            facts,
+            link: None,
+            body: None,
+            body_link: None,
+            status,
+        }
+    }
+
+    /// The same entry, linked to its own admin page (`link`: a path such as `/admin/email?key=…`).
+    pub fn with_link(mut self, link: String) -> Entry {
+        self.link = Some(link);
+        self
+    }
+
+    /// The same entry with a body shown folded, and where the whole body is, if anywhere.
+    pub fn with_body(mut self, body: String, body_link: Option<String>) -> Entry {
+        self.body = Some(body);
+        self.body_link = body_link;
+        self
+    }
+}
+
 /// Sorts entries by time, then kind (a raw event before the booking it created, before its
 /// plans and emails), then title: a stable order for entries of the same millisecond.
 pub fn order(mut entries: Vec<Entry>) -> Vec<Entry> {
@@ -161,16 +196,7 @@ mod tests {
     }
 
     fn e(at: i64, kind: EntryKind, title: &str) -> Entry {
-        Entry {
-            at_ms: at,
-            kind,
-            title: title.into(),
-            facts: vec![],
-            link: None,
-            body: None,
-            body_link: None,
-            status: String::new(),
-        }
+        Entry::new(at, kind, title.into(), vec![], String::new())
     }
 
     #[test]

@@ -180,24 +180,10 @@ impl EmailKind {
         }
     }
 
-    /// The outbox rank of this kind.
+    /// The outbox rank of this kind: every owner alert ([`Audience::Owner`]) is urgent.
     pub fn rank(self) -> Rank {
         match self {
-            EmailKind::FlightChanged
-            | EmailKind::CheckinDay
-            | EmailKind::OwnerNewBooking
-            | EmailKind::OwnerEmailFailed
-            | EmailKind::OwnerBookingCancelled
-            | EmailKind::OwnerCheckoutHold
-            | EmailKind::OwnerProviderPaused
-            | EmailKind::OwnerJourneyFailed
-            | EmailKind::OwnerSweepSummary
-            | EmailKind::OwnerCompensation
-            | EmailKind::OwnerWebhookAlert
-            | EmailKind::OwnerForeignEvent
-            | EmailKind::OwnerDigest
-            | EmailKind::OwnerGuestMessage
-            | EmailKind::OwnerBacklog => Rank::Urgent,
+            EmailKind::FlightChanged | EmailKind::CheckinDay => Rank::Urgent,
             EmailKind::BookingConfirmation
             | EmailKind::HotelConfirmationNumber
             | EmailKind::BookingCancelled
@@ -211,6 +197,8 @@ impl EmailKind {
             | EmailKind::CheckoutDeclinedFunds
             | EmailKind::CheckoutDeclinedSecurity => Rank::Service,
             EmailKind::Marketing => Rank::Marketing,
+            // The kinds listed as owner alerts by `audience`, sent at once.
+            _ => Rank::Urgent,
         }
     }
 }
@@ -450,6 +438,40 @@ mod tests {
         assert!(Rank::Urgent < Rank::Booking && Rank::Service < Rank::Marketing);
         assert_eq!(Rank::from_i64(4), None);
         assert_eq!(serde_json::to_string(&Rank::Urgent).unwrap(), "\"urgent\"");
+    }
+
+    /// Every owner alert is urgent; each client kind's rank is pinned, so a new kind must be
+    /// placed here by hand.
+    #[test]
+    fn every_kind_has_its_rank() {
+        use EmailKind::*;
+        let client = [
+            (FlightChanged, Rank::Urgent),
+            (CheckinDay, Rank::Urgent),
+            (BookingConfirmation, Rank::Booking),
+            (HotelConfirmationNumber, Rank::Booking),
+            (BookingCancelled, Rank::Booking),
+            (BookingUpdated, Rank::Booking),
+            (FlightConfirmation, Rank::Booking),
+            (ConversationAnswer, Rank::Booking),
+            (BookingNotConfirmed, Rank::Booking),
+            (ArrivalGuide, Rank::Service),
+            (ThankYou, Rank::Service),
+            (CheckoutNotCompleted, Rank::Service),
+            (CheckoutDeclinedFunds, Rank::Service),
+            (CheckoutDeclinedSecurity, Rank::Service),
+            (Marketing, Rank::Marketing),
+        ];
+        for kind in EmailKind::ALL {
+            let want = match kind.audience() {
+                Audience::Owner => Rank::Urgent,
+                Audience::Client => match client.iter().find(|(k, _)| *k == kind) {
+                    Some((_, rank)) => *rank,
+                    None => panic!("{kind:?}: a client kind with no rank pinned"),
+                },
+            };
+            assert_eq!(kind.rank(), want, "{kind:?}");
+        }
     }
 
     /// strum (`as_str`, `parse`) and serde derive the stored names from one rule; pinned here for

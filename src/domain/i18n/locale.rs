@@ -152,11 +152,6 @@ impl Lang {
         }
     }
 
-    /// The first of `hints` that names a shipped language ([`Lang::from_hint`]).
-    pub fn from_hints<'a>(hints: impl IntoIterator<Item = Option<&'a str>>) -> Option<Lang> {
-        hints.into_iter().flatten().find_map(Lang::from_hint)
-    }
-
     /// The stored form: the id of the regional formats' row (`pt-PT`, `es-419`, a bare `pt`).
     pub fn id(self) -> &'static str {
         self.region.id(self.locale)

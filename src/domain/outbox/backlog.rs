@@ -36,7 +36,7 @@
 //! [`CatchUpLimits::max_duration_ms`]). Service and marketing email still wait the normal gap after
 //! the newest send of any rank, so marketing never speeds up and the default pace is unchanged.
 
-use crate::domain::email::{EmailKind, Rank};
+use crate::domain::email::EmailKind;
 use crate::domain::outbox::Pacing;
 use serde::{Deserialize, Serialize};
 
@@ -46,11 +46,6 @@ pub fn is_time_bound(kind: EmailKind) -> bool {
         kind,
         EmailKind::ArrivalGuide | EmailKind::CheckinDay | EmailKind::FlightChanged
     )
-}
-
-/// Whether a rank rides the catch-up pace (urgent and booking).
-pub fn rides_catch_up(rank: Rank) -> bool {
-    rank.as_i64() <= Rank::Booking.as_i64()
 }
 
 /// The bounds of a catch-up (configuration `OUTBOX_CATCHUP_MIN_GAP_MS`,
@@ -300,6 +295,7 @@ pub fn alert_day(now_ms: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::email::Rank;
 
     const MIN: i64 = 60_000;
 

@@ -137,19 +137,18 @@ pub struct BookingsPage {
     pub hits: Vec<BookingLine>,
 }
 
-/// A timeline entry as shown.
+/// A timeline entry as shown: the entry, and its time written out in UTC.
 #[derive(Debug, Clone)]
 pub struct EntryLine {
-    pub class: &'static str,
-    pub label: &'static str,
     pub utc: String,
-    pub title: String,
-    pub facts: Vec<String>,
-    pub link: Option<String>,
-    pub body: Option<String>,
-    /// The whole body's own link (a raw event's download).
-    pub body_link: Option<String>,
-    pub status: String,
+    pub entry: crate::domain::admin::timeline::Entry,
+}
+
+impl EntryLine {
+    /// The entry's CSS class and `data-kind` (its kind's stored name).
+    pub fn class(&self) -> &'static str {
+        self.entry.kind.class()
+    }
 }
 
 #[derive(Template)]

@@ -140,8 +140,7 @@ pub fn booking_cancelled(
 ) -> Result<OutgoingEmail, RenderError> {
     let kind = EmailKind::BookingCancelled;
     compose(
-        Envelope::about(
-            &c.booking_id,
+        Envelope::new(
             kind,
             DedupeKey::for_booking(kind, &c.booking_id),
             &c.to,
@@ -149,6 +148,7 @@ pub fn booking_cancelled(
                 .tr()
                 .t1("cancelled-subject", "id", c.booking_id.as_str()),
         )
+        .about(&c.booking_id)
         .with_markup(c.markup.clone()),
         &Cancelled::of(c, cancellation, branding),
         branding,

@@ -140,7 +140,7 @@ pub fn checkout_not_completed(
     let title = branding.tr().t("checkout-subject");
     let view = CheckoutFollowUp::of(a, retry_url, &title, false, branding)?;
     compose(
-        Envelope::unbooked(
+        Envelope::new(
             kind,
             DedupeKey::new(kind, a.prebook_id.trim()),
             to,
@@ -184,7 +184,7 @@ pub fn checkout_declined(
     let title = branding.tr().t(title);
     let view = CheckoutFollowUp::of(a, retry_url, &title, funds, branding)?;
     compose(
-        Envelope::unbooked(
+        Envelope::new(
             kind,
             DedupeKey::for_checkout_decline(&a.prebook_id),
             to,

@@ -5,7 +5,7 @@
 
 use super::calendar::Booked;
 use super::text::greet;
-use super::{compose, Branding, Envelope, RenderError};
+use super::{compose, Branding, Envelope, OwnerInbox, RenderError};
 use crate::domain::email::calendar::Method;
 use crate::domain::email::{DedupeKey, EmailKind};
 use crate::domain::event::EmailAddress;
@@ -109,7 +109,7 @@ pub fn booking_not_confirmed(
         .as_deref()
         .and_then(|f| f.split_whitespace().next())
         .unwrap_or("");
-    let mut envelope = Envelope::unbooked(
+    let mut envelope = Envelope::new(
         kind,
         DedupeKey::new(kind, n.compensation_id.trim()),
         to,
@@ -209,15 +209,13 @@ fn state_words(state: RefundState) -> &'static str {
 /// waits for the owner or failed — the signed links "refund now" / "already handled".
 pub fn owner_compensation(
     o: &OwnerCompensation<'_>,
-    owner: &EmailAddress,
-    branding: &Branding,
+    owner: OwnerInbox<'_>,
 ) -> Result<OutgoingEmail, RenderError> {
-    let kind = EmailKind::OwnerCompensation;
     let c = o.compensation;
-    let key = if o.stage == "opened" {
-        DedupeKey::new(kind, &c.compensation_id)
+    let reference = if o.stage == "opened" {
+        c.compensation_id.clone()
     } else {
-        DedupeKey::new(kind, &format!("{}:{}", c.compensation_id, o.stage))
+        format!("{}:{}", c.compensation_id, o.stage)
     };
     let who = c
         .guest_email
@@ -238,12 +236,12 @@ pub fn owner_compensation(
             "Paid booking cancelled by the supplier".to_string()
         }
     };
-    let mut envelope = Envelope::unbooked(kind, key, owner, format!("{headline}: {who}"));
-    envelope.booking_id = None;
-    compose(
-        envelope,
+    owner.alert(
+        EmailKind::OwnerCompensation,
+        &reference,
+        format!("{headline}: {who}"),
         &OwnerView {
-            brand: &branding.brand,
+            brand: owner.brand(),
             headline,
             c,
             state_words: state_words(o.state),
@@ -271,7 +269,6 @@ pub fn owner_compensation(
                 })
                 .collect(),
         },
-        branding,
     )
 }
 
@@ -429,8 +426,7 @@ mod tests {
                 links: &links,
                 stage: "opened",
             },
-            &owner,
-            &branding(),
+            OwnerInbox::new(&owner, &branding()),
         )
         .unwrap()
     }
@@ -465,8 +461,7 @@ mod tests {
                 links: &[],
                 stage: "refund_failed_1",
             },
-            &owner,
-            &branding(),
+            OwnerInbox::new(&owner, &branding()),
         )
         .unwrap();
         assert!(later.dedupe_key.as_str().ends_with(":refund_failed_1"));

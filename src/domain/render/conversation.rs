@@ -4,7 +4,7 @@
 //! greeting, the booking it is about, how to write again — is translated around the owner's own
 //! words, which go out as written.
 
-use super::{compose, Branding, Envelope, RenderError};
+use super::{compose, Branding, Envelope, OwnerInbox, RenderError};
 use crate::domain::basics::text::header_value;
 use crate::domain::email::{DedupeKey, EmailKind};
 use crate::domain::event::{BookingRef, EmailAddress};
@@ -27,6 +27,14 @@ pub struct BookingFacts {
     pub checkin: String,
     pub checkout: String,
     pub status: String,
+}
+
+impl BookingFacts {
+    /// The booking id as a [`BookingRef`]; refused when the stored id is not one.
+    fn booking_ref(&self) -> Result<BookingRef, RenderError> {
+        BookingRef::parse(&self.booking_id)
+            .map_err(|e| RenderError::Refused(format!("booking id: {e}")))
+    }
 }
 
 /// One guest message as the owner's alert shows it.
@@ -62,8 +70,7 @@ email_body!(
 pub fn owner_guest_message(
     m: &GuestMessage<'_>,
     b: &BookingFacts,
-    owner: &EmailAddress,
-    branding: &Branding,
+    owner: OwnerInbox<'_>,
 ) -> Result<OutgoingEmail, RenderError> {
     let kind = EmailKind::OwnerGuestMessage;
     let who = if m.from_name.is_empty() {
@@ -71,21 +78,17 @@ pub fn owner_guest_message(
     } else {
         m.from_name
     };
-    let booking = BookingRef::parse(&b.booking_id)
-        .map_err(|e| RenderError::Refused(format!("booking id: {e}")))?;
-    compose(
-        Envelope::about(
-            &booking,
-            kind,
-            DedupeKey::new(kind, &m.id.to_string()),
-            owner,
-            format!(
-                "Guest message from {who} about {} ({})",
-                b.booking_id, b.hotel_name
-            ),
-        ),
+    let booking = b.booking_ref()?;
+    let subject = format!(
+        "Guest message from {who} about {} ({})",
+        b.booking_id, b.hotel_name
+    );
+    owner.send(
+        owner
+            .envelope(kind, &m.id.to_string(), subject)
+            .about(&booking),
         &Alert {
-            brand: &branding.brand,
+            brand: owner.brand(),
             m,
             b,
             attachments: m
@@ -95,7 +98,6 @@ pub fn owner_guest_message(
                 .collect(),
             auth: auth_summary(m.auth),
         },
-        branding,
     )
 }
 
@@ -167,19 +169,18 @@ pub fn conversation_answer(
     }
     let kind = EmailKind::ConversationAnswer;
     let tr = branding.tr();
-    let booking = BookingRef::parse(&b.booking_id)
-        .map_err(|e| RenderError::Refused(format!("booking id: {e}")))?;
+    let booking = b.booking_ref()?;
     let subject = match a.guest_subject.map(str::trim).filter(|s| !s.is_empty()) {
         Some(s) => format!("Re: {}", strip_reply_prefixes(s)),
         None => tr.t1("answer-subject", "ref", b.booking_id.as_str()),
     };
-    let mut envelope = Envelope::about(
-        &booking,
+    let mut envelope = Envelope::new(
         kind,
         DedupeKey::for_booking_part(kind, &booking, a.form_id),
         to,
         subject,
-    );
+    )
+    .about(&booking);
     if let Some(id) = a.in_reply_to {
         let id = format!("<{}>", header_value(id, 250));
         let mut refs: Vec<String> = a
@@ -280,7 +281,7 @@ mod tests {
             link: "https://engine.test/admin/booking?id=BK_1#conversation".into(),
         };
         let owner = EmailAddress::parse("owner@example.com").unwrap();
-        let e = owner_guest_message(&m, &facts(), &owner, &branding()).unwrap();
+        let e = owner_guest_message(&m, &facts(), OwnerInbox::new(&owner, &branding())).unwrap();
         assert_eq!(e.dedupe_key.as_str(), "owner_guest_message:7");
         assert_eq!(e.kind.audience(), crate::domain::email::Audience::Owner);
         assert!(

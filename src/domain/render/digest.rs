@@ -4,13 +4,12 @@
 //! emails forecast to miss their moment). Both are owner email, so they may link the admin; every
 //! value from a supplier or a guest is put on one line and cut.
 
-use super::{compose, Branding, Envelope, RenderError};
+use super::{OwnerInbox, RenderError};
 use crate::domain::basics::text::header_value;
-use crate::domain::email::{DedupeKey, EmailKind, Rank};
-use crate::domain::event::EmailAddress;
+use crate::domain::email::{EmailKind, Rank};
 use crate::domain::outbox::backlog::Forecast;
 use crate::domain::outbox::outgoing::OutgoingEmail;
-use crate::domain::sweeper::digest::{DigestDay, DigestFacts};
+use crate::domain::sweeper::digest::{DigestDay, DigestFacts, WaitingLine};
 use crate::domain::timezone::HotelZone;
 
 /// `YYYY-MM-DD HH:MM` of `ms` (UTC) on the clock of `zone`.
@@ -41,6 +40,20 @@ struct Section {
     more: u64,
 }
 
+/// One kind of thing waiting for the owner, listed in the digest when any waits.
+struct Waiting<'a> {
+    /// The section's title, before `: <count>`.
+    title: &'static str,
+    /// Its admin page.
+    path: &'static str,
+    /// The oldest ones, listed.
+    lines: &'a [WaitingLine],
+    /// How many wait in all.
+    total: u64,
+    /// The link of one listed line, from its id.
+    item: &'a dyn Fn(&str) -> String,
+}
+
 struct Digest<'a> {
     brand: &'a str,
     covers: &'a str,
@@ -57,13 +70,18 @@ pub fn owner_digest(
     facts: &DigestFacts,
     zone: &HotelZone,
     base_url: &str,
-    owner: &EmailAddress,
-    branding: &Branding,
+    owner: OwnerInbox<'_>,
 ) -> Result<OutgoingEmail, RenderError> {
-    let kind = EmailKind::OwnerDigest;
     let link = |path: &str| format!("{base_url}{path}");
     let enc = |v: &str| -> String { form_urlencoded::byte_serialize(v.as_bytes()).collect() };
     let more = |total: u64, listed: usize| total.saturating_sub(listed as u64);
+    // A count with a link and no lines under it.
+    let bare = |title: String, path: &str| Section {
+        title,
+        link: link(path),
+        lines: Vec::new(),
+        more: 0,
+    };
     let f = facts;
     let mut sections = Vec::new();
     sections.push(Section {
@@ -91,87 +109,79 @@ pub fn owner_digest(
             .collect(),
         more: more(f.bookings, f.booking_lines.len()),
     });
-    sections.push(Section {
-        title: format!(
+    sections.push(bare(
+        format!(
             "Guest emails: {} sent, {} failed (dead, dropped or blocked), {} skipped as stale",
             f.emails_sent, f.emails_failed, f.emails_stale
         ),
-        link: link("/admin"),
-        lines: Vec::new(),
-        more: 0,
-    });
-    let waiting = |title: String,
-                   path: &str,
-                   lines: &[crate::domain::sweeper::digest::WaitingLine],
-                   total: u64,
-                   item: &dyn Fn(&str) -> String| Section {
+        "/admin",
+    ));
+    let waiting = [
+        Waiting {
+            title: "Guests waiting for your answer",
+            path: "/admin/conversations",
+            lines: &f.conversation_lines,
+            total: f.conversations_waiting,
+            item: &|id| link(&format!("/admin/booking?id={}#conversation", enc(id))),
+        },
+        Waiting {
+            title: "Refunds waiting for your decision",
+            path: "/admin/refunds",
+            lines: &f.refund_lines,
+            total: f.refunds_waiting,
+            item: &|_| link("/admin/refunds"),
+        },
+        Waiting {
+            title: "Card-testing holds open",
+            path: "/admin/holds",
+            lines: &f.hold_lines,
+            total: f.holds_open,
+            item: &|_| link("/admin/holds"),
+        },
+    ];
+    for Waiting {
         title,
-        link: link(path),
-        lines: lines
-            .iter()
-            .map(|w| Line {
-                text: header_value(
-                    &format!(
-                        "{} — waiting since {} — {}",
-                        w.id,
-                        at(w.since_ms, zone),
-                        w.words
+        path,
+        lines,
+        total,
+        item,
+    } in waiting.into_iter().filter(|w| w.total > 0)
+    {
+        sections.push(Section {
+            title: format!("{title}: {total}"),
+            link: link(path),
+            lines: lines
+                .iter()
+                .map(|w| Line {
+                    text: header_value(
+                        &format!(
+                            "{} — waiting since {} — {}",
+                            w.id,
+                            at(w.since_ms, zone),
+                            w.words
+                        ),
+                        300,
                     ),
-                    300,
-                ),
-                link: Some(item(&w.id)),
-            })
-            .collect(),
-        more: total.saturating_sub(lines.len() as u64),
-    };
-    if f.conversations_waiting > 0 {
-        sections.push(waiting(
-            format!(
-                "Guests waiting for your answer: {}",
-                f.conversations_waiting
-            ),
-            "/admin/conversations",
-            &f.conversation_lines,
-            f.conversations_waiting,
-            &|id| link(&format!("/admin/booking?id={}#conversation", enc(id))),
-        ));
-    }
-    if f.refunds_waiting > 0 {
-        sections.push(waiting(
-            format!("Refunds waiting for your decision: {}", f.refunds_waiting),
-            "/admin/refunds",
-            &f.refund_lines,
-            f.refunds_waiting,
-            &|_| link("/admin/refunds"),
-        ));
-    }
-    if f.holds_open > 0 {
-        sections.push(waiting(
-            format!("Card-testing holds open: {}", f.holds_open),
-            "/admin/holds",
-            &f.hold_lines,
-            f.holds_open,
-            &|_| link("/admin/holds"),
-        ));
+                    link: Some(item(&w.id)),
+                })
+                .collect(),
+            more: more(total, lines.len()),
+        });
     }
     if f.dead_letters > 0 {
-        sections.push(Section {
-            title: format!(
+        sections.push(bare(
+            format!(
                 "Dead letters in the outbox: {} (redrive from the outbox page)",
                 f.dead_letters
             ),
-            link: link("/admin/queue"),
-            lines: Vec::new(),
-            more: 0,
-        });
+            "/admin/queue",
+        ));
     }
     if f.webhooks_dead > 0 {
-        sections.push(Section {
-            title: format!("Outbound webhook deliveries dead: {}", f.webhooks_dead),
-            link: link("/admin/deliveries"),
-            lines: Vec::new(),
-            more: 0,
-        });
+        sections.push(bare(
+            format!("Outbound webhook deliveries dead: {}", f.webhooks_dead),
+            "/admin/deliveries",
+        ));
     }
     if !f.routes_paused.is_empty() {
         sections.push(Section {
@@ -219,15 +229,16 @@ pub fn owner_digest(
     } else {
         format!("Daily digest {}: {} bookings", day.covers, f.bookings)
     };
-    compose(
-        Envelope::unbooked(kind, DedupeKey::new(kind, &day.sent_on), owner, subject),
+    owner.alert(
+        EmailKind::OwnerDigest,
+        &day.sent_on,
+        subject,
         &Digest {
-            brand: &branding.brand,
+            brand: owner.brand(),
             covers: &day.covers,
             zone: zone.to_string(),
             sections,
         },
-        branding,
     )
 }
 
@@ -268,10 +279,8 @@ pub fn owner_backlog(
     forecast: &Forecast,
     day: &str,
     queue_link: &str,
-    owner: &EmailAddress,
-    branding: &Branding,
+    owner: OwnerInbox<'_>,
 ) -> Result<OutgoingEmail, RenderError> {
-    let kind = EmailKind::OwnerBacklog;
     let utc = HotelZone::UTC;
     let rank = |r: i64| match Rank::from_i64(r) {
         Some(Rank::Urgent) => "urgent",
@@ -303,15 +312,12 @@ pub fn owner_backlog(
         })
         .collect();
     let n = forecast.misses.len();
-    compose(
-        Envelope::unbooked(
-            kind,
-            DedupeKey::new(kind, day),
-            owner,
-            format!("Outbox backlog: {n} time-bound guest emails forecast to miss their moment"),
-        ),
+    owner.alert(
+        EmailKind::OwnerBacklog,
+        day,
+        format!("Outbox backlog: {n} time-bound guest emails forecast to miss their moment"),
         &Backlog {
-            brand: &branding.brand,
+            brand: owner.brand(),
             gap_s: forecast.gap_ms / 1000,
             catch_up: forecast.catch_up.map(|c| {
                 format!(
@@ -325,7 +331,6 @@ pub fn owner_backlog(
             more: n.saturating_sub(BACKLOG_LISTED_MAX),
             queue_link,
         },
-        branding,
     )
 }
 
@@ -333,6 +338,7 @@ pub fn owner_backlog(
 mod tests {
     use super::super::tests::branding;
     use super::*;
+    use crate::domain::event::EmailAddress;
     use crate::domain::outbox::backlog::{Miss, RankDrain};
     use crate::domain::sweeper::digest::{BookingLine, RepairLine, WaitingLine};
 
@@ -396,8 +402,7 @@ mod tests {
             &sample_facts(),
             &zone,
             "https://engine.example.com",
-            &owner(),
-            &branding(),
+            OwnerInbox::new(&owner(), &branding()),
         )
         .unwrap();
         assert_eq!(e.kind, EmailKind::OwnerDigest);
@@ -451,8 +456,7 @@ mod tests {
             &facts,
             &HotelZone::parse("Europe/Madrid").unwrap(),
             "https://booking-email-engine.example.workers.dev",
-            &owner(),
-            &branding(),
+            OwnerInbox::new(&owner(), &branding()),
         )
         .unwrap();
         std::fs::write(
@@ -493,8 +497,7 @@ mod tests {
             &f,
             "2027-01-14",
             "https://e.example/admin/queue",
-            &owner(),
-            &branding(),
+            OwnerInbox::new(&owner(), &branding()),
         )
         .unwrap();
         assert_eq!(e.dedupe_key.as_str(), "owner_backlog:2027-01-14");

@@ -128,7 +128,7 @@ fn to_contact(
     dedupe_key: DedupeKey,
     subject: String,
 ) -> Envelope<'_> {
-    Envelope::about(&f.booking_id, kind, dedupe_key, &f.contact.email, subject)
+    Envelope::new(kind, dedupe_key, &f.contact.email, subject).about(&f.booking_id)
 }
 
 /// The flight confirmation (kind `flight_confirmation`, rank booking), key

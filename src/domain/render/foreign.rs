@@ -3,10 +3,9 @@
 //! per named record and UTC day, however many such events arrive (dedupe key
 //! `owner_foreign_event:<record>:<day>`).
 
-use super::{compose, Branding, Envelope, RenderError};
-use crate::domain::email::{DedupeKey, EmailKind};
+use super::{OwnerInbox, RenderError};
+use crate::domain::email::EmailKind;
 use crate::domain::event::ownership::{alert_ref, Owner};
-use crate::domain::event::EmailAddress;
 use crate::domain::outbox::outgoing::OutgoingEmail;
 
 /// Longest reason quoted in the alert, in characters.
@@ -37,21 +36,16 @@ pub fn owner_foreign_event(
     event_name: &str,
     reason: &str,
     day: &str,
-    owner: &EmailAddress,
-    branding: &Branding,
+    owner: OwnerInbox<'_>,
 ) -> Result<OutgoingEmail, RenderError> {
-    let kind = EmailKind::OwnerForeignEvent;
     let one_line = |v: &str, max: usize| crate::domain::basics::text::header_value(v, max);
     let record = one_line(record, 200);
-    compose(
-        Envelope::unbooked(
-            kind,
-            DedupeKey::new(kind, &alert_ref(&record, day)),
-            owner,
-            format!("Refused: an event from {actor} named {record}, which is not its own"),
-        ),
+    owner.alert(
+        EmailKind::OwnerForeignEvent,
+        &alert_ref(&record, day),
+        format!("Refused: an event from {actor} named {record}, which is not its own"),
         &ForeignEvent {
-            brand: &branding.brand,
+            brand: owner.brand(),
             actor: actor.to_string(),
             record: &record,
             event_id: &one_line(event_id, 300),
@@ -59,7 +53,6 @@ pub fn owner_foreign_event(
             reason: one_line(reason, REASON_MAX),
             day,
         },
-        branding,
     )
 }
 
@@ -67,6 +60,7 @@ pub fn owner_foreign_event(
 mod tests {
     use super::super::tests::branding;
     use super::*;
+    use crate::domain::event::EmailAddress;
     use crate::domain::event::Source;
 
     #[test]
@@ -80,8 +74,7 @@ mod tests {
             "booking_cancelled",
             "booking BK_1 belongs to liteapi; this event came from generic partner \"acme\"\r\n<b>",
             "2026-12-03",
-            &owner,
-            &branding(),
+            OwnerInbox::new(&owner, &branding()),
         )
         .unwrap();
         assert_eq!(e.kind, EmailKind::OwnerForeignEvent);

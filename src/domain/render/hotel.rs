@@ -62,14 +62,38 @@ fn instructions_of(b: &HotelBooking) -> Option<String> {
         .filter(|s| !s.is_empty())
 }
 
-/// To the booking holder, about this booking.
-fn to_holder(
-    b: &HotelBooking,
+/// To the booking holder, about this booking: key `<kind>:<booking id>`, or
+/// `<kind>:<booking id>:<part>` with a `part`; the subject is the message `subject` naming the
+/// hotel.
+fn to_holder<'a>(
+    b: &'a HotelBooking,
     kind: EmailKind,
-    dedupe_key: DedupeKey,
-    subject: String,
-) -> Envelope<'_> {
-    Envelope::about(&b.booking_id, kind, dedupe_key, &b.holder.email, subject)
+    part: Option<&str>,
+    subject: &str,
+    tr: Tr,
+) -> Envelope<'a> {
+    let key = match part {
+        Some(part) => DedupeKey::for_booking_part(kind, &b.booking_id, part),
+        None => DedupeKey::for_booking(kind, &b.booking_id),
+    };
+    let subject = tr.t1(subject, "hotel", &b.hotel_name);
+    Envelope::new(kind, key, &b.holder.email, subject).about(&b.booking_id)
+}
+
+/// An email of the check-in date (arrival guide, check-in day): key
+/// `<kind>:<booking id>:<check-in YYYY-MM-DD>`, so a moved stay gets a new one, with the
+/// confirmed stay's markup.
+fn on_checkin_date<'a>(
+    b: &'a HotelBooking,
+    kind: EmailKind,
+    subject: &str,
+    tr: Tr,
+) -> Envelope<'a> {
+    to_holder(b, kind, Some(&b.checkin.to_string()), subject, tr).with_markup(markup::lodging(
+        b,
+        Status::Confirmed,
+        None,
+    ))
 }
 
 struct Confirmation<'a> {
@@ -140,14 +164,14 @@ pub fn booking_confirmation(
     b: &HotelBooking,
     branding: &Branding,
 ) -> Result<OutgoingEmail, RenderError> {
-    let kind = EmailKind::BookingConfirmation;
     let tr = branding.tr();
     compose(
         to_holder(
             b,
-            kind,
-            DedupeKey::for_booking(kind, &b.booking_id),
-            tr.t1("confirmation-subject", "hotel", &b.hotel_name),
+            EmailKind::BookingConfirmation,
+            None,
+            "confirmation-subject",
+            tr,
         )
         .with_markup(markup::lodging(b, Status::Confirmed, None)),
         &Confirmation {
@@ -170,15 +194,15 @@ pub fn hotel_confirmation_number(
     at_ms: i64,
     branding: &Branding,
 ) -> Result<OutgoingEmail, RenderError> {
-    let kind = EmailKind::HotelConfirmationNumber;
     let tr = branding.tr();
     let number = number.trim();
     compose(
         to_holder(
             b,
-            kind,
-            DedupeKey::for_booking_part(kind, &b.booking_id, number),
-            tr.t1("hcn-subject", "hotel", &b.hotel_name),
+            EmailKind::HotelConfirmationNumber,
+            Some(number),
+            "hcn-subject",
+            tr,
         )
         .with_markup(markup::lodging(b, Status::Confirmed, Some(at_ms))),
         &HotelNumber {
@@ -195,16 +219,9 @@ pub fn hotel_confirmation_number(
 /// The arrival guide, three days before check-in (kind `arrival_guide`, rank service), key
 /// `arrival_guide:<booking id>:<check-in YYYY-MM-DD>`: a moved stay gets a new guide.
 pub fn arrival_guide(b: &HotelBooking, branding: &Branding) -> Result<OutgoingEmail, RenderError> {
-    let kind = EmailKind::ArrivalGuide;
     let tr = branding.tr();
     compose(
-        to_holder(
-            b,
-            kind,
-            DedupeKey::for_booking_part(kind, &b.booking_id, &b.checkin.to_string()),
-            tr.t1("arrival-subject", "hotel", &b.hotel_name),
-        )
-        .with_markup(markup::lodging(b, Status::Confirmed, None)),
+        on_checkin_date(b, EmailKind::ArrivalGuide, "arrival-subject", tr),
         &ArrivalGuide {
             tr,
             brand: &branding.brand,
@@ -219,16 +236,9 @@ pub fn arrival_guide(b: &HotelBooking, branding: &Branding) -> Result<OutgoingEm
 /// The check-in day email (kind `checkin_day`, rank urgent), key
 /// `checkin_day:<booking id>:<check-in YYYY-MM-DD>`.
 pub fn checkin_day(b: &HotelBooking, branding: &Branding) -> Result<OutgoingEmail, RenderError> {
-    let kind = EmailKind::CheckinDay;
     let tr = branding.tr();
     compose(
-        to_holder(
-            b,
-            kind,
-            DedupeKey::for_booking_part(kind, &b.booking_id, &b.checkin.to_string()),
-            tr.t1("checkin-subject", "hotel", &b.hotel_name),
-        )
-        .with_markup(markup::lodging(b, Status::Confirmed, None)),
+        on_checkin_date(b, EmailKind::CheckinDay, "checkin-subject", tr),
         &CheckinDay {
             tr,
             brand: &branding.brand,
@@ -244,15 +254,9 @@ pub fn checkin_day(b: &HotelBooking, branding: &Branding) -> Result<OutgoingEmai
 /// The thank-you after check-out (kind `thank_you`, rank service), key `thank_you:<booking id>`.
 /// Short, warm, no marketing and no links.
 pub fn thank_you(b: &HotelBooking, branding: &Branding) -> Result<OutgoingEmail, RenderError> {
-    let kind = EmailKind::ThankYou;
     let tr = branding.tr();
     compose(
-        to_holder(
-            b,
-            kind,
-            DedupeKey::for_booking(kind, &b.booking_id),
-            tr.t1("thanks-subject", "hotel", &b.hotel_name),
-        ),
+        to_holder(b, EmailKind::ThankYou, None, "thanks-subject", tr),
         &ThankYou {
             tr,
             brand: &branding.brand,
@@ -274,15 +278,15 @@ pub fn booking_updated(
     at_ms: i64,
     branding: &Branding,
 ) -> Result<OutgoingEmail, RenderError> {
-    let kind = EmailKind::BookingUpdated;
     let tr = branding.tr();
     let hash: String = snapshot_hash.trim().chars().take(16).collect();
     compose(
         to_holder(
             b,
-            kind,
-            DedupeKey::for_booking_part(kind, &b.booking_id, &hash),
-            tr.t1("updated-subject", "hotel", &b.hotel_name),
+            EmailKind::BookingUpdated,
+            Some(&hash),
+            "updated-subject",
+            tr,
         )
         .with_markup(markup::lodging(b, Status::Confirmed, Some(at_ms))),
         &Updated {

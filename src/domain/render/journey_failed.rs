@@ -1,9 +1,9 @@
 //! The owner's alert that a supplier event's journey ended in a fatal error: the supplier was
 //! answered 202 and will not resend, so the owner must hear of it.
 
-use super::{compose, Branding, Envelope, RenderError};
-use crate::domain::email::{DedupeKey, EmailKind};
-use crate::domain::event::{EmailAddress, Source};
+use super::{OwnerInbox, RenderError};
+use crate::domain::email::EmailKind;
+use crate::domain::event::Source;
 use crate::domain::outbox::outgoing::OutgoingEmail;
 
 /// Longest error text quoted in the alert, in characters.
@@ -29,25 +29,19 @@ pub fn owner_journey_failed(
     event_id: &str,
     event_name: &str,
     error: &str,
-    owner: &EmailAddress,
-    branding: &Branding,
+    owner: OwnerInbox<'_>,
 ) -> Result<OutgoingEmail, RenderError> {
-    let kind = EmailKind::OwnerJourneyFailed;
-    compose(
-        Envelope::unbooked(
-            kind,
-            DedupeKey::new(kind, &format!("{source}:{event_id}")),
-            owner,
-            format!("Booking event not processed: {source} {event_name}"),
-        ),
+    owner.alert(
+        EmailKind::OwnerJourneyFailed,
+        &format!("{source}:{event_id}"),
+        format!("Booking event not processed: {source} {event_name}"),
         &JourneyFailed {
-            brand: &branding.brand,
+            brand: owner.brand(),
             source: source.as_str(),
             event_id,
             event_name,
             error: crate::domain::basics::text::header_value(error, ERROR_QUOTE_MAX),
         },
-        branding,
     )
 }
 
@@ -55,6 +49,7 @@ pub fn owner_journey_failed(
 mod tests {
     use super::super::tests::branding;
     use super::*;
+    use crate::domain::event::EmailAddress;
 
     #[test]
     fn alert_names_the_event_and_quotes_the_error_on_one_line() {
@@ -64,8 +59,7 @@ mod tests {
             "evt_1",
             "booking.book",
             "step failed:\r\nboom <b>",
-            &owner,
-            &branding(),
+            OwnerInbox::new(&owner, &branding()),
         )
         .unwrap();
         assert_eq!(e.kind, EmailKind::OwnerJourneyFailed);

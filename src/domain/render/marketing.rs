@@ -61,7 +61,7 @@ pub fn render(
         .collect::<Vec<_>>()
         .join("\n\n");
     let kind = EmailKind::Marketing;
-    let mut envelope = Envelope::unbooked(
+    let mut envelope = Envelope::new(
         kind,
         DedupeKey::for_marketing(campaign.id.as_str(), to),
         to,

@@ -25,7 +25,7 @@
 //! Rendering is deterministic: the same facts give byte-identical emails (every attempt of one
 //! dedupe key sends the same message).
 //!
-//! May use: `basics`, `event`, `timezone`, `i18n`, `email`, `payment`, `inbound`, `outbox`, `marketing`,
+//! May use: `basics`, `event`, `timezone`, `i18n`, `email`, `payment`, `inbound`, `outbox`, `marketing`, `admin`,
 //! `sweeper` (it comes last in the order; nothing in `domain` uses it).
 
 use crate::domain::basics::text::{header_value, HEADER_MAX_CHARS, SUBJECT_MAX_CHARS};
@@ -228,22 +228,8 @@ pub struct Envelope<'a> {
 }
 
 impl<'a> Envelope<'a> {
-    /// An email about the booking `booking_id`.
-    pub fn about(
-        booking_id: &BookingRef,
-        kind: EmailKind,
-        dedupe_key: DedupeKey,
-        to: &'a EmailAddress,
-        subject: String,
-    ) -> Self {
-        Self {
-            booking_id: Some(booking_id.to_string()),
-            ..Self::unbooked(kind, dedupe_key, to, subject)
-        }
-    }
-
-    /// An email about no booking (a checkout, a provider).
-    pub fn unbooked(
+    /// An email about no booking (a checkout, a provider); [`Envelope::about`] names one.
+    pub fn new(
         kind: EmailKind,
         dedupe_key: DedupeKey,
         to: &'a EmailAddress,
@@ -260,10 +246,66 @@ impl<'a> Envelope<'a> {
         }
     }
 
+    /// The same envelope about the booking `booking_id`.
+    pub fn about(self, booking_id: &BookingRef) -> Self {
+        Self {
+            booking_id: Some(booking_id.to_string()),
+            ..self
+        }
+    }
+
     /// The same envelope with reservation markup, JSON text (`None`: none, see
     /// [`crate::domain::email::markup`]).
     pub fn with_markup(self, markup: Option<String>) -> Self {
         Self { markup, ..self }
+    }
+}
+
+/// Where every owner alert goes and how it is signed: the owner's address (`OWNER_EMAIL`) and the
+/// configured branding (in `OWNER_LOCALE`). Each owner alert's renderer takes one.
+#[derive(Debug, Clone, Copy)]
+pub struct OwnerInbox<'a> {
+    /// The owner's address.
+    pub to: &'a EmailAddress,
+    /// The sender, brand and language of the alerts.
+    pub branding: &'a Branding,
+}
+
+impl<'a> OwnerInbox<'a> {
+    /// The inbox at `to`, alerts signed with `branding`.
+    pub fn new(to: &'a EmailAddress, branding: &'a Branding) -> Self {
+        Self { to, branding }
+    }
+
+    /// The brand shown in the alert's body.
+    pub fn brand(&self) -> &'a str {
+        &self.branding.brand
+    }
+
+    /// An envelope to the owner under the key `<kind>:<reference>`, about no booking (chain
+    /// [`Envelope::about`] for one).
+    pub fn envelope(&self, kind: EmailKind, reference: &str, subject: String) -> Envelope<'a> {
+        Envelope::new(kind, DedupeKey::new(kind, reference), self.to, subject)
+    }
+
+    /// [`compose`]s `body` in `envelope` with the owner's branding.
+    pub fn send(
+        &self,
+        envelope: Envelope<'_>,
+        body: &dyn Body,
+    ) -> Result<OutgoingEmail, RenderError> {
+        compose(envelope, body, self.branding)
+    }
+
+    /// An alert about no booking: [`Self::envelope`], then [`Self::send`].
+    pub fn alert(
+        &self,
+        kind: EmailKind,
+        reference: &str,
+        subject: String,
+        body: &dyn Body,
+    ) -> Result<OutgoingEmail, RenderError> {
+        self.send(self.envelope(kind, reference, subject), body)
     }
 }
 
@@ -275,7 +317,7 @@ impl<'a> Envelope<'a> {
 /// no language file, English included (it would otherwise render as nothing).
 pub fn compose(
     envelope: Envelope<'_>,
-    body: &impl Body,
+    body: &dyn Body,
     branding: &Branding,
 ) -> Result<OutgoingEmail, RenderError> {
     let Parts { html, text } = body.parts()?;

@@ -5,9 +5,9 @@
 use super::cancellation::{Cancelled, CancelledBooking};
 use super::checkout::{checkout_dates, checkout_hotel, checkout_name};
 use super::text::{long_date, money, non_empty};
-use super::{compose, Branding, Envelope, RenderError};
+use super::{Envelope, OwnerInbox, RenderError};
 use crate::domain::basics::text::header_value;
-use crate::domain::email::{DedupeKey, EmailKind};
+use crate::domain::email::EmailKind;
 use crate::domain::event::{Cancellation, CheckoutAttempt, EmailAddress, HotelBooking, Source};
 use crate::domain::outbox::outgoing::OutgoingEmail;
 use crate::domain::outbox::PauseCause;
@@ -48,26 +48,22 @@ pub fn owner_new_booking(
     event_id: &str,
     hotel_time: Option<&str>,
     stay_over: bool,
-    owner: &EmailAddress,
-    branding: &Branding,
+    owner: OwnerInbox<'_>,
 ) -> Result<OutgoingEmail, RenderError> {
     let kind = EmailKind::OwnerNewBooking;
     let sandbox = if b.sandbox { " [sandbox]" } else { "" };
-    compose(
-        Envelope::about(
-            &b.booking_id,
-            kind,
-            DedupeKey::for_booking(kind, &b.booking_id),
-            owner,
-            format!(
-                "New booking{sandbox}: {} · {} · {}",
-                b.hotel_name,
-                b.holder.name.full(),
-                b.checkin
-            ),
-        ),
+    let subject = format!(
+        "New booking{sandbox}: {} · {} · {}",
+        b.hotel_name,
+        b.holder.name.full(),
+        b.checkin
+    );
+    owner.send(
+        owner
+            .envelope(kind, b.booking_id.as_str(), subject)
+            .about(&b.booking_id),
         &NewBooking {
-            brand: &branding.brand,
+            brand: owner.brand(),
             sandbox: b.sandbox,
             booking_id: b.booking_id.as_str(),
             guest_name: b.holder.name.full(),
@@ -83,7 +79,6 @@ pub fn owner_new_booking(
             hotel_time,
             stay_over,
         },
-        branding,
     )
 }
 
@@ -97,20 +92,18 @@ email_body!(
 pub fn owner_booking_cancelled(
     c: &CancelledBooking,
     cancellation: &Cancellation,
-    owner: &EmailAddress,
-    branding: &Branding,
+    owner: OwnerInbox<'_>,
 ) -> Result<OutgoingEmail, RenderError> {
-    let kind = EmailKind::OwnerBookingCancelled;
-    compose(
-        Envelope::about(
-            &c.booking_id,
-            kind,
-            DedupeKey::for_booking(kind, &c.booking_id),
-            owner,
-            format!("Booking cancelled: {} · {}", c.booking_id, c.title),
-        ),
-        &OwnerCancelled(&Cancelled::of(c, cancellation, branding)),
-        branding,
+    let subject = format!("Booking cancelled: {} · {}", c.booking_id, c.title);
+    owner.send(
+        owner
+            .envelope(
+                EmailKind::OwnerBookingCancelled,
+                c.booking_id.as_str(),
+                subject,
+            )
+            .about(&c.booking_id),
+        &OwnerCancelled(&Cancelled::of(c, cancellation, owner.branding)),
     )
 }
 
@@ -136,22 +129,20 @@ pub fn owner_email_failed(
     outcome: &str,
     attempts: i64,
     reason: &str,
-    owner: &EmailAddress,
-    branding: &Branding,
+    owner: OwnerInbox<'_>,
 ) -> Result<OutgoingEmail, RenderError> {
-    let kind = EmailKind::OwnerEmailFailed;
-    compose(
+    let subject = format!("Email {outcome}: {}", failed.subject);
+    owner.send(
         Envelope {
             booking_id: failed.booking_id.clone(),
-            ..Envelope::unbooked(
-                kind,
-                DedupeKey::new(kind, failed.dedupe_key.as_str()),
-                owner,
-                format!("Email {outcome}: {}", failed.subject),
+            ..owner.envelope(
+                EmailKind::OwnerEmailFailed,
+                failed.dedupe_key.as_str(),
+                subject,
             )
         },
         &EmailFailed {
-            brand: &branding.brand,
+            brand: owner.brand(),
             outcome,
             kind: failed.kind.as_str(),
             dedupe_key: failed.dedupe_key.as_str(),
@@ -160,7 +151,6 @@ pub fn owner_email_failed(
             attempts,
             reason,
         },
-        branding,
     )
 }
 
@@ -182,19 +172,14 @@ pub struct JourneyFailure<'a> {
 /// its steps fail (the first failure's details; every failure is in D1 and the journey's output).
 pub fn owner_sends_failed(
     f: &JourneyFailure<'_>,
-    owner: &EmailAddress,
-    branding: &Branding,
+    owner: OwnerInbox<'_>,
 ) -> Result<OutgoingEmail, RenderError> {
-    let kind = EmailKind::OwnerEmailFailed;
-    compose(
-        Envelope::unbooked(
-            kind,
-            DedupeKey::new(kind, &format!("journey:{}:{}", f.about, f.day)),
-            owner,
-            format!("Email failed: {} for {}", f.what, f.about),
-        ),
+    owner.alert(
+        EmailKind::OwnerEmailFailed,
+        &format!("journey:{}:{}", f.about, f.day),
+        format!("Email failed: {} for {}", f.what, f.about),
         &EmailFailed {
-            brand: &branding.brand,
+            brand: owner.brand(),
             outcome: "failed",
             kind: f.what,
             dedupe_key: f.about,
@@ -203,7 +188,6 @@ pub fn owner_sends_failed(
             attempts: 0,
             reason: f.error,
         },
-        branding,
     )
 }
 
@@ -287,10 +271,8 @@ pub fn utc_minute(ms: i64) -> String {
 /// (credentials, our sender, relay, policy), quoting the provider's exact reply.
 pub fn owner_provider_paused(
     p: &ProviderPaused<'_>,
-    owner: &EmailAddress,
-    branding: &Branding,
+    owner: OwnerInbox<'_>,
 ) -> Result<OutgoingEmail, RenderError> {
-    let kind = EmailKind::OwnerProviderPaused;
     let day = crate::domain::marketing::utc_day(p.now_ms);
     let subject = match (p.cause, p.fallback) {
         (PauseCause::DailyLimit, Some(other)) => {
@@ -310,10 +292,12 @@ pub fn owner_provider_paused(
         fault if fault.is_empty() => format!("{}:{day}", p.provider),
         fault => format!("{}:{day}:{fault}", p.provider),
     };
-    compose(
-        Envelope::unbooked(kind, DedupeKey::new(kind, &reference), owner, subject),
+    owner.alert(
+        EmailKind::OwnerProviderPaused,
+        &reference,
+        subject,
         &PausedView {
-            brand: &branding.brand,
+            brand: owner.brand(),
             provider: p.provider,
             until: utc_minute(p.until_ms),
             reason: crate::domain::basics::text::header_value(p.reason, PAUSE_REASON_MAX_CHARS),
@@ -326,7 +310,6 @@ pub fn owner_provider_paused(
                 PauseCause::Configuration => "configuration",
             },
         },
-        branding,
     )
 }
 
@@ -418,10 +401,8 @@ pub fn owner_checkout_hold(
     risk: &RiskReason,
     decline_codes: &[String],
     links: &[(OwnerAction, String)],
-    owner: &EmailAddress,
-    branding: &Branding,
+    owner: OwnerInbox<'_>,
 ) -> Result<OutgoingEmail, RenderError> {
-    let kind = EmailKind::OwnerCheckoutHold;
     let (seen_label, seen, subject_who) = match risk {
         RiskReason::EmailUnderNames { email, names } => {
             ("Names used with this email today", names, email.as_str())
@@ -430,15 +411,12 @@ pub fn owner_checkout_hold(
             ("Emails used with this name today", emails, name.as_str())
         }
     };
-    compose(
-        Envelope::unbooked(
-            kind,
-            DedupeKey::new(kind, hold_id.trim()),
-            owner,
-            format!("Checkout held (possible card testing): {subject_who}"),
-        ),
+    owner.alert(
+        EmailKind::OwnerCheckoutHold,
+        hold_id.trim(),
+        format!("Checkout held (possible card testing): {subject_who}"),
         &OwnerHold {
-            brand: &branding.brand,
+            brand: owner.brand(),
             hold_id,
             risk_words: risk.plain_words(),
             email: a.email.as_ref().map(EmailAddress::as_str),
@@ -454,7 +432,6 @@ pub fn owner_checkout_hold(
             declines: decline_views(decline_codes),
             links: link_views(links),
         },
-        branding,
     )
 }
 
@@ -487,23 +464,18 @@ pub fn owner_hold_recall(
     unanswered: &str,
     a: &CheckoutAttempt,
     links: &[(OwnerAction, String)],
-    owner: &EmailAddress,
-    branding: &Branding,
+    owner: OwnerInbox<'_>,
 ) -> Result<OutgoingEmail, RenderError> {
-    let kind = EmailKind::OwnerCheckoutHold;
     let hours = held_for_ms.max(0) / 3_600_000;
-    compose(
-        Envelope::unbooked(
-            kind,
-            DedupeKey::new(kind, &format!("{}:recall", hold_id.trim())),
-            owner,
-            format!(
-                "Still held after {hours} h (possible card testing): {}",
-                header_value(hold_id, 80)
-            ),
+    owner.alert(
+        EmailKind::OwnerCheckoutHold,
+        &format!("{}:recall", hold_id.trim()),
+        format!(
+            "Still held after {hours} h (possible card testing): {}",
+            header_value(hold_id, 80)
         ),
         &HoldRecall {
-            brand: &branding.brand,
+            brand: owner.brand(),
             hold_id,
             reason,
             held_for: format!("{hours} hours"),
@@ -514,7 +486,6 @@ pub fn owner_hold_recall(
             dates: checkout_dates(a),
             links: link_views(links),
         },
-        branding,
     )
 }
 
@@ -532,8 +503,7 @@ mod tests {
             "evt_1",
             Some("Europe/Madrid (coordinates)"),
             false,
-            &owner,
-            &branding(),
+            OwnerInbox::new(&owner, &branding()),
         )
         .unwrap();
         assert_eq!(e.to, owner);
@@ -550,8 +520,7 @@ mod tests {
             "evt_1",
             None,
             false,
-            &owner,
-            &branding(),
+            OwnerInbox::new(&owner, &branding()),
         )
         .unwrap();
         assert!(
@@ -576,8 +545,7 @@ mod tests {
             "evt_1",
             None,
             true,
-            &owner,
-            &branding(),
+            OwnerInbox::new(&owner, &branding()),
         )
         .unwrap();
         for body in [&e.text, &e.html] {

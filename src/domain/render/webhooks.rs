@@ -3,10 +3,9 @@
 //! enforced by the dedupe key `owner_webhook_alert:<subscriber>-<what>-<day>`), and an event that
 //! could not be published at all (`owner_webhook_alert:<event id>-unpublished-<day>`).
 
-use super::{compose, Branding, Envelope, RenderError};
+use super::{OwnerInbox, RenderError};
 use crate::domain::basics::text::header_value;
-use crate::domain::email::{DedupeKey, EmailKind};
-use crate::domain::event::EmailAddress;
+use crate::domain::email::EmailKind;
 use crate::domain::outbox::outgoing::OutgoingEmail;
 
 /// What the alert is about.
@@ -49,10 +48,8 @@ pub fn owner_webhook_alert(
     event_id: &str,
     reason: &str,
     day: &str,
-    owner: &EmailAddress,
-    branding: &Branding,
+    owner: OwnerInbox<'_>,
 ) -> Result<OutgoingEmail, RenderError> {
-    let kind = EmailKind::OwnerWebhookAlert;
     let tag = match what {
         WebhookAlert::Disabled => "disabled",
         WebhookAlert::Dead => "dead",
@@ -72,15 +69,12 @@ pub fn owner_webhook_alert(
         }
         WebhookAlert::NotPublished => format!("Webhook event {event_type} could not be published"),
     };
-    compose(
-        Envelope::unbooked(
-            kind,
-            DedupeKey::new(kind, &format!("{about}-{tag}-{day}")),
-            owner,
-            subject,
-        ),
+    owner.alert(
+        EmailKind::OwnerWebhookAlert,
+        &format!("{about}-{tag}-{day}"),
+        subject,
         &Alert {
-            brand: &branding.brand,
+            brand: owner.brand(),
             disabled: what == WebhookAlert::Disabled,
             unpublished: what == WebhookAlert::NotPublished,
             subscriber_id,
@@ -90,7 +84,6 @@ pub fn owner_webhook_alert(
             reason: header_value(reason, 300),
             day: header_value(day, 10),
         },
-        branding,
     )
 }
 
@@ -99,6 +92,7 @@ mod tests {
     use super::super::tests::branding;
     use super::*;
     use crate::domain::email::{Audience, EmailKind};
+    use crate::domain::event::EmailAddress;
 
     fn alert(what: WebhookAlert, url: &str, reason: &str) -> OutgoingEmail {
         let owner = EmailAddress::parse("owner@example.com").unwrap();
@@ -110,8 +104,7 @@ mod tests {
             "evt_3f1c2a9b8e7d6c5b4a39281706f5e4d3",
             reason,
             "2026-12-02",
-            &owner,
-            &branding(),
+            OwnerInbox::new(&owner, &branding()),
         )
         .unwrap()
     }

@@ -105,8 +105,8 @@ pub struct DigestFacts {
 /// Most lines listed per section; the rest are counted.
 pub const LISTED_MAX: usize = 20;
 
-/// A booking of the covered day.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A booking of the covered day (read from D1 `bookings` as is, `hotel_name AS what`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
 pub struct BookingLine {
     pub booking_id: String,
     /// `hotel` or `flight`.
@@ -124,8 +124,8 @@ pub struct WaitingLine {
     pub words: String,
 }
 
-/// One repair of the covered day.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One repair of the covered day (a D1 `repairs` row).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
 pub struct RepairLine {
     /// ms UTC.
     pub at_ms: i64,

@@ -179,8 +179,7 @@ async fn notices_of_generation(
             links: &links,
             stage,
         },
-        &cfg.owner_email,
-        &cfg.branding,
+        render::OwnerInbox::new(&cfg.owner_email, &cfg.branding),
     )
     .map_err(rust_err)?;
     emails.push(alert);

@@ -65,7 +65,8 @@ pub(crate) async fn scheduled_send(
                 SendStatus::Skipped,
                 Some(&reason),
                 due_at_ms,
-            )
+            )?
+            .run()
             .await?;
             return Ok((reason, None));
         }
@@ -88,7 +89,7 @@ pub(crate) async fn scheduled_send(
     // The send is marked sent in the claim's own batch: the claim, not this mark, is what makes
     // it once (a repeat finds the key claimed and hands the same email over again at most).
     let delivery = crate::outbox::client::deliver_with(env, &email, due_at_ms, |db| {
-        Ok(vec![store::schedule::decide_statement(
+        Ok(vec![store::schedule::decide(
             db,
             id,
             kind,

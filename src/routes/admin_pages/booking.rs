@@ -56,14 +56,14 @@ pub async fn bookings(req: Request, env: &Env) -> Answer {
 pub fn timeline_entries(t: &db::TimelineRows) -> Vec<Entry> {
     let mut out = Vec::new();
     let b = &t.booking;
-    out.push(Entry {
-        at_ms: b.created_at_ms,
-        kind: EntryKind::Booking,
-        title: format!(
+    out.push(Entry::new(
+        b.created_at_ms,
+        EntryKind::Booking,
+        format!(
             "{} booking recorded for {} {}",
             b.kind, b.first_name, b.last_name
         ),
-        facts: vec![
+        vec![
             format!(
                 "status now {}, journey version {}, last change {}",
                 b.status,
@@ -72,28 +72,22 @@ pub fn timeline_entries(t: &db::TimelineRows) -> Vec<Entry> {
             ),
             format!("guest language {}", language(b)),
         ],
-        link: None,
-        body: None,
-        body_link: None,
-        status: b.status.clone(),
-    });
+        b.status.clone(),
+    ));
     if let Some(at) = b.guest_locale_changed_at_ms {
-        out.push(Entry {
-            at_ms: at,
-            kind: EntryKind::Booking,
-            title: format!(
+        out.push(Entry::new(
+            at,
+            EntryKind::Booking,
+            format!(
                 "guest language changed from {} to {}",
                 b.guest_locale_before.as_deref().unwrap_or("none"),
                 b.guest_locale.as_deref().unwrap_or("none")
             ),
-            facts: vec![
+            vec![
                 "an event of the booking stated the new language: later guest emails use it".into(),
             ],
-            link: None,
-            body: None,
-            body_link: None,
-            status: "changed".into(),
-        });
+            "changed".into(),
+        ));
     }
     for e in &t.raw_events {
         let id = shown(e.event_id.as_deref(), ID_SHOWN_CHARS);
@@ -115,23 +109,26 @@ pub fn timeline_entries(t: &db::TimelineRows) -> Vec<Entry> {
             let why = shown(e.refused_reason.as_deref(), NOTE_SHOWN_CHARS);
             facts.push(format!("refused, nothing changed: {why}"));
         }
-        out.push(Entry {
-            at_ms: e.received_at_ms,
-            kind: EntryKind::RawEvent,
-            title: format!(
-                "{} {}",
-                e.source,
-                e.event_name
-                    .as_deref()
-                    .map(|n| shown(Some(n), NAME_SHOWN_CHARS))
-                    .unwrap_or_else(|| "(no name)".into())
+        out.push(
+            Entry::new(
+                e.received_at_ms,
+                EntryKind::RawEvent,
+                format!(
+                    "{} {}",
+                    e.source,
+                    e.event_name
+                        .as_deref()
+                        .map(|n| shown(Some(n), NAME_SHOWN_CHARS))
+                        .unwrap_or_else(|| "(no name)".into())
+                ),
+                facts,
+                e.status.clone(),
+            )
+            .with_body(
+                excerpt(&e.body, e.body_chars),
+                Some(format!("/admin/events/body?id={}", e.id)),
             ),
-            facts,
-            link: None,
-            body: Some(excerpt(&e.body, e.body_chars)),
-            body_link: Some(format!("/admin/events/body?id={}", e.id)),
-            status: e.status.clone(),
-        });
+        );
     }
     for p in &t.planned {
         let mut facts = Vec::new();
@@ -157,33 +154,27 @@ pub fn timeline_entries(t: &db::TimelineRows) -> Vec<Entry> {
         if let Some(at) = p.replanned_at_ms {
             let from = p.replanned_from.as_deref().unwrap_or("UTC");
             facts.push(format!("moved to hotel time {}: was {from}", when(at)));
-            out.push(Entry {
-                at_ms: at,
-                kind: EntryKind::PlannedSend,
-                title: format!("{} moved to hotel time", p.kind),
-                facts: vec![
+            out.push(Entry::new(
+                at,
+                EntryKind::PlannedSend,
+                format!("{} moved to hotel time", p.kind),
+                vec![
                     format!(
                         "the hotel's zone became known: {}",
                         p.zone.as_deref().unwrap_or("?")
                     ),
                     format!("was {from}"),
                 ],
-                link: None,
-                body: None,
-                body_link: None,
-                status: "replanned".into(),
-            });
+                "replanned".into(),
+            ));
         }
-        out.push(Entry {
-            at_ms: p.planned_at_ms,
-            kind: EntryKind::PlannedSend,
-            title: format!("{} (journey version {})", p.kind, p.journey_version),
+        out.push(Entry::new(
+            p.planned_at_ms,
+            EntryKind::PlannedSend,
+            format!("{} (journey version {})", p.kind, p.journey_version),
             facts,
-            link: None,
-            body: None,
-            body_link: None,
-            status: p.status.clone(),
-        });
+            p.status.clone(),
+        ));
     }
     for e in &t.emails {
         let mut facts = vec![
@@ -209,60 +200,50 @@ pub fn timeline_entries(t: &db::TimelineRows) -> Vec<Entry> {
         if let Some(err) = &e.last_error {
             facts.push(format!("last error: {err}"));
         }
-        out.push(Entry {
-            at_ms: e.created_at_ms,
-            kind: EntryKind::Email,
-            title: format!("{}: {}", e.kind, e.subject),
-            facts,
-            link: Some(email_link(&e.dedupe_key)),
-            body: None,
-            body_link: None,
-            status: e.status.clone(),
-        });
+        out.push(
+            Entry::new(
+                e.created_at_ms,
+                EntryKind::Email,
+                format!("{}: {}", e.kind, e.subject),
+                facts,
+                e.status.clone(),
+            )
+            .with_link(email_link(&e.dedupe_key)),
+        );
     }
     for h in &t.holds {
-        out.push(Entry {
-            at_ms: h.created_at_ms,
-            kind: EntryKind::Hold,
-            title: format!("hold {}: {}", h.hold_id, h.reason),
-            facts: h
-                .action
+        out.push(Entry::new(
+            h.created_at_ms,
+            EntryKind::Hold,
+            format!("hold {}: {}", h.hold_id, h.reason),
+            h.action
                 .iter()
                 .map(|a| format!("action {a} at {}", when(h.acted_at_ms.unwrap_or_default())))
                 .collect(),
-            link: None,
-            body: None,
-            body_link: None,
-            status: h.status.clone(),
-        });
+            h.status.clone(),
+        ));
     }
     for c in &t.compensations {
-        out.push(Entry {
-            at_ms: c.created_at_ms,
-            kind: EntryKind::Compensation,
-            title: format!("{} ({}): {}", c.compensation_id, c.cause, c.reason),
-            facts: vec![format!(
+        out.push(Entry::new(
+            c.created_at_ms,
+            EntryKind::Compensation,
+            format!("{} ({}): {}", c.compensation_id, c.cause, c.reason),
+            vec![format!(
                 "opened by {}, last change {}",
                 c.event_name,
                 when(c.updated_at_ms)
             )],
-            link: None,
-            body: None,
-            body_link: None,
-            status: c.state.clone(),
-        });
+            c.state.clone(),
+        ));
     }
     for w in &t.webhook_events {
-        out.push(Entry {
-            at_ms: w.created_at_ms,
-            kind: EntryKind::WebhookEvent,
-            title: format!("{} {}", w.event_type, w.event_id),
-            facts: vec![],
-            link: None,
-            body: None,
-            body_link: None,
-            status: "published".into(),
-        });
+        out.push(Entry::new(
+            w.created_at_ms,
+            EntryKind::WebhookEvent,
+            format!("{} {}", w.event_type, w.event_id),
+            vec![],
+            "published".into(),
+        ));
     }
     timeline::order(out)
 }
@@ -323,16 +304,9 @@ pub async fn booking(req: Request, env: &Env) -> Answer {
     entries.extend(said);
     let entries = timeline::order(entries)
         .into_iter()
-        .map(|e| view::EntryLine {
-            class: e.kind.class(),
-            label: e.kind.label(),
-            utc: when(e.at_ms),
-            title: e.title,
-            facts: e.facts,
-            link: e.link,
-            body: e.body,
-            body_link: e.body_link,
-            status: e.status,
+        .map(|entry| view::EntryLine {
+            utc: when(entry.at_ms),
+            entry,
         })
         .collect();
     let page = view::BookingPage {

@@ -33,15 +33,16 @@ pub(super) async fn booking_part(
         crate::store::guest_locale::of_booking(d1, booking_id, cfg.default_guest_locale).await?;
     let last_guest = messages.iter().rev().find(|m| m.kind == "guest");
     let mut entries: Vec<Entry> = messages.iter().map(message_entry).collect();
-    entries.extend(answers.iter().map(|a| Entry {
-        at_ms: a.answered_at_ms,
-        kind: EntryKind::Answer,
-        title: "your answer to the guest".into(),
-        facts: vec![],
-        link: Some(super::outbox::email_link(&a.dedupe_key)),
-        body: Some(a.text_body.clone()),
-        body_link: None,
-        status: "answered".into(),
+    entries.extend(answers.iter().map(|a| {
+        Entry::new(
+            a.answered_at_ms,
+            EntryKind::Answer,
+            "your answer to the guest".into(),
+            vec![],
+            "answered".into(),
+        )
+        .with_link(super::outbox::email_link(&a.dedupe_key))
+        .with_body(a.text_body.clone(), None)
     }));
     let subject = match last_guest
         .map(|m| m.subject.trim())
@@ -110,20 +111,18 @@ fn message_entry(m: &MessageRow) -> Entry {
     if let Some(note) = &m.note {
         facts.push(format!("note: {note}"));
     }
-    Entry {
-        at_ms: m.received_at_ms,
-        kind: EntryKind::GuestMessage,
-        title: format!("{who}: {}", m.subject),
+    Entry::new(
+        m.received_at_ms,
+        EntryKind::GuestMessage,
+        format!("{who}: {}", m.subject),
         facts,
-        link: None,
-        body: Some(m.text_body.clone()),
-        body_link: None,
-        status: if m.kind == "auto" {
+        if m.kind == "auto" {
             "automatic".into()
         } else {
             "received".into()
         },
-    }
+    )
+    .with_body(m.text_body.clone(), None)
 }
 
 fn attachment_lines(json: &str) -> Vec<String> {

@@ -292,16 +292,10 @@ pub async fn email(
 
 /// An email's dedupe key's content only (the HTML frame).
 pub async fn email_html(db: &D1Database, dedupe_key: &str) -> Result<Option<String>> {
-    #[derive(Deserialize)]
-    struct Html {
-        html_body: String,
-    }
-    Ok(db
-        .prepare("SELECT html_body FROM email_contents WHERE dedupe_key = ?1")
+    db.prepare("SELECT html_body FROM email_contents WHERE dedupe_key = ?1")
         .bind(&[s(dedupe_key)])?
-        .first::<Html>(None)
-        .await?
-        .map(|h| h.html_body))
+        .first(Some("html_body"))
+        .await
 }
 
 #[cfg(test)]

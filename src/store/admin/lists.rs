@@ -67,16 +67,10 @@ pub async fn raw_body_part(
     from: i64,
     len: i64,
 ) -> Result<Option<String>> {
-    #[derive(Deserialize)]
-    struct Part {
-        part: String,
-    }
-    Ok(db
-        .prepare("SELECT substr(body, ?2, ?3) AS part FROM raw_events WHERE id = ?1")
+    db.prepare("SELECT substr(body, ?2, ?3) AS part FROM raw_events WHERE id = ?1")
         .bind(&[n(id), n(from), n(len)])?
-        .first::<Part>(None)
-        .await?
-        .map(|p| p.part))
+        .first(Some("part"))
+        .await
 }
 
 /// A suppression as listed.

@@ -206,15 +206,6 @@ pub struct EmailRow {
 const EMAIL_COLUMNS: &str = "dedupe_key, kind, audience, booking_id, to_addr, subject, rank, status, provider, \
      provider_message_id, message_id, attempts, last_error, delivery_status, created_at_ms, updated_at_ms, sent_at_ms";
 
-/// A sweeper repair (the overview's "last repairs").
-#[derive(Debug, Clone, Deserialize)]
-pub struct RepairRow {
-    pub kind: String,
-    pub subject: String,
-    pub reason: String,
-    pub at_ms: i64,
-}
-
 /// What the overview reads from D1, in one batch (9 statements, one round trip).
 #[derive(Debug, Default)]
 pub struct Overview {
@@ -222,7 +213,8 @@ pub struct Overview {
     pub recent_failures: Vec<EmailRow>,
     pub open_holds: i64,
     pub rejected_events_7d: i64,
-    pub repairs: Vec<RepairRow>,
+    /// The last repairs, newest first.
+    pub repairs: Vec<crate::domain::sweeper::digest::RepairLine>,
     /// Refunds waiting for the owner's decision (`awaiting_owner` or `failed`).
     pub refunds_waiting: i64,
     /// Guest emails skipped because their moment had passed, this UTC day and the one before
