@@ -167,21 +167,13 @@ pub(super) async fn release(
     } else {
         before.status
     };
-    store::compensation::update_step(
-        db,
-        id,
-        StepKind::Refund,
-        &StepUpdate {
-            status: Some(status),
-            round: Some(before.round),
-            error: Some(error),
-            if_claimed_by: Some(claimant),
-            ..Default::default()
-        },
-        &[StepStatus::Running],
-        now_ms(),
-    )
-    .await?;
+    let update = StepUpdate {
+        status: Some(status),
+        round: Some(before.round),
+        error: Some(error),
+        ..Default::default()
+    };
+    update_claimed(db, id, claimant, update, now_ms()).await?;
     Ok(())
 }
 
@@ -209,20 +201,12 @@ pub async fn owner_handled(env: &Env, id: &str, claimant: &str) -> Result<OwnerR
             "the refund was already decided".into(),
         ));
     }
-    store::compensation::update_step(
-        &db,
-        id,
-        StepKind::Refund,
-        &StepUpdate {
-            status: Some(StepStatus::Done),
-            detail: Some("marked handled by the owner outside the engine"),
-            if_claimed_by: Some(claimant),
-            ..Default::default()
-        },
-        &[StepStatus::Running],
-        now,
-    )
-    .await?;
+    let update = StepUpdate {
+        status: Some(StepStatus::Done),
+        detail: Some("marked handled by the owner outside the engine"),
+        ..Default::default()
+    };
+    update_claimed(&db, id, claimant, update, now).await?;
     store::compensation::set_state(&db, id, RefundState::Handled, None, now).await?;
     super::publish_if_final(env, id, RefundState::Handled).await?;
     Ok(OwnerRefund::Handled)

@@ -349,18 +349,16 @@ pub(super) async fn make_refund(
             Err(e) => return Ok(Made::Retry(e)),
         }
     }
-    let still_mine = store::compensation::update_step(
+    let still_mine = update_claimed(
         db,
         id,
-        StepKind::Refund,
-        &StepUpdate {
+        claimant,
+        StepUpdate {
             idempotency_key: Some(&key),
             amount_minor: Some(amount_minor),
             currency,
-            if_claimed_by: Some(claimant),
             ..Default::default()
         },
-        &[StepStatus::Running],
         now,
     )
     .await?;
@@ -379,69 +377,45 @@ pub(super) async fn make_refund(
         Err(e) => match classify_refund_error(e.status, e.code.as_deref()) {
             RefundErrorClass::AlreadyRefunded => {
                 let detail = "Stripe says this charge was already refunded: nothing more to do";
-                store::compensation::update_step(
-                    db,
-                    id,
-                    StepKind::Refund,
-                    &StepUpdate {
-                        status: Some(StepStatus::Done),
-                        provider_status: Some("succeeded"),
-                        error: Some(""),
-                        detail: Some(detail),
-                        if_claimed_by: Some(claimant),
-                        ..Default::default()
-                    },
-                    &[StepStatus::Running],
-                    now,
-                )
-                .await?;
-                store::compensation::set_state(db, id, RefundState::Refunded, None, now).await?;
-                Ok(Made::Done(RefundOutcome {
+                let update = StepUpdate {
+                    provider_status: Some("succeeded"),
+                    error: Some(""),
+                    detail: Some(detail),
+                    ..Default::default()
+                };
+                let outcome = RefundOutcome {
                     status: StepStatus::Done,
                     state: RefundState::Refunded,
                     detail: detail.into(),
-                }))
+                };
+                Ok(Made::Done(
+                    settle(db, id, claimant, update, outcome, None, now).await?,
+                ))
             }
             RefundErrorClass::Retry => {
                 let error = e.to_string();
-                store::compensation::update_step(
-                    db,
-                    id,
-                    StepKind::Refund,
-                    &StepUpdate {
-                        error: Some(&error),
-                        if_claimed_by: Some(claimant),
-                        ..Default::default()
-                    },
-                    &[StepStatus::Running],
-                    now,
-                )
-                .await?;
+                let update = StepUpdate {
+                    error: Some(&error),
+                    ..Default::default()
+                };
+                update_claimed(db, id, claimant, update, now).await?;
                 Ok(Made::Retry(e))
             }
             RefundErrorClass::Permanent => {
                 let error = e.to_string();
-                store::compensation::update_step(
-                    db,
-                    id,
-                    StepKind::Refund,
-                    &StepUpdate {
-                        status: Some(StepStatus::Failed),
-                        error: Some(&error),
-                        detail: Some("Stripe refused the refund; the owner decides"),
-                        if_claimed_by: Some(claimant),
-                        ..Default::default()
-                    },
-                    &[StepStatus::Running],
-                    now,
-                )
-                .await?;
-                store::compensation::set_state(db, id, RefundState::Arranging, None, now).await?;
-                Ok(Made::Failed(RefundOutcome {
+                let update = StepUpdate {
+                    error: Some(&error),
+                    detail: Some("Stripe refused the refund; the owner decides"),
+                    ..Default::default()
+                };
+                let outcome = RefundOutcome {
                     status: StepStatus::Failed,
                     state: RefundState::Arranging,
-                    detail: error,
-                }))
+                    detail: error.clone(),
+                };
+                Ok(Made::Failed(
+                    settle(db, id, claimant, update, outcome, None, now).await?,
+                ))
             }
         },
     }
@@ -455,33 +429,60 @@ pub(super) async fn record_made(
     claimant: &str,
     detail: &str,
 ) -> Result<RefundOutcome> {
-    let now = now_ms();
-    let state = RefundState::of_provider_status(&r.status);
-    store::compensation::update_step(
-        db,
-        id,
-        StepKind::Refund,
-        &StepUpdate {
-            status: Some(StepStatus::Done),
-            provider_id: r.refund_id.as_deref(),
-            provider_status: Some(&r.status),
-            amount_minor: r.amount_minor,
-            currency: r.currency.as_deref(),
-            error: Some(""),
-            detail: Some(detail),
-            if_claimed_by: Some(claimant),
-            ..Default::default()
-        },
-        &[StepStatus::Running],
-        now,
-    )
-    .await?;
-    store::compensation::set_state(db, id, state, r.payment_intent.as_deref(), now).await?;
-    Ok(RefundOutcome {
+    let update = StepUpdate {
+        provider_id: r.refund_id.as_deref(),
+        provider_status: Some(&r.status),
+        amount_minor: r.amount_minor,
+        currency: r.currency.as_deref(),
+        error: Some(""),
+        detail: Some(detail),
+        ..Default::default()
+    };
+    let outcome = RefundOutcome {
         status: StepStatus::Done,
-        state,
+        state: RefundState::of_provider_status(&r.status),
         detail: detail.into(),
-    })
+    };
+    let pi = r.payment_intent.as_deref();
+    settle(db, id, claimant, update, outcome, pi, now_ms()).await
+}
+
+/// Writes `u` to compensation `id`'s refund step while it is `running` under `claimant`'s claim
+/// (`now` in ms since the epoch). Returns whether it was written (`false`: the claim was lost).
+pub(super) async fn update_claimed(
+    db: &D1Database,
+    id: &str,
+    claimant: &str,
+    u: StepUpdate<'_>,
+    now: i64,
+) -> Result<bool> {
+    let u = StepUpdate {
+        if_claimed_by: Some(claimant),
+        ..u
+    };
+    store::compensation::update_step(db, id, StepKind::Refund, &u, &[StepStatus::Running], now)
+        .await
+}
+
+/// Ends the refund step as `outcome` says: `u` with the outcome's status written under
+/// `claimant`'s claim ([`update_claimed`]), then the compensation moved to the outcome's state
+/// (recording the payment intent `pi` when given). Returns `outcome`.
+async fn settle(
+    db: &D1Database,
+    id: &str,
+    claimant: &str,
+    u: StepUpdate<'_>,
+    outcome: RefundOutcome,
+    pi: Option<&str>,
+    now: i64,
+) -> Result<RefundOutcome> {
+    let u = StepUpdate {
+        status: Some(outcome.status),
+        ..u
+    };
+    update_claimed(db, id, claimant, u, now).await?;
+    store::compensation::set_state(db, id, outcome.state, pi, now).await?;
+    Ok(outcome)
 }
 
 /// The refund step failed past its retries: recorded `failed` (the owner gets the links) — only
