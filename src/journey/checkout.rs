@@ -215,14 +215,8 @@ async fn decide_and_act(env: &Env, prebook: &str, decide_at: i64) -> Result<Deci
             let to =
                 crate::domain::event::EmailAddress::parse(row.email.as_deref().unwrap_or_default())
                     .map_err(rust_err)?;
-            let language = store::guest_locale::locale_for(
-                &db,
-                None,
-                attempt.client_reference.as_deref(),
-                cfg.default_guest_locale,
-            )
-            .await?;
-            let branding = cfg.branding.in_locale(language);
+            let reference = attempt.client_reference.as_deref();
+            let branding = super::branding_for(&db, &cfg, None, reference).await?;
             let email = guarded(
                 &cfg.content_lock(),
                 &(attempt.clone(), to.clone()),

@@ -278,6 +278,21 @@ pub(crate) async fn guest_branding(
     Ok(cfg.branding.in_locale(language))
 }
 
+/// The branding of a guest email that may come before any booking: in the language
+/// [`store::guest_locale::locale_for`] finds for `booking_id`, else for the checkout of
+/// `client_reference`, else `DEFAULT_GUEST_LOCALE`.
+pub(crate) async fn branding_for(
+    db: &worker::D1Database,
+    cfg: &crate::config::Config,
+    booking_id: Option<&str>,
+    client_reference: Option<&str>,
+) -> Result<crate::domain::render::Branding> {
+    let language =
+        store::guest_locale::locale_for(db, booking_id, client_reference, cfg.default_guest_locale)
+            .await?;
+    Ok(cfg.branding.in_locale(language))
+}
+
 /// Cancellation of a hotel or flight booking: mark it cancelled (moving the journey version on, so
 /// every pending scheduled send skips), then one cancellation email to the guest and one alert to
 /// the owner.

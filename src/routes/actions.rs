@@ -270,14 +270,8 @@ pub async fn act_on_hold(
         });
     };
     let cfg = config(env)?;
-    let language = store::guest_locale::locale_for(
-        &db,
-        None,
-        attempt.client_reference.as_deref(),
-        cfg.default_guest_locale,
-    )
-    .await?;
-    let branding = cfg.branding.in_locale(language);
+    let reference = attempt.client_reference.as_deref();
+    let branding = crate::journey::branding_for(&db, &cfg, None, reference).await?;
     let mail = guarded(
         &cfg.content_lock(),
         &(attempt.clone(), to.clone()),

@@ -97,14 +97,8 @@ async fn notices_of_generation(
                         None
                     },
                 };
-                let language = store::guest_locale::locale_for(
-                    &db,
-                    c.booking_id.as_deref(),
-                    c.client_reference.as_deref(),
-                    cfg.default_guest_locale,
-                )
-                .await?;
-                let branding = cfg.branding.in_locale(language);
+                let (booking, reference) = (c.booking_id.as_deref(), c.client_reference.as_deref());
+                let branding = crate::journey::branding_for(&db, &cfg, booking, reference).await?;
                 let email = guarded(&cfg.content_lock(), &view, |v| {
                     render::booking_not_confirmed(v, to, &branding)
                 })
