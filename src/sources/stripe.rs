@@ -42,8 +42,7 @@
 
 use super::json::At;
 use super::signature::{verify_t_v1, SignatureError, STRIPE_SIGNATURE_HEADER};
-use super::{strs, Delivery, Inbound, ParseError, Unauthenticated, Verified, WebhookSource};
-use crate::config::Config;
+use super::{peek_str, ParseError, SignedEnvelope};
 use crate::domain::event::{
     EmailAddress, EventId, Interpretation, PaymentOutcome, PaymentUpdate, PersonName, RefundUpdate,
     Source, SupplierEvent,
@@ -72,40 +71,17 @@ pub fn verify(
 }
 
 /// The Stripe webhook in [`super::WEBHOOKS`]: `Stripe-Signature` against
-/// `STRIPE_WEBHOOK_SECRETS` within `WEBHOOK_TOLERANCE_S` ([`verify`]), then the envelope
-/// ([`parse_envelope`], [`interpret`]).
-pub struct Webhook;
-
-impl WebhookSource for Webhook {
-    fn source(&self) -> Source {
-        Source::Stripe
-    }
-
-    fn verify(&self, cfg: &Config, inbound: &Inbound<'_>) -> Result<Verified, Unauthenticated> {
-        verify(
-            (inbound.header)(STRIPE_SIGNATURE_HEADER).as_deref(),
-            inbound.body,
-            &strs(&cfg.stripe_webhook_secrets),
-            inbound.now_s,
-            cfg.webhook_tolerance_s,
-        )?;
-        Ok(Verified::default())
-    }
-
-    fn parse(&self, inbound: &Inbound<'_>) -> Result<Delivery, ParseError> {
-        let envelope = parse_envelope(inbound.body)?;
-        let interpretation = interpret(&envelope)?;
-        Ok(Delivery {
-            event_id: envelope.id,
-            event_name: envelope.event_type,
-            interpretation,
-        })
-    }
-
-    fn claimed_id(&self, inbound: &Inbound<'_>) -> Option<String> {
-        peek_event_id(inbound.body)
-    }
-}
+/// `STRIPE_WEBHOOK_SECRETS` within `WEBHOOK_TOLERANCE_S` (as [`verify`] checks it), then the
+/// envelope ([`parse_envelope`], [`interpret`]).
+pub const WEBHOOK: SignedEnvelope<Envelope> = SignedEnvelope {
+    source: Source::Stripe,
+    header: STRIPE_SIGNATURE_HEADER,
+    secrets: |cfg| &cfg.stripe_webhook_secrets,
+    parse: parse_envelope,
+    interpret,
+    names: |e| (e.id, e.event_type),
+    claimed_id: peek_event_id,
+};
 
 /// A checked Stripe event envelope.
 #[derive(Debug, Clone, PartialEq)]
@@ -124,8 +100,7 @@ pub struct Envelope {
 
 /// Reads the `id` of a body that may be otherwise malformed (to label a rejected raw row).
 pub fn peek_event_id(body: &[u8]) -> Option<String> {
-    let v: Value = crate::domain::basics::json::parse_body(body).ok()?;
-    v.get("id")?.as_str().map(str::to_string)
+    peek_str(body, "id")
 }
 
 /// Parses and checks the envelope: `id` and `type` non-empty strings; `object` equal to `"event"`

@@ -31,9 +31,8 @@
 //! destination airport (no offset; the airport's IANA `time_zone` says which zone).
 
 use super::json::{is_nonzero_amount, At};
-use super::signature::{verify_t_v1, DUFFEL_SIGNATURE_HEADER};
-use super::{strs, Delivery, Inbound, ParseError, Unauthenticated, Verified, WebhookSource};
-use crate::config::Config;
+use super::signature::DUFFEL_SIGNATURE_HEADER;
+use super::{peek_str, ParseError, SignedEnvelope};
 use crate::domain::basics::text::{clean, TextKind};
 use crate::domain::event::{
     Airport, BookingRef, Cancellation, EventId, FlightBooking, FlightChange, FlightSegment, Holder,
@@ -49,41 +48,17 @@ use stays::stays_booking;
 mod stays;
 
 /// The Duffel webhook in [`super::WEBHOOKS`]: `X-Duffel-Signature` against
-/// `DUFFEL_WEBHOOK_SECRETS` within `WEBHOOK_TOLERANCE_S` ([`verify_t_v1`]), then the envelope
-/// ([`parse_envelope`], [`interpret`]).
-pub struct Webhook;
-
-impl WebhookSource for Webhook {
-    fn source(&self) -> Source {
-        Source::Duffel
-    }
-
-    fn verify(&self, cfg: &Config, inbound: &Inbound<'_>) -> Result<Verified, Unauthenticated> {
-        verify_t_v1(
-            (inbound.header)(DUFFEL_SIGNATURE_HEADER).as_deref(),
-            inbound.body,
-            &strs(&cfg.duffel_webhook_secrets),
-            inbound.now_s,
-            cfg.webhook_tolerance_s,
-            DUFFEL_SIGNATURE_HEADER,
-        )?;
-        Ok(Verified::default())
-    }
-
-    fn parse(&self, inbound: &Inbound<'_>) -> Result<Delivery, ParseError> {
-        let envelope = parse_envelope(inbound.body)?;
-        let interpretation = interpret(&envelope)?;
-        Ok(Delivery {
-            event_id: envelope.id,
-            event_name: envelope.event_type,
-            interpretation,
-        })
-    }
-
-    fn claimed_id(&self, inbound: &Inbound<'_>) -> Option<String> {
-        peek_event_id(inbound.body)
-    }
-}
+/// `DUFFEL_WEBHOOK_SECRETS` within `WEBHOOK_TOLERANCE_S`, then the envelope ([`parse_envelope`],
+/// [`interpret`]).
+pub const WEBHOOK: SignedEnvelope<Envelope> = SignedEnvelope {
+    source: Source::Duffel,
+    header: DUFFEL_SIGNATURE_HEADER,
+    secrets: |cfg| &cfg.duffel_webhook_secrets,
+    parse: parse_envelope,
+    interpret,
+    names: |e| (e.id, e.event_type),
+    claimed_id: peek_event_id,
+};
 
 /// A checked Duffel webhook envelope.
 #[derive(Debug, Clone, PartialEq)]
@@ -104,8 +79,7 @@ pub struct Envelope {
 
 /// Reads the `id` of a body that may be otherwise malformed (to label a rejected raw row).
 pub fn peek_event_id(body: &[u8]) -> Option<String> {
-    let v: Value = crate::domain::basics::json::parse_body(body).ok()?;
-    v.get("id")?.as_str().map(str::to_string)
+    peek_str(body, "id")
 }
 
 /// Parses and checks the envelope: `id` and `type` non-empty strings, `live_mode` a boolean,

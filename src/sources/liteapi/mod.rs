@@ -28,6 +28,7 @@
 //! errors name the response path.
 
 use super::json::At;
+use super::{envelope_delivery, peek_str};
 use super::{
     secrets_match, AuthError, Delivery, Inbound, ParseError, Unauthenticated, Verified,
     WebhookSource,
@@ -91,12 +92,8 @@ impl WebhookSource for Webhook {
     }
 
     fn parse(&self, inbound: &Inbound<'_>) -> Result<Delivery, ParseError> {
-        let envelope = parse_envelope(inbound.body)?;
-        let interpretation = interpret(&envelope)?;
-        Ok(Delivery {
-            event_id: envelope.event_id,
-            event_name: envelope.event_name,
-            interpretation,
+        envelope_delivery(inbound.body, parse_envelope, interpret, |e| {
+            (e.event_id, e.event_name)
         })
     }
 
@@ -117,8 +114,7 @@ pub struct Envelope {
 
 /// Reads the `event_id` of a body that may be otherwise malformed (to label a rejected raw row).
 pub fn peek_event_id(body: &[u8]) -> Option<String> {
-    let v: Value = crate::domain::basics::json::parse_body(body).ok()?;
-    v.get("event_id")?.as_str().map(str::to_string)
+    peek_str(body, "event_id")
 }
 
 fn required_str<'a>(obj: &'a Map<String, Value>, field: &str) -> Result<&'a str, ParseError> {
