@@ -59,6 +59,20 @@ pub async fn resend(mut req: Request, env: &Env) -> Answer {
     let headers_json = kept_headers(&req);
     let text = stored_body(&body);
     let db = env.d1(DB_BINDING)?;
+    // The delivery's raw row as a rejected one; a delivery that reads names itself in it.
+    let raw = NewRawEvent {
+        source: Source::Resend,
+        event_id: None,
+        event_name: None,
+        status: RawEventStatus::Rejected,
+        error: None,
+        headers_json: &headers_json,
+        body: &text,
+        received_at_ms,
+        normalised: None,
+        booking_id: None,
+        partner: None,
+    };
     let parsed: Result<(EventId, ResendEvent), ParseError> =
         EventId::parse(signed.id.as_deref().unwrap_or(""))
             .map_err(|e| ParseError::Invalid {
@@ -75,23 +89,11 @@ pub async fn resend(mut req: Request, env: &Env) -> Answer {
                 Some(id) => format!("(svix-id {}) {e}", &id[..id.floor_char_boundary(256)]),
                 None => e.to_string(),
             };
-            raw_events::insert(
-                &db,
-                &NewRawEvent {
-                    source: Source::Resend,
-                    event_id: None,
-                    event_name: None,
-                    status: RawEventStatus::Rejected,
-                    error: Some(&error),
-                    headers_json: &headers_json,
-                    body: &text,
-                    received_at_ms,
-                    normalised: None,
-                    booking_id: None,
-                    partner: None,
-                },
-            )
-            .await?;
+            let rejected = NewRawEvent {
+                error: Some(&error),
+                ..raw
+            };
+            raw_events::insert(&db, &rejected).await?;
             return Err(e.into());
         }
     };
@@ -99,23 +101,13 @@ pub async fn resend(mut req: Request, env: &Env) -> Answer {
         Report::Suppress { .. } => RawEventStatus::Received,
         Report::Ignored(_) => RawEventStatus::Ignored,
     };
-    let inserted = raw_events::insert(
-        &db,
-        &NewRawEvent {
-            source: Source::Resend,
-            event_id: Some(event_id.as_str()),
-            event_name: Some(&event.event_type),
-            status,
-            error: None,
-            headers_json: &headers_json,
-            body: &text,
-            received_at_ms,
-            normalised: None,
-            booking_id: None,
-            partner: None,
-        },
-    )
-    .await?;
+    let read = NewRawEvent {
+        event_id: Some(event_id.as_str()),
+        event_name: Some(&event.event_type),
+        status,
+        ..raw
+    };
+    let inserted = raw_events::insert(&db, &read).await?;
     if !inserted && !raw_events::same_body(&db, Source::Resend, event_id.as_str(), &text).await? {
         // Same id, other body: the first delivery stands; this one changes nothing.
         return Ok(Response::from_json(&json!({

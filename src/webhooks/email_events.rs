@@ -71,51 +71,44 @@ async fn one(env: &Env, db: &D1Database, body: &serde_json::Value) -> Result<boo
     let text = body.to_string();
     let stored = &text[..text.floor_char_boundary(STORED_MAX)];
     let received_at_ms = now_ms();
+    // The event's raw row as a rejected one; an event that reads names itself in it.
+    let raw = NewRawEvent {
+        source: Source::EmailService,
+        event_id: None,
+        event_name: None,
+        status: RawEventStatus::Rejected,
+        error: None,
+        headers_json: "{}",
+        body: stored,
+        received_at_ms,
+        normalised: None,
+        booking_id: None,
+        partner: None,
+    };
     let event: EmailServiceEvent = match email_service::parse(body) {
         Ok(e) => e,
         Err(e) => {
-            raw_events::insert(
-                db,
-                &NewRawEvent {
-                    source: Source::EmailService,
-                    event_id: None,
-                    event_name: None,
-                    status: RawEventStatus::Rejected,
-                    error: Some(&e.to_string()),
-                    headers_json: "{}",
-                    body: stored,
-                    received_at_ms,
-                    normalised: None,
-                    booking_id: None,
-                    partner: None,
-                },
-            )
-            .await?;
+            let error = e.to_string();
+            let rejected = NewRawEvent {
+                error: Some(&error),
+                ..raw
+            };
+            raw_events::insert(db, &rejected).await?;
             worker::console_error!("email service event rejected: {e}");
             return Ok(true);
         }
     };
-    raw_events::insert(
-        db,
-        &NewRawEvent {
-            source: Source::EmailService,
-            event_id: Some(&event.event_id),
-            event_name: Some(&event.event_type),
-            status: if event.suppression.is_some() || event.message_id.is_some() {
-                RawEventStatus::Received
-            } else {
-                RawEventStatus::Ignored
-            },
-            error: None,
-            headers_json: "{}",
-            body: stored,
-            received_at_ms,
-            normalised: None,
-            booking_id: None,
-            partner: None,
+    let read = NewRawEvent {
+        event_id: Some(&event.event_id),
+        event_name: Some(&event.event_type),
+        status: if event.suppression.is_some() || event.message_id.is_some() {
+            RawEventStatus::Received
+        } else {
+            RawEventStatus::Ignored
         },
-    )
-    .await?;
+        ..raw
+    };
+    raw_events::insert(db, &read).await?;
     // Applied again on a redelivery (a first delivery may have failed midway): every write below
     // is idempotent and never downgrades.
     let known = match &event.message_id {
