@@ -1,18 +1,8 @@
 //! Tests of the outbox policy (pacing, routes, hand-overs, failures).
 
+use super::testing::seeded;
 use super::*;
 use proptest::prelude::*;
-
-/// A tiny deterministic sequence for "seeded randomness" in tests (SplitMix64).
-fn seeded(mut seed: u64) -> impl FnMut() -> u64 {
-    move || {
-        seed = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = seed;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-}
 
 #[test]
 fn production_gap_is_always_within_150_to_160_seconds() {
