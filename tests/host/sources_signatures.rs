@@ -46,6 +46,13 @@ fn stripe() -> TV1 {
     t_v1_vector("stripe", "Stripe-Signature")
 }
 
+impl TV1 {
+    /// This vector's own header and body, verified as a Duffel delivery with `secrets` at `now`.
+    fn verify_duffel(&self, secrets: &[&str], now: i64) -> Result<(), SignatureError> {
+        verify_duffel(Some(&self.header), &self.body, secrets, now)
+    }
+}
+
 fn verify_duffel(
     header: Option<&str>,
     body: &[u8],
@@ -151,10 +158,7 @@ pub(crate) fn sign_sw(secret: &str, id: &str, ts: &str, body: &[u8]) -> String {
 #[test]
 fn duffel_vector_verifies_at_its_timestamp() {
     let d = duffel();
-    assert_eq!(
-        verify_duffel(Some(&d.header), &d.body, &[&d.secret], T),
-        Ok(())
-    );
+    assert_eq!(d.verify_duffel(&[&d.secret], T), Ok(()));
 }
 
 #[test]
@@ -197,12 +201,7 @@ fn tampered_body_is_a_mismatch() {
 fn wrong_secret_is_a_mismatch() {
     let d = duffel();
     assert_eq!(
-        verify_duffel(
-            Some(&d.header),
-            &d.body,
-            &["fake_duffel_webhook_secret_0002"],
-            T
-        ),
+        d.verify_duffel(&["fake_duffel_webhook_secret_0002"], T),
         Err(SignatureError::Mismatch)
     );
 }
@@ -222,12 +221,9 @@ fn stripe_key_is_the_whole_whsec_string_not_its_tail() {
 fn timestamp_exactly_at_the_tolerance_is_accepted_one_second_later_expired() {
     let d = duffel();
     let secrets = [d.secret.as_str()];
+    assert_eq!(d.verify_duffel(&secrets, T + 300), Ok(()));
     assert_eq!(
-        verify_duffel(Some(&d.header), &d.body, &secrets, T + 300),
-        Ok(())
-    );
-    assert_eq!(
-        verify_duffel(Some(&d.header), &d.body, &secrets, T + 301),
+        d.verify_duffel(&secrets, T + 301),
         Err(SignatureError::Expired { age_s: 301 })
     );
 }
@@ -236,12 +232,9 @@ fn timestamp_exactly_at_the_tolerance_is_accepted_one_second_later_expired() {
 fn timestamp_too_far_in_the_future_is_expired() {
     let d = duffel();
     let secrets = [d.secret.as_str()];
+    assert_eq!(d.verify_duffel(&secrets, T - 300), Ok(()));
     assert_eq!(
-        verify_duffel(Some(&d.header), &d.body, &secrets, T - 300),
-        Ok(())
-    );
-    assert_eq!(
-        verify_duffel(Some(&d.header), &d.body, &secrets, T - 301),
+        d.verify_duffel(&secrets, T - 301),
         Err(SignatureError::Expired { age_s: -301 })
     );
 }
@@ -250,12 +243,7 @@ fn timestamp_too_far_in_the_future_is_expired() {
 fn rotation_accepts_when_only_the_second_secret_matches() {
     let d = duffel();
     assert_eq!(
-        verify_duffel(
-            Some(&d.header),
-            &d.body,
-            &["old_secret_no_longer_used", &d.secret],
-            T
-        ),
+        d.verify_duffel(&["old_secret_no_longer_used", &d.secret], T),
         Ok(())
     );
 }
@@ -326,10 +314,7 @@ fn garbled_header_is_malformed() {
 #[test]
 fn empty_secret_list_is_not_configured() {
     let d = duffel();
-    assert_eq!(
-        verify_duffel(Some(&d.header), &d.body, &[], T),
-        Err(SignatureError::NotConfigured)
-    );
+    assert_eq!(d.verify_duffel(&[], T), Err(SignatureError::NotConfigured));
     // Blank entries do not count as configured secrets, even with no header at all.
     assert_eq!(
         verify_duffel(None, &d.body, &["", "  "], T),
