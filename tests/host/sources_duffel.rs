@@ -133,30 +133,30 @@ fn body_that_is_not_json_is_a_json_error() {
     assert_eq!(parse_envelope(b"[]"), Err(ParseError::NotAnObject));
 }
 
+/// The envelope error of the `order.created` fixture with its envelope edited.
+fn envelope_error(edit: impl FnOnce(&mut Value)) -> ParseError {
+    let mut v = fixture("duffel-order-created.json");
+    edit(&mut v);
+    parse_envelope(&body(&v)).unwrap_err()
+}
+
 #[test]
 fn envelope_without_id_or_type_names_the_field() {
-    let mut v = fixture("duffel-order-created.json");
-    remove(&mut v, "id");
-    assert_missing(&parse_envelope(&body(&v)).unwrap_err(), "id");
-    let mut v = fixture("duffel-order-created.json");
-    v["type"] = json!(7);
-    assert_invalid(&parse_envelope(&body(&v)).unwrap_err(), "type");
+    assert_missing(&envelope_error(|v| remove(v, "id")), "id");
+    assert_invalid(&envelope_error(|v| v["type"] = json!(7)), "type");
 }
 
 #[test]
 fn live_mode_is_required_and_boolean() {
-    let mut v = fixture("duffel-order-created.json");
-    v["live_mode"] = json!("false");
-    assert_invalid(&parse_envelope(&body(&v)).unwrap_err(), "live_mode");
-    remove(&mut v, "live_mode");
-    assert_missing(&parse_envelope(&body(&v)).unwrap_err(), "live_mode");
+    let not_boolean = envelope_error(|v| v["live_mode"] = json!("false"));
+    assert_invalid(&not_boolean, "live_mode");
+    assert_missing(&envelope_error(|v| remove(v, "live_mode")), "live_mode");
 }
 
 #[test]
 fn created_at_that_is_not_rfc3339_is_invalid() {
-    let mut v = fixture("duffel-order-created.json");
-    v["created_at"] = json!("yesterday");
-    assert_invalid(&parse_envelope(&body(&v)).unwrap_err(), "created_at");
+    let err = envelope_error(|v| v["created_at"] = json!("yesterday"));
+    assert_invalid(&err, "created_at");
 }
 
 #[test]
