@@ -41,6 +41,8 @@ pub mod guard;
 pub mod replies;
 mod routes;
 mod smtp;
+#[doc(hidden)]
+pub mod testing;
 
 pub use admin::MAX_ADMIN_SESSION_TTL_S;
 

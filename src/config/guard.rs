@@ -369,27 +369,10 @@ pub fn secret_variables() -> &'static [&'static str] {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::testing::production as parse;
     use std::collections::HashMap;
 
     const STRONG: &str = "a-production-key-of-forty-bytes-0123456789";
-
-    fn parse(pairs: &[(&str, &str)]) -> Config {
-        let mut map: HashMap<String, String> = HashMap::from([
-            ("OWNER_EMAIL".to_string(), "owner@example.com".to_string()),
-            (
-                "SENDER_EMAIL".to_string(),
-                "bookings@mail.example.com".to_string(),
-            ),
-            (
-                "PUBLIC_BASE_URL".to_string(),
-                "https://engine.example.com".to_string(),
-            ),
-        ]);
-        for (k, v) in pairs {
-            map.insert(k.to_string(), v.to_string());
-        }
-        Config::parse(|k| map.get(k).cloned()).unwrap()
-    }
 
     fn example(name: &str) -> String {
         published(name).join(" ")

@@ -201,19 +201,23 @@ fn hold_statuses_are_stored_by_name_and_follow_the_owner_action() {
 
 // ---------------------------------------------------------------- card testing
 
+/// [`card_testing`] of `me` among `others` with the default thresholds.
+fn risk_of(me: &AttemptFacts, others: &[AttemptFacts]) -> Option<RiskReason> {
+    card_testing(me, others, &Thresholds::default())
+}
+
 #[test]
 fn one_email_under_two_names_is_risky_one_name_is_not() {
-    let t = Thresholds::default();
     let me = tried("pb3", "a@example.com", "Bob Jones", 0);
     let one_name = [
         tried("pb1", "a@example.com", "Bob Jones", 60_000),
         attempt("pb2", Some("a@example.com"), None, noon() - 30_000),
     ];
-    assert_eq!(card_testing(&me, &one_name, &t), None);
+    assert_eq!(risk_of(&me, &one_name), None);
 
     let two_names = [tried("pb1", "A@Example.com", "Anna Smith", 60_000)];
     assert_eq!(
-        card_testing(&me, &two_names, &t),
+        risk_of(&me, &two_names),
         Some(RiskReason::EmailUnderNames {
             email: "a@example.com".into(),
             names: vec!["anna smith".into(), "bob jones".into()],
@@ -223,17 +227,16 @@ fn one_email_under_two_names_is_risky_one_name_is_not() {
 
 #[test]
 fn one_name_with_three_emails_is_risky_two_is_not() {
-    let t = Thresholds::default();
     let me = tried("pb3", "c@example.com", "Testa Guestington", 0);
     let two = [tried("pb1", "a@example.com", "Testa Guestington", 60_000)];
-    assert_eq!(card_testing(&me, &two, &t), None);
+    assert_eq!(risk_of(&me, &two), None);
 
     let three = [
         two[0].clone(),
         tried("pb2", "b@example.com", "Testa Guestington", 30_000),
     ];
     assert_eq!(
-        card_testing(&me, &three, &t),
+        risk_of(&me, &three),
         Some(RiskReason::NameWithEmails {
             name: "testa guestington".into(),
             emails: vec![
@@ -247,10 +250,9 @@ fn one_name_with_three_emails_is_risky_two_is_not() {
 
 #[test]
 fn same_name_with_other_case_and_spacing_counts_once() {
-    let t = Thresholds::default();
     let me = tried("pb2", "a@example.com", "  testa   GUESTINGTON ", 0);
     let same = [tried("pb1", "a@example.com", "Testa Guestington", 60_000)];
-    assert_eq!(card_testing(&me, &same, &t), None);
+    assert_eq!(risk_of(&me, &same), None);
     assert_eq!(
         normalize_name("  testa \t  GUESTINGTON "),
         "testa guestington"
@@ -261,22 +263,20 @@ fn same_name_with_other_case_and_spacing_counts_once() {
 
 #[test]
 fn the_same_email_in_other_case_is_one_email() {
-    let t = Thresholds::default();
     let me = tried("pb3", "A@EXAMPLE.COM", "Testa Guestington", 0);
     let others = [
         tried("pb1", "a@example.com", "Testa Guestington", 1),
         tried("pb2", "b@example.com", "testa guestington", 2),
     ];
     // Two distinct emails only.
-    assert_eq!(card_testing(&me, &others, &t), None);
+    assert_eq!(risk_of(&me, &others), None);
 }
 
 #[test]
 fn the_attempt_itself_is_counted_once_even_when_listed() {
-    let t = Thresholds::default();
     let me = tried("pb2", "a@example.com", "Bob Jones", 0);
     let listed = [me.clone(), me.clone()];
-    assert_eq!(card_testing(&me, &listed, &t), None);
+    assert_eq!(risk_of(&me, &listed), None);
 }
 
 #[test]
@@ -326,13 +326,12 @@ fn email_rule_is_checked_first() {
 
 #[test]
 fn attempts_without_email_or_name_are_never_risky() {
-    let t = Thresholds::default();
     let me = attempt("pb1", None, None, noon());
     let others = [
         attempt("pb2", None, Some("Anna Smith"), noon()),
         attempt("pb3", Some("a@example.com"), None, noon()),
     ];
-    assert_eq!(card_testing(&me, &others, &t), None);
+    assert_eq!(risk_of(&me, &others), None);
 }
 
 // ---------------------------------------------------------------- the UTC day
@@ -355,7 +354,6 @@ fn day_is_the_utc_calendar_day() {
 
 #[test]
 fn attempts_either_side_of_midnight_utc_are_different_days() {
-    let t = Thresholds::default();
     let before = attempt(
         "pb1",
         Some("a@example.com"),
@@ -369,14 +367,8 @@ fn attempts_either_side_of_midnight_utc_are_different_days() {
         utc_ms("2026-03-03 00:01:00"),
     );
     // Two minutes apart, but on two UTC days: neither day has two names.
-    assert_eq!(
-        card_testing(&after, std::slice::from_ref(&before), &t),
-        None
-    );
-    assert_eq!(
-        card_testing(&before, std::slice::from_ref(&after), &t),
-        None
-    );
+    assert_eq!(risk_of(&after, std::slice::from_ref(&before)), None);
+    assert_eq!(risk_of(&before, std::slice::from_ref(&after)), None);
     // The same two attempts inside one day are risky.
     let same_day = attempt(
         "pb2",
@@ -384,7 +376,7 @@ fn attempts_either_side_of_midnight_utc_are_different_days() {
         Some("Bob Jones"),
         utc_ms("2026-03-02 00:01:00"),
     );
-    assert!(card_testing(&same_day, &[before], &t).is_some());
+    assert!(risk_of(&same_day, &[before]).is_some());
 }
 
 // ---------------------------------------------------------------- facts and decline codes

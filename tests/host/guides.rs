@@ -62,6 +62,13 @@ fn assert_agree(what: &str, guide: &str, code: &BTreeSet<String>, documented: &[
     }
 }
 
+/// The first cells of the table under `heading` in the guide `path` name exactly `code`'s items.
+fn assert_table_agrees(what: &str, path: &str, heading: &str, code: &BTreeSet<String>) {
+    let documented = first_cell_names(&section(&read(path), heading));
+    let guide = format!("{path} ({})", heading.trim_start_matches('#').trim());
+    assert_agree(what, &guide, code, &documented);
+}
+
 /// Both differences between what the code has and what a guide says, as a failure message
 /// (`None` when they agree).
 fn disagreement(
@@ -113,13 +120,11 @@ fn variables_read() -> BTreeSet<String> {
 
 #[test]
 fn the_configuration_reference_lists_every_variable_the_code_reads() {
-    let doc = read("docs/operating.md");
-    let documented = first_cell_names(&section(&doc, "## Configuration reference"));
-    assert_agree(
+    assert_table_agrees(
         "configuration variables",
-        "docs/operating.md (Configuration reference)",
+        "docs/operating.md",
+        "## Configuration reference",
         &variables_read(),
-        &documented,
     );
 }
 
@@ -252,13 +257,11 @@ fn repair_kinds() -> BTreeSet<String> {
 
 #[test]
 fn the_runbook_describes_every_repair_kind_of_the_digest() {
-    let doc = read("docs/runbook.md");
-    let documented = first_cell_names(&section(&doc, "### Repairs the engine made by itself"));
-    assert_agree(
+    assert_table_agrees(
         "repair kinds",
-        "docs/runbook.md (Repairs the engine made by itself)",
+        "docs/runbook.md",
+        "### Repairs the engine made by itself",
         &repair_kinds(),
-        &documented,
     );
 }
 
@@ -482,11 +485,10 @@ fn guard_refusals() -> BTreeSet<String> {
 fn the_production_guard_table_names_every_variable_the_guard_refuses() {
     let refused = guard_refusals();
     assert!(refused.contains("PUBLIC_BASE_URL"), "{refused:?}");
-    let doc = read("docs/operating.md");
-    assert_agree(
+    assert_table_agrees(
         "variables the production guard refuses",
-        "docs/operating.md (Production guard)",
+        "docs/operating.md",
+        "## Production guard",
         &refused,
-        &first_cell_names(&section(&doc, "## Production guard")),
     );
 }

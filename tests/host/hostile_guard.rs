@@ -1,27 +1,8 @@
 //! Hostile review of the production guard (`src/config/guard.rs`): published secrets written in
 //! another form than the one `.dev.vars.example` shows must be recognised by what they grant.
 
-use booking_email_engine::config::Config;
+use booking_email_engine::config::testing::production;
 use booking_email_engine::domain::admin::password::{check, PasswordHash};
-use std::collections::HashMap;
-
-fn production(pairs: &[(&str, &str)]) -> Config {
-    let mut map: HashMap<String, String> = HashMap::from([
-        ("OWNER_EMAIL".to_string(), "owner@example.com".to_string()),
-        (
-            "SENDER_EMAIL".to_string(),
-            "bookings@mail.example.com".to_string(),
-        ),
-        (
-            "PUBLIC_BASE_URL".to_string(),
-            "https://engine.example.com".to_string(),
-        ),
-    ]);
-    for (k, v) in pairs {
-        map.insert(k.to_string(), v.to_string());
-    }
-    Config::parse(|k| map.get(k).cloned()).unwrap()
-}
 
 /// `.dev.vars.example` publishes account `admin` with password `dev-admin-password` (its comment
 /// says so). An operator who makes "their own" entry with `npm run admin-password` and that

@@ -1,23 +1,13 @@
 //! `after_failure_with_hint`: Retry-After within [1 s, cap], the 60 s rate-limit floor, seeded
 //! jitter bounds, and agreement with `after_failure` when there is no hint.
 
+use booking_email_engine::domain::outbox::testing::seeded;
 use booking_email_engine::domain::outbox::{
     after_failure, after_failure_with_hint, clamp_retry_after_ms, next_utc_midnight, AfterFailure,
     Backoff, FailurePolicy, PauseCause, Provider, ProviderErrorClass, RATE_LIMIT_FLOOR_MS,
     RETRY_AFTER_MIN_MS, SMTP_DEFERRAL_PAUSE_MS,
 };
 use proptest::prelude::*;
-
-/// SplitMix64: deterministic "random" numbers.
-fn seeded(mut seed: u64) -> impl FnMut() -> u64 {
-    move || {
-        seed = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = seed;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-}
 
 /// The refusal classes these tests go through: every class but those that blame our own
 /// credentials or configuration and `MessageRefused` (`outbox_policy_failover` adds the first two).

@@ -895,7 +895,11 @@ fn owner_provider_paused_alert_names_the_provider_the_time_and_what_to_do() {
         cause: PauseCause::Credentials,
         now_ms: now,
     };
-    let e = owner_provider_paused(&p, OwnerInbox::new(&owner(), &branding())).unwrap();
+    // The alert to the owner, with the example brand.
+    let alert = |p: &ProviderPaused| {
+        owner_provider_paused(p, OwnerInbox::new(&owner(), &branding())).unwrap()
+    };
+    let e = alert(&p);
     assert_eq!(e.kind, EmailKind::OwnerProviderPaused);
     assert_eq!(e.audience, Audience::Owner);
     assert_eq!(e.rank, Rank::Urgent);
@@ -907,25 +911,17 @@ fn owner_provider_paused_alert_names_the_provider_the_time_and_what_to_do() {
     );
     // The same fault again that day: the same alert (deduplicated). Another fault on the same
     // route the same day (a DMARC refusal after refused credentials): told too.
-    let again = owner_provider_paused(
-        &ProviderPaused {
-            now_ms: now + 3_600_000,
-            reason: "SMTP AUTH: 535 other words, id 77",
-            ..p.clone()
-        },
-        OwnerInbox::new(&owner(), &branding()),
-    )
-    .unwrap();
+    let again = alert(&ProviderPaused {
+        now_ms: now + 3_600_000,
+        reason: "SMTP AUTH: 535 other words, id 77",
+        ..p.clone()
+    });
     assert_eq!(again.dedupe_key, e.dedupe_key);
-    let dmarc = owner_provider_paused(
-        &ProviderPaused {
-            fault: "end of data 550 5.7.26",
-            cause: PauseCause::Configuration,
-            ..p.clone()
-        },
-        OwnerInbox::new(&owner(), &branding()),
-    )
-    .unwrap();
+    let dmarc = alert(&ProviderPaused {
+        fault: "end of data 550 5.7.26",
+        cause: PauseCause::Configuration,
+        ..p.clone()
+    });
     assert_eq!(
         dmarc.dedupe_key.as_str(),
         "owner_provider_paused:smtp:2026-11-29:end-of-data-550-5.7.26"
@@ -934,26 +930,18 @@ fn owner_provider_paused_alert_names_the_provider_the_time_and_what_to_do() {
     assert_eq!(fault_key("E_SENDER_NOT_VERIFIED"), "e-sender-not-verified");
     assert_eq!(fault_key("  MAIL FROM 553 5.7.1 "), "mail-from-553-5.7.1");
     assert!(fault_key(&"x y ".repeat(100)).len() <= 48);
-    let unnamed = owner_provider_paused(
-        &ProviderPaused {
-            fault: "",
-            ..p.clone()
-        },
-        OwnerInbox::new(&owner(), &branding()),
-    )
-    .unwrap();
+    let unnamed = alert(&ProviderPaused {
+        fault: "",
+        ..p.clone()
+    });
     assert_eq!(
         unnamed.dedupe_key.as_str(),
         "owner_provider_paused:smtp:2026-11-29"
     );
-    let next_day = owner_provider_paused(
-        &ProviderPaused {
-            now_ms: now + 86_400_000,
-            ..p.clone()
-        },
-        OwnerInbox::new(&owner(), &branding()),
-    )
-    .unwrap();
+    let next_day = alert(&ProviderPaused {
+        now_ms: now + 86_400_000,
+        ..p.clone()
+    });
     assert_eq!(
         next_day.dedupe_key.as_str(),
         "owner_provider_paused:smtp:2026-11-30:auth-535"
@@ -968,17 +956,13 @@ fn owner_provider_paused_alert_names_the_provider_the_time_and_what_to_do() {
         e.html
     );
     assert!(!e.html.contains("<bad>"));
-    let with_fallback = owner_provider_paused(
-        &ProviderPaused {
-            provider: "resend",
-            fallback: Some("smtp"),
-            wait_until_ms: None,
-            cause: PauseCause::DailyLimit,
-            ..p.clone()
-        },
-        OwnerInbox::new(&owner(), &branding()),
-    )
-    .unwrap();
+    let with_fallback = alert(&ProviderPaused {
+        provider: "resend",
+        fallback: Some("smtp"),
+        wait_until_ms: None,
+        cause: PauseCause::DailyLimit,
+        ..p.clone()
+    });
     assert!(with_fallback
         .text
         .contains("Email goes out through smtp meanwhile: the mail is carried"));
@@ -995,16 +979,12 @@ fn owner_provider_paused_alert_names_the_provider_the_time_and_what_to_do() {
         with_fallback.subject,
         "resend hit its daily limit: smtp carries the mail"
     );
-    let nowhere = owner_provider_paused(
-        &ProviderPaused {
-            provider: "cloudflare_email",
-            fallback: None,
-            cause: PauseCause::DailyLimit,
-            ..p.clone()
-        },
-        OwnerInbox::new(&owner(), &branding()),
-    )
-    .unwrap();
+    let nowhere = alert(&ProviderPaused {
+        provider: "cloudflare_email",
+        fallback: None,
+        cause: PauseCause::DailyLimit,
+        ..p.clone()
+    });
     assert_eq!(
         nowhere.subject,
         "cloudflare_email hit its daily limit: no route is sending"
@@ -1015,15 +995,11 @@ fn owner_provider_paused_alert_names_the_provider_the_time_and_what_to_do() {
         "SMTP MAIL FROM: 553 5.7.1 <bookings@example.com>: Sender address rejected\r\nBcc: x@evil.test {}",
         "y".repeat(2_000)
     );
-    let config = owner_provider_paused(
-        &ProviderPaused {
-            reason: &hostile,
-            cause: PauseCause::Configuration,
-            ..p
-        },
-        OwnerInbox::new(&owner(), &branding()),
-    )
-    .unwrap();
+    let config = alert(&ProviderPaused {
+        reason: &hostile,
+        cause: PauseCause::Configuration,
+        ..p
+    });
     assert!(
         config
             .text

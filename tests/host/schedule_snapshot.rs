@@ -85,6 +85,18 @@ fn change(field: &str, before: &str, after: &str) -> FieldChange {
     }
 }
 
+/// The snapshots of the example `make` gives, before and after `edit` (`snapshot` takes them).
+fn edited<B>(
+    make: fn() -> B,
+    snapshot: fn(&B) -> Snapshot,
+    edit: impl FnOnce(&mut B),
+) -> (Snapshot, Snapshot) {
+    let mut b = make();
+    let before = snapshot(&b);
+    edit(&mut b);
+    (before, snapshot(&b))
+}
+
 // ---------------------------------------------------------------- hotel
 
 #[test]
@@ -172,10 +184,9 @@ fn hotel_price_sandbox_ids_and_contact_changes_keep_the_hash() {
 
 #[test]
 fn hotel_date_change_changes_the_hash_and_the_diff_names_it() {
-    let before = hotel_snapshot(&hotel());
-    let mut b = hotel();
-    b.checkin = "2026-06-13".parse().unwrap();
-    let after = hotel_snapshot(&b);
+    let (before, after) = edited(hotel, hotel_snapshot, |b| {
+        b.checkin = "2026-06-13".parse().unwrap();
+    });
     assert_ne!(after.hash(), before.hash());
     assert_eq!(
         before.diff(&after),
@@ -201,17 +212,16 @@ fn hotel_confirmation_number_added_changes_the_hash() {
 
 #[test]
 fn hotel_room_guest_and_hotel_changes_are_named() {
-    let before = hotel_snapshot(&hotel());
-    let mut b = hotel();
-    b.rooms[0].board_name = Some("Half board".into());
-    b.rooms[1].children = 1;
-    b.guests[1] = PersonName {
-        first_name: "Lucía".into(),
-        last_name: "Pérez".into(),
-    };
-    b.hotel_name = "Hotel Arts".into();
-    b.checkout = "2026-06-16".parse().unwrap();
-    let after = hotel_snapshot(&b);
+    let (before, after) = edited(hotel, hotel_snapshot, |b| {
+        b.rooms[0].board_name = Some("Half board".into());
+        b.rooms[1].children = 1;
+        b.guests[1] = PersonName {
+            first_name: "Lucía".into(),
+            last_name: "Pérez".into(),
+        };
+        b.hotel_name = "Hotel Arts".into();
+        b.checkout = "2026-06-16".parse().unwrap();
+    });
     assert_eq!(
         before.diff(&after),
         vec![
@@ -235,10 +245,7 @@ fn hotel_room_guest_and_hotel_changes_are_named() {
 
 #[test]
 fn hotel_room_removed_and_board_added_show_as_blank_sides() {
-    let before = hotel_snapshot(&hotel());
-    let mut b = hotel();
-    b.rooms.truncate(1);
-    let after = hotel_snapshot(&b);
+    let (before, after) = edited(hotel, hotel_snapshot, |b| b.rooms.truncate(1));
     assert_eq!(
         before.diff(&after),
         vec![
@@ -247,10 +254,11 @@ fn hotel_room_removed_and_board_added_show_as_blank_sides() {
             change("room.2.children", "0", ""),
         ]
     );
-    let mut c = hotel();
-    c.rooms[1].board_name = Some("Room only".into());
+    let (before, after) = edited(hotel, hotel_snapshot, |c| {
+        c.rooms[1].board_name = Some("Room only".into());
+    });
     assert_eq!(
-        before.diff(&hotel_snapshot(&c)),
+        before.diff(&after),
         vec![change("room.2.board", "", "Room only")]
     );
 }
@@ -377,11 +385,10 @@ fn flight_status_moves_keep_the_hash() {
 
 #[test]
 fn flight_time_change_changes_the_hash_and_names_the_field() {
-    let before = flight_snapshot(&flight());
-    let mut f = flight();
-    f.segments[1].departing_at = "2026-06-12T14:05:00".parse().unwrap();
-    f.segments[1].arriving_at = "2026-06-12T17:25:00".parse().unwrap();
-    let after = flight_snapshot(&f);
+    let (before, after) = edited(flight, flight_snapshot, |f| {
+        f.segments[1].departing_at = "2026-06-12T14:05:00".parse().unwrap();
+        f.segments[1].arriving_at = "2026-06-12T17:25:00".parse().unwrap();
+    });
     assert_ne!(after.hash(), before.hash());
     assert_eq!(
         before.diff(&after),
@@ -398,12 +405,12 @@ fn flight_time_change_changes_the_hash_and_names_the_field() {
 
 #[test]
 fn flight_number_and_airport_changes_are_named() {
-    let before = flight_snapshot(&flight());
-    let mut f = flight();
-    f.segments[0].flight_number = "ZZ 0474".into();
-    f.segments[0].destination.iata_code = "EWR".into();
-    f.segments[1].origin.iata_code = "EWR".into();
-    let diff = before.diff(&flight_snapshot(&f));
+    let (before, after) = edited(flight, flight_snapshot, |f| {
+        f.segments[0].flight_number = "ZZ 0474".into();
+        f.segments[0].destination.iata_code = "EWR".into();
+        f.segments[1].origin.iata_code = "EWR".into();
+    });
+    let diff = before.diff(&after);
     assert_eq!(
         diff,
         vec![
@@ -416,11 +423,11 @@ fn flight_number_and_airport_changes_are_named() {
 
 #[test]
 fn flight_segment_dropped_or_passenger_renamed() {
-    let before = flight_snapshot(&flight());
-    let mut f = flight();
-    f.segments.pop();
-    f.passengers[1].first_name = "Virginia".into();
-    let diff = before.diff(&flight_snapshot(&f));
+    let (before, after) = edited(flight, flight_snapshot, |f| {
+        f.segments.pop();
+        f.passengers[1].first_name = "Virginia".into();
+    });
+    let diff = before.diff(&after);
     assert_eq!(diff.len(), 6);
     assert_eq!(diff[0], change("segment.2.flight_number", "ZZ 0815", ""));
     assert_eq!(

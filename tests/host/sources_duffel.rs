@@ -82,6 +82,11 @@ fn order_with(edit: impl FnOnce(&mut Value)) -> Vec<u8> {
     body(&v)
 }
 
+/// Removes `key` from the JSON object `object`.
+fn remove(object: &mut Value, key: &str) {
+    object.as_object_mut().unwrap().remove(key);
+}
+
 /// The `stays.booking.created` fixture with `data.object` edited.
 fn stay_with(edit: impl FnOnce(&mut Value)) -> Vec<u8> {
     let mut v = fixture("duffel-stays-booking-created.json");
@@ -128,30 +133,30 @@ fn body_that_is_not_json_is_a_json_error() {
     assert_eq!(parse_envelope(b"[]"), Err(ParseError::NotAnObject));
 }
 
+/// The envelope error of the `order.created` fixture with its envelope edited.
+fn envelope_error(edit: impl FnOnce(&mut Value)) -> ParseError {
+    let mut v = fixture("duffel-order-created.json");
+    edit(&mut v);
+    parse_envelope(&body(&v)).unwrap_err()
+}
+
 #[test]
 fn envelope_without_id_or_type_names_the_field() {
-    let mut v = fixture("duffel-order-created.json");
-    v.as_object_mut().unwrap().remove("id");
-    assert_missing(&parse_envelope(&body(&v)).unwrap_err(), "id");
-    let mut v = fixture("duffel-order-created.json");
-    v["type"] = json!(7);
-    assert_invalid(&parse_envelope(&body(&v)).unwrap_err(), "type");
+    assert_missing(&envelope_error(|v| remove(v, "id")), "id");
+    assert_invalid(&envelope_error(|v| v["type"] = json!(7)), "type");
 }
 
 #[test]
 fn live_mode_is_required_and_boolean() {
-    let mut v = fixture("duffel-order-created.json");
-    v["live_mode"] = json!("false");
-    assert_invalid(&parse_envelope(&body(&v)).unwrap_err(), "live_mode");
-    v.as_object_mut().unwrap().remove("live_mode");
-    assert_missing(&parse_envelope(&body(&v)).unwrap_err(), "live_mode");
+    let not_boolean = envelope_error(|v| v["live_mode"] = json!("false"));
+    assert_invalid(&not_boolean, "live_mode");
+    assert_missing(&envelope_error(|v| remove(v, "live_mode")), "live_mode");
 }
 
 #[test]
 fn created_at_that_is_not_rfc3339_is_invalid() {
-    let mut v = fixture("duffel-order-created.json");
-    v["created_at"] = json!("yesterday");
-    assert_invalid(&parse_envelope(&body(&v)).unwrap_err(), "created_at");
+    let err = envelope_error(|v| v["created_at"] = json!("yesterday"));
+    assert_invalid(&err, "created_at");
 }
 
 #[test]
@@ -229,7 +234,7 @@ fn airport_without_a_zone_is_located_by_its_coordinates() {
     // No time_zone at all, and a name that is no zone: both from the coordinates.
     assert_eq!(
         zones(|o, d| {
-            o.as_object_mut().unwrap().remove("time_zone");
+            remove(o, "time_zone");
             d["time_zone"] = json!("Mars/Olympus_Mons");
         }),
         (zone("Europe/London"), zone("Europe/Madrid"))
@@ -238,7 +243,7 @@ fn airport_without_a_zone_is_located_by_its_coordinates() {
     assert_eq!(
         zones(|o, d| {
             for k in ["time_zone", "latitude", "longitude"] {
-                o.as_object_mut().unwrap().remove(k);
+                remove(o, k);
             }
             d["time_zone"] = json!("Mars/Olympus_Mons");
             (d["latitude"], d["longitude"]) = (json!(0.0), json!(0.0));
@@ -326,10 +331,7 @@ fn hold_order_awaiting_payment_keeps_that_status() {
 #[test]
 fn order_without_departure_time_names_the_segment_field() {
     let err = failure(&order_with(|o| {
-        o["slices"][0]["segments"][0]
-            .as_object_mut()
-            .unwrap()
-            .remove("departing_at");
+        remove(&mut o["slices"][0]["segments"][0], "departing_at")
     }));
     assert_missing(&err, "data.object.slices[0].segments[0].departing_at");
 }
@@ -370,9 +372,7 @@ fn order_with_no_segments_is_invalid() {
 
 #[test]
 fn order_without_any_passenger_email_is_rejected() {
-    let err = failure(&order_with(|o| {
-        o["passengers"][0].as_object_mut().unwrap().remove("email");
-    }));
+    let err = failure(&order_with(|o| remove(&mut o["passengers"][0], "email")));
     assert_missing(&err, "data.object.passengers[0].email");
 }
 
@@ -386,9 +386,7 @@ fn order_with_invalid_passenger_email_is_invalid() {
 
 #[test]
 fn order_without_id_is_rejected() {
-    let err = failure(&order_with(|o| {
-        o.as_object_mut().unwrap().remove("id");
-    }));
+    let err = failure(&order_with(|o| remove(o, "id")));
     assert_missing(&err, "data.object.id");
 }
 
@@ -430,10 +428,7 @@ fn airline_change_event_with_an_aic_object_reads_its_order_id() {
 #[test]
 fn airline_change_id_falls_back_to_the_idempotency_key() {
     let mut v = fixture("duffel-order-airline-initiated-change.json");
-    v["data"]["object"]
-        .as_object_mut()
-        .unwrap()
-        .remove("aic_id");
+    remove(&mut v["data"]["object"], "aic_id");
     assert_eq!(
         journey(&body(&v)),
         SupplierEvent::FlightScheduleChanged {
@@ -505,7 +500,7 @@ fn aic_list_with_bad_time_names_the_path() {
 fn aic_list_without_data_or_removed_is_rejected() {
     assert_missing(&parse_aic_list(b"{}", &order_id()).unwrap_err(), "data");
     let mut v = fixture("duffel-airline-initiated-change-object.json");
-    v["data"][0].as_object_mut().unwrap().remove("removed");
+    remove(&mut v["data"][0], "removed");
     assert_missing(
         &parse_aic_list(&body(&v), &order_id()).unwrap_err(),
         "data[0].removed",
@@ -700,9 +695,7 @@ fn stays_booking_with_only_a_check_out_time_says_so() {
 
 #[test]
 fn stays_booking_without_check_in_date_is_rejected() {
-    let err = failure(&stay_with(|o| {
-        o.as_object_mut().unwrap().remove("check_in_date");
-    }));
+    let err = failure(&stay_with(|o| remove(o, "check_in_date")));
     assert_missing(&err, "data.object.check_in_date");
 }
 
@@ -720,9 +713,7 @@ fn stays_booking_with_unreadable_date_is_invalid() {
 
 #[test]
 fn stays_booking_without_hotel_name_is_rejected() {
-    let err = failure(&stay_with(|o| {
-        o["accommodation"].as_object_mut().unwrap().remove("name");
-    }));
+    let err = failure(&stay_with(|o| remove(&mut o["accommodation"], "name")));
     assert_missing(&err, "data.object.accommodation.name");
 }
 

@@ -46,6 +46,13 @@ fn stripe() -> TV1 {
     t_v1_vector("stripe", "Stripe-Signature")
 }
 
+impl TV1 {
+    /// This vector's own header and body, verified as a Duffel delivery with `secrets` at `now`.
+    fn verify_duffel(&self, secrets: &[&str], now: i64) -> Result<(), SignatureError> {
+        verify_duffel(Some(&self.header), &self.body, secrets, now)
+    }
+}
+
 fn verify_duffel(
     header: Option<&str>,
     body: &[u8],
@@ -59,6 +66,22 @@ fn verify_duffel(
         now,
         DEFAULT_TOLERANCE_S,
         DUFFEL_SIGNATURE_HEADER,
+    )
+}
+
+/// [`verify_t_v1`] of a Stripe delivery at the vectors' time, with the default tolerance.
+fn verify_stripe(
+    header: Option<&str>,
+    body: &[u8],
+    secrets: &[&str],
+) -> Result<(), SignatureError> {
+    verify_t_v1(
+        header,
+        body,
+        secrets,
+        T,
+        DEFAULT_TOLERANCE_S,
+        STRIPE_SIGNATURE_HEADER,
     )
 }
 
@@ -102,6 +125,23 @@ fn verify_sw(sw: &Sw, secrets: &[&str], now: i64) -> Result<(), SignatureError> 
     )
 }
 
+/// [`verify_sw`] with the delivery's own secret, at the vector's time.
+fn verify_own(sw: &Sw) -> Result<(), SignatureError> {
+    verify_sw(sw, &[&sw.secret], T)
+}
+
+/// The delivery's body with these headers (`None`: absent), verified with its own secret at the
+/// vector's time and the default tolerance.
+fn verify_headers(
+    sw: &Sw,
+    id: Option<&str>,
+    ts: Option<&str>,
+    sig: Option<&str>,
+) -> Result<(), SignatureError> {
+    let secrets = [sw.secret.as_str()];
+    verify_standard_webhook(id, ts, sig, &sw.body, &secrets, T, DEFAULT_TOLERANCE_S)
+}
+
 /// `v1,<base64>` of `id.ts.body` with a `whsec_` secret.
 pub(crate) fn sign_sw(secret: &str, id: &str, ts: &str, body: &[u8]) -> String {
     let key = BASE64
@@ -118,10 +158,7 @@ pub(crate) fn sign_sw(secret: &str, id: &str, ts: &str, body: &[u8]) -> String {
 #[test]
 fn duffel_vector_verifies_at_its_timestamp() {
     let d = duffel();
-    assert_eq!(
-        verify_duffel(Some(&d.header), &d.body, &[&d.secret], T),
-        Ok(())
-    );
+    assert_eq!(d.verify_duffel(&[&d.secret], T), Ok(()));
 }
 
 #[test]
@@ -129,22 +166,14 @@ fn stripe_vector_verifies_with_the_whole_whsec_string_as_key() {
     let s = stripe();
     assert!(s.secret.starts_with("whsec_"));
     assert_eq!(
-        verify_t_v1(
-            Some(&s.header),
-            &s.body,
-            &[&s.secret],
-            T,
-            DEFAULT_TOLERANCE_S,
-            STRIPE_SIGNATURE_HEADER
-        ),
+        verify_stripe(Some(&s.header), &s.body, &[&s.secret]),
         Ok(())
     );
 }
 
 #[test]
 fn standard_webhooks_vector_verifies_at_its_timestamp() {
-    let sw = standard();
-    assert_eq!(verify_sw(&sw, &[&sw.secret], T), Ok(()));
+    assert_eq!(verify_own(&standard()), Ok(()));
 }
 
 // ---------------------------------------------------------------- t=,v1= refusals
@@ -163,14 +192,7 @@ fn tampered_body_is_a_mismatch() {
         .unwrap()
         .replace("expired", "complete");
     assert_eq!(
-        verify_t_v1(
-            Some(&s.header),
-            tampered.as_bytes(),
-            &[&s.secret],
-            T,
-            DEFAULT_TOLERANCE_S,
-            STRIPE_SIGNATURE_HEADER
-        ),
+        verify_stripe(Some(&s.header), tampered.as_bytes(), &[&s.secret]),
         Err(SignatureError::Mismatch)
     );
 }
@@ -179,12 +201,7 @@ fn tampered_body_is_a_mismatch() {
 fn wrong_secret_is_a_mismatch() {
     let d = duffel();
     assert_eq!(
-        verify_duffel(
-            Some(&d.header),
-            &d.body,
-            &["fake_duffel_webhook_secret_0002"],
-            T
-        ),
+        d.verify_duffel(&["fake_duffel_webhook_secret_0002"], T),
         Err(SignatureError::Mismatch)
     );
 }
@@ -195,14 +212,7 @@ fn stripe_key_is_the_whole_whsec_string_not_its_tail() {
     let s = stripe();
     let tail = s.secret.strip_prefix("whsec_").unwrap();
     assert_eq!(
-        verify_t_v1(
-            Some(&s.header),
-            &s.body,
-            &[tail],
-            T,
-            DEFAULT_TOLERANCE_S,
-            STRIPE_SIGNATURE_HEADER
-        ),
+        verify_stripe(Some(&s.header), &s.body, &[tail]),
         Err(SignatureError::Mismatch)
     );
 }
@@ -211,12 +221,9 @@ fn stripe_key_is_the_whole_whsec_string_not_its_tail() {
 fn timestamp_exactly_at_the_tolerance_is_accepted_one_second_later_expired() {
     let d = duffel();
     let secrets = [d.secret.as_str()];
+    assert_eq!(d.verify_duffel(&secrets, T + 300), Ok(()));
     assert_eq!(
-        verify_duffel(Some(&d.header), &d.body, &secrets, T + 300),
-        Ok(())
-    );
-    assert_eq!(
-        verify_duffel(Some(&d.header), &d.body, &secrets, T + 301),
+        d.verify_duffel(&secrets, T + 301),
         Err(SignatureError::Expired { age_s: 301 })
     );
 }
@@ -225,12 +232,9 @@ fn timestamp_exactly_at_the_tolerance_is_accepted_one_second_later_expired() {
 fn timestamp_too_far_in_the_future_is_expired() {
     let d = duffel();
     let secrets = [d.secret.as_str()];
+    assert_eq!(d.verify_duffel(&secrets, T - 300), Ok(()));
     assert_eq!(
-        verify_duffel(Some(&d.header), &d.body, &secrets, T - 300),
-        Ok(())
-    );
-    assert_eq!(
-        verify_duffel(Some(&d.header), &d.body, &secrets, T - 301),
+        d.verify_duffel(&secrets, T - 301),
         Err(SignatureError::Expired { age_s: -301 })
     );
 }
@@ -239,12 +243,7 @@ fn timestamp_too_far_in_the_future_is_expired() {
 fn rotation_accepts_when_only_the_second_secret_matches() {
     let d = duffel();
     assert_eq!(
-        verify_duffel(
-            Some(&d.header),
-            &d.body,
-            &["old_secret_no_longer_used", &d.secret],
-            T
-        ),
+        d.verify_duffel(&["old_secret_no_longer_used", &d.secret], T),
         Ok(())
     );
 }
@@ -266,28 +265,11 @@ fn v0_and_unknown_schemes_are_ignored() {
     let s = stripe();
     let good = sign_hex(&s.secret, T, &s.body);
     let header = format!("t={T},v0=deadbeef,v1={good},v9=anything");
-    assert_eq!(
-        verify_t_v1(
-            Some(&header),
-            &s.body,
-            &[&s.secret],
-            T,
-            DEFAULT_TOLERANCE_S,
-            STRIPE_SIGNATURE_HEADER
-        ),
-        Ok(())
-    );
+    assert_eq!(verify_stripe(Some(&header), &s.body, &[&s.secret]), Ok(()));
     // A correct signature under `v0` only proves nothing.
     let only_v0 = format!("t={T},v0={good}");
     assert_eq!(
-        verify_t_v1(
-            Some(&only_v0),
-            &s.body,
-            &[&s.secret],
-            T,
-            DEFAULT_TOLERANCE_S,
-            STRIPE_SIGNATURE_HEADER
-        ),
+        verify_stripe(Some(&only_v0), &s.body, &[&s.secret]),
         Err(SignatureError::Mismatch)
     );
 }
@@ -304,7 +286,7 @@ fn missing_or_blank_header_is_missing_and_names_the_header() {
     }
     let s = stripe();
     assert_eq!(
-        verify_t_v1(None, &s.body, &[&s.secret], T, 300, STRIPE_SIGNATURE_HEADER),
+        verify_stripe(None, &s.body, &[&s.secret]),
         Err(SignatureError::Missing("Stripe-Signature"))
     );
 }
@@ -332,10 +314,7 @@ fn garbled_header_is_malformed() {
 #[test]
 fn empty_secret_list_is_not_configured() {
     let d = duffel();
-    assert_eq!(
-        verify_duffel(Some(&d.header), &d.body, &[], T),
-        Err(SignatureError::NotConfigured)
-    );
+    assert_eq!(d.verify_duffel(&[], T), Err(SignatureError::NotConfigured));
     // Blank entries do not count as configured secrets, even with no header at all.
     assert_eq!(
         verify_duffel(None, &d.body, &["", "  "], T),
@@ -355,24 +334,27 @@ fn expired_is_checked_before_the_signature() {
 
 // ---------------------------------------------------------------- Standard Webhooks refusals
 
-#[test]
-fn standard_webhooks_tampered_body_is_a_mismatch() {
-    let mut sw = standard();
-    sw.body = sw.body.iter().copied().rev().collect();
-    assert_eq!(
-        verify_sw(&sw, &[&sw.secret.clone()], T),
-        Err(SignatureError::Mismatch)
-    );
-}
+/// A change made to the Standard Webhooks vector's delivery.
+type SwEdit = fn(&mut Sw);
 
 #[test]
-fn standard_webhooks_id_is_part_of_the_signed_content() {
-    let mut sw = standard();
-    sw.id = "msg_FAKE0000000000000000000002".into();
-    assert_eq!(
-        verify_sw(&sw, &[&sw.secret.clone()], T),
-        Err(SignatureError::Mismatch)
-    );
+fn standard_webhooks_a_tampered_body_or_id_or_only_v1a_signatures_are_a_mismatch() {
+    let edits: [(&str, SwEdit); 3] = [
+        ("tampered body", |sw| {
+            sw.body = sw.body.iter().copied().rev().collect()
+        }),
+        ("the id is part of the signed content", |sw| {
+            sw.id = "msg_FAKE0000000000000000000002".into()
+        }),
+        ("only v1a signatures", |sw| {
+            sw.signature = "v1a,c29tZSBlZDI1NTE5IHNpZ25hdHVyZQ==".into()
+        }),
+    ];
+    for (case, edit) in edits {
+        let mut sw = standard();
+        edit(&mut sw);
+        assert_eq!(verify_own(&sw), Err(SignatureError::Mismatch), "{case}");
+    }
 }
 
 #[test]
@@ -414,26 +396,13 @@ fn standard_webhooks_accepts_any_of_several_signatures_and_skips_v1a() {
         "v1a,c29tZSBlZDI1NTE5IHNpZ25hdHVyZQ== {wrong} {}",
         sw.signature
     );
-    assert_eq!(verify_sw(&sw, &[&sw.secret.clone()], T), Ok(()));
-}
-
-#[test]
-fn standard_webhooks_only_v1a_signatures_are_a_mismatch() {
-    let mut sw = standard();
-    sw.signature = "v1a,c29tZSBlZDI1NTE5IHNpZ25hdHVyZQ==".into();
-    assert_eq!(
-        verify_sw(&sw, &[&sw.secret.clone()], T),
-        Err(SignatureError::Mismatch)
-    );
+    assert_eq!(verify_own(&sw), Ok(()));
 }
 
 #[test]
 fn standard_webhooks_missing_headers_are_named() {
     let sw = standard();
-    let s = [sw.secret.as_str()];
-    let run = |id: Option<&str>, ts: Option<&str>, sig: Option<&str>| {
-        verify_standard_webhook(id, ts, sig, &sw.body, &s, T, DEFAULT_TOLERANCE_S)
-    };
+    let run = |id, ts, sig| verify_headers(&sw, id, ts, sig);
     assert_eq!(
         run(None, Some(&sw.timestamp), Some(&sw.signature)),
         Err(SignatureError::Missing(WEBHOOK_ID_HEADER))
@@ -454,10 +423,7 @@ fn standard_webhooks_missing_headers_are_named() {
 #[test]
 fn standard_webhooks_garbled_headers_are_malformed() {
     let sw = standard();
-    let s = [sw.secret.as_str()];
-    let run = |ts: &str, sig: &str| {
-        verify_standard_webhook(Some(&sw.id), Some(ts), Some(sig), &sw.body, &s, T, 300)
-    };
+    let run = |ts: &str, sig: &str| verify_headers(&sw, Some(&sw.id), Some(ts), Some(sig));
     assert_eq!(
         run("2026-01-01T00:00:00Z", &sw.signature),
         Err(SignatureError::Malformed(WEBHOOK_TIMESTAMP_HEADER))
@@ -481,25 +447,13 @@ fn standard_webhooks_garbled_headers_are_malformed() {
 #[test]
 fn standard_webhooks_an_undecodable_entry_beside_a_valid_one_is_skipped() {
     let sw = standard();
-    let s = [sw.secret.as_str()];
     for sig in [
         format!("v1,BADSIG {}", sw.signature),
         format!("{} v1,BADSIG", sw.signature),
         format!("v1,***not base64*** nocomma {}", sw.signature),
     ] {
-        assert_eq!(
-            verify_standard_webhook(
-                Some(&sw.id),
-                Some(&sw.timestamp),
-                Some(&sig),
-                &sw.body,
-                &s,
-                T,
-                300
-            ),
-            Ok(()),
-            "{sig}"
-        );
+        let verified = verify_headers(&sw, Some(&sw.id), Some(&sw.timestamp), Some(&sig));
+        assert_eq!(verified, Ok(()), "{sig}");
     }
 }
 

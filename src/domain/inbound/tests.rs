@@ -200,15 +200,14 @@ fn filing_follows_the_token_and_the_bounds() {
     let ooo = read_fixture("out-of-office.eml", "jan.devries@outlook.com");
     let l = InboundLimits::DEFAULT;
     let none = Counts::default();
-    assert_eq!(file(Ok(()), &guest, none, l), Filing::Guest { alert: true });
+    // The guest's own reply, its token matched, filed with these counts.
+    let guest_reply = |counts| file(Ok(()), &guest, counts, l);
+    assert_eq!(guest_reply(none), Filing::Guest { alert: true });
     let busy = Counts {
         alerted_today: l.alerts_per_booking_per_day,
         ..none
     };
-    assert_eq!(
-        file(Ok(()), &guest, busy, l),
-        Filing::Guest { alert: false }
-    );
+    assert_eq!(guest_reply(busy), Filing::Guest { alert: false });
     assert_eq!(
         file(Ok(()), &ooo, none, l),
         Filing::Auto(AutoKind::AutoReply)
@@ -217,9 +216,7 @@ fn filing_follows_the_token_and_the_bounds() {
         on_booking: l.max_per_booking,
         ..none
     };
-    assert!(
-        matches!(file(Ok(()), &guest, full, l), Filing::Refuse(r) if r.contains("maximum of 200"))
-    );
+    assert!(matches!(guest_reply(full), Filing::Refuse(r) if r.contains("maximum of 200")));
     // Another sender's share is smaller and its own: full, it refuses them, not the guest.
     let others_full = Counts {
         share: SenderShare::Other,
@@ -227,24 +224,18 @@ fn filing_follows_the_token_and_the_bounds() {
         ..none
     };
     assert!(
-        matches!(file(Ok(()), &guest, others_full, l), Filing::Refuse(r) if r.contains("maximum of 50 messages from senders other than the guest"))
+        matches!(guest_reply(others_full), Filing::Refuse(r) if r.contains("maximum of 50 messages from senders other than the guest"))
     );
     let others_room = Counts {
         on_booking: l.max_per_booking_others - 1,
         ..others_full
     };
-    assert_eq!(
-        file(Ok(()), &guest, others_room, l),
-        Filing::Guest { alert: true }
-    );
+    assert_eq!(guest_reply(others_room), Filing::Guest { alert: true });
     let guest_room = Counts {
         on_booking: l.max_per_booking_others,
         ..none
     };
-    assert_eq!(
-        file(Ok(()), &guest, guest_room, l),
-        Filing::Guest { alert: true }
-    );
+    assert_eq!(guest_reply(guest_room), Filing::Guest { alert: true });
     let bad = || Err(Unmatched::Token("the reply token expired".into()));
     assert_eq!(
         file(bad(), &guest, none, l),

@@ -22,6 +22,8 @@ mod providers;
 pub mod resend;
 mod route_settings;
 pub mod smtp;
+#[doc(hidden)]
+pub mod testing;
 
 pub use failure::*;
 pub use handover::*;

@@ -1,18 +1,8 @@
 //! Tests of the outbox policy (pacing, routes, hand-overs, failures).
 
+use super::testing::seeded;
 use super::*;
 use proptest::prelude::*;
-
-/// A tiny deterministic sequence for "seeded randomness" in tests (SplitMix64).
-fn seeded(mut seed: u64) -> impl FnMut() -> u64 {
-    move || {
-        seed = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = seed;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-}
 
 #[test]
 fn production_gap_is_always_within_150_to_160_seconds() {
@@ -262,38 +252,35 @@ fn restart_rule_resend_same_key_vs_possibly_twice() {
 
 #[test]
 fn an_uncertain_hand_over_is_tried_once_more_never_in_a_loop() {
+    use Provider::{Cloudflare, Resend, Smtp};
     let t = 1_000;
-    // The first uncertain SMTP hand-over: one more attempt.
-    assert!(!stop_after_uncertain(None, Provider::Smtp, true));
-    // The second: stop (the first may already have arrived).
-    assert!(stop_after_uncertain(
-        Some((Provider::Smtp, t)),
-        Provider::Smtp,
-        true
-    ));
-    assert!(stop_after_uncertain(
-        Some((Provider::Cloudflare, t)),
-        Provider::Smtp,
-        true
-    ));
-    // A refusal or a sure failure is not uncertain.
-    assert!(!stop_after_uncertain(
-        Some((Provider::Smtp, t)),
-        Provider::Smtp,
-        false
-    ));
-    // Resend deduplicates by its key: its uncertainty never stops the retries, and an earlier
-    // Resend uncertainty leaves SMTP one more try.
-    assert!(!stop_after_uncertain(
-        Some((Provider::Smtp, t)),
-        Provider::Resend,
-        true
-    ));
-    assert!(!stop_after_uncertain(
-        Some((Provider::Resend, t)),
-        Provider::Smtp,
-        true
-    ));
+    // (case, the earlier uncertain hand-over, this attempt's provider, uncertain now, stop). The
+    // second uncertain hand-over stops: the first may already have arrived. Resend deduplicates by
+    // its key: its uncertainty never stops the retries, and an earlier Resend uncertainty leaves
+    // SMTP one more try. A refusal or a sure failure is not uncertain.
+    for (case, earlier, provider, uncertain, stop) in [
+        ("first uncertain SMTP: once more", None, Smtp, true, false),
+        (
+            "second uncertain SMTP: stop",
+            Some((Smtp, t)),
+            Smtp,
+            true,
+            true,
+        ),
+        (
+            "SMTP after main: stop",
+            Some((Cloudflare, t)),
+            Smtp,
+            true,
+            true,
+        ),
+        ("a sure failure", Some((Smtp, t)), Smtp, false, false),
+        ("Resend after SMTP", Some((Smtp, t)), Resend, true, false),
+        ("SMTP after Resend", Some((Resend, t)), Smtp, true, false),
+    ] {
+        let stopped = stop_after_uncertain(earlier, provider, uncertain);
+        assert_eq!(stopped, stop, "{case}");
+    }
 }
 
 #[test]
