@@ -236,8 +236,12 @@ pub async fn act_on_hold(
     from: Option<&str>,
 ) -> Result<HoldOutcome, AppError> {
     let db = env.d1(DB_BINDING)?;
-    let at = now_ms();
-    if !store::checkout::use_token(&db, token_id, &hold.hold_id, action.as_str(), at, from).await? {
+    let act = store::checkout::Act {
+        action: action.as_str(),
+        at_ms: now_ms(),
+        from,
+    };
+    if !store::checkout::use_token(&db, token_id, &hold.hold_id, &act).await? {
         return Ok(HoldOutcome {
             status: 410,
             title: "This link was already used",
@@ -245,7 +249,7 @@ pub async fn act_on_hold(
         });
     }
     let status = store::checkout::HoldStatus::after(action);
-    if !store::checkout::close_hold(&db, &hold.hold_id, status, action.as_str(), at, from).await? {
+    if !store::checkout::close_hold(&db, &hold.hold_id, status, &act).await? {
         return Ok(HoldOutcome {
             status: 409,
             title: "Already handled",
@@ -280,7 +284,7 @@ pub async fn act_on_hold(
         },
     )
     .map_err(AppError::unavailable)?;
-    if let Err(e) = deliver(env, &mail, at).await {
+    if let Err(e) = deliver(env, &mail, act.at_ms).await {
         // Nothing was queued: give the link back so the owner can simply try again.
         store::checkout::reopen(&db, &hold.hold_id, token_id).await?;
         return Err(AppError::Unavailable(format!(
@@ -372,18 +376,13 @@ async fn refund_check(
 async fn refund_act(req: Request, env: &Env, claims: action_token::ActionClaims) -> Answer {
     let (c, _) = refund_check(env, &claims).await?;
     let db = env.d1(DB_BINDING)?;
-    let at = now_ms();
     let from = client_ip(&req);
-    if !store::checkout::use_token(
-        &db,
-        &claims.token_id,
-        &c.compensation_id,
-        claims.action.as_str(),
-        at,
-        from.as_deref(),
-    )
-    .await?
-    {
+    let act = store::checkout::Act {
+        action: claims.action.as_str(),
+        at_ms: now_ms(),
+        from: from.as_deref(),
+    };
+    if !store::checkout::use_token(&db, &claims.token_id, &c.compensation_id, &act).await? {
         return page(
             410,
             "This link was already used",

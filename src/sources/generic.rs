@@ -85,18 +85,17 @@ use crate::domain::event::{EventId, Interpretation, Source, SupplierEvent};
 use chrono::DateTime;
 use serde_json::Value;
 
-/// The canonical kinds this source accepts as `type` (the names of `SupplierEvent::kind()`).
-pub const KINDS: [&str; 9] = [
-    "hotel_booked",
-    "hotel_confirmation_number",
-    "checkin_instructions",
-    "hotel_amended",
-    "booking_cancelled",
-    "flight_booked",
-    "flight_schedule_changed",
-    "status_changed",
-    "booking_failed",
-];
+/// The canonical kinds of a checkout and its money (liteAPI's prebook, Stripe's payment and refund
+/// events): not a partner's to report, so a `type` naming one is ignored like any unknown name.
+const CHECKOUT_KINDS: [&str; 3] = ["checkout_started", "payment_updated", "refund_updated"];
+
+/// The canonical kinds this source accepts as `type`: every [`SupplierEvent::KINDS`] name but
+/// the checkout's ([`CHECKOUT_KINDS`]), in that list's order.
+pub fn kinds() -> impl Iterator<Item = &'static str> {
+    SupplierEvent::KINDS
+        .into_iter()
+        .filter(|kind| !CHECKOUT_KINDS.contains(kind))
+}
 
 /// The generic webhook in [`super::WEBHOOKS`]: Standard Webhooks headers against
 /// `GENERIC_WEBHOOK_SECRETS` within `WEBHOOK_TOLERANCE_S` ([`verify_standard_webhook`]); the event
@@ -182,7 +181,7 @@ pub fn interpret(body: &[u8]) -> Result<Interpretation, ParseError> {
         }
     }
 
-    if !KINDS.contains(&kind.as_str()) {
+    if !kinds().any(|k| k == kind) {
         return Ok(Interpretation::Ignored(kind));
     }
 

@@ -257,37 +257,45 @@ pub async fn token_used(db: &D1Database, token_id: &str) -> Result<bool> {
     Ok(row.is_some())
 }
 
-/// Uses a token: `true` for exactly one caller per token, whatever the concurrency.
+/// One act of the owner (or of the engine on the owner's behalf), as `owner_actions` and `holds`
+/// record it: what, when and from where.
+pub struct Act<'a> {
+    /// The action's stored name (`OwnerAction::as_str`, e.g. `dismiss`).
+    pub action: &'a str,
+    /// When, Unix ms.
+    pub at_ms: i64,
+    /// The client's IP, or `sweeper` for the engine's own; `None` when unknown.
+    pub from: Option<&'a str>,
+}
+
+/// Uses a token for `act` on `hold_id` (a hold or a compensation id): `true` for exactly one caller
+/// per token, whatever the concurrency.
 pub async fn use_token(
     db: &D1Database,
     token_id: &str,
     hold_id: &str,
-    action: &str,
-    at_ms: i64,
-    from: Option<&str>,
+    act: &Act<'_>,
 ) -> Result<bool> {
     super::changed_one(
         db,
         "INSERT INTO owner_actions (token_id, hold_id, action, used_at_ms, used_from) VALUES (?1, ?2, ?3, ?4, ?5) \
          ON CONFLICT(token_id) DO NOTHING",
-        &[s(token_id), s(hold_id), s(action), n(at_ms), opt(from)],
+        &[s(token_id), s(hold_id), s(act.action), n(act.at_ms), opt(act.from)],
     )
     .await
 }
 
-/// Closes a held hold with `status` (`Acted` / `Dismissed`): `true` for exactly one caller.
+/// Closes a held hold with `status` (`Acted` / `Dismissed`) by `act`: `true` for exactly one caller.
 pub async fn close_hold(
     db: &D1Database,
     hold_id: &str,
     status: HoldStatus,
-    action: &str,
-    at_ms: i64,
-    from: Option<&str>,
+    act: &Act<'_>,
 ) -> Result<bool> {
     super::changed_one(
         db,
         "UPDATE holds SET status = ?2, action = ?3, acted_at_ms = ?4, acted_from = ?5 WHERE hold_id = ?1 AND status = ?6",
-        &[s(hold_id), s(status.as_str()), s(action), n(at_ms), opt(from), s(HoldStatus::Held.as_str())],
+        &[s(hold_id), s(status.as_str()), s(act.action), n(act.at_ms), opt(act.from), s(HoldStatus::Held.as_str())],
     )
     .await
 }

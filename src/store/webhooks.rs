@@ -301,7 +301,7 @@ pub struct Attempt<'a> {
 
 /// Appends `a`, releases the lease and moves the delivery: `delivered` sets it delivered;
 /// `disabled` cancels it; `retry` and `dead` keep it pending (the dead letter consumer marks it
-/// dead, see [`mark_dead`]).
+/// dead, see [`end`] with [`Ending::Dead`]).
 pub async fn record_attempt(db: &D1Database, a: &Attempt<'_>) -> Result<()> {
     let code = a
         .status_code
@@ -346,38 +346,40 @@ pub async fn record_attempt(db: &D1Database, a: &Attempt<'_>) -> Result<()> {
     Ok(())
 }
 
-/// Cancels a pending delivery of claim generation `gen` whose subscriber is disabled, unless an
-/// attempt holds it. `true` when it changed.
-pub async fn cancel(
-    db: &D1Database,
-    delivery_id: &str,
-    gen: u32,
-    reason: &str,
-    now_ms: i64,
-) -> Result<bool> {
-    super::changed_one(
-        db,
-        "UPDATE webhook_deliveries SET status = 'cancelled', last_error = ?2, updated_at_ms = ?3 \
-         WHERE delivery_id = ?1 AND status = 'pending' AND claim_gen = ?4 \
-         AND (lease_until_ms IS NULL OR lease_until_ms <= ?3)",
-        &[s(delivery_id), s(reason), n(now_ms), n(i64::from(gen))],
-    )
-    .await
+/// How a pending delivery ends without being delivered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ending {
+    /// Its subscriber is disabled (status `cancelled`), unless an attempt holds it.
+    Cancelled,
+    /// The dead letter queue's consumer gives it up (status `dead`, `dead_at_ms` set, the lease
+    /// cleared).
+    Dead,
 }
 
-/// Marks a pending delivery of claim generation `gen` dead (the dead letter queue's consumer; a
-/// dead letter of an earlier generation never kills a redriven delivery). `true` when it changed.
-pub async fn mark_dead(
+/// Ends a pending delivery of claim generation `gen` as `ending` says, `reason` its last error (a
+/// message of an earlier generation never ends a redriven delivery). `true` when it changed.
+pub async fn end(
     db: &D1Database,
     delivery_id: &str,
     gen: u32,
+    ending: Ending,
     reason: &str,
     now_ms: i64,
 ) -> Result<bool> {
+    let sql = match ending {
+        Ending::Cancelled => {
+            "UPDATE webhook_deliveries SET status = 'cancelled', last_error = ?2, updated_at_ms = ?3 \
+             WHERE delivery_id = ?1 AND status = 'pending' AND claim_gen = ?4 \
+             AND (lease_until_ms IS NULL OR lease_until_ms <= ?3)"
+        }
+        Ending::Dead => {
+            "UPDATE webhook_deliveries SET status = 'dead', last_error = ?2, dead_at_ms = ?3, updated_at_ms = ?3, \
+             lease_until_ms = NULL WHERE delivery_id = ?1 AND status = 'pending' AND claim_gen = ?4"
+        }
+    };
     super::changed_one(
         db,
-        "UPDATE webhook_deliveries SET status = 'dead', last_error = ?2, dead_at_ms = ?3, updated_at_ms = ?3, \
-         lease_until_ms = NULL WHERE delivery_id = ?1 AND status = 'pending' AND claim_gen = ?4",
+        sql,
         &[s(delivery_id), s(reason), n(now_ms), n(i64::from(gen))],
     )
     .await

@@ -54,15 +54,13 @@ pub(super) async fn holds(t: &mut Tick<'_>) -> Result<()> {
         let unanswered =
             store::checkout::open_holds_made_before(&t.db, before, false, t.cfg.batch).await?;
         for h in unanswered {
-            let closed = store::checkout::close_hold(
-                &t.db,
-                &h.hold_id,
-                HoldStatus::Dismissed,
-                "dismiss",
-                t.now_ms,
-                Some("sweeper"),
-            )
-            .await?;
+            let act = store::checkout::Act {
+                action: "dismiss",
+                at_ms: t.now_ms,
+                from: Some("sweeper"),
+            };
+            let closed =
+                store::checkout::close_hold(&t.db, &h.hold_id, HoldStatus::Dismissed, &act).await?;
             if closed {
                 t.report.holds_dismissed += 1;
                 let hours = loops.hold_unanswered_after_ms / 3_600_000;

@@ -14,7 +14,7 @@ use crate::domain::webhooks::{self, check_url, decide, excerpt, sign, Answer, De
 use crate::outbox::client::deliver;
 use crate::platform::{config_or_err, fetch_within, now_ms, random_u64, rust_err, NoAnswer};
 use crate::publisher::DeliveryMessage;
-use crate::store::webhooks::{self as store, Attempt, DeliveryJob};
+use crate::store::webhooks::{self as store, Attempt, DeliveryJob, Ending};
 use futures::future::join_all;
 use worker::{
     D1Database, Env, Message, MessageBatch, MessageExt, Method, QueueRetryOptionsBuilder, Result,
@@ -100,7 +100,15 @@ async fn attempt(
     let now = now_ms();
     let leased = job.lease_until_ms.is_some_and(|l| l > now);
     if job.enabled == 0 && !leased {
-        store::cancel(db, delivery_id, msg.gen, "subscriber disabled", now).await?;
+        store::end(
+            db,
+            delivery_id,
+            msg.gen,
+            Ending::Cancelled,
+            "subscriber disabled",
+            now,
+        )
+        .await?;
         return Ok(Action::Ack);
     }
     // Past the ceiling already (the dead letter was lost and the sweeper sent it again): no more
@@ -322,6 +330,14 @@ async fn dead(env: &Env, cfg: &Config, db: &D1Database, msg: &DeliveryMessage) -
     // Alert first, then mark: a failure brings the dead letter back to a still-pending delivery.
     // Once per subscriber and UTC day: the alert's dedupe key carries both (send-once in D1).
     alert(env, cfg, WebhookAlert::Dead, &job, reason).await?;
-    store::mark_dead(db, &msg.delivery_id, msg.gen, reason, now_ms()).await?;
+    store::end(
+        db,
+        &msg.delivery_id,
+        msg.gen,
+        Ending::Dead,
+        reason,
+        now_ms(),
+    )
+    .await?;
     Ok(())
 }

@@ -7,7 +7,7 @@ use booking_email_engine::domain::event::{
     Holder, HotelAmendment, HotelBooking, HotelLocation, Interpretation, Money, PersonName,
     SupplierEvent,
 };
-use booking_email_engine::sources::generic::{interpret, KINDS};
+use booking_email_engine::sources::generic::{interpret, kinds};
 use booking_email_engine::sources::ParseError;
 use chrono::NaiveDate;
 use serde_json::{json, Value};
@@ -185,9 +185,10 @@ fn kinds_list_matches_the_canonical_names() {
     let mut v = example();
     v["data"]["kind"] = json!("hotel_booked");
     let e: SupplierEvent = serde_json::from_value(v["data"].clone()).unwrap();
-    assert!(KINDS.contains(&e.kind()));
-    assert_eq!(KINDS.len(), 9);
-    for kind in KINDS {
+    let kinds: Vec<&str> = kinds().collect();
+    assert!(kinds.contains(&e.kind()));
+    assert_eq!(kinds.len(), 9);
+    for kind in kinds {
         // Every listed kind is acted on (never Ignored), even when its data is wrong.
         let r = interpret(&body(&json!({"type": kind, "data": {}})));
         assert!(

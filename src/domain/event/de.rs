@@ -10,22 +10,6 @@ use super::{
 use serde::{Deserialize, Deserializer};
 use serde_json::from_str;
 
-/// Every kind's stored name, as [`SupplierEvent::kind`] gives it.
-const KINDS: &[&str] = &[
-    "hotel_booked",
-    "hotel_confirmation_number",
-    "checkin_instructions",
-    "hotel_amended",
-    "booking_cancelled",
-    "flight_booked",
-    "flight_schedule_changed",
-    "status_changed",
-    "checkout_started",
-    "payment_updated",
-    "booking_failed",
-    "refund_updated",
-];
-
 /// The fields of [`SupplierEvent::HotelConfirmationNumber`].
 #[derive(Deserialize)]
 struct HotelConfirmationNumber {
@@ -57,43 +41,52 @@ struct StatusChanged {
 impl<'de> Deserialize<'de> for SupplierEvent {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use SupplierEvent as E;
-        crate::domain::basics::json::internally_tagged(deserializer, "kind", KINDS, |kind, text| {
-            Some(match kind {
-                "hotel_booked" => from_str::<Box<HotelBooking>>(text).map(E::HotelBooked),
-                "hotel_confirmation_number" => {
-                    from_str(text).map(|f: HotelConfirmationNumber| E::HotelConfirmationNumber {
+        crate::domain::basics::json::internally_tagged(
+            deserializer,
+            "kind",
+            &SupplierEvent::KINDS,
+            |kind, text| {
+                Some(match kind {
+                    "hotel_booked" => from_str::<Box<HotelBooking>>(text).map(E::HotelBooked),
+                    "hotel_confirmation_number" => {
+                        from_str(text).map(|f: HotelConfirmationNumber| {
+                            E::HotelConfirmationNumber {
+                                booking_id: f.booking_id,
+                                hotel_confirmation_number: f.hotel_confirmation_number,
+                            }
+                        })
+                    }
+                    "checkin_instructions" => {
+                        from_str(text).map(|f: CheckinInstructions| E::CheckinInstructions {
+                            booking_id: f.booking_id,
+                            instructions: f.instructions,
+                        })
+                    }
+                    "hotel_amended" => from_str::<Box<HotelAmendment>>(text).map(E::HotelAmended),
+                    "booking_cancelled" => from_str::<Cancellation>(text).map(E::BookingCancelled),
+                    "flight_booked" => from_str::<Box<FlightBooking>>(text).map(E::FlightBooked),
+                    "flight_schedule_changed" => {
+                        from_str(text).map(|f: FlightScheduleChanged| E::FlightScheduleChanged {
+                            order_id: f.order_id,
+                            change_id: f.change_id,
+                        })
+                    }
+                    "status_changed" => from_str(text).map(|f: StatusChanged| E::StatusChanged {
                         booking_id: f.booking_id,
-                        hotel_confirmation_number: f.hotel_confirmation_number,
-                    })
-                }
-                "checkin_instructions" => {
-                    from_str(text).map(|f: CheckinInstructions| E::CheckinInstructions {
-                        booking_id: f.booking_id,
-                        instructions: f.instructions,
-                    })
-                }
-                "hotel_amended" => from_str::<Box<HotelAmendment>>(text).map(E::HotelAmended),
-                "booking_cancelled" => from_str::<Cancellation>(text).map(E::BookingCancelled),
-                "flight_booked" => from_str::<Box<FlightBooking>>(text).map(E::FlightBooked),
-                "flight_schedule_changed" => {
-                    from_str(text).map(|f: FlightScheduleChanged| E::FlightScheduleChanged {
-                        order_id: f.order_id,
-                        change_id: f.change_id,
-                    })
-                }
-                "status_changed" => from_str(text).map(|f: StatusChanged| E::StatusChanged {
-                    booking_id: f.booking_id,
-                    status: f.status,
-                }),
-                "checkout_started" => {
-                    from_str::<Box<CheckoutAttempt>>(text).map(E::CheckoutStarted)
-                }
-                "payment_updated" => from_str::<Box<PaymentUpdate>>(text).map(E::PaymentUpdated),
-                "booking_failed" => from_str::<Box<BookingFailure>>(text).map(E::BookingFailed),
-                "refund_updated" => from_str::<Box<RefundUpdate>>(text).map(E::RefundUpdated),
-                _ => return None,
-            })
-        })
+                        status: f.status,
+                    }),
+                    "checkout_started" => {
+                        from_str::<Box<CheckoutAttempt>>(text).map(E::CheckoutStarted)
+                    }
+                    "payment_updated" => {
+                        from_str::<Box<PaymentUpdate>>(text).map(E::PaymentUpdated)
+                    }
+                    "booking_failed" => from_str::<Box<BookingFailure>>(text).map(E::BookingFailed),
+                    "refund_updated" => from_str::<Box<RefundUpdate>>(text).map(E::RefundUpdated),
+                    _ => return None,
+                })
+            },
+        )
     }
 }
 
@@ -134,7 +127,7 @@ mod tests {
 
     #[test]
     fn every_kind_is_known_and_asks_for_its_own_fields() {
-        for kind in KINDS {
+        for kind in &SupplierEvent::KINDS {
             // Known: read, or refused for a field of its own (an amendment's are all optional).
             match read(&format!(r#"{{"kind":"{kind}"}}"#)) {
                 Ok(event) => assert_eq!(event.kind(), *kind),
@@ -145,7 +138,7 @@ mod tests {
             read(r#"{"kind":"hotel_exploded","booking_id":"BK1"}"#).unwrap_err(),
             format!(
                 "unknown variant `hotel_exploded`, expected one of {}",
-                KINDS
+                SupplierEvent::KINDS
                     .iter()
                     .map(|k| format!("`{k}`"))
                     .collect::<Vec<_>>()

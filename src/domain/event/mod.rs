@@ -113,6 +113,22 @@ impl SupplierEvent {
         }
     }
 
+    /// Every kind's stored name, as [`SupplierEvent::kind`] gives it, in declaration order.
+    pub const KINDS: [&'static str; 12] = [
+        "hotel_booked",
+        "hotel_confirmation_number",
+        "checkin_instructions",
+        "hotel_amended",
+        "booking_cancelled",
+        "flight_booked",
+        "flight_schedule_changed",
+        "status_changed",
+        "checkout_started",
+        "payment_updated",
+        "booking_failed",
+        "refund_updated",
+    ];
+
     /// Stable name of the canonical kind, e.g. `hotel_booked`.
     pub fn kind(&self) -> &'static str {
         match self {

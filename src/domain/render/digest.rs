@@ -75,20 +75,21 @@ pub fn owner_digest(
     let link = |path: &str| format!("{base_url}{path}");
     let enc = |v: &str| -> String { form_urlencoded::byte_serialize(v.as_bytes()).collect() };
     let more = |total: u64, listed: usize| total.saturating_sub(listed as u64);
-    // A count with a link and no lines under it.
-    let bare = |title: String, path: &str| Section {
+    // A count of `total` with a link and the listed `lines` under it (`more`: those not listed).
+    let listed = |title: String, path: &str, lines: Vec<Line>, total: u64| Section {
         title,
         link: link(path),
-        lines: Vec::new(),
-        more: 0,
+        more: more(total, lines.len()),
+        lines,
     };
+    // A count with a link and no lines under it.
+    let bare = |title: String, path: &str| listed(title, path, Vec::new(), 0);
     let f = facts;
     let mut sections = Vec::new();
-    sections.push(Section {
-        title: format!("Bookings: {}", f.bookings),
-        link: link("/admin/bookings"),
-        lines: f
-            .booking_lines
+    sections.push(listed(
+        format!("Bookings: {}", f.bookings),
+        "/admin/bookings",
+        f.booking_lines
             .iter()
             .map(|b| Line {
                 text: header_value(
@@ -107,8 +108,8 @@ pub fn owner_digest(
                 link: Some(link(&format!("/admin/booking?id={}", enc(&b.booking_id)))),
             })
             .collect(),
-        more: more(f.bookings, f.booking_lines.len()),
-    });
+        f.bookings,
+    ));
     sections.push(bare(
         format!(
             "Guest emails: {} sent, {} failed (dead, dropped or blocked), {} skipped as stale",
@@ -147,10 +148,10 @@ pub fn owner_digest(
         item,
     } in waiting.into_iter().filter(|w| w.total > 0)
     {
-        sections.push(Section {
-            title: format!("{title}: {total}"),
-            link: link(path),
-            lines: lines
+        sections.push(listed(
+            format!("{title}: {total}"),
+            path,
+            lines
                 .iter()
                 .map(|w| Line {
                     text: header_value(
@@ -165,8 +166,8 @@ pub fn owner_digest(
                     link: Some(item(&w.id)),
                 })
                 .collect(),
-            more: more(total, lines.len()),
-        });
+            total,
+        ));
     }
     if f.dead_letters > 0 {
         sections.push(bare(
@@ -184,25 +185,24 @@ pub fn owner_digest(
         ));
     }
     if !f.routes_paused.is_empty() {
-        sections.push(Section {
-            title: format!("Routes paused: {}", f.routes_paused.len()),
-            link: link("/admin/queue"),
-            lines: f
-                .routes_paused
+        let paused = f.routes_paused.len() as u64;
+        sections.push(listed(
+            format!("Routes paused: {paused}"),
+            "/admin/queue",
+            f.routes_paused
                 .iter()
                 .map(|r| Line {
                     text: header_value(r, 200),
                     link: None,
                 })
                 .collect(),
-            more: 0,
-        });
+            paused,
+        ));
     }
-    sections.push(Section {
-        title: format!("Repairs the engine made by itself: {}", f.repairs),
-        link: link("/admin"),
-        lines: f
-            .repair_lines
+    sections.push(listed(
+        format!("Repairs the engine made by itself: {}", f.repairs),
+        "/admin",
+        f.repair_lines
             .iter()
             .map(|r| Line {
                 text: header_value(
@@ -218,8 +218,8 @@ pub fn owner_digest(
                 link: None,
             })
             .collect(),
-        more: more(f.repairs, f.repair_lines.len()),
-    });
+        f.repairs,
+    ));
     let waits = f.refunds_waiting + f.holds_open + f.conversations_waiting;
     let subject = if waits > 0 {
         format!(
