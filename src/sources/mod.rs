@@ -248,6 +248,21 @@ fn envelope_delivery<E>(
     })
 }
 
+/// What every `t=,v1=` envelope (Duffel, Stripe) starts with: the body's JSON object, its `id`
+/// (an [`EventId`]) and its `type` (a non-empty string). A body that is not a JSON object is
+/// [`ParseError::NotAnObject`]; a missing or bad `id`/`type` is an error naming the field.
+fn envelope_head(body: &[u8]) -> Result<(serde_json::Value, EventId, String), ParseError> {
+    let v: serde_json::Value = crate::domain::basics::json::parse_body(body)?;
+    if !v.is_object() {
+        return Err(ParseError::NotAnObject);
+    }
+    let root = json::At::root(&v, "");
+    let id_at = root.get("id");
+    let id = EventId::parse(&id_at.str_req()?).map_err(|e| id_at.invalid(e.to_string()))?;
+    let event_type = root.get("type").str_req()?;
+    Ok((v, id, event_type))
+}
+
 /// The string at the top-level `field` of a body that may be otherwise malformed (the event id a
 /// rejected delivery claims, to label its raw row); `None` when the body is not a JSON object or
 /// the field is not a string.

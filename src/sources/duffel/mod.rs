@@ -86,14 +86,8 @@ pub fn peek_event_id(body: &[u8]) -> Option<String> {
 /// `created_at` RFC 3339 when present, `data` an object when present. `data.object` is only
 /// required by [`interpret`] for the types it acts on.
 pub fn parse_envelope(body: &[u8]) -> Result<Envelope, ParseError> {
-    let v: Value = crate::domain::basics::json::parse_body(body)?;
-    if !v.is_object() {
-        return Err(ParseError::NotAnObject);
-    }
+    let (v, id, event_type) = super::envelope_head(body)?;
     let root = At::root(&v, "");
-    let id_at = root.get("id");
-    let id = EventId::parse(&id_at.str_req()?).map_err(|e| id_at.invalid(e.to_string()))?;
-    let event_type = root.get("type").str_req()?;
     let live_at = root.get("live_mode");
     let live_mode = match live_at.value() {
         None => return Err(live_at.missing()),
