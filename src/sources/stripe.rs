@@ -2,8 +2,8 @@
 //! <https://docs.stripe.com/api/events/types>).
 //!
 //! Delivery: `POST` signed with `Stripe-Signature: t=<unix>,v1=<hex>[,v1=…][,v0=…]` — verify with
-//! [`verify`] (= [`super::signature::verify_t_v1`] under
-//! [`super::signature::STRIPE_SIGNATURE_HEADER`], key = the whole `whsec_…` string) before calling
+//! [`super::signature::verify_t_v1`] under [`super::signature::STRIPE_SIGNATURE_HEADER`] (key =
+//! the whole `whsec_…` string; [`WEBHOOK`] does it) before calling
 //! anything else here. At-least-once, unordered, retried for up to 3 days; dedupe on the event `id`
 //! (`evt_…`).
 //!
@@ -41,7 +41,7 @@
 //! The decline code only ever reaches the *owner's* view; customer emails never claim a decline.
 
 use super::json::At;
-use super::signature::{verify_t_v1, SignatureError, STRIPE_SIGNATURE_HEADER};
+use super::signature::STRIPE_SIGNATURE_HEADER;
 use super::{peek_str, ParseError, SignedEnvelope};
 use crate::domain::event::{
     EmailAddress, EventId, Interpretation, PaymentOutcome, PaymentUpdate, PersonName, RefundUpdate,
@@ -50,28 +50,8 @@ use crate::domain::event::{
 use crate::domain::payment::payment_proof::{StripeIntent, StripeSession};
 use serde_json::Value;
 
-/// Verifies the `Stripe-Signature` header of a delivery: `secrets` are the configured endpoint
-/// secrets (`whsec_…`, used as-is; several during a roll), `now_unix_s` and `tolerance_s` in
-/// seconds. See [`verify_t_v1`] for the errors.
-pub fn verify(
-    header: Option<&str>,
-    body: &[u8],
-    secrets: &[&str],
-    now_unix_s: i64,
-    tolerance_s: i64,
-) -> Result<(), SignatureError> {
-    verify_t_v1(
-        header,
-        body,
-        secrets,
-        now_unix_s,
-        tolerance_s,
-        STRIPE_SIGNATURE_HEADER,
-    )
-}
-
 /// The Stripe webhook in [`super::WEBHOOKS`]: `Stripe-Signature` against
-/// `STRIPE_WEBHOOK_SECRETS` within `WEBHOOK_TOLERANCE_S` (as [`verify`] checks it), then the
+/// `STRIPE_WEBHOOK_SECRETS` within `WEBHOOK_TOLERANCE_S` ([`super::signature::verify_t_v1`]), then the
 /// envelope ([`parse_envelope`], [`interpret`]).
 pub const WEBHOOK: SignedEnvelope<Envelope> = SignedEnvelope {
     source: Source::Stripe,
@@ -107,14 +87,8 @@ pub fn peek_event_id(body: &[u8]) -> Option<String> {
 /// when present; `livemode` a boolean when present; `created` an integer when present; `data` an
 /// object when present. `data.object` is only required by [`interpret`] for the types it acts on.
 pub fn parse_envelope(body: &[u8]) -> Result<Envelope, ParseError> {
-    let v: Value = crate::domain::basics::json::parse_body(body)?;
-    if !v.is_object() {
-        return Err(ParseError::NotAnObject);
-    }
+    let (v, id, event_type) = super::envelope_head(body)?;
     let root = At::root(&v, "");
-    let id_at = root.get("id");
-    let id = EventId::parse(&id_at.str_req()?).map_err(|e| id_at.invalid(e.to_string()))?;
-    let event_type = root.get("type").str_req()?;
     let object_at = root.get("object");
     if object_at.is_present() && object_at.str_opt().as_deref() != Some("event") {
         return Err(object_at.invalid("must be \"event\""));
