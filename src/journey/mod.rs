@@ -114,7 +114,7 @@ async fn failed(step: &Step, env: &Env, params: &JourneyParams, error: &str) {
                 event_id,
                 &params.event_name,
                 &error,
-                render::OwnerInbox::new(&cfg.owner_email, &cfg.branding),
+                cfg.owner_inbox(),
             )
             .map_err(rust_err)?;
             deliver(&env, &alert, params.received_at_ms).await
@@ -233,7 +233,7 @@ pub(crate) async fn publish(step: &Step, env: &Env, ps: Vec<Publication>, out: &
                     &event_id,
                     &error,
                     &crate::domain::outbox::intent::utc_day(now),
-                    render::OwnerInbox::new(&cfg.owner_email, &cfg.branding),
+                    cfg.owner_inbox(),
                 )
                 .map_err(rust_err)?;
                 deliver(&env3, &alert, now).await?;
@@ -267,15 +267,13 @@ pub(crate) fn booking_not_known(id: &str) -> Error {
 }
 
 /// The branding of a guest email about `booking_id`: the sender, writing in the booking's
-/// stored language (else `DEFAULT_GUEST_LOCALE`).
+/// stored language (else `DEFAULT_GUEST_LOCALE`); [`branding_for`] with no checkout to ask.
 pub(crate) async fn guest_branding(
     db: &worker::D1Database,
     cfg: &crate::config::Config,
     booking_id: &str,
 ) -> Result<crate::domain::render::Branding> {
-    let language =
-        store::guest_locale::of_booking(db, booking_id, cfg.default_guest_locale).await?;
-    Ok(cfg.branding.in_locale(language))
+    branding_for(db, cfg, Some(booking_id), None).await
 }
 
 /// The branding of a guest email that may come before any booking: in the language
@@ -369,12 +367,8 @@ async fn cancelled(
                     }
                 }
                 .map_err(rust_err)?;
-                let owner = render::owner_booking_cancelled(
-                    &summary,
-                    &c,
-                    render::OwnerInbox::new(&cfg.owner_email, &cfg.branding),
-                )
-                .map_err(rust_err)?;
+                let owner = render::owner_booking_cancelled(&summary, &c, cfg.owner_inbox())
+                    .map_err(rust_err)?;
                 Ok(vec![guest, owner])
             },
         )
