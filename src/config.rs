@@ -505,6 +505,11 @@ impl Config {
 }
 
 impl Config {
+    /// Where owner alerts go: `OWNER_EMAIL`, signed with the configured branding.
+    pub fn owner_inbox(&self) -> crate::domain::render::OwnerInbox<'_> {
+        crate::domain::render::OwnerInbox::new(&self.owner_email, &self.branding)
+    }
+
     /// The content lock of this configuration (`PUBLIC_BASE_URL`, `INTERNAL_NAMES`).
     pub fn content_lock(&self) -> crate::domain::email::content_lock::ContentLock {
         crate::domain::email::content_lock::ContentLock::from_config(

@@ -181,12 +181,8 @@ async fn alert_owner(
         note: read.note.as_deref(),
         link: link.to_string(),
     };
-    let email = owner_guest_message(
-        &message,
-        &facts,
-        crate::domain::render::OwnerInbox::new(&cfg.owner_email, &cfg.branding),
-    )
-    .map_err(platform::rust_err)?;
+    let email =
+        owner_guest_message(&message, &facts, cfg.owner_inbox()).map_err(platform::rust_err)?;
     client::deliver(env, &email, now).await?;
     Ok(())
 }

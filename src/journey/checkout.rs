@@ -243,7 +243,7 @@ async fn decide_and_act(env: &Env, prebook: &str, decide_at: i64) -> Result<Deci
                 risk,
                 &decline_codes,
                 &links,
-                render::OwnerInbox::new(&cfg.owner_email, &cfg.branding),
+                cfg.owner_inbox(),
             )
             .map_err(rust_err)?;
             let key = alert.dedupe_key.to_string();

@@ -148,7 +148,7 @@ async fn record_in_d1(env: &Env, failed: &Failed, error: &str) -> Result<bool> {
             error,
             day: &day,
         },
-        render::OwnerInbox::new(&cfg.owner_email, &cfg.branding),
+        cfg.owner_inbox(),
     )
     .map_err(rust_err)?;
     deliver(env, &alert, now).await?;

@@ -173,7 +173,7 @@ pub(super) async fn refuse(
                     &p.event_name,
                     &reason2,
                     &day,
-                    render::OwnerInbox::new(&cfg.owner_email, &cfg.branding),
+                    cfg.owner_inbox(),
                 )
                 .map_err(rust_err)?;
                 deliver(&env2, &alert, p.received_at_ms).await?;

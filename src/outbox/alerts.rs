@@ -34,7 +34,7 @@ impl Outbox {
             outcome.as_str(),
             row.attempts,
             reason,
-            render::OwnerInbox::new(&cfg.owner_email, &cfg.branding),
+            cfg.owner_inbox(),
         )
         .map_err(rust_err)?;
         if row.budget_from > 0 {
@@ -80,7 +80,7 @@ impl Outbox {
                 cause: pause.cause,
                 now_ms: now,
             },
-            render::OwnerInbox::new(&cfg.owner_email, &cfg.branding),
+            cfg.owner_inbox(),
         )
         .map_err(rust_err)?;
         self.enqueue(&alert, now)?;

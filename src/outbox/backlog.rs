@@ -168,7 +168,7 @@ impl Outbox {
             &f,
             &backlog::alert_day(now),
             cfg.public_link("/admin/queue").as_ref(),
-            render::OwnerInbox::new(&cfg.owner_email, &cfg.branding),
+            cfg.owner_inbox(),
         )
         .map_err(rust_err)?;
         debug_assert_eq!(alert.audience, Audience::Owner);

@@ -232,7 +232,7 @@ impl Outbox {
                 EmailStatus::Dead.as_str(),
                 suspect.attempts,
                 &with_link,
-                render::OwnerInbox::new(&cfg.owner_email, &cfg.branding),
+                cfg.owner_inbox(),
             )
             .map_err(rust_err)?;
             self.enqueue(&alert, at)?;

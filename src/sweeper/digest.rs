@@ -30,14 +30,8 @@ pub(super) async fn send_daily(t: &mut Tick<'_>) -> Result<()> {
     }
     let cfg = config_or_err(t.env)?;
     let base = cfg.public_base_url.trim_end_matches('/');
-    let email = owner_digest(
-        &day,
-        &facts,
-        &schedule.zone,
-        base,
-        crate::domain::render::OwnerInbox::new(&cfg.owner_email, &cfg.branding),
-    )
-    .map_err(crate::platform::rust_err)?;
+    let email = owner_digest(&day, &facts, &schedule.zone, base, cfg.owner_inbox())
+        .map_err(crate::platform::rust_err)?;
     if client::deliver(t.env, &email, t.now_ms).await? == client::Delivery::Enqueued {
         t.report.digest_sent = true;
     }

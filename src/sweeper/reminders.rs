@@ -97,7 +97,7 @@ pub(super) async fn holds(t: &mut Tick<'_>) -> Result<()> {
             loops.hold_unanswered.words(),
             &attempt,
             &links,
-            render::OwnerInbox::new(&cfg.owner_email, &cfg.branding),
+            cfg.owner_inbox(),
         )
         .map_err(rust_err)?;
         if client::deliver(t.env, &email, t.now_ms).await? == Delivery::Enqueued {

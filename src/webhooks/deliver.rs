@@ -275,7 +275,7 @@ async fn alert(
         &job.event_id,
         reason,
         &day,
-        crate::domain::render::OwnerInbox::new(&cfg.owner_email, &cfg.branding),
+        cfg.owner_inbox(),
     )
     .map_err(rust_err)?;
     deliver(env, &email, now).await?;

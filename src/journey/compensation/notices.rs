@@ -173,7 +173,7 @@ async fn notices_of_generation(
             links: &links,
             stage,
         },
-        render::OwnerInbox::new(&cfg.owner_email, &cfg.branding),
+        cfg.owner_inbox(),
     )
     .map_err(rust_err)?;
     emails.push(alert);

@@ -143,7 +143,7 @@ pub async fn booked(
         params.event_id.as_str(),
         plan.zone_known.then_some(plan.zone.as_str()),
         over,
-        render::OwnerInbox::new(&cfg.owner_email, &cfg.branding),
+        cfg.owner_inbox(),
     )
     .map_err(rust_err)?;
     deliver_once(step, env, alert, params.received_at_ms, &mut out).await;
