@@ -248,32 +248,27 @@ mod tests {
         assert_eq!(d.reply_ms(SmtpCommand::Data), 120_000);
         assert_eq!(d.reply_ms(SmtpCommand::EndOfData), 600_000);
         assert!(d.conversation_ms <= ALARM_BUDGET_MS);
-        let too_long = SmtpTimeouts {
-            conversation_ms: 900_000,
-            ..d
+        // The defaults with one setting changed.
+        let with = |change: fn(&mut SmtpTimeouts)| {
+            let mut t = d;
+            change(&mut t);
+            t
         };
-        assert!(too_long
-            .validated()
-            .unwrap_err()
-            .to_string()
-            .contains("SMTP_CONVERSATION_MAX_MS"));
-        let zero = SmtpTimeouts {
-            data_init_ms: 0,
-            ..d
-        };
-        assert!(zero
-            .validated()
-            .unwrap_err()
-            .to_string()
-            .contains("SMTP_DATA_TIMEOUT_MS"));
-        let final_too_long = SmtpTimeouts {
-            final_reply_ms: 800_000,
-            ..d
-        };
-        assert!(final_too_long
-            .validated()
-            .unwrap_err()
-            .to_string()
-            .contains("SMTP_FINAL_REPLY_TIMEOUT_MS"));
+        // Each refused setting, named by its variable.
+        let refused = [
+            (
+                "SMTP_CONVERSATION_MAX_MS",
+                with(|t| t.conversation_ms = 900_000),
+            ),
+            ("SMTP_DATA_TIMEOUT_MS", with(|t| t.data_init_ms = 0)),
+            (
+                "SMTP_FINAL_REPLY_TIMEOUT_MS",
+                with(|t| t.final_reply_ms = 800_000),
+            ),
+        ];
+        for (variable, bad) in refused {
+            let error = bad.validated().unwrap_err().to_string();
+            assert!(error.contains(variable), "{variable}: {error}");
+        }
     }
 }
