@@ -311,6 +311,17 @@ mod tests {
         }
     }
 
+    /// A `kind` email of booking `booking` (key `<kind>:<booking>`), `position`-th in the send
+    /// order, due at `moment_ms`.
+    fn time_bound(kind: &str, booking: &str, position: u64, moment_ms: i64) -> TimeBound {
+        TimeBound {
+            dedupe_key: format!("{kind}:{booking}"),
+            booking_id: Some(booking.into()),
+            position,
+            moment_ms,
+        }
+    }
+
     /// The outbox checks each alarm for misses without counting marketing: that holds only while
     /// no time-bound kind is of the marketing rank.
     #[test]
@@ -322,12 +333,12 @@ mod tests {
 
     #[test]
     fn marketing_counts_change_no_miss_of_time_bound_email() {
-        let candidates = [TimeBound {
-            dedupe_key: "arrival_guide:BK1".into(),
-            booking_id: Some("BK1".into()),
-            position: 3,
-            moment_ms: 1_000_000 + 2 * 155_000,
-        }];
+        let candidates = [time_bound(
+            "arrival_guide",
+            "BK1",
+            3,
+            1_000_000 + 2 * 155_000,
+        )];
         let without = forecast(&q([1, 1, 2, 0], None), &candidates);
         let with = forecast(&q([1, 1, 2, 90_000], None), &candidates);
         assert_eq!(without.misses.len(), 1);
@@ -405,12 +416,7 @@ mod tests {
 
     #[test]
     fn a_time_bound_email_behind_a_backlog_is_a_miss_and_a_catch_up_saves_it() {
-        let candidates = [TimeBound {
-            dedupe_key: "checkin_day:BK_1".into(),
-            booking_id: Some("BK_1".into()),
-            position: 20,
-            moment_ms: 1_000_000 + 30 * MIN,
-        }];
+        let candidates = [time_bound("checkin_day", "BK_1", 20, 1_000_000 + 30 * MIN)];
         let slow = q([21, 0, 0, 0], None);
         let m = misses(&slow, &candidates);
         assert_eq!(m.len(), 1);
