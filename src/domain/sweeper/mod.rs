@@ -471,22 +471,16 @@ mod tests {
             seen_before,
             created_at_ms,
         };
-        assert_eq!(
-            unsettled_action(f(true, false, true, true, 5_000), cut),
-            Leave
-        );
-        assert_eq!(
-            unsettled_action(f(true, true, false, false, 5_000), cut),
-            MarkQueued
-        );
-        assert_eq!(
-            unsettled_action(f(false, true, true, true, 5_000), cut),
-            Enqueue
-        );
-        assert_eq!(
-            unsettled_action(f(false, false, true, true, 5_000), cut),
-            Enqueue
-        );
+        // (the facts: held, claimed only, content kept, seen before, claimed at; the action).
+        let cases = [
+            (f(true, false, true, true, 5_000), Leave), // held, queued in D1
+            (f(true, true, false, false, 5_000), MarkQueued), // held, claimed in D1
+            (f(false, true, true, true, 5_000), Enqueue), // not held, claimed
+            (f(false, false, true, true, 5_000), Enqueue), // not held, queued
+        ];
+        for (facts, want) in cases {
+            assert_eq!(unsettled_action(facts, cut), want, "{facts:?}");
+        }
         // A first look never hands over or reports: the step may still be between claim and
         // enqueue.
         for payload in [true, false] {
