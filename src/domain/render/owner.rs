@@ -494,19 +494,29 @@ mod tests {
     use super::super::tests::{branding, sample_booking};
     use super::*;
 
-    #[test]
-    fn owner_alert_goes_to_the_owner_and_names_the_guest() {
-        let owner = EmailAddress::parse("owner@example.com").unwrap();
-        let e = owner_new_booking(
+    fn owner() -> EmailAddress {
+        EmailAddress::parse("owner@example.com").unwrap()
+    }
+
+    /// The owner's alert of liteAPI event `evt_1` for [`sample_booking`], with `hotel_time` and
+    /// `stay_over` as given.
+    fn new_booking(hotel_time: Option<&str>, stay_over: bool) -> OutgoingEmail {
+        let owner = owner();
+        owner_new_booking(
             &sample_booking(),
             Source::Liteapi,
             "evt_1",
-            Some("Europe/Madrid (coordinates)"),
-            false,
+            hotel_time,
+            stay_over,
             OwnerInbox::new(&owner, &branding()),
         )
-        .unwrap();
-        assert_eq!(e.to, owner);
+        .unwrap()
+    }
+
+    #[test]
+    fn owner_alert_goes_to_the_owner_and_names_the_guest() {
+        let e = new_booking(Some("Europe/Madrid (coordinates)"), false);
+        assert_eq!(e.to, owner());
         assert_eq!(e.dedupe_key.as_str(), "owner_new_booking:BK_1");
         assert!(e.text.contains("guest@example.com") && e.text.contains("evt_1"));
         assert!(
@@ -514,15 +524,7 @@ mod tests {
             "{}",
             e.text
         );
-        let unknown = owner_new_booking(
-            &sample_booking(),
-            Source::Liteapi,
-            "evt_1",
-            None,
-            false,
-            OwnerInbox::new(&owner, &branding()),
-        )
-        .unwrap();
+        let unknown = new_booking(None, false);
         assert!(
             unknown.text.contains("Hotel time: unknown"),
             "{}",
@@ -538,16 +540,7 @@ mod tests {
     /// never that a confirmation is queued or that sends are planned.
     #[test]
     fn owner_alert_of_a_stay_already_over_says_no_guest_email() {
-        let owner = EmailAddress::parse("owner@example.com").unwrap();
-        let e = owner_new_booking(
-            &sample_booking(),
-            Source::Liteapi,
-            "evt_1",
-            None,
-            true,
-            OwnerInbox::new(&owner, &branding()),
-        )
-        .unwrap();
+        let e = new_booking(None, true);
         for body in [&e.text, &e.html] {
             assert!(body.contains("the guest is not written to"), "{body}");
             assert!(!body.contains("queued in the outbox"), "{body}");
