@@ -3,6 +3,7 @@
 //! link, the two RFC 8058 headers, escaping, the content lock), the unsubscribe pages, the bearer
 //! check and the redrive request.
 
+use crate::fixtures::assert_refuses_non_objects;
 use booking_email_engine::config::Config;
 use booking_email_engine::domain::admin::operator::{
     check_bearer, parse_redrive_request, OperatorAuthError,
@@ -149,14 +150,7 @@ fn wrong_types_are_named() {
 
 #[test]
 fn not_json_or_not_an_object_is_refused_without_a_field() {
-    assert!(matches!(
-        parse_send_request(b"{nope"),
-        Err(ParseError::Json(_))
-    ));
-    assert_eq!(
-        parse_send_request(b"[1,2]").unwrap_err(),
-        ParseError::NotAnObject
-    );
+    assert_refuses_non_objects(parse_send_request, b"{nope", b"[1,2]");
 }
 
 #[test]
@@ -609,14 +603,7 @@ fn redrive_requests_name_a_dedupe_key() {
         let e = parse_redrive_request(bad.to_string().as_bytes()).unwrap_err();
         assert_eq!(e.field(), Some("dedupeKey"), "{bad}");
     }
-    assert!(matches!(
-        parse_redrive_request(b"nope"),
-        Err(ParseError::Json(_))
-    ));
-    assert_eq!(
-        parse_redrive_request(b"[]").unwrap_err(),
-        ParseError::NotAnObject
-    );
+    assert_refuses_non_objects(parse_redrive_request, b"nope", b"[]");
 }
 
 #[test]
