@@ -535,34 +535,31 @@ fn pages_escape_what_they_show() {
 #[test]
 fn the_operator_token_is_a_bearer_token() {
     let t = "test-operator-token";
-    assert_eq!(check_bearer(Some("Bearer test-operator-token"), t), Ok(()));
-    assert_eq!(
-        check_bearer(Some("  bearer   test-operator-token "), t),
-        Ok(())
-    );
-    assert_eq!(check_bearer(None, t), Err(OperatorAuthError::Missing));
-    assert_eq!(check_bearer(Some("  "), t), Err(OperatorAuthError::Missing));
-    assert_eq!(
-        check_bearer(Some("test-operator-token"), t),
-        Err(OperatorAuthError::NotBearer)
-    );
-    assert_eq!(
-        check_bearer(Some("Basic dGVzdA=="), t),
-        Err(OperatorAuthError::NotBearer)
-    );
-    // `Bearer ` without a token.
-    assert_eq!(
-        check_bearer(Some("Bearer "), t),
-        Err(OperatorAuthError::NotBearer)
-    );
-    assert_eq!(
-        check_bearer(Some("Bearer test-operator-tokeN"), t),
-        Err(OperatorAuthError::Mismatch)
-    );
-    assert_eq!(
-        check_bearer(Some("Bearer test-operator-token-and-more"), t),
-        Err(OperatorAuthError::Mismatch)
-    );
+    // (the Authorization header, what the check says of it)
+    let cases = [
+        (Some("Bearer test-operator-token"), Ok(())),
+        (Some("  bearer   test-operator-token "), Ok(())),
+        (None, Err(OperatorAuthError::Missing)),
+        (Some("  "), Err(OperatorAuthError::Missing)),
+        (
+            Some("test-operator-token"),
+            Err(OperatorAuthError::NotBearer),
+        ),
+        (Some("Basic dGVzdA=="), Err(OperatorAuthError::NotBearer)),
+        // `Bearer ` without a token.
+        (Some("Bearer "), Err(OperatorAuthError::NotBearer)),
+        (
+            Some("Bearer test-operator-tokeN"),
+            Err(OperatorAuthError::Mismatch),
+        ),
+        (
+            Some("Bearer test-operator-token-and-more"),
+            Err(OperatorAuthError::Mismatch),
+        ),
+    ];
+    for (header, want) in cases {
+        assert_eq!(check_bearer(header, t), want, "{header:?}");
+    }
 }
 
 #[test]
