@@ -131,6 +131,11 @@ pub fn assert_invalid(err: &ParseError, path: &str) {
     );
 }
 
+/// Removes `key` from the JSON object `object`.
+pub fn remove(object: &mut Value, key: &str) {
+    object.as_object_mut().unwrap().remove(key);
+}
+
 /// `parse` refuses `not_json` as a JSON error and `not_object` (JSON, but not an object) as
 /// [`ParseError::NotAnObject`].
 pub fn assert_refuses_non_objects<T>(

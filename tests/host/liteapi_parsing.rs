@@ -3,7 +3,7 @@
 
 use crate::fixtures::{
     assert_invalid, assert_missing, assert_refuses_non_objects, first_error, fixture,
-    fixture_bytes, Refused,
+    fixture_bytes, remove, Refused,
     Refused::{Invalid, Missing},
 };
 use booking_email_engine::domain::event::{
@@ -170,7 +170,7 @@ fn unknown_event_name_is_ignored_not_rejected() {
 #[test]
 fn sandbox_defaults_to_false_and_accepts_zero_or_one() {
     let mut env = confirmed();
-    env.as_object_mut().unwrap().remove("sandbox");
+    remove(&mut env, "sandbox");
     assert!(!parse_envelope(&body(&env)).unwrap().sandbox);
     env["sandbox"] = json!(1);
     assert!(parse_envelope(&body(&env)).unwrap().sandbox);
@@ -189,7 +189,7 @@ fn response_without_data_wrapper_is_read_from_its_root() {
 
     // ...and errors then name the unwrapped path.
     let mut flat = response["data"].clone();
-    flat.as_object_mut().unwrap().remove("bookingId");
+    remove(&mut flat, "bookingId");
     set_inner(&mut env, "response", &flat);
     assert_missing(&parse_failure(&body(&env)), "response.bookingId");
 }
@@ -222,7 +222,7 @@ fn hotel_confirmation_code_is_carried_when_present() {
 fn holder_falls_back_to_the_request_when_response_has_none() {
     let mut env = confirmed();
     let mut response = inner(&env, "response");
-    response["data"].as_object_mut().unwrap().remove("holder");
+    remove(&mut response["data"], "holder");
     set_inner(&mut env, "response", &response);
     let mut request = inner(&env, "request");
     request["holder"]["email"] = json!("request-holder@Example.COM");
@@ -239,10 +239,7 @@ fn holder_falls_back_to_the_request_when_response_has_none() {
 fn holder_without_email_in_response_falls_back_to_the_request() {
     let mut env = confirmed();
     let mut response = inner(&env, "response");
-    response["data"]["holder"]
-        .as_object_mut()
-        .unwrap()
-        .remove("email");
+    remove(&mut response["data"]["holder"], "email");
     set_inner(&mut env, "response", &response);
     let mut request = inner(&env, "request");
     request["holder"]["email"] = json!("from-request@example.com");
@@ -258,7 +255,7 @@ fn holder_without_email_in_response_falls_back_to_the_request() {
 fn invalid_request_holder_email_names_the_request_path() {
     let mut env = confirmed();
     let mut response = inner(&env, "response");
-    response["data"].as_object_mut().unwrap().remove("holder");
+    remove(&mut response["data"], "holder");
     set_inner(&mut env, "response", &response);
     let mut request = inner(&env, "request");
     request["holder"]["email"] = json!("not-an-email");
@@ -285,11 +282,6 @@ fn json_array_body_is_not_an_object() {
 
 /// An edit of the confirmed envelope.
 type Edit = fn(&mut Value);
-
-/// Removes `key` from the JSON object `object`.
-fn remove(object: &mut Value, key: &str) {
-    object.as_object_mut().unwrap().remove(key);
-}
 
 #[test]
 fn malformed_envelopes_are_refused_naming_the_field() {
@@ -439,10 +431,10 @@ fn same_day_checkout_is_zero_nights() {
 fn holder_missing_from_response_and_request_is_rejected() {
     let mut env = confirmed();
     let mut response = inner(&env, "response");
-    response["data"].as_object_mut().unwrap().remove("holder");
+    remove(&mut response["data"], "holder");
     set_inner(&mut env, "response", &response);
     let mut request = inner(&env, "request");
-    request.as_object_mut().unwrap().remove("holder");
+    remove(&mut request, "holder");
     set_inner(&mut env, "request", &request);
 
     assert_missing(&parse_failure(&body(&env)), "response.data.holder.email");
@@ -454,7 +446,7 @@ fn holder_missing_from_response_and_request_is_rejected() {
 fn peek_event_id_reads_the_id_of_an_otherwise_invalid_body() {
     let mut env = confirmed();
     env["response"] = json!({"not": "a string"});
-    env.as_object_mut().unwrap().remove("event_name");
+    remove(&mut env, "event_name");
     let raw = body(&env);
     assert!(parse_envelope(&raw).is_err());
     assert_eq!(

@@ -3,7 +3,7 @@
 
 use crate::fixtures::{
     assert_invalid, assert_missing, assert_refuses_non_objects, example_harbour_stay, first_error,
-    fixture, fixture_bytes, testa, Refused,
+    fixture, fixture_bytes, remove, testa, Refused,
     Refused::{Invalid, Missing},
 };
 use booking_email_engine::domain::event::EmailAddress;
@@ -81,11 +81,6 @@ fn order_with(edit: impl FnOnce(&mut Value)) -> Vec<u8> {
     let mut v = fixture("duffel-order-created.json");
     edit(&mut v["data"]["object"]);
     body(&v)
-}
-
-/// Removes `key` from the JSON object `object`.
-fn remove(object: &mut Value, key: &str) {
-    object.as_object_mut().unwrap().remove(key);
 }
 
 /// The `stays.booking.created` fixture with `data.object` edited.
