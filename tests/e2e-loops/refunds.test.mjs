@@ -5,8 +5,7 @@
 import { SELF } from "cloudflare:test";
 import { describe, it, expect } from "vitest";
 import {
-  bookErrorBody, checkout, compensationOf, emailsLike, paidSession, postLink, queuedEmail, recordCheckout,
-  refundLinks, refundPosts, runLiteapiEvent, runStripeEvent,
+  compensationOf, emailsLike, failedAfterPayment, postLink, queuedEmail, refundLinks, refundPosts,
 } from "../e2e/compensation-helpers.mjs";
 import { OPERATOR, adminCookie, adminForm, adminPage, rows, runOutbox, sweep } from "../e2e/helpers.mjs";
 
@@ -17,14 +16,9 @@ const DAY = 86_400_000;
  * failed: its refund waits for the owner.
  */
 async function waitingRefund() {
-  const c = await recordCheckout(checkout());
-  await runStripeEvent(paidSession(c));
-  const out = await runLiteapiEvent(bookErrorBody(c));
-  expect(out.failed).toEqual([]);
-  const comp = await compensationOf(c);
+  const { c, comp, links } = await failedAfterPayment();
   expect(comp.steps.refund.status).toBe("awaiting_owner");
-  const alert = await queuedEmail(`owner_compensation:${comp.compensation_id}`);
-  return { c, id: comp.compensation_id, links: refundLinks(alert.text) };
+  return { c, id: comp.compensation_id, links };
 }
 
 /** Moves the refund's wait (and the last reminder) `days` into the past. */

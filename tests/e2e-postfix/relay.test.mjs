@@ -5,7 +5,7 @@
 // prints the table docs/internals.md's SMTP section gives.
 import { env, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, it, expect, beforeEach, afterAll } from "vitest";
-import { enqueueEmail, eventually, item, operatorRoute, outboxState, outboxStub, passClientGap, rows, runOutbox, setOutboxState, smtpOnlyOutbox, storeBookingOf, unique } from "../e2e/helpers.mjs";
+import { enqueueEmail, enqueueOwnerAlert, eventually, item, operatorRoute, outboxState, outboxStub, passClientGap, rows, runOutbox, setOutboxState, smtpOnlyOutbox, storeBookingOf, unique } from "../e2e/helpers.mjs";
 
 const OWNER = "owner@example.com";
 /** In tests/e2e-postfix/postfix.mjs: a body with it is refused by `body_checks`; the size limit. */
@@ -57,6 +57,15 @@ function pauses(state) {
 const measured = [];
 let since = 0;
 
+/**
+ * Adds a row to the measured table: the case, what Postfix saw of it (`seen`: DATA transactions
+ * `data`, `copies` delivered), its final status, whether the guest was suppressed, the SMTP
+ * pauses (by default those in `state`) and the owner alerts `state` holds since the case began.
+ */
+function measure(name, seen, state, status, suppressed = "no", paused = pauses(state)) {
+  measured.push({ name, data: seen.data, copies: seen.copies, status, suppressed, pauses: paused, alerts: ownerAlerts(state, since).length });
+}
+
 describe("SMTP failover against a real Postfix relay", () => {
   beforeEach(async () => {
     const s = await outboxState();
@@ -85,7 +94,7 @@ describe("SMTP failover against a real Postfix relay", () => {
       return s;
     });
     expect(seen).toMatchObject({ sessions: 1, data: 1, copies: 1 });
-    measured.push({ name: "none (accepts everything)", data: seen.data, copies: seen.copies, status: "`sent`", suppressed: "no", pauses: pauses(state), alerts: ownerAlerts(state, since).length });
+    measure("none (accepts everything)", seen, state, "`sent`");
   });
 
   it("an unknown recipient (virtual_mailbox_maps: 550 5.1.1): dropped and suppressed, no DATA, the owner told", async () => {
@@ -99,7 +108,7 @@ describe("SMTP failover against a real Postfix relay", () => {
     expect(item(state, `owner_email_failed:${key}`)?.status).toBe("sent");
     const seen = await atPostfix(to, key);
     expect(seen).toMatchObject({ data: 0, copies: 0 });
-    measured.push({ name: "unknown recipient (`550 5.1.1`)", data: seen.data, copies: seen.copies, status: "`dropped`", suppressed: "yes", pauses: pauses(state), alerts: ownerAlerts(state, since).length });
+    measure("unknown recipient (`550 5.1.1`)", seen, state, "`dropped`", "yes");
   });
 
   it("a refused sender (check_sender_access: 554 5.7.1 at RCPT TO) pauses SMTP, the guest unsuppressed; the owner hears by the owner route; allowed again and resumed, it goes once", async () => {
@@ -138,7 +147,7 @@ describe("SMTP failover against a real Postfix relay", () => {
       return s;
     });
     expect(seen.data).toBe(1);
-    measured.push({ name: "refused sender (`check_sender_access`, `554 5.7.1`), then allowed and resumed", data: seen.data, copies: seen.copies, status: "`waiting` (SMTP paused), `sent` once after the resume", suppressed: "no", pauses: paused, alerts: ownerAlerts(state, since).length });
+    measure("refused sender (`check_sender_access`, `554 5.7.1`), then allowed and resumed", seen, state, "`waiting` (SMTP paused), `sent` once after the resume", "no", paused);
   });
 
   it("a content verdict on one message (body_checks REJECT) with four guests behind it: the four go in their slots, the refused one is a dead letter with an alert, not suppressed, SMTP never paused", async () => {
@@ -177,7 +186,7 @@ describe("SMTP failover against a real Postfix relay", () => {
     expect(pauses(state)).toBe(0);
     expect(item(state, `owner_email_failed:${badKey}`)?.status).toBe("sent");
     await eventually(async () => expect(await ownerCopies(`Email dead: Your stay is confirmed`)).toBeGreaterThanOrEqual(1));
-    measured.push({ name: "content verdict on one message (`body_checks` REJECT, `550 5.7.1`), four guests behind it", data: `${seen.data} (each of the four: 1)`, copies: "0 (each of the four: 1)", status: "`dead` (the four `sent`, one per slot)", suppressed: "no", pauses: pauses(state), alerts: ownerAlerts(state, since).length });
+    measure("content verdict on one message (`body_checks` REJECT, `550 5.7.1`), four guests behind it", { data: `${seen.data} (each of the four: 1)`, copies: "0 (each of the four: 1)" }, state, "`dead` (the four `sent`, one per slot)");
   });
 
   it("the same content verdict on every message: SMTP pauses after the probe, both keep their places, one alert", async () => {
@@ -204,7 +213,7 @@ describe("SMTP failover against a real Postfix relay", () => {
     const seenA = await atPostfix(a, aKey);
     const seenB = await atPostfix(b, bKey);
     expect([seenA.data, seenB.data, seenA.copies, seenB.copies]).toEqual([1, 1, 0, 0]);
-    measured.push({ name: "content verdict on every message (`550 5.7.1`)", data: "1 each", copies: 0, status: "`waiting` (both keep their places)", suppressed: "no", pauses: pauses(state), alerts: alerts.length });
+    measure("content verdict on every message (`550 5.7.1`)", { data: "1 each", copies: 0 }, state, "`waiting` (both keep their places)");
   });
 
   it("a message over message_size_limit (552 5.3.4 at the end of data): a dead letter once the next email is accepted; nothing paused", async () => {
@@ -223,7 +232,7 @@ describe("SMTP failover against a real Postfix relay", () => {
     expect(pauses(state)).toBe(0);
     const seen = await atPostfix(big, bigKey);
     expect(seen).toMatchObject({ data: 1, copies: 0 });
-    measured.push({ name: "message over `message_size_limit` (`552 5.3.4` at the end of data)", data: seen.data, copies: seen.copies, status: "`dead` (the next email `sent`)", suppressed: "no", pauses: pauses(state), alerts: ownerAlerts(state, since).length });
+    measure("message over `message_size_limit` (`552 5.3.4` at the end of data)", seen, state, "`dead` (the next email `sent`)");
   });
 
   it("a temporary refusal (DEFER in an access map: 450 4.7.1): retried with backoff, not paused, not suppressed", async () => {
@@ -237,26 +246,12 @@ describe("SMTP failover against a real Postfix relay", () => {
     expect(await suppressed(to)).toBe(false);
     const seen = await atPostfix(to, key);
     expect(seen).toMatchObject({ data: 0, copies: 0 });
-    measured.push({ name: "temporary refusal (`DEFER` in an access map, `450 4.7.1`)", data: seen.data, copies: seen.copies, status: "`waiting` (retried with backoff)", suppressed: "no", pauses: pauses(state), alerts: ownerAlerts(state, since).length });
+    measure("temporary refusal (`DEFER` in an access map, `450 4.7.1`)", seen, state, "`waiting` (retried with backoff)");
   });
 
   it("an owner alert refused for content that quoted a guest: the guests behind it still go; the owner is told about it in an alert of its own", async () => {
     const alertKey = `owner_new_booking:${unique("BK_")}`;
-    const r = await outboxStub().fetch("https://outbox/enqueue", {
-      method: "POST",
-      body: JSON.stringify({
-        dedupeKey: alertKey,
-        kind: "owner_new_booking",
-        audience: "owner",
-        rank: "urgent",
-        to: OWNER,
-        subject: "New booking",
-        text: `New booking. Guest: ${REFUSED_MARKER}.`,
-        html: `<p>New booking. Guest: ${REFUSED_MARKER}.</p>`,
-        messageId: `<${alertKey.split(":")[1].toLowerCase()}@example.com>`,
-      }),
-    });
-    expect((await r.json()).status).toBe("queued");
+    await enqueueOwnerAlert(alertKey, "owner_new_booking", "New booking", `New booking. Guest: ${REFUSED_MARKER}.`);
     const guest = `${unique("behind")}@example.com`.toLowerCase();
     const guestKey = await enqueueEmail(guest);
     const state = await eventually(async () => {
@@ -269,7 +264,7 @@ describe("SMTP failover against a real Postfix relay", () => {
     expect(pauses(state)).toBe(0);
     await eventually(async () => expect(await ownerCopies("Email dead: New booking")).toBe(1));
     const seen = await atPostfix(OWNER, alertKey);
-    measured.push({ name: "content verdict on an owner alert quoting a guest", data: 1, copies: 0, status: "`dead` (the guest behind it `sent`; the owner told)", suppressed: "no", pauses: pauses(state), alerts: ownerAlerts(state, since).length });
+    measure("content verdict on an owner alert quoting a guest", { data: 1, copies: 0 }, state, "`dead` (the guest behind it `sent`; the owner told)");
     expect(seen.refusals).toContain("5.7.1 message content rejected by policy");
   });
 });

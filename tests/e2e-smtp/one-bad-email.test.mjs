@@ -7,7 +7,7 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, it, expect, beforeEach } from "vitest";
 import {
-  enqueueEmail, eventually, item, outboxState, outboxStub, passClientGap, queuedEmail, rows, runOutbox,
+  enqueueEmail, enqueueOwnerAlert, eventually, item, outboxState, outboxStub, passClientGap, queuedEmail, rows, runOutbox,
   scriptedSmtpCount, smtpOnlyOutbox, scriptedSmtpRefuseSender, setOutboxState, storeBookingOf, today, tries, unique,
 } from "../e2e/helpers.mjs";
 
@@ -172,21 +172,7 @@ describe("one bad email never stops the next (scripted relay)", () => {
     await setOutboxState("smtp_paused_until_ms", Date.now() + 3_600_000);
     const guest = await enqueueEmail(`${unique("waits")}@example.com`.toLowerCase());
     const alertKey = `owner_test_alert:${unique("a")}`;
-    const r = await outboxStub().fetch("https://outbox/enqueue", {
-      method: "POST",
-      body: JSON.stringify({
-        dedupeKey: alertKey,
-        kind: "owner_provider_paused",
-        audience: "owner",
-        rank: "urgent",
-        to: OWNER,
-        subject: "Email provider paused: smtp",
-        text: "Every route is paused.",
-        html: "<p>Every route is paused.</p>",
-        messageId: `<${alertKey.replace(/[^a-z0-9]/gi, "")}@example.com>`,
-      }),
-    });
-    expect((await r.json()).status).toBe("queued");
+    await enqueueOwnerAlert(alertKey, "owner_provider_paused", "Email provider paused: smtp", "Every route is paused.");
     const state = await eventually(async () => {
       const s = await alarm();
       expect(item(s, alertKey).status).toBe("sent");

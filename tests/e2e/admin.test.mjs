@@ -54,6 +54,14 @@ async function signIn(who = OWNER) {
   return { cookie, csrf, setCookie };
 }
 
+/** The `admin_sessions.session_hash` of a session cookie (`name=token`): SHA-256 of the token, lowercase hex. */
+async function sessionHash(cookie) {
+  const token = cookie.split("=")[1];
+  return [...new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(token)))]
+    .map((b) => b.toString(16).padStart(2, "0"))
+    .join("");
+}
+
 function get(path, cookie) {
   return SELF.fetch(`${BASE}${path}`, { redirect: "manual", headers: cookie ? { cookie } : {} });
 }
@@ -196,10 +204,7 @@ describe("sessions", () => {
 
   it("an expired session is sent to the sign-in page, keeping where it was going", async () => {
     const { cookie } = await signIn(SECOND);
-    const token = cookie.split("=")[1];
-    const hash = [...new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(token)))]
-      .map((b) => b.toString(16).padStart(2, "0"))
-      .join("");
+    const hash = await sessionHash(cookie);
     await env.DB.prepare("UPDATE admin_sessions SET expires_at_ms = ?1 WHERE session_hash = ?2").bind(Date.now() - 1, hash).run();
     const r = await get("/admin/bookings?q=abc", cookie);
     expect(r.status).toBe(303);
@@ -216,10 +221,7 @@ describe("sessions", () => {
 describe("sessions end with their credential", () => {
   it("a session signed in with another password hash (or a removed account) is no session", async () => {
     const { cookie } = await signIn(SECOND);
-    const token = cookie.split("=")[1];
-    const hash = [...new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(token)))]
-      .map((b) => b.toString(16).padStart(2, "0"))
-      .join("");
+    const hash = await sessionHash(cookie);
     expect((await get("/admin", cookie)).status).toBe(200);
     const [{ credential_tag: tag }] = await rows("SELECT credential_tag FROM admin_sessions WHERE session_hash = ?", hash);
     // A new password for the account: the stored tag no longer matches its hash.

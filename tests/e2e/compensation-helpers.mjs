@@ -235,6 +235,21 @@ export async function compensationOf(c) {
   return { ...row, steps: Object.fromEntries(steps.map((s) => [s.step, s])), order: steps.map((s) => s.step) };
 }
 
+/**
+ * A paid checkout the supplier then failed; returns its ids, compensation and owner links. Its
+ * prebook is recorded first (liteAPI's `booking.prebook`): a refund goes only to a payment whose
+ * Stripe session names a checkout or booking recorded for the failing supplier before the failure.
+ */
+export async function failedAfterPayment() {
+  const c = await recordCheckout(checkout());
+  await runStripeEvent(paidSession(c));
+  const out = await runLiteapiEvent(bookErrorBody(c));
+  expect(out.failed).toEqual([]);
+  const comp = await compensationOf(c);
+  const owner = await queuedEmail(`owner_compensation:${comp.compensation_id}`);
+  return { c, comp, owner, links: refundLinks(owner.text) };
+}
+
 /** D1 email rows whose key starts with `prefix`. */
 export async function emailsLike(prefix) {
   // D1 refuses LIKE patterns over 50 bytes: compare the prefix instead.

@@ -13,6 +13,7 @@ import {
   checkout,
   compensationOf,
   failStripe,
+  failedAfterPayment,
   getLink,
   paidSession,
   postLink,
@@ -30,21 +31,6 @@ import {
 } from "./compensation-helpers.mjs";
 import { PARTNERS, formNonce, instanceIdOf, postGeneric, rows, sendThrough, submitActionForm, unique } from "./helpers.mjs";
 import { SELF, env } from "cloudflare:test";
-
-/**
- * A paid checkout the supplier then failed; returns its ids, compensation and owner links. Its
- * prebook is recorded first (liteAPI's `booking.prebook`): a refund goes only to a payment whose
- * Stripe session names a checkout or booking recorded for the failing supplier before the failure.
- */
-async function failedAfterPayment() {
-  const c = await recordCheckout(checkout());
-  await runStripeEvent(paidSession(c));
-  const out = await runLiteapiEvent(bookErrorBody(c));
-  expect(out.failed).toEqual([]);
-  const comp = await compensationOf(c);
-  const owner = await queuedEmail(`owner_compensation:${comp.compensation_id}`);
-  return { c, comp, owner, links: refundLinks(owner.text) };
-}
 
 /** The one calendar attachment of a message, parsed with ical.js (as tests/e2e/language-and-calendar.test.mjs). */
 function calendarOf(message) {

@@ -310,6 +310,28 @@ export async function enqueueEmail(to, text = "Hello, your stay is confirmed.", 
 }
 
 /**
+ * Enqueues an owner alert of `kind` (audience `owner`, rank `urgent`, to owner@example.com) straight
+ * into the outbox under dedupe key `key` (`<kind or label>:<id>`), its HTML one paragraph of `text`
+ * and its Message-ID made of the key's id; throws unless the outbox queued it.
+ */
+export async function enqueueOwnerAlert(key, kind, subject, text) {
+  const email = {
+    dedupeKey: key,
+    kind,
+    audience: "owner",
+    rank: "urgent",
+    to: "owner@example.com",
+    subject,
+    text,
+    html: `<p>${text}</p>`,
+    messageId: `<${key.split(":")[1].toLowerCase()}@example.com>`,
+  };
+  const r = await outboxStub().fetch("https://outbox/enqueue", { method: "POST", body: JSON.stringify(email) });
+  const answer = await r.json();
+  if (answer.status !== "queued") throw new Error(`enqueue of ${key} answered ${JSON.stringify(answer)}`);
+}
+
+/**
  * Stores the booking of an email `enqueueEmail` queued (`key` = `booking_confirmation:<booking>`)
  * as `source`'s, for guest `to`: the outbox reads a booking's owner when judging a probe (two
  * emails share no supplier text only when their bookings have different owners).

@@ -28,6 +28,21 @@ async function disable(sub) {
   await api("POST", `/admin/webhooks/subscribers/${sub.id}/disable`, { reason: "test over" });
 }
 
+/**
+ * Records in D1 an `email.bounced` event (`eventId`, stored `body`) and its delivery to `sub`
+ * (id `<eventId>.<sub.id>`), pending and due since `atMs` with no queue message: what a crash
+ * between the D1 record and the queue send leaves for the sweeper. `attempts`, `lastStatusCode`
+ * and `claimGen` are what earlier attempts left (by default none: the columns' defaults).
+ */
+async function recordLostDelivery(eventId, body, sub, atMs, { attempts = 0, lastStatusCode = null, claimGen = 0 } = {}) {
+  await env.DB.batch([
+    env.DB.prepare("INSERT INTO webhook_events (event_id, event_type, body, created_at_ms) VALUES (?, 'email.bounced', ?, ?)").bind(eventId, body, atMs),
+    env.DB.prepare(
+      "INSERT INTO webhook_deliveries (delivery_id, event_id, subscriber_id, status, attempts, last_status_code, claim_gen, enqueued_at_ms, due_at_ms, created_at_ms, updated_at_ms) VALUES (?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?)",
+    ).bind(`${eventId}.${sub.id}`, eventId, sub.id, attempts, lastStatusCode, claimGen, atMs, atMs, atMs, atMs),
+  ]);
+}
+
 async function attemptsOf(deliveryId) {
   return rows(
     "SELECT attempt, status_code, outcome, duration_ms, error, response_excerpt FROM webhook_attempts WHERE delivery_id = ? ORDER BY attempt",
@@ -305,12 +320,7 @@ describe("outbound webhooks", () => {
     const deliveryId = `${eventId}.${sub.id}`;
     const long = Date.now() - 20 * 60_000;
     const body = JSON.stringify({ id: eventId, type: "email.bounced", version: 1, createdAt: new Date(long).toISOString(), data: { email: "lost@example.net" } });
-    await env.DB.batch([
-      env.DB.prepare("INSERT INTO webhook_events (event_id, event_type, body, created_at_ms) VALUES (?, 'email.bounced', ?, ?)").bind(eventId, body, long),
-      env.DB.prepare(
-        "INSERT INTO webhook_deliveries (delivery_id, event_id, subscriber_id, status, enqueued_at_ms, due_at_ms, created_at_ms, updated_at_ms) VALUES (?, ?, ?, 'pending', ?, ?, ?, ?)",
-      ).bind(deliveryId, eventId, sub.id, long, long, long, long),
-    ]);
+    await recordLostDelivery(eventId, body, sub, long);
     await sweep();
     await eventually(async () => {
       const [d] = await deliveriesOf(sub.id);
@@ -372,13 +382,7 @@ describe("outbound webhooks", () => {
     //    sweeper sends it again, and it goes back to the dead letters without another POST.
     const gone = await subscribe(["email.bounced"]);
     const lostId = `evt_${crypto.randomUUID().replace(/-/g, "")}`;
-    const goneDelivery = `${lostId}.${gone.id}`;
-    await env.DB.batch([
-      env.DB.prepare("INSERT INTO webhook_events (event_id, event_type, body, created_at_ms) VALUES (?, 'email.bounced', '{}', ?)").bind(lostId, long),
-      env.DB.prepare(
-        "INSERT INTO webhook_deliveries (delivery_id, event_id, subscriber_id, status, attempts, last_status_code, claim_gen, enqueued_at_ms, due_at_ms, created_at_ms, updated_at_ms) VALUES (?, ?, ?, 'pending', 3, 400, 1, ?, ?, ?, ?)",
-      ).bind(goneDelivery, lostId, gone.id, long, long, long, long),
-    ]);
+    await recordLostDelivery(lostId, "{}", gone, long, { attempts: 3, lastStatusCode: 400, claimGen: 1 });
     await sweep();
     await eventually(async () => {
       const [d] = await deliveriesOf(gone.id);

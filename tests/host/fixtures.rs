@@ -131,6 +131,47 @@ pub fn assert_invalid(err: &ParseError, path: &str) {
     );
 }
 
+/// Removes `key` from the JSON object `object`.
+pub fn remove(object: &mut Value, key: &str) {
+    object.as_object_mut().unwrap().remove(key);
+}
+
+/// `parse` refuses `not_json` as a JSON error and `not_object` (JSON, but not an object) as
+/// [`ParseError::NotAnObject`].
+pub fn assert_refuses_non_objects<T>(
+    parse: impl Fn(&[u8]) -> Result<T, ParseError>,
+    not_json: &[u8],
+    not_object: &[u8],
+) {
+    let refusal = |body: &[u8]| match parse(body) {
+        Err(e) => e,
+        Ok(_) => panic!("{} was accepted", String::from_utf8_lossy(body)),
+    };
+    let err = refusal(not_json);
+    assert!(matches!(err, ParseError::Json(_)), "{err:?}");
+    assert_eq!(refusal(not_object), ParseError::NotAnObject);
+}
+
+/// How a parser refuses a field: absent, or present but unreadable.
+#[derive(Debug, Clone, Copy)]
+pub enum Refused {
+    /// [`assert_missing`].
+    Missing,
+    /// [`assert_invalid`].
+    Invalid,
+}
+
+impl Refused {
+    /// `err` is this refusal at `path` (a dotted JSON path); `case` names the case on failure.
+    pub fn assert(self, err: &ParseError, path: &str, case: &str) {
+        assert_eq!(err.field(), Some(path), "{case}: {err:?}");
+        match self {
+            Refused::Missing => assert_missing(err, path),
+            Refused::Invalid => assert_invalid(err, path),
+        }
+    }
+}
+
 /// A booking confirmation of `booking_id` to `guest@example.com` as the outbox receives it, with
 /// the given subject and bodies and nothing else (no headers, intent, lock or calendar).
 pub fn confirmation_email(

@@ -1,7 +1,11 @@
 //! Host tests of the liteAPI adapter (`sources::liteapi`): envelope parsing, `booking.book`
 //! interpretation, error variants with their JSON paths, and token verification.
 
-use crate::fixtures::{assert_invalid, assert_missing, first_error, fixture, fixture_bytes};
+use crate::fixtures::{
+    assert_invalid, assert_missing, assert_refuses_non_objects, first_error, fixture,
+    fixture_bytes, remove, Refused,
+    Refused::{Invalid, Missing},
+};
 use booking_email_engine::domain::event::{
     BookedRoom, HotelBooking, Interpretation, Money, PersonName, SupplierEvent,
 };
@@ -166,7 +170,7 @@ fn unknown_event_name_is_ignored_not_rejected() {
 #[test]
 fn sandbox_defaults_to_false_and_accepts_zero_or_one() {
     let mut env = confirmed();
-    env.as_object_mut().unwrap().remove("sandbox");
+    remove(&mut env, "sandbox");
     assert!(!parse_envelope(&body(&env)).unwrap().sandbox);
     env["sandbox"] = json!(1);
     assert!(parse_envelope(&body(&env)).unwrap().sandbox);
@@ -185,7 +189,7 @@ fn response_without_data_wrapper_is_read_from_its_root() {
 
     // ...and errors then name the unwrapped path.
     let mut flat = response["data"].clone();
-    flat.as_object_mut().unwrap().remove("bookingId");
+    remove(&mut flat, "bookingId");
     set_inner(&mut env, "response", &flat);
     assert_missing(&parse_failure(&body(&env)), "response.bookingId");
 }
@@ -218,7 +222,7 @@ fn hotel_confirmation_code_is_carried_when_present() {
 fn holder_falls_back_to_the_request_when_response_has_none() {
     let mut env = confirmed();
     let mut response = inner(&env, "response");
-    response["data"].as_object_mut().unwrap().remove("holder");
+    remove(&mut response["data"], "holder");
     set_inner(&mut env, "response", &response);
     let mut request = inner(&env, "request");
     request["holder"]["email"] = json!("request-holder@Example.COM");
@@ -235,10 +239,7 @@ fn holder_falls_back_to_the_request_when_response_has_none() {
 fn holder_without_email_in_response_falls_back_to_the_request() {
     let mut env = confirmed();
     let mut response = inner(&env, "response");
-    response["data"]["holder"]
-        .as_object_mut()
-        .unwrap()
-        .remove("email");
+    remove(&mut response["data"]["holder"], "email");
     set_inner(&mut env, "response", &response);
     let mut request = inner(&env, "request");
     request["holder"]["email"] = json!("from-request@example.com");
@@ -254,7 +255,7 @@ fn holder_without_email_in_response_falls_back_to_the_request() {
 fn invalid_request_holder_email_names_the_request_path() {
     let mut env = confirmed();
     let mut response = inner(&env, "response");
-    response["data"].as_object_mut().unwrap().remove("holder");
+    remove(&mut response["data"], "holder");
     set_inner(&mut env, "response", &response);
     let mut request = inner(&env, "request");
     request["holder"]["email"] = json!("not-an-email");
@@ -279,101 +280,134 @@ fn json_array_body_is_not_an_object() {
     assert_eq!(err.field(), None);
 }
 
-#[test]
-fn missing_event_id_is_reported() {
-    let mut env = confirmed();
-    env.as_object_mut().unwrap().remove("event_id");
-    assert_missing(&parse_envelope(&body(&env)).unwrap_err(), "event_id");
-}
+/// An edit of the confirmed envelope.
+type Edit = fn(&mut Value);
 
 #[test]
-fn null_event_id_counts_as_missing() {
-    let mut env = confirmed();
-    env["event_id"] = Value::Null;
-    assert_missing(&parse_envelope(&body(&env)).unwrap_err(), "event_id");
-}
-
-#[test]
-fn empty_event_id_is_invalid() {
-    let mut env = confirmed();
-    env["event_id"] = json!("   ");
-    let err = parse_envelope(&body(&env)).unwrap_err();
-    assert_invalid(&err, "event_id");
-}
-
-#[test]
-fn numeric_event_id_is_invalid() {
-    let mut env = confirmed();
-    env["event_id"] = json!(12345);
-    assert_invalid(&parse_envelope(&body(&env)).unwrap_err(), "event_id");
-}
-
-#[test]
-fn event_id_with_control_character_is_invalid() {
-    let mut env = confirmed();
-    env["event_id"] = json!("evt\u{0007}bell");
-    assert_invalid(&parse_envelope(&body(&env)).unwrap_err(), "event_id");
-}
-
-#[test]
-fn missing_event_name_is_reported() {
-    let mut env = confirmed();
-    env.as_object_mut().unwrap().remove("event_name");
-    assert_missing(&parse_envelope(&body(&env)).unwrap_err(), "event_name");
-}
-
-#[test]
-fn request_as_an_object_instead_of_a_string_is_invalid() {
-    let mut env = confirmed();
-    env["request"] = inner(&env, "request");
-    assert_invalid(&parse_envelope(&body(&env)).unwrap_err(), "request");
-}
-
-#[test]
-fn response_string_that_is_not_json_is_invalid() {
-    let mut env = confirmed();
-    env["response"] = json!("{\"data\": {\"bookingId\": ");
-    assert_invalid(&parse_envelope(&body(&env)).unwrap_err(), "response");
-}
-
-#[test]
-fn missing_response_is_reported() {
-    let mut env = confirmed();
-    env.as_object_mut().unwrap().remove("response");
-    assert_missing(&parse_envelope(&body(&env)).unwrap_err(), "response");
-}
-
-#[test]
-fn sandbox_as_a_string_is_invalid() {
-    let mut env = confirmed();
-    env["sandbox"] = json!("true");
-    assert_invalid(&parse_envelope(&body(&env)).unwrap_err(), "sandbox");
+fn malformed_envelopes_are_refused_naming_the_field() {
+    let cases: [(&str, Edit, Refused, &str); 10] = [
+        (
+            "missing event_id is reported",
+            |e| remove(e, "event_id"),
+            Missing,
+            "event_id",
+        ),
+        (
+            "null event_id counts as missing",
+            |e| e["event_id"] = Value::Null,
+            Missing,
+            "event_id",
+        ),
+        (
+            "empty event_id is invalid",
+            |e| e["event_id"] = json!("   "),
+            Invalid,
+            "event_id",
+        ),
+        (
+            "numeric event_id is invalid",
+            |e| e["event_id"] = json!(12345),
+            Invalid,
+            "event_id",
+        ),
+        (
+            "event_id with a control character is invalid",
+            |e| e["event_id"] = json!("evt\u{0007}bell"),
+            Invalid,
+            "event_id",
+        ),
+        (
+            "missing event_name is reported",
+            |e| remove(e, "event_name"),
+            Missing,
+            "event_name",
+        ),
+        (
+            "request as an object instead of a string is invalid",
+            |e| e["request"] = inner(e, "request"),
+            Invalid,
+            "request",
+        ),
+        (
+            "response string that is not JSON is invalid",
+            |e| e["response"] = json!("{\"data\": {\"bookingId\": "),
+            Invalid,
+            "response",
+        ),
+        (
+            "missing response is reported",
+            |e| remove(e, "response"),
+            Missing,
+            "response",
+        ),
+        (
+            "sandbox as a string is invalid",
+            |e| e["sandbox"] = json!("true"),
+            Invalid,
+            "sandbox",
+        ),
+    ];
+    for (case, edit, refused, field) in cases {
+        let mut env = confirmed();
+        edit(&mut env);
+        refused.assert(&parse_envelope(&body(&env)).unwrap_err(), field, case);
+    }
 }
 
 // ---------------------------------------------------------------- malformed booking.book documents
 
-#[test]
-fn booking_without_booking_id_is_rejected() {
-    let err = parse_failure(&with_response_data(|d| {
-        d.remove("bookingId");
-    }));
-    assert_missing(&err, "response.data.bookingId");
-}
+/// An edit of the confirmed delivery's `response.data`.
+type DataEdit = fn(&mut serde_json::Map<String, Value>);
 
 #[test]
-fn booking_id_that_is_not_a_string_is_invalid() {
-    let err = parse_failure(&with_response_data(|d| {
-        d.insert("bookingId".into(), json!(42));
-    }));
-    assert_invalid(&err, "response.data.bookingId");
-}
-
-#[test]
-fn checkin_that_is_not_a_date_is_invalid() {
-    let err = parse_failure(&with_response_data(|d| {
-        d.insert("checkin".into(), json!("12/06/2026"));
-    }));
-    assert_invalid(&err, "response.data.checkin");
+fn malformed_booking_documents_are_refused_naming_the_field() {
+    let cases: [(&str, DataEdit, Refused, &str); 6] = [
+        (
+            "a booking without bookingId is rejected",
+            |d| {
+                d.remove("bookingId");
+            },
+            Missing,
+            "response.data.bookingId",
+        ),
+        (
+            "a bookingId that is not a string is invalid",
+            |d| {
+                d.insert("bookingId".into(), json!(42));
+            },
+            Invalid,
+            "response.data.bookingId",
+        ),
+        (
+            "a checkin that is not a date is invalid",
+            |d| {
+                d.insert("checkin".into(), json!("12/06/2026"));
+            },
+            Invalid,
+            "response.data.checkin",
+        ),
+        (
+            "a booking without a hotel name is rejected",
+            |d| remove(&mut d["hotel"], "name"),
+            Missing,
+            "response.data.hotel.name",
+        ),
+        (
+            "an invalid holder email is rejected",
+            |d| d["holder"]["email"] = json!("not-an-email"),
+            Invalid,
+            "response.data.holder.email",
+        ),
+        (
+            "a holder email of the wrong type is invalid, not missing",
+            |d| d["holder"]["email"] = json!(["guest@example.com"]),
+            Invalid,
+            "response.data.holder.email",
+        ),
+    ];
+    for (case, edit, refused, field) in cases {
+        refused.assert(&parse_failure(&with_response_data(edit)), field, case);
+    }
 }
 
 #[test]
@@ -394,37 +428,13 @@ fn same_day_checkout_is_zero_nights() {
 }
 
 #[test]
-fn booking_without_hotel_name_is_rejected() {
-    let err = parse_failure(&with_response_data(|d| {
-        d["hotel"].as_object_mut().unwrap().remove("name");
-    }));
-    assert_missing(&err, "response.data.hotel.name");
-}
-
-#[test]
-fn invalid_holder_email_is_rejected() {
-    let err = parse_failure(&with_response_data(|d| {
-        d["holder"]["email"] = json!("not-an-email");
-    }));
-    assert_invalid(&err, "response.data.holder.email");
-}
-
-#[test]
-fn holder_email_of_the_wrong_type_is_invalid_not_missing() {
-    let err = parse_failure(&with_response_data(|d| {
-        d["holder"]["email"] = json!(["guest@example.com"]);
-    }));
-    assert_invalid(&err, "response.data.holder.email");
-}
-
-#[test]
 fn holder_missing_from_response_and_request_is_rejected() {
     let mut env = confirmed();
     let mut response = inner(&env, "response");
-    response["data"].as_object_mut().unwrap().remove("holder");
+    remove(&mut response["data"], "holder");
     set_inner(&mut env, "response", &response);
     let mut request = inner(&env, "request");
-    request.as_object_mut().unwrap().remove("holder");
+    remove(&mut request, "holder");
     set_inner(&mut env, "request", &request);
 
     assert_missing(&parse_failure(&body(&env)), "response.data.holder.email");
@@ -436,7 +446,7 @@ fn holder_missing_from_response_and_request_is_rejected() {
 fn peek_event_id_reads_the_id_of_an_otherwise_invalid_body() {
     let mut env = confirmed();
     env["response"] = json!({"not": "a string"});
-    env.as_object_mut().unwrap().remove("event_name");
+    remove(&mut env, "event_name");
     let raw = body(&env);
     assert!(parse_envelope(&raw).is_err());
     assert_eq!(
@@ -539,9 +549,5 @@ fn hotel_data_without_a_location_names_the_path() {
         parse_hotel_location(br#"{"data": {"location": {"latitude": "41.38", "longitude": 2}}}"#),
         Err(ParseError::Invalid { field, .. }) if field == "data.location.latitude"
     ));
-    assert!(matches!(
-        parse_hotel_location(b"<html>"),
-        Err(ParseError::Json(_))
-    ));
-    assert_eq!(parse_hotel_location(b"[]"), Err(ParseError::NotAnObject));
+    assert_refuses_non_objects(parse_hotel_location, b"<html>", b"[]");
 }

@@ -115,6 +115,11 @@ fn flight() -> FlightBooking {
     }
 }
 
+/// A cancellation with charges that names both amounts: a €180 fee and a €360 refund.
+fn fee_and_refund() -> Cancellation {
+    cancellation(true, Some(("180", "EUR")), Some(("360", "EUR")))
+}
+
 fn cancellation(
     with_charges: bool,
     fee: Option<(&str, &str)>,
@@ -538,12 +543,7 @@ fn cancellation_without_money_facts_mentions_no_refund_or_fee() {
 #[test]
 fn cancellation_with_fee_and_refund_states_both_amounts() {
     let c = CancelledBooking::for_hotel(&liteapi_hotel());
-    let e = booking_cancelled(
-        &c,
-        &cancellation(true, Some(("180", "EUR")), Some(("360", "EUR"))),
-        &branding(),
-    )
-    .unwrap();
+    let e = booking_cancelled(&c, &fee_and_refund(), &branding()).unwrap();
     assert_facts(
         &e,
         &["Cancellation fee", "€180.00", "Refund amount", "€360.00"],
@@ -597,7 +597,7 @@ fn owner_cancellation_alert_is_urgent_and_carries_the_money_facts() {
     let c = CancelledBooking::for_hotel(&liteapi_hotel());
     let e = owner_booking_cancelled(
         &c,
-        &cancellation(true, Some(("180", "EUR")), Some(("360", "EUR"))),
+        &fee_and_refund(),
         OwnerInbox::new(&owner(), &branding()),
     )
     .unwrap();
@@ -747,7 +747,7 @@ fn every_email() -> Vec<OutgoingEmail> {
     let f = flight();
     let segs = SegmentView::list(&f.segments);
     let c = CancelledBooking::for_hotel(&b);
-    let cancel = cancellation(true, Some(("180", "EUR")), Some(("360", "EUR")));
+    let cancel = fee_and_refund();
     vec![
         booking_confirmation(&b, &branding()).unwrap(),
         hotel_confirmation_number(&b, "HCN-48213", 1_780_000_000_000, &branding()).unwrap(),
@@ -859,24 +859,27 @@ fn a_guest_without_a_first_name_is_greeted_warmly() {
 
 #[test]
 fn supplier_markup_in_instructions_becomes_plain_text() {
-    assert_eq!(
-        plain_instructions("<p>Check-in from 15:00.</p><p>Late arrival?&nbsp;Call us.</p>"),
-        "Check-in from 15:00.\n\nLate arrival? Call us."
-    );
-    assert_eq!(
-        plain_instructions("<ul><li>Photo ID</li><li>Card</li></ul>"),
-        "• Photo ID\n• Card"
-    );
-    assert_eq!(
-        plain_instructions("Line one<br/>Line two"),
-        "Line one\nLine two"
-    );
-    assert_eq!(
-        plain_instructions("Quiet hours 22 < 7 & pets > 5kg not allowed"),
-        "Quiet hours 22 < 7 & pets > 5kg not allowed"
-    );
-    assert_eq!(plain_instructions("A &amp;lt; B"), "A &lt; B");
-    assert_eq!(plain_instructions("  \n\n  "), "");
+    // (supplier's instructions, the plain text the email shows)
+    let cases = [
+        (
+            "<p>Check-in from 15:00.</p><p>Late arrival?&nbsp;Call us.</p>",
+            "Check-in from 15:00.\n\nLate arrival? Call us.",
+        ),
+        (
+            "<ul><li>Photo ID</li><li>Card</li></ul>",
+            "• Photo ID\n• Card",
+        ),
+        ("Line one<br/>Line two", "Line one\nLine two"),
+        (
+            "Quiet hours 22 < 7 & pets > 5kg not allowed",
+            "Quiet hours 22 < 7 & pets > 5kg not allowed",
+        ),
+        ("A &amp;lt; B", "A &lt; B"),
+        ("  \n\n  ", ""),
+    ];
+    for (supplied, plain) in cases {
+        assert_eq!(plain_instructions(supplied), plain, "{supplied:?}");
+    }
 }
 
 #[test]

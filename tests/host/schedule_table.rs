@@ -45,6 +45,17 @@ fn utc_of(d: &str, t: &str, z: &HotelZone) -> String {
         .to_string()
 }
 
+/// The plan of a stay in Madrid from 12 to 15 June 2026 (CEST, UTC+2), booked at `booked_ms`
+/// (epoch milliseconds).
+fn madrid_stay(booked_ms: i64) -> HotelPlan {
+    hotel_plan(
+        date("2026-06-12"),
+        date("2026-06-15"),
+        &zone("Europe/Madrid"),
+        booked_ms,
+    )
+}
+
 fn send(kind: ScheduledKind, at_ms: i64) -> PlannedSend {
     PlannedSend { kind, at_ms }
 }
@@ -54,12 +65,7 @@ fn send(kind: ScheduledKind, at_ms: i64) -> PlannedSend {
 #[test]
 fn normal_booking_in_madrid_gets_three_sends_at_exact_instants() {
     // Booked 2026-05-01T10:00Z for 12–15 June 2026 (CEST, UTC+2).
-    let plan = hotel_plan(
-        date("2026-06-12"),
-        date("2026-06-15"),
-        &zone("Europe/Madrid"),
-        1_777_629_600_000,
-    );
+    let plan = madrid_stay(1_777_629_600_000);
     assert_eq!(
         plan,
         HotelPlan {
@@ -84,12 +90,7 @@ fn normal_booking_in_madrid_gets_three_sends_at_exact_instants() {
 #[test]
 fn booked_the_day_before_checkin_merges_the_arrival_guide() {
     // Booked 2026-06-11 15:00 CEST = 13:00Z.
-    let plan = hotel_plan(
-        date("2026-06-12"),
-        date("2026-06-15"),
-        &zone("Europe/Madrid"),
-        1_781_182_800_000,
-    );
+    let plan = madrid_stay(1_781_182_800_000);
     assert_eq!(plan.merged_into_confirmation, vec![ArrivalGuide]);
     assert_eq!(plan.skipped, vec![]);
     assert_eq!(
@@ -104,12 +105,7 @@ fn booked_the_day_before_checkin_merges_the_arrival_guide() {
 #[test]
 fn booked_on_checkin_day_at_nine_local_skips_the_checkin_note() {
     // Booked 2026-06-12 09:00 CEST = 07:00Z.
-    let plan = hotel_plan(
-        date("2026-06-12"),
-        date("2026-06-15"),
-        &zone("Europe/Madrid"),
-        1_781_247_600_000,
-    );
+    let plan = madrid_stay(1_781_247_600_000);
     assert_eq!(plan.merged_into_confirmation, vec![ArrivalGuide]);
     assert_eq!(plan.skipped, vec![CheckinDay]);
     assert_eq!(plan.sends, vec![send(ThankYou, 1_781_596_800_000)]);
@@ -118,20 +114,10 @@ fn booked_on_checkin_day_at_nine_local_skips_the_checkin_note() {
 #[test]
 fn a_send_due_exactly_at_booking_time_counts_as_past() {
     // Booked at 2026-06-12T06:00:00.000Z, the check-in note's own instant.
-    let plan = hotel_plan(
-        date("2026-06-12"),
-        date("2026-06-15"),
-        &zone("Europe/Madrid"),
-        1_781_244_000_000,
-    );
+    let plan = madrid_stay(1_781_244_000_000);
     assert_eq!(plan.skipped, vec![CheckinDay]);
     // One millisecond earlier it is still planned.
-    let plan = hotel_plan(
-        date("2026-06-12"),
-        date("2026-06-15"),
-        &zone("Europe/Madrid"),
-        1_781_244_000_000 - 1,
-    );
+    let plan = madrid_stay(1_781_244_000_000 - 1);
     assert_eq!(plan.skipped, vec![]);
     assert_eq!(plan.sends[0], send(CheckinDay, 1_781_244_000_000));
 }
@@ -139,24 +125,14 @@ fn a_send_due_exactly_at_booking_time_counts_as_past() {
 #[test]
 fn an_arrival_guide_due_soon_after_booking_is_still_sent() {
     // Booked 2026-06-09T05:59Z, one minute before the guide's 06:00Z.
-    let plan = hotel_plan(
-        date("2026-06-12"),
-        date("2026-06-15"),
-        &zone("Europe/Madrid"),
-        ms("2026-06-09T05:59:00Z"),
-    );
+    let plan = madrid_stay(ms("2026-06-09T05:59:00Z"));
     assert_eq!(plan.sends.len(), 3);
     assert_eq!(plan.sends[0], send(ArrivalGuide, 1_780_984_800_000));
 }
 
 #[test]
 fn booked_after_checkout_skips_everything_but_merges_the_guide() {
-    let plan = hotel_plan(
-        date("2026-06-12"),
-        date("2026-06-15"),
-        &zone("Europe/Madrid"),
-        ms("2026-06-20T00:00:00Z"),
-    );
+    let plan = madrid_stay(ms("2026-06-20T00:00:00Z"));
     assert_eq!(plan.sends, vec![]);
     assert_eq!(plan.merged_into_confirmation, vec![ArrivalGuide]);
     assert_eq!(plan.skipped, vec![CheckinDay, ThankYou]);

@@ -2,8 +2,9 @@
 //! event, other types are ignored, and malformed payloads name the JSON path at fault.
 
 use crate::fixtures::{
-    assert_invalid, assert_missing, example_harbour_stay, first_error, fixture, fixture_bytes,
-    testa,
+    assert_invalid, assert_missing, assert_refuses_non_objects, example_harbour_stay, first_error,
+    fixture, fixture_bytes, remove, testa, Refused,
+    Refused::{Invalid, Missing},
 };
 use booking_email_engine::domain::event::EmailAddress;
 use booking_email_engine::domain::event::{
@@ -82,11 +83,6 @@ fn order_with(edit: impl FnOnce(&mut Value)) -> Vec<u8> {
     body(&v)
 }
 
-/// Removes `key` from the JSON object `object`.
-fn remove(object: &mut Value, key: &str) {
-    object.as_object_mut().unwrap().remove(key);
-}
-
 /// The `stays.booking.created` fixture with `data.object` edited.
 fn stay_with(edit: impl FnOnce(&mut Value)) -> Vec<u8> {
     let mut v = fixture("duffel-stays-booking-created.json");
@@ -126,11 +122,7 @@ fn envelope_fields_are_read() {
 
 #[test]
 fn body_that_is_not_json_is_a_json_error() {
-    assert!(matches!(
-        parse_envelope(b"not json"),
-        Err(ParseError::Json(_))
-    ));
-    assert_eq!(parse_envelope(b"[]"), Err(ParseError::NotAnObject));
+    assert_refuses_non_objects(parse_envelope, b"not json", b"[]");
 }
 
 /// The envelope error of the `order.created` fixture with its envelope edited.
@@ -328,12 +320,58 @@ fn hold_order_awaiting_payment_keeps_that_status() {
     assert_eq!(f.status, "AWAITING_PAYMENT");
 }
 
+/// An edit of a fixture's `data.object`.
+type Edit = fn(&mut Value);
+
 #[test]
-fn order_without_departure_time_names_the_segment_field() {
-    let err = failure(&order_with(|o| {
-        remove(&mut o["slices"][0]["segments"][0], "departing_at")
-    }));
-    assert_missing(&err, "data.object.slices[0].segments[0].departing_at");
+fn malformed_orders_are_refused_naming_the_field() {
+    let cases: [(&str, Edit, Refused, &str); 7] = [
+        (
+            "an order without a departure time names the segment field",
+            |o| remove(&mut o["slices"][0]["segments"][0], "departing_at"),
+            Missing,
+            "data.object.slices[0].segments[0].departing_at",
+        ),
+        (
+            "an order without a marketing carrier code is rejected",
+            |o| o["slices"][0]["segments"][0]["marketing_carrier"]["iata_code"] = Value::Null,
+            Missing,
+            "data.object.slices[0].segments[0].marketing_carrier.iata_code",
+        ),
+        (
+            "an order without an origin airport code is rejected",
+            |o| o["slices"][0]["segments"][0]["origin"] = json!({"name": "Somewhere"}),
+            Missing,
+            "data.object.slices[0].segments[0].origin.iata_code",
+        ),
+        (
+            "an order with no segments is invalid",
+            |o| o["slices"] = json!([]),
+            Invalid,
+            "data.object.slices",
+        ),
+        (
+            "an order without any passenger email is rejected",
+            |o| remove(&mut o["passengers"][0], "email"),
+            Missing,
+            "data.object.passengers[0].email",
+        ),
+        (
+            "an order with an invalid passenger email is invalid",
+            |o| o["passengers"][0]["email"] = json!("guest"),
+            Invalid,
+            "data.object.passengers[0].email",
+        ),
+        (
+            "an order without an id is rejected",
+            |o| remove(o, "id"),
+            Missing,
+            "data.object.id",
+        ),
+    ];
+    for (case, edit, refused, field) in cases {
+        refused.assert(&failure(&order_with(edit)), field, case);
+    }
 }
 
 #[test]
@@ -343,51 +381,6 @@ fn order_with_unreadable_arrival_time_is_invalid() {
     }));
     assert_invalid(&err, "data.object.slices[0].segments[0].arriving_at");
     assert!(err.to_string().contains("12/06/2026 10:25"), "{err}");
-}
-
-#[test]
-fn order_without_marketing_carrier_code_is_rejected() {
-    let err = failure(&order_with(|o| {
-        o["slices"][0]["segments"][0]["marketing_carrier"]["iata_code"] = Value::Null;
-    }));
-    assert_missing(
-        &err,
-        "data.object.slices[0].segments[0].marketing_carrier.iata_code",
-    );
-}
-
-#[test]
-fn order_without_origin_airport_code_is_rejected() {
-    let err = failure(&order_with(|o| {
-        o["slices"][0]["segments"][0]["origin"] = json!({"name": "Somewhere"});
-    }));
-    assert_missing(&err, "data.object.slices[0].segments[0].origin.iata_code");
-}
-
-#[test]
-fn order_with_no_segments_is_invalid() {
-    let err = failure(&order_with(|o| o["slices"] = json!([])));
-    assert_invalid(&err, "data.object.slices");
-}
-
-#[test]
-fn order_without_any_passenger_email_is_rejected() {
-    let err = failure(&order_with(|o| remove(&mut o["passengers"][0], "email")));
-    assert_missing(&err, "data.object.passengers[0].email");
-}
-
-#[test]
-fn order_with_invalid_passenger_email_is_invalid() {
-    let err = failure(&order_with(|o| {
-        o["passengers"][0]["email"] = json!("guest")
-    }));
-    assert_invalid(&err, "data.object.passengers[0].email");
-}
-
-#[test]
-fn order_without_id_is_rejected() {
-    let err = failure(&order_with(|o| remove(o, "id")));
-    assert_missing(&err, "data.object.id");
 }
 
 #[test]
@@ -694,35 +687,48 @@ fn stays_booking_with_only_a_check_out_time_says_so() {
 }
 
 #[test]
-fn stays_booking_without_check_in_date_is_rejected() {
-    let err = failure(&stay_with(|o| remove(o, "check_in_date")));
-    assert_missing(&err, "data.object.check_in_date");
-}
-
-#[test]
-fn stays_booking_checking_out_before_checking_in_is_invalid() {
-    let err = failure(&stay_with(|o| o["check_out_date"] = json!("2026-06-10")));
-    assert_invalid(&err, "data.object.check_out_date");
-}
-
-#[test]
-fn stays_booking_with_unreadable_date_is_invalid() {
-    let err = failure(&stay_with(|o| o["check_in_date"] = json!("12 June 2026")));
-    assert_invalid(&err, "data.object.check_in_date");
-}
-
-#[test]
-fn stays_booking_without_hotel_name_is_rejected() {
-    let err = failure(&stay_with(|o| remove(&mut o["accommodation"], "name")));
-    assert_missing(&err, "data.object.accommodation.name");
-}
-
-#[test]
-fn stays_booking_without_email_is_rejected() {
-    let err = failure(&stay_with(|o| o["email"] = Value::Null));
-    assert_missing(&err, "data.object.email");
-    let err = failure(&stay_with(|o| o["email"] = json!("not-an-email")));
-    assert_invalid(&err, "data.object.email");
+fn malformed_stays_bookings_are_refused_naming_the_field() {
+    let cases: [(&str, Edit, Refused, &str); 6] = [
+        (
+            "a stays booking without a check-in date is rejected",
+            |o| remove(o, "check_in_date"),
+            Missing,
+            "data.object.check_in_date",
+        ),
+        (
+            "a stays booking checking out before checking in is invalid",
+            |o| o["check_out_date"] = json!("2026-06-10"),
+            Invalid,
+            "data.object.check_out_date",
+        ),
+        (
+            "a stays booking with an unreadable date is invalid",
+            |o| o["check_in_date"] = json!("12 June 2026"),
+            Invalid,
+            "data.object.check_in_date",
+        ),
+        (
+            "a stays booking without a hotel name is rejected",
+            |o| remove(&mut o["accommodation"], "name"),
+            Missing,
+            "data.object.accommodation.name",
+        ),
+        (
+            "a stays booking without an email is rejected",
+            |o| o["email"] = Value::Null,
+            Missing,
+            "data.object.email",
+        ),
+        (
+            "a stays booking with an email that is no address is invalid",
+            |o| o["email"] = json!("not-an-email"),
+            Invalid,
+            "data.object.email",
+        ),
+    ];
+    for (case, edit, refused, field) in cases {
+        refused.assert(&failure(&stay_with(edit)), field, case);
+    }
 }
 
 // ---------------------------------------------------------------- ignored types

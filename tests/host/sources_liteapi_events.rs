@@ -2,7 +2,7 @@
 //! hotel confirmation number, cancellation, check-in instructions, amendments, rebooks and the
 //! `flight.book.*` family — exact canonical events and the JSON paths of errors.
 
-use crate::fixtures::{assert_invalid, assert_missing, fixture, fixture_bytes};
+use crate::fixtures::{assert_invalid, assert_missing, fixture, fixture_bytes, Refused};
 use booking_email_engine::domain::event::{
     Airport, BookedRoom, BookingRef, Cancellation, EmailAddress, FlightBooking, FlightSegment,
     Holder, HotelAmendment, Interpretation, Money, PersonName, SupplierEvent,
@@ -87,16 +87,6 @@ fn hotel_confirmation_number_without_code_names_the_path() {
         json!({"data": {"bookingId": "BK_fake_7Q2w", "hotelConfirmationCode": "  "}}),
     );
     assert_invalid(&failure(&b), "response.data.hotelConfirmationCode");
-}
-
-#[test]
-fn hotel_confirmation_number_without_booking_id_anywhere_names_the_response_path() {
-    let b = envelope(
-        "booking.book.hotelConfirmationNumber",
-        json!({}),
-        json!({"data": {"hotelConfirmationCode": "HCN-1"}}),
-    );
-    assert_missing(&failure(&b), "response.data.bookingId");
 }
 
 #[test]
@@ -312,16 +302,6 @@ fn relocation_amendment_carries_the_new_hotel_dates_and_rooms() {
 }
 
 #[test]
-fn amendment_without_booking_id_is_rejected() {
-    let b = envelope(
-        "booking.amendment",
-        json!({}),
-        json!({"data": {"checkin": "2026-06-13"}}),
-    );
-    assert_missing(&failure(&b), "response.data.bookingId");
-}
-
-#[test]
 fn amendment_with_unreadable_or_reversed_dates_is_invalid() {
     let b = envelope(
         "booking.amendment",
@@ -533,10 +513,26 @@ fn other_flight_statuses_are_status_changes() {
     );
 }
 
+// ---------------------------------------------------------------- the booking id
+
 #[test]
-fn flight_status_without_booking_id_is_rejected() {
-    let b = envelope("flight.book.expired", json!({}), json!({"data": {}}));
-    assert_missing(&failure(&b), "response.data.bookingId");
+fn events_without_a_booking_id_anywhere_name_the_response_path() {
+    // (event name, its response: everything but a booking id; the request is empty)
+    let cases = [
+        (
+            "booking.book.hotelConfirmationNumber",
+            json!({"data": {"hotelConfirmationCode": "HCN-1"}}),
+        ),
+        (
+            "booking.amendment",
+            json!({"data": {"checkin": "2026-06-13"}}),
+        ),
+        ("flight.book.expired", json!({"data": {}})),
+    ];
+    for (name, response) in cases {
+        let b = envelope(name, json!({}), response);
+        Refused::Missing.assert(&failure(&b), "response.data.bookingId", name);
+    }
 }
 
 // ---------------------------------------------------------------- still ignored

@@ -113,16 +113,37 @@ fn standard() -> Sw {
     }
 }
 
+/// A Standard Webhooks check: [`verify_standard_webhook`] or `standard_webhook_signer`, which
+/// take the same arguments (id, timestamp, signature, body, secrets, now in Unix seconds,
+/// tolerance in seconds).
+type SwCheck<R> = fn(
+    Option<&str>,
+    Option<&str>,
+    Option<&str>,
+    &[u8],
+    &[&str],
+    i64,
+    i64,
+) -> Result<R, SignatureError>;
+
+impl Sw {
+    /// `check` of this delivery as it came (its own headers and body) with `secrets` at `now`
+    /// (Unix seconds) and the default tolerance.
+    fn check<R>(&self, check: SwCheck<R>, secrets: &[&str], now: i64) -> Result<R, SignatureError> {
+        check(
+            Some(&self.id),
+            Some(&self.timestamp),
+            Some(&self.signature),
+            &self.body,
+            secrets,
+            now,
+            DEFAULT_TOLERANCE_S,
+        )
+    }
+}
+
 fn verify_sw(sw: &Sw, secrets: &[&str], now: i64) -> Result<(), SignatureError> {
-    verify_standard_webhook(
-        Some(&sw.id),
-        Some(&sw.timestamp),
-        Some(&sw.signature),
-        &sw.body,
-        secrets,
-        now,
-        DEFAULT_TOLERANCE_S,
-    )
+    sw.check(verify_standard_webhook, secrets, now)
 }
 
 /// [`verify_sw`] with the delivery's own secret, at the vector's time.
@@ -462,17 +483,7 @@ fn standard_webhooks_signer_names_the_secret_that_matched() {
     use booking_email_engine::sources::signature::standard_webhook_signer;
     let sw = standard();
     let other = format!("whsec_{}", BASE64.encode([9u8; 24]));
-    let run = |secrets: &[&str]| {
-        standard_webhook_signer(
-            Some(&sw.id),
-            Some(&sw.timestamp),
-            Some(&sw.signature),
-            &sw.body,
-            secrets,
-            T,
-            300,
-        )
-    };
+    let run = |secrets: &[&str]| sw.check(standard_webhook_signer, secrets, T);
     assert_eq!(run(&[&other, "", &sw.secret]), Ok(2));
     assert_eq!(run(&[&sw.secret, &other]), Ok(0));
     assert_eq!(run(&[&other]), Err(SignatureError::Mismatch));

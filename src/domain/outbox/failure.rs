@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 /// (`Transient`, `RateLimited`)? Anything a provider says that this build does not know is
 /// `Transient`: retried with backoff, and only after the attempt ceiling a dead letter the owner is
 /// told about; never dropped or suppressed on first sight.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, strum::VariantArray)]
 #[serde(rename_all = "snake_case")]
 pub enum ProviderErrorClass {
     /// The provider's daily quota is used up, or our account may not send for now (for SMTP: a

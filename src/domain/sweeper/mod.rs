@@ -174,7 +174,9 @@ pub struct Cutoffs {
 }
 
 /// What the sweeper repaired (D1 `repairs.kind`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr, strum::EnumString)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr, strum::EnumString, strum::VariantArray,
+)]
 #[strum(serialize_all = "snake_case")]
 pub enum RepairKind {
     /// A raw event stayed `received`: its journey was started.
