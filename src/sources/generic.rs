@@ -2,7 +2,7 @@
 //! (<https://www.standardwebhooks.com>, spec: github.com/standard-webhooks/standard-webhooks
 //! `spec/standard-webhooks.md`), for suppliers without an adapter.
 //!
-//! Authenticity: [`super::signature::standard_webhook_signer`] over the `webhook-id`,
+//! Authenticity: [`super::signature::verify_standard_webhook`] over the `webhook-id`,
 //! `webhook-timestamp` and `webhook-signature` headers, against every partner's secrets
 //! (`GENERIC_WEBHOOK_SECRETS`, `name=whsec_…`): the partner holding the secret that matched is
 //! the delivery's partner, the owner of what it creates and the only partner it may act for
@@ -77,7 +77,7 @@
 //! "EUR"}}}`.
 
 use super::signature::{
-    standard_webhook_signer, WEBHOOK_ID_HEADER, WEBHOOK_SIGNATURE_HEADER, WEBHOOK_TIMESTAMP_HEADER,
+    verify_standard_webhook, WEBHOOK_ID_HEADER, WEBHOOK_SIGNATURE_HEADER, WEBHOOK_TIMESTAMP_HEADER,
 };
 use super::{Delivery, Inbound, ParseError, Unauthenticated, Verified, WebhookSource};
 use crate::config::Config;
@@ -116,7 +116,7 @@ impl WebhookSource for Webhook {
             .iter()
             .map(|p| p.secret.as_str())
             .collect();
-        let signer = standard_webhook_signer(
+        let signer = verify_standard_webhook(
             header(WEBHOOK_ID_HEADER).as_deref(),
             header(WEBHOOK_TIMESTAMP_HEADER).as_deref(),
             header(WEBHOOK_SIGNATURE_HEADER).as_deref(),

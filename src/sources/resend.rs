@@ -113,6 +113,7 @@ pub fn verify(
         now_unix_s,
         tolerance_s,
     )
+    .map(|_| ())
     .map_err(|e| match e {
         SignatureError::Missing(h) => SignatureError::Missing(rename(h)),
         SignatureError::Malformed(h) => SignatureError::Malformed(rename(h)),

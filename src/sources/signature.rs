@@ -191,31 +191,10 @@ fn standard_webhook_key(secret: &str) -> Result<Vec<u8>, SignatureError> {
 /// configured secret is not valid base64 — a configuration fault reported loudly rather than
 /// skipped), `Missing` (naming the header), `Malformed` (a non-integer timestamp), `Expired`,
 /// `Mismatch` (no decodable `v1` entry matches any secret).
+///
+/// `Ok` says **which** secret signed the delivery: the index in `secrets` of the first one whose
+/// MAC matches a `v1` entry (the generic source maps it to the partner that holds that secret).
 pub fn verify_standard_webhook(
-    id: Option<&str>,
-    timestamp: Option<&str>,
-    signature: Option<&str>,
-    body: &[u8],
-    secrets: &[&str],
-    now_unix_s: i64,
-    tolerance_s: i64,
-) -> Result<(), SignatureError> {
-    standard_webhook_signer(
-        id,
-        timestamp,
-        signature,
-        body,
-        secrets,
-        now_unix_s,
-        tolerance_s,
-    )
-    .map(|_| ())
-}
-
-/// [`verify_standard_webhook`] that also says **which** secret signed the delivery: the index in
-/// `secrets` of the first one whose MAC matches a `v1` entry (the generic source maps it to the
-/// partner that holds that secret). Same arguments and errors.
-pub fn standard_webhook_signer(
     id: Option<&str>,
     timestamp: Option<&str>,
     signature: Option<&str>,

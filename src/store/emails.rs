@@ -81,6 +81,17 @@ pub async fn find(db: &D1Database, dedupe_key: &str) -> Result<Option<EmailRow>>
 
 /// Marks a claimed row as handed to the outbox (never moves a row backwards from a later state).
 pub async fn mark_queued(db: &D1Database, dedupe_key: &str, now_ms: i64) -> Result<()> {
+    queued_statement(db, dedupe_key, now_ms)?.run().await?;
+    Ok(())
+}
+
+/// The statement of [`mark_queued`]: the row `dedupe_key` moves from `claimed` to `queued` at
+/// `now_ms` (ms UTC), and no other state moves.
+fn queued_statement(
+    db: &D1Database,
+    dedupe_key: &str,
+    now_ms: i64,
+) -> Result<worker::D1PreparedStatement> {
     db.prepare(
         "UPDATE emails SET status = ?3, updated_at_ms = ?2 WHERE dedupe_key = ?1 AND status = ?4",
     )
@@ -89,10 +100,7 @@ pub async fn mark_queued(db: &D1Database, dedupe_key: &str, now_ms: i64) -> Resu
         n(now_ms),
         s(EmailStatus::Queued.as_str()),
         s(EmailStatus::Claimed.as_str()),
-    ])?
-    .run()
-    .await?;
-    Ok(())
+    ])
 }
 
 /// Records the operator's decision on a blocked email (`crate::domain::admin::release`): who, when (ms
@@ -261,17 +269,7 @@ pub async fn mark_swept_and_queued(
         );
     }
     for k in queued {
-        batch.push(
-            db.prepare(
-                "UPDATE emails SET status = ?3, updated_at_ms = ?2 WHERE dedupe_key = ?1 AND status = ?4",
-            )
-            .bind(&[
-                s(k),
-                n(now_ms),
-                s(EmailStatus::Queued.as_str()),
-                s(EmailStatus::Claimed.as_str()),
-            ])?,
-        );
+        batch.push(queued_statement(db, k, now_ms)?);
     }
     if !batch.is_empty() {
         db.batch(batch).await?;

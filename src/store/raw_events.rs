@@ -215,17 +215,13 @@ pub async fn mark_errored(
     event_id: &str,
     error: &str,
 ) -> Result<()> {
-    db.prepare(
+    note_statement(
+        db,
         "UPDATE raw_events SET status = 'errored', error = ?3 WHERE source = ?1 AND event_id = ?2",
-    )
-    .bind(&[
-        s(source.as_str()),
-        s(event_id),
-        s(crate::domain::basics::text::cut_bytes(
-            error,
-            NOTE_MAX_BYTES,
-        )),
-    ])?
+        source,
+        event_id,
+        error,
+    )?
     .run()
     .await?;
     Ok(())
@@ -240,18 +236,30 @@ pub async fn mark_refused(
     event_id: &str,
     reason: &str,
 ) -> Result<()> {
-    db.prepare("UPDATE raw_events SET refused_reason = ?3 WHERE source = ?1 AND event_id = ?2")
-        .bind(&[
-            s(source.as_str()),
-            s(event_id),
-            s(crate::domain::basics::text::cut_bytes(
-                reason,
-                NOTE_MAX_BYTES,
-            )),
-        ])?
-        .run()
-        .await?;
+    note_statement(
+        db,
+        "UPDATE raw_events SET refused_reason = ?3 WHERE source = ?1 AND event_id = ?2",
+        source,
+        event_id,
+        reason,
+    )?
+    .run()
+    .await?;
     Ok(())
+}
+
+/// `sql`, an update of the delivery `(source, event_id)` (`?1`, `?2`) that stores `note` as `?3`,
+/// cut at [`NOTE_MAX_BYTES`].
+fn note_statement(
+    db: &D1Database,
+    sql: &str,
+    source: Source,
+    event_id: &str,
+    note: &str,
+) -> Result<worker::D1PreparedStatement> {
+    let note = crate::domain::basics::text::cut_bytes(note, NOTE_MAX_BYTES);
+    db.prepare(sql)
+        .bind(&[s(source.as_str()), s(event_id), s(note)])
 }
 
 /// The body as stored: UTF-8 text as is; anything else base64 with a `base64:` prefix, so no byte a

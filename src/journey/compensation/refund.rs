@@ -22,6 +22,18 @@ pub struct RefundOutcome {
     pub detail: String,
 }
 
+impl RefundOutcome {
+    /// The step's `status`, the compensation's `state` and the step's `detail` (text for the
+    /// owner).
+    pub fn new(status: StepStatus, state: RefundState, detail: String) -> Self {
+        Self {
+            status,
+            state,
+            detail,
+        }
+    }
+}
+
 /// The refund step as the journey runs it (claimant: the event id, stable across retries).
 /// A final state publishes `booking.compensated` (see [`super::publish_if_final`]) — here only
 /// best effort, logged: a failed publish must not fail a refund that was made. The saga's own
@@ -135,11 +147,7 @@ async fn refund_step(env: &Env, id: &str, claimant: &str) -> Result<RefundOutcom
             )
             .await?;
             store::compensation::set_state(db, id, state, pi.as_deref(), now).await?;
-            Ok::<RefundOutcome, worker::Error>(RefundOutcome {
-                status,
-                state,
-                detail,
-            })
+            Ok::<_, worker::Error>(RefundOutcome::new(status, state, detail))
         }
     };
     let (automatic, why) =
@@ -383,11 +391,8 @@ pub(super) async fn make_refund(
                     detail: Some(detail),
                     ..Default::default()
                 };
-                let outcome = RefundOutcome {
-                    status: StepStatus::Done,
-                    state: RefundState::Refunded,
-                    detail: detail.into(),
-                };
+                let outcome =
+                    RefundOutcome::new(StepStatus::Done, RefundState::Refunded, detail.into());
                 Ok(Made::Done(
                     settle(db, id, claimant, update, outcome, None, now).await?,
                 ))
@@ -408,11 +413,8 @@ pub(super) async fn make_refund(
                     detail: Some("Stripe refused the refund; the owner decides"),
                     ..Default::default()
                 };
-                let outcome = RefundOutcome {
-                    status: StepStatus::Failed,
-                    state: RefundState::Arranging,
-                    detail: error.clone(),
-                };
+                let outcome =
+                    RefundOutcome::new(StepStatus::Failed, RefundState::Arranging, error.clone());
                 Ok(Made::Failed(
                     settle(db, id, claimant, update, outcome, None, now).await?,
                 ))
@@ -438,11 +440,11 @@ pub(super) async fn record_made(
         detail: Some(detail),
         ..Default::default()
     };
-    let outcome = RefundOutcome {
-        status: StepStatus::Done,
-        state: RefundState::of_provider_status(&r.status),
-        detail: detail.into(),
-    };
+    let outcome = RefundOutcome::new(
+        StepStatus::Done,
+        RefundState::of_provider_status(&r.status),
+        detail.into(),
+    );
     let pi = r.payment_intent.as_deref();
     settle(db, id, claimant, update, outcome, pi, now_ms()).await
 }
@@ -518,9 +520,5 @@ pub(super) async fn gave_up(env: &Env, id: &str, claimant: &str, error: &str) ->
 
 /// The outcome a recorded refund step stands for.
 pub(super) fn outcome_of(c: &CompensationRow, row: &StepRow) -> RefundOutcome {
-    RefundOutcome {
-        status: row.status,
-        state: c.state,
-        detail: row.detail.clone().unwrap_or_default(),
-    }
+    RefundOutcome::new(row.status, c.state, row.detail.clone().unwrap_or_default())
 }
