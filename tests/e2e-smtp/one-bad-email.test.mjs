@@ -11,7 +11,6 @@ import {
   scriptedSmtpCount, smtpOnlyOutbox, scriptedSmtpRefuseSender, setOutboxState, storeBookingOf, today, tries, unique,
 } from "../e2e/helpers.mjs";
 
-const OWNER = "owner@example.com";
 const REFUSAL = "550 5.7.1 Message content rejected by policy";
 
 /** One alarm, without passing the client gap. */
